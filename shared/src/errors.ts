@@ -1,0 +1,26 @@
+/**
+ * The one error table of the platform: every error code with its HTTP status and tRPC code.
+ * REST error bodies are `{ message, code }` (DESIGN.md, Errors); statuses follow the spec's Errors section.
+ */
+export const ERROR_TABLE = {
+  BAD_REQUEST: { status: 400, trpc: 'BAD_REQUEST' },
+  UNAUTHENTICATED: { status: 401, trpc: 'UNAUTHORIZED' },
+  FORBIDDEN: { status: 403, trpc: 'FORBIDDEN' },
+  NOT_FOUND: { status: 404, trpc: 'NOT_FOUND' },
+  CONFLICT: { status: 409, trpc: 'CONFLICT' },
+  GONE: { status: 410, trpc: 'NOT_FOUND' },
+  PAYLOAD_TOO_LARGE: { status: 413, trpc: 'PAYLOAD_TOO_LARGE' },
+  RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
+  INTERNAL: { status: 500, trpc: 'INTERNAL_SERVER_ERROR' },
+  NOT_IMPLEMENTED: { status: 501, trpc: 'NOT_IMPLEMENTED' },
+  BAD_GATEWAY: { status: 502, trpc: 'BAD_GATEWAY' },
+  SERVICE_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** Body of every REST error response. */
+export interface ErrorBody {
+  message: string;
+  code: ErrorCode;
+}

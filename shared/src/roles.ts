@@ -1,0 +1,27 @@
+/**
+ * Organization roles and the permission matrix (spec, Authentication, table 5).
+ * Personal workspaces are unrestricted for their owner, who acts there as `owner`.
+ */
+export const ROLES = ['owner', 'admin', 'editor', 'reader'] as const;
+export type Role = (typeof ROLES)[number];
+
+export type Permission = 'upload' | 'deleteTeamDocs' | 'manageTeam' | 'manageSettings';
+
+const MATRIX: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set(['upload', 'deleteTeamDocs', 'manageTeam', 'manageSettings']),
+  admin: new Set(['upload', 'deleteTeamDocs', 'manageTeam', 'manageSettings']),
+  editor: new Set(['upload']),
+  reader: new Set(),
+};
+
+/** Rank used for "nobody manages above their own role": higher is more powerful. */
+export const ROLE_RANK: Record<Role, number> = { owner: 3, admin: 2, editor: 1, reader: 0 };
+
+/** Whether `role` grants `permission` (spec roles table). */
+export function can(role: Role, permission: Permission): boolean {
+  return MATRIX[role].has(permission);
+}
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
