@@ -25,6 +25,7 @@ const EnvSchema = z.object({
   DATABASE_URL: optionalString,
   SECRET: optionalString,
   ALLOWED_ORIGINS: z.string().default(''),
+  TRUST_PROXY: z.string().default('loopback'),
   S3_ENDPOINT: optionalString,
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default('us-east-1'),
@@ -62,6 +63,8 @@ export interface Config {
   /** Secret for HMAC-signed file URLs and the identity provider; generated and kept in dataDir when unset. */
   secret: string | undefined;
   allowedOrigins: string[];
+  /** Express `trust proxy` setting: which proxies may set X-Forwarded-For (client IPs in records, rate limits). */
+  trustProxy: string | boolean | number;
   storage: StorageConfig;
   mail: { smtpUrl: string | undefined; from: string; devMailbox: string; devCountsAsConfigured: boolean };
   sessionTtlSeconds: number;
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedOrigins: e.ALLOWED_ORIGINS.split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     storage,
     mail: {
       smtpUrl: e.SMTP_URL,
@@ -116,4 +120,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+function parseTrustProxy(value: string): string | boolean | number {
+  if (value === 'true') return true;
+  if (value === 'false' || value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
 }

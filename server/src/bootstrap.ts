@@ -1,0 +1,130 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Express } from 'express';
+import { createBetterAuthIdentity } from './adapters/identity/better-auth';
+import { createMailer } from './adapters/mail';
+import { FsObjectStorage } from './adapters/storage/fs';
+import type { ObjectStorage } from './adapters/storage/port';
+import { S3ObjectStorage } from './adapters/storage/s3';
+import { startAdminSocket } from './cli/admin-socket';
+import type { Config } from './config';
+import { type Database, openDatabase } from './db';
+import type { AppDeps } from './deps';
+import { PublicVerifyCache } from './domain/documents/verify-cache';
+import { runOperatorCommand } from './domain/operator/commands';
+import { createHttpApp } from './http/app';
+import { createSignedFileRoute } from './http/files';
+import { resolveSecret } from './secret';
+
+/** The running service: what `main.ts`, the CLI and the tests hold. */
+export interface Service {
+  deps: AppDeps;
+  identity: ReturnType<typeof createBetterAuthIdentity>;
+  /** Base URL the service answers at (e.g. `http://127.0.0.1:3000`). */
+  url: string;
+  app: Express;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+/** The core without HTTP: database, storage, identity, mail. Used by the server and the operator CLI. */
+export interface Core {
+  config: Config;
+  db: Database;
+  secret: string;
+  storage: ObjectStorage;
+  identity: ReturnType<typeof createBetterAuthIdentity>;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds adapters from configuration (DESIGN.md, ports and embedded defaults) and migrates the database.
+ * `publicUrl` is the base URL links and tokens name.
+ */
+export async function createCore(config: Config, publicUrl: string): Promise<Core> {
+  const secret = await resolveSecret(config.secret, config.dataDir);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const storage: ObjectStorage =
+      config.storage.kind === 's3'
+        ? new S3ObjectStorage(config.storage)
+        : new FsObjectStorage({ root: config.storage.root, secret, publicBaseUrl: () => publicUrl });
+    if (storage instanceof S3ObjectStorage) await storage.ensureBucket();
+    const mailer = createMailer(config.mail);
+    const identity = createBetterAuthIdentity({
+      db: db.orm.em.getKysely(),
+      publicUrl,
+      secret,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      allowedOrigins: config.allowedOrigins,
+      mailer,
+      logLevel: config.logLevel === 'debug' ? 'debug' : 'warn',
+    });
+    await identity.migrate();
+    const deps: AppDeps = {
+      config,
+      db,
+      storage,
+      tokens: identity.verifier,
+      memberships: identity.admin,
+      mailer,
+      verifyCache: new PublicVerifyCache(),
+    };
+    return { config, db, secret, storage, identity, deps, close: () => db.close() };
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
+}
+
+/**
+ * Starts the service: listens on `config.host:config.port` (0 picks a free port), then builds the core with
+ * the resolved URL (`PUBLIC_URL` when set). Resolves once it accepts requests.
+ */
+export async function startService(config: Config): Promise<Service> {
+  const server = http.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = config.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let core: Core;
+  try {
+    core = await createCore(config, url);
+  } catch (e) {
+    server.close();
+    throw e;
+  }
+  const app = createHttpApp(core.deps, {
+    authHandler: (req, res) => void core.identity.handler(req, res),
+    ...(core.storage instanceof FsObjectStorage ? { filesRouter: createSignedFileRoute(core.storage) } : {}),
+    publicUrl: () => url,
+  });
+  server.on('request', app);
+  // The embedded database admits one process: the operator CLI reaches it through this socket.
+  const admin =
+    core.db.kind === 'pglite'
+      ? await startAdminSocket(path.join(config.dataDir, 'admin.sock'), (command) =>
+          runOperatorCommand({ em: core.db.fork(), identity: core.identity.admin }, command),
+        )
+      : undefined;
+  return {
+    deps: core.deps,
+    identity: core.identity,
+    url,
+    app,
+    server,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await admin?.close();
+      await core.close();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createCore } from '../bootstrap';
+import { type Config, loadConfig } from '../config';
+import { type OperatorCommand, runOperatorCommand } from '../domain/operator/commands';
+import { sendAdminCommand } from './admin-socket';
+
+const USAGE = `Usage: npm run notary -- <command> [options]
+
+  user:create --email E                         create a user (and their personal workspace); prints the user id
+  org:create  --name N --owner E                create an organization owned by E; prints "<org id> <slug>"
+  member:add  --org SLUG --email E --role R     add or update a member (R: owner|admin|editor|reader)
+  token       --email E [--org SLUG]            print a session JWT for E (with that organization active)
+
+Works whether or not the server runs, on PostgreSQL (DATABASE_URL) or the embedded database (DATA_DIR).`;
+
+function parse(argv: string[]): OperatorCommand {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      owner: { type: 'string' },
+      org: { type: 'string' },
+      role: { type: 'string' },
+    },
+    strict: true,
+  });
+  const need = (key: keyof typeof values): string => {
+    const v = values[key];
+    if (!v) throw new Error(`${command}: --${key} is required\n\n${USAGE}`);
+    return v;
+  };
+  switch (command) {
+    case 'user:create':
+      return { command, email: need('email') };
+    case 'org:create':
+      return { command, name: need('name'), owner: need('owner') };
+    case 'member:add':
+      return { command, org: need('org'), email: need('email'), role: need('role') };
+    case 'token':
+      return { command, email: need('email'), org: values.org };
+    default:
+      throw new Error(command ? `Unknown command: ${command}\n\n${USAGE}` : USAGE);
+  }
+}
+
+/** The URL the server names itself with (token issuer): `PUBLIC_URL`, else `http://localhost:<PORT>`. */
+export function defaultPublicUrl(config: Config): string {
+  return config.publicUrl ?? `http://localhost:${config.port}`;
+}
+
+async function main(): Promise<void> {
+  const command = parse(process.argv.slice(2));
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    // Embedded database: a running server owns it; hand it the command.
+    const viaServer = await sendAdminCommand(path.join(config.dataDir, 'admin.sock'), command);
+    if (viaServer !== undefined) {
+      process.stdout.write(`${viaServer}\n`);
+      return;
+    }
+  }
+  const core = await createCore(config, defaultPublicUrl(config));
+  try {
+    const output = await runOperatorCommand({ em: core.db.fork(), identity: core.identity.admin }, command);
+    process.stdout.write(`${output}\n`);
+  } finally {
+    await core.close();
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,51 @@
+import type { DocumentDto, PublicDocumentDto } from '@notary/shared';
+import type { DocumentEntity } from '../../db/entities';
+
+const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+/**
+ * The owner's view of a document (spec, Resources: Document). `screenshot` is a presigned preview URL,
+ * filled in by the caller for web captures.
+ */
+export function toDocumentDto(doc: DocumentEntity, screenshot: string | null = null): DocumentDto {
+  return {
+    id: doc.id,
+    serialNumber: doc.serialNumber,
+    fileName: doc.fileName,
+    fileSize: doc.fileSize,
+    mimeType: doc.mimeType,
+    sha256Hash: doc.sha256Hash,
+    sourceType: doc.sourceType,
+    sourceUri: doc.sourceUri ?? null,
+    screenshot,
+    onchainStatus: doc.onchainStatus,
+    onchainTxHash: doc.onchainTxHash ?? null,
+    onchainAttestationUid: doc.onchainAttestationUid ?? null,
+    onchainAt: iso(doc.onchainAt),
+    stacksStatus: doc.stacksStatus,
+    stacksTxId: doc.stacksTxId ?? null,
+    stacksAnchoredAt: iso(doc.stacksAnchoredAt),
+    consentGiven: doc.consentGiven,
+    consentTimestamp: doc.consentTimestamp.toISOString(),
+    createdAt: doc.createdAt.toISOString(),
+    published: doc.published,
+    publishedAt: iso(doc.publishedAt),
+    acervoTitle: doc.acervoTitle ?? null,
+    acervoAuthor: doc.acervoAuthor ?? null,
+    metadata: doc.metadata ?? null,
+  };
+}
+
+/** The public projection: exactly the spec's eight fields, never owner, IP or storage details. */
+export function toPublicDto(doc: DocumentEntity): PublicDocumentDto {
+  return {
+    serialNumber: doc.serialNumber,
+    sha256Hash: doc.sha256Hash,
+    onchainStatus: doc.onchainStatus,
+    onchainTxHash: doc.onchainTxHash ?? null,
+    onchainAttestationUid: doc.onchainAttestationUid ?? null,
+    stacksStatus: doc.stacksStatus,
+    stacksTxId: doc.stacksTxId ?? null,
+    createdAt: doc.createdAt.toISOString(),
+  };
+}

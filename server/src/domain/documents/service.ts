@@ -1,0 +1,190 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import {
+  type DocumentDto,
+  type DownloadDto,
+  type HashComparisonDto,
+  INLINE_MIME_TYPES,
+  LIMITS,
+  type PublicDocumentDto,
+  type VerifyByHashDto,
+  type ViewDto,
+} from '@notary/shared';
+import type { ObjectStorage } from '../../adapters/storage/port';
+import { Document, type DocumentEntity } from '../../db/entities';
+import { AppError } from '../errors';
+import type { Actor } from '../tenancy/actor';
+import { toDocumentDto, toPublicDto } from './projection';
+import { newSerialNumber } from './serial';
+
+/** A file already in object storage, ready to be recorded (`POST /api/documents/upload`, step 3). */
+export interface StoredFile {
+  storageKey: string;
+  fileName: string;
+  fileSize: number;
+  mimeType: string;
+  sha256Hash: string;
+  consentTimestamp: Date;
+}
+
+/**
+ * Creates the Document row for a stored object in one transaction, with a fresh serial number; status
+ * `pending` on both chains (spec, States and transitions). Retries the serial on the (rare) collision.
+ * The caller deletes the object if this throws, so no object outlives a failed insert.
+ */
+export async function recordUploadedDocument(
+  em: EntityManager,
+  actor: Actor,
+  file: StoredFile,
+): Promise<DocumentEntity> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await em.transactional(async (tx) => {
+        const doc = tx.create(Document, {
+          id: crypto.randomUUID(),
+          tenant: actor.tenant.id,
+          serialNumber: newSerialNumber(actor.tenant.serialPrefix),
+          fileName: file.fileName,
+          fileSize: file.fileSize,
+          mimeType: file.mimeType,
+          sha256Hash: file.sha256Hash,
+          sourceType: 'upload',
+          sourceUri: null,
+          storageKey: file.storageKey,
+          consentGiven: true,
+          consentTimestamp: file.consentTimestamp,
+          uploaderUserId: actor.userId,
+          uploaderIp: actor.ip,
+        });
+        await tx.flush();
+        return doc;
+      });
+    } catch (e) {
+      if (e instanceof UniqueConstraintViolationException && attempt < 4) continue;
+      throw e;
+    }
+  }
+}
+
+/**
+ * The one place where documents are scoped to the caller's tenant.
+ * @throws AppError NOT_FOUND when no document has this id, FORBIDDEN when it belongs to another tenant.
+ */
+export async function findDocumentInTenant(
+  em: EntityManager,
+  actor: Actor,
+  id: string,
+): Promise<DocumentEntity> {
+  const doc = /^[0-9a-f-]{36}$/i.test(id) ? await em.findOne(Document, { id }) : null;
+  if (!doc) throw new AppError('NOT_FOUND', 'Document not found');
+  if (doc.tenant.id !== actor.tenant.id)
+    throw new AppError('FORBIDDEN', 'This document belongs to another tenant');
+  return doc;
+}
+
+/** `GET /api/documents`: the tenant's non-deleted documents, newest first. */
+export async function listDocuments(em: EntityManager, actor: Actor): Promise<DocumentDto[]> {
+  const docs = await em.find(
+    Document,
+    { tenant: actor.tenant.id, deletedAt: null },
+    { orderBy: { createdAt: 'desc', id: 'desc' } },
+  );
+  return docs.map((d) => toDocumentDto(d));
+}
+
+/** `GET /api/documents/:id`. */
+export async function getDocument(em: EntityManager, actor: Actor, id: string): Promise<DocumentDto> {
+  return toDocumentDto(await findDocumentInTenant(em, actor, id));
+}
+
+function assertNotDeleted(doc: DocumentEntity): void {
+  if (doc.deletedAt)
+    throw new AppError('GONE', 'This document was deleted under the LGPD; only its hash remains on record');
+}
+
+function storageKeyOf(doc: DocumentEntity): string {
+  if (!doc.storageKey) throw new AppError('NOT_FOUND', 'This record has no stored file');
+  return doc.storageKey;
+}
+
+/**
+ * `GET /api/documents/:id/download` (spec, Documents rule 3): a URL valid 300 s serving the bytes as an
+ * attachment with the neutral type `application/octet-stream`.
+ * @throws AppError GONE when LGPD-deleted.
+ */
+export async function presignDownload(
+  em: EntityManager,
+  storage: ObjectStorage,
+  actor: Actor,
+  id: string,
+): Promise<DownloadDto> {
+  const doc = await findDocumentInTenant(em, actor, id);
+  assertNotDeleted(doc);
+  const downloadUrl = await storage.presignGet(storageKeyOf(doc), {
+    expiresInSeconds: LIMITS.downloadUrlSeconds,
+    contentType: 'application/octet-stream',
+    disposition: 'attachment',
+    fileName: doc.fileName,
+  });
+  return { downloadUrl, sha256: doc.sha256Hash, expiresInSeconds: LIMITS.downloadUrlSeconds };
+}
+
+/**
+ * `GET /api/documents/:id/view` (spec, Documents rule 4): valid 300 s; PDF, PNG, JPEG, GIF, WebP and plain
+ * text inline with their real type, anything else (SVG and HTML included) as an attachment.
+ * @throws AppError GONE when LGPD-deleted.
+ */
+export async function presignView(
+  em: EntityManager,
+  storage: ObjectStorage,
+  actor: Actor,
+  id: string,
+): Promise<ViewDto> {
+  const doc = await findDocumentInTenant(em, actor, id);
+  assertNotDeleted(doc);
+  const inline = INLINE_MIME_TYPES.has(doc.mimeType);
+  const viewUrl = await storage.presignGet(storageKeyOf(doc), {
+    expiresInSeconds: LIMITS.viewUrlSeconds,
+    contentType: inline
+      ? doc.mimeType === 'text/plain'
+        ? 'text/plain; charset=utf-8'
+        : doc.mimeType
+      : 'application/octet-stream',
+    disposition: inline ? 'inline' : 'attachment',
+    fileName: doc.fileName,
+  });
+  return { viewUrl, inline, expiresInSeconds: LIMITS.viewUrlSeconds };
+}
+
+/** `GET /api/documents/:id/verify?hash=`: compares a hash with the stored one (case-insensitive hex). */
+export async function compareHash(
+  em: EntityManager,
+  actor: Actor,
+  id: string,
+  providedHash: string,
+): Promise<HashComparisonDto> {
+  const doc = await findDocumentInTenant(em, actor, id);
+  return {
+    documentId: doc.id,
+    serialNumber: doc.serialNumber,
+    hashMatches: doc.sha256Hash === providedHash.toLowerCase(),
+    storedHash: doc.sha256Hash,
+    providedHash,
+  };
+}
+
+/**
+ * `GET /api/public/verify?hash=`: the earliest record of this hash in any tenant (LGPD-deleted records
+ * included: their hash stays on record, spec item 8).
+ */
+export async function verifyByHash(em: EntityManager, sha256Hash: string): Promise<VerifyByHashDto> {
+  const doc = await em.findOne(Document, { sha256Hash }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return doc ? { found: true, document: toPublicDto(doc) } : { found: false };
+}
+
+/** `GET /api/public/documents/:serial`. @throws AppError NOT_FOUND for an unknown serial. */
+export async function findBySerial(em: EntityManager, serialNumber: string): Promise<PublicDocumentDto> {
+  const doc = await em.findOne(Document, { serialNumber });
+  if (!doc) throw new AppError('NOT_FOUND', 'Serial number not found');
+  return toPublicDto(doc);
+}

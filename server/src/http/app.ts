@@ -1,0 +1,66 @@
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import express, { type Express, type RequestHandler } from 'express';
+import type { AppDeps } from '../deps';
+import { AppError } from '../domain/errors';
+import { createContext } from '../trpc/context';
+import { appRouter } from '../trpc/router';
+import { corsPolicy } from './cors';
+import { errorHandler, sendError, toAppError } from './errors';
+import { buildOpenApiDocument } from './openapi';
+import { restRouter } from './rest';
+import { uploadRoute } from './upload';
+
+export interface HttpOptions {
+  /** The identity provider's own routes, mounted at `/api/auth` (better-auth in-process). */
+  authHandler?: RequestHandler;
+  /** Serves HMAC-signed file URLs at `/files/*` (file storage adapter only). */
+  filesRouter?: express.Router | RequestHandler;
+  /** Base URL for links in the OpenAPI document; defaults to the request's own origin. */
+  publicUrl: () => string;
+}
+
+/**
+ * The HTTP face of the service: the spec's REST paths, tRPC at `/trpc` for the desktop client, OpenAPI 3.1
+ * at `/api/openapi.json`, the identity provider at `/api/auth/*`, signed file URLs at `/files/*`.
+ */
+export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.trustProxy);
+  app.set('etag', false);
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    next();
+  });
+  app.use(corsPolicy(deps.config.allowedOrigins, () => deps.config.publicUrl));
+
+  // Before any body parser: these read the raw request themselves.
+  if (options.authHandler) app.all('/api/auth/{*rest}', options.authHandler);
+  if (options.filesRouter) app.use('/files', options.filesRouter);
+  app.post('/api/documents/upload', uploadRoute(deps));
+
+  app.use(express.json({ limit: '256kb' }));
+
+  let openapi: unknown;
+  app.get('/api/openapi.json', (_req, res) => {
+    openapi ??= buildOpenApiDocument(appRouter, options.publicUrl());
+    res.json(openapi);
+  });
+  app.use(
+    '/trpc',
+    createExpressMiddleware({
+      router: appRouter,
+      createContext: ({ req }) => createContext(deps, req),
+      onError: ({ error }) => {
+        if (toAppError(error).code === 'INTERNAL')
+          console.error('[trpc] internal error', error.cause ?? error);
+      },
+    }),
+  );
+  app.use(restRouter(appRouter, deps));
+
+  app.use((req, res) => sendError(res, new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`)));
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,26 @@
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+import { AppError } from '../domain/errors';
+import { sendError } from './errors';
+
+/**
+ * CORS (spec, Authentication 7): a browser origin must be listed in `ALLOWED_ORIGINS`; requests without an
+ * Origin header (CLI, desktop main process, server to server) always pass. A foreign origin gets 403.
+ */
+export function corsPolicy(
+  allowedOrigins: readonly string[],
+  selfOrigin: () => string | undefined,
+): RequestHandler {
+  const allowed = new Set(allowedOrigins);
+  const handler = cors({
+    origin: true,
+    credentials: true,
+    exposedHeaders: ['X-Service-Signed', 'Content-Disposition'],
+    maxAge: 600,
+  });
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (!origin || allowed.has(origin) || origin === selfOrigin()) return handler(req, res, next);
+    sendError(res, new AppError('FORBIDDEN', `Origin ${origin} is not allowed (ALLOWED_ORIGINS)`));
+  };
+}

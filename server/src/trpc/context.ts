@@ -1,0 +1,25 @@
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { AppDeps } from '../deps';
+
+/** Per-request context of every procedure, for both faces (tRPC at `/trpc`, REST at the spec's paths). */
+export interface Context {
+  deps: AppDeps;
+  /** A forked EntityManager for this request only. */
+  em: SqlEntityManager;
+  /** Raw bearer token, verified lazily by `authedProcedure`. */
+  bearer: string | null;
+  ip: string | null;
+}
+
+/** Extracts the bearer token of an `Authorization` header (RFC 6750 section 2.1). */
+export function bearerFrom(header: string | undefined): string | null {
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1] ?? null;
+}
+
+export function createContext(
+  deps: AppDeps,
+  req: { headers: { authorization?: string | undefined }; ip?: string | undefined },
+): Context {
+  return { deps, em: deps.db.fork(), bearer: bearerFrom(req.headers.authorization), ip: req.ip ?? null };
+}

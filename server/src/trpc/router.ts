@@ -1,0 +1,21 @@
+import { download } from './routers/documents/download';
+import { get } from './routers/documents/get';
+import { list } from './routers/documents/list';
+import { verify } from './routers/documents/verify';
+import { view } from './routers/documents/view';
+import { publicDocumentBySerial } from './routers/public/serial';
+import { publicVerify } from './routers/public/verify';
+import { me } from './routers/session/me';
+import { health } from './routers/system/health';
+import { onchainInfo } from './routers/system/onchain-info';
+import { router } from './trpc';
+
+/** The typed API of the desktop client (`import type { AppRouter }`); REST paths come from the same procedures. */
+export const appRouter = router({
+  system: router({ health, onchainInfo }),
+  public: router({ verify: publicVerify, documentBySerial: publicDocumentBySerial }),
+  documents: router({ list, get, download, view, verify }),
+  session: router({ me }),
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,13 @@
+import { DownloadSchema } from '@notary/shared';
+import { z } from 'zod';
+import { presignDownload } from '../../../domain/documents/service';
+import { authedProcedure } from '../../trpc';
+
+/** `GET /api/documents/:id/download`: URL valid 300 s, attachment, neutral type; 410 LGPD-deleted. */
+export const download = authedProcedure
+  .meta({
+    openapi: { method: 'GET', path: '/api/documents/{id}/download', tags: ['documents'], protect: true },
+  })
+  .input(z.object({ id: z.string() }))
+  .output(DownloadSchema)
+  .query(({ ctx, input }) => presignDownload(ctx.em, ctx.deps.storage, ctx.actor, input.id));

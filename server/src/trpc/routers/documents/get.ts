@@ -1,0 +1,11 @@
+import { DocumentEnvelopeSchema } from '@notary/shared';
+import { z } from 'zod';
+import { getDocument } from '../../../domain/documents/service';
+import { authedProcedure } from '../../trpc';
+
+/** `GET /api/documents/:id`: 403 outside the tenant, 404 missing. */
+export const get = authedProcedure
+  .meta({ openapi: { method: 'GET', path: '/api/documents/{id}', tags: ['documents'], protect: true } })
+  .input(z.object({ id: z.string() }))
+  .output(DocumentEnvelopeSchema)
+  .query(async ({ ctx, input }) => ({ document: await getDocument(ctx.em, ctx.actor, input.id) }));

@@ -1,0 +1,9 @@
+import { DocumentListSchema } from '@notary/shared';
+import { listDocuments } from '../../../domain/documents/service';
+import { authedProcedure } from '../../trpc';
+
+/** `GET /api/documents`: the active tenant's non-deleted documents, newest first. */
+export const list = authedProcedure
+  .meta({ openapi: { method: 'GET', path: '/api/documents', tags: ['documents'], protect: true } })
+  .output(DocumentListSchema)
+  .query(async ({ ctx }) => ({ documents: await listDocuments(ctx.em, ctx.actor) }));

@@ -1,0 +1,13 @@
+import { HashComparisonSchema, Sha256Hex } from '@notary/shared';
+import { z } from 'zod';
+import { compareHash } from '../../../domain/documents/service';
+import { authedProcedure } from '../../trpc';
+
+/** `GET /api/documents/:id/verify?hash=`: compares a hash with the stored one. */
+export const verify = authedProcedure
+  .meta({
+    openapi: { method: 'GET', path: '/api/documents/{id}/verify', tags: ['documents'], protect: true },
+  })
+  .input(z.object({ id: z.string(), hash: Sha256Hex }))
+  .output(HashComparisonSchema)
+  .query(({ ctx, input }) => compareHash(ctx.em, ctx.actor, input.id, input.hash));

@@ -1,0 +1,11 @@
+import { ViewSchema } from '@notary/shared';
+import { z } from 'zod';
+import { presignView } from '../../../domain/documents/service';
+import { authedProcedure } from '../../trpc';
+
+/** `GET /api/documents/:id/view`: URL valid 300 s; inline only for PDF, PNG, JPEG, GIF, WebP, plain text. */
+export const view = authedProcedure
+  .meta({ openapi: { method: 'GET', path: '/api/documents/{id}/view', tags: ['documents'], protect: true } })
+  .input(z.object({ id: z.string() }))
+  .output(ViewSchema)
+  .query(({ ctx, input }) => presignView(ctx.em, ctx.deps.storage, ctx.actor, input.id));

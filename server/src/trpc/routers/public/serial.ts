@@ -1,0 +1,18 @@
+import { PublicDocumentSchema, SerialNumber } from '@notary/shared';
+import { z } from 'zod';
+import { findBySerial } from '../../../domain/documents/service';
+import { publicProcedure } from '../../trpc';
+
+/** `GET /api/public/documents/:serial`: public projection; 400 malformed serial, 404 unknown. */
+export const publicDocumentBySerial = publicProcedure
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: '/api/public/documents/{serial}',
+      tags: ['public'],
+      summary: 'Look up a serial number',
+    },
+  })
+  .input(z.object({ serial: SerialNumber }))
+  .output(PublicDocumentSchema)
+  .query(({ ctx, input }) => findBySerial(ctx.em, input.serial));
