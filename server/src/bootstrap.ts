@@ -100,7 +100,7 @@ export async function startService(config: Config): Promise<Service> {
     throw e;
   }
   const app = createHttpApp(core.deps, {
-    authHandler: (req, res) => void core.identity.handler(req, res),
+    authHandler: (req, res) => core.identity.handler(req, res),
     ...(core.storage instanceof FsObjectStorage ? { filesRouter: createSignedFileRoute(core.storage) } : {}),
     publicUrl: () => url,
   });

@@ -1,0 +1,23 @@
+import type { Config } from '../../config';
+import { FileMailer } from './file';
+import type { Mailer } from './port';
+import { SmtpMailer } from './smtp';
+
+export { FileMailer, type FileMailerOptions } from './file';
+export { isPlaceholderEmail } from './placeholder';
+export type { Mailer, MailMessage } from './port';
+export { SmtpMailer, type SmtpMailerOptions } from './smtp';
+
+/**
+ * The mailer the configuration asks for: SMTP when `SMTP_URL` is set, otherwise `.eml` files under
+ * `DATA_DIR/mail` (reported as configured only with `MAIL_DEV=1`).
+ */
+export function createMailer(config: Config['mail'], log?: (line: string) => void): Mailer {
+  if (config.smtpUrl) return new SmtpMailer({ url: config.smtpUrl, from: config.from, log });
+  return new FileMailer({
+    dir: config.devMailbox,
+    from: config.from,
+    configured: config.devCountsAsConfigured,
+    log,
+  });
+}
