@@ -14,23 +14,37 @@ export interface PresignOptions {
 }
 
 /**
- * Object storage port. Keys are opaque ASCII paths chosen by the service (`<tenantId>/<uuid>`).
+ * Object storage port. Keys are opaque ASCII paths chosen by the service (`<tenantId>/<uuid>`): segments of
+ * `[A-Za-z0-9_.-]` joined by `/`, none empty or starting with `.`, at most 1024 characters; any other key is
+ * refused with AppError('BAD_REQUEST') by every method (`validate.ts`). A key is written once (one put per key).
  * Adapters: local files with HMAC-signed URLs (`fs.ts`), S3-compatible with presigned URLs (`s3.ts`).
  */
 export interface ObjectStorage {
   readonly kind: 'fs' | 's3';
   /**
    * Streams `body` into `key`. Resolves once the object is durably stored with its size in bytes.
-   * If `body` errors or `signal` aborts, rejects and leaves no object (nor partial upload) behind.
+   * If `body` errors or `signal` aborts, rejects and leaves no object (nor partial upload) behind: with
+   * `signal.reason` when aborted (so a caller can abort with its own AppError), else with the stream's error.
+   * `body` is destroyed when the put fails; the promise settles only after the cleanup is done.
    */
-  put(key: string, body: Readable, options?: { contentType?: string; signal?: AbortSignal }): Promise<{ size: number }>;
+  put(
+    key: string,
+    body: Readable,
+    options?: { contentType?: string; signal?: AbortSignal },
+  ): Promise<{ size: number }>;
   /** Removes `key`; succeeds when it does not exist. */
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
-  /** Reads the whole object as a stream (used by the certificate and by tests). */
+  /** Reads the whole object as a stream (used by the certificate and by tests). @throws AppError('NOT_FOUND'). */
   get(key: string): Promise<Readable>;
-  /** Lists keys under `prefix` (operators, tests: "nothing left behind"). */
+  /** Lists keys under `prefix` in byte-wise lexicographic order (operators, tests: "nothing left behind"). */
   list(prefix?: string): AsyncIterable<string>;
-  /** A URL anyone can GET until it expires; tampering with any part of it invalidates it. */
+  /**
+   * A URL anyone can GET until it expires; tampering with any part of it invalidates it (403). The response
+   * carries exactly `contentType` and a `Content-Disposition` built from `disposition` and `fileName`.
+   * Does not check that the object exists (a URL for a missing object answers 404).
+   * @throws AppError('BAD_REQUEST') for an invalid key, `expiresInSeconds` outside 1..604800 (7 days, the SigV4
+   *   maximum), a content type that is not a printable-ASCII media type, or a file name with control characters.
+   */
   presignGet(key: string, options: PresignOptions): Promise<string>;
 }

@@ -1,0 +1,335 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../../domain/errors';
+import type { Disposition, ObjectStorage, PresignOptions } from './port';
+import { abortReason, assertValidKey, assertValidPrefix, assertValidPresignOptions } from './validate';
+
+/** Query parameter names of a signed file URL (`/files/<key>?exp=&ct=&cd=&fn=&sig=`). */
+const Q = { exp: 'exp', contentType: 'ct', disposition: 'cd', fileName: 'fn', signature: 'sig' } as const;
+
+/** Directory under the root holding in-flight uploads; hidden names are never valid keys, so it never lists. */
+const TMP_DIR = '.tmp';
+
+export interface FsObjectStorageOptions {
+  /** Directory holding the objects (config `storage.root`, i.e. `DATA_DIR/objects`); created on demand. */
+  root: string;
+  /**
+   * Secret the URL signing key is derived from (config `secret`). Any length; a purpose-specific key is derived
+   * with HMAC so the same secret can also serve other components.
+   */
+  secret: string | Uint8Array;
+  /**
+   * Base URL the service is reached at, without trailing slash (e.g. `http://127.0.0.1:3000`). A function
+   * because the server learns its port only after listening.
+   */
+  publicBaseUrl: () => string;
+  /** Current time in milliseconds since the epoch; injectable for tests. Default `Date.now`. */
+  clock?: () => number;
+}
+
+/** What a verified signed URL grants: the file to stream and the headers it was signed with. */
+export interface SignedFileGrant {
+  /** Absolute path of the object file. */
+  path: string;
+  contentType: string;
+  disposition: Disposition;
+  /** Unicode file name to put in `Content-Disposition`. */
+  fileName: string;
+  /** Object size in bytes at verification time. */
+  size: number;
+}
+
+/**
+ * Object storage as plain files under `root`: the embedded default (DESIGN.md, ports). Objects are served by
+ * the service itself at `/files/<key>` (see `http/files.ts`) through URLs signed with HMAC-SHA256 that bind
+ * the key, the expiry, the content type, the disposition and the file name.
+ */
+export class FsObjectStorage implements ObjectStorage {
+  readonly kind = 'fs' as const;
+  readonly root: string;
+  private readonly signingKey: Buffer;
+  private readonly publicBaseUrl: () => string;
+  private readonly clock: () => number;
+
+  constructor(options: FsObjectStorageOptions) {
+    this.root = path.resolve(options.root);
+    // Domain separation: the config secret also keys other things (identity), never sign with it directly.
+    this.signingKey = createHmac('sha256', options.secret).update('notary/storage/fs/signed-url/v1').digest();
+    this.publicBaseUrl = options.publicBaseUrl;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * Streams `body` to a temp file under `<root>/.tmp` (same filesystem), fsyncs it, then renames it onto the
+   * key's path, so a reader never sees a partial object. On stream error or abort the temp file is removed,
+   * `body` is destroyed and the promise rejects with `signal.reason` (when aborted) or the stream's error.
+   * @returns the object's size in bytes.
+   * @throws AppError('BAD_REQUEST') for an invalid key.
+   */
+  async put(
+    key: string,
+    body: Readable,
+    options?: { contentType?: string; signal?: AbortSignal },
+  ): Promise<{ size: number }> {
+    const signal = options?.signal;
+    try {
+      assertValidKey(key);
+      signal?.throwIfAborted();
+    } catch (e) {
+      body.destroy();
+      throw e;
+    }
+    const target = this.pathOf(key);
+    const tmp = path.join(this.root, TMP_DIR, `${randomBytes(16).toString('hex')}.part`);
+    let size = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    try {
+      await mkdir(path.dirname(tmp), { recursive: true });
+      // flush: fsync before close, and pipeline resolves only once the file is closed.
+      const file = createWriteStream(tmp, { flags: 'wx', mode: 0o640, flush: true });
+      await pipeline(body, counter, file, { signal });
+      signal?.throwIfAborted();
+      await mkdir(path.dirname(target), { recursive: true });
+      await rename(tmp, target);
+    } catch (e) {
+      body.destroy();
+      await unlink(tmp).catch(() => undefined);
+      // pipeline wraps an abort in its own AbortError; callers get the reason they aborted with.
+      if (signal?.aborted) throw abortReason(signal);
+      throw e;
+    }
+    await syncDir(path.dirname(target));
+    return { size };
+  }
+
+  /** Removes the object; succeeds when it does not exist. @throws AppError('BAD_REQUEST') for an invalid key. */
+  async delete(key: string): Promise<void> {
+    assertValidKey(key);
+    try {
+      await unlink(this.pathOf(key));
+    } catch (e) {
+      if (errnoCode(e) !== 'ENOENT' && errnoCode(e) !== 'ENOTDIR') throw e;
+    }
+  }
+
+  /**
+   * Removes temp files of uploads interrupted by a crash (a running put keeps writing to its file, so only
+   * files untouched for `olderThanMs`, default 24 h, are removed). Call at startup.
+   * @returns how many files were removed.
+   */
+  async removeStaleTempFiles(olderThanMs = 24 * 3600 * 1000): Promise<number> {
+    const dir = path.join(this.root, TMP_DIR);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT') return 0;
+      throw e;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const st = await stat(file).catch(() => undefined);
+      if (st?.isFile() && this.clock() - st.mtimeMs > olderThanMs) {
+        await unlink(file).catch(() => undefined);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Whether a regular file exists at the key. */
+  async exists(key: string): Promise<boolean> {
+    assertValidKey(key);
+    try {
+      return (await stat(this.pathOf(key))).isFile();
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return false;
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the object for reading. The file is opened before resolving, so a concurrent delete cannot cut the
+   * stream short. @throws AppError('NOT_FOUND') when the object does not exist.
+   */
+  async get(key: string): Promise<Readable> {
+    assertValidKey(key);
+    const handle = await this.openObject(key);
+    return handle.createReadStream();
+  }
+
+  /**
+   * Yields every key starting with `prefix`, in byte-wise lexicographic order like S3 ListObjectsV2.
+   * @throws AppError('BAD_REQUEST') for a prefix with characters keys cannot have.
+   */
+  async *list(prefix = ''): AsyncIterable<string> {
+    assertValidPrefix(prefix);
+    // Walk only the deepest directory the prefix fully names, then filter on the rest of it.
+    const dirPart = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    for await (const key of this.walk(dirPart)) {
+      if (key.startsWith(prefix)) yield key;
+    }
+  }
+
+  /**
+   * A URL serving the object through the service until `expiresInSeconds` from now:
+   * `<publicBaseUrl>/files/<key>?exp=<unix seconds>&ct=<content type>&cd=<inline|attachment>&fn=<file name>&sig=<hex>`
+   * where `sig` is HMAC-SHA256 over the key and every parameter (see `signature`). Does not check that the object
+   * exists (like S3). @throws AppError('BAD_REQUEST') for an invalid key or options.
+   */
+  async presignGet(key: string, options: PresignOptions): Promise<string> {
+    assertValidKey(key);
+    assertValidPresignOptions(options);
+    const exp = String(Math.floor(this.clock() / 1000) + options.expiresInSeconds);
+    const query = new URLSearchParams({
+      [Q.exp]: exp,
+      [Q.contentType]: options.contentType,
+      [Q.disposition]: options.disposition,
+      [Q.fileName]: options.fileName,
+      [Q.signature]: this.signature(key, exp, options.contentType, options.disposition, options.fileName),
+    });
+    // Key characters are all URL-safe, so the key goes into the path verbatim.
+    return `${this.publicBaseUrl().replace(/\/+$/, '')}/files/${key}?${query.toString()}`;
+  }
+
+  /**
+   * Checks a request for `/files/<key>` against its query string.
+   * @param key the object key from the URL path (decoded).
+   * @param query the request's query parameters; each one must appear exactly once.
+   * @param now current time in milliseconds since the epoch (default: the storage clock).
+   * @returns the file path, the signed headers and the size.
+   * @throws AppError('FORBIDDEN', 'Invalid signature') when a parameter is missing, repeated or tampered with
+   *   (compared in constant time); AppError('FORBIDDEN', 'URL expired') once `now` is past `exp`, the same
+   *   status S3 answers for an expired presigned URL (403 AccessDenied "Request has expired");
+   *   AppError('NOT_FOUND') when the URL is valid but the object does not exist (any more).
+   */
+  async verifySignedRequest(
+    key: string,
+    query: URLSearchParams,
+    now = this.clock(),
+  ): Promise<SignedFileGrant> {
+    const one = (name: string): string => {
+      const values = query.getAll(name);
+      if (values.length !== 1 || values[0] === undefined)
+        throw new AppError('FORBIDDEN', 'Invalid signature');
+      return values[0];
+    };
+    const exp = one(Q.exp);
+    const contentType = one(Q.contentType);
+    const disposition = one(Q.disposition);
+    const fileName = one(Q.fileName);
+    const given = Buffer.from(one(Q.signature), 'utf8');
+    const expected = Buffer.from(this.signature(key, exp, contentType, disposition, fileName), 'utf8');
+    // Length first: timingSafeEqual requires equal lengths, and the expected length is public anyway.
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new AppError('FORBIDDEN', 'Invalid signature');
+    }
+    // Signed values are ours, but re-check them so a leaked signing key cannot smuggle a bad key or header.
+    if (!/^\d{1,12}$/.test(exp) || (disposition !== 'inline' && disposition !== 'attachment')) {
+      throw new AppError('FORBIDDEN', 'Invalid signature');
+    }
+    assertValidKey(key);
+    assertValidPresignOptions({ expiresInSeconds: 1, contentType, disposition, fileName });
+    if (now > Number(exp) * 1000) throw new AppError('FORBIDDEN', 'URL expired');
+    const file = this.pathOf(key);
+    let size: number;
+    try {
+      const st = await stat(file);
+      if (!st.isFile()) throw new AppError('NOT_FOUND', 'Object not found');
+      size = st.size;
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR')
+        throw new AppError('NOT_FOUND', 'Object not found');
+      throw e;
+    }
+    return { path: file, contentType, disposition, fileName, size };
+  }
+
+  /**
+   * Opens the object file for reading (used by the file route to stream exactly what it stats).
+   * @throws AppError('NOT_FOUND') when it does not exist.
+   */
+  async openObject(key: string): Promise<FileHandle> {
+    assertValidKey(key);
+    try {
+      const handle = await open(this.pathOf(key), 'r');
+      if (!(await handle.stat()).isFile()) {
+        await handle.close();
+        throw new AppError('NOT_FOUND', 'Object not found');
+      }
+      return handle;
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR')
+        throw new AppError('NOT_FOUND', 'Object not found');
+      throw e;
+    }
+  }
+
+  /** Hex HMAC-SHA256 over a versioned JSON array of every signed field (JSON: unambiguous separators). */
+  private signature(
+    key: string,
+    exp: string,
+    contentType: string,
+    disposition: string,
+    fileName: string,
+  ): string {
+    const message = JSON.stringify(['v1', key, exp, contentType, disposition, fileName]);
+    return createHmac('sha256', this.signingKey).update(message, 'utf8').digest('hex');
+  }
+
+  private pathOf(key: string): string {
+    // assertValidKey already excluded traversal; this is a second, independent guard.
+    const resolved = path.resolve(this.root, key);
+    if (!resolved.startsWith(this.root + path.sep)) throw new AppError('BAD_REQUEST', 'Invalid object key');
+    return resolved;
+  }
+
+  /** Keys of regular files under `dir` (relative, ending with `/` or empty), depth first in key order. */
+  private async *walk(dir: string): AsyncGenerator<string> {
+    let entries: { name: string; isDir: boolean; isFile: boolean }[];
+    try {
+      entries = (await readdir(path.join(this.root, dir), { withFileTypes: true }))
+        .filter((d) => !d.name.startsWith('.'))
+        .map((d) => ({ name: d.name, isDir: d.isDirectory(), isFile: d.isFile() }));
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return;
+      throw e;
+    }
+    // Sorting a directory as `name/` makes the depth-first walk yield keys in global byte order.
+    const sortName = (e: { name: string; isDir: boolean }) => (e.isDir ? `${e.name}/` : e.name);
+    entries.sort((a, b) => (sortName(a) < sortName(b) ? -1 : sortName(a) > sortName(b) ? 1 : 0));
+    for (const entry of entries) {
+      if (entry.isDir) yield* this.walk(`${dir}${entry.name}/`);
+      else if (entry.isFile) yield `${dir}${entry.name}`;
+    }
+  }
+}
+
+/** fsyncs a directory so a rename into it survives a crash; best effort where directories cannot be opened. */
+async function syncDir(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Some platforms refuse fsync on directories; the data itself was already synced.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+function errnoCode(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string'
+    ? e.code
+    : undefined;
+}

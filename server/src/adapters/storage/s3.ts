@@ -1,0 +1,291 @@
+import { pipeline, Readable, Transform } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { StorageConfig } from '../../config';
+import { AppError } from '../../domain/errors';
+import type { ObjectStorage, PresignOptions } from './port';
+import {
+  abortReason,
+  assertValidKey,
+  assertValidPrefix,
+  assertValidPresignOptions,
+  contentDispositionHeader,
+} from './validate';
+
+/** The S3 branch of the storage configuration. */
+export type S3StorageConfig = Extract<StorageConfig, { kind: 's3' }>;
+
+export interface S3ObjectStorageOptions {
+  /** Multipart part size in bytes (S3 minimum 5 MiB). Default 8 MiB. */
+  partSizeBytes?: number;
+  /**
+   * Parts uploaded concurrently. Default 2. Memory held by one `put` is about `(queueSize + 2) * partSizeBytes`
+   * (parts in flight, the one being filled and its concatenation), whatever the object size: 40-65 MiB of
+   * retained buffers measured with the defaults on a 256 MiB stream.
+   */
+  queueSize?: number;
+  /** Keys per ListObjectsV2 page (1..1000). Default 1000, the S3 maximum; smaller only to test pagination. */
+  listPageSize?: number;
+}
+
+/** Default multipart part size: 8 MiB (S3 minimum is 5 MiB; at most 10,000 parts, so objects up to 80 GiB). */
+export const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
+
+/**
+ * Object storage on any S3-compatible server (AWS S3, Ceph RADOS Gateway, MinIO) through `@aws-sdk/client-s3`.
+ * Downloads go straight from S3 through SigV4 presigned URLs whose signed query fixes the response's
+ * Content-Type and Content-Disposition.
+ */
+export class S3ObjectStorage implements ObjectStorage {
+  readonly kind = 's3' as const;
+  readonly client: S3Client;
+  readonly bucket: string;
+  private readonly partSize: number;
+  private readonly queueSize: number;
+  private readonly listPageSize: number;
+
+  /**
+   * @param config bucket, region, optional endpoint (self-hosted servers), static credentials (both or neither;
+   *   neither uses the SDK's default provider chain) and path-style addressing.
+   */
+  constructor(config: S3StorageConfig, options: S3ObjectStorageOptions = {}) {
+    this.bucket = config.bucket;
+    this.partSize = options.partSizeBytes ?? DEFAULT_PART_SIZE;
+    this.queueSize = options.queueSize ?? 2;
+    this.listPageSize = options.listPageSize ?? 1000;
+    this.client = new S3Client({
+      region: config.region,
+      endpoint: config.endpoint,
+      forcePathStyle: config.forcePathStyle,
+      credentials:
+        config.accessKeyId && config.secretAccessKey
+          ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
+          : undefined,
+      // The SDK's default CRC32 trailers on streamed bodies corrupt objects on some S3-compatible servers and
+      // are refused by others (DEPENDENCIES.md, Storage): checksum only where the API requires it.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  /**
+   * Creates the bucket if it does not exist; call once at startup. Safe when several instances race.
+   * @throws AppError('BAD_GATEWAY') when the bucket exists but is not accessible with these credentials, or S3
+   *   fails.
+   */
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      return;
+    } catch (e) {
+      if (statusOf(e) !== 404) throw s3Error(e, `bucket ${this.bucket} is not accessible`);
+    }
+    try {
+      await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }));
+    } catch (e) {
+      // Another instance created it first: fine if it is ours (HeadBucket decides).
+      if (!(e instanceof S3ServiceException) || !/^BucketAlready(OwnedByYou|Exists)$/.test(e.name)) {
+        throw s3Error(e, `cannot create bucket ${this.bucket}`);
+      }
+      try {
+        await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      } catch (e2) {
+        throw s3Error(e2, `bucket ${this.bucket} exists but is not accessible`);
+      }
+    }
+  }
+
+  /**
+   * Streams `body` of unknown length with `@aws-sdk/lib-storage`: one PutObject when it fits in one part,
+   * otherwise a multipart upload of `partSizeBytes` parts, `queueSize` at a time (memory stays flat).
+   * On stream error or `signal` abort the body is destroyed, the multipart upload aborted (no parts left
+   * billed or listed) and, if the object was completed before the abort was seen, it is deleted; then the
+   * promise rejects with `signal.reason` (aborted) or the stream's error.
+   * Keys are expected to be unique per put (`<tenantId>/<uuid>`): cleanup never touches another upload.
+   * @returns the object's size in bytes.
+   * @throws AppError('BAD_REQUEST') for an invalid key; AppError('BAD_GATEWAY') when S3 fails.
+   */
+  async put(
+    key: string,
+    body: Readable,
+    options?: { contentType?: string; signal?: AbortSignal },
+  ): Promise<{ size: number }> {
+    const signal = options?.signal;
+    try {
+      assertValidKey(key);
+      signal?.throwIfAborted();
+    } catch (e) {
+      body.destroy();
+      throw e;
+    }
+    let size = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    let streamError: unknown;
+    // Seen before lib-storage's read loop fails with it (pipeline's own callback may come later).
+    body.once('error', (err) => {
+      streamError ??= err;
+    });
+    // pipeline, not pipe: an error on either side destroys both, which ends lib-storage's read loop.
+    pipeline(body, counter, () => undefined);
+    // Abort by destroying the source rather than with Upload.abort(): abort() makes done() reject at once while
+    // parts are still in flight and AbortMultipartUpload has not run yet; a failing read settles everything first.
+    const onAbort = () => counter.destroy(signal ? toError(abortReason(signal)) : undefined);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: counter, ContentType: options?.contentType },
+      partSize: this.partSize,
+      queueSize: this.queueSize,
+      leavePartsOnError: false,
+    });
+    try {
+      await upload.done();
+    } catch (e) {
+      counter.destroy();
+      // lib-storage already aborts the multipart upload on failure; repeat it in case that call itself failed.
+      if (upload.uploadId) await this.abortMultipart(key, upload.uploadId);
+      if (signal?.aborted) throw abortReason(signal);
+      if (streamError !== undefined) throw streamError;
+      throw s3Error(e, 'upload failed');
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (signal?.aborted) {
+      // Aborted while the last request was completing: the object exists, take it back.
+      await this.delete(key);
+      throw abortReason(signal);
+    }
+    return { size };
+  }
+
+  /** Removes the object (S3 DeleteObject is idempotent). @throws AppError('BAD_GATEWAY') when S3 fails. */
+  async delete(key: string): Promise<void> {
+    assertValidKey(key);
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (e) {
+      if (statusOf(e) !== 404) throw s3Error(e, 'delete failed');
+    }
+  }
+
+  /** HeadObject: true on 200, false on 404. @throws AppError('BAD_GATEWAY') on any other S3 failure. */
+  async exists(key: string): Promise<boolean> {
+    assertValidKey(key);
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return true;
+    } catch (e) {
+      if (statusOf(e) === 404) return false;
+      throw s3Error(e, 'head failed');
+    }
+  }
+
+  /**
+   * GetObject as a Node stream (the response socket: consume or destroy it).
+   * @throws AppError('NOT_FOUND') when the object does not exist; AppError('BAD_GATEWAY') on S3 failure.
+   */
+  async get(key: string): Promise<Readable> {
+    assertValidKey(key);
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      if (!(out.Body instanceof Readable)) throw new AppError('INTERNAL', 'S3 body is not a Node stream');
+      return out.Body;
+    } catch (e) {
+      if (statusOf(e) === 404) throw new AppError('NOT_FOUND', 'Object not found', { cause: e });
+      throw s3Error(e, 'get failed');
+    }
+  }
+
+  /**
+   * Keys under `prefix` in S3's lexicographic order, paginating ListObjectsV2 (1000 keys a page).
+   * @throws AppError('BAD_GATEWAY') when S3 fails.
+   */
+  async *list(prefix = ''): AsyncIterable<string> {
+    assertValidPrefix(prefix);
+    let token: string | undefined;
+    do {
+      let page: Awaited<ReturnType<typeof this.listPage>>;
+      try {
+        page = await this.listPage(prefix, token);
+      } catch (e) {
+        throw s3Error(e, 'list failed');
+      }
+      for (const o of page.Contents ?? []) if (o.Key !== undefined) yield o.Key;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  /**
+   * SigV4 query-string presigned GetObject URL
+   * (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html) valid `expiresInSeconds`
+   * (1..604800). `response-content-type` and `response-content-disposition` are part of the signed query, so
+   * S3 answers with exactly those headers and refuses (403) a URL where they, the key or the expiry changed.
+   * @throws AppError('BAD_REQUEST') for an invalid key or options.
+   */
+  async presignGet(key: string, options: PresignOptions): Promise<string> {
+    assertValidKey(key);
+    assertValidPresignOptions(options);
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentType: options.contentType,
+      ResponseContentDisposition: contentDispositionHeader(options.disposition, options.fileName),
+    });
+    return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds });
+  }
+
+  private listPage(prefix: string, token: string | undefined) {
+    return this.client.send(
+      new ListObjectsV2Command({
+        Bucket: this.bucket,
+        Prefix: prefix || undefined,
+        ContinuationToken: token,
+        MaxKeys: this.listPageSize,
+      }),
+    );
+  }
+
+  /** AbortMultipartUpload, ignoring "no such upload" (already aborted) and logging other failures. */
+  private async abortMultipart(key: string, uploadId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }),
+      );
+    } catch (e) {
+      if (statusOf(e) !== 404)
+        console.warn(`[storage:s3] cannot abort multipart upload ${uploadId} of ${key}`, e);
+    }
+  }
+}
+
+/** HTTP status of an SDK error, when it has one. */
+function statusOf(e: unknown): number | undefined {
+  return e instanceof S3ServiceException ? e.$metadata.httpStatusCode : undefined;
+}
+
+/** Wraps an S3/network failure as 502 (the upstream storage failed), keeping the SDK error as cause. */
+function s3Error(e: unknown, what: string): AppError {
+  if (e instanceof AppError) return e;
+  const name = e instanceof Error ? e.name : 'Error';
+  return new AppError('BAD_GATEWAY', `Object storage: ${what} (${name})`, { cause: e });
+}
+
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
