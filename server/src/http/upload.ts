@@ -64,7 +64,7 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
             'Consent is required (LGPD Art. 7 I): send the field `consent=true`',
           );
         }
-        const mimeType = await detectMimeType(stored.result.head, stored.declaredType);
+        const mimeType = await detectMimeType(stored.result.head, stored.declaredType, stored.fileName);
         const doc = await recordUploadedDocument(em, actor, {
           storageKey: key,
           fileName: stored.fileName,
@@ -81,7 +81,8 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
         throw e;
       }
     } catch (e) {
-      if (!req.destroyed) sendError(res, e);
+      // A client that hung up gets no answer (its socket is gone); everyone else gets the error body.
+      if (!res.socket?.destroyed) sendError(res, e);
     }
   };
 }
@@ -117,7 +118,8 @@ function receive(deps: AppDeps, req: Request, key: string): Promise<Received> {
       bb = busboy({
         headers: req.headers,
         defParamCharset: 'utf8',
-        limits: { files: 1, fileSize: LIMITS.maxUploadBytes, fields: 20, fieldSize: 64 * 1024, parts: 30 },
+        // busboy reports 'limit' on reaching fileSize: one byte more than allowed means "too large".
+        limits: { files: 1, fileSize: LIMITS.maxUploadBytes + 1, fields: 20, fieldSize: 64 * 1024, parts: 30 },
       });
     } catch (e) {
       reject(new AppError('BAD_REQUEST', `Malformed multipart request: ${(e as Error).message}`));

@@ -55,6 +55,14 @@ export async function ingestStream(
 ): Promise<IngestResult> {
   const tap = new HashingTap();
   source.on('error', (e) => tap.destroy(e));
+  // When storage gives up (abort, error), keep reading the source into the void so the request finishes and
+  // the client gets its answer instead of a stalled upload.
+  tap.on('close', () => {
+    if (!source.readableEnded) {
+      source.unpipe(tap);
+      source.resume();
+    }
+  });
   source.pipe(tap);
   await storage.put(key, tap, {
     signal: options.signal,

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**', 'data/**'],
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    // Suites start real servers (PGlite, PostgreSQL, radosgw); a few at a time keeps a 2-core machine responsive.
+    maxWorkers: 3,
+  },
+});
