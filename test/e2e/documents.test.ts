@@ -10,7 +10,10 @@ describe.each(DATABASE_KINDS)('documents on %s', (kind) => {
   let t: TestService;
   let alice: string;
   let bob: string;
-  const uploaded = new Map<string, { id: string; serialNumber: string; sha256Hash: string; mimeType: string }>();
+  const uploaded = new Map<
+    string,
+    { id: string; serialNumber: string; sha256Hash: string; mimeType: string }
+  >();
 
   beforeAll(async () => {
     t = await startTestService(kind);
@@ -31,11 +34,19 @@ describe.each(DATABASE_KINDS)('documents on %s', (kind) => {
       expect(doc.sha256Hash).toBe(await sha256sum(file));
       expect(doc.fileName).toBe(path.basename(file));
       expect(doc.fileSize).toBe((await readFile(file)).length);
-      expect(doc).toMatchObject({ onchainStatus: 'pending', stacksStatus: 'pending', consentGiven: true, sourceType: 'upload' });
+      expect(doc).toMatchObject({
+        onchainStatus: 'pending',
+        stacksStatus: 'pending',
+        consentGiven: true,
+        sourceType: 'upload',
+      });
       expect(doc.serialNumber).toMatch(/^U[0-9A-Z]{5}-[0-9A-HJKMNP-TV-Z]{10}$/);
       uploaded.set(path.basename(file), doc);
 
-      const verify = await api<{ found: boolean; document: unknown }>(t.url, `/api/public/verify?hash=${doc.sha256Hash}`);
+      const verify = await api<{ found: boolean; document: unknown }>(
+        t.url,
+        `/api/public/verify?hash=${doc.sha256Hash}`,
+      );
       expect(verify.status).toBe(200);
       expect(verify.body.found).toBe(true);
       const projection = PublicDocumentSchema.parse(verify.body.document);
@@ -44,9 +55,16 @@ describe.each(DATABASE_KINDS)('documents on %s', (kind) => {
 
       const bySerial = await api(t.url, `/api/public/documents/${doc.serialNumber.toLowerCase()}`);
       expect(bySerial.status).toBe(200);
-      expect(Object.keys(bySerial.body as object).sort()).toEqual(
-        ['createdAt', 'onchainAttestationUid', 'onchainStatus', 'onchainTxHash', 'serialNumber', 'sha256Hash', 'stacksStatus', 'stacksTxId'],
-      );
+      expect(Object.keys(bySerial.body as object).sort()).toEqual([
+        'createdAt',
+        'onchainAttestationUid',
+        'onchainStatus',
+        'onchainTxHash',
+        'serialNumber',
+        'sha256Hash',
+        'stacksStatus',
+        'stacksTxId',
+      ]);
 
       const dl = await api<{ downloadUrl: string; sha256: string; expiresInSeconds: number }>(
         t.url,
@@ -65,16 +83,22 @@ describe.each(DATABASE_KINDS)('documents on %s', (kind) => {
   });
 
   it('lists the tenant documents newest first and reads one', async () => {
-    const list = await api<{ documents: { id: string; createdAt: string }[] }>(t.url, '/api/documents', { token: alice });
+    const list = await api<{ documents: { id: string; createdAt: string }[] }>(t.url, '/api/documents', {
+      token: alice,
+    });
     expect(list.status).toBe(200);
     expect(list.body.documents.length).toBe(uploaded.size);
     const times = list.body.documents.map((d) => d.createdAt);
     expect([...times].sort().reverse()).toEqual(times);
     const first = list.body.documents[0];
-    const one = await api<{ document: { id: string } }>(t.url, `/api/documents/${first?.id}`, { token: alice });
+    const one = await api<{ document: { id: string } }>(t.url, `/api/documents/${first?.id}`, {
+      token: alice,
+    });
     expect(one.status).toBe(200);
     expect(one.body.document.id).toBe(first?.id);
-    expect((await api<{ documents: unknown[] }>(t.url, '/api/documents', { token: bob })).body.documents).toEqual([]);
+    expect(
+      (await api<{ documents: unknown[] }>(t.url, '/api/documents', { token: bob })).body.documents,
+    ).toEqual([]);
   });
 
   it('view: PDF, PNG and text inline with their real type; SVG, HTML and unknown forced to attachment', async () => {
@@ -105,14 +129,29 @@ describe.each(DATABASE_KINDS)('documents on %s', (kind) => {
 
   it('hash comparison matches the stored hash, case-insensitively, and rejects a malformed hash', async () => {
     const doc = uploaded.get('contrato.txt');
-    const same = await api<{ hashMatches: boolean }>(t.url, `/api/documents/${doc?.id}/verify?hash=${doc?.sha256Hash.toUpperCase()}`, {
-      token: alice,
-    });
+    const same = await api<{ hashMatches: boolean }>(
+      t.url,
+      `/api/documents/${doc?.id}/verify?hash=${doc?.sha256Hash.toUpperCase()}`,
+      {
+        token: alice,
+      },
+    );
     expect(same.status).toBe(200);
-    expect(same.body).toMatchObject({ documentId: doc?.id, serialNumber: doc?.serialNumber, hashMatches: true, storedHash: doc?.sha256Hash });
-    const other = await api<{ hashMatches: boolean }>(t.url, `/api/documents/${doc?.id}/verify?hash=${'0'.repeat(64)}`, { token: alice });
+    expect(same.body).toMatchObject({
+      documentId: doc?.id,
+      serialNumber: doc?.serialNumber,
+      hashMatches: true,
+      storedHash: doc?.sha256Hash,
+    });
+    const other = await api<{ hashMatches: boolean }>(
+      t.url,
+      `/api/documents/${doc?.id}/verify?hash=${'0'.repeat(64)}`,
+      { token: alice },
+    );
     expect(other.body.hashMatches).toBe(false);
-    expect((await api(t.url, `/api/documents/${doc?.id}/verify?hash=xyz`, { token: alice })).status).toBe(400);
+    expect((await api(t.url, `/api/documents/${doc?.id}/verify?hash=xyz`, { token: alice })).status).toBe(
+      400,
+    );
   });
 
   it("tenancy: another user cannot read, download, view or verify Alice's document (403); unknown is 404", async () => {
@@ -122,9 +161,12 @@ describe.each(DATABASE_KINDS)('documents on %s', (kind) => {
       expect(res.status, suffix).toBe(403);
       expect(res.body.code).toBe('FORBIDDEN');
     }
-    const trpc = await fetch(`${t.url}/trpc/documents.get?input=${encodeURIComponent(JSON.stringify({ id: doc?.id }))}`, {
-      headers: { authorization: `Bearer ${bob}` },
-    });
+    const trpc = await fetch(
+      `${t.url}/trpc/documents.get?input=${encodeURIComponent(JSON.stringify({ id: doc?.id }))}`,
+      {
+        headers: { authorization: `Bearer ${bob}` },
+      },
+    );
     expect(trpc.status).toBe(403);
     expect((await api(t.url, `/api/documents/${crypto.randomUUID()}`, { token: alice })).status).toBe(404);
     expect((await api(t.url, '/api/documents/not-a-uuid', { token: alice })).status).toBe(404);
@@ -140,7 +182,8 @@ describe.each(DATABASE_KINDS)('documents on %s', (kind) => {
   });
 
   it('upload rejects a missing file or consent with 400 and stores nothing', async () => {
-    const before = (await api<{ documents: unknown[] }>(t.url, '/api/documents', { token: bob })).body.documents.length;
+    const before = (await api<{ documents: unknown[] }>(t.url, '/api/documents', { token: bob })).body
+      .documents.length;
     const file = path.join(FIXTURES_DIR, 'files/contrato.txt');
     const variants: Record<string, string>[] = [{}, { consent: 'false' }, { consent: 'yes' }];
     for (const fields of variants) {
@@ -156,7 +199,9 @@ describe.each(DATABASE_KINDS)('documents on %s', (kind) => {
       body: form,
     });
     expect(noFile.status).toBe(400);
-    expect((await api<{ documents: unknown[] }>(t.url, '/api/documents', { token: bob })).body.documents.length).toBe(before);
+    expect(
+      (await api<{ documents: unknown[] }>(t.url, '/api/documents', { token: bob })).body.documents.length,
+    ).toBe(before);
     expect(await storedKeys(t)).toHaveLength(uploaded.size);
   });
 
@@ -177,9 +222,14 @@ describe.each(DATABASE_KINDS)('documents on %s', (kind) => {
     expect(info.body).toMatchObject({ enabled: false, stacksEnabled: false });
     const doc = await api<{ openapi: string; paths: Record<string, unknown> }>(t.url, '/api/openapi.json');
     expect(doc.body.openapi).toMatch(/^3\.1/);
-    for (const p of ['/api/documents/upload', '/api/documents/{id}/download', '/api/public/verify', '/api/public/documents/{serial}', '/health']) {
+    for (const p of [
+      '/api/documents/upload',
+      '/api/documents/{id}/download',
+      '/api/public/verify',
+      '/api/public/documents/{serial}',
+      '/health',
+    ]) {
       expect(doc.body.paths).toHaveProperty([p]);
     }
   });
 });
-

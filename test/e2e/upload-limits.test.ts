@@ -1,5 +1,5 @@
-import http from 'node:http';
 import { readdir } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../harness/http';
@@ -77,7 +77,8 @@ async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void
 describe.each(DATABASE_KINDS)('upload limits on %s', (kind) => {
   let t: TestService;
   let token: string;
-  const documents = async () => (await api<{ documents: unknown[] }>(t.url, '/api/documents', { token })).body.documents;
+  const documents = async () =>
+    (await api<{ documents: unknown[] }>(t.url, '/api/documents', { token })).body.documents;
   const tmpFiles = async () => readdir(path.join(t.dataDir, 'objects', '.tmp')).catch(() => [] as string[]);
 
   beforeAll(async () => {

@@ -24,7 +24,10 @@ export interface TestService {
  * Starts the real service on 127.0.0.1 and a free port, with a fresh data directory and either the
  * embedded PGlite database or a throwaway PostgreSQL database. Extra environment (S3, mail...) in `env`.
  */
-export async function startTestService(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-test-'));
   const database = kind === 'postgresql' ? await createTestDatabase() : undefined;
   const config = loadConfig({

@@ -119,7 +119,13 @@ function receive(deps: AppDeps, req: Request, key: string): Promise<Received> {
         headers: req.headers,
         defParamCharset: 'utf8',
         // busboy reports 'limit' on reaching fileSize: one byte more than allowed means "too large".
-        limits: { files: 1, fileSize: LIMITS.maxUploadBytes + 1, fields: 20, fieldSize: 64 * 1024, parts: 30 },
+        limits: {
+          files: 1,
+          fileSize: LIMITS.maxUploadBytes + 1,
+          fields: 20,
+          fieldSize: 64 * 1024,
+          parts: 30,
+        },
       });
     } catch (e) {
       reject(new AppError('BAD_REQUEST', `Malformed multipart request: ${(e as Error).message}`));

@@ -36,7 +36,11 @@ export interface IdentityAdmin {
   /** Creates the user, or returns the existing one with that e-mail (idempotent). */
   ensureUser(input: { email: string; name?: string }): Promise<IdentityUser>;
   findUserByEmail(email: string): Promise<IdentityUser | null>;
-  createOrganization(input: { name: string; slug?: string; ownerUserId: string }): Promise<IdentityOrganization>;
+  createOrganization(input: {
+    name: string;
+    slug?: string;
+    ownerUserId: string;
+  }): Promise<IdentityOrganization>;
   findOrganizationBySlug(slug: string): Promise<IdentityOrganization | null>;
   /** Adds or updates the membership (the role is validated by the caller). */
   setMember(input: { organizationId: string; userId: string; role: Role }): Promise<void>;

@@ -28,14 +28,22 @@ const MARKUP = /<\s*(!doctype|html|svg|script|xml|\?xml|iframe|body|head)\b/i;
  * without NUL, and labelled by its extension, as markup when it contains markup, else `text/plain`.
  * Anything unrecognised is `application/octet-stream`. The client's declared type is never trusted.
  */
-export async function detectMimeType(head: Uint8Array, declared: string | undefined, fileName: string): Promise<string> {
+export async function detectMimeType(
+  head: Uint8Array,
+  declared: string | undefined,
+  fileName: string,
+): Promise<string> {
   const detected = await fileTypeFromBuffer(head);
   if (detected) return detected.mime;
   if (head.length === 0 || !looksLikeText(head)) return 'application/octet-stream';
   const byExtension = TEXT_BY_EXTENSION[path.extname(fileName).toLowerCase()];
   if (byExtension) return byExtension;
   const declaredBase = declared?.split(';')[0]?.trim().toLowerCase();
-  if (declaredBase && declaredBase !== 'text/plain' && /^(text\/|image\/svg|application\/(xhtml|xml))/.test(declaredBase)) {
+  if (
+    declaredBase &&
+    declaredBase !== 'text/plain' &&
+    /^(text\/|image\/svg|application\/(xhtml|xml))/.test(declaredBase)
+  ) {
     return declaredBase;
   }
   return MARKUP.test(new TextDecoder().decode(head)) ? 'text/html' : 'text/plain';
@@ -45,7 +53,9 @@ function looksLikeText(head: Uint8Array): boolean {
   if (head.includes(0)) return false;
   try {
     // A multi-byte sequence cut at the end of the head is not an error: drop the last 3 bytes from the check.
-    new TextDecoder('utf-8', { fatal: true }).decode(head.length >= SNIFF_BYTES ? head.subarray(0, head.length - 3) : head);
+    new TextDecoder('utf-8', { fatal: true }).decode(
+      head.length >= SNIFF_BYTES ? head.subarray(0, head.length - 3) : head,
+    );
     return true;
   } catch {
     return false;
