@@ -52,6 +52,8 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
         ? new S3ObjectStorage(config.storage)
         : new FsObjectStorage({ root: config.storage.root, secret, publicBaseUrl: () => publicUrl });
     if (storage instanceof S3ObjectStorage) await storage.ensureBucket();
+    // Uploads cut short by a crash leave temp files behind; they are never objects, so clear the old ones.
+    if (storage instanceof FsObjectStorage) await storage.removeStaleTempFiles();
     const mailer = createMailer(config.mail);
     const identity = createBetterAuthIdentity({
       db: db.orm.em.getKysely(),
@@ -80,6 +82,16 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
 }
 
 /**
+ * The base URL the service names itself with (session token issuer and audience, signed URLs): `PUBLIC_URL`
+ * when set, else `http://<HOST or localhost>:<port>`. The CLI computes the same, so its tokens verify.
+ */
+export function publicUrlFor(config: Config, port: number): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
  * Starts the service: listens on `config.host:config.port` (0 picks a free port), then builds the core with
  * the resolved URL (`PUBLIC_URL` when set). Resolves once it accepts requests.
  */
@@ -89,9 +101,7 @@ export async function startService(config: Config): Promise<Service> {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = config.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = publicUrlFor(config, (server.address() as AddressInfo).port);
   let core: Core;
   try {
     core = await createCore(config, url);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createCore } from '../bootstrap';
-import { type Config, loadConfig } from '../config';
+import { createCore, publicUrlFor } from '../bootstrap';
+import { loadConfig } from '../config';
 import { type OperatorCommand, runOperatorCommand } from '../domain/operator/commands';
 import { sendAdminCommand } from './admin-socket';
 
@@ -46,11 +46,6 @@ function parse(argv: string[]): OperatorCommand {
   }
 }
 
-/** The URL the server names itself with (token issuer): `PUBLIC_URL`, else `http://localhost:<PORT>`. */
-export function defaultPublicUrl(config: Config): string {
-  return config.publicUrl ?? `http://localhost:${config.port}`;
-}
-
 async function main(): Promise<void> {
   const command = parse(process.argv.slice(2));
   const config = loadConfig();
@@ -62,7 +57,7 @@ async function main(): Promise<void> {
       return;
     }
   }
-  const core = await createCore(config, defaultPublicUrl(config));
+  const core = await createCore(config, publicUrlFor(config, config.port));
   try {
     const output = await runOperatorCommand({ em: core.db.fork(), identity: core.identity.admin }, command);
     process.stdout.write(`${output}\n`);
