@@ -60,6 +60,9 @@ export async function ensurePersonalTenant(
   userId: string,
   name: string,
 ): Promise<TenantEntity> {
+  // Read first: every authenticated request lands here, and the row exists after the first one.
+  const existing = await em.findOne(Tenant, { kind: 'personal', externalId: userId });
+  if (existing) return existing;
   await em.upsert(
     Tenant,
     {
