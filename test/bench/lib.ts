@@ -125,15 +125,20 @@ export function startChild(
   };
 }
 
-/** Runs a command to completion and returns its output; rejects on spawn failure. */
+/** Runs a command to completion and returns its output; rejects on spawn failure or after `timeoutMs`. */
 export function runCommand(
   command: string,
   args: string[],
-  options: { cwd: string; env?: NodeJS.ProcessEnv },
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<{ code: number | null; stdout: string; stderr: string; wallMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')}: no exit within ${timeoutMs} ms; stderr:\n${stderr}`));
+    }, timeoutMs);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => {
@@ -142,8 +147,14 @@ export function runCommand(
     child.stderr.setEncoding('utf8').on('data', (s: string) => {
       stderr += s;
     });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr, wallMs: performance.now() - started }));
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, wallMs: performance.now() - started });
+    });
   });
 }
 
@@ -234,13 +245,15 @@ export interface UploadOutcome {
 
 /**
  * `POST <baseUrl>/api/documents/upload` as multipart/form-data (`consent=true`, then `file`), the file streamed
- * from disk with the framing written by hand and an exact Content-Length. A fresh connection per upload.
+ * from disk with the framing written by hand and an exact Content-Length. A fresh connection per upload;
+ * rejects when no complete answer came within `timeoutMs`.
  */
 export async function uploadFile(
   baseUrl: string,
   token: string,
   file: string,
   fileName: string,
+  timeoutMs = 120_000,
 ): Promise<UploadOutcome> {
   const size = (await stat(file)).size;
   const boundary = `----notary-bench-${randomBytes(12).toString('hex')}`;
@@ -256,9 +269,15 @@ export async function uploadFile(
     let started = 0;
     let sentMs = Number.NaN;
     let settled = false;
+    const timer = setTimeout(() => {
+      const error = new Error(`upload of ${file} got no complete answer within ${timeoutMs} ms`);
+      settle(error);
+      req.destroy(error);
+    }, timeoutMs);
     const settle = (error: Error | undefined, outcome?: UploadOutcome) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       if (error) reject(error);
       else if (outcome) resolve(outcome);
     };

@@ -95,7 +95,14 @@ interface UploadRun {
 
 interface Results {
   date: string;
-  machine: { node: string; cpus: number; cpuModel: string; memoryGB: number };
+  machine: {
+    node: string;
+    cpus: number;
+    cpuModel: string;
+    memoryGB: number;
+    /** 1-minute load average before and after the run: other work on the machine skews every figure. */
+    loadAverage: { before: number; after: number };
+  };
   file: { bytes: number; sha256: string };
   serverStartS: number;
   sha256sum: { runsS: number[]; bestS: number };
@@ -181,6 +188,7 @@ async function load(label: string, url: string): Promise<LoadResult> {
 }
 
 async function bench(cleanup: Cleanup): Promise<Results> {
+  const loadBefore = os.loadavg()[0] ?? 0;
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'notary-bench-'));
   cleanup.add('temp dir', () => rm(tmp, { recursive: true, force: true }));
   const big = path.join(tmp, 'big.bin');
@@ -221,10 +229,12 @@ async function bench(cleanup: Cleanup): Promise<Results> {
   const serverStartS = (performance.now() - startedAt) / 1000;
   console.log(`[bench] server pid ${server.pid} listening on ${url} after ${serverStartS.toFixed(1)} s`);
 
+  console.log(`[bench] creating ${EMAIL} and a session token with the operator CLI`);
   await operator(env, ['user:create', '--email', EMAIL]);
   const token = await operator(env, ['token', '--email', EMAIL]);
 
   const clockTicks = Number((await runCommand('getconf', ['CLK_TCK'], { cwd: ROOT })).stdout.trim()) || 100;
+  console.log(`[bench] warm-up upload (${mb(WARMUP_UPLOAD_BYTES)} MB)`);
   await checkedUpload(url, token, small, smallHash, server);
 
   // --- Uploads ----------------------------------------------------------------------------------------------
@@ -291,6 +301,7 @@ async function bench(cleanup: Cleanup): Promise<Results> {
       cpus: cpus.length,
       cpuModel: cpus[0]?.model ?? 'unknown',
       memoryGB: Math.round(os.totalmem() / 2 ** 30),
+      loadAverage: { before: loadBefore, after: os.loadavg()[0] ?? 0 },
     },
     file: { bytes: FILE_BYTES, sha256: bigHash },
     serverStartS,
@@ -325,7 +336,8 @@ function report(r: Results): string {
   const v = r.verify;
   const rateNote = s.service429 > 0 ? ` ⚠ ${s.service429}× 429 (rate limited)` : '';
   const lines = [
-    `Notary bench, ${r.date}, Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpuModel}`,
+    `Notary bench, ${r.date}, Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpuModel}, ` +
+      `load average ${f(r.machine.loadAverage.before, 2)} → ${f(r.machine.loadAverage.after, 2)}`,
     '',
     '| measure | value | goal |',
     '| --- | --- | --- |',
