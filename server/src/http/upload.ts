@@ -118,6 +118,9 @@ function receive(deps: AppDeps, req: Request, key: string): Promise<Received> {
       bb = busboy({
         headers: req.headers,
         defParamCharset: 'utf8',
+        // Larger parts mean fewer pushes through the hashing and storage streams (busboy defaults to 16 KiB).
+        highWaterMark: 1024 * 1024,
+        fileHwm: 1024 * 1024,
         // busboy reports 'limit' on reaching fileSize: one byte more than allowed means "too large".
         limits: {
           files: 1,

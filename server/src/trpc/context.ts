@@ -4,8 +4,10 @@ import type { AppDeps } from '../deps';
 /** Per-request context of every procedure, for both faces (tRPC at `/trpc`, REST at the spec's paths). */
 export interface Context {
   deps: AppDeps;
-  /** A forked EntityManager for this request only. */
-  em: SqlEntityManager;
+  /**
+   * This request's own EntityManager, forked on first use: public routes answered from cache never pay for it.
+   */
+  em: () => SqlEntityManager;
   /** Raw bearer token, verified lazily by `authedProcedure`. */
   bearer: string | null;
   ip: string | null;
@@ -21,5 +23,14 @@ export function createContext(
   deps: AppDeps,
   req: { headers: { authorization?: string | undefined }; ip?: string | undefined },
 ): Context {
-  return { deps, em: deps.db.fork(), bearer: bearerFrom(req.headers.authorization), ip: req.ip ?? null };
+  let em: SqlEntityManager | undefined;
+  return {
+    deps,
+    em: () => {
+      em ??= deps.db.fork();
+      return em;
+    },
+    bearer: bearerFrom(req.headers.authorization),
+    ip: req.ip ?? null,
+  };
 }

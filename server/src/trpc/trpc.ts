@@ -54,6 +54,6 @@ export const publicProcedure = t.procedure.use(errorMapping);
  * the tenant and role (spec, Authentication). Adds `actor` to the context.
  */
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const actor: Actor = await authenticate(ctx.em, ctx.deps, ctx.bearer, ctx.ip);
+  const actor: Actor = await authenticate(ctx.em(), ctx.deps, ctx.bearer, ctx.ip);
   return next({ ctx: { ...ctx, actor } });
 });

@@ -10,4 +10,4 @@ export const download = authedProcedure
   })
   .input(z.object({ id: z.string() }))
   .output(DownloadSchema)
-  .query(({ ctx, input }) => presignDownload(ctx.em, ctx.deps.storage, ctx.actor, input.id));
+  .query(({ ctx, input }) => presignDownload(ctx.em(), ctx.deps.storage, ctx.actor, input.id));

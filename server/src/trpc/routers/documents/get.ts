@@ -8,4 +8,4 @@ export const get = authedProcedure
   .meta({ openapi: { method: 'GET', path: '/api/documents/{id}', tags: ['documents'], protect: true } })
   .input(z.object({ id: z.string() }))
   .output(DocumentEnvelopeSchema)
-  .query(async ({ ctx, input }) => ({ document: await getDocument(ctx.em, ctx.actor, input.id) }));
+  .query(async ({ ctx, input }) => ({ document: await getDocument(ctx.em(), ctx.actor, input.id) }));

@@ -6,4 +6,4 @@ import { authedProcedure } from '../../trpc';
 export const list = authedProcedure
   .meta({ openapi: { method: 'GET', path: '/api/documents', tags: ['documents'], protect: true } })
   .output(DocumentListSchema)
-  .query(async ({ ctx }) => ({ documents: await listDocuments(ctx.em, ctx.actor) }));
+  .query(async ({ ctx }) => ({ documents: await listDocuments(ctx.em(), ctx.actor) }));

@@ -10,4 +10,4 @@ export const verify = authedProcedure
   })
   .input(z.object({ id: z.string(), hash: Sha256Hex }))
   .output(HashComparisonSchema)
-  .query(({ ctx, input }) => compareHash(ctx.em, ctx.actor, input.id, input.hash));
+  .query(({ ctx, input }) => compareHash(ctx.em(), ctx.actor, input.id, input.hash));

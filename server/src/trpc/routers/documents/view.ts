@@ -8,4 +8,4 @@ export const view = authedProcedure
   .meta({ openapi: { method: 'GET', path: '/api/documents/{id}/view', tags: ['documents'], protect: true } })
   .input(z.object({ id: z.string() }))
   .output(ViewSchema)
-  .query(({ ctx, input }) => presignView(ctx.em, ctx.deps.storage, ctx.actor, input.id));
+  .query(({ ctx, input }) => presignView(ctx.em(), ctx.deps.storage, ctx.actor, input.id));

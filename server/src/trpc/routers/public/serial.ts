@@ -15,4 +15,4 @@ export const publicDocumentBySerial = publicProcedure
   })
   .input(z.object({ serial: SerialNumber }))
   .output(PublicDocumentSchema)
-  .query(({ ctx, input }) => findBySerial(ctx.em, input.serial));
+  .query(({ ctx, input }) => findBySerial(ctx.em(), input.serial));

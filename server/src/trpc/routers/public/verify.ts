@@ -19,4 +19,4 @@ export const publicVerify = publicProcedure
   })
   .input(z.object({ hash: Sha256Hex }))
   .output(VerifyByHashSchema)
-  .query(({ ctx, input }) => ctx.deps.verifyCache.get(input.hash, (hash) => verifyByHash(ctx.em, hash)));
+  .query(({ ctx, input }) => ctx.deps.verifyCache.get(input.hash, (hash) => verifyByHash(ctx.em(), hash)));
