@@ -6,7 +6,18 @@ import { authedProcedure } from '../../trpc';
 /** `GET /api/documents/:id/download`: URL valid 300 s, attachment, neutral type; 410 LGPD-deleted. */
 export const download = authedProcedure
   .meta({
-    openapi: { method: 'GET', path: '/api/documents/{id}/download', tags: ['documents'], protect: true },
+    openapi: {
+      errorResponses: {
+        401: 'Missing or invalid session token',
+        403: 'Document of another tenant',
+        404: 'No such document',
+        410: 'Deleted under the LGPD',
+      },
+      method: 'GET',
+      path: '/api/documents/{id}/download',
+      tags: ['documents'],
+      protect: true,
+    },
   })
   .input(z.object({ id: z.string() }))
   .output(DownloadSchema)

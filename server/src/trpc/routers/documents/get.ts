@@ -5,7 +5,19 @@ import { authedProcedure } from '../../trpc';
 
 /** `GET /api/documents/:id`: 403 outside the tenant, 404 missing. */
 export const get = authedProcedure
-  .meta({ openapi: { method: 'GET', path: '/api/documents/{id}', tags: ['documents'], protect: true } })
+  .meta({
+    openapi: {
+      errorResponses: {
+        401: 'Missing or invalid session token',
+        403: 'Document of another tenant',
+        404: 'No such document',
+      },
+      method: 'GET',
+      path: '/api/documents/{id}',
+      tags: ['documents'],
+      protect: true,
+    },
+  })
   .input(z.object({ id: z.string() }))
   .output(DocumentEnvelopeSchema)
   .query(async ({ ctx, input }) => ({ document: await getDocument(ctx.em(), ctx.actor, input.id) }));

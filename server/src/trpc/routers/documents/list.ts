@@ -4,6 +4,14 @@ import { authedProcedure } from '../../trpc';
 
 /** `GET /api/documents`: the active tenant's non-deleted documents, newest first. */
 export const list = authedProcedure
-  .meta({ openapi: { method: 'GET', path: '/api/documents', tags: ['documents'], protect: true } })
+  .meta({
+    openapi: {
+      errorResponses: { 401: 'Missing or invalid session token' },
+      method: 'GET',
+      path: '/api/documents',
+      tags: ['documents'],
+      protect: true,
+    },
+  })
   .output(DocumentListSchema)
   .query(async ({ ctx }) => ({ documents: await listDocuments(ctx.em(), ctx.actor) }));

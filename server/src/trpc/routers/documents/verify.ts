@@ -6,7 +6,18 @@ import { authedProcedure } from '../../trpc';
 /** `GET /api/documents/:id/verify?hash=`: compares a hash with the stored one. */
 export const verify = authedProcedure
   .meta({
-    openapi: { method: 'GET', path: '/api/documents/{id}/verify', tags: ['documents'], protect: true },
+    openapi: {
+      errorResponses: {
+        400: 'Malformed hash',
+        401: 'Missing or invalid session token',
+        403: 'Document of another tenant',
+        404: 'No such document',
+      },
+      method: 'GET',
+      path: '/api/documents/{id}/verify',
+      tags: ['documents'],
+      protect: true,
+    },
   })
   .input(z.object({ id: z.string(), hash: Sha256Hex }))
   .output(HashComparisonSchema)

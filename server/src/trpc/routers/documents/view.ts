@@ -5,7 +5,20 @@ import { authedProcedure } from '../../trpc';
 
 /** `GET /api/documents/:id/view`: URL valid 300 s; inline only for PDF, PNG, JPEG, GIF, WebP, plain text. */
 export const view = authedProcedure
-  .meta({ openapi: { method: 'GET', path: '/api/documents/{id}/view', tags: ['documents'], protect: true } })
+  .meta({
+    openapi: {
+      errorResponses: {
+        401: 'Missing or invalid session token',
+        403: 'Document of another tenant',
+        404: 'No such document',
+        410: 'Deleted under the LGPD',
+      },
+      method: 'GET',
+      path: '/api/documents/{id}/view',
+      tags: ['documents'],
+      protect: true,
+    },
+  })
   .input(z.object({ id: z.string() }))
   .output(ViewSchema)
   .query(({ ctx, input }) => presignView(ctx.em(), ctx.deps.storage, ctx.actor, input.id));

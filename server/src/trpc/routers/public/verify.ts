@@ -7,6 +7,7 @@ import { publicProcedure } from '../../trpc';
 export const publicVerify = publicProcedure
   .meta({
     openapi: {
+      errorResponses: { 400: 'Malformed hash' },
       method: 'GET',
       path: '/api/public/verify',
       tags: ['public'],
