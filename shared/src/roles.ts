@@ -25,3 +25,16 @@ export function can(role: Role, permission: Permission): boolean {
 export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
 }
+
+/**
+ * Whether `actor` may change or remove a member who has role `target` (spec, Team rules: nobody manages a
+ * member above their own role). Managing at all needs `manageTeam` (admin or owner).
+ */
+export function canManageMember(actor: Role, target: Role): boolean {
+  return can(actor, 'manageTeam') && ROLE_RANK[target] <= ROLE_RANK[actor];
+}
+
+/** Whether `actor` may give someone `role` (invite or change): never above their own role. */
+export function canAssignRole(actor: Role, role: Role): boolean {
+  return can(actor, 'manageTeam') && ROLE_RANK[role] <= ROLE_RANK[actor];
+}

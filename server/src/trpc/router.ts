@@ -3,11 +3,13 @@ import { get } from './routers/documents/get';
 import { list } from './routers/documents/list';
 import { verify } from './routers/documents/verify';
 import { view } from './routers/documents/view';
+import { orgRouter } from './routers/org';
 import { publicDocumentBySerial } from './routers/public/serial';
 import { publicVerify } from './routers/public/verify';
 import { me } from './routers/session/me';
 import { health } from './routers/system/health';
 import { onchainInfo } from './routers/system/onchain-info';
+import { teamRouter } from './routers/team';
 import { router } from './trpc';
 
 /** The typed API of the desktop client (`import type { AppRouter }`); REST paths come from the same procedures. */
@@ -16,6 +18,8 @@ export const appRouter = router({
   public: router({ verify: publicVerify, documentBySerial: publicDocumentBySerial }),
   documents: router({ list, get, download, view, verify }),
   session: router({ me }),
+  team: teamRouter,
+  org: orgRouter,
 });
 
 export type AppRouter = typeof appRouter;

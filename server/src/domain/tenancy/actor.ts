@@ -1,5 +1,6 @@
 import type { Role } from '@notary/shared';
 import type { TenantEntity } from '../../db/entities';
+import { AppError } from '../errors';
 
 /**
  * The authenticated caller acting in a tenant: the active organization when one is selected, otherwise the
@@ -12,4 +13,23 @@ export interface Actor {
   role: Role;
   /** Client IP as seen by the HTTP layer (for the record; never in public projections). */
   ip: string | null;
+}
+
+/** An actor known to be acting in an organization. */
+export type OrganizationActor = Actor & {
+  tenant: TenantEntity & { kind: 'organization' };
+  organizationId: string;
+};
+
+/**
+ * Narrows to an actor in an organization (team and organization routes).
+ * @throws AppError BAD_REQUEST with the spec's message `No active organization`.
+ */
+export function requireOrganization(actor: Actor): OrganizationActor {
+  if (actor.tenant.kind !== 'organization') throw new AppError('BAD_REQUEST', 'No active organization');
+  return {
+    ...actor,
+    tenant: actor.tenant as TenantEntity & { kind: 'organization' },
+    organizationId: actor.tenant.externalId,
+  };
 }
