@@ -15,6 +15,7 @@ import { PublicVerifyCache } from './domain/documents/verify-cache';
 import { runOperatorCommand } from './domain/operator/commands';
 import { createHttpApp } from './http/app';
 import { createSignedFileRoute } from './http/files';
+import { consoleJobLog, startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
 import { resolveSecret } from './secret';
 
 /** The running service: what `main.ts`, the CLI and the tests hold. */
@@ -67,14 +68,27 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
     await identity.migrate();
     const deps: AppDeps = {
       config,
+      publicUrl,
+      secret,
       db,
       storage,
       tokens: identity.verifier,
       memberships: identity.admin,
+      directory: identity.directory,
       mailer,
       verifyCache: new PublicVerifyCache(),
     };
-    return { config, db, secret, storage, identity, deps, close: () => db.close() };
+    // Membership changes made through the provider in this process keep the role table in step.
+    const membershipEvents = subscribeMembershipEvents({
+      directory: deps.directory,
+      fork: () => db.fork(),
+      log: consoleJobLog(config.logLevel),
+    });
+    const close = async () => {
+      await membershipEvents.drain();
+      await db.close();
+    };
+    return { config, db, secret, storage, identity, deps, close };
   } catch (e) {
     await db.close();
     throw e;
@@ -119,9 +133,19 @@ export async function startService(config: Config): Promise<Service> {
   const admin =
     core.db.kind === 'pglite'
       ? await startAdminSocket(path.join(config.dataDir, 'admin.sock'), (command) =>
-          runOperatorCommand({ em: core.db.fork(), identity: core.identity.admin }, command),
+          runOperatorCommand(
+            { em: core.db.fork(), identity: core.identity.admin, directory: core.deps.directory },
+            command,
+          ),
         )
       : undefined;
+  // Repairs what membership events missed (DESIGN.md, Identity and tenancy: events plus a periodic reconcile).
+  const reconcile = startReconcileJob({
+    fork: () => core.db.fork(),
+    directory: core.deps.directory,
+    intervalSeconds: config.reconcileIntervalSeconds,
+    log: consoleJobLog(config.logLevel),
+  });
   return {
     deps: core.deps,
     identity: core.identity,
@@ -134,6 +158,7 @@ export async function startService(config: Config): Promise<Service> {
         server.closeAllConnections();
       });
       await admin?.close();
+      await reconcile.stop();
       await core.close();
     },
   };

@@ -16,6 +16,14 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v === '' ? undefined : v));
 
+/** A svix signing secret as Clerk shows it: optional `whsec_`, then padded base64 of at least 16 bytes. */
+function isSvixSecret(value: string): boolean {
+  const key = value.startsWith('whsec_') ? value.slice('whsec_'.length) : value;
+  return (
+    /^[A-Za-z0-9+/]+={0,2}$/.test(key) && key.length % 4 === 0 && Buffer.from(key, 'base64').length >= 16
+  );
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -37,6 +45,11 @@ const EnvSchema = z.object({
   MAIL_DEV: bool,
   SESSION_TTL_SECONDS: z.coerce.number().int().min(30).max(300).default(300),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  IDENTITY_WEBHOOK_SECRET: optionalString.refine(
+    (v) => v === undefined || isSvixSecret(v),
+    'must be a svix signing secret: whsec_ followed by base64 of at least 16 bytes',
+  ),
+  RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(300).default(60),
 });
 
 export type StorageConfig =
@@ -69,6 +82,16 @@ export interface Config {
   mail: { smtpUrl: string | undefined; from: string; devMailbox: string; devCountsAsConfigured: boolean };
   sessionTtlSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /**
+   * Signing secret of the identity provider's webhook (svix, `whsec_...` as Clerk shows it). Unset: the route
+   * `POST /api/webhooks/identity` answers 503.
+   */
+  identityWebhookSecret: string | undefined;
+  /**
+   * Seconds between two reconciliations of the role table with the provider's memberships, at most 300 (the
+   * longest session lifetime, so a removal made behind the provider's API stops access within it); 0 disables.
+   */
+  reconcileIntervalSeconds: number;
 }
 
 /**
@@ -119,6 +142,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     logLevel: e.LOG_LEVEL,
+    identityWebhookSecret: e.IDENTITY_WEBHOOK_SECRET,
+    reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { OrganizationDirectory } from './adapters/identity/directory';
 import type { TokenVerifier } from './adapters/identity/port';
 import type { Mailer } from './adapters/mail/port';
 import type { ObjectStorage } from './adapters/storage/port';
@@ -9,10 +10,22 @@ import type { MembershipLookup } from './domain/tenancy/resolve';
 /** Everything the HTTP layer and the procedures use, built once by the composition root (`main.ts`). */
 export interface AppDeps {
   config: Config;
+  /**
+   * The URL the service names itself with (`PUBLIC_URL`, else `http://<host>:<port>` as resolved at start),
+   * without trailing slash: the base of links in mail (e.g. the team invitation's join link).
+   */
+  publicUrl: string;
+  /**
+   * The service secret (`SECRET`, else `DATA_DIR/secret`), at least 32 characters. Never use it as a key
+   * directly: derive a purpose-specific key with HMAC (e.g. `domain/org/deletion-code.ts`).
+   */
+  secret: string;
   db: Database;
   storage: ObjectStorage;
   tokens: TokenVerifier;
   memberships: MembershipLookup;
+  /** Organizations, members and invitations at the identity provider (issue 3). */
+  directory: OrganizationDirectory;
   mailer: Mailer;
   verifyCache: PublicVerifyCache;
 }

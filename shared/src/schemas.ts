@@ -144,3 +144,66 @@ export const InvitationSchema = z.object({
   role: z.enum(ROLES),
   createdAt: IsoDate,
 });
+
+/* Team routes (spec, Team; README, Team): the bodies the spec leaves unshown are defined here. */
+
+/** Roles that can be given through the team routes (invite, change role); `owner` is never assignable there. */
+export const ASSIGNABLE_ROLES = ['admin', 'editor', 'reader'] as const;
+export const AssignableRoleSchema = z.enum(ASSIGNABLE_ROLES);
+export type AssignableRole = z.infer<typeof AssignableRoleSchema>;
+
+/** An EVM wallet address: `0x` plus 40 hex digits, any case (spec, Team: invite by wallet). */
+export const WALLET_ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+
+/** Languages of the service's mail templates: Portuguese (default) and English. */
+export const MAIL_LANGUAGES = ['pt', 'en'] as const;
+export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
+
+export type TeamMemberDto = z.infer<typeof TeamMemberSchema>;
+export type InvitationDto = z.infer<typeof InvitationSchema>;
+
+/** `GET /api/team/members`: members with the service's roles, and the caller's own role. */
+export const TeamMemberListSchema = z
+  .object({ members: z.array(TeamMemberSchema), myRole: z.enum(ROLES) })
+  .meta({ id: 'TeamMembers' });
+export type TeamMemberListDto = z.infer<typeof TeamMemberListSchema>;
+
+/** `GET /api/team/invitations`: pending, unexpired invitations. */
+export const InvitationListSchema = z
+  .object({ invitations: z.array(InvitationSchema) })
+  .meta({ id: 'TeamInvitations' });
+export type InvitationListDto = z.infer<typeof InvitationListSchema>;
+
+/**
+ * `POST /api/team/invitations` body: `role` and exactly one of `email` or `wallet`; `lang` picks the mail's
+ * language (else the request's `Accept-Language`, else Portuguese).
+ */
+export const TeamInviteInputSchema = z.object({
+  role: AssignableRoleSchema,
+  email: z.email().max(254).optional(),
+  wallet: z.string().regex(WALLET_ADDRESS_PATTERN, 'must be 0x plus 40 hex digits').optional(),
+  lang: z.enum(MAIL_LANGUAGES).optional(),
+});
+export type TeamInviteInput = z.infer<typeof TeamInviteInputSchema>;
+
+/** `POST /api/team/invitations` answer: `{ok:true}` by e-mail, `{ok:true, joined:true}` by wallet. */
+export const TeamInviteResultSchema = z
+  .object({ ok: z.literal(true), joined: z.literal(true).optional() })
+  .meta({ id: 'TeamInviteResult' });
+export type TeamInviteResultDto = z.infer<typeof TeamInviteResultSchema>;
+
+/** `POST /api/team/invitations/:invitationId/accept` answer: the organization joined and the role there. */
+export const InvitationAcceptedSchema = z
+  .object({ ok: z.literal(true), organizationId: z.string(), role: z.enum(ROLES) })
+  .meta({ id: 'InvitationAccepted' });
+export type InvitationAcceptedDto = z.infer<typeof InvitationAcceptedSchema>;
+
+/** `PATCH /api/team/members/:userId` answer. */
+export const MemberRoleChangedSchema = z
+  .object({ ok: z.literal(true), role: z.enum(ROLES) })
+  .meta({ id: 'MemberRoleChanged' });
+export type MemberRoleChangedDto = z.infer<typeof MemberRoleChangedSchema>;
+
+/** `DELETE /api/team/members/:userId` and `DELETE /api/team/invitations/:invitationId` answer. */
+export const TeamOkSchema = z.object({ ok: z.literal(true) }).meta({ id: 'TeamOk' });
+export type TeamOkDto = z.infer<typeof TeamOkSchema>;

@@ -18,7 +18,9 @@ describe('operator CLI without a running server (PGlite)', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('creates a user, an organization and a member, and prints a token the server accepts', async () => {
+  it('creates a user, an organization and a member, and prints a token the server accepts', {
+    timeout: 240_000,
+  }, async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-cli-'));
     const publicUrl = 'http://127.0.0.1:45999';
     const env = { ...process.env, DATA_DIR: dataDir, PUBLIC_URL: publicUrl, LOG_LEVEL: 'warn' };

@@ -135,7 +135,10 @@ describe.each(DATABASE_KINDS)('the main job on %s', (kind) => {
     await expect(t.token('outsider@example.com', slug)).rejects.toThrow();
   });
 
-  it('the operator CLI works against the running server and prints only a token', async () => {
+  // Each CLI call starts Node and tsx (and on PGlite a cold database): slow on a loaded 2-core machine.
+  it('the operator CLI works against the running server and prints only a token', {
+    timeout: 180_000,
+  }, async () => {
     const env = {
       ...process.env,
       DATA_DIR: t.dataDir,

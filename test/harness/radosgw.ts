@@ -105,7 +105,7 @@ async function startOnce(timeoutMs: number): Promise<RadosgwServer> {
     const osdUuid = randomUUID();
     const osdId = (
       await cluster.whileAlive(
-        run('ceph', ['-c', conf, '--connect-timeout', '20', 'osd', 'new', osdUuid]),
+        runWhenMonReady(['-c', conf, '--connect-timeout', '20', 'osd', 'new', osdUuid], deadline),
         deadline,
       )
     ).trim();
@@ -318,6 +318,25 @@ function run(command: string, args: string[]): Promise<string> {
       },
     );
   });
+}
+
+/**
+ * Runs a `ceph` command, retrying while the monitor is still starting: on a loaded machine the first
+ * commands can meet "EPERM: problem getting command descriptions from mon" before it has formed its quorum.
+ */
+async function runWhenMonReady(args: string[], deadline: number): Promise<string> {
+  for (;;) {
+    try {
+      return await run('ceph', args);
+    } catch (e) {
+      const notReady =
+        /problem getting command descriptions|ECONNREFUSED|error connecting to the cluster/i.test(
+          e instanceof Error ? e.message : String(e),
+        );
+      if (!notReady || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
 }
 
 /** Polls `url` until it answers 200 or the deadline passes. */

@@ -41,7 +41,10 @@ export async function startTestService(
   });
   const service = await startService(config);
   const operator = (command: Parameters<typeof runOperatorCommand>[1]) =>
-    runOperatorCommand({ em: service.deps.db.fork(), identity: service.identity.admin }, command);
+    runOperatorCommand(
+      { em: service.deps.db.fork(), identity: service.identity.admin, directory: service.identity.directory },
+      command,
+    );
   return {
     service,
     url: service.url,

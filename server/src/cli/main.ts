@@ -11,6 +11,11 @@ const USAGE = `Usage: npm run notary -- <command> [options]
   org:create  --name N --owner E                create an organization owned by E; prints "<org id> <slug>"
   member:add  --org SLUG --email E --role R     add or update a member (R: owner|admin|editor|reader)
   token       --email E [--org SLUG]            print a session JWT for E (with that organization active)
+  org:list                                      list organizations: "<id> <slug> <name> <member count>"
+  org:members  --org SLUG                       list an organization's members: "<email> <role>"
+  org:transfer --org SLUG --to E                make member E the owner; previous owners become admins
+
+Lists are tab-separated, one line per row, no header.
 
 Works whether or not the server runs, on PostgreSQL (DATABASE_URL) or the embedded database (DATA_DIR).`;
 
@@ -24,6 +29,7 @@ function parse(argv: string[]): OperatorCommand {
       owner: { type: 'string' },
       org: { type: 'string' },
       role: { type: 'string' },
+      to: { type: 'string' },
     },
     strict: true,
   });
@@ -41,6 +47,12 @@ function parse(argv: string[]): OperatorCommand {
       return { command, org: need('org'), email: need('email'), role: need('role') };
     case 'token':
       return { command, email: need('email'), org: values.org };
+    case 'org:list':
+      return { command };
+    case 'org:members':
+      return { command, org: need('org') };
+    case 'org:transfer':
+      return { command, org: need('org'), to: need('to') };
     default:
       throw new Error(command ? `Unknown command: ${command}\n\n${USAGE}` : USAGE);
   }
@@ -59,7 +71,10 @@ async function main(): Promise<void> {
   }
   const core = await createCore(config, publicUrlFor(config, config.port));
   try {
-    const output = await runOperatorCommand({ em: core.db.fork(), identity: core.identity.admin }, command);
+    const output = await runOperatorCommand(
+      { em: core.db.fork(), identity: core.identity.admin, directory: core.deps.directory },
+      command,
+    );
     process.stdout.write(`${output}\n`);
   } finally {
     await core.close();

@@ -88,4 +88,77 @@ export const Document = defineEntity({
 });
 export type DocumentEntity = InferEntity<typeof Document>;
 
-export const entities = [Tenant, TenantMember, Document];
+/**
+ * A webhook delivery of the identity provider already processed, by its delivery id (`svix-id` for Clerk):
+ * a replay or a retry of a processed delivery is acknowledged without being applied again. Rows older than
+ * the provider's retry horizon are pruned by the reconcile job.
+ */
+export const IdentityWebhookDelivery = defineEntity({
+  name: 'IdentityWebhookDelivery',
+  tableName: 'identity_webhook_delivery',
+  properties: {
+    /** The provider's delivery id (`svix-id`). */
+    id: p.string().length(128).primary(),
+    /** The event type the delivery carried (e.g. `organizationMembership.deleted`), for the record. */
+    type: p.string().length(128),
+    receivedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .index(),
+  },
+});
+export type IdentityWebhookDeliveryEntity = InferEntity<typeof IdentityWebhookDelivery>;
+
+/**
+ * The two-step deletion of an organization (spec, Organization: `POST /api/org/delete/request` and
+ * `/confirm`; `server/src/domain/org/deletion.ts`). One row per organization tenant, removed with the tenant
+ * (cascade) when the deletion completes. It holds:
+ * - the pending code: only its HMAC-SHA256 (`codeHash`, 64 hex), bound to the member who asked for it
+ *   (`requestedBy`), expiring at `codeExpiresAt`, burnt after 5 wrong attempts (`failedAttempts`), consumed
+ *   once accepted (`codeConsumedAt`);
+ * - the request rate limit: `requestsInWindow` requests since `requestWindowStart` (fixed one-hour window);
+ * - the progress of a confirmed deletion, so that a retry continues where a failure stopped: `startedAt`,
+ *   `noticeRecipients` (member e-mails still to notify, collected before anything is removed),
+ *   `filesDeletedAt`, `noticesSentAt`, `providerDeletedAt`; `leaseUntil` keeps two confirmations from running
+ *   the steps at the same time.
+ */
+export const OrgDeletion = defineEntity({
+  name: 'OrgDeletion',
+  tableName: 'org_deletion',
+  properties: {
+    id: p.uuid().primary(),
+    tenant: () => p.manyToOne(Tenant).deleteRule('cascade'),
+    /** User id of the member who requested the pending code: only they can confirm it. */
+    requestedBy: p.string().length(128).nullable(),
+    /** Language of the members' notice: the requester's (`MailLanguage` of `@notary/shared`). */
+    lang: p.enum(['pt', 'en'] as const).default('pt'),
+    /** Hex HMAC-SHA256 of the pending (or consumed) code; never the code itself. */
+    codeHash: p.string().length(64).nullable(),
+    codeIssuedAt: p.datetime().nullable(),
+    codeExpiresAt: p.datetime().nullable(),
+    failedAttempts: p.integer().default(0),
+    /**
+     * When the code was accepted: it is then consumed for this deletion (no longer subject to expiry or
+     * attempts) and only resumes it. Reset by a new request.
+     */
+    codeConsumedAt: p.datetime().nullable(),
+    requestWindowStart: p.datetime().nullable(),
+    requestsInWindow: p.integer().default(0),
+    startedAt: p.datetime().nullable(),
+    /** E-mail addresses still to notify (null until collected from the identity provider). */
+    noticeRecipients: p.json<string[]>().nullable(),
+    filesDeletedAt: p.datetime().nullable(),
+    noticesSentAt: p.datetime().nullable(),
+    providerDeletedAt: p.datetime().nullable(),
+    leaseUntil: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+  uniques: [{ properties: ['tenant'] }],
+});
+export type OrgDeletionEntity = InferEntity<typeof OrgDeletion>;
+
+export const entities = [Tenant, TenantMember, Document, IdentityWebhookDelivery, OrgDeletion];

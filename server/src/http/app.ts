@@ -6,6 +6,7 @@ import { createContext } from '../trpc/context';
 import { appRouter } from '../trpc/router';
 import { corsPolicy } from './cors';
 import { errorHandler, sendError, toAppError } from './errors';
+import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook';
 import { buildOpenApiDocument } from './openapi';
 import { restRouter } from './rest';
 import { uploadRoute } from './upload';
@@ -39,6 +40,7 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   if (options.authHandler) app.all('/api/auth/{*rest}', options.authHandler);
   if (options.filesRouter) app.use('/files', options.filesRouter);
   app.post('/api/documents/upload', uploadRoute(deps));
+  app.post(IDENTITY_WEBHOOK_PATH, identityWebhookRoute(deps));
 
   app.use(express.json({ limit: '256kb' }));
 

@@ -21,6 +21,21 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
     baseUrl,
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     paths: {
+      '/api/webhooks/identity': {
+        post: {
+          tags: ['identity'],
+          summary: "Identity provider events (svix-signed, e.g. Clerk's); de-duplicated on svix-id",
+          requestBody: { required: true, content: { 'application/json': { schema: z.object({}).loose() } } },
+          responses: {
+            '200': {
+              description: '`{ok:true}`, plus `duplicate:true` or `ignored:true` when nothing was applied',
+            },
+            '400': errorResponse('Signed body that is not a known event shape'),
+            '401': errorResponse('Missing, invalid or stale svix signature'),
+            '503': errorResponse('IDENTITY_WEBHOOK_SECRET is not configured'),
+          },
+        },
+      },
       '/api/documents/upload': {
         post: {
           tags: ['documents'],

@@ -11,6 +11,8 @@ export interface Context {
   /** Raw bearer token, verified lazily by `authedProcedure`. */
   bearer: string | null;
   ip: string | null;
+  /** The request's `Accept-Language` header (language of mail the request triggers, e.g. invitations). */
+  acceptLanguage: string | null;
 }
 
 /** Extracts the bearer token of an `Authorization` header (RFC 6750 section 2.1). */
@@ -21,7 +23,10 @@ export function bearerFrom(header: string | undefined): string | null {
 
 export function createContext(
   deps: AppDeps,
-  req: { headers: { authorization?: string | undefined }; ip?: string | undefined },
+  req: {
+    headers: { authorization?: string | undefined; 'accept-language'?: string | undefined };
+    ip?: string | undefined;
+  },
 ): Context {
   let em: SqlEntityManager | undefined;
   return {
@@ -32,5 +37,6 @@ export function createContext(
     },
     bearer: bearerFrom(req.headers.authorization),
     ip: req.ip ?? null,
+    acceptLanguage: req.headers['accept-language'] ?? null,
   };
 }

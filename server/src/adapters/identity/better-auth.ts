@@ -68,7 +68,20 @@
  *   200 {"id":"<id>",...,"members":[...]}          (403 when the user is not a member)
  * GET  /api/auth/token                             Authorization: Bearer <session token>
  *   200 {"token":"<session JWT with orgId and role>"}
+ * POST /api/auth/organization/create               Authorization: Bearer <session token>
+ *      {"name":"Cartório","slug":"cartorio","metadata":{"description":"..."}}
+ *   200 {"id":"...","slug":"cartorio",...,"members":[{"role":"owner",...}]}   (the caller is owner)
+ *   400 name not 1..120 characters, slug not [a-z0-9-] (1..64, no edge hyphen), other metadata, logo, userId
+ *   409 {"code":"CONFLICT"} slug taken
+ * POST /api/auth/organization/leave                {"organizationId":"<id>"}
+ *   200 the removed membership; 400 {"code":"BAD_REQUEST"} when the caller is the last owner
  * ```
+ * Of the organization plugin's endpoints only `create`, `set-active`, `list`, `get-full-organization`
+ * (answered without its invitations), `list-members` and `leave` are served (`ORGANIZATION_HTTP_ENDPOINTS`); every other `/api/auth/organization/*`
+ * path answers 404 `{"message","code":"NOT_FOUND"}`: members, roles and invitations are managed through the
+ * service's `/api/team/*` and `/api/org/*` routes, which apply the spec's role hierarchy (better-auth's own
+ * endpoints do not). better-auth sends no invitation mail. Membership changes made through better-auth
+ * (creation, leave, `auth.api.*`) reach `directory.onMembershipEvent` listeners.
  *
  * The session JWT (header `{"alg":"ES256","kid":"<key id>"}`), claims:
  * `{ sub: userId, email: string | null, orgId: string | null, role: "owner"|"admin"|"editor"|"reader"|null,
@@ -93,7 +106,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isRole, ROLE_RANK, type Role } from '@notary/shared';
+import { isRole, type Role } from '@notary/shared';
 import { APIError, type Auth, type BetterAuthOptions, betterAuth } from 'better-auth';
 import { generateRandomString } from 'better-auth/crypto';
 import { getSchema } from 'better-auth/db';
@@ -124,6 +137,18 @@ import { sql } from 'kysely';
 import { AppError } from '../../domain/errors';
 import { isPlaceholderEmail } from '../mail/placeholder';
 import type { Mailer } from '../mail/port';
+import {
+  bestRole,
+  blockedOrganizationBody,
+  blockedOrganizationPath,
+  createBetterAuthDirectory,
+  createOrganizationGuard,
+  createOrganizationHooks,
+  INVITATION_TTL_SECONDS,
+  MembershipEventHub,
+  SLUG_PATTERN,
+} from './better-auth-directory';
+import type { OrganizationDirectory } from './directory';
 import type { IdentityAdmin, IdentityOrganization, IdentityUser, SessionClaims, TokenVerifier } from './port';
 
 /**
@@ -165,6 +190,8 @@ export interface BetterAuthIdentityOptions {
   rateLimit?: 'database' | 'memory' | false;
   /** better-auth's log level (default `warn`). */
   logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Where failures of membership event listeners are reported (default `console.error`). */
+  logError?: (message: string, error: unknown) => void;
 }
 
 /** Length of the e-mailed one-time code (digits). */
@@ -185,23 +212,11 @@ const MEMBERSHIP_LIMIT = 10_000;
 const CLIENT_IP_HEADER = 'x-notary-client-ip';
 /** Advisory lock key (bigint) serializing better-auth migrations across instances; arbitrary constant. */
 const MIGRATION_LOCK_KEY = '7310224119';
-const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 function deriveSecret(secret: string): string {
   if (secret.length < 32) throw new Error('SECRET must be at least 32 characters long');
   // A subkey, so that better-auth's cookies and key encryption never share a key with file-URL signatures.
   return createHmac('sha256', secret).update('notary/identity/better-auth').digest('base64url');
-}
-
-/** Highest-ranked service role in a better-auth role string (it stores several roles comma-separated). */
-function bestRole(stored: unknown): Role | null {
-  if (typeof stored !== 'string') return null;
-  let best: Role | null = null;
-  for (const part of stored.split(',')) {
-    const role = part.trim();
-    if (isRole(role) && (best === null || ROLE_RANK[role] > ROLE_RANK[best])) best = role;
-  }
-  return best;
 }
 
 /** Lower-case URL slug from a display name: ASCII letters and digits separated by single hyphens. */
@@ -286,13 +301,19 @@ class DateColumnsPlugin implements KyselyPlugin {
  * first, so a fresh database is migrated before anything looks at it. `findMember` (used by the JWT payload
  * hook) reads through the instance once it exists.
  */
-function buildOptions(options: BetterAuthIdentityOptions, db: AnyKysely, findMember: FindMember) {
+function buildOptions(
+  options: BetterAuthIdentityOptions,
+  db: AnyKysely,
+  findMember: FindMember,
+  organizations: { events: MembershipEventHub; sessionUserId: (headers: Headers) => Promise<string | null> },
+) {
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   const origin = new URL(publicUrl).origin;
   const siweDomain = (options.siweDomain ?? new URL(publicUrl).host).toLowerCase();
   const schemaName = options.schema ?? 'auth';
   const mailer = options.mailer;
   const logLevel = options.logLevel ?? 'warn';
+  const guard = createOrganizationGuard(organizations);
 
   return {
     appName: 'Notary',
@@ -325,6 +346,8 @@ function buildOptions(options: BetterAuthIdentityOptions, db: AnyKysely, findMem
       disableOriginCheck: false,
       disableCSRFCheck: false,
     },
+    // Locks the organization plugin's HTTP endpoints down (better-auth-directory.ts, ORGANIZATION_HTTP_ENDPOINTS).
+    hooks: { before: guard.before, after: guard.after },
     plugins: [
       emailOTP({
         otpLength: EMAIL_OTP_LENGTH,
@@ -381,6 +404,10 @@ function buildOptions(options: BetterAuthIdentityOptions, db: AnyKysely, findMem
         },
         creatorRole: 'owner',
         membershipLimit: MEMBERSHIP_LIMIT,
+        invitationExpiresIn: INVITATION_TTL_SECONDS,
+        // The service mails invitations itself, with its own templates (and never to placeholder addresses).
+        sendInvitationEmail: async () => {},
+        organizationHooks: createOrganizationHooks(organizations.events),
       }),
       jwt({
         jwks: { keyPairConfig: { alg: 'ES256' } },
@@ -436,7 +463,10 @@ export interface BetterAuthIdentity {
    * Node/Express handler for every `/api/auth/*` request, e.g. `app.all('/api/auth/{*rest}', handler)`.
    * Mount it before any body parser, or keep the parsed body intact: better-auth reads the raw request.
    */
-  handler: (req: IncomingMessage & { ip?: string }, res: ServerResponse) => Promise<void>;
+  handler: (
+    req: IncomingMessage & { ip?: string; originalUrl?: string },
+    res: ServerResponse,
+  ) => Promise<void>;
   verifier: TokenVerifier;
   /** Operator operations, plus the membership lookup the tenancy code reconciles its role table from. */
   admin: BetterAuthAdmin;
@@ -444,6 +474,11 @@ export interface BetterAuthIdentity {
   migrate(): Promise<void>;
   /** Public JWK Set URL (`<publicUrl>/api/auth/jwks`) for verifiers in other processes. */
   jwksUrl: string;
+  /**
+   * Organizations, members, invitations and wallet lookups as an operator (better-auth-directory.ts). Its
+   * `onMembershipEvent` also reports changes made through better-auth's own endpoints and through `admin`.
+   */
+  directory: OrganizationDirectory;
 }
 
 /**
@@ -466,8 +501,21 @@ export function createBetterAuthIdentity(options: BetterAuthIdentityOptions): Be
         { field: 'userId', value: userId },
       ],
     });
+  const events = new MembershipEventHub(
+    options.logError ?? ((message, error) => console.error(`[identity] ${message}`, error)),
+  );
+  const sessionUserId = async (headers: Headers): Promise<string | null> => {
+    // A full `auth.api` call, so that the bearer plugin turns `Authorization: Bearer` into the session.
+    const session = await getAuth()
+      .api.getSession({ headers, query: { disableRefresh: true } })
+      .catch(() => null);
+    return session?.user.id ?? null;
+  };
   const dates = new DateColumnsPlugin();
-  const authOptions = buildOptions(options, options.db.withPlugin(dates), findMember);
+  const authOptions = buildOptions(options, options.db.withPlugin(dates), findMember, {
+    events,
+    sessionUserId,
+  });
   dates.columns = new Set(
     Object.values(getSchema(authOptions)).flatMap((table) =>
       Object.entries(table.fields).flatMap(([column, field]) => (field.type === 'date' ? [column] : [])),
@@ -475,7 +523,19 @@ export function createBetterAuthIdentity(options: BetterAuthIdentityOptions): Be
   );
   let nodeHandler: ReturnType<typeof toNodeHandler> | undefined;
 
-  const handler = (req: IncomingMessage & { ip?: string }, res: ServerResponse): Promise<void> => {
+  const handler = async (
+    req: IncomingMessage & { ip?: string; originalUrl?: string },
+    res: ServerResponse,
+  ): Promise<void> => {
+    // The organization plugin's endpoints outside the allowed few: refused before better-auth sees them (its
+    // `hooks.before` refuses them again, by the routed endpoint's own path).
+    const blocked = blockedOrganizationPath(req.originalUrl ?? req.url ?? '/', '/api/auth');
+    if (blocked !== null) {
+      const body = JSON.stringify(blockedOrganizationBody(blocked));
+      res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
     const ip = req.ip ?? req.socket.remoteAddress;
     if (ip) req.headers[CLIENT_IP_HEADER] = ip;
     else delete req.headers[CLIENT_IP_HEADER];
@@ -529,9 +589,10 @@ export function createBetterAuthIdentity(options: BetterAuthIdentityOptions): Be
     },
     handler,
     verifier,
-    admin: createAdmin(getAuth, findMember),
+    admin: createAdmin(getAuth, findMember, events),
     migrate,
     jwksUrl: `${publicUrl}/api/auth/jwks`,
+    directory: createBetterAuthDirectory({ adapter: async () => (await getAuth().$context).adapter, events }),
   };
 }
 
@@ -666,7 +727,11 @@ export interface BetterAuthAdmin extends IdentityAdmin {
   ): Promise<{ role: Role; organizationName: string; organizationSlug: string } | null>;
 }
 
-function createAdmin(getAuth: () => BetterAuthInstance, findMember: FindMember): BetterAuthAdmin {
+function createAdmin(
+  getAuth: () => BetterAuthInstance,
+  findMember: FindMember,
+  events: MembershipEventHub,
+): BetterAuthAdmin {
   const toUser = (u: UserRow): IdentityUser => ({ id: u.id, email: u.email, name: u.name });
   const toOrg = (o: OrganizationRow): IdentityOrganization => ({ id: o.id, name: o.name, slug: o.slug });
 
@@ -770,9 +835,12 @@ function createAdmin(getAuth: () => BetterAuthInstance, findMember: FindMember):
           where: [{ field: 'id', value: member.id }],
           update: { role },
         });
+        // A direct update runs no organization hook: report it like the plugin's own endpoints do.
+        await events.emit({ type: 'member.upserted', organizationId, userId, role });
         return;
       }
       try {
+        // Reported by the plugin's afterAddMember hook.
         await getAuth().api.addMember({ body: { organizationId, userId, role } });
       } catch (e) {
         if (e instanceof APIError)

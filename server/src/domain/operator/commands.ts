@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { isRole, type Role } from '@notary/shared';
+import { isRole, ROLE_RANK, type Role } from '@notary/shared';
+import type { OrganizationDirectory } from '../../adapters/identity/directory';
 import type { IdentityAdmin } from '../../adapters/identity/port';
 import { AppError } from '../errors';
 import { ensureOrganizationTenant, ensurePersonalTenant, setTenantRole } from '../tenancy/resolve';
@@ -11,13 +12,18 @@ import { ensureOrganizationTenant, ensurePersonalTenant, setTenantRole } from '.
 export interface OperatorContext {
   em: EntityManager;
   identity: IdentityAdmin;
+  /** Organizations and memberships at the provider; needed by `org:list`, `org:members`, `org:transfer`. */
+  directory?: OrganizationDirectory | undefined;
 }
 
 export type OperatorCommand =
   | { command: 'user:create'; email: string }
   | { command: 'org:create'; name: string; owner: string }
   | { command: 'member:add'; org: string; email: string; role: string }
-  | { command: 'token'; email: string; org?: string | undefined };
+  | { command: 'token'; email: string; org?: string | undefined }
+  | { command: 'org:list' }
+  | { command: 'org:members'; org: string }
+  | { command: 'org:transfer'; org: string; to: string };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -33,6 +39,17 @@ async function userByEmail(ctx: OperatorContext, email: string) {
   return user;
 }
 
+function directoryOf(ctx: OperatorContext): OrganizationDirectory {
+  if (!ctx.directory)
+    throw new Error('This command needs the organization directory of the identity provider');
+  return ctx.directory;
+}
+
+/** One output line: tab-separated columns, tabs and line breaks inside a value replaced by spaces. */
+function row(...columns: (string | number)[]): string {
+  return columns.map((c) => String(c).replace(/[\t\r\n]+/g, ' ')).join('\t');
+}
+
 async function orgBySlug(ctx: OperatorContext, slug: string) {
   const org = await ctx.identity.findOrganizationBySlug(slug.trim().toLowerCase());
   if (!org) throw new AppError('NOT_FOUND', `No organization with slug ${slug}`);
@@ -45,7 +62,13 @@ async function orgBySlug(ctx: OperatorContext, slug: string) {
  * - `org:create`: creates the organization with the owner (an existing user); prints `<id> <slug>`.
  * - `member:add`: adds or updates a membership with the role owner|admin|editor|reader.
  * - `token`: prints a session JWT for the user, with the organization active when `org` is given.
- * @throws AppError BAD_REQUEST (invalid input), NOT_FOUND (unknown user or organization).
+ * - `org:list`: one line per organization at the provider: `<id>\t<slug>\t<name>\t<member count>`, by slug.
+ * - `org:members`: one line per member at the provider: `<email>\t<role>`, owners first, then by e-mail.
+ * - `org:transfer`: makes the member `to` the owner and every previous owner an admin, at the provider and in
+ *   the service's role table. The new owner is promoted before anyone is demoted, so the organization never
+ *   lacks an owner; a failure midway leaves extra owners, and running the command again finishes the job.
+ * @throws AppError BAD_REQUEST (invalid input, transfer to a non-member), NOT_FOUND (unknown user or
+ *   organization), BAD_GATEWAY (provider failure).
  */
 export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorCommand): Promise<string> {
   switch (cmd.command) {
@@ -79,6 +102,44 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
       const user = await userByEmail(ctx, cmd.email);
       const org = cmd.org ? await orgBySlug(ctx, cmd.org) : undefined;
       return ctx.identity.issueSessionToken({ userId: user.id, ...(org ? { organizationId: org.id } : {}) });
+    }
+    case 'org:list': {
+      const directory = directoryOf(ctx);
+      const organizations = (await directory.listOrganizations()).sort((a, b) =>
+        a.slug.localeCompare(b.slug),
+      );
+      const lines: string[] = [];
+      for (const org of organizations) {
+        const members = await directory.listMembers(org.id);
+        lines.push(row(org.id, org.slug, org.name, members.length));
+      }
+      return lines.join('\n');
+    }
+    case 'org:members': {
+      const directory = directoryOf(ctx);
+      const org = await orgBySlug(ctx, cmd.org);
+      const members = await directory.listMembers(org.id);
+      members.sort((a, b) => ROLE_RANK[b.role] - ROLE_RANK[a.role] || a.email.localeCompare(b.email));
+      return members.map((m) => row(m.email, m.role)).join('\n');
+    }
+    case 'org:transfer': {
+      const directory = directoryOf(ctx);
+      const org = await orgBySlug(ctx, cmd.org);
+      const user = await userByEmail(ctx, cmd.to);
+      const members = await directory.listMembers(org.id);
+      if (!members.some((m) => m.userId === user.id)) {
+        throw new AppError('BAD_REQUEST', `${user.email} is not a member of ${org.slug} (add them first)`);
+      }
+      const previous = members.filter((m) => m.role === 'owner' && m.userId !== user.id);
+      const tenant = await ensureOrganizationTenant(ctx.em, org);
+      await directory.setMemberRole(org.id, user.id, 'owner');
+      await setTenantRole(ctx.em, tenant, user.id, 'owner');
+      for (const owner of previous) {
+        await directory.setMemberRole(org.id, owner.userId, 'admin');
+        await setTenantRole(ctx.em, tenant, owner.userId, 'admin');
+      }
+      const demoted = previous.map((m) => m.email).join(', ');
+      return `${user.email} is owner of ${org.slug}${demoted ? `; now admin: ${demoted}` : ''}`;
     }
   }
 }

@@ -1,4 +1,7 @@
 import { router } from '../../trpc';
+import { deleteConfirm } from './delete-confirm';
+import { deleteRequest } from './delete-request';
+import { updateProfile } from './profile';
 
 /** Organization routes (spec, Organization): `/api/org/*`. */
-export const orgRouter = router({});
+export const orgRouter = router({ updateProfile, deleteRequest, deleteConfirm });

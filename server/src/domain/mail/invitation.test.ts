@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { invitationMail, joinLink, pickMailLanguage } from './invitation';
+
+describe('invitation mail', () => {
+  it('picks the language: explicit, else Accept-Language by q, else Portuguese', () => {
+    expect(pickMailLanguage(null)).toBe('pt');
+    expect(pickMailLanguage('')).toBe('pt');
+    expect(pickMailLanguage('en-US,en;q=0.9')).toBe('en');
+    expect(pickMailLanguage('pt-BR,pt;q=0.9,en;q=0.8')).toBe('pt');
+    expect(pickMailLanguage('fr-FR, en;q=0.5, pt;q=0.7')).toBe('pt');
+    expect(pickMailLanguage('de, fr')).toBe('pt');
+    expect(pickMailLanguage('en;q=0, pt;q=0.1')).toBe('pt');
+    expect(pickMailLanguage('EN-gb;q=0.8, de')).toBe('en');
+    expect(pickMailLanguage('en', 'pt')).toBe('pt');
+    expect(pickMailLanguage(null, 'en')).toBe('en');
+  });
+
+  it('links to the web client and names the accept route, in both languages, with escaped HTML', () => {
+    const input = {
+      to: 'ana@example.com',
+      organizationName: 'Cartório <Central>\r\nBcc: x@evil.example',
+      inviterName: 'Bia & Co',
+      role: 'editor' as const,
+      invitationId: 'inv123',
+      publicUrl: 'https://notary.example/',
+      expiresAt: new Date('2030-01-02T03:04:00Z'),
+    };
+    expect(joinLink(input.publicUrl, input.invitationId)).toBe('https://notary.example/app/#/join/inv123');
+    const pt = invitationMail({ ...input, lang: 'pt' });
+    expect(pt.to).toBe('ana@example.com');
+    expect(pt.subject).not.toMatch(/[\r\n]/);
+    expect(pt.subject).toContain('Convite');
+    expect(pt.text).toContain('https://notary.example/app/#/join/inv123');
+    expect(pt.text).toContain('POST https://notary.example/api/team/invitations/inv123/accept');
+    expect(pt.text).toContain('papel de editor');
+    expect(pt.text).toContain('UTC');
+    expect(pt.html).toContain('Cartório &#60;Central&#62;');
+    expect(pt.html).toContain('Bia &#38; Co');
+    expect(pt.html).not.toContain('<Central>');
+    const en = invitationMail({ ...input, lang: 'en', role: 'reader' });
+    expect(en.subject).toContain('Invitation');
+    expect(en.text).toContain('as reader');
+    expect(en.text).toContain('https://notary.example/app/#/join/inv123');
+  });
+});

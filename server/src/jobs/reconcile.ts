@@ -1,0 +1,127 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { MembershipEvent, OrganizationDirectory } from '../adapters/identity/directory';
+import { IdentityWebhookDelivery } from '../db/entities';
+import { applyMembershipEvent, type ReconcileSummary, reconcileAll } from '../domain/tenancy/reconcile';
+
+/** Where the jobs report: errors always, summaries only when something changed and `info` is enabled. */
+export interface JobLog {
+  info(message: string): void;
+  error(message: string, error: unknown): void;
+}
+
+/** A console logger honouring the configured level (`LOG_LEVEL`). */
+export function consoleJobLog(level: 'debug' | 'info' | 'warn' | 'error' | 'silent'): JobLog {
+  return {
+    info: (message) => {
+      if (level === 'debug' || level === 'info') console.info(message);
+    },
+    error: (message, error) => {
+      if (level !== 'silent') console.error(message, error);
+    },
+  };
+}
+
+/**
+ * Processed webhook deliveries are remembered this long (svix retries a failed delivery for about a day and a
+ * half; a replay older than 5 minutes fails its timestamp check anyway).
+ */
+export const WEBHOOK_DELIVERY_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/** The periodic reconcile (see `startReconcileJob`). */
+export interface ReconcileJob {
+  /**
+   * Runs a reconcile now (or joins the one in progress). Resolves with its summary, or undefined when it
+   * failed (the error is logged).
+   */
+  runOnce(): Promise<ReconcileSummary | undefined>;
+  /** Stops the timer and waits for a run in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Every `intervalSeconds` (0: never), reconciles the role table with the provider's memberships
+ * (`reconcileAll`, on a fresh `em.fork()`) and forgets webhook deliveries older than the retention. Runs never
+ * overlap; errors are logged and the next tick tries again. The timer is unref'd: it never keeps the process
+ * alive. Together with `resolveTenant` asking the provider when a row is missing, a member removed at the
+ * provider without any event reaching the service loses access within `intervalSeconds` (at most 300, the
+ * longest session token lifetime).
+ */
+export function startReconcileJob(options: {
+  fork: () => EntityManager;
+  directory: Pick<OrganizationDirectory, 'listOrganizations' | 'listMembers'>;
+  intervalSeconds: number;
+  log: JobLog;
+}): ReconcileJob {
+  let running: Promise<ReconcileSummary | undefined> | undefined;
+  let stopped = false;
+
+  const run = async (): Promise<ReconcileSummary | undefined> => {
+    try {
+      const em = options.fork();
+      const summary = await reconcileAll(em, options.directory);
+      await em.nativeDelete(IdentityWebhookDelivery, {
+        receivedAt: { $lt: new Date(Date.now() - WEBHOOK_DELIVERY_RETENTION_MS) },
+      });
+      if (summary.added + summary.updated + summary.removed > 0) {
+        options.log.info(
+          `[reconcile] ${summary.organizations} organizations: ${summary.added} members added, ` +
+            `${summary.updated} roles updated, ${summary.removed} removed`,
+        );
+      }
+      return summary;
+    } catch (e) {
+      options.log.error('[reconcile] failed; retrying at the next interval', e);
+      return undefined;
+    }
+  };
+
+  const runOnce = (): Promise<ReconcileSummary | undefined> => {
+    running ??= run().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  const timer =
+    options.intervalSeconds > 0
+      ? setInterval(() => {
+          if (!stopped && !running) void runOnce();
+        }, options.intervalSeconds * 1000)
+      : undefined;
+  timer?.unref();
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/**
+ * Subscribes the role table to the provider's membership events: each event is applied on a fresh
+ * `em.fork()`, in the order received (one at a time, so an upsert followed by a removal ends removed).
+ * Failures are logged, never thrown at the provider; the periodic reconcile repairs what a failed event left.
+ * The listener resolves once its event is applied. `drain()` waits for the events received so far.
+ */
+export function subscribeMembershipEvents(options: {
+  directory: Pick<OrganizationDirectory, 'onMembershipEvent'>;
+  fork: () => EntityManager;
+  log: JobLog;
+}): { drain(): Promise<void> } {
+  let queue: Promise<void> = Promise.resolve();
+  const apply = async (event: MembershipEvent): Promise<void> => {
+    try {
+      await applyMembershipEvent(options.fork(), event);
+    } catch (e) {
+      options.log.error(`[membership] could not apply ${event.type} of ${event.organizationId}`, e);
+    }
+  };
+  options.directory.onMembershipEvent((event) => {
+    queue = queue.then(() => apply(event));
+    return queue;
+  });
+  return { drain: () => queue };
+}

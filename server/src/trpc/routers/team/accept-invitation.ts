@@ -1,0 +1,30 @@
+import { InvitationAcceptedSchema } from '@notary/shared';
+import { z } from 'zod';
+import { acceptTeamInvitation } from '../../../domain/team/service';
+import { authedProcedure } from '../../trpc';
+import { teamPorts } from './ports';
+
+/**
+ * `POST /api/team/invitations/{invitationId}/accept` (README, Team: the join link's route): the signed-in
+ * user, in any tenant, whose e-mail is the invited one, joins: 200 `{ok:true, organizationId, role}`; 410 the
+ * second time.
+ */
+export const acceptInvitation = authedProcedure
+  .meta({
+    openapi: {
+      errorResponses: {
+        401: 'Missing or invalid session token',
+        403: 'The invitation is for another e-mail address',
+        404: 'No such invitation',
+        410: 'Invitation already used, canceled or expired',
+        502: 'Identity provider error',
+      },
+      method: 'POST',
+      path: '/api/team/invitations/{invitationId}/accept',
+      tags: ['team'],
+      protect: true,
+    },
+  })
+  .input(z.object({ invitationId: z.string().min(1).max(128) }))
+  .output(InvitationAcceptedSchema)
+  .mutation(({ ctx, input }) => acceptTeamInvitation(teamPorts(ctx), ctx.actor, input.invitationId));

@@ -1,0 +1,35 @@
+import { TeamInviteInputSchema, TeamInviteResultSchema } from '@notary/shared';
+import { inviteToTeam } from '../../../domain/team/service';
+import { authedProcedure } from '../../trpc';
+import { teamPorts } from './ports';
+
+/**
+ * `POST /api/team/invitations` (spec, Team) `{role, email?, wallet?, lang?}`: 201 `{ok:true}` by e-mail (the
+ * join link is mailed in `lang`, else the `Accept-Language` language, else Portuguese), 201
+ * `{ok:true, joined:true}` by wallet (added directly).
+ */
+export const invite = authedProcedure
+  .meta({
+    openapi: {
+      errorResponses: {
+        400: 'No active organization; not exactly one of email and wallet; malformed email or wallet',
+        401: 'Missing or invalid session token',
+        403: 'Below admin, or a role above your own',
+        404: 'No account linked to that wallet',
+        409: 'Already a member',
+        502: 'Identity provider error, or the invitation mail could not be sent',
+      },
+      method: 'POST',
+      path: '/api/team/invitations',
+      tags: ['team'],
+      protect: true,
+      successDescription:
+        'Invitation mailed (`{ok:true}`) or wallet account added (`{ok:true, joined:true}`)',
+    },
+    rest: { status: 201 },
+  })
+  .input(TeamInviteInputSchema)
+  .output(TeamInviteResultSchema)
+  .mutation(({ ctx, input }) =>
+    inviteToTeam(teamPorts(ctx), ctx.actor, { ...input, acceptLanguage: ctx.acceptLanguage }),
+  );
