@@ -49,7 +49,6 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
       }
       const declared = Number(req.headers['content-length']);
       if (Number.isFinite(declared) && declared > LIMITS.maxUploadBytes + MULTIPART_OVERHEAD) {
-        res.setHeader('Connection', 'close');
         throw new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
       }
       const key = `${actor.tenant.id}/${randomUUID()}`;
@@ -82,9 +81,23 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
       }
     } catch (e) {
       // A client that hung up gets no answer (its socket is gone); everyone else gets the error body.
-      if (!res.socket?.destroyed) sendError(res, e);
+      if (res.socket?.destroyed) return;
+      // Answering before the body is read (bad token, role, declared size): keep reading and discarding it
+      // for a while, so the client sees the answer instead of a broken pipe; then cut it off.
+      if (!req.complete) lingerThenClose(req);
+      sendError(res, e);
     }
   };
+}
+
+/** Seconds an early-answered upload may keep sending before the connection is cut (like nginx's lingering close). */
+const LINGER_SECONDS = 15;
+
+function lingerThenClose(req: Request): void {
+  const timer = setTimeout(() => req.socket.destroy(), LINGER_SECONDS * 1000).unref();
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
 }
 
 interface Received {
