@@ -1,0 +1,79 @@
+/**
+ * Chain port of the anchoring pipeline (issue 4): one implementation per chain (EVM through an EAS
+ * attestation, Stacks through a Clarity contract call), the same worker code for the local devnet, tests and
+ * production networks.
+ *
+ * The pipeline drives a transaction through: nonce (under its own lock) → `signAnchor` (the signed bytes and
+ * hash are committed before anything is sent) → `broadcast` (idempotent: re-sending the same bytes after a
+ * crash is safe) → `getStatus` until included with enough confirmations; a stuck one is re-signed with the same
+ * nonce and a higher fee; a receipt that disappears (reorg) sends the batch again.
+ */
+
+export type ChainKind = 'evm' | 'stacks';
+
+/** Public description of the configured network (feeds `GET /api/onchain/info`). */
+export interface ChainNetworkInfo {
+  /** e.g. `hardhat`, `base-sepolia`, `sepolia`; for Stacks `devnet`, `testnet`, `mainnet`. */
+  network: string;
+  /** EVM chain id (Stacks: its chain id constant). */
+  chainId: number;
+  /** Explorer prefix of transaction links (EVM: `<prefix>/<0xhash>`; Stacks: `<prefix>/0x<txid>?chain=<network>`). */
+  explorerTxPrefix: string;
+  /** EVM only: prefix of attestation view links (`<prefix>/<uid>`), empty for Stacks. */
+  attestationScanPrefix: string;
+}
+
+/** Fee parameters, in the chain's smallest unit (wei per gas; micro-STX for Stacks). */
+export interface FeeParams {
+  /** EVM: maxFeePerGas; Stacks: total fee. */
+  maxFee: bigint;
+  /** EVM: maxPriorityFeePerGas; unused on Stacks. */
+  priorityFee: bigint;
+}
+
+export interface SignedAnchorTx {
+  /** Transaction hash / txid, lower-case hex with 0x (Stacks txids are stored with 0x too). */
+  txHash: string;
+  /** The signed, serialized transaction: exactly what `broadcast` sends. */
+  raw: Uint8Array;
+  nonce: bigint;
+  fee: FeeParams;
+}
+
+export type BroadcastResult =
+  | { ok: true }
+  /** Refused by the node; `reason` is the node's own message, read from its response. */
+  | {
+      ok: false;
+      reason: string;
+      kind: 'nonce-too-low' | 'already-known' | 'underpriced' | 'rejected' | 'unreachable';
+    };
+
+export type TxStatus =
+  | { state: 'unknown' }
+  | { state: 'pending' }
+  | {
+      state: 'included';
+      blockNumber: bigint;
+      /** Blocks on top of the inclusion block, the inclusion block counting as 1. */
+      confirmations: number;
+      /** EVM: the EAS attestation UID from the `Attested` event. */
+      attestationUid?: string;
+      /** The 32-byte value the transaction anchored, read back from the chain (hex with 0x). */
+      anchoredRoot: string;
+    }
+  | { state: 'failed'; reason: string };
+
+export interface AnchorChain {
+  readonly kind: ChainKind;
+  info(): ChainNetworkInfo;
+  /** The signer's next nonce as the chain sees it (pending included): the resync source. */
+  chainNonce(): Promise<bigint>;
+  /** Current suggested fees. */
+  suggestFees(): Promise<FeeParams>;
+  /** Builds and signs the anchoring transaction of `root` (exactly 32 bytes). No broadcast. */
+  signAnchor(root: Uint8Array, nonce: bigint, fee: FeeParams): Promise<SignedAnchorTx>;
+  /** Sends signed bytes; never throws for a node refusal (see `BroadcastResult`). */
+  broadcast(raw: Uint8Array): Promise<BroadcastResult>;
+  getStatus(txHash: string): Promise<TxStatus>;
+}
