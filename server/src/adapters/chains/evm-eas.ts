@@ -1,0 +1,329 @@
+import {
+  AbiCoder,
+  Contract,
+  getBytes,
+  hexlify,
+  Interface,
+  JsonRpcProvider,
+  keccak256,
+  Network,
+  solidityPacked,
+  Transaction,
+  Wallet,
+  ZeroAddress,
+  ZeroHash,
+} from 'ethers';
+import { easAbi, schemaRegistryAbi } from './eas-abi';
+import type {
+  AnchorChain,
+  BroadcastResult,
+  ChainNetworkInfo,
+  FeeParams,
+  SignedAnchorTx,
+  TxStatus,
+} from './port';
+
+/**
+ * EVM implementation of the chain port: one EAS attestation per batch (Ethereum Attestation Service,
+ * `EAS.attest`, contracts `@ethereum-attestation-service/eas-contracts` 1.9.0), sent as a raw EIP-1559
+ * (type 2) transaction signed here with ethers 6.
+ *
+ * Schema (registered once per SchemaRegistry, see `ensureSchema`):
+ * - fields: `bytes32 merkleRoot`: the root of the batch's Merkle tree (`domain/anchoring/merkle.ts`), which for
+ *   a batch of one is the document's SHA-256 itself;
+ * - resolver: none (zero address); revocable: false (an anchor is never withdrawn); no expiration; recipient
+ *   zero; refUID zero; value 0.
+ * - UID = `keccak256(abi.encodePacked(schema, resolver, revocable))` (SchemaRegistry._getUID), here
+ *   `keccak256(abi.encodePacked("bytes32 merkleRoot", address(0), false))`, the same on every chain:
+ *   `EAS_SCHEMA_UID` below.
+ * No `leafCount` field: it is not needed to verify a proof (a proof carries its own path) and it would widen
+ * the port's `signAnchor(root, ...)`; the batch size stays in our database.
+ *
+ * Attester: the signer's address. Anyone can read an anchor back with `getAttestation(uid)` and decode `data`
+ * as `(bytes32)`; attestation pages are `<attestationScanPrefix>/<uid>` (easscan).
+ */
+
+/** The schema string registered in the SchemaRegistry. */
+export const EAS_SCHEMA = 'bytes32 merkleRoot';
+
+/** UID of `EAS_SCHEMA` with no resolver, not revocable (identical on every chain). */
+export const EAS_SCHEMA_UID = keccak256(
+  solidityPacked(['string', 'address', 'bool'], [EAS_SCHEMA, ZeroAddress, false]),
+);
+
+/** Used when gas cannot be estimated at signing time (one attestation of our schema uses ~270k gas here). */
+export const FALLBACK_GAS_LIMIT = 350_000n;
+/** Multiplier applied to the first successful estimate, in percent. */
+const GAS_MARGIN_PERCENT = 130n;
+
+export interface EvmEasConfig {
+  /** JSON-RPC HTTP endpoint. */
+  rpcUrl: string;
+  /** Signer key (0x + 64 hex). */
+  privateKey: string;
+  easAddress: string;
+  schemaRegistryAddress: string;
+  /** Optional: must equal `EAS_SCHEMA_UID` if given (a different schema cannot be attested by this adapter). */
+  schemaUid?: string;
+  network: string;
+  chainId: number;
+  explorerTxPrefix: string;
+  attestationScanPrefix: string;
+  /** Fixed gas limit; default: estimate once (+30%), `FALLBACK_GAS_LIMIT` when estimation fails. */
+  gasLimit?: bigint;
+  /** Timeout of one JSON-RPC call in ms (broadcast only). Default 10,000. */
+  rpcTimeoutMs?: number;
+}
+
+/** Outcome of `ensureSchema`. */
+export interface EnsureSchemaResult {
+  uid: string;
+  /** True if this call registered it (then `txHash` is the registration). */
+  registered: boolean;
+  txHash?: string;
+}
+
+/** Maps a node's refusal text to the port's kinds (geth, Nethermind, Erigon, Hardhat/EDR and Anvil wordings). */
+export function classifyRefusal(message: string): Exclude<BroadcastResult, { ok: true }>['kind'] {
+  const m = message.toLowerCase();
+  if (m.includes('nonce too low') || m.includes('nonce is too low') || m.includes('oldnonce'))
+    return 'nonce-too-low';
+  if (m.includes('already known') || m.includes('known transaction') || m.includes('already imported'))
+    return 'already-known';
+  if (m.includes('underpriced') || m.includes('fee too low') || m.includes('feetoolow')) return 'underpriced';
+  return 'rejected';
+}
+
+interface RpcErrorBody {
+  error?: { code?: number; message?: string; data?: unknown };
+  result?: unknown;
+}
+
+export class EvmEasChain implements AnchorChain {
+  readonly kind = 'evm' as const;
+  readonly provider: JsonRpcProvider;
+  private readonly wallet: Wallet;
+  private readonly eas: Interface;
+  private readonly schemaUid: string;
+  private estimatedGas: bigint | undefined;
+
+  /** Throws `Error` when `schemaUid` is given and is not `EAS_SCHEMA_UID`, or the key is malformed. */
+  constructor(private readonly config: EvmEasConfig) {
+    if (config.schemaUid !== undefined && config.schemaUid.toLowerCase() !== EAS_SCHEMA_UID) {
+      throw new Error(
+        `EVM schema UID ${config.schemaUid} is not the UID of "${EAS_SCHEMA}" (no resolver, not revocable): ${EAS_SCHEMA_UID}`,
+      );
+    }
+    this.schemaUid = EAS_SCHEMA_UID;
+    // staticNetwork: no chain-id probe loop when the node is down; cacheTimeout -1: every read hits the node
+    // (a cached "no receipt" or nonce would hide a change the pipeline polls for).
+    this.provider = new JsonRpcProvider(config.rpcUrl, Network.from(config.chainId), {
+      staticNetwork: true,
+      cacheTimeout: -1,
+    });
+    this.wallet = new Wallet(config.privateKey);
+    this.eas = new Interface(easAbi());
+  }
+
+  /** The attester's address (checksummed). */
+  get address(): string {
+    return this.wallet.address;
+  }
+
+  info(): ChainNetworkInfo {
+    const { network, chainId, explorerTxPrefix, attestationScanPrefix } = this.config;
+    return { network, chainId, explorerTxPrefix, attestationScanPrefix };
+  }
+
+  /**
+   * Registers `EAS_SCHEMA` when `getSchema(EAS_SCHEMA_UID)` says it is missing, and waits for the receipt.
+   * Call it at start, before the pipeline reads `chainNonce()`: it spends one nonce of the signer.
+   * Throws on RPC errors, on a failed registration, or if the registry returns a UID other than ours.
+   */
+  async ensureSchema(): Promise<EnsureSchemaResult> {
+    const signer = this.wallet.connect(this.provider);
+    const registry = new Contract(this.config.schemaRegistryAddress, schemaRegistryAbi(), signer);
+    const existing = (await registry.getFunction('getSchema').staticCall(this.schemaUid)) as { uid: string };
+    if (existing.uid === this.schemaUid) return { uid: this.schemaUid, registered: false };
+    const tx = await registry.getFunction('register').send(EAS_SCHEMA, ZeroAddress, false);
+    const receipt = await tx.wait();
+    if (receipt === null || receipt.status !== 1) throw new Error(`schema registration ${tx.hash} failed`);
+    const check = (await registry.getFunction('getSchema').staticCall(this.schemaUid)) as { uid: string };
+    if (check.uid !== this.schemaUid) throw new Error(`registered schema UID differs from ${this.schemaUid}`);
+    return { uid: this.schemaUid, registered: true, txHash: tx.hash };
+  }
+
+  /** `eth_getTransactionCount(address, "pending")`. Throws on RPC errors. */
+  async chainNonce(): Promise<bigint> {
+    return BigInt(await this.provider.getTransactionCount(this.wallet.address, 'pending'));
+  }
+
+  /**
+   * From `eth_feeHistory`/`eth_maxPriorityFeePerGas` via ethers `getFeeData` (maxFee = 2 × base fee + tip);
+   * falls back to `gasPrice` for both on a node without EIP-1559. Wei per gas. Throws on RPC errors.
+   */
+  async suggestFees(): Promise<FeeParams> {
+    const f = await this.provider.getFeeData();
+    const maxFee = f.maxFeePerGas ?? f.gasPrice;
+    const priorityFee = f.maxPriorityFeePerGas ?? f.gasPrice;
+    if (maxFee === null || priorityFee === null) throw new Error('the node reports no fee data');
+    return { maxFee, priorityFee };
+  }
+
+  /** ABI-encoded calldata of `EAS.attest` for `root` (exactly 32 bytes; `TypeError` otherwise). */
+  attestCalldata(root: Uint8Array): string {
+    if (root.length !== 32) throw new TypeError(`anchored root must be 32 bytes, got ${root.length}`);
+    const data = AbiCoder.defaultAbiCoder().encode(['bytes32'], [root]);
+    return this.eas.encodeFunctionData('attest', [
+      {
+        schema: this.schemaUid,
+        data: {
+          recipient: ZeroAddress,
+          expirationTime: 0n,
+          revocable: false,
+          refUID: ZeroHash,
+          data,
+          value: 0n,
+        },
+      },
+    ]);
+  }
+
+  private async gasLimit(calldata: string): Promise<bigint> {
+    if (this.config.gasLimit !== undefined) return this.config.gasLimit;
+    if (this.estimatedGas !== undefined) return this.estimatedGas;
+    try {
+      const est = await this.provider.estimateGas({
+        from: this.wallet.address,
+        to: this.config.easAddress,
+        data: calldata,
+      });
+      this.estimatedGas = (est * GAS_MARGIN_PERCENT) / 100n;
+      return this.estimatedGas;
+    } catch {
+      return FALLBACK_GAS_LIMIT;
+    }
+  }
+
+  /**
+   * Signs (EIP-1559, type 2) `EAS.attest` of `root` with the given nonce and fees (wei per gas); nothing is sent.
+   * Gas limit: `config.gasLimit`, else the first estimate +30% (cached), else `FALLBACK_GAS_LIMIT`; the
+   * estimate is the only network call and is skipped once cached. Throws `TypeError` for a root that is not
+   * 32 bytes.
+   */
+  async signAnchor(root: Uint8Array, nonce: bigint, fee: FeeParams): Promise<SignedAnchorTx> {
+    const data = this.attestCalldata(root);
+    const gasLimit = await this.gasLimit(data);
+    const tx = Transaction.from({
+      type: 2,
+      chainId: BigInt(this.config.chainId),
+      nonce: Number(nonce),
+      to: this.config.easAddress,
+      data,
+      value: 0n,
+      gasLimit,
+      maxFeePerGas: fee.maxFee,
+      maxPriorityFeePerGas: fee.priorityFee,
+    });
+    const signed = await this.wallet.signTransaction(tx);
+    const hash = Transaction.from(signed).hash;
+    if (hash === null) throw new Error('signed transaction has no hash');
+    return { txHash: hash.toLowerCase(), raw: getBytes(signed), nonce, fee };
+  }
+
+  /**
+   * `eth_sendRawTransaction` over a plain HTTP POST, so that the node's own error text is what we classify.
+   * Never throws: a JSON-RPC error is `rejected`/`nonce-too-low`/`already-known`/`underpriced` (see
+   * `classifyRefusal`); no answer, a timeout, a non-JSON or HTTP error answer is `unreachable`.
+   * Note: re-sending bytes already mined answers `nonce-too-low` on most nodes: check `getStatus` first.
+   */
+  async broadcast(raw: Uint8Array): Promise<BroadcastResult> {
+    let body: RpcErrorBody;
+    try {
+      const res = await fetch(this.config.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_sendRawTransaction',
+          params: [hexlify(raw)],
+        }),
+        signal: AbortSignal.timeout(this.config.rpcTimeoutMs ?? 10_000),
+      });
+      const text = await res.text();
+      try {
+        body = JSON.parse(text) as RpcErrorBody;
+      } catch {
+        return { ok: false, kind: 'unreachable', reason: `HTTP ${res.status}: ${text.slice(0, 200)}` };
+      }
+    } catch (err) {
+      return { ok: false, kind: 'unreachable', reason: describeFetchError(err) };
+    }
+    if (body.error !== undefined) {
+      const reason = body.error.message ?? JSON.stringify(body.error);
+      return { ok: false, kind: classifyRefusal(reason), reason };
+    }
+    return { ok: true };
+  }
+
+  /**
+   * Status of `txHash` from the node:
+   * - `included` (status 1) with confirmations = latest block − receipt block + 1, the `Attested` event's UID
+   *   (emitted by our EAS address under our schema), and `anchoredRoot` = `getAttestation(uid).data` decoded
+   *   as `bytes32` (read back, not assumed);
+   * - `failed` for a receipt with status 0, or a receipt without our `Attested` event;
+   * - `pending` when the node knows the transaction but has no receipt;
+   * - `unknown` when it knows neither (never sent, dropped, or its block was reorged away / reverted).
+   * Throws on RPC errors (the caller retries).
+   */
+  async getStatus(txHash: string): Promise<TxStatus> {
+    const receipt = await this.provider.getTransactionReceipt(txHash);
+    if (receipt === null) {
+      const tx = await this.provider.getTransaction(txHash);
+      return tx === null ? { state: 'unknown' } : { state: 'pending' };
+    }
+    if (receipt.status !== 1) return { state: 'failed', reason: `reverted in block ${receipt.blockNumber}` };
+    let uid: string | undefined;
+    for (const log of receipt.logs) {
+      if (log.address.toLowerCase() !== this.config.easAddress.toLowerCase()) continue;
+      const parsed = this.eas.parseLog({ topics: [...log.topics], data: log.data });
+      if (parsed?.name === 'Attested' && parsed.args.getValue('schemaUID') === this.schemaUid) {
+        uid = String(parsed.args.getValue('uid'));
+        break;
+      }
+    }
+    if (uid === undefined)
+      return { state: 'failed', reason: 'no Attested event of our schema in the receipt' };
+    const eas = new Contract(this.config.easAddress, this.eas, this.provider);
+    const attestation = (await eas.getFunction('getAttestation').staticCall(uid)) as {
+      uid: string;
+      data: string;
+    };
+    if (attestation.uid !== uid) return { state: 'unknown' };
+    const [root] = AbiCoder.defaultAbiCoder().decode(['bytes32'], attestation.data);
+    const latest = await this.provider.getBlockNumber();
+    return {
+      state: 'included',
+      blockNumber: BigInt(receipt.blockNumber),
+      confirmations: Math.max(0, latest - receipt.blockNumber + 1),
+      attestationUid: uid,
+      anchoredRoot: String(root).toLowerCase(),
+    };
+  }
+
+  /** Releases the provider (no timers left behind). */
+  close(): void {
+    this.provider.destroy();
+  }
+}
+
+function describeFetchError(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as Error & { cause?: unknown }).cause;
+    const code =
+      cause instanceof Error ? ((cause as Error & { code?: string }).code ?? cause.message) : undefined;
+    return code === undefined ? err.message : `${err.message}: ${code}`;
+  }
+  return String(err);
+}

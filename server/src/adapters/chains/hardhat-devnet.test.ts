@@ -1,0 +1,66 @@
+import { Contract, JsonRpcProvider, Network } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schemaRegistryAbi } from './eas-abi';
+import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
+
+describe('startHardhatDevnet', () => {
+  let devnet: HardhatDevnet;
+  let provider: JsonRpcProvider;
+
+  beforeAll(async () => {
+    devnet = await startHardhatDevnet();
+    provider = new JsonRpcProvider(devnet.rpcUrl, Network.from(devnet.chainId), {
+      staticNetwork: true,
+      cacheTimeout: -1,
+    });
+  });
+  afterAll(async () => {
+    provider?.destroy();
+    await devnet?.stop();
+  });
+
+  it('serves JSON-RPC on a free loopback port with EAS and SchemaRegistry deployed', async () => {
+    expect(devnet.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Number((await provider.getNetwork()).chainId)).toBe(31337);
+    expect((await provider.getCode(devnet.easAddress)).length).toBeGreaterThan(2);
+    expect((await provider.getCode(devnet.schemaRegistryAddress)).length).toBeGreaterThan(2);
+    const registry = new Contract(devnet.schemaRegistryAddress, schemaRegistryAbi(), provider);
+    expect(await registry.getFunction('getSchema').staticCall(`0x${'00'.repeat(32)}`)).toBeTruthy();
+    // EAS reports its registry (view from the full artifact ABI is not needed: the deploy arg is checked here).
+    const eas = new Contract(
+      devnet.easAddress,
+      ['function getSchemaRegistry() view returns (address)'],
+      provider,
+    );
+    expect(await eas.getFunction('getSchemaRegistry').staticCall()).toBe(devnet.schemaRegistryAddress);
+  });
+
+  it('mines, snapshots and reverts', async () => {
+    const start = await devnet.blockNumber();
+    const id = await devnet.snapshot();
+    await devnet.mine(5);
+    expect(await devnet.blockNumber()).toBe(start + 5);
+    expect(await devnet.revert(id)).toBe(true);
+    expect(await devnet.blockNumber()).toBe(start);
+    await devnet.setAutomine(false);
+    await devnet.setAutomine(true);
+  });
+
+  it('interval mining keeps producing blocks with no traffic', async () => {
+    const ticking = await startHardhatDevnet({ intervalMs: 100 });
+    try {
+      const start = await ticking.blockNumber();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await ticking.blockNumber()).toBeGreaterThan(start + 1);
+    } finally {
+      await ticking.stop();
+    }
+  });
+
+  it('stops and frees its port (and stop is idempotent)', async () => {
+    const other = await startHardhatDevnet();
+    await other.stop();
+    await other.stop();
+    await expect(fetch(other.rpcUrl, { method: 'POST' })).rejects.toThrow();
+  });
+});

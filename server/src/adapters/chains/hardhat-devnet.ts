@@ -1,0 +1,132 @@
+import { fileURLToPath } from 'node:url';
+import { ContractFactory, JsonRpcProvider, Network, Wallet } from 'ethers';
+import { resolveConfig } from 'hardhat/internal/core/config/config-resolution.js';
+import { createProvider } from 'hardhat/internal/core/providers/construction.js';
+import { JsonRpcServer } from 'hardhat/internal/hardhat-network/jsonrpc/server.js';
+import type { EIP1193Provider } from 'hardhat/types';
+import { easArtifacts } from './eas-abi';
+
+/**
+ * Local EVM devnet for the embedded default and the tests (issue 4): a Hardhat Network (Hardhat 2.29, EDR) in
+ * this process, served over JSON-RPC HTTP on 127.0.0.1 at a free port (port 0), with SchemaRegistry and EAS
+ * deployed from the `@ethereum-attestation-service/eas-contracts` 1.9.0 artifacts (abi + bytecode, no
+ * compilation).
+ *
+ * No child process: the node lives and dies with this process; `stop()` closes the HTTP server and frees the
+ * port. Its state is memory only: every start is a fresh chain (chain id 31337 by default).
+ *
+ * Uses Hardhat internals (`hardhat/internal/...`: the same calls `hardhat node` makes), since Hardhat 2 has no
+ * public API to run a node without a project config file. Pinned exact; re-check on upgrade.
+ */
+
+/** Hardhat's well-known account #0 (mnemonic "test test ... junk"): public, for local devnets only. */
+export const HARDHAT_DEFAULT_PRIVATE_KEY =
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+
+export interface HardhatDevnetOptions {
+  /** Default 31337. */
+  chainId?: number;
+  /** Key of the single funded account (10,000 ETH). Default: `HARDHAT_DEFAULT_PRIVATE_KEY`. */
+  funderPrivateKey?: string;
+  /**
+   * Also mine an empty block every `intervalMs` milliseconds (Hardhat interval mining), so confirmations keep
+   * growing with no traffic. Default 0: only automine (one block per transaction).
+   */
+  intervalMs?: number;
+}
+
+export interface HardhatDevnet {
+  /** `http://127.0.0.1:<port>`. */
+  rpcUrl: string;
+  chainId: number;
+  funderPrivateKey: string;
+  funderAddress: string;
+  easAddress: string;
+  schemaRegistryAddress: string;
+  /** `evm_snapshot`: returns the snapshot id (hex quantity). */
+  snapshot(): Promise<string>;
+  /** `evm_revert`: back to the snapshot (blocks, receipts and mempool); the id is consumed. False if unknown. */
+  revert(id: string): Promise<boolean>;
+  /** Mines `n` blocks (default 1), pending transactions included in the first. */
+  mine(n?: number): Promise<void>;
+  /** `evm_setAutomine`: off leaves sent transactions in the mempool until `mine()`. */
+  setAutomine(on: boolean): Promise<void>;
+  /** Current block number. */
+  blockNumber(): Promise<number>;
+  /** Closes the JSON-RPC server (idempotent). */
+  stop(): Promise<void>;
+}
+
+const FUNDER_BALANCE_WEI = (10_000n * 10n ** 18n).toString();
+
+/**
+ * Starts the devnet and deploys SchemaRegistry then EAS(registry) from the funder (nonces 0 and 1, so with the
+ * default key the addresses are always the same). Takes about 1-2 s.
+ * Throws if Hardhat or the EAS artifacts cannot be loaded or a deployment fails (the server is closed then).
+ */
+export async function startHardhatDevnet(options: HardhatDevnetOptions = {}): Promise<HardhatDevnet> {
+  const chainId = options.chainId ?? 31337;
+  const funderPrivateKey = options.funderPrivateKey ?? HARDHAT_DEFAULT_PRIVATE_KEY;
+  // resolveConfig needs an existing file path to derive project paths from (only the fork cache would use them).
+  const config = resolveConfig(fileURLToPath(import.meta.url), {
+    networks: {
+      hardhat: {
+        chainId,
+        accounts: [{ privateKey: funderPrivateKey, balance: FUNDER_BALANCE_WEI }],
+        mining: { auto: true, interval: options.intervalMs ?? 0 },
+        loggingEnabled: false,
+      },
+    },
+  });
+  const node: EIP1193Provider = await createProvider(config, 'hardhat');
+  const server = new JsonRpcServer({ hostname: '127.0.0.1', port: 0, provider: node });
+  const { port } = await server.listen();
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await server.close();
+  };
+
+  const provider = new JsonRpcProvider(rpcUrl, Network.from(chainId), {
+    staticNetwork: true,
+    cacheTimeout: -1,
+  });
+  try {
+    const wallet = new Wallet(funderPrivateKey, provider);
+    const { eas, schemaRegistry } = easArtifacts();
+    const registry = await new ContractFactory(schemaRegistry.abi, schemaRegistry.bytecode, wallet).deploy();
+    await registry.waitForDeployment();
+    const schemaRegistryAddress = await registry.getAddress();
+    const easContract = await new ContractFactory(eas.abi, eas.bytecode, wallet).deploy(
+      schemaRegistryAddress,
+    );
+    await easContract.waitForDeployment();
+    const easAddress = await easContract.getAddress();
+
+    return {
+      rpcUrl,
+      chainId,
+      funderPrivateKey,
+      funderAddress: wallet.address,
+      easAddress,
+      schemaRegistryAddress,
+      snapshot: async () => String(await node.request({ method: 'evm_snapshot' })),
+      revert: async (id) => (await node.request({ method: 'evm_revert', params: [id] })) === true,
+      mine: async (n = 1) => {
+        await node.request({ method: 'hardhat_mine', params: [`0x${n.toString(16)}`] });
+      },
+      setAutomine: async (on) => {
+        await node.request({ method: 'evm_setAutomine', params: [on] });
+      },
+      blockNumber: async () => Number(BigInt(String(await node.request({ method: 'eth_blockNumber' })))),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  } finally {
+    provider.destroy();
+  }
+}
