@@ -161,4 +161,88 @@ export const OrgDeletion = defineEntity({
 });
 export type OrgDeletionEntity = InferEntity<typeof OrgDeletion>;
 
-export const entities = [Tenant, TenantMember, Document, IdentityWebhookDelivery, OrgDeletion];
+/**
+ * A Merkle batch of document hashes anchored on every configured chain (issue 4). `root` is the tree's root
+ * (64 hex, no 0x); a batch of one anchors the document hash itself. `status` is `open` until every chain's
+ * transaction is confirmed (`anchored`), `failed` when one of them failed for good.
+ */
+export const AnchorBatch = defineEntity({
+  name: 'AnchorBatch',
+  tableName: 'anchor_batch',
+  properties: {
+    id: p.uuid().primary(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    leafCount: p.integer(),
+    root: p.string().length(64),
+    status: p.enum(['open', 'anchored', 'failed'] as const).default('open'),
+  },
+});
+export type AnchorBatchEntity = InferEntity<typeof AnchorBatch>;
+
+/**
+ * One anchoring transaction per (batch, chain) and its state machine (`domain/anchoring/pipeline.ts`):
+ * `queued` (no nonce yet) → `signed` (raw bytes and hash committed, not known to be sent) → `broadcast` →
+ * `included` (in a block, documents `registered`) → `confirmed` (enough confirmations); `failed` is final and
+ * visible (`anchors:status`). `raw` is exactly what is (re-)broadcast. `nextAttemptAt` schedules the next
+ * step and doubles as a claim lease between workers.
+ */
+export const AnchorTx = defineEntity({
+  name: 'AnchorTx',
+  tableName: 'anchor_tx',
+  properties: {
+    id: p.uuid().primary(),
+    batch: () => p.manyToOne(AnchorBatch).deleteRule('cascade'),
+    chain: p.enum(['evm', 'stacks'] as const),
+    state: p.enum(['queued', 'signed', 'broadcast', 'included', 'confirmed', 'failed'] as const),
+    /** Decimal string (nonces are bigints). */
+    nonce: p.string().length(32).nullable(),
+    txHash: p.string().length(66).nullable(),
+    raw: p.blob().nullable(),
+    /**
+     * Hashes of the transactions this row replaced (same nonce, lower fee): one of them may still be mined,
+     * which then counts as this row's inclusion (never a second anchoring).
+     */
+    replacedTxHashes: p.json<string[]>().nullable(),
+    /** Decimal strings, in the chain's smallest unit (see `FeeParams`). */
+    maxFee: p.string().length(80).nullable(),
+    priorityFee: p.string().length(80).nullable(),
+    attempts: p.integer().default(0),
+    lastError: p.text().nullable(),
+    broadcastAt: p.datetime().nullable(),
+    nextAttemptAt: p.datetime(),
+    attestationUid: p.string().length(66).nullable(),
+    blockNumber: p.bigint('string').nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+  uniques: [{ properties: ['batch', 'chain'] }],
+  indexes: [{ properties: ['chain', 'state', 'nextAttemptAt'] }],
+});
+export type AnchorTxEntity = InferEntity<typeof AnchorTx>;
+
+/** A document's place in its batch: its leaf index and Merkle proof (sibling hashes, JSON). */
+export const DocumentAnchor = defineEntity({
+  name: 'DocumentAnchor',
+  tableName: 'document_anchor',
+  properties: {
+    document: () => p.oneToOne(Document).primary().deleteRule('cascade'),
+    batch: () => p.manyToOne(AnchorBatch).deleteRule('cascade').index(),
+    leafIndex: p.integer(),
+    proof: p.json<unknown>(),
+  },
+});
+export type DocumentAnchorEntity = InferEntity<typeof DocumentAnchor>;
+
+export const entities = [
+  Tenant,
+  TenantMember,
+  Document,
+  IdentityWebhookDelivery,
+  OrgDeletion,
+  AnchorBatch,
+  AnchorTx,
+  DocumentAnchor,
+];

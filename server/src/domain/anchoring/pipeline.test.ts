@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EvmEasChain } from '../../adapters/chains/evm-eas';
+import { type HardhatDevnet, startHardhatDevnet } from '../../adapters/chains/hardhat-devnet';
+import type { AnchorChain } from '../../adapters/chains/port';
+import { AnchorBatch, AnchorTx, Document, DocumentAnchor, Tenant } from '../../db/entities';
+import { baseOrmOptions } from '../../db/orm-config';
+import { hashFromHex, type MerkleProof, verifyMerkleProof } from './merkle';
+import { AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
+
+/** Pipeline against the real Hardhat devnet with the EAS contracts (EVM chain only here). */
+
+const log: PipelineLog & { errors: string[] } = {
+  errors: [],
+  info: () => undefined,
+  error: (m) => log.errors.push(m),
+};
+
+let orm: PgliteORM;
+let devnet: HardhatDevnet;
+let chain: EvmEasChain;
+let tenantId: string;
+
+beforeAll(async () => {
+  orm = await PgliteORM.init({ ...baseOrmOptions, dbName: 'memory://' });
+  await orm.migrator.up();
+  devnet = await startHardhatDevnet();
+  chain = new EvmEasChain({
+    rpcUrl: devnet.rpcUrl,
+    privateKey: devnet.funderPrivateKey,
+    easAddress: devnet.easAddress,
+    schemaRegistryAddress: devnet.schemaRegistryAddress,
+    network: 'hardhat',
+    chainId: devnet.chainId,
+    explorerTxPrefix: '',
+    attestationScanPrefix: '',
+  });
+  await chain.ensureSchema();
+  const em = orm.em.fork();
+  tenantId = crypto.randomUUID();
+  em.create(Tenant, {
+    id: tenantId,
+    kind: 'personal',
+    externalId: 'u1',
+    name: 'T',
+    serialPrefix: 'TT',
+  });
+  await em.flush();
+}, 60_000);
+
+afterAll(async () => {
+  chain?.close();
+  await devnet?.stop();
+  await orm?.close();
+});
+
+let serial = 0;
+async function addDocuments(n: number): Promise<string[]> {
+  const em = orm.em.fork();
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = crypto.randomUUID();
+    ids.push(id);
+    em.create(Document, {
+      id,
+      tenant: tenantId,
+      serialNumber: `TT-${++serial}`,
+      fileName: 'f.txt',
+      fileSize: 1,
+      mimeType: 'text/plain',
+      sha256Hash: createHash('sha256').update(id).digest('hex'),
+      sourceType: 'upload',
+      consentGiven: true,
+      consentTimestamp: new Date(),
+      uploaderUserId: 'u1',
+    });
+  }
+  await em.flush();
+  return ids;
+}
+
+function worker(c: AnchorChain, extra: Partial<WorkerOptions> = {}): AnchorWorker {
+  return new AnchorWorker({
+    chain: c,
+    fork: () => orm.em.fork(),
+    log,
+    confirmations: 1,
+    stuckAfterMs: 60_000,
+    pollMs: 0,
+    backoffMs: 0,
+    maxBackoffMs: 0,
+    maxAttempts: 5,
+    leaseMs: 0,
+    ...extra,
+  });
+}
+
+/** Ticks until no row of the chain is left to drive (or `max` ticks). */
+async function drain(w: AnchorWorker, max = 20): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    const open = await orm.em.fork().count(AnchorTx, { state: { $nin: ['confirmed', 'failed'] } });
+    if (open === 0) return;
+    await w.tick();
+  }
+}
+
+describe('anchoring pipeline on Hardhat + EAS', () => {
+  it('batches pending documents, anchors the root, registers every document; proofs recompute the root', async () => {
+    const ids = await addDocuments(5);
+    const r = await collectBatch(orm.em.fork(), { chains: ['evm'], maxBatchSize: 1000 });
+    expect(r).toMatchObject({ leafCount: 5, more: false });
+    expect(await collectBatch(orm.em.fork(), { chains: ['evm'], maxBatchSize: 1000 })).toMatchObject({
+      leafCount: 0,
+    });
+    await drain(worker(chain));
+    const em = orm.em.fork();
+    const tx = await em.findOneOrFail(AnchorTx, { batch: r.batchId as string });
+    expect(tx.state).toBe('confirmed');
+    const batch = await em.findOneOrFail(AnchorBatch, { id: r.batchId as string });
+    expect(batch.status).toBe('anchored');
+    const status = await chain.getStatus(tx.txHash as string);
+    expect(status).toMatchObject({ state: 'included', anchoredRoot: `0x${batch.root}` });
+    for (const id of ids) {
+      const d = await em.findOneOrFail(Document, { id });
+      expect(d).toMatchObject({
+        onchainStatus: 'registered',
+        onchainTxHash: tx.txHash,
+        onchainAttestationUid: tx.attestationUid,
+      });
+      const a = await em.findOneOrFail(DocumentAnchor, { document: id });
+      expect(
+        verifyMerkleProof(hashFromHex(d.sha256Hash), a.proof as MerkleProof, hashFromHex(batch.root)),
+      ).toBe(true);
+    }
+  }, 60_000);
+
+  it('crash between sign and broadcast: the same bytes are re-sent, anchored once', async () => {
+    await addDocuments(2);
+    const r = await collectBatch(orm.em.fork(), { chains: ['evm'], maxBatchSize: 1000 });
+    const nonceBefore = await chain.chainNonce();
+    const crashing = worker(chain, {
+      afterSignedCommit: () => {
+        throw new Error('crash');
+      },
+    });
+    await crashing.tick();
+    const em = orm.em.fork();
+    const signed = await em.findOneOrFail(AnchorTx, { batch: r.batchId as string });
+    expect(signed.state).toBe('signed');
+    const raw = Buffer.from(signed.raw as Buffer).toString('hex');
+    const hash = signed.txHash;
+    await drain(worker(chain));
+    const done = await orm.em.fork().findOneOrFail(AnchorTx, { batch: r.batchId as string });
+    expect(done).toMatchObject({ state: 'confirmed', txHash: hash });
+    expect(Buffer.from(done.raw as Buffer).toString('hex')).toBe(raw);
+    expect(await chain.chainNonce()).toBe(nonceBefore + 1n);
+  }, 60_000);
+
+  it('a reorg (snapshot and revert) re-anchors the batch', async () => {
+    const ids = await addDocuments(1);
+    const snap = await devnet.snapshot();
+    const r = await collectBatch(orm.em.fork(), { chains: ['evm'], maxBatchSize: 1000 });
+    const w = worker(chain, { confirmations: 3 });
+    await w.tick();
+    let row = await orm.em.fork().findOneOrFail(AnchorTx, { batch: r.batchId as string });
+    if (row.state === 'broadcast') await w.tick();
+    row = await orm.em.fork().findOneOrFail(AnchorTx, { batch: r.batchId as string });
+    expect(row.state).toBe('included');
+    expect((await orm.em.fork().findOneOrFail(Document, { id: ids[0] as string })).onchainStatus).toBe(
+      'registered',
+    );
+    expect(await devnet.revert(snap)).toBe(true);
+    await w.tick(); // receipt gone → documents pending, row back to signed
+    expect((await orm.em.fork().findOneOrFail(Document, { id: ids[0] as string })).onchainStatus).toBe(
+      'pending',
+    );
+    for (let i = 0; i < 10; i++) {
+      await w.tick();
+      const cur = await orm.em.fork().findOneOrFail(AnchorTx, { batch: r.batchId as string });
+      if (cur.state === 'confirmed') break;
+      await devnet.mine(1);
+    }
+    const final = await orm.em.fork().findOneOrFail(AnchorTx, { batch: r.batchId as string });
+    expect(final.state).toBe('confirmed');
+    expect((await orm.em.fork().findOneOrFail(Document, { id: ids[0] as string })).onchainStatus).toBe(
+      'registered',
+    );
+  }, 60_000);
+});

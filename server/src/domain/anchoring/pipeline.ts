@@ -1,0 +1,482 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { AnchorChain, ChainKind, FeeParams, TxStatus } from '../../adapters/chains/port';
+import { AnchorBatch, AnchorTx, type AnchorTxEntity, Document, DocumentAnchor } from '../../db/entities';
+import { buildMerkleTree } from './merkle';
+
+/**
+ * The anchoring pipeline (issue 4), the same code for every chain through the `AnchorChain` port:
+ *
+ * 1. `collectBatch`: pending documents not yet in a batch (oldest first, at most `maxBatchSize`) become one
+ *    `AnchorBatch` with its Merkle root, one `DocumentAnchor` (leaf index and proof) per document and one
+ *    `AnchorTx` per configured chain, in one transaction.
+ * 2. `AnchorWorker` drives each `AnchorTx` through its states:
+ *    - `queued` → the nonce is allocated under a per-chain advisory lock (the larger of the chain's pending
+ *      nonce, read fresh: the resync, and one past the highest nonce this database has signed), the
+ *      transaction is signed and its bytes and hash are COMMITTED (`signed`) before anything is sent;
+ *    - `signed` → the same bytes are broadcast (again after a crash: idempotent); a nonce-too-low refusal checks
+ *      whether this transaction (or one it replaced) was mined, else goes back to `queued` for a fresh nonce;
+ *    - `broadcast` → polled; included: documents become `registered`; pending past `stuckAfterMs`: re-signed
+ *      with the same nonce and fees at least 12.5 % higher, the old hash kept in `replacedTxHashes`;
+ *      unknown (dropped): the same bytes are sent again;
+ *    - `included` → confirmed once `confirmations` deep; a receipt that disappears (reorg) turns the
+ *      documents back to `pending` and the row back to `signed`, so the batch is sent again;
+ *    - errors back off exponentially (`nextAttemptAt`); after `maxAttempts` refusals the row is `failed`,
+ *      logged and listed by `anchors:status`. Every tick is also the sweep: any row whose `nextAttemptAt` has
+ *      passed is claimed (the claim pushes `nextAttemptAt` forward, a lease between several workers).
+ */
+
+/** A Merkle tree builder (`domain/anchoring/merkle.ts`): leaves in order, its root and one proof per leaf. */
+export type MerkleBuilder = (leaves: Uint8Array[]) => { root: Uint8Array; proofs: unknown[] };
+
+/** Where the pipeline reports. */
+export interface PipelineLog {
+  info(message: string): void;
+  error(message: string, error: unknown): void;
+}
+
+export interface CollectOptions {
+  chains: ChainKind[];
+  /** Default `buildMerkleTree`. */
+  buildTree?: MerkleBuilder;
+  /** Largest batch (documents per Merkle tree). */
+  maxBatchSize: number;
+}
+
+/** The outcome of one `collectBatch`. */
+export interface CollectResult {
+  batchId: string | undefined;
+  leafCount: number;
+  /** True when more unbatched pending documents remain (collect again right away). */
+  more: boolean;
+}
+
+/**
+ * Builds one batch from the oldest pending documents that are in no batch yet. Safe to run concurrently
+ * (rows are claimed with `FOR UPDATE SKIP LOCKED`, and a document has at most one `DocumentAnchor`).
+ */
+export async function collectBatch(em: EntityManager, options: CollectOptions): Promise<CollectResult> {
+  if (options.chains.length === 0) return { batchId: undefined, leafCount: 0, more: false };
+  return em.transactional(async (tx) => {
+    const rows: { id: string; sha256_hash: string }[] = await (tx as SqlEntityManager).execute(
+      `select d.id, d.sha256_hash from document d
+        where (d.onchain_status = 'pending' or d.stacks_status = 'pending')
+          and not exists (select 1 from document_anchor a where a.document_id = d.id)
+        order by d.created_at, d.id
+        limit ?
+        for update of d skip locked`,
+      [options.maxBatchSize + 1],
+    );
+    const more = rows.length > options.maxBatchSize;
+    const docs = rows.slice(0, options.maxBatchSize);
+    if (docs.length === 0) return { batchId: undefined, leafCount: 0, more: false };
+    const tree = (options.buildTree ?? buildMerkleTree)(docs.map((d) => Buffer.from(d.sha256_hash, 'hex')));
+    const batch = tx.create(AnchorBatch, {
+      id: crypto.randomUUID(),
+      leafCount: docs.length,
+      root: Buffer.from(tree.root).toString('hex'),
+    });
+    docs.forEach((d, i) => {
+      tx.create(DocumentAnchor, { document: d.id, batch, leafIndex: i, proof: tree.proofs[i] ?? [] });
+    });
+    const now = new Date();
+    for (const chain of options.chains) {
+      tx.create(AnchorTx, {
+        id: crypto.randomUUID(),
+        batch,
+        chain,
+        state: 'queued',
+        nextAttemptAt: now,
+      });
+    }
+    await tx.flush();
+    return { batchId: batch.id, leafCount: docs.length, more };
+  });
+}
+
+export interface WorkerOptions {
+  chain: AnchorChain;
+  fork: () => EntityManager;
+  log: PipelineLog;
+  /** Confirmation depth (the inclusion block counts as 1). */
+  confirmations: number;
+  /** Pending longer than this: replaced with higher fees. */
+  stuckAfterMs: number;
+  /** Delay between two status polls of an in-flight transaction. */
+  pollMs: number;
+  /** First retry delay; doubles per attempt up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Refusals (rejected, reverted) before a row is `failed`. */
+  maxAttempts: number;
+  /** How long a claimed row is leased to this worker. */
+  leaseMs: number;
+  now?: () => Date;
+  /** Test hook: runs right after the signed bytes are committed, before the broadcast (crash injection). */
+  afterSignedCommit?: (row: { id: string; txHash: string }) => Promise<void> | void;
+}
+
+/** Arbitrary constants keying the per-chain nonce advisory locks. */
+const NONCE_LOCK_KEYS: Record<ChainKind, number> = { evm: 7_310_224_201, stacks: 7_310_224_202 };
+
+/** The minimum replacement bump (EIP-1559 nodes require +10 %; 12.5 % is what geth's txpool enforces). */
+function bump(value: bigint, suggested: bigint): bigint {
+  const min = (value * 1125n + 999n) / 1000n + 1n;
+  return suggested > min ? suggested : min;
+}
+
+function hex(bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString('hex')}`;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * Drives the `AnchorTx` rows of one chain (see the module comment). `tick()` processes every due row once;
+ * `start()` runs ticks every `pollMs` until `stop()`.
+ */
+export class AnchorWorker {
+  private readonly o: WorkerOptions;
+  private readonly now: () => Date;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private stopped = false;
+
+  constructor(options: WorkerOptions) {
+    this.o = options;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Runs a tick now and then every `pollMs` (timer unref'd). */
+  start(): void {
+    this.stopped = false;
+    const loop = async () => {
+      await this.tick();
+      if (!this.stopped) this.timer = setTimeout(loop, this.o.pollMs).unref();
+    };
+    this.timer = setTimeout(loop, 0).unref();
+  }
+
+  /** Stops the loop and waits for the tick in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Processes every due row of this chain once (joins a tick in progress). Resolves with the count. */
+  tick(): Promise<number> {
+    if (!this.running) {
+      this.running = this.runTick().finally(() => {
+        this.running = undefined;
+      });
+    }
+    return this.running;
+  }
+
+  private async runTick(): Promise<number> {
+    let n = 0;
+    // Each row at most once per tick: a row due again at once (no lease, no poll delay) waits for the next.
+    const seen = new Set<string>();
+    try {
+      for (;;) {
+        const id = await this.claim();
+        if (!id || seen.has(id)) return n;
+        seen.add(id);
+        n++;
+        try {
+          await this.step(id);
+        } catch (e) {
+          // An unexpected error (database, chain adapter bug): keep the row, retry later, visibly.
+          await this.retryLater(id, `unexpected: ${messageOf(e)}`, e);
+        }
+        if (this.stopped) return n;
+      }
+    } catch (e) {
+      this.o.log.error(`[anchor:${this.o.chain.kind}] tick failed`, e);
+      return n;
+    }
+  }
+
+  /** Claims the most overdue row of this chain: pushes its `nextAttemptAt` by the lease. */
+  private async claim(): Promise<string | undefined> {
+    const em = this.o.fork() as SqlEntityManager;
+    const now = this.now();
+    const rows: { id: string }[] = await em.execute(
+      `update anchor_tx set next_attempt_at = ?
+        where id = (select id from anchor_tx
+                     where chain = ? and state not in ('confirmed', 'failed') and next_attempt_at <= ?
+                     order by next_attempt_at limit 1 for update skip locked)
+        returning id`,
+      [new Date(now.getTime() + this.o.leaseMs), this.o.chain.kind, now],
+    );
+    return rows[0]?.id;
+  }
+
+  private async load(id: string): Promise<{ em: EntityManager; row: AnchorTxEntity }> {
+    const em = this.o.fork();
+    const row = await em.findOneOrFail(AnchorTx, { id }, { populate: ['batch'] });
+    return { em, row };
+  }
+
+  private async step(id: string): Promise<void> {
+    const { row } = await this.load(id);
+    switch (row.state) {
+      case 'queued':
+        await this.sign(id);
+        await this.send(id);
+        return;
+      case 'signed':
+        await this.send(id);
+        return;
+      case 'broadcast':
+      case 'included':
+        await this.poll(id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** `queued` → `signed`: nonce under the lock, sign, commit bytes and hash. */
+  private async sign(id: string, replace = false): Promise<void> {
+    const chain = this.o.chain;
+    // Read before the lock (a network call must not hold the database); the lock then takes the larger of it
+    // and our own highest signed nonce, so two instances never sign the same nonce for different rows.
+    const chainNonce = replace ? 0n : await chain.chainNonce();
+    const suggested = await chain.suggestFees();
+    const em = this.o.fork();
+    let signed: { id: string; txHash: string } | undefined;
+    await em.transactional(async (tx) => {
+      const sql = tx as SqlEntityManager;
+      await sql.execute('select pg_advisory_xact_lock(?)', [NONCE_LOCK_KEYS[chain.kind]]);
+      const row = await tx.findOneOrFail(AnchorTx, { id }, { populate: ['batch'] });
+      let nonce: bigint;
+      let fee: FeeParams = suggested;
+      if (replace && row.nonce != null && row.txHash) {
+        nonce = BigInt(row.nonce);
+        fee = {
+          maxFee: bump(BigInt(row.maxFee ?? '0'), suggested.maxFee),
+          priorityFee: bump(BigInt(row.priorityFee ?? '0'), suggested.priorityFee),
+        };
+        row.replacedTxHashes = [...(row.replacedTxHashes ?? []), row.txHash];
+      } else {
+        const max: { n: string | null }[] = await sql.execute(
+          `select max(nonce::numeric)::text as n from anchor_tx
+            where chain = ? and nonce is not null and state in ('signed', 'broadcast', 'included', 'confirmed')`,
+          [chain.kind],
+        );
+        const ours = max[0]?.n ? BigInt(max[0].n) + 1n : 0n;
+        nonce = ours > chainNonce ? ours : chainNonce;
+      }
+      const tx2 = await chain.signAnchor(Buffer.from(row.batch.root, 'hex'), nonce, fee);
+      row.state = 'signed';
+      row.nonce = tx2.nonce.toString();
+      row.txHash = tx2.txHash;
+      row.raw = Buffer.from(tx2.raw);
+      row.maxFee = tx2.fee.maxFee.toString();
+      row.priorityFee = tx2.fee.priorityFee.toString();
+      row.broadcastAt = null;
+      row.nextAttemptAt = new Date(this.now().getTime() + this.o.leaseMs);
+      await tx.flush();
+      signed = { id, txHash: tx2.txHash };
+    });
+    this.o.log.info(`[anchor:${chain.kind}] signed ${signed?.txHash} (${replace ? 'replacement' : 'new'})`);
+    if (signed && this.o.afterSignedCommit) await this.o.afterSignedCommit(signed);
+  }
+
+  /** `signed` → `broadcast`: sends the committed bytes. */
+  private async send(id: string): Promise<void> {
+    const { em, row } = await this.load(id);
+    if (row.state !== 'signed' || !row.raw) return;
+    const result = await this.o.chain.broadcast(row.raw);
+    if (result.ok || result.kind === 'already-known') {
+      row.state = 'broadcast';
+      row.broadcastAt = this.now();
+      row.nextAttemptAt = new Date(this.now().getTime() + this.o.pollMs);
+      await em.flush();
+      return;
+    }
+    const reason = `${result.kind}: ${result.reason}`;
+    switch (result.kind) {
+      case 'unreachable':
+        await this.retryLater(id, reason);
+        return;
+      case 'underpriced':
+        await this.sign(id, true);
+        await this.send(id);
+        return;
+      case 'nonce-too-low': {
+        // Mined already (ours, or one we replaced)? Otherwise the nonce went elsewhere: sign afresh.
+        if (await this.findInclusion(em, row)) return;
+        await this.requeue(em, row, reason, false);
+        return;
+      }
+      default:
+        await this.requeue(em, row, reason, true);
+    }
+  }
+
+  /** Polls the status of a `broadcast` or `included` row. */
+  private async poll(id: string): Promise<void> {
+    const { em, row } = await this.load(id);
+    if (await this.findInclusion(em, row)) return;
+    const status = row.txHash ? await this.o.chain.getStatus(row.txHash) : ({ state: 'unknown' } as const);
+    const next = new Date(this.now().getTime() + this.o.pollMs);
+    if (row.state === 'included') {
+      // The receipt is gone: a reorg. Documents back to pending, the same bytes go out again.
+      this.o.log.error(
+        `[anchor:${row.chain}] ${row.txHash} no longer included (${status.state}): re-sending`,
+        undefined,
+      );
+      await em.transactional(async (tx) => {
+        await this.setDocuments(tx, row.batch.id, row.chain, undefined);
+        const r = await tx.findOneOrFail(AnchorTx, { id });
+        r.state = 'signed';
+        r.blockNumber = null;
+        r.attestationUid = null;
+        r.lastError = `receipt disappeared (${status.state})`;
+        r.nextAttemptAt = this.now();
+      });
+      return;
+    }
+    if (status.state === 'failed') {
+      await this.requeue(em, row, `failed on chain: ${status.reason}`, true);
+      return;
+    }
+    if (status.state === 'unknown') {
+      // Dropped by the node (or never arrived): send the same bytes again.
+      row.state = 'signed';
+      row.nextAttemptAt = this.now();
+      await em.flush();
+      return;
+    }
+    const since = row.broadcastAt?.getTime() ?? this.now().getTime();
+    if (this.now().getTime() - since > this.o.stuckAfterMs) {
+      this.o.log.info(`[anchor:${row.chain}] ${row.txHash} stuck: replacing with higher fees`);
+      await this.sign(id, true);
+      await this.send(id);
+      return;
+    }
+    row.nextAttemptAt = next;
+    await em.flush();
+  }
+
+  /**
+   * Looks for this row's transaction (or one it replaced) on chain; applies an inclusion. Returns true when
+   * the row was updated from an inclusion.
+   */
+  private async findInclusion(em: EntityManager, row: AnchorTxEntity): Promise<boolean> {
+    const hashes = [row.txHash, ...(row.replacedTxHashes ?? [])].filter((h): h is string => !!h);
+    for (const hash of hashes) {
+      const status = await this.o.chain.getStatus(hash);
+      if (status.state === 'included') {
+        await this.applyIncluded(em, row.id, hash, status);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private async applyIncluded(
+    em: EntityManager,
+    id: string,
+    txHash: string,
+    status: Extract<TxStatus, { state: 'included' }>,
+  ): Promise<void> {
+    await em.transactional(async (tx) => {
+      const row = await tx.findOneOrFail(AnchorTx, { id }, { populate: ['batch'] });
+      if (status.anchoredRoot.toLowerCase() !== `0x${row.batch.root}`) {
+        row.state = 'failed';
+        row.lastError = `anchored ${status.anchoredRoot}, expected 0x${row.batch.root}`;
+        row.batch.status = 'failed';
+        this.o.log.error(`[anchor:${row.chain}] ${row.lastError}`, undefined);
+        return;
+      }
+      const wasIncluded = row.state === 'included' || row.state === 'confirmed';
+      row.txHash = txHash;
+      row.blockNumber = status.blockNumber.toString();
+      row.attestationUid = status.attestationUid ?? null;
+      row.lastError = null;
+      if (!wasIncluded) {
+        await this.setDocuments(tx, row.batch.id, row.chain, { txHash, uid: status.attestationUid });
+        this.o.log.info(`[anchor:${row.chain}] batch ${row.batch.id} included in ${txHash}`);
+      }
+      if (status.confirmations >= this.o.confirmations) {
+        row.state = 'confirmed';
+        await tx.flush();
+        const open = await tx.count(AnchorTx, { batch: row.batch.id, state: { $ne: 'confirmed' } });
+        if (open === 0) row.batch.status = 'anchored';
+      } else {
+        row.state = 'included';
+        row.nextAttemptAt = new Date(this.now().getTime() + this.o.pollMs);
+      }
+    });
+  }
+
+  /** Sets (or, with `undefined`, clears) the chain's registration on every document of the batch. */
+  private async setDocuments(
+    em: EntityManager,
+    batchId: string,
+    chain: ChainKind,
+    reg: { txHash: string; uid: string | undefined } | undefined,
+  ): Promise<void> {
+    const anchors = await em.find(DocumentAnchor, { batch: batchId }, { fields: ['document'] });
+    const ids = anchors.map((a) => a.document.id);
+    const at = reg ? this.now() : null;
+    const data =
+      chain === 'evm'
+        ? {
+            onchainStatus: reg ? ('registered' as const) : ('pending' as const),
+            onchainTxHash: reg?.txHash ?? null,
+            onchainAttestationUid: reg?.uid ?? null,
+            onchainAt: at,
+          }
+        : {
+            stacksStatus: reg ? ('registered' as const) : ('pending' as const),
+            stacksTxId: reg?.txHash ?? null,
+            stacksAnchoredAt: at,
+          };
+    await em.nativeUpdate(Document, { id: { $in: ids } }, data);
+  }
+
+  /** Back to `queued` (a fresh nonce and signature); `refusal` counts towards `maxAttempts`. */
+  private async requeue(em: EntityManager, row: AnchorTxEntity, reason: string, refusal: boolean) {
+    const attempts = row.attempts + (refusal ? 1 : 0);
+    row.attempts = attempts;
+    row.lastError = reason;
+    row.nonce = null;
+    row.raw = null;
+    if (row.txHash) row.replacedTxHashes = [...(row.replacedTxHashes ?? []), row.txHash];
+    row.txHash = null;
+    if (refusal && attempts >= this.o.maxAttempts) {
+      row.state = 'failed';
+      row.batch.status = 'failed';
+      this.o.log.error(`[anchor:${row.chain}] batch ${row.batch.id} failed: ${reason}`, undefined);
+    } else {
+      row.state = 'queued';
+      row.nextAttemptAt = new Date(this.now().getTime() + (refusal ? this.backoff(attempts) : 0));
+      this.o.log.error(`[anchor:${row.chain}] batch ${row.batch.id}: ${reason}; re-signing`, undefined);
+    }
+    await em.flush();
+  }
+
+  /** Keeps the state, records the error and retries after the backoff. */
+  private async retryLater(id: string, reason: string, error?: unknown): Promise<void> {
+    const { em, row } = await this.load(id);
+    row.attempts += 1;
+    row.lastError = reason;
+    row.nextAttemptAt = new Date(this.now().getTime() + this.backoff(row.attempts));
+    await em.flush();
+    this.o.log.error(`[anchor:${row.chain}] ${row.id} (${row.state}): ${reason}; retrying`, error);
+  }
+
+  private backoff(attempts: number): number {
+    return Math.min(this.o.backoffMs * 2 ** Math.max(0, attempts - 1), this.o.maxBackoffMs);
+  }
+}
+
+/** `hex(bytes)` re-exported for adapters and tests that compare roots. */
+export { hex as toHex0x };
