@@ -15,6 +15,8 @@ import { PublicVerifyCache } from './domain/documents/verify-cache';
 import { runOperatorCommand } from './domain/operator/commands';
 import { createHttpApp } from './http/app';
 import { createSignedFileRoute } from './http/files';
+import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
+import { type JobQueue, startJobQueue } from './jobs/boss';
 import { consoleJobLog, startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
 import { resolveSecret } from './secret';
 
@@ -26,6 +28,8 @@ export interface Service {
   url: string;
   app: Express;
   server: http.Server;
+  /** The anchoring runner (`jobs/anchoring.ts`); undefined with `ANCHORING=off`. */
+  anchoring: AnchoringRunner | undefined;
   close(): Promise<void>;
 }
 
@@ -146,12 +150,46 @@ export async function startService(config: Config): Promise<Service> {
     intervalSeconds: config.reconcileIntervalSeconds,
     log: consoleJobLog(config.logLevel),
   });
+  // Anchoring (issue 4): chains per configuration, batch collection on a timer, one worker per chain.
+  let anchoring: AnchoringRunner | undefined;
+  // The upload's transaction enqueues a pg-boss job that opens a batch window (the job commits or rolls back
+  // with the Document); the runner's timer stays as the sweep that finds anything a lost job left behind.
+  let queue: JobQueue | undefined;
+  try {
+    anchoring = await startAnchoring({
+      config: config.anchoring,
+      fork: () => core.db.fork(),
+      log: consoleJobLog(config.logLevel),
+      // Batch windows are opened by the pg-boss job each upload enqueues; the timer is only the safety sweep.
+      ...(config.anchoring.mode === 'off'
+        ? {}
+        : { sweepSeconds: Math.max(30, config.anchoring.batchSeconds * 5) }),
+    });
+    if (anchoring && config.anchoring.mode !== 'off') {
+      const runner = anchoring;
+      queue = await startJobQueue(core.db, config.databaseUrl, {
+        onError: (e) => console.error('[jobs] pg-boss error', e),
+      });
+      await queue.registerAnchoring(async () => {
+        await runner.triggerCollection();
+      }, config.anchoring.batchSeconds);
+    }
+  } catch (e) {
+    server.close();
+    await admin?.close();
+    await reconcile.stop();
+    await queue?.stop();
+    await anchoring?.stop();
+    await core.close();
+    throw e;
+  }
   return {
     deps: core.deps,
     identity: core.identity,
     url,
     app,
     server,
+    anchoring,
     close: async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -159,6 +197,8 @@ export async function startService(config: Config): Promise<Service> {
       });
       await admin?.close();
       await reconcile.stop();
+      await queue?.stop();
+      await anchoring?.stop();
       await core.close();
     },
   };

@@ -11,6 +11,8 @@ const bool = z
   .transform((v) => v === '1' || v === 'true')
   .optional();
 
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
 const optionalString = z
   .string()
   .optional()
@@ -50,6 +52,40 @@ const EnvSchema = z.object({
     'must be a svix signing secret: whsec_ followed by base64 of at least 16 bytes',
   ),
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(300).default(60),
+  ANCHORING: z.enum(['devnet', 'off', 'configured']).optional(),
+  ANCHOR_BATCH_SECONDS: z.coerce.number().positive().max(86_400).optional(),
+  ANCHOR_BATCH_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
+  EVM_RPC_URL: optionalString.pipe(z.url().optional()),
+  EVM_PRIVATE_KEY: optionalString.refine(
+    (v) => v === undefined || /^0x[0-9a-fA-F]{64}$/.test(v),
+    'must be 0x followed by 64 hex digits',
+  ),
+  EVM_NETWORK: optionalString,
+  EVM_CHAIN_ID: z.coerce.number().int().positive().optional(),
+  EAS_ADDRESS: optionalString.refine((v) => v === undefined || EVM_ADDRESS.test(v), 'must be 0x + 40 hex'),
+  EAS_SCHEMA_REGISTRY_ADDRESS: optionalString.refine(
+    (v) => v === undefined || EVM_ADDRESS.test(v),
+    'must be 0x + 40 hex',
+  ),
+  EAS_SCHEMA_UID: optionalString.refine(
+    (v) => v === undefined || /^0x[0-9a-fA-F]{64}$/.test(v),
+    'must be 0x followed by 64 hex digits',
+  ),
+  EVM_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).optional(),
+  EVM_EXPLORER_TX_PREFIX: optionalString,
+  EAS_SCAN_PREFIX: optionalString,
+  STACKS_API_URL: optionalString.pipe(z.url().optional()),
+  STACKS_PRIVATE_KEY: optionalString.refine(
+    (v) => v === undefined || /^(0x)?[0-9a-fA-F]{64}(01)?$/.test(v),
+    'must be 64 hex digits, optionally followed by 01 (compressed)',
+  ),
+  STACKS_CONTRACT_ID: optionalString.refine(
+    (v) => v === undefined || /^S[0-9A-Z]{39,40}\.[a-zA-Z][a-zA-Z0-9-]{0,39}$/.test(v),
+    'must be <address>.<contract name>',
+  ),
+  STACKS_NETWORK: z.enum(['mainnet', 'testnet', 'devnet']).default('testnet'),
+  STACKS_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).optional(),
+  STACKS_EXPLORER_TX_PREFIX: z.string().default('https://explorer.hiro.so/txid'),
 });
 
 export type StorageConfig =
@@ -62,6 +98,88 @@ export type StorageConfig =
       accessKeyId: string | undefined;
       secretAccessKey: string | undefined;
       forcePathStyle: boolean;
+    };
+
+/** Known EVM networks: `EVM_NETWORK` fills in the chain id, EAS addresses and explorer links (README, Anchoring). */
+export const EVM_NETWORK_PRESETS: Record<
+  string,
+  {
+    chainId: number;
+    easAddress: string;
+    schemaRegistryAddress: string;
+    explorerTxPrefix: string;
+    attestationScanPrefix: string;
+  }
+> = {
+  sepolia: {
+    chainId: 11155111,
+    easAddress: '0xC2679fBD37d54388Ce493F1DB75320D236e1815e',
+    schemaRegistryAddress: '0x0a7E2Ff54e76B8E6659aedc9103FB21c038050D0',
+    explorerTxPrefix: 'https://sepolia.etherscan.io/tx',
+    attestationScanPrefix: 'https://sepolia.easscan.org/attestation/view',
+  },
+  'base-sepolia': {
+    chainId: 84532,
+    easAddress: '0x4200000000000000000000000000000000000021',
+    schemaRegistryAddress: '0x4200000000000000000000000000000000000020',
+    explorerTxPrefix: 'https://sepolia.basescan.org/tx',
+    attestationScanPrefix: 'https://base-sepolia.easscan.org/attestation/view',
+  },
+};
+
+/** An EVM chain reached over JSON-RPC (EAS attestations, `adapters/chains/evm-eas.ts`). */
+export interface EvmAnchoringConfig {
+  rpcUrl: string;
+  privateKey: string;
+  /** Display name, e.g. `base-sepolia`. */
+  network: string;
+  chainId: number;
+  easAddress: string;
+  schemaRegistryAddress: string;
+  /** Checked against the adapter's schema UID when given; the schema is registered at start when missing. */
+  schemaUid: string | undefined;
+  /** Confirmation depth, the inclusion block counting as 1. */
+  confirmations: number;
+  /** `<prefix>/<0xhash>`; empty when there is no explorer. */
+  explorerTxPrefix: string;
+  /** `<prefix>/<uid>` (easscan); empty when there is none. */
+  attestationScanPrefix: string;
+}
+
+/** A Stacks node / Hiro API and the deployed notary contract (`adapters/chains/stacks.ts`). */
+export interface StacksAnchoringConfig {
+  apiUrl: string;
+  privateKey: string;
+  /** `<address>.<name>` of `server/contracts/notary.clar` as deployed. */
+  contractId: string;
+  network: 'mainnet' | 'testnet' | 'devnet';
+  confirmations: number;
+  /** `<prefix>/0x<txid>?chain=<network>`. */
+  explorerTxPrefix: string;
+}
+
+/**
+ * Anchoring (issue 4, README Anchoring). `off`: nothing runs, documents stay `pending`. `devnet`: the in-process
+ * Hardhat (EAS) and Clarity-VM Stacks devnets are started with the service and anchored on (a fresh chain
+ * every start). `configured`: the chains whose variables are set (`evm`, `stacks`; at least one).
+ */
+export type AnchoringConfig =
+  | { mode: 'off' }
+  | {
+      mode: 'devnet';
+      /** Seconds between two batch collections. */
+      batchSeconds: number;
+      /** Most documents in one batch (one Merkle tree, one transaction per chain). */
+      batchMax: number;
+      evmConfirmations: number;
+      stacksConfirmations: number;
+    }
+  | {
+      mode: 'configured';
+      batchSeconds: number;
+      batchMax: number;
+      evm: EvmAnchoringConfig | undefined;
+      stacks: StacksAnchoringConfig | undefined;
     };
 
 export interface Config {
@@ -92,6 +210,8 @@ export interface Config {
    * longest session lifetime, so a removal made behind the provider's API stops access within it); 0 disables.
    */
   reconcileIntervalSeconds: number;
+  /** Anchoring of document hashes on chains (`ANCHORING` and the chain variables). */
+  anchoring: AnchoringConfig;
 }
 
 /**
@@ -144,7 +264,82 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     identityWebhookSecret: e.IDENTITY_WEBHOOK_SECRET,
     reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
+    anchoring: anchoringConfig(e),
   };
+}
+
+type Env = z.infer<typeof EnvSchema>;
+
+/** Resolves `ANCHORING` and the chain variables; throws `Error` naming what is missing or contradictory. */
+function anchoringConfig(e: Env): AnchoringConfig {
+  const fail = (message: string): never => {
+    throw new Error(`Invalid configuration:\n  ${message}`);
+  };
+  const chainsSet = e.EVM_RPC_URL !== undefined || e.STACKS_API_URL !== undefined;
+  const mode = e.ANCHORING ?? (chainsSet ? 'configured' : 'devnet');
+  if (mode === 'off') return { mode };
+  const batchMax = e.ANCHOR_BATCH_MAX;
+  if (mode === 'devnet') {
+    if (chainsSet)
+      fail('ANCHORING=devnet: unset EVM_RPC_URL and STACKS_API_URL (or use ANCHORING=configured)');
+    return {
+      mode,
+      batchSeconds: e.ANCHOR_BATCH_SECONDS ?? 2,
+      batchMax,
+      evmConfirmations: e.EVM_CONFIRMATIONS ?? 1,
+      stacksConfirmations: e.STACKS_CONFIRMATIONS ?? 1,
+    };
+  }
+  if (!chainsSet) fail('ANCHORING=configured: set EVM_RPC_URL and/or STACKS_API_URL');
+  let evm: EvmAnchoringConfig | undefined;
+  if (e.EVM_RPC_URL !== undefined) {
+    const preset = e.EVM_NETWORK === undefined ? undefined : EVM_NETWORK_PRESETS[e.EVM_NETWORK];
+    const chainId = e.EVM_CHAIN_ID ?? preset?.chainId;
+    const easAddress = e.EAS_ADDRESS ?? preset?.easAddress;
+    const schemaRegistryAddress = e.EAS_SCHEMA_REGISTRY_ADDRESS ?? preset?.schemaRegistryAddress;
+    const missing = [
+      e.EVM_PRIVATE_KEY === undefined ? 'EVM_PRIVATE_KEY' : undefined,
+      chainId === undefined ? 'EVM_CHAIN_ID' : undefined,
+      easAddress === undefined ? 'EAS_ADDRESS' : undefined,
+      schemaRegistryAddress === undefined ? 'EAS_SCHEMA_REGISTRY_ADDRESS' : undefined,
+    ].filter((m): m is string => m !== undefined);
+    if (missing.length > 0) {
+      fail(
+        `EVM_RPC_URL is set: also set ${missing.join(', ')} (or an EVM_NETWORK with presets: sepolia, base-sepolia)`,
+      );
+    }
+    evm = {
+      rpcUrl: e.EVM_RPC_URL,
+      privateKey: e.EVM_PRIVATE_KEY as string,
+      network: e.EVM_NETWORK ?? `evm-${chainId}`,
+      chainId: chainId as number,
+      easAddress: easAddress as string,
+      schemaRegistryAddress: schemaRegistryAddress as string,
+      schemaUid: e.EAS_SCHEMA_UID,
+      confirmations: e.EVM_CONFIRMATIONS ?? 3,
+      explorerTxPrefix: stripSlash(e.EVM_EXPLORER_TX_PREFIX ?? preset?.explorerTxPrefix ?? ''),
+      attestationScanPrefix: stripSlash(e.EAS_SCAN_PREFIX ?? preset?.attestationScanPrefix ?? ''),
+    };
+  }
+  let stacks: StacksAnchoringConfig | undefined;
+  if (e.STACKS_API_URL !== undefined) {
+    if (e.STACKS_PRIVATE_KEY === undefined || e.STACKS_CONTRACT_ID === undefined) {
+      fail('STACKS_API_URL is set: also set STACKS_PRIVATE_KEY and STACKS_CONTRACT_ID');
+    }
+    stacks = {
+      apiUrl: e.STACKS_API_URL,
+      privateKey: (e.STACKS_PRIVATE_KEY as string).replace(/^0x/, ''),
+      contractId: e.STACKS_CONTRACT_ID as string,
+      network: e.STACKS_NETWORK,
+      confirmations: e.STACKS_CONFIRMATIONS ?? 3,
+      explorerTxPrefix: stripSlash(e.STACKS_EXPLORER_TX_PREFIX),
+    };
+  }
+  return { mode, batchSeconds: e.ANCHOR_BATCH_SECONDS ?? 60, batchMax, evm, stacks };
+}
+
+function stripSlash(url: string): string {
+  return url.replace(/\/+$/, '');
 }
 
 function parseTrustProxy(value: string): string | boolean | number {

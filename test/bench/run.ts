@@ -217,7 +217,13 @@ async function bench(cleanup: Cleanup): Promise<Results> {
 
   // --- The service, as its own process ----------------------------------------------------------------------
   const port = await freePort();
-  const env = childEnv({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  const env = childEnv({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    ANCHORING: 'off',
+  });
   const extraNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const startedAt = performance.now();
   const server = startChild('server', NODE, [...extraNodeArgs, '--import', 'tsx', 'server/src/main.ts'], {

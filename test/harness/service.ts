@@ -23,6 +23,8 @@ export interface TestService {
 /**
  * Starts the real service on 127.0.0.1 and a free port, with a fresh data directory and either the
  * embedded PGlite database or a throwaway PostgreSQL database. Extra environment (S3, mail...) in `env`.
+ * Anchoring is off (`ANCHORING=off`: no devnet, no background chain work) unless `env` asks for it, e.g.
+ * `{ ANCHORING: 'devnet' }` for the in-process Hardhat and Stacks devnets.
  */
 export async function startTestService(
   kind: DatabaseKind,
@@ -36,6 +38,7 @@ export async function startTestService(
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    ANCHORING: 'off',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });

@@ -14,6 +14,9 @@ const USAGE = `Usage: npm run notary -- <command> [options]
   org:list                                      list organizations: "<id> <slug> <name> <member count>"
   org:members  --org SLUG                       list an organization's members: "<email> <role>"
   org:transfer --org SLUG --to E                make member E the owner; previous owners become admins
+  anchors:status                                anchoring: "unbatched <n>", "batch <status> <n>",
+                                                "tx <chain> <state> <n>", then failed/retrying transactions:
+                                                "error <chain> <state> <batch> <attempts> <tx> <next> <last error>"
 
 Lists are tab-separated, one line per row, no header.
 
@@ -53,6 +56,8 @@ function parse(argv: string[]): OperatorCommand {
       return { command, org: need('org') };
     case 'org:transfer':
       return { command, org: need('org'), to: need('to') };
+    case 'anchors:status':
+      return { command };
     default:
       throw new Error(command ? `Unknown command: ${command}\n\n${USAGE}` : USAGE);
   }

@@ -1,3 +1,4 @@
+import { anchorProof } from './routers/documents/anchor-proof';
 import { download } from './routers/documents/download';
 import { get } from './routers/documents/get';
 import { list } from './routers/documents/list';
@@ -16,7 +17,7 @@ import { router } from './trpc';
 export const appRouter = router({
   system: router({ health, onchainInfo }),
   public: router({ verify: publicVerify, documentBySerial: publicDocumentBySerial }),
-  documents: router({ list, get, download, view, verify }),
+  documents: router({ list, get, download, view, verify, anchorProof }),
   session: router({ me }),
   team: teamRouter,
   org: orgRouter,

@@ -12,6 +12,7 @@ import {
 } from '@notary/shared';
 import type { ObjectStorage } from '../../adapters/storage/port';
 import { Document, type DocumentEntity } from '../../db/entities';
+import { enqueueAnchoring } from '../../jobs/boss';
 import { AppError } from '../errors';
 import type { Actor } from '../tenancy/actor';
 import { toDocumentDto, toPublicDto } from './projection';
@@ -57,6 +58,7 @@ export async function recordUploadedDocument(
           uploaderIp: actor.ip,
         });
         await tx.flush();
+        await enqueueAnchoring(tx);
         return doc;
       });
     } catch (e) {

@@ -1,19 +1,40 @@
 import type { OnchainInfoDto } from '@notary/shared';
 import type { Config } from '../../config';
 
+/** Network name and chain id of the in-process Hardhat devnet (`adapters/chains/hardhat-devnet.ts`). */
+export const DEVNET_EVM_NETWORK = { network: 'hardhat', chainId: 31337 } as const;
+
 /**
- * On-chain info (spec, Other shapes). Anchoring is not wired yet: both chains report `enabled: false` with
- * the networks the embedded devnet will use, so clients can already build links.
+ * On-chain info (spec, Other shapes; `GET /api/onchain/info`), from configuration only (no chain call):
+ * - `ANCHORING=off`: both chains disabled; the names are the devnet's, links empty.
+ * - `ANCHORING=devnet`: both enabled on `hardhat` (31337) and Stacks `devnet`; the devnets have no public
+ *   explorer, so every prefix is empty (clients show the hash without a link).
+ * - configured: each chain enabled when its variables are set, with its explorer prefixes (EVM
+ *   `<explorerTxPrefix>/<0xhash>`, easscan `<attestationScanPrefix>/<uid>`, Stacks
+ *   `<stacksExplorerTxPrefix>/0x<txid>?chain=<stacksNetwork>`).
  */
-export function onchainInfo(_config: Config): OnchainInfoDto {
+export function onchainInfo(config: Config): OnchainInfoDto {
+  const a = config.anchoring;
+  if (a.mode !== 'configured') {
+    const on = a.mode === 'devnet';
+    return {
+      ...DEVNET_EVM_NETWORK,
+      enabled: on,
+      explorerTxPrefix: '',
+      attestationScanPrefix: '',
+      stacksNetwork: 'devnet',
+      stacksEnabled: on,
+      stacksExplorerTxPrefix: '',
+    };
+  }
   return {
-    network: 'hardhat',
-    chainId: 31337,
-    enabled: false,
-    explorerTxPrefix: '',
-    attestationScanPrefix: '',
-    stacksNetwork: 'devnet',
-    stacksEnabled: false,
-    stacksExplorerTxPrefix: 'https://explorer.hiro.so/txid',
+    network: a.evm?.network ?? DEVNET_EVM_NETWORK.network,
+    chainId: a.evm?.chainId ?? DEVNET_EVM_NETWORK.chainId,
+    enabled: a.evm !== undefined,
+    explorerTxPrefix: a.evm?.explorerTxPrefix ?? '',
+    attestationScanPrefix: a.evm?.attestationScanPrefix ?? '',
+    stacksNetwork: a.stacks?.network ?? 'devnet',
+    stacksEnabled: a.stacks !== undefined,
+    stacksExplorerTxPrefix: a.stacks?.explorerTxPrefix ?? '',
   };
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
 import { isRole, ROLE_RANK, type Role } from '@notary/shared';
 import type { OrganizationDirectory } from '../../adapters/identity/directory';
 import type { IdentityAdmin } from '../../adapters/identity/port';
@@ -23,7 +24,8 @@ export type OperatorCommand =
   | { command: 'token'; email: string; org?: string | undefined }
   | { command: 'org:list' }
   | { command: 'org:members'; org: string }
-  | { command: 'org:transfer'; org: string; to: string };
+  | { command: 'org:transfer'; org: string; to: string }
+  | { command: 'anchors:status' };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -64,6 +66,7 @@ async function orgBySlug(ctx: OperatorContext, slug: string) {
  * - `token`: prints a session JWT for the user, with the organization active when `org` is given.
  * - `org:list`: one line per organization at the provider: `<id>\t<slug>\t<name>\t<member count>`, by slug.
  * - `org:members`: one line per member at the provider: `<email>\t<role>`, owners first, then by e-mail.
+ * - `anchors:status`: the anchoring pipeline, see `anchorsStatus`.
  * - `org:transfer`: makes the member `to` the owner and every previous owner an admin, at the provider and in
  *   the service's role table. The new owner is promoted before anyone is demoted, so the organization never
  *   lacks an owner; a failure midway leaves extra owners, and running the command again finishes the job.
@@ -141,5 +144,68 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
       const demoted = previous.map((m) => m.email).join(', ');
       return `${user.email} is owner of ${org.slug}${demoted ? `; now admin: ${demoted}` : ''}`;
     }
+    case 'anchors:status':
+      return anchorsStatus(ctx.em);
   }
+}
+
+/** How many failed or retrying transactions `anchors:status` details. */
+const STATUS_ERROR_LINES = 20;
+
+/**
+ * `anchors:status`: the anchoring pipeline at a glance, tab-separated, one line per row:
+ * - `unbatched <count>`: documents pending on a chain and in no batch yet (the next collection takes them);
+ * - `batch <status> <count>` per batch status (open, anchored, failed);
+ * - `tx <chain> <state> <count>` per chain and transaction state (queued, signed, broadcast, included,
+ *   confirmed, failed);
+ * - `error <chain> <state> <batch id> <attempts> <tx hash or -> <next attempt ISO> <last error>`: the
+ *   failed transactions and those retrying after an error (not confirmed, with a last error), most recently
+ *   updated first, at most 20.
+ */
+export async function anchorsStatus(em: EntityManager): Promise<string> {
+  const sql = em as SqlEntityManager;
+  const lines: string[] = [];
+  const unbatched: { n: string | number }[] = await sql.execute(
+    `select count(*) as n from document d
+      where (d.onchain_status = 'pending' or d.stacks_status = 'pending')
+        and not exists (select 1 from document_anchor a where a.document_id = d.id)`,
+  );
+  lines.push(row('unbatched', Number(unbatched[0]?.n ?? 0)));
+  const batches: { status: string; n: string | number }[] = await sql.execute(
+    'select status, count(*) as n from anchor_batch group by status order by status',
+  );
+  for (const b of batches) lines.push(row('batch', b.status, Number(b.n)));
+  const txs: { chain: string; state: string; n: string | number }[] = await sql.execute(
+    'select chain, state, count(*) as n from anchor_tx group by chain, state order by chain, state',
+  );
+  for (const t of txs) lines.push(row('tx', t.chain, t.state, Number(t.n)));
+  const errors: {
+    chain: string;
+    state: string;
+    batch_id: string;
+    attempts: number;
+    tx_hash: string | null;
+    next_attempt_at: Date | string;
+    last_error: string | null;
+  }[] = await sql.execute(
+    `select chain, state, batch_id, attempts, tx_hash, next_attempt_at, last_error from anchor_tx
+      where state = 'failed' or (state <> 'confirmed' and last_error is not null)
+      order by updated_at desc limit ?`,
+    [STATUS_ERROR_LINES],
+  );
+  for (const e of errors) {
+    lines.push(
+      row(
+        'error',
+        e.chain,
+        e.state,
+        e.batch_id,
+        e.attempts,
+        e.tx_hash ?? '-',
+        new Date(e.next_attempt_at).toISOString(),
+        e.last_error ?? '',
+      ),
+    );
+  }
+  return lines.join('\n');
 }

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config';
+import { onchainInfo } from './domain/onchain/info';
+
+/** `ANCHORING` and the chain variables (README, Configuration and Anchoring). */
+describe('anchoring configuration', () => {
+  const key = `0x${'11'.repeat(32)}`;
+
+  it('defaults to the devnet, 2 s batches of at most 1000, one confirmation', () => {
+    expect(loadConfig({}).anchoring).toEqual({
+      mode: 'devnet',
+      batchSeconds: 2,
+      batchMax: 1000,
+      evmConfirmations: 1,
+      stacksConfirmations: 1,
+    });
+    expect(onchainInfo(loadConfig({}))).toMatchObject({ enabled: true, stacksEnabled: true });
+    expect(onchainInfo(loadConfig({ ANCHORING: 'off' }))).toMatchObject({
+      enabled: false,
+      stacksEnabled: false,
+    });
+  });
+
+  it('a chain variable implies configured; EVM_NETWORK presets fill in addresses and links', () => {
+    const config = loadConfig({
+      EVM_RPC_URL: 'https://sepolia.base.org',
+      EVM_PRIVATE_KEY: key,
+      EVM_NETWORK: 'base-sepolia',
+    });
+    expect(config.anchoring).toMatchObject({
+      mode: 'configured',
+      batchSeconds: 60,
+      stacks: undefined,
+      evm: {
+        chainId: 84532,
+        easAddress: '0x4200000000000000000000000000000000000021',
+        schemaRegistryAddress: '0x4200000000000000000000000000000000000020',
+        confirmations: 3,
+      },
+    });
+    expect(onchainInfo(config)).toEqual({
+      network: 'base-sepolia',
+      chainId: 84532,
+      enabled: true,
+      explorerTxPrefix: 'https://sepolia.basescan.org/tx',
+      attestationScanPrefix: 'https://base-sepolia.easscan.org/attestation/view',
+      stacksNetwork: 'devnet',
+      stacksEnabled: false,
+      stacksExplorerTxPrefix: '',
+    });
+  });
+
+  it('Stacks alone: testnet, Hiro explorer', () => {
+    const config = loadConfig({
+      STACKS_API_URL: 'https://api.testnet.hiro.so',
+      STACKS_PRIVATE_KEY: `${'22'.repeat(32)}01`,
+      STACKS_CONTRACT_ID: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM.notary',
+    });
+    expect(onchainInfo(config)).toMatchObject({
+      enabled: false,
+      stacksEnabled: true,
+      stacksNetwork: 'testnet',
+      stacksExplorerTxPrefix: 'https://explorer.hiro.so/txid',
+    });
+  });
+
+  it('refuses incomplete or contradictory settings', () => {
+    expect(() => loadConfig({ EVM_RPC_URL: 'http://127.0.0.1:8545', EVM_PRIVATE_KEY: key })).toThrow(
+      /EVM_CHAIN_ID, EAS_ADDRESS, EAS_SCHEMA_REGISTRY_ADDRESS/,
+    );
+    expect(() => loadConfig({ STACKS_API_URL: 'https://api.testnet.hiro.so' })).toThrow(/STACKS_PRIVATE_KEY/);
+    expect(() => loadConfig({ ANCHORING: 'configured' })).toThrow(/EVM_RPC_URL/);
+    expect(() => loadConfig({ ANCHORING: 'devnet', STACKS_API_URL: 'https://api.testnet.hiro.so' })).toThrow(
+      /ANCHORING=devnet/,
+    );
+    expect(() => loadConfig({ EVM_PRIVATE_KEY: '0x12' })).toThrow(/EVM_PRIVATE_KEY/);
+  });
+});

@@ -1,0 +1,263 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { EvmEasChain } from '../adapters/chains/evm-eas';
+import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
+import type { AnchorChain } from '../adapters/chains/port';
+import { StacksNotaryChain } from '../adapters/chains/stacks';
+import { type StacksDevnet, startStacksDevnet } from '../adapters/chains/stacks-devnet';
+import type { AnchoringConfig } from '../config';
+import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
+import { AnchorWorker, collectBatch, type WorkerOptions } from '../domain/anchoring/pipeline';
+import { DEVNET_EVM_NETWORK } from '../domain/onchain/info';
+import type { JobLog } from './reconcile';
+
+/**
+ * The anchoring runner (issue 4): builds the chains from configuration, collects pending documents into
+ * batches on a timer (`triggerCollection`, also what the pg-boss collection job calls), and runs one
+ * `AnchorWorker` per chain (its own loop is the pipeline's sweep: every due row is re-driven).
+ *
+ * - `devnet`: starts the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract
+ *   deployed) and anchors on them. Both are fresh chains on every start, so anchoring records left in the
+ *   database by a previous run (made on a chain that no longer exists, with nonces that would leave gaps on
+ *   the new one) are cleared at start and their documents go back to `pending`: they are anchored again.
+ * - `configured`: the chains whose variables are set. The EVM schema is registered when missing
+ *   (`ensureSchema`, before any nonce is read); while the node is unreachable this is retried with backoff
+ *   (logged) and the EVM worker starts once it succeeds; Stacks starts at once.
+ */
+
+/** Worker tuning per mode (see `WorkerOptions`): the devnets mine at once, real networks take seconds. */
+const DEVNET_WORKER = {
+  pollMs: 250,
+  stuckAfterMs: 30_000,
+  backoffMs: 500,
+  maxBackoffMs: 10_000,
+  maxAttempts: 5,
+  leaseMs: 30_000,
+} as const;
+const NETWORK_WORKER = {
+  pollMs: 3_000,
+  stuckAfterMs: 10 * 60_000,
+  backoffMs: 5_000,
+  maxBackoffMs: 5 * 60_000,
+  maxAttempts: 8,
+  leaseMs: 2 * 60_000,
+} as const;
+
+/** The running anchoring (see the module comment). */
+export interface AnchoringRunner {
+  /** The chains anchored on (EVM first), once their setup is done. */
+  readonly chains: readonly AnchorChain[];
+  /** The in-process devnets (`devnet` mode only): tests read attestations back through their RPC. */
+  readonly devnets: { evm: HardhatDevnet; stacks: StacksDevnet } | undefined;
+  /**
+   * Collects now: batches of at most `batchMax` pending documents until none is left, then wakes the workers.
+   * Runs never overlap: a call during a run is served by one more run right after it (a document committed
+   * meanwhile is not missed). Resolves with the number of documents batched; never rejects (errors are logged
+   * and the next trigger retries).
+   */
+  triggerCollection(): Promise<number>;
+  /** Stops the timer and the workers (waiting for their step in progress), then the devnets. */
+  stop(): Promise<void>;
+}
+
+export interface StartAnchoringOptions {
+  config: AnchoringConfig;
+  fork: () => EntityManager;
+  log: JobLog;
+  /**
+   * Seconds between two sweeps that batch whatever is pending. Default `config.batchSeconds`, for when nothing
+   * else triggers collections; with the pg-boss collection job wired (bootstrap), the sweep only catches what a
+   * lost job left behind, so it can be slower.
+   */
+  sweepSeconds?: number;
+}
+
+/** Starts anchoring per `config` (see the module comment); `undefined` when `ANCHORING=off`. */
+export async function startAnchoring(options: StartAnchoringOptions): Promise<AnchoringRunner | undefined> {
+  const { config, fork, log } = options;
+  if (config.mode === 'off') return undefined;
+
+  const chains: AnchorChain[] = [];
+  const workers: AnchorWorker[] = [];
+  const closers: (() => Promise<void> | void)[] = [];
+  let devnets: AnchoringRunner['devnets'];
+  let stopped = false;
+  let setupTimer: NodeJS.Timeout | undefined;
+  const tuning = config.mode === 'devnet' ? DEVNET_WORKER : NETWORK_WORKER;
+
+  const startWorker = (chain: AnchorChain, confirmations: number): void => {
+    const workerOptions: WorkerOptions = { chain, fork, log, confirmations, ...tuning };
+    const worker = new AnchorWorker(workerOptions);
+    chains.push(chain);
+    workers.push(worker);
+    worker.start();
+    log.info(`[anchor:${chain.kind}] anchoring on ${chain.info().network} (${confirmations} confirmations)`);
+  };
+
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (e) {
+        log.error('[anchor] closing a chain failed', e);
+      }
+    }
+  };
+
+  try {
+    if (config.mode === 'devnet') {
+      const [evmStart, stacksStart] = await Promise.allSettled([
+        startHardhatDevnet({ chainId: DEVNET_EVM_NETWORK.chainId }),
+        startStacksDevnet(),
+      ]);
+      // Whichever started is stopped again if the other failed.
+      if (evmStart.status === 'fulfilled') closers.push(() => evmStart.value.stop());
+      if (stacksStart.status === 'fulfilled') closers.push(() => stacksStart.value.stop());
+      if (evmStart.status === 'rejected') throw evmStart.reason;
+      if (stacksStart.status === 'rejected') throw stacksStart.reason;
+      const evmNet = evmStart.value;
+      const stacksNet = stacksStart.value;
+      devnets = { evm: evmNet, stacks: stacksNet };
+      const evm = new EvmEasChain({
+        rpcUrl: evmNet.rpcUrl,
+        privateKey: evmNet.funderPrivateKey,
+        easAddress: evmNet.easAddress,
+        schemaRegistryAddress: evmNet.schemaRegistryAddress,
+        network: DEVNET_EVM_NETWORK.network,
+        chainId: evmNet.chainId,
+        explorerTxPrefix: '',
+        attestationScanPrefix: '',
+      });
+      closers.push(() => evm.close());
+      await evm.ensureSchema();
+      const stacks = new StacksNotaryChain({
+        apiUrl: stacksNet.url,
+        privateKey: stacksNet.senderKey,
+        contractId: stacksNet.contractId,
+        network: 'devnet',
+        explorerTxPrefix: '',
+      });
+      await forgetPreviousDevnet(fork(), log);
+      startWorker(evm, config.evmConfirmations);
+      startWorker(stacks, config.stacksConfirmations);
+    } else {
+      if (config.stacks) {
+        startWorker(new StacksNotaryChain(config.stacks), config.stacks.confirmations);
+      }
+      const evmConfig = config.evm;
+      if (evmConfig) {
+        const evm = new EvmEasChain(evmConfig);
+        closers.push(() => evm.close());
+        let attempt = 0;
+        const setup = async (): Promise<void> => {
+          if (stopped) return;
+          try {
+            const schema = await evm.ensureSchema();
+            if (stopped) return;
+            log.info(
+              `[anchor:evm] schema ${schema.uid} ${schema.registered ? `registered in ${schema.txHash}` : 'found'}`,
+            );
+            startWorker(evm, evmConfig.confirmations);
+          } catch (e) {
+            attempt += 1;
+            const delay = Math.min(tuning.backoffMs * 2 ** (attempt - 1), tuning.maxBackoffMs);
+            log.error(`[anchor:evm] schema check failed (attempt ${attempt}); retrying in ${delay} ms`, e);
+            setupTimer = setTimeout(() => void setup(), delay).unref();
+          }
+        };
+        void setup();
+      }
+    }
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+
+  const chainKinds = (): ('evm' | 'stacks')[] => {
+    if (config.mode === 'devnet') return ['evm', 'stacks'];
+    return [...(config.evm ? (['evm'] as const) : []), ...(config.stacks ? (['stacks'] as const) : [])];
+  };
+
+  const collectAll = async (): Promise<number> => {
+    let total = 0;
+    try {
+      for (;;) {
+        const r = await collectBatch(fork(), { chains: chainKinds(), maxBatchSize: config.batchMax });
+        total += r.leafCount;
+        if (r.batchId) log.info(`[anchor] batch ${r.batchId}: ${r.leafCount} documents`);
+        if (!r.more || stopped) break;
+      }
+    } catch (e) {
+      log.error('[anchor] batch collection failed; retrying at the next trigger', e);
+    }
+    if (total > 0) for (const w of workers) void w.tick();
+    return total;
+  };
+
+  let running: Promise<number> | undefined;
+  let queued: Promise<number> | undefined;
+  const triggerCollection = (): Promise<number> => {
+    if (!running) {
+      running = collectAll().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    queued ??= running.then(() => {
+      queued = undefined;
+      return triggerCollection();
+    });
+    return queued;
+  };
+
+  const timer = setInterval(
+    () => void triggerCollection(),
+    (options.sweepSeconds ?? config.batchSeconds) * 1000,
+  ).unref();
+  // Documents left pending by a previous run are batched at once.
+  void triggerCollection();
+
+  return {
+    chains,
+    devnets,
+    triggerCollection,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      if (setupTimer) clearTimeout(setupTimer);
+      await Promise.all([running, queued]);
+      await Promise.all(workers.map((w) => w.stop()));
+      await closeAll();
+    },
+  };
+}
+
+/**
+ * Devnet only: clears the anchoring records of a previous run (batches, transactions, proofs) and puts every
+ * document back to `pending` on both chains, in one transaction. Logs what it cleared.
+ */
+async function forgetPreviousDevnet(em: EntityManager, log: JobLog): Promise<void> {
+  const cleared = await em.transactional(async (tx) => {
+    const batches = await tx.count(AnchorBatch, {});
+    if (batches === 0) return 0;
+    await tx.nativeDelete(DocumentAnchor, {});
+    await tx.nativeDelete(AnchorTx, {});
+    await tx.nativeDelete(AnchorBatch, {});
+    await tx.nativeUpdate(
+      Document,
+      {},
+      {
+        onchainStatus: 'pending',
+        onchainTxHash: null,
+        onchainAttestationUid: null,
+        onchainAt: null,
+        stacksStatus: 'pending',
+        stacksTxId: null,
+        stacksAnchoredAt: null,
+      },
+    );
+    return batches;
+  });
+  if (cleared > 0) {
+    log.info(`[anchor] devnet: ${cleared} batches of a previous devnet forgotten; their documents re-anchor`);
+  }
+}

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../../test/harness/postgres';
+import { type Database, openDatabase } from '../db';
+import { Document, Tenant } from '../db/entities';
+import { recordUploadedDocument } from '../domain/documents/service';
+import type { Actor } from '../domain/tenancy/actor';
+import { ANCHOR_COLLECT_QUEUE, enqueueAnchoring, type JobQueue, startJobQueue } from './boss';
+
+/**
+ * pg-boss on both database kinds, the job sent in the Document's transaction (committed together, rolled back
+ * together). Each database is fresh; the tests of a kind run in order and share its queue.
+ */
+
+type Kind = 'pglite' | 'postgresql';
+
+/** A database of `kind` with one tenant; `dispose` closes (and on PostgreSQL drops) it. */
+async function openKind(
+  kind: Kind,
+): Promise<{ db: Database; url: string | undefined; dispose(): Promise<void> }> {
+  if (kind === 'pglite') {
+    const db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+    return { db, url: undefined, dispose: () => db.close() };
+  }
+  const pg = await createTestDatabase();
+  const db = await openDatabase({ databaseUrl: pg.url, dataDir: '' });
+  return {
+    db,
+    url: pg.url,
+    dispose: async () => {
+      await db.close();
+      await pg.drop();
+    },
+  };
+}
+
+/** Resolves with `value` or rejects after `ms`: a hang fails the test in seconds, with a message. */
+function within<T>(ms: number, what: string, value: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([value, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe.each<Kind>(['pglite', 'postgresql'])('job queue on %s', (kind) => {
+  let db: Database;
+  let url: string | undefined;
+  let dispose: () => Promise<void>;
+  let queue: JobQueue | undefined;
+  let actor: Actor;
+  let serial = 0;
+
+  beforeAll(async () => {
+    ({ db, url, dispose } = await openKind(kind));
+    const em = db.fork();
+    const tenant = em.create(Tenant, {
+      id: crypto.randomUUID(),
+      kind: 'personal',
+      externalId: `u-${kind}`,
+      name: 'T',
+      serialPrefix: 'JQ',
+    });
+    await em.flush();
+    actor = { userId: 'u1', email: null, tenant, role: 'owner', ip: null };
+  }, 60_000);
+
+  afterAll(async () => {
+    await queue?.stop();
+    await dispose?.();
+  });
+
+  /** Jobs of the collect queue in any state, straight from pg-boss's table. */
+  const jobCount = async (): Promise<number> => {
+    const rows = await db
+      .fork()
+      .getConnection()
+      .execute<{ n: number }[]>('SELECT count(*)::int AS n FROM pgboss.job WHERE name = ?', [
+        ANCHOR_COLLECT_QUEUE,
+      ]);
+    return rows[0]?.n ?? 0;
+  };
+
+  const newDocument = (tx: ReturnType<Database['fork']>, sha256Hash: string) =>
+    tx.create(Document, {
+      id: crypto.randomUUID(),
+      tenant: actor.tenant.id,
+      serialNumber: `JQ-${kind}-${++serial}`,
+      fileName: 'f.txt',
+      fileSize: 1,
+      mimeType: 'text/plain',
+      sha256Hash,
+      sourceType: 'upload',
+      consentGiven: true,
+      consentTimestamp: new Date(),
+      uploaderUserId: 'u1',
+    });
+
+  it('starts and stops cleanly and quickly', async () => {
+    const started = Date.now();
+    const q = await within(20_000, 'start', startJobQueue(db, url));
+    await within(10_000, 'stop', q.stop());
+    expect(Date.now() - started).toBeLessThan(15_000);
+    queue = await within(20_000, 'restart', startJobQueue(db, url, { pollingIntervalSeconds: 0.5 }));
+    await within(
+      10_000,
+      'registerAnchoring',
+      queue.registerAnchoring(async () => undefined, 0),
+    );
+    await within(10_000, 'stop', queue.stop());
+    // After stop, enqueueing is a no-op again (no stopped queue is written to).
+    await db.fork().transactional((tx) => enqueueAnchoring(tx));
+    expect(await jobCount()).toBe(0);
+    queue = await within(20_000, 'restart', startJobQueue(db, url, { pollingIntervalSeconds: 0.5 }));
+  });
+
+  it('a job sent in a transaction that rolls back does not exist, nor does the Document', async () => {
+    const q = queue as JobQueue;
+    const hash = 'b'.repeat(64);
+    const attempt = db.fork().transactional(async (tx) => {
+      newDocument(tx, hash);
+      await tx.flush();
+      await q.requestCollect(tx, 0);
+      throw new Error('abort the upload');
+    });
+    await expect(within(10_000, 'rolled-back send', attempt)).rejects.toThrow('abort the upload');
+    expect(await db.fork().count(Document, { sha256Hash: hash })).toBe(0);
+    expect(await jobCount()).toBe(0);
+  });
+
+  it('a worker started after the send picks the job up', async () => {
+    const q = queue as JobQueue;
+    const hash = 'c'.repeat(64);
+    await within(
+      10_000,
+      'committed send',
+      db.fork().transactional(async (tx) => {
+        newDocument(tx, hash);
+        await tx.flush();
+        await q.requestCollect(tx, 0);
+      }),
+    );
+    expect(await db.fork().count(Document, { sha256Hash: hash })).toBe(1);
+    expect(await jobCount()).toBe(1);
+    const [stats] = await q.boss.getQueueStats(ANCHOR_COLLECT_QUEUE);
+    expect(stats?.queuedCount).toBe(1);
+
+    let runs = 0;
+    let ran: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => {
+      ran = resolve;
+    });
+    await q.registerAnchoring(async () => {
+      runs++;
+      ran();
+    }, 0);
+    await within(15_000, 'worker picking up the earlier job', first);
+    expect(runs).toBe(1);
+  });
+
+  it('an upload (recordUploadedDocument) commits its Document and its job together; a worker runs it', async () => {
+    const q = queue as JobQueue;
+    // registerAnchoring ran in the previous test: enqueueAnchoring now sends, batch window 0 s.
+    await q.stop();
+    let ran: () => void = () => undefined;
+    const handled = new Promise<void>((resolve) => {
+      ran = resolve;
+    });
+    queue = await startJobQueue(db, url, { pollingIntervalSeconds: 0.5 });
+    const before = await jobCount();
+    await queue.registerAnchoring(async () => ran(), 0);
+    const doc = await within(
+      10_000,
+      'upload',
+      recordUploadedDocument(db.fork(), actor, {
+        storageKey: 'k',
+        fileName: 'a.txt',
+        fileSize: 1,
+        mimeType: 'text/plain',
+        sha256Hash: 'd'.repeat(64),
+        consentTimestamp: new Date(),
+      }),
+    );
+    expect(await db.fork().count(Document, { id: doc.id })).toBe(1);
+    await within(15_000, 'worker running the upload job', handled);
+    expect(await jobCount()).toBe(before + 1);
+  });
+});

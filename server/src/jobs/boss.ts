@@ -1,0 +1,140 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { EntityManager } from '@mikro-orm/core';
+import type { PgliteConnection } from '@mikro-orm/pglite';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import { type Db, fromKysely, fromPglite, PgBoss } from 'pg-boss';
+import type { Database } from '../db';
+
+/**
+ * pg-boss on the service's own database (DESIGN.md, jobs): PostgreSQL through its connection string (its own
+ * pool), PGlite through the very instance MikroORM opened (`fromPglite` over the native client: PGlite admits
+ * one process). Its tables live in the `pgboss` schema, which MikroORM's schema diff skips.
+ *
+ * Jobs are sent inside the caller's transaction with pg-boss's Kysely adapter over the transaction's
+ * `getKysely()`: the job commits or rolls back with the rows written in that transaction.
+ *
+ * PGlite has a single connection, and a MikroORM transaction holds it exclusively (Kysely's PGlite dialect
+ * runs it in `pglite.transaction()`): a statement on the bare instance waits until that transaction ends.
+ * `send()` does not only run its INSERT on the `db` it is given: on a queue-cache miss it first reads the
+ * queue's row through pg-boss's own `db`. Inside the transaction that read waited for the transaction, which
+ * waited for `send()`: a deadlock (issue 4, the hang). On PGlite pg-boss's own `db` is therefore routed: a
+ * statement it issues while a send runs inside a transaction (tracked with AsyncLocalStorage) goes through that
+ * transaction; every other statement goes to the instance, where PGlite serializes it with the ORM's.
+ */
+
+/** Queue of the batch window: at most one queued job (`short` policy), deferred by the window. */
+export const ANCHOR_COLLECT_QUEUE = 'anchor-collect';
+
+/** Tunables of `startJobQueue` (defaults suit production). */
+export interface JobQueueOptions {
+  /** How often an idle worker polls for jobs, in seconds (pg-boss minimum 0.5; default 2). */
+  pollingIntervalSeconds?: number;
+  /** Where pg-boss errors go (default `console.error`). */
+  onError?: (error: Error) => void;
+  /** How long `stop()` waits for running handlers, in milliseconds (default 5000; pg-boss minimum 1000). */
+  stopTimeoutMs?: number;
+}
+
+/** The running pg-boss and what the anchoring code needs from it. */
+export interface JobQueue {
+  boss: PgBoss;
+  /**
+   * Asks for a batch collection `afterSeconds` from now, inside the transaction of `em` (the transaction's
+   * EntityManager: the job commits or rolls back with it). A no-op when one is already queued: the first
+   * document of a window opens it, the ones after it ride along.
+   */
+  requestCollect(em: EntityManager, afterSeconds: number): Promise<void>;
+  /**
+   * Runs `handler` for every `anchor-collect` job (one at a time) and makes `enqueueAnchoring` request a
+   * collection `batchSeconds` after the first document of a window. A handler that throws fails the job, which
+   * pg-boss retries; the documents stay `pending`, so the batcher's own sweep finds them anyway.
+   */
+  registerAnchoring(handler: () => Promise<void>, batchSeconds: number): Promise<void>;
+  /** Stops the worker and pg-boss (waiting for a running handler), and clears `enqueueAnchoring`'s target. */
+  stop(): Promise<void>;
+}
+
+/** The transaction a `requestCollect` is sending in, for the PGlite router (see the file comment). */
+const sendingIn = new AsyncLocalStorage<Db>();
+
+/** pg-boss's own `db` on PGlite: inside a send in a transaction, that transaction; else the instance. */
+function routedDb(own: Db): Db {
+  return {
+    executeSql: (text, values) => (sendingIn.getStore() ?? own).executeSql(text, values),
+  };
+}
+
+/**
+ * Starts pg-boss on `db` (creating or migrating its schema) and the anchoring queue. `databaseUrl` is the
+ * PostgreSQL connection string (`DATABASE_URL`), unused on PGlite. Stop it before closing `db`.
+ */
+export async function startJobQueue(
+  db: Database,
+  databaseUrl: string | undefined,
+  options: JobQueueOptions = {},
+): Promise<JobQueue> {
+  const polling =
+    options.pollingIntervalSeconds === undefined
+      ? {}
+      : { pollingIntervalSeconds: options.pollingIntervalSeconds };
+  let boss: PgBoss;
+  if (db.kind === 'pglite') {
+    const connection = db.orm.em.getConnection() as unknown as PgliteConnection;
+    const pglite = await connection.getNativeClient();
+    boss = new PgBoss({ db: routedDb(fromPglite(pglite)), backend: 'pglite', schedule: false, ...polling });
+  } else {
+    if (!databaseUrl) throw new Error('pg-boss on PostgreSQL needs the connection string');
+    boss = new PgBoss({ connectionString: databaseUrl, max: 4, schedule: false, ...polling });
+  }
+  const onError = options.onError ?? ((e: Error) => console.error('[jobs] pg-boss error', e));
+  boss.on('error', onError);
+  await boss.start();
+  try {
+    await boss.createQueue(ANCHOR_COLLECT_QUEUE, { policy: 'short' });
+  } catch (e) {
+    await boss.stop({ graceful: false });
+    throw e;
+  }
+
+  const queue: JobQueue = {
+    boss,
+    requestCollect: async (em, afterSeconds) => {
+      const tx = fromKysely((em as SqlEntityManager).getKysely());
+      await sendingIn.run(tx, () =>
+        boss.send(ANCHOR_COLLECT_QUEUE, {}, { db: tx, startAfter: Math.max(0, Math.round(afterSeconds)) }),
+      );
+    },
+    registerAnchoring: async (handler, batchSeconds) => {
+      await boss.work(ANCHOR_COLLECT_QUEUE, { batchSize: 1, ...polling }, async () => {
+        await handler();
+      });
+      setAnchoringQueue({ queue, batchSeconds });
+    },
+    stop: async () => {
+      if (current?.queue === queue) setAnchoringQueue(undefined);
+      await boss.stop({ graceful: true, timeout: options.stopTimeoutMs ?? 5000 });
+    },
+  };
+  return queue;
+}
+
+/**
+ * The queue the document service enqueues on, set by `registerAnchoring` (undefined when anchoring is not
+ * running: uploads then cost nothing more, and the batcher finds their documents later by their `pending`
+ * status, so none is lost).
+ */
+let current: { queue: JobQueue; batchSeconds: number } | undefined;
+
+/** Registers (or clears) the running queue and batch window for `enqueueAnchoring`. */
+export function setAnchoringQueue(value: { queue: JobQueue; batchSeconds: number } | undefined): void {
+  current = value;
+}
+
+/**
+ * Enqueues the anchoring of a new document inside its transaction (`em` must be the transaction's
+ * EntityManager). See `JobQueue.requestCollect`.
+ */
+export async function enqueueAnchoring(em: EntityManager): Promise<void> {
+  if (!current) return;
+  await current.queue.requestCollect(em, current.batchSeconds);
+}
