@@ -102,7 +102,7 @@ describe.each(DATABASE_KINDS)('anchoring on the devnets, %s', (kind) => {
     expect(done.onchainTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(done.onchainAttestationUid).toMatch(/^0x[0-9a-f]{64}$/);
     expect(done.onchainAt).not.toBeNull();
-    expect(done.stacksTxId).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(done.stacksTxId).toMatch(/^[0-9a-f]{64}$/);
     expect(done.stacksAnchoredAt).not.toBeNull();
 
     const pub = await api<{ found: boolean; document: PublicDocumentDto }>(

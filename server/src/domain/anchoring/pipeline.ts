@@ -436,7 +436,8 @@ export class AnchorWorker {
           }
         : {
             stacksStatus: reg ? ('registered' as const) : ('pending' as const),
-            stacksTxId: reg?.txHash ?? null,
+            // The spec builds Stacks links as `<prefix>/0x<txid>`: the document keeps the bare 64-hex txid.
+            stacksTxId: reg ? reg.txHash.replace(/^0x/, '') : null,
             stacksAnchoredAt: at,
           };
     await em.nativeUpdate(Document, { id: { $in: ids } }, data);
