@@ -206,7 +206,10 @@ export const AnchorTx = defineEntity({
     /** Decimal strings, in the chain's smallest unit (see `FeeParams`). */
     maxFee: p.string().length(80).nullable(),
     priorityFee: p.string().length(80).nullable(),
+    /** Every retry (outages included): drives the backoff. */
     attempts: p.integer().default(0),
+    /** Refusals by the node or reverts only: the row fails after `maxAttempts` of them, never for an outage. */
+    refusals: p.integer().default(0),
     lastError: p.text().nullable(),
     broadcastAt: p.datetime().nullable(),
     nextAttemptAt: p.datetime(),

@@ -3,6 +3,7 @@ import { Migration20261121061512 as m0 } from './Migration20261121061512';
 import { Migration20261121071240 as m1 } from './Migration20261121071240';
 import { Migration20261121071806 as m2 } from './Migration20261121071806';
 import { Migration20261121074559 as m3 } from './Migration20261121074559';
+import { Migration20261121081826 as m4 } from './Migration20261121081826';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121071240', class: m1 },
   { name: 'Migration20261121071806', class: m2 },
   { name: 'Migration20261121074559', class: m3 },
+  { name: 'Migration20261121081826', class: m4 },
 ];

@@ -447,12 +447,14 @@ export class AnchorWorker {
   private async requeue(em: EntityManager, row: AnchorTxEntity, reason: string, refusal: boolean) {
     const attempts = row.attempts + (refusal ? 1 : 0);
     row.attempts = attempts;
+    // Outages only back off; refusals are what can fail a batch (an outage must not use up its attempts).
+    if (refusal) row.refusals += 1;
     row.lastError = reason;
     row.nonce = null;
     row.raw = null;
     if (row.txHash) row.replacedTxHashes = [...(row.replacedTxHashes ?? []), row.txHash];
     row.txHash = null;
-    if (refusal && attempts >= this.o.maxAttempts) {
+    if (refusal && row.refusals >= this.o.maxAttempts) {
       row.state = 'failed';
       row.batch.status = 'failed';
       this.o.log.error(`[anchor:${row.chain}] batch ${row.batch.id} failed: ${reason}`, undefined);
