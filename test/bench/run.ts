@@ -18,6 +18,8 @@
  *    own process) answering a JSON body of the same size is loaded the same way. Reported: requests/s
  *    (autocannon's per-second average) and p99 latency (ms, 2xx only, 1 ms resolution) for both, and the ratios
  *    service/bare. Any non-2xx answer (a 429 in particular, should rate limiting appear) is reported loudly.
+ * 3. Anchoring (issue 4, `anchoring.ts`): gas/fee per document for batches of 1, 100 and 1,000 on the
+ *    devnets, and time from upload to `registered` through a second server process with `ANCHORING=devnet`.
  *
  * MB means MiB (2^20 bytes) throughout. Every child process and the temp dir are removed at the end, also on
  * failure or Ctrl-C. `BENCH_SERVER_NODE_ARGS` adds Node flags to the server process, e.g.
@@ -29,6 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { type AnchoringResults, benchAnchoring, reportAnchoring } from './anchoring';
 import {
   type Child,
   freePort,
@@ -126,6 +129,8 @@ interface Results {
     serviceNon2xx: number;
     service429: number;
   };
+  /** Issue 4: anchoring cost per batch and latency to `registered` (see `anchoring.ts`). */
+  anchoring: AnchoringResults;
 }
 
 const mb = (bytes: number) => bytes / MiB;
@@ -135,12 +140,13 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Runs the operator CLI against the running server (admin socket in DATA_DIR); returns its last stdout line. */
-async function operator(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
+async function operator(env: NodeJS.ProcessEnv, args: string[], all = false): Promise<string> {
   const r = await runCommand(NODE, ['--import', 'tsx', 'server/src/cli/main.ts', ...args], {
     cwd: ROOT,
     env,
   });
   if (r.code !== 0) throw new Error(`notary ${args.join(' ')} failed (${r.code}):\n${r.stderr}${r.stdout}`);
+  if (all) return r.stdout;
   const last = r.stdout.trim().split('\n').pop()?.trim();
   if (!last) throw new Error(`notary ${args.join(' ')} printed nothing`);
   return last;
@@ -296,6 +302,14 @@ async function bench(cleanup: Cleanup): Promise<Results> {
   const bareResult = await load('bare express', `${bareUrl}${verifyPath}`);
   await bare.stop();
 
+  const anchoring = await benchAnchoring({
+    root: ROOT,
+    node: NODE,
+    addCleanup: (label, run) => cleanup.add(label, run),
+    operator,
+    childEnv,
+  });
+
   const bestUploadS = Math.min(...uploads.map((u) => u.wallS));
   const bestIngestRatio = Math.max(...uploads.map((u) => u.ratio));
   const worstRssGrowthMB = Math.max(...uploads.map((u) => u.rssGrowthMB));
@@ -332,6 +346,7 @@ async function bench(cleanup: Cleanup): Promise<Results> {
       serviceNon2xx: service.non2xx,
       service429: service.statusCodes['429'] ?? 0,
     },
+    anchoring,
   };
 }
 
@@ -365,6 +380,8 @@ function report(r: Results): string {
     '',
     `Verify body ${v.bodyBytes} bytes; p50 ms service ${v.service.p50} / bare ${v.bare.p50}; ` +
       `requests service ${v.service.requests} / bare ${v.bare.requests} in ${v.durationS} s; server cold start ${f(r.serverStartS, 1)} s.`,
+    '',
+    reportAnchoring(r.anchoring),
   ];
   return lines.join('\n');
 }
