@@ -15,6 +15,7 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { acquireDirectoryLock, type DirectoryLock, DirectoryLockedError } from '@notary/server/db/dir-lock';
 
 /** A running gateway: S3 endpoint and the credentials of its only user. */
 export interface RadosgwServer {
@@ -58,16 +59,37 @@ export async function startRadosgw(options: { timeoutMs?: number } = {}): Promis
         'Install the Debian packages with `.ci/install-radosgw.sh` (radosgw ceph-mon ceph-osd).',
     );
   }
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= 3; attempt++) {
+  // Several test files start clusters at once (one vitest worker each): under load their daemons were seen
+  // to cross wires while starting ("wrong fsid"). Start one cluster at a time across processes.
+  const lock = await lockAcrossProcesses(path.join(os.tmpdir(), 'notary-radosgw-start'));
+  try {
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      try {
+        return await startOnce(options.timeoutMs ?? 60_000);
+      } catch (e) {
+        lastError = e;
+        if (!(e instanceof StartError) || !e.retriable) break;
+      }
+    }
+    throw lastError;
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Waits (up to 3 minutes) for the directory lock that `acquireDirectoryLock` gives, polling every 200 ms. */
+async function lockAcrossProcesses(dir: string): Promise<DirectoryLock> {
+  await mkdir(dir, { recursive: true });
+  const until = Date.now() + 180_000;
+  for (;;) {
     try {
-      return await startOnce(options.timeoutMs ?? 60_000);
+      return await acquireDirectoryLock(dir);
     } catch (e) {
-      lastError = e;
-      if (!(e instanceof StartError) || !e.retriable) break;
+      if (!(e instanceof DirectoryLockedError) || Date.now() > until) throw e;
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
-  throw lastError;
 }
 
 class StartError extends Error {
