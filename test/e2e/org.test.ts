@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { Document, OrgDeletion, Tenant, TenantMember } from '@notary/server/db/entities';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES_DIR } from '../harness/fixtures';
-import { uploadFile } from '../harness/http';
+import { api, uploadFile } from '../harness/http';
 import { startRadosgw } from '../harness/radosgw';
 import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '../harness/service';
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../harness/smtp';
@@ -24,23 +24,15 @@ interface Reply<T = Record<string, unknown>> {
   body: T;
 }
 
-/** A JSON request with an optional bearer token. */
+/** A JSON request with an optional bearer token and extra headers (the harness's `api`). */
 async function request<T = Record<string, unknown>>(
   t: TestService,
   method: string,
   route: string,
   init: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Reply<T>> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${t.url}${route}`, {
-    method,
-    headers,
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  const { status, body } = await api<T>(t.url, route, { ...init, method });
+  return { status, body };
 }
 
 interface Org {

@@ -1,6 +1,7 @@
 import { TenantMember } from '@notary/server/db/entities';
 import { Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { api } from '../harness/http';
 import { DATABASE_KINDS, startTestService, type TestService } from '../harness/service';
 import { type SmtpSink, startSmtpSink } from '../harness/smtp';
 
@@ -22,23 +23,15 @@ interface Reply<T = Record<string, unknown>> {
   body: T;
 }
 
-/** A JSON request with optional bearer token and extra headers. */
+/** A JSON request with an optional bearer token and extra headers (the harness's `api`). */
 async function request<T = Record<string, unknown>>(
   t: TestService,
   method: string,
   route: string,
   init: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Reply<T>> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${t.url}${route}`, {
-    method,
-    headers,
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  const { status, body } = await api<T>(t.url, route, { ...init, method });
+  return { status, body };
 }
 
 interface Org {

@@ -5,9 +5,9 @@ import path from 'node:path';
 export async function api<T = unknown>(
   base: string,
   route: string,
-  init: { token?: string; method?: string; body?: unknown } = {},
+  init: { token?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Headers; body: T }> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${base}${route}`, {
