@@ -286,7 +286,9 @@ describe('anchoring pipeline faults on Hardhat + EAS', () => {
     const nonceBefore = await chain.chainNonce();
     await devnet.setAutomine(false);
     try {
-      const w = worker(chain, { stuckAfterMs: 150 });
+      // A clock the test moves, so "stuck" does not depend on how loaded the machine is.
+      let clock = Date.now();
+      const w = worker(chain, { stuckAfterMs: 150, now: () => new Date(clock) });
       await w.tick(); // signed and broadcast, waiting in the mempool
       const [first] = await rowsOf([batchId as string]);
       expect(first?.state).toBe('broadcast');
@@ -294,7 +296,7 @@ describe('anchoring pipeline faults on Hardhat + EAS', () => {
       expect(await chain.getStatus(original)).toEqual({ state: 'pending' });
       await w.tick(); // not stuck yet
       expect((await rowsOf([batchId as string]))[0]?.txHash).toBe(original);
-      await new Promise((r) => setTimeout(r, 300));
+      clock += 300;
       await w.tick(); // stuck: re-signed with the same nonce and higher fees, sent
       const [replaced] = await rowsOf([batchId as string]);
       expect(replaced?.state).toBe('broadcast');
