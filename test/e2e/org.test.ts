@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { Document, OrgDeletion, Tenant, TenantMember } from '@notary/server/db/entities';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES_DIR } from '../harness/fixtures';
-import { api, uploadFile } from '../harness/http';
+import { jsonRequest, uploadFile } from '../harness/http';
 import { startRadosgw } from '../harness/radosgw';
 import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '../harness/service';
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../harness/smtp';
@@ -24,16 +24,13 @@ interface Reply<T = Record<string, unknown>> {
   body: T;
 }
 
-/** A JSON request with an optional bearer token and extra headers (the harness's `api`). */
-async function request<T = Record<string, unknown>>(
+/** A JSON request to the test service (the harness's `jsonRequest`). */
+const request = <T = Record<string, unknown>>(
   t: TestService,
   method: string,
   route: string,
-  init: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Reply<T>> {
-  const { status, body } = await api<T>(t.url, route, { ...init, method });
-  return { status, body };
-}
+  init: Parameters<typeof jsonRequest>[3] = {},
+): Promise<Reply<T>> => jsonRequest<T>(t.url, method, route, init);
 
 interface Org {
   id: string;

@@ -19,6 +19,19 @@ export async function api<T = unknown>(
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
+/**
+ * `api` without the response headers, method first: `{status, body}` compares whole with `toEqual`.
+ */
+export async function jsonRequest<T = Record<string, unknown>>(
+  base: string,
+  method: string,
+  route: string,
+  init: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: T }> {
+  const { status, body } = await api<T>(base, route, { ...init, method });
+  return { status, body };
+}
+
 /** Uploads a file from disk as `POST /api/documents/upload` would receive it from a browser form. */
 export async function uploadFile(
   base: string,
