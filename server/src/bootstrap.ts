@@ -4,13 +4,16 @@ import path from 'node:path';
 import type { Express } from 'express';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createMailer } from './adapters/mail';
+import { createSigner } from './adapters/signer';
 import { FsObjectStorage } from './adapters/storage/fs';
 import type { ObjectStorage } from './adapters/storage/port';
 import { S3ObjectStorage } from './adapters/storage/s3';
+import { createTimestampAuthority } from './adapters/tsa';
 import { startAdminSocket } from './cli/admin-socket';
 import type { Config } from './config';
 import { type Database, openDatabase } from './db';
 import type { AppDeps } from './deps';
+import { AcervoFeedCache } from './domain/acervo/cache';
 import { PublicVerifyCache } from './domain/documents/verify-cache';
 import { runOperatorCommand } from './domain/operator/commands';
 import { createHttpApp } from './http/app';
@@ -70,6 +73,8 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
       logLevel: config.logLevel === 'debug' ? 'debug' : 'warn',
     });
     await identity.migrate();
+    const signer = config.signing ? await createSigner(config.signing) : undefined;
+    const tsa = config.tsa ? await createTimestampAuthority(config.tsa) : undefined;
     const deps: AppDeps = {
       config,
       publicUrl,
@@ -81,6 +86,9 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
       directory: identity.directory,
       mailer,
       verifyCache: new PublicVerifyCache(),
+      acervoCache: new AcervoFeedCache(),
+      signer,
+      tsa,
     };
     // Membership changes made through the provider in this process keep the role table in step.
     const membershipEvents = subscribeMembershipEvents({

@@ -86,6 +86,14 @@ const EnvSchema = z.object({
   STACKS_NETWORK: z.enum(['mainnet', 'testnet', 'devnet']).default('testnet'),
   STACKS_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).optional(),
   STACKS_EXPLORER_TX_PREFIX: z.string().default('https://explorer.hiro.so/txid'),
+  SERVICE_NAME: z.string().trim().min(1).max(80).default('Notary'),
+  SIGNING_CERT: optionalString,
+  SIGNING_KEY: optionalString,
+  SIGNING_CERT_PASSWORD: z.string().optional(),
+  SIGNING_LOCATION: z.string().max(120).default(''),
+  TSA_URL: optionalString.pipe(z.url().optional()),
+  TSA_CA_CERTS: optionalString,
+  TSA_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
 });
 
 export type StorageConfig =
@@ -182,6 +190,26 @@ export type AnchoringConfig =
       stacks: StacksAnchoringConfig | undefined;
     };
 
+/**
+ * PAdES signing of certificates (issue 5): `SIGNING_CERT` is a PKCS#12 file (`.p12`/`.pfx`, password in
+ * `SIGNING_CERT_PASSWORD`) or a PEM chain (signer first) with the PEM key in `SIGNING_KEY`. Read at start.
+ */
+export interface SigningConfig {
+  certPath: string;
+  keyPath: string | undefined;
+  password: string | undefined;
+  /** `/Location` of the PDF signature dictionary; empty to omit. */
+  location: string;
+}
+
+/** RFC 3161 Time-Stamp Authority (`TSA_URL`; spec, Documents rule 6). */
+export interface TsaConfig {
+  url: string;
+  /** PEM file of the certificates that may anchor the TSA's chain; unset: Node's bundled Mozilla roots. */
+  caCertsPath: string | undefined;
+  timeoutMs: number;
+}
+
 export interface Config {
   env: 'development' | 'production' | 'test';
   port: number;
@@ -212,6 +240,12 @@ export interface Config {
   reconcileIntervalSeconds: number;
   /** Anchoring of document hashes on chains (`ANCHORING` and the chain variables). */
   anchoring: AnchoringConfig;
+  /** Name printed on certificates and on the mark stamped on every page (`SERVICE_NAME`). */
+  serviceName: string;
+  /** Undefined: `?signed=1` certificates come back unsigned (`X-Service-Signed: none`). */
+  signing: SigningConfig | undefined;
+  /** Undefined: the timestamp route answers 503 and signatures are PAdES B-B (no signature timestamp). */
+  tsa: TsaConfig | undefined;
 }
 
 /**
@@ -265,6 +299,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     identityWebhookSecret: e.IDENTITY_WEBHOOK_SECRET,
     reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
     anchoring: anchoringConfig(e),
+    serviceName: e.SERVICE_NAME,
+    signing: signingConfig(e),
+    tsa:
+      e.TSA_URL === undefined
+        ? undefined
+        : { url: e.TSA_URL, caCertsPath: e.TSA_CA_CERTS, timeoutMs: e.TSA_TIMEOUT_MS },
+  };
+}
+
+function signingConfig(e: Env): SigningConfig | undefined {
+  if (e.SIGNING_CERT === undefined) {
+    if (e.SIGNING_KEY !== undefined) {
+      throw new Error('Invalid configuration:\n  SIGNING_KEY is set: also set SIGNING_CERT (the PEM chain)');
+    }
+    return undefined;
+  }
+  return {
+    certPath: path.resolve(e.SIGNING_CERT),
+    keyPath: e.SIGNING_KEY === undefined ? undefined : path.resolve(e.SIGNING_KEY),
+    password: e.SIGNING_CERT_PASSWORD,
+    location: e.SIGNING_LOCATION,
   };
 }
 

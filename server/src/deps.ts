@@ -1,9 +1,12 @@
 import type { OrganizationDirectory } from './adapters/identity/directory';
 import type { TokenVerifier } from './adapters/identity/port';
 import type { Mailer } from './adapters/mail/port';
+import type { DocumentSigner } from './adapters/signer/port';
 import type { ObjectStorage } from './adapters/storage/port';
+import type { TimestampAuthority } from './adapters/tsa/port';
 import type { Config } from './config';
 import type { Database } from './db';
+import type { AcervoFeedCache } from './domain/acervo/cache';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
 
@@ -28,4 +31,10 @@ export interface AppDeps {
   directory: OrganizationDirectory;
   mailer: Mailer;
   verifyCache: PublicVerifyCache;
+  /** Acervo feed pages, 5 minutes (`domain/acervo/cache.ts`). */
+  acervoCache: AcervoFeedCache;
+  /** PAdES signing key of certificates (`SIGNING_CERT`); undefined: certificates are unsigned. */
+  signer: DocumentSigner | undefined;
+  /** RFC 3161 TSA (`TSA_URL`); undefined: the timestamp route answers 503. */
+  tsa: TimestampAuthority | undefined;
 }

@@ -207,3 +207,214 @@ export type MemberRoleChangedDto = z.infer<typeof MemberRoleChangedSchema>;
 /** `DELETE /api/team/members/:userId` and `DELETE /api/team/invitations/:invitationId` answer. */
 export const TeamOkSchema = z.object({ ok: z.literal(true) }).meta({ id: 'TeamOk' });
 export type TeamOkDto = z.infer<typeof TeamOkSchema>;
+
+/* Sharing, access log, acervo and LGPD deletion (spec: Share and access routes, Acervo feed, Access log,
+   Documents publish; README, Sharing, access log and acervo). The bodies the spec leaves unshown are here. */
+
+/** What a share access grants: a download URL (1 hour) or a view URL (15 minutes). */
+export const SharePermissionSchema = z.enum(['download', 'view']);
+export type SharePermission = z.infer<typeof SharePermissionSchema>;
+
+/** Kinds of access policy (spec, Access policy). */
+export const ACCESS_POLICY_KINDS = ['link', 'public', 'wallet', 'email'] as const;
+export const AccessPolicyKindSchema = z.enum(ACCESS_POLICY_KINDS);
+export type AccessPolicyKind = z.infer<typeof AccessPolicyKindSchema>;
+
+/** Longest lifetime of an access policy: 366 days. */
+export const MAX_POLICY_SECONDS = 366 * 86400;
+/** Most addresses one wallet or e-mail policy authorizes. */
+export const MAX_POLICY_ADDRESSES = 100;
+
+const WalletAddress = z.string().regex(WALLET_ADDRESS_PATTERN, 'must be 0x plus 40 hex digits');
+const EmailAddress = z.email().max(254);
+
+/**
+ * `POST /api/documents/:id/access-policies` body. `kind`: `link` (an opaque token, returned once), `public`
+ * (one per document: a new one replaces the previous), `wallet` (`addresses`: 0x wallets) or `email`
+ * (`addresses`: e-mail addresses); `addresses` is required for wallet and email, refused for link and public.
+ * `permission` defaults to `download`; `expiresInSeconds` absent: never expires; `maxAccesses` absent:
+ * unlimited.
+ */
+export const CreateAccessPolicyInputSchema = z
+  .object({
+    kind: AccessPolicyKindSchema,
+    permission: SharePermissionSchema.optional(),
+    expiresInSeconds: z.number().int().min(1).max(MAX_POLICY_SECONDS).optional(),
+    maxAccesses: z.number().int().min(1).max(1_000_000).optional(),
+    addresses: z.array(z.string().max(254)).min(1).max(MAX_POLICY_ADDRESSES).optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.kind === 'link' || value.kind === 'public') {
+      if (value.addresses !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['addresses'], message: `not allowed for kind ${value.kind}` });
+      return;
+    }
+    if (value.addresses === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['addresses'], message: `required for kind ${value.kind}` });
+      return;
+    }
+    const check = value.kind === 'wallet' ? WalletAddress : EmailAddress;
+    value.addresses.forEach((address, i) => {
+      const result = check.safeParse(address);
+      if (!result.success) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['addresses', i],
+          message: value.kind === 'wallet' ? 'must be 0x plus 40 hex digits' : 'must be an e-mail address',
+        });
+      }
+    });
+  });
+export type CreateAccessPolicyInput = z.infer<typeof CreateAccessPolicyInputSchema>;
+
+/**
+ * An access policy as its manager sees it. `status` is derived: `revoked` (by a manager or an LGPD deletion),
+ * `expired`, `exhausted` (`accessCount` reached `maxAccesses`), else `active`. `addresses` (lower case) are
+ * the authorized wallets or e-mails (empty for link and public). The link token itself is never shown again.
+ */
+export const AccessPolicySchema = z
+  .object({
+    id: z.string(),
+    documentId: z.string(),
+    kind: AccessPolicyKindSchema,
+    permission: SharePermissionSchema,
+    status: z.enum(['active', 'revoked', 'expired', 'exhausted']),
+    expiresAt: IsoDate.nullable(),
+    maxAccesses: z.number().int().nullable(),
+    accessCount: z.number().int(),
+    addresses: z.array(z.string()),
+    createdBy: z.string(),
+    createdAt: IsoDate,
+    revokedAt: IsoDate.nullable(),
+  })
+  .meta({ id: 'AccessPolicy' });
+export type AccessPolicyDto = z.infer<typeof AccessPolicySchema>;
+
+/** Answer of policy creation: the policy, and for a link its token and URL (shown this once). */
+export const CreatedAccessPolicySchema = z
+  .object({
+    policy: AccessPolicySchema,
+    token: z.string().optional(),
+    shareUrl: z.string().optional(),
+  })
+  .meta({ id: 'CreatedAccessPolicy' });
+export type CreatedAccessPolicyDto = z.infer<typeof CreatedAccessPolicySchema>;
+
+export const AccessPolicyListSchema = z
+  .object({ policies: z.array(AccessPolicySchema) })
+  .meta({ id: 'AccessPolicies' });
+export type AccessPolicyListDto = z.infer<typeof AccessPolicyListSchema>;
+
+/** Spec, Share access response. */
+export const ShareAccessSchema = z
+  .object({
+    documentId: z.string(),
+    fileName: z.string(),
+    serialNumber: z.string(),
+    accessUrl: z.string(),
+    permission: SharePermissionSchema,
+    expiresInSeconds: z.number().int(),
+  })
+  .meta({ id: 'ShareAccess' });
+export type ShareAccessDto = z.infer<typeof ShareAccessSchema>;
+
+/** `POST /access/wallet/:documentId` body (spec): the message must contain the documentId. */
+export const WalletAccessInputSchema = z.object({
+  address: z.string().max(100),
+  signature: z.string().max(1000),
+  message: z.string().min(1).max(4000),
+});
+export type WalletAccessInput = z.infer<typeof WalletAccessInputSchema>;
+
+/** `POST /access/email/:documentId/request` body. */
+export const EmailAccessRequestInputSchema = z.object({ email: z.email().max(254) });
+
+/** Same `message` whether or not the address is authorized; `token` only in development. */
+export const EmailAccessRequestSchema = z
+  .object({ message: z.string(), token: z.string().optional() })
+  .meta({ id: 'EmailAccessRequest' });
+export type EmailAccessRequestDto = z.infer<typeof EmailAccessRequestSchema>;
+
+/** Spec, Access log entry. */
+export const AccessLogEntrySchema = z
+  .object({
+    id: z.string(),
+    accessorType: z.enum(['anonymous', 'wallet', 'email']),
+    accessorIdentifier: z.string(),
+    permission: SharePermissionSchema,
+    ip: z.string(),
+    createdAt: IsoDate,
+  })
+  .meta({ id: 'AccessLogEntry' });
+export type AccessLogEntryDto = z.infer<typeof AccessLogEntrySchema>;
+
+export const AccessLogSchema = z.object({ log: z.array(AccessLogEntrySchema) }).meta({ id: 'AccessLog' });
+export type AccessLogDto = z.infer<typeof AccessLogSchema>;
+
+/** Longest curator title and author of the acervo (characters). */
+export const ACERVO_TEXT_MAX = 500;
+/** Longest curator metadata string (characters). */
+export const ACERVO_METADATA_MAX = 10_000;
+
+/**
+ * `PATCH /api/documents/:id/publish` body (spec, Documents rule 2): only the fields sent are rewritten;
+ * `null` or an empty string clears a curator field (the feed's title then falls back to the file name).
+ */
+export const PublishInputSchema = z.object({
+  published: z.boolean(),
+  title: z.string().trim().max(ACERVO_TEXT_MAX).nullable().optional(),
+  author: z.string().trim().max(ACERVO_TEXT_MAX).nullable().optional(),
+  metadata: z.string().max(ACERVO_METADATA_MAX).nullable().optional(),
+});
+export type PublishInput = z.infer<typeof PublishInputSchema>;
+
+/** Spec, Acervo feed item. `author` and `metadata` are empty strings when the curator left them unset. */
+export const AcervoFeedItemSchema = z
+  .object({
+    serialNumber: z.string(),
+    title: z.string(),
+    author: z.string(),
+    metadata: z.string(),
+    publishedAt: IsoDate,
+  })
+  .meta({ id: 'AcervoFeedItem' });
+export type AcervoFeedItemDto = z.infer<typeof AcervoFeedItemSchema>;
+
+export const AcervoFeedSchema = z
+  .object({ documents: z.array(AcervoFeedItemSchema), total: z.number().int() })
+  .meta({ id: 'AcervoFeed' });
+export type AcervoFeedDto = z.infer<typeof AcervoFeedSchema>;
+
+/** Acervo page size (spec, Limits): `limit` 1 to 60 (default 60), `offset` from 0 (default 0). */
+export const ACERVO_MAX_LIMIT = 60;
+export const AcervoFeedQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(ACERVO_MAX_LIMIT).default(ACERVO_MAX_LIMIT),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+});
+
+/** `POST /api/settings/acervo-token`: the new token, shown this once (only its hash is stored). */
+export const AcervoTokenCreatedSchema = z
+  .object({ token: z.string(), createdAt: IsoDate })
+  .meta({ id: 'AcervoTokenCreated' });
+export type AcervoTokenCreatedDto = z.infer<typeof AcervoTokenCreatedSchema>;
+
+/** `GET /api/settings/acervo-token`: whether the tenant has a token, never the token. */
+export const AcervoTokenStatusSchema = z
+  .object({ enabled: z.boolean(), createdAt: IsoDate.nullable() })
+  .meta({ id: 'AcervoTokenStatus' });
+export type AcervoTokenStatusDto = z.infer<typeof AcervoTokenStatusSchema>;
+
+/** `{ok:true}` answers of the sharing and settings routes. */
+export const OkSchema = z.object({ ok: z.literal(true) }).meta({ id: 'Ok' });
+
+/** `DELETE /api/documents/:id` (LGPD deletion) answer: what stays on record. */
+export const LgpdDeletionSchema = z
+  .object({
+    ok: z.literal(true),
+    documentId: z.string(),
+    serialNumber: z.string(),
+    sha256Hash: z.string(),
+    deletedAt: IsoDate,
+  })
+  .meta({ id: 'LgpdDeletion' });
+export type LgpdDeletionDto = z.infer<typeof LgpdDeletionSchema>;

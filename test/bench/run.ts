@@ -20,6 +20,10 @@
  *    service/bare. Any non-2xx answer (a 429 in particular, should rate limiting appear) is reported loudly.
  * 3. Anchoring (issue 4, `anchoring.ts`): gas/fee per document for batches of 1, 100 and 1,000 on the
  *    devnets, and time from upload to `registered` through a second server process with `ANCHORING=devnet`.
+ * 4. Certificates (issue 5, `certificates.ts`): certificate time for a 1-page and a 352-page source, signed and
+ *    unsigned, as a ratio to pdf-lib loading and saving the same file in the same run; peak memory.
+ *
+ * `npm run bench -- certificates` runs part 4 alone (results printed, `results.json` left as it is).
  *
  * MB means MiB (2^20 bytes) throughout. Every child process and the temp dir are removed at the end, also on
  * failure or Ctrl-C. `BENCH_SERVER_NODE_ARGS` adds Node flags to the server process, e.g.
@@ -32,6 +36,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { type AnchoringResults, benchAnchoring, reportAnchoring } from './anchoring';
+import { benchCertificates, type CertificateResults, reportCertificates } from './certificates';
 import {
   type Child,
   freePort,
@@ -131,6 +136,7 @@ interface Results {
   };
   /** Issue 4: anchoring cost per batch and latency to `registered` (see `anchoring.ts`). */
   anchoring: AnchoringResults;
+  certificates: CertificateResults;
 }
 
 const mb = (bytes: number) => bytes / MiB;
@@ -347,6 +353,12 @@ async function bench(cleanup: Cleanup): Promise<Results> {
       service429: service.statusCodes['429'] ?? 0,
     },
     anchoring,
+    certificates: await benchCertificates({
+      root: ROOT,
+      node: NODE,
+      addCleanup: (label, run) => cleanup.add(label, run),
+      childEnv,
+    }),
   };
 }
 
@@ -382,6 +394,8 @@ function report(r: Results): string {
       `requests service ${v.service.requests} / bare ${v.bare.requests} in ${v.durationS} s; server cold start ${f(r.serverStartS, 1)} s.`,
     '',
     reportAnchoring(r.anchoring),
+    '',
+    reportCertificates(r.certificates),
   ];
   return lines.join('\n');
 }
@@ -395,6 +409,16 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    if (process.argv[2] === 'certificates') {
+      const certificates = await benchCertificates({
+        root: ROOT,
+        node: NODE,
+        addCleanup: (label, run) => cleanup.add(label, run),
+        childEnv,
+      });
+      console.log(`\n${reportCertificates(certificates)}\n`);
+      return;
+    }
     const results = await bench(cleanup);
     console.log(`\n${report(results)}\n`);
     await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);

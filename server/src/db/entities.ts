@@ -84,7 +84,11 @@ export const Document = defineEntity({
     /** Set by an LGPD deletion: the bytes are gone, the hash stays on record (spec, item 8). */
     deletedAt: p.datetime().nullable(),
   },
-  indexes: [{ properties: ['tenant', 'createdAt'] }],
+  indexes: [
+    { properties: ['tenant', 'createdAt'] },
+    /** The acervo feed: a tenant's published documents, newest publication first. */
+    { properties: ['tenant', 'published', 'publishedAt'] },
+  ],
 });
 export type DocumentEntity = InferEntity<typeof Document>;
 
@@ -215,6 +219,12 @@ export const AnchorTx = defineEntity({
     nextAttemptAt: p.datetime(),
     attestationUid: p.string().length(66).nullable(),
     blockNumber: p.bigint('string').nullable(),
+    /** Where the transaction was signed for (`ChainNetworkInfo`), recorded at signing: certificates print it. */
+    network: p.string().length(64).nullable(),
+    /** Stacks chain ids exceed 32 bits (testnet 0x80000000). */
+    chainId: p.bigint('number').nullable(),
+    /** EAS contract address (EVM) or `<address>.<name>` of the notary contract (Stacks). */
+    contract: p.string().length(160).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()
@@ -239,6 +249,104 @@ export const DocumentAnchor = defineEntity({
 });
 export type DocumentAnchorEntity = InferEntity<typeof DocumentAnchor>;
 
+/**
+ * How a document is shared (spec, Access policy; README, Sharing): a `link` (its opaque token stored only as
+ * `tokenHash`, SHA-256 hex), the document's `public` access, `wallet` or `email` addresses (`addresses`, lower
+ * case). `accessCount` grows by one per successful access through one conditional UPDATE that never passes
+ * `maxAccesses` (`domain/access/access.ts`). `revokedAt` is set by a manager or by an LGPD deletion.
+ */
+export const AccessPolicy = defineEntity({
+  name: 'AccessPolicy',
+  tableName: 'access_policy',
+  properties: {
+    id: p.uuid().primary(),
+    document: () => p.manyToOne(Document).deleteRule('cascade'),
+    kind: p.enum(['link', 'public', 'wallet', 'email'] as const),
+    tokenHash: p.string().length(64).nullable().unique(),
+    permission: p.enum(['download', 'view'] as const),
+    expiresAt: p.datetime().nullable(),
+    maxAccesses: p.integer().nullable(),
+    accessCount: p.integer().default(0),
+    addresses: p.json<string[]>().nullable(),
+    /** User id of the member who created it. */
+    createdBy: p.string().length(128),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    revokedAt: p.datetime().nullable(),
+  },
+  indexes: [{ properties: ['document', 'kind'] }],
+});
+export type AccessPolicyEntity = InferEntity<typeof AccessPolicy>;
+
+/** One successful share, public or wallet access (spec, Access log entry), kept after the policy is revoked. */
+export const AccessLogEntry = defineEntity({
+  name: 'AccessLogEntry',
+  tableName: 'access_log_entry',
+  properties: {
+    id: p.uuid().primary(),
+    document: () => p.manyToOne(Document).deleteRule('cascade'),
+    policy: () => p.manyToOne(AccessPolicy).deleteRule('cascade').index(),
+    accessorType: p.enum(['anonymous', 'wallet', 'email'] as const),
+    accessorIdentifier: p.string().length(320),
+    permission: p.enum(['download', 'view'] as const),
+    ip: p.string().length(64).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+  indexes: [{ properties: ['document', 'createdAt'] }],
+});
+export type AccessLogEntryEntity = InferEntity<typeof AccessLogEntry>;
+
+/**
+ * A wallet-signed access message already used (README, Sharing: wallet messages): SHA-256 of the address and
+ * the message, kept until the message is too old to be accepted anyway (`expiresAt`), so a captured signature
+ * cannot be replayed even within its freshness window.
+ */
+export const WalletSignatureUse = defineEntity({
+  name: 'WalletSignatureUse',
+  tableName: 'wallet_signature_use',
+  properties: {
+    hash: p.string().length(64).primary(),
+    usedAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: p.datetime().index(),
+  },
+});
+export type WalletSignatureUseEntity = InferEntity<typeof WalletSignatureUse>;
+
+/**
+ * A tenant's acervo token (spec, Authentication 3): only its SHA-256 hex; one per tenant, so generating a new
+ * one replaces (invalidates) the previous. Deleting the row disables the feed.
+ */
+export const AcervoToken = defineEntity({
+  name: 'AcervoToken',
+  tableName: 'acervo_token',
+  properties: {
+    id: p.uuid().primary(),
+    tenant: () => p.manyToOne(Tenant).deleteRule('cascade').unique(),
+    tokenHash: p.string().length(64).unique(),
+    createdBy: p.string().length(128),
+    createdAt: p.datetime(),
+  },
+});
+export type AcervoTokenEntity = InferEntity<typeof AcervoToken>;
+
+/** Audit trail of LGPD deletions (README, LGPD deletion): who deleted which document, when, and why. */
+export const DocumentDeletion = defineEntity({
+  name: 'DocumentDeletion',
+  tableName: 'document_deletion',
+  properties: {
+    id: p.uuid().primary(),
+    document: () => p.oneToOne(Document).deleteRule('cascade').unique(),
+    tenant: () => p.manyToOne(Tenant).deleteRule('cascade').index(),
+    deletedBy: p.string().length(128),
+    deletedByEmail: p.string().length(254).nullable(),
+    /** The deleter's role in the tenant at the time. */
+    role: p.enum(['owner', 'admin', 'editor', 'reader'] as const),
+    ip: p.string().length(64).nullable(),
+    reason: p.string().length(500).nullable(),
+    deletedAt: p.datetime(),
+  },
+});
+export type DocumentDeletionEntity = InferEntity<typeof DocumentDeletion>;
+
 export const entities = [
   Tenant,
   TenantMember,
@@ -248,4 +356,9 @@ export const entities = [
   AnchorBatch,
   AnchorTx,
   DocumentAnchor,
+  AccessPolicy,
+  AccessLogEntry,
+  WalletSignatureUse,
+  AcervoToken,
+  DocumentDeletion,
 ];

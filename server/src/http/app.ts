@@ -4,6 +4,8 @@ import type { AppDeps } from '../deps';
 import { AppError } from '../domain/errors';
 import { createContext } from '../trpc/context';
 import { appRouter } from '../trpc/router';
+import { acervoRateLimit } from './acervo-limit';
+import { certificateRoute, timestampRoute } from './certificates';
 import { corsPolicy } from './cors';
 import { errorHandler, sendError, toAppError } from './errors';
 import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook';
@@ -41,6 +43,8 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   if (options.filesRouter) app.use('/files', options.filesRouter);
   app.post('/api/documents/upload', uploadRoute(deps));
   app.post(IDENTITY_WEBHOOK_PATH, identityWebhookRoute(deps));
+  app.get('/api/documents/:id/certificate', certificateRoute(deps));
+  app.post('/api/documents/:id/timestamp', ...timestampRoute(deps));
 
   app.use(express.json({ limit: '256kb' }));
 
@@ -60,6 +64,7 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
       },
     }),
   );
+  app.get('/api/public/acervo', acervoRateLimit());
   app.use(restRouter(appRouter, deps));
 
   app.use((req, res) => sendError(res, new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`)));

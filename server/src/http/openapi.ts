@@ -64,6 +64,55 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
           },
         },
       },
+      '/api/documents/{id}/certificate': {
+        get: {
+          tags: ['documents'],
+          summary:
+            'Notarization certificate (PDF). PDF sources are stamped on every page with the certificate appended as an incremental update; others get a separate certificate',
+          security: [{ bearerAuth: [] }],
+          requestParams: {
+            path: z.object({ id: z.string() }),
+            query: z.object({
+              signed: z.enum(['0', '1']).optional().meta({ description: '1 requests a PAdES signature' }),
+              lang: z
+                .enum(['pt', 'en'])
+                .optional()
+                .meta({ description: 'Default: Accept-Language, else pt' }),
+            }),
+          },
+          responses: {
+            '200': {
+              description:
+                'application/pdf attachment; header `X-Service-Signed` is `pades` or `none` (no signing certificate configured)',
+              content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } },
+            },
+            '401': errorResponse('Missing or invalid session token'),
+            '403': errorResponse('Document of another tenant'),
+            '404': errorResponse('No such document'),
+            '502': errorResponse('The TSA of a PAdES B-T signature failed'),
+          },
+        },
+      },
+      '/api/documents/{id}/timestamp': {
+        post: {
+          tags: ['documents'],
+          summary: "RFC 3161 timestamp token over the document's SHA-256 from the configured TSA",
+          security: [{ bearerAuth: [] }],
+          requestParams: { path: z.object({ id: z.string() }) },
+          responses: {
+            '200': {
+              description: 'DER TimeStampResp (`.tsr` attachment)',
+              content: { 'application/timestamp-reply': { schema: z.string().meta({ format: 'binary' }) } },
+            },
+            '401': errorResponse('Missing or invalid session token'),
+            '403': errorResponse('Document of another tenant'),
+            '404': errorResponse('No such document'),
+            '429': errorResponse('More than 10 timestamps a minute'),
+            '502': errorResponse('TSA request failed or its answer did not check out'),
+            '503': errorResponse('No TSA configured'),
+          },
+        },
+      },
     },
   });
 }

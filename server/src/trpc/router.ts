@@ -1,13 +1,18 @@
+import { accessRouter } from './routers/access';
 import { anchorProof } from './routers/documents/anchor-proof';
 import { download } from './routers/documents/download';
 import { get } from './routers/documents/get';
+import { lgpdDelete } from './routers/documents/lgpd-delete';
 import { list } from './routers/documents/list';
+import { publish } from './routers/documents/publish';
 import { verify } from './routers/documents/verify';
 import { view } from './routers/documents/view';
 import { orgRouter } from './routers/org';
+import { publicAcervo } from './routers/public/acervo';
 import { publicDocumentBySerial } from './routers/public/serial';
 import { publicVerify } from './routers/public/verify';
 import { me } from './routers/session/me';
+import { settingsRouter } from './routers/settings';
 import { health } from './routers/system/health';
 import { onchainInfo } from './routers/system/onchain-info';
 import { teamRouter } from './routers/team';
@@ -16,8 +21,10 @@ import { router } from './trpc';
 /** The typed API of the desktop client (`import type { AppRouter }`); REST paths come from the same procedures. */
 export const appRouter = router({
   system: router({ health, onchainInfo }),
-  public: router({ verify: publicVerify, documentBySerial: publicDocumentBySerial }),
-  documents: router({ list, get, download, view, verify, anchorProof }),
+  public: router({ verify: publicVerify, documentBySerial: publicDocumentBySerial, acervo: publicAcervo }),
+  documents: router({ list, get, download, view, verify, anchorProof, publish, lgpdDelete }),
+  access: accessRouter,
+  settings: settingsRouter,
   session: router({ me }),
   team: teamRouter,
   org: orgRouter,

@@ -131,8 +131,8 @@ export class EvmEasChain implements AnchorChain {
   }
 
   info(): ChainNetworkInfo {
-    const { network, chainId, explorerTxPrefix, attestationScanPrefix } = this.config;
-    return { network, chainId, explorerTxPrefix, attestationScanPrefix };
+    const { network, chainId, explorerTxPrefix, attestationScanPrefix, easAddress } = this.config;
+    return { network, chainId, explorerTxPrefix, attestationScanPrefix, contract: easAddress };
   }
 
   /**

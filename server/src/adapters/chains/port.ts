@@ -21,6 +21,11 @@ export interface ChainNetworkInfo {
   explorerTxPrefix: string;
   /** EVM only: prefix of attestation view links (`<prefix>/<uid>`), empty for Stacks. */
   attestationScanPrefix: string;
+  /**
+   * The contract the anchors are written to: the EAS contract address (EVM) or the notary contract id
+   * `<address>.<name>` (Stacks). Recorded on each transaction row, printed on certificates.
+   */
+  contract: string;
 }
 
 /** Fee parameters, in the chain's smallest unit (wei per gas; micro-STX for Stacks). */

@@ -104,6 +104,7 @@ export class StacksNotaryChain implements AnchorChain {
       chainId: CHAIN_IDS[this.config.network],
       explorerTxPrefix: this.config.explorerTxPrefix,
       attestationScanPrefix: '',
+      contract: this.config.contractId,
     };
   }
 

@@ -4,6 +4,8 @@ import { Migration20261121071240 as m1 } from './Migration20261121071240';
 import { Migration20261121071806 as m2 } from './Migration20261121071806';
 import { Migration20261121074559 as m3 } from './Migration20261121074559';
 import { Migration20261121081826 as m4 } from './Migration20261121081826';
+import { Migration20261121085418 as m5 } from './Migration20261121085418';
+import { Migration20261121085747 as m6 } from './Migration20261121085747';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -12,4 +14,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121071806', class: m2 },
   { name: 'Migration20261121074559', class: m3 },
   { name: 'Migration20261121081826', class: m4 },
+  { name: 'Migration20261121085418', class: m5 },
+  { name: 'Migration20261121085747', class: m6 },
 ];

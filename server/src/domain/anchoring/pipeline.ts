@@ -272,7 +272,11 @@ export class AnchorWorker {
         nonce = ours > chainNonce ? ours : chainNonce;
       }
       const tx2 = await chain.signAnchor(Buffer.from(row.batch.root, 'hex'), nonce, fee);
+      const target = chain.info();
       row.state = 'signed';
+      row.network = target.network;
+      row.chainId = target.chainId;
+      row.contract = target.contract;
       row.nonce = tx2.nonce.toString();
       row.txHash = tx2.txHash;
       row.raw = Buffer.from(tx2.raw);

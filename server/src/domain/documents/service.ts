@@ -99,7 +99,8 @@ export async function getDocument(em: EntityManager, actor: Actor, id: string): 
   return toDocumentDto(await findDocumentInTenant(em, actor, id));
 }
 
-function assertNotDeleted(doc: DocumentEntity): void {
+/** @throws AppError GONE when the document was deleted under the LGPD (spec, States and transitions). */
+export function assertNotDeleted(doc: DocumentEntity): void {
   if (doc.deletedAt)
     throw new AppError('GONE', 'This document was deleted under the LGPD; only its hash remains on record');
 }
@@ -107,6 +108,34 @@ function assertNotDeleted(doc: DocumentEntity): void {
 function storageKeyOf(doc: DocumentEntity): string {
   if (!doc.storageKey) throw new AppError('NOT_FOUND', 'This record has no stored file');
   return doc.storageKey;
+}
+
+/**
+ * A presigned URL to a document's stored file, valid `expiresInSeconds`. `download`: an attachment with the
+ * neutral type `application/octet-stream`. `view`: PDF, PNG, JPEG, GIF, WebP and plain text inline with their
+ * real type, anything else (SVG and HTML included) as an attachment (spec, Documents rules 3 and 4). Used by
+ * the owner's routes and by share accesses alike.
+ * @throws AppError GONE when LGPD-deleted, NOT_FOUND for a reference-only record (no stored file).
+ */
+export async function presignDocumentFile(
+  storage: ObjectStorage,
+  doc: DocumentEntity,
+  mode: 'download' | 'view',
+  expiresInSeconds: number,
+): Promise<{ url: string; inline: boolean }> {
+  assertNotDeleted(doc);
+  const inline = mode === 'view' && INLINE_MIME_TYPES.has(doc.mimeType);
+  const url = await storage.presignGet(storageKeyOf(doc), {
+    expiresInSeconds,
+    contentType: inline
+      ? doc.mimeType === 'text/plain'
+        ? 'text/plain; charset=utf-8'
+        : doc.mimeType
+      : 'application/octet-stream',
+    disposition: inline ? 'inline' : 'attachment',
+    fileName: doc.fileName,
+  });
+  return { url, inline };
 }
 
 /**
@@ -121,14 +150,8 @@ export async function presignDownload(
   id: string,
 ): Promise<DownloadDto> {
   const doc = await findDocumentInTenant(em, actor, id);
-  assertNotDeleted(doc);
-  const downloadUrl = await storage.presignGet(storageKeyOf(doc), {
-    expiresInSeconds: LIMITS.downloadUrlSeconds,
-    contentType: 'application/octet-stream',
-    disposition: 'attachment',
-    fileName: doc.fileName,
-  });
-  return { downloadUrl, sha256: doc.sha256Hash, expiresInSeconds: LIMITS.downloadUrlSeconds };
+  const { url } = await presignDocumentFile(storage, doc, 'download', LIMITS.downloadUrlSeconds);
+  return { downloadUrl: url, sha256: doc.sha256Hash, expiresInSeconds: LIMITS.downloadUrlSeconds };
 }
 
 /**
@@ -143,19 +166,8 @@ export async function presignView(
   id: string,
 ): Promise<ViewDto> {
   const doc = await findDocumentInTenant(em, actor, id);
-  assertNotDeleted(doc);
-  const inline = INLINE_MIME_TYPES.has(doc.mimeType);
-  const viewUrl = await storage.presignGet(storageKeyOf(doc), {
-    expiresInSeconds: LIMITS.viewUrlSeconds,
-    contentType: inline
-      ? doc.mimeType === 'text/plain'
-        ? 'text/plain; charset=utf-8'
-        : doc.mimeType
-      : 'application/octet-stream',
-    disposition: inline ? 'inline' : 'attachment',
-    fileName: doc.fileName,
-  });
-  return { viewUrl, inline, expiresInSeconds: LIMITS.viewUrlSeconds };
+  const { url, inline } = await presignDocumentFile(storage, doc, 'view', LIMITS.viewUrlSeconds);
+  return { viewUrl: url, inline, expiresInSeconds: LIMITS.viewUrlSeconds };
 }
 
 /** `GET /api/documents/:id/verify?hash=`: compares a hash with the stored one (case-insensitive hex). */

@@ -13,7 +13,7 @@ export const DEVNET_EVM_NETWORK = { network: 'hardhat', chainId: 31337 } as cons
  *   `<explorerTxPrefix>/<0xhash>`, easscan `<attestationScanPrefix>/<uid>`, Stacks
  *   `<stacksExplorerTxPrefix>/0x<txid>?chain=<stacksNetwork>`).
  */
-export function onchainInfo(config: Config): OnchainInfoDto {
+export function onchainInfo(config: Pick<Config, 'anchoring'>): OnchainInfoDto {
   const a = config.anchoring;
   if (a.mode !== 'configured') {
     const on = a.mode === 'devnet';

@@ -1,0 +1,23 @@
+/**
+ * RFC 3161 Time-Stamp Authority client port (issue 5; spec, Documents rule 6). Implemented by `http.ts`
+ * (`TSA_URL`). Errors are `AppError('BAD_GATEWAY', ...)` naming what failed (unreachable, HTTP status,
+ * rejected status, imprint, nonce, signature, chain, EKU, ESS certificate hash).
+ */
+export interface TimestampResult {
+  /** The DER `TimeStampResp` exactly as the TSA sent it (what `.tsr` files hold; `openssl ts -verify -in`). */
+  response: Uint8Array;
+  /** The DER `TimeStampToken` (a CMS `ContentInfo`) inside it: what a PAdES signature timestamp embeds. */
+  token: Uint8Array;
+  /** `genTime` of the TSTInfo. */
+  genTime: Date;
+  /** TSTInfo serial number, hex. */
+  serialNumber: string;
+}
+
+export interface TimestampAuthority {
+  /**
+   * Requests a token over `digest` (32 bytes, SHA-256 message imprint) with a fresh nonce and `certReq`, and
+   * checks everything RFC 3161 asks of the answer before returning it.
+   */
+  timestamp(digest: Uint8Array): Promise<TimestampResult>;
+}

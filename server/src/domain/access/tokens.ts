@@ -1,0 +1,21 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Opaque bearer tokens (share links, acervo tokens): 32 random bytes in base64url (43 characters), stored
+ * only as their SHA-256 (hex). With 256 bits of entropy a plain hash is enough: there is nothing to brute
+ * force, and a lookup by hash leaks nothing usable through timing.
+ */
+export function newOpaqueToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** The shape of `newOpaqueToken()`: anything else is rejected before the database is asked. */
+export const OPAQUE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** Lower-case hex SHA-256 of a UTF-8 string. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** A document or policy id (UUID): other strings never reach a `uuid` column. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

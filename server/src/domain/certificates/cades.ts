@@ -1,0 +1,278 @@
+/**
+ * CAdES signature of the notarization certificate PDF (issue 5): the CMS that goes into the PDF's
+ * `/Contents` (PAdES, ETSI EN 319 142-1 baseline B-B, or B-T with a signature timestamp). Built with pkijs and
+ * asn1js; the private key stays behind the `DocumentSigner` port.
+ *
+ * Sources: RFC 5652 (CMS), RFC 5035 (ESS signingCertificateV2), RFC 3161 appendix A (signature timestamp),
+ * ETSI EN 319 122-1 (CAdES baseline attributes), ETSI EN 319 142-1 (PAdES baseline).
+ */
+import { createHash } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import type { DocumentSigner } from '../../adapters/signer/port';
+import type { TimestampAuthority } from '../../adapters/tsa/port';
+
+export const OID = {
+  data: '1.2.840.113549.1.7.1',
+  signedData: '1.2.840.113549.1.7.2',
+  contentType: '1.2.840.113549.1.9.3',
+  messageDigest: '1.2.840.113549.1.9.4',
+  signingTime: '1.2.840.113549.1.9.5',
+  /** ESS SigningCertificate (RFC 2634): ESSCertID with a SHA-1 hash. */
+  signingCertificate: '1.2.840.113549.1.9.16.2.12',
+  /** ESS SigningCertificateV2 (RFC 5035): ESSCertIDv2 with any hash, SHA-256 by default. */
+  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
+  /** id-aa-signatureTimeStampToken (RFC 3161 appendix A). */
+  signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
+  tstInfo: '1.2.840.113549.1.9.16.1.4',
+  sha1: '1.3.14.3.2.26',
+  sha256: '2.16.840.1.101.3.4.2.1',
+  sha384: '2.16.840.1.101.3.4.2.2',
+  sha512: '2.16.840.1.101.3.4.2.3',
+  sha256WithRSAEncryption: '1.2.840.113549.1.1.11',
+  ecdsaWithSHA256: '1.2.840.10045.4.3.2',
+} as const;
+
+/** node:crypto hash names of the digest OIDs ESS and TSA tokens use. */
+export const HASH_BY_OID: Readonly<Record<string, string>> = {
+  [OID.sha1]: 'sha1',
+  [OID.sha256]: 'sha256',
+  [OID.sha384]: 'sha384',
+  [OID.sha512]: 'sha512',
+};
+
+export const sha256 = (data: Uint8Array): Uint8Array =>
+  new Uint8Array(createHash('sha256').update(data).digest());
+
+/**
+ * Builds a detached CAdES signature over `data` (for PAdES: the PDF bytes covered by `/ByteRange`).
+ *
+ * Output: DER `ContentInfo` of a `SignedData` (RFC 5652) with
+ * - no `eContent` (detached), `eContentType` id-data, digest SHA-256;
+ * - certificates: `signer.certificateChain` as given;
+ * - one `SignerInfo`, `sid` issuerAndSerialNumber, signed attributes exactly contentType (id-data),
+ *   messageDigest and signingCertificateV2 (RFC 5035: SHA-256 of the signer certificate, hashAlgorithm omitted
+ *   as the default, with issuerSerial). No signingTime: PAdES baseline forbids it, the time is the PDF's /M;
+ * - signatureAlgorithm sha256WithRSAEncryption or ecdsa-with-SHA256 per `signer.algorithm`;
+ * - with `tsa` (PAdES B-T): the unsigned attribute id-aa-signatureTimeStampToken holding the TSA token over
+ *   SHA-256 of the signature value (RFC 3161 appendix A).
+ *
+ * @throws whatever `signer.sign` or `tsa.timestamp` throw (the TSA: `AppError('BAD_GATEWAY')`); Error when the
+ *   chain is empty or the signer certificate does not parse.
+ */
+export async function buildCadesSignature(
+  data: Uint8Array,
+  signer: DocumentSigner,
+  tsa?: TimestampAuthority,
+): Promise<Uint8Array> {
+  const signerDer = signer.certificateChain[0];
+  if (!signerDer) throw new Error('CAdES: the signer has no certificate');
+  const certificates = signer.certificateChain.map((der) => pkijs.Certificate.fromBER(der));
+  const signerCert = certificates[0] as pkijs.Certificate;
+
+  const signedAttributes = sortedForDer([
+    new pkijs.Attribute({
+      type: OID.contentType,
+      values: [new asn1js.ObjectIdentifier({ value: OID.data })],
+    }),
+    new pkijs.Attribute({
+      type: OID.messageDigest,
+      values: [new asn1js.OctetString({ valueHex: sha256(data) })],
+    }),
+    new pkijs.Attribute({
+      type: OID.signingCertificateV2,
+      values: [signingCertificateV2(signerDer, signerCert)],
+    }),
+  ]);
+  // RFC 5652 5.4: the signature covers the DER of the attributes as a SET OF (tag 0x31); they are stored in
+  // the SignerInfo as [0] IMPLICIT with the same content.
+  const signedAttrsDer = new Uint8Array(
+    new asn1js.Set({ value: signedAttributes.map((a) => a.toSchema()) }).toBER(false),
+  );
+  const signature = await signer.sign(signedAttrsDer);
+
+  const signerInfo = new pkijs.SignerInfo({
+    version: 1,
+    sid: new pkijs.IssuerAndSerialNumber({
+      issuer: signerCert.issuer,
+      serialNumber: signerCert.serialNumber,
+    }),
+    // RFC 5754: SHA-2 digest AlgorithmIdentifiers SHOULD omit the parameters.
+    digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
+    signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes: signedAttributes }),
+    signatureAlgorithm:
+      signer.algorithm === 'RSASSA-PKCS1-v1_5-SHA256'
+        ? // RFC 4055: NULL parameters for the RSA PKCS#1 v1.5 signature OIDs.
+          new pkijs.AlgorithmIdentifier({
+            algorithmId: OID.sha256WithRSAEncryption,
+            algorithmParams: new asn1js.Null(),
+          })
+        : // RFC 5758: no parameters for ecdsa-with-SHA256.
+          new pkijs.AlgorithmIdentifier({ algorithmId: OID.ecdsaWithSHA256 }),
+    signature: new asn1js.OctetString({ valueHex: signature }),
+  });
+
+  if (tsa) {
+    const { token } = await tsa.timestamp(sha256(signature));
+    signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({
+      type: 1,
+      attributes: [
+        new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [parseDer(token, 'TSA token')] }),
+      ],
+    });
+  }
+
+  const signedData = new pkijs.SignedData({
+    version: 1,
+    digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 })],
+    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.data }),
+    certificates,
+    signerInfos: [signerInfo],
+  });
+  const contentInfo = new pkijs.ContentInfo({
+    contentType: OID.signedData,
+    content: signedData.toSchema(true),
+  });
+  return new Uint8Array(contentInfo.toSchema().toBER(false));
+}
+
+/**
+ * SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2 } with one ESSCertIDv2
+ * { certHash = SHA-256(cert DER), issuerSerial } (RFC 5035 section 3); hashAlgorithm omitted: DER leaves out a
+ * DEFAULT value and SHA-256 is the default.
+ */
+function signingCertificateV2(certDer: Uint8Array, cert: pkijs.Certificate): asn1js.Sequence {
+  const issuerSerial = new pkijs.IssuerSerial({
+    issuer: new pkijs.GeneralNames({ names: [new pkijs.GeneralName({ type: 4, value: cert.issuer })] }),
+    serialNumber: cert.serialNumber,
+  });
+  const essCertIdV2 = new asn1js.Sequence({
+    value: [new asn1js.OctetString({ valueHex: sha256(certDer) }), issuerSerial.toSchema()],
+  });
+  return new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] });
+}
+
+/** DER orders a SET OF by the encodings of its elements (X.690 11.6); asn1js keeps the given order. */
+function sortedForDer(attributes: pkijs.Attribute[]): pkijs.Attribute[] {
+  const encoded = attributes.map((a) => ({ a, der: Buffer.from(a.toSchema().toBER(false)) }));
+  encoded.sort((x, y) => Buffer.compare(x.der, y.der));
+  return encoded.map((e) => e.a);
+}
+
+/** Parses one DER/BER value; Error naming `what` if it does not parse or has trailing bytes. */
+export function parseDer(der: Uint8Array, what: string): asn1js.AsnType {
+  const parsed = asn1js.fromBER(der);
+  if (parsed.offset === -1) throw new Error(`${what}: not DER (${parsed.result.error})`);
+  if (parsed.offset !== der.byteLength) throw new Error(`${what}: trailing bytes after the DER value`);
+  return parsed.result;
+}
+
+/** One ESSCertID (RFC 2634 / RFC 5035) of a SigningCertificate(V2) attribute. */
+export interface EssCertId {
+  /** Digest OID: SHA-1 for SigningCertificate (v1); for V2 the one given, SHA-256 when omitted. */
+  hashAlgorithm: string;
+  certHash: Uint8Array;
+  issuerSerial: pkijs.IssuerSerial | null;
+}
+
+/**
+ * Reads the ESSCertIDs of a signingCertificate (v1, 1.2.840.113549.1.9.16.2.12) or signingCertificateV2
+ * (1.2.840.113549.1.9.16.2.47) attribute, in order (the first identifies the signer, RFC 5035 section 5.4).
+ * @throws Error if the attribute is of another type or malformed.
+ */
+export function readEssCertIds(attribute: pkijs.Attribute): EssCertId[] {
+  const v2 = attribute.type === OID.signingCertificateV2;
+  if (!v2 && attribute.type !== OID.signingCertificate) {
+    throw new Error(`ESS: ${attribute.type} is not a signing certificate attribute`);
+  }
+  const value: unknown = attribute.values[0];
+  const certs = value instanceof asn1js.Sequence ? value.valueBlock.value[0] : undefined;
+  if (!(certs instanceof asn1js.Sequence))
+    throw new Error('ESS: SigningCertificate is not a SEQUENCE of certs');
+  return certs.valueBlock.value.map((item) => {
+    if (!(item instanceof asn1js.Sequence)) throw new Error('ESS: ESSCertID is not a SEQUENCE');
+    const fields = [...item.valueBlock.value];
+    let hashAlgorithm: string = OID.sha1;
+    if (v2) {
+      hashAlgorithm = OID.sha256;
+      if (fields[0] instanceof asn1js.Sequence) {
+        hashAlgorithm = new pkijs.AlgorithmIdentifier({ schema: fields.shift() }).algorithmId;
+      }
+    }
+    const certHash = fields.shift();
+    if (!(certHash instanceof asn1js.OctetString))
+      throw new Error('ESS: ESSCertID certHash is not an OCTET STRING');
+    const issuerSerial = fields[0] ? new pkijs.IssuerSerial({ schema: fields[0] }) : null;
+    return { hashAlgorithm, certHash: new Uint8Array(certHash.valueBlock.valueHexView), issuerSerial };
+  });
+}
+
+/**
+ * Whether an ESSCertID names `certDer`: its hash (with the ESSCertID's algorithm) equals the certificate's,
+ * and its issuerSerial, when present, names the certificate's issuer and serial number.
+ * @throws Error when the hash algorithm is not SHA-1/256/384/512.
+ */
+export function essCertIdMatches(
+  id: EssCertId,
+  certDer: Uint8Array,
+): { hash: boolean; issuerSerial: boolean | null } {
+  const hashName = HASH_BY_OID[id.hashAlgorithm];
+  if (!hashName) throw new Error(`ESS: unsupported certHash algorithm ${id.hashAlgorithm}`);
+  const hash = Buffer.from(createHash(hashName).update(certDer).digest()).equals(Buffer.from(id.certHash));
+  if (!id.issuerSerial) return { hash, issuerSerial: null };
+  const cert = pkijs.Certificate.fromBER(certDer);
+  const names = id.issuerSerial.issuer.names;
+  const directoryName = names.length === 1 && names[0]?.type === 4 ? names[0].value : undefined;
+  const issuerSerial =
+    directoryName instanceof pkijs.RelativeDistinguishedNames &&
+    directoryName.isEqual(cert.issuer) &&
+    id.issuerSerial.serialNumber.isEqual(cert.serialNumber);
+  return { hash, issuerSerial };
+}
+
+/** The first SignerInfo of a DER CMS ContentInfo(SignedData), with the SignedData. @throws Error if malformed. */
+export function readSignedData(cmsDer: Uint8Array): {
+  signedData: pkijs.SignedData;
+  signerInfo: pkijs.SignerInfo;
+} {
+  const contentInfo = new pkijs.ContentInfo({ schema: parseDer(cmsDer, 'CMS') });
+  if (contentInfo.contentType !== OID.signedData)
+    throw new Error(`CMS: content type ${contentInfo.contentType}`);
+  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+  const signerInfo = signedData.signerInfos[0];
+  if (!signerInfo) throw new Error('CMS: no SignerInfo');
+  return { signedData, signerInfo };
+}
+
+/**
+ * Test and diagnostics helper: the signingCertificateV2 of the first SignerInfo of `cmsDer`.
+ * @returns `hashHex`: the first ESSCertIDv2 certHash (hex) and its algorithm OID; `issuerSerialMatches`:
+ *   whether its issuerSerial names the certificate that the SignerInfo's sid names; null if absent.
+ * @throws Error if the CMS or the attribute is missing or malformed.
+ */
+export function readSigningCertificateV2(cmsDer: Uint8Array): {
+  hashHex: string;
+  hashAlgorithm: string;
+  issuerSerialMatches: boolean | null;
+} {
+  const { signedData, signerInfo } = readSignedData(cmsDer);
+  const attribute = signerInfo.signedAttrs?.attributes.find((a) => a.type === OID.signingCertificateV2);
+  if (!attribute) throw new Error('CMS: no signingCertificateV2 signed attribute');
+  const first = readEssCertIds(attribute)[0];
+  if (!first) throw new Error('CMS: signingCertificateV2 holds no ESSCertIDv2');
+  const sid = signerInfo.sid;
+  const cert = (signedData.certificates ?? []).find(
+    (c): c is pkijs.Certificate =>
+      c instanceof pkijs.Certificate &&
+      sid instanceof pkijs.IssuerAndSerialNumber &&
+      c.issuer.isEqual(sid.issuer) &&
+      c.serialNumber.isEqual(sid.serialNumber),
+  );
+  if (!cert) throw new Error('CMS: the certificate named by the SignerInfo sid is not in the SignedData');
+  const certDer = new Uint8Array(cert.toSchema().toBER(false));
+  return {
+    hashHex: Buffer.from(first.certHash).toString('hex'),
+    hashAlgorithm: first.hashAlgorithm,
+    issuerSerialMatches: essCertIdMatches(first, certDer).issuerSerial,
+  };
+}

@@ -1,0 +1,344 @@
+import type { CertificateLanguage } from './model';
+
+/** Every printed string of the certificate and the page mark, in Portuguese (default) and English. */
+export interface CertificateStrings {
+  title: string;
+  serialLabel: string;
+  issuedAt: (time: string) => string;
+  page: (n: number, total: number) => string;
+  certificateNo: (serial: string) => string;
+  continued: string;
+
+  sectionDocument: string;
+  fileName: string;
+  fileNameNote: string;
+  mimeType: string;
+  fileSize: string;
+  sha256: string;
+  registeredAt: string;
+  tenant: string;
+  documentId: string;
+  serial: string;
+
+  sectionVerification: string;
+  qrAttestation: string;
+  qrPending: string;
+  publicRecord: string;
+
+  sectionMerkle: string;
+  merklePending: string;
+  merkleRoot: string;
+  batchSize: string;
+  leafIndex: string;
+  siblings: string;
+  siblingsNone: string;
+  sibling: (n: number, side: 'left' | 'right') => string;
+
+  sectionEvm: string;
+  sectionStacks: string;
+  notEnabled: string;
+  status: string;
+  statusRegistered: string;
+  statusPending: string;
+  network: string;
+  chainId: string;
+  easContract: string;
+  schemaUid: string;
+  schema: string;
+  attestationUid: string;
+  txHash: string;
+  anchoredAt: string;
+  explorerTx: string;
+  explorerAttestation: string;
+  stacksContract: string;
+  stacksTxId: string;
+  unknown: string;
+
+  sectionConsent: string;
+  consentGiven: (time: string) => string;
+  consentMissing: string;
+
+  sectionCompliance: string;
+  compliance: (opts: { signed: boolean; evm: boolean; stacks: boolean }) => string[];
+
+  sectionHowTo: string;
+  howTo: (opts: {
+    originalBytes: number | null;
+    hasSiblings: boolean;
+    evm: boolean;
+    stacks: boolean;
+  }) => string[];
+
+  stamped: (originalBytes: string) => string;
+
+  markNotarized: string;
+  markVerify: string;
+  formatSize: (bytes: number) => string;
+}
+
+const PT: CertificateStrings = {
+  title: 'Certificado de Notarização',
+  serialLabel: 'Nº',
+  issuedAt: (t) => `Emitido em ${t}`,
+  page: (n, total) => `Página ${n} de ${total}`,
+  certificateNo: (s) => `Certificado Nº ${s}`,
+  continued: '(continuação)',
+
+  sectionDocument: 'Documento',
+  fileName: 'Nome do arquivo',
+  fileNameNote: 'Caracteres sem glifo na fonte aparecem como U+XXXX.',
+  mimeType: 'Tipo (MIME)',
+  fileSize: 'Tamanho',
+  sha256: 'SHA-256',
+  registeredAt: 'Registrado em',
+  tenant: 'Titular',
+  documentId: 'ID do documento',
+  serial: 'Número de série',
+
+  sectionVerification: 'Verificação',
+  qrAttestation:
+    'O código QR abre o atestado permanente deste registro na blockchain (Ethereum Attestation Service):',
+  qrPending:
+    'A ancoragem EVM ainda não foi incluída em bloco: o código QR abre a página pública de verificação deste registro, que mostrará o atestado quando ele existir:',
+  publicRecord: 'Verificação pública',
+
+  sectionMerkle: 'Prova de inclusão (árvore de Merkle)',
+  merklePending: 'Pendente — o documento ainda não foi incluído em um lote de ancoragem',
+  merkleRoot: 'Raiz de Merkle',
+  batchSize: 'Documentos no lote',
+  leafIndex: 'Índice da folha',
+  siblings: 'Irmãos',
+  siblingsNone: 'Nenhum: lote de um documento, a raiz é o próprio SHA-256 do documento',
+  sibling: (n, side) => `Irmão ${n} (${side === 'left' ? 'esquerda' : 'direita'})`,
+
+  sectionEvm: 'Ancoragem EVM — Ethereum Attestation Service',
+  sectionStacks: 'Ancoragem Stacks',
+  notEnabled: 'Não habilitada neste serviço',
+  status: 'Situação',
+  statusRegistered: 'Registrado',
+  statusPending: 'Pendente — ainda não incluído em bloco',
+  network: 'Rede',
+  chainId: 'chain ID',
+  easContract: 'Contrato EAS',
+  schemaUid: 'UID do schema',
+  schema: 'Schema',
+  attestationUid: 'UID do atestado',
+  txHash: 'Hash da transação',
+  anchoredAt: 'Ancorado em',
+  explorerTx: 'Transação no explorador',
+  explorerAttestation: 'Atestado (EAS Scan)',
+  stacksContract: 'Contrato',
+  stacksTxId: 'ID da transação',
+  unknown: 'não informado',
+
+  sectionConsent: 'Consentimento',
+  consentGiven: (t) =>
+    `O titular consentiu, no envio, com o tratamento dos dados do arquivo para a notarização (LGPD, Lei 13.709/2018, Art. 7º, I) — consentimento dado em ${t}.`,
+  consentMissing: 'Nenhum consentimento registrado no envio.',
+
+  sectionCompliance: 'Conformidade técnica e jurídica',
+  compliance: ({ signed, evm, stacks }) => [
+    'Integridade: o SHA-256 (FIPS 180-4) acima foi calculado sobre os bytes exatos do arquivo recebido; qualquer alteração do arquivo muda o hash.',
+    'Lote: os hashes são agregados em uma árvore de Merkle conforme a RFC 6962, com prefixo 0x00 para folhas e 0x01 para nós internos; em um lote de um único documento a raiz é o próprio hash do documento.',
+    ...(evm
+      ? [
+          'Ancoragem EVM: a raiz de Merkle é registrada em um atestado do Ethereum Attestation Service (EAS), público e permanente.',
+        ]
+      : []),
+    ...(stacks
+      ? [
+          'Ancoragem Stacks: a raiz de Merkle é registrada por uma chamada ao contrato de notarização na rede Stacks.',
+        ]
+      : []),
+    ...(signed
+      ? [
+          'Assinatura: este PDF recebe uma assinatura eletrônica PAdES (ETSI EN 319 142) do serviço, que permite detectar qualquer alteração posterior.',
+        ]
+      : []),
+    'Carimbos de tempo RFC 3161 do hash estão disponíveis separadamente.',
+    'Proteção de dados: tratamento com base no consentimento do titular (LGPD, Lei 13.709/2018, Art. 7º, I); o registro público contém apenas o hash, não o conteúdo do arquivo.',
+    signed
+      ? 'Lei 14.063/2020: a assinatura deste PDF é uma assinatura eletrônica; não é uma assinatura qualificada ICP-Brasil, salvo se o certificado de assinatura for emitido pela ICP-Brasil.'
+      : 'Lei 14.063/2020: este certificado não contém assinatura eletrônica, e não é uma assinatura qualificada ICP-Brasil; sua prova vem do hash e das âncoras públicas.',
+  ],
+
+  sectionHowTo: 'Como verificar de forma independente',
+  howTo: ({ originalBytes, hasSiblings, evm, stacks }) => [
+    originalBytes === null
+      ? 'Calcule o SHA-256 do arquivo original (por exemplo, sha256sum arquivo) e compare com o hash acima.'
+      : `Calcule o SHA-256 do arquivo original e compare com o hash acima. Este PDF contém o original inalterado nos seus primeiros ${originalBytes} bytes, seguidos de uma atualização incremental (ISO 32000-1, 7.5.6) com as marcas e este certificado: head -c ${originalBytes} este.pdf | sha256sum.`,
+    hasSiblings
+      ? 'Recalcule a raiz de Merkle: h = SHA-256(0x00 ‖ hash do documento); para cada irmão, na ordem, h = SHA-256(0x01 ‖ irmão ‖ h) se ele está à esquerda, ou SHA-256(0x01 ‖ h ‖ irmão) se está à direita; o resultado final deve ser a raiz acima.'
+      : 'Confira a raiz de Merkle: em um lote de um documento ela é o próprio SHA-256 do documento; com irmãos, h = SHA-256(0x00 ‖ hash) e, para cada irmão, SHA-256(0x01 ‖ esquerda ‖ direita).',
+    ...(evm
+      ? [
+          'Consulte o atestado EAS (UID acima) e a transação no explorador da rede EVM, e confira que o campo registrado é a raiz de Merkle.',
+        ]
+      : []),
+    ...(stacks
+      ? ['Consulte a transação Stacks no explorador e confira a raiz registrada pelo contrato.']
+      : []),
+    'A página pública de verificação deste registro reúne essas informações, mas nenhuma das verificações acima depende deste serviço.',
+  ],
+
+  stamped: (n) =>
+    `Este PDF é o documento original (os primeiros ${n} bytes, inalterados) seguido de uma atualização incremental que acrescenta a marca de notarização em cada página e este certificado.`,
+
+  markNotarized: 'Notarizado',
+  markVerify: 'Verificar',
+  formatSize: (bytes) => formatBytes(bytes, 'pt-BR'),
+};
+
+const EN: CertificateStrings = {
+  title: 'Notarization Certificate',
+  serialLabel: 'No.',
+  issuedAt: (t) => `Issued ${t}`,
+  page: (n, total) => `Page ${n} of ${total}`,
+  certificateNo: (s) => `Certificate No. ${s}`,
+  continued: '(continued)',
+
+  sectionDocument: 'Document',
+  fileName: 'File name',
+  fileNameNote: 'Characters the font has no glyph for are shown as U+XXXX.',
+  mimeType: 'Type (MIME)',
+  fileSize: 'Size',
+  sha256: 'SHA-256',
+  registeredAt: 'Registered at',
+  tenant: 'Owner',
+  documentId: 'Document ID',
+  serial: 'Serial number',
+
+  sectionVerification: 'Verification',
+  qrAttestation:
+    'The QR code opens the permanent on-chain attestation of this record (Ethereum Attestation Service):',
+  qrPending:
+    'The EVM anchor is not included in a block yet: the QR code opens the public verification page of this record, which will show the attestation once it exists:',
+  publicRecord: 'Public verification',
+
+  sectionMerkle: 'Inclusion proof (Merkle tree)',
+  merklePending: 'Pending — the document is not in an anchoring batch yet',
+  merkleRoot: 'Merkle root',
+  batchSize: 'Documents in batch',
+  leafIndex: 'Leaf index',
+  siblings: 'Siblings',
+  siblingsNone: "None: a batch of one, the root is the document's own SHA-256",
+  sibling: (n, side) => `Sibling ${n} (${side})`,
+
+  sectionEvm: 'EVM anchoring — Ethereum Attestation Service',
+  sectionStacks: 'Stacks anchoring',
+  notEnabled: 'Not enabled on this service',
+  status: 'Status',
+  statusRegistered: 'Registered',
+  statusPending: 'Pending — not yet included in a block',
+  network: 'Network',
+  chainId: 'chain ID',
+  easContract: 'EAS contract',
+  schemaUid: 'Schema UID',
+  schema: 'Schema',
+  attestationUid: 'Attestation UID',
+  txHash: 'Transaction hash',
+  anchoredAt: 'Anchored at',
+  explorerTx: 'Transaction on explorer',
+  explorerAttestation: 'Attestation (EAS Scan)',
+  stacksContract: 'Contract',
+  stacksTxId: 'Transaction ID',
+  unknown: 'not available',
+
+  sectionConsent: 'Consent',
+  consentGiven: (t) =>
+    `On upload, the data subject consented to the processing of the file's data for notarization (LGPD, Brazilian Law 13.709/2018, Art. 7, I) — consent given at ${t}.`,
+  consentMissing: 'No consent was recorded on upload.',
+
+  sectionCompliance: 'Technical and legal compliance',
+  compliance: ({ signed, evm, stacks }) => [
+    'Integrity: the SHA-256 (FIPS 180-4) above was computed over the exact bytes of the file received; any change to the file changes the hash.',
+    "Batching: hashes are aggregated in a Merkle tree per RFC 6962, with a 0x00 prefix for leaves and 0x01 for inner nodes; in a batch of one document the root is the document's own hash.",
+    ...(evm
+      ? [
+          'EVM anchoring: the Merkle root is recorded in a public, permanent Ethereum Attestation Service (EAS) attestation.',
+        ]
+      : []),
+    ...(stacks
+      ? [
+          'Stacks anchoring: the Merkle root is recorded by a call to the notarization contract on the Stacks network.',
+        ]
+      : []),
+    ...(signed
+      ? [
+          "Signature: this PDF carries the service's PAdES electronic signature (ETSI EN 319 142), which reveals any later change.",
+        ]
+      : []),
+    'RFC 3161 timestamps of the hash are available separately.',
+    'Data protection: processing based on the data subject’s consent (LGPD, Law 13.709/2018, Art. 7, I); the public record holds only the hash, never the file content.',
+    signed
+      ? 'Law 14.063/2020: the signature of this PDF is an electronic signature; it is not an ICP-Brasil qualified signature unless the signing certificate is issued under ICP-Brasil.'
+      : 'Law 14.063/2020: this certificate carries no electronic signature and is not an ICP-Brasil qualified signature; its proof comes from the hash and the public anchors.',
+  ],
+
+  sectionHowTo: 'How to verify independently',
+  howTo: ({ originalBytes, hasSiblings, evm, stacks }) => [
+    originalBytes === null
+      ? 'Compute the SHA-256 of the original file (e.g. sha256sum file) and compare it with the hash above.'
+      : `Compute the SHA-256 of the original file and compare it with the hash above. This PDF holds the unchanged original in its first ${originalBytes} bytes, followed by an incremental update (ISO 32000-1, 7.5.6) with the marks and this certificate: head -c ${originalBytes} this.pdf | sha256sum.`,
+    hasSiblings
+      ? 'Recompute the Merkle root: h = SHA-256(0x00 ‖ document hash); for each sibling, in order, h = SHA-256(0x01 ‖ sibling ‖ h) when it is on the left, or SHA-256(0x01 ‖ h ‖ sibling) when on the right; the final h must equal the root above.'
+      : "Check the Merkle root: in a batch of one it is the document's own SHA-256; with siblings, h = SHA-256(0x00 ‖ hash) and, for each sibling, SHA-256(0x01 ‖ left ‖ right).",
+    ...(evm
+      ? [
+          'Look up the EAS attestation (UID above) and the transaction on the EVM network explorer, and check that the recorded field is the Merkle root.',
+        ]
+      : []),
+    ...(stacks
+      ? ['Look up the Stacks transaction on the explorer and check the root recorded by the contract.']
+      : []),
+    'The public verification page of this record gathers this information, but none of the checks above depends on this service.',
+  ],
+
+  stamped: (n) =>
+    `This PDF is the original document (its first ${n} bytes, unchanged) followed by an incremental update that adds the notarization mark to every page and this certificate.`,
+
+  markNotarized: 'Notarized',
+  markVerify: 'Verify',
+  formatSize: (bytes) => formatBytes(bytes, 'en-US'),
+};
+
+const integerFormats = new Map<string, Intl.NumberFormat>();
+const decimalFormats = new Map<string, Intl.NumberFormat>();
+
+/** A cached `Intl.NumberFormat` (constructing one costs far more than formatting). */
+function numberFormat(
+  cache: Map<string, Intl.NumberFormat>,
+  locale: string,
+  digits: number,
+): Intl.NumberFormat {
+  let format = cache.get(locale);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { maximumFractionDigits: digits });
+    cache.set(locale, format);
+  }
+  return format;
+}
+
+/** `2.598.727 bytes (2,5 MiB)` / `2,598,727 bytes (2.5 MiB)`: exact, then binary-prefixed from 1 KiB. */
+function formatBytes(bytes: number, locale: string): string {
+  const exact = `${numberFormat(integerFormats, locale, 0).format(bytes)} bytes`;
+  if (bytes < 1024) return exact;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${exact} (${numberFormat(decimalFormats, locale, 1).format(value)} ${units[unit]})`;
+}
+
+/** The strings of `lang`. */
+export function stringsFor(lang: CertificateLanguage): CertificateStrings {
+  return lang === 'en' ? EN : PT;
+}
+
+/** `2026-11-21 09:14:03 UTC`: the certificate's only time format, language independent. */
+export function formatUtc(time: Date): string {
+  return `${time.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}

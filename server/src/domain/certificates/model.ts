@@ -1,0 +1,86 @@
+/**
+ * What a notarization certificate states (issue 5; spec, Documents rule 5). Built by
+ * `domain/certificates/service.ts` from the database and configuration only; rendered by `render.ts`.
+ * Every value is already formatted for print except times (`Date`) and sizes (bytes). A chain whose anchor
+ * is not included yet has `status: 'pending'` and no transaction fields: the certificate never invents one.
+ */
+export type CertificateLanguage = 'pt' | 'en';
+
+export interface EvmAnchorProof {
+  status: 'pending' | 'registered';
+  /** e.g. `base-sepolia`, `hardhat`. */
+  network: string;
+  chainId: number;
+  /** EAS contract address (0x + 40 hex). Null when unknown (anchoring off). */
+  easContract: string | null;
+  /** EAS schema UID (0x + 64 hex). */
+  schemaUid: string;
+  /** The EAS schema definition string, e.g. `bytes32 merkleRoot`. */
+  schema: string;
+  /** Present when registered. */
+  attestationUid: string | null;
+  txHash: string | null;
+  anchoredAt: Date | null;
+  /** `<explorerTxPrefix>/<txHash>`; null when there is no explorer (devnet) or no tx. */
+  explorerTxUrl: string | null;
+  /** `<attestationScanPrefix>/<uid>`: the permanent attestation, the QR code's target. Null when none. */
+  attestationUrl: string | null;
+}
+
+export interface StacksAnchorProof {
+  status: 'pending' | 'registered';
+  /** `mainnet`, `testnet`, `devnet`. */
+  network: string;
+  /** `<address>.<name>` of the notary contract; null when unknown. */
+  contract: string | null;
+  /** 0x + 64 hex. */
+  txId: string | null;
+  anchoredAt: Date | null;
+  /** `<stacksExplorerTxPrefix>/0x<txid>?chain=<network>`; null without explorer or tx. */
+  explorerTxUrl: string | null;
+}
+
+export interface MerkleProofView {
+  /** 64 hex, no 0x: the value anchored on both chains. */
+  root: string;
+  /** Documents in the batch; 1 means the root is the document's own SHA-256. */
+  batchSize: number;
+  leafIndex: number;
+  /** Leaf-to-root sibling hashes (64 hex) and the side each one is concatenated on. */
+  siblings: { position: 'left' | 'right'; hash: string }[];
+}
+
+export interface CertificateData {
+  /** Service name printed in the header and on every stamped page, e.g. `Notary`. */
+  serviceName: string;
+  /** Base URL of the service, no trailing slash. */
+  serviceUrl: string;
+  /** Public verification link of this record: `<serviceUrl>/api/public/documents/<serial>`. */
+  verifyUrl: string;
+  document: {
+    id: string;
+    serialNumber: string;
+    fileName: string;
+    fileSize: number;
+    mimeType: string;
+    /** 64 lower-case hex. */
+    sha256Hash: string;
+    createdAt: Date;
+    /** Tenant (organization or personal workspace) name. */
+    tenantName: string;
+  };
+  consent: {
+    given: boolean;
+    timestamp: Date;
+  };
+  /** Null until the document is in an anchoring batch. */
+  merkle: MerkleProofView | null;
+  /** Null when EVM anchoring is not enabled at all. */
+  evm: EvmAnchorProof | null;
+  /** Null when Stacks anchoring is not enabled at all. */
+  stacks: StacksAnchorProof | null;
+  /** When this certificate was generated. */
+  issuedAt: Date;
+  /** Whether a PAdES signature will be applied (the compliance text says so). */
+  signed: boolean;
+}

@@ -1,0 +1,241 @@
+import type { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/core';
+import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../adapters/chains/evm-eas';
+import type { DocumentSigner } from '../../adapters/signer/port';
+import type { ObjectStorage } from '../../adapters/storage/port';
+import type { TimestampAuthority, TimestampResult } from '../../adapters/tsa/port';
+import type { Config } from '../../config';
+import { AnchorTx, type AnchorTxEntity, DocumentAnchor, type DocumentEntity } from '../../db/entities';
+import type { MerkleProof } from '../anchoring/merkle';
+import { findDocumentInTenant } from '../documents/service';
+import { AppError } from '../errors';
+import { onchainInfo } from '../onchain/info';
+import type { Actor } from '../tenancy/actor';
+import type { CertificateData, CertificateLanguage, MerkleProofView } from './model';
+import { PADES_SIGNATURE_LENGTH, signPdf } from './pades';
+import { type RenderedCertificate, renderCertificate } from './render';
+
+/**
+ * Source PDFs larger than this get a separate certificate instead of being stamped: pdf-lib holds the whole
+ * file and its object graph in memory (several times the file size), and certificates are generated on
+ * request. 64 MiB covers ordinary documents with room to spare.
+ */
+export const STAMP_MAX_BYTES = 64 * 1024 * 1024;
+
+/** What issuing certificates and timestamps needs from the composition root. */
+export interface CertificateContext {
+  config: Pick<Config, 'anchoring' | 'serviceName' | 'signing'>;
+  /** Base URL of the service, no trailing slash. */
+  publicUrl: string;
+  storage: ObjectStorage;
+  /** Configured signing key (`SIGNING_CERT`); undefined: certificates are never signed. */
+  signer: DocumentSigner | undefined;
+  /** Configured TSA (`TSA_URL`): timestamps, and PAdES B-T signature timestamps. */
+  tsa: TimestampAuthority | undefined;
+}
+
+export interface IssuedCertificate {
+  pdf: Uint8Array;
+  /** Whether a PAdES signature was applied (`X-Service-Signed: pades`). */
+  signed: boolean;
+  layout: RenderedCertificate['layout'];
+  /** Attachment name, e.g. `certificado-ABC-123.pdf`. */
+  fileName: string;
+  /** Why a PDF source was issued as a separate certificate (logged, not shown to the client). */
+  fallbackReason: string | undefined;
+}
+
+/**
+ * `GET /api/documents/:id/certificate[?signed=1]` (spec, Documents rule 5; issue 5): the certificate of a
+ * document of the caller's tenant. PDF sources (up to `STAMP_MAX_BYTES`, not LGPD-deleted) are stamped on every
+ * page with the certificate appended as an incremental update; anything else gets a separate certificate.
+ * `signed` applies a PAdES signature when a signer is configured (B-T when a TSA is too), else it is ignored.
+ * The stored original is only read.
+ * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T signature
+ *   fails (a signature is never silently downgraded).
+ */
+export async function issueCertificate(
+  em: EntityManager,
+  ctx: CertificateContext,
+  actor: Actor,
+  request: { id: string; signed: boolean; lang: CertificateLanguage },
+): Promise<IssuedCertificate> {
+  const doc = await findDocumentInTenant(em, actor, request.id);
+  const sign = request.signed && ctx.signer !== undefined;
+  const data = await certificateData(em, ctx, doc, {
+    signed: sign,
+    issuedAt: new Date(),
+    tenantName: actor.tenant.name,
+  });
+  const source = await readStampableSource(ctx.storage, doc);
+  const rendered = await renderCertificate(data, source.bytes, {
+    lang: request.lang,
+    ...(sign
+      ? {
+          signaturePlaceholder: {
+            signatureLength: PADES_SIGNATURE_LENGTH,
+            name: ctx.config.serviceName,
+            reason:
+              request.lang === 'en'
+                ? `Notarization certificate ${doc.serialNumber}`
+                : `Certificado de notarização ${doc.serialNumber}`,
+            location: ctx.config.signing?.location ?? '',
+            contactInfo: ctx.publicUrl,
+          },
+        }
+      : {}),
+  });
+  const pdf = sign && ctx.signer ? await signPdf(rendered.pdf, ctx.signer, ctx.tsa) : rendered.pdf;
+  const base = request.lang === 'en' ? 'certificate' : 'certificado';
+  return {
+    pdf,
+    signed: sign,
+    layout: rendered.layout,
+    fileName: `${base}-${doc.serialNumber}.pdf`,
+    fallbackReason: rendered.fallbackReason ?? source.skipReason,
+  };
+}
+
+/**
+ * `POST /api/documents/:id/timestamp` (spec, Documents rule 6): an RFC 3161 token over the document's SHA-256.
+ * @throws AppError SERVICE_UNAVAILABLE when no TSA is configured; BAD_GATEWAY when the TSA fails or its
+ *   answer does not check out (`adapters/tsa/http.ts`); NOT_FOUND / FORBIDDEN as `findDocumentInTenant`.
+ */
+export async function timestampDocument(
+  em: EntityManager,
+  tsa: TimestampAuthority | undefined,
+  actor: Actor,
+  id: string,
+): Promise<{ result: TimestampResult; fileName: string }> {
+  const doc = await findDocumentInTenant(em, actor, id);
+  if (!tsa) throw new AppError('SERVICE_UNAVAILABLE', 'No Time-Stamping Authority is configured (TSA_URL)');
+  const result = await tsa.timestamp(Buffer.from(doc.sha256Hash, 'hex'));
+  return { result, fileName: `${doc.serialNumber}.tsr` };
+}
+
+/**
+ * Everything the certificate states, from the database and configuration only. Chain details (network, chain
+ * id, contract) come from the transaction row that anchored the document, falling back to the current
+ * configuration while it is pending; explorer links are built as the spec says (Other shapes, on-chain info).
+ */
+export async function certificateData(
+  em: EntityManager,
+  ctx: Pick<CertificateContext, 'config' | 'publicUrl'>,
+  doc: DocumentEntity,
+  options: { signed: boolean; issuedAt: Date; tenantName: string },
+): Promise<CertificateData> {
+  const anchor = await em.findOne(DocumentAnchor, { document: doc.id }, { populate: ['batch'] });
+  const txs = anchor ? await em.find(AnchorTx, { batch: anchor.batch.id }) : [];
+  const byChain = (chain: AnchorTxEntity['chain']) => txs.find((t) => t.chain === chain);
+  const info = onchainInfo(ctx.config);
+  const currentTargets = configuredContracts(ctx.config);
+  let merkle: MerkleProofView | null = null;
+  if (anchor) {
+    const proof = anchor.proof as MerkleProof;
+    merkle = {
+      root: anchor.batch.root,
+      batchSize: anchor.batch.leafCount,
+      leafIndex: anchor.leafIndex,
+      siblings: proof.siblings.map((s) => ({ position: s.position, hash: s.hash })),
+    };
+  }
+  const evmTx = byChain('evm');
+  const evmRegistered = doc.onchainStatus === 'registered' && doc.onchainTxHash !== null;
+  const stacksTx = byChain('stacks');
+  const stacksRegistered = doc.stacksStatus === 'registered' && doc.stacksTxId !== null;
+  const uid = evmRegistered ? (doc.onchainAttestationUid ?? null) : null;
+  const evmTxHash = evmRegistered ? (doc.onchainTxHash ?? null) : null;
+  const stacksTxId = stacksRegistered ? (doc.stacksTxId ?? null) : null;
+  const recordedEvm = evmRegistered || evmTx?.network != null;
+  return {
+    serviceName: ctx.config.serviceName,
+    serviceUrl: ctx.publicUrl,
+    verifyUrl: `${ctx.publicUrl}/api/public/documents/${encodeURIComponent(doc.serialNumber)}`,
+    document: {
+      id: doc.id,
+      serialNumber: doc.serialNumber,
+      fileName: doc.fileName,
+      fileSize: doc.fileSize,
+      mimeType: doc.mimeType,
+      sha256Hash: doc.sha256Hash,
+      createdAt: doc.createdAt,
+      tenantName: options.tenantName,
+    },
+    consent: { given: doc.consentGiven, timestamp: doc.consentTimestamp },
+    merkle,
+    evm:
+      info.enabled || recordedEvm
+        ? {
+            status: evmRegistered ? 'registered' : 'pending',
+            network: evmTx?.network ?? info.network,
+            chainId: evmTx?.chainId ?? info.chainId,
+            easContract: evmTx?.contract ?? currentTargets.eas,
+            schemaUid: EAS_SCHEMA_UID,
+            schema: EAS_SCHEMA,
+            attestationUid: uid,
+            txHash: evmTxHash,
+            anchoredAt: evmRegistered ? (doc.onchainAt ?? null) : null,
+            explorerTxUrl:
+              evmTxHash && info.explorerTxPrefix ? `${info.explorerTxPrefix}/${evmTxHash}` : null,
+            attestationUrl: uid && info.attestationScanPrefix ? `${info.attestationScanPrefix}/${uid}` : null,
+          }
+        : null,
+    stacks:
+      info.stacksEnabled || stacksRegistered || stacksTx?.network != null
+        ? {
+            status: stacksRegistered ? 'registered' : 'pending',
+            network: stacksTx?.network ?? info.stacksNetwork,
+            contract: stacksTx?.contract ?? currentTargets.stacks,
+            txId: stacksTxId,
+            anchoredAt: stacksRegistered ? (doc.stacksAnchoredAt ?? null) : null,
+            explorerTxUrl:
+              stacksTxId && info.stacksExplorerTxPrefix
+                ? `${info.stacksExplorerTxPrefix}/0x${stacksTxId.replace(/^0x/, '')}?chain=${info.stacksNetwork}`
+                : null,
+          }
+        : null,
+    issuedAt: options.issuedAt,
+    signed: options.signed,
+  };
+}
+
+/** Contracts of the configured networks (devnet ones are only known to the running anchoring runner). */
+function configuredContracts(config: Pick<Config, 'anchoring'>): {
+  eas: string | null;
+  stacks: string | null;
+} {
+  const a = config.anchoring;
+  if (a.mode !== 'configured') return { eas: null, stacks: null };
+  return { eas: a.evm?.easAddress ?? null, stacks: a.stacks?.contractId ?? null };
+}
+
+/** The stored bytes of a PDF that may be stamped, or why not (null bytes: a separate certificate). */
+async function readStampableSource(
+  storage: ObjectStorage,
+  doc: DocumentEntity,
+): Promise<{ bytes: Uint8Array | null; skipReason: string | undefined }> {
+  if (doc.mimeType !== 'application/pdf') return { bytes: null, skipReason: undefined };
+  if (doc.deletedAt || !doc.storageKey) {
+    return { bytes: null, skipReason: 'the stored file is gone (LGPD deletion or reference-only record)' };
+  }
+  if (doc.fileSize > STAMP_MAX_BYTES) {
+    return { bytes: null, skipReason: `larger than ${STAMP_MAX_BYTES} bytes: not stamped in memory` };
+  }
+  const bytes = await readAll(await storage.get(doc.storageKey), STAMP_MAX_BYTES);
+  return { bytes, skipReason: undefined };
+}
+
+async function readAll(stream: Readable, max: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > max) {
+      stream.destroy();
+      throw new AppError('INTERNAL', 'Stored object is larger than its record says');
+    }
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks, size);
+}

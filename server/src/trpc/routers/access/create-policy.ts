@@ -1,0 +1,33 @@
+import { CreateAccessPolicyInputSchema, CreatedAccessPolicySchema } from '@notary/shared';
+import { z } from 'zod';
+import { createAccessPolicy } from '../../../domain/access/policies';
+import { authedProcedure } from '../../trpc';
+
+/**
+ * `POST /api/documents/{id}/access-policies` (README, Sharing): creates a link, public, wallet or e-mail
+ * access policy. 201 `{policy, token?, shareUrl?}`: a link's token is shown this once.
+ */
+export const createPolicy = authedProcedure
+  .meta({
+    openapi: {
+      errorResponses: {
+        400: 'Invalid body (kind, permission, expiry, maximum accesses, addresses)',
+        401: 'Missing or invalid session token',
+        403: 'Document of another tenant, or below editor in the organization',
+        404: 'No such document',
+        410: 'Deleted under the LGPD',
+      },
+      method: 'POST',
+      path: '/api/documents/{id}/access-policies',
+      tags: ['sharing'],
+      protect: true,
+      successDescription: 'The policy; for a link also its token and URL, shown only in this answer',
+    },
+    rest: { status: 201 },
+  })
+  .input(CreateAccessPolicyInputSchema.safeExtend({ id: z.string() }))
+  .output(CreatedAccessPolicySchema)
+  .mutation(({ ctx, input }) => {
+    const { id, ...body } = input;
+    return createAccessPolicy(ctx.em(), ctx.actor, ctx.deps.publicUrl, id, body);
+  });

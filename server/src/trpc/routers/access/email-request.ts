@@ -1,0 +1,29 @@
+import { EmailAccessRequestInputSchema, EmailAccessRequestSchema } from '@notary/shared';
+import { z } from 'zod';
+import { requestEmailAccess } from '../../../domain/access/access';
+import { publicProcedure } from '../../trpc';
+
+/**
+ * `POST /access/email/{documentId}/request` (spec) `{email}`: the same answer whether or not the address is
+ * authorized; `token` only in development; nothing is sent (delivery not wired, spec).
+ */
+export const emailAccessRequest = publicProcedure
+  .meta({
+    openapi: {
+      errorResponses: { 400: 'Missing or malformed e-mail address' },
+      method: 'POST',
+      path: '/access/email/{documentId}/request',
+      tags: ['sharing'],
+      summary: 'Ask for an e-mail access link (not delivered: not wired)',
+    },
+  })
+  .input(EmailAccessRequestInputSchema.extend({ documentId: z.string() }))
+  .output(EmailAccessRequestSchema)
+  .mutation(({ ctx, input }) =>
+    requestEmailAccess(
+      ctx.em(),
+      { secret: ctx.deps.secret, development: ctx.deps.config.env === 'development' },
+      input.documentId,
+      input.email,
+    ),
+  );

@@ -1,0 +1,23 @@
+import { AccessPolicyListSchema } from '@notary/shared';
+import { z } from 'zod';
+import { listAccessPolicies } from '../../../domain/access/policies';
+import { authedProcedure } from '../../trpc';
+
+/** `GET /api/documents/{id}/access-policies`: every policy of the document (revoked included), newest first. */
+export const listPolicies = authedProcedure
+  .meta({
+    openapi: {
+      errorResponses: {
+        401: 'Missing or invalid session token',
+        403: 'Document of another tenant, or below editor in the organization',
+        404: 'No such document',
+      },
+      method: 'GET',
+      path: '/api/documents/{id}/access-policies',
+      tags: ['sharing'],
+      protect: true,
+    },
+  })
+  .input(z.object({ id: z.string() }))
+  .output(AccessPolicyListSchema)
+  .query(({ ctx, input }) => listAccessPolicies(ctx.em(), ctx.actor, input.id));

@@ -1,0 +1,22 @@
+import { ShareAccessSchema } from '@notary/shared';
+import { z } from 'zod';
+import { accessPublic } from '../../../domain/access/access';
+import { publicProcedure } from '../../trpc';
+
+/** `GET /access/public/{documentId}` (spec): a presigned URL through the document's public policy. */
+export const publicAccess = publicProcedure
+  .meta({
+    openapi: {
+      errorResponses: {
+        404: 'Not publicly shared',
+        410: 'Public access expired or reached its maximum accesses; document deleted under the LGPD',
+      },
+      method: 'GET',
+      path: '/access/public/{documentId}',
+      tags: ['sharing'],
+      summary: 'Open a publicly shared document',
+    },
+  })
+  .input(z.object({ documentId: z.string() }))
+  .output(ShareAccessSchema)
+  .query(({ ctx, input }) => accessPublic(ctx.em(), ctx.deps.storage, input.documentId, ctx.ip));

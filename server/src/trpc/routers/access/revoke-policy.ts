@@ -1,0 +1,23 @@
+import { OkSchema } from '@notary/shared';
+import { z } from 'zod';
+import { revokeAccessPolicy } from '../../../domain/access/policies';
+import { authedProcedure } from '../../trpc';
+
+/** `DELETE /api/documents/{id}/access-policies/{policyId}`: revokes the policy at once (idempotent). */
+export const revokePolicy = authedProcedure
+  .meta({
+    openapi: {
+      errorResponses: {
+        401: 'Missing or invalid session token',
+        403: 'Document of another tenant, or below editor in the organization',
+        404: 'No such document, or no such policy for it',
+      },
+      method: 'DELETE',
+      path: '/api/documents/{id}/access-policies/{policyId}',
+      tags: ['sharing'],
+      protect: true,
+    },
+  })
+  .input(z.object({ id: z.string(), policyId: z.string() }))
+  .output(OkSchema)
+  .mutation(({ ctx, input }) => revokeAccessPolicy(ctx.em(), ctx.actor, input.id, input.policyId));
