@@ -1,11 +1,12 @@
 #!/bin/sh
 # Installs the Debian validators the certificate tests run against (issue 5): poppler-utils (pdfsig, pdftoppm,
-# pdftotext), qpdf, libnss3-tools (certutil, the NSS database pdfsig trusts) and zbar-tools (zbarimg, QR codes).
+# pdftotext), qpdf, libnss3-tools (certutil, the NSS database pdfsig trusts) and zbar-tools (zbarimg, QR codes),
+# and Chromium, which Playwright drives for the desktop client's web build (issue 8).
 # openssl is on every machine. Idempotent: does nothing when every executable is there.
 set -eu
 
-PACKAGES="poppler-utils qpdf libnss3-tools zbar-tools openssl"
-BINARIES="pdfsig pdftoppm pdftotext qpdf certutil zbarimg openssl"
+PACKAGES="poppler-utils qpdf libnss3-tools zbar-tools openssl chromium"
+BINARIES="pdfsig pdftoppm pdftotext qpdf certutil zbarimg openssl chromium"
 
 missing=""
 for bin in $BINARIES; do

@@ -1,0 +1,124 @@
+/**
+ * The one interface the renderer talks to. Two implementations:
+ * - Electron (`renderer/bridge/electron.ts`): named preload methods -> IPC -> main, which does every HTTP
+ *   call and keeps the tokens (they never reach the renderer);
+ * - browser (`renderer/bridge/web.ts`): File API + WebCrypto/@noble/hashes, `fetch` to the page's own origin,
+ *   the session in the server's HttpOnly cookie, downloads through blob links.
+ *
+ * Every method rejects with a `ClientError` (`common/errors.ts`). Type-only module: no runtime code.
+ */
+import type {
+  DocumentDto,
+  HashComparisonDto,
+  MeDto,
+  OnchainInfoDto,
+  PublicDocumentDto,
+  VerifyByHashDto,
+} from '@notary/shared';
+
+export type Language = 'pt' | 'en';
+
+export interface AppSettings {
+  /** Base URL of the notary service, e.g. `http://localhost:3000` (no trailing slash). */
+  serverUrl: string;
+  /** The UI language chosen by the user, or null to follow the system (Portuguese unless it prefers English). */
+  language: Language | null;
+  /** False in the browser: the web client always talks to the server that served it. */
+  serverUrlEditable: boolean;
+}
+
+/** An organization the user belongs to (from the identity provider). */
+export interface Organization {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+export interface SessionInfo {
+  me: MeDto;
+  organizations: Organization[];
+}
+
+/** Result of looking for a session at start. */
+export type SessionState =
+  | { state: 'signed-in'; session: SessionInfo }
+  | {
+      state: 'signed-out';
+      /** A session existed and the server no longer accepts it (expired, revoked). */
+      expired: boolean;
+      /** Last e-mail used to sign in, to prefill the form (not a secret). */
+      lastEmail: string | null;
+    };
+
+/** A local file the user picked or dropped. `id` names it in later calls; paths stay in main (Electron). */
+export interface LocalFile {
+  id: string;
+  name: string;
+  /** Bytes. */
+  size: number;
+}
+
+/** Progress of a hashing or upload job, in bytes. */
+export interface Progress {
+  loaded: number;
+  total: number;
+}
+
+export type ProgressListener = (progress: Progress) => void;
+
+/** What a save produced; null from a save method means the user cancelled the dialog. */
+export interface SavedFile {
+  fileName: string;
+  /** For certificates: whether the service signed it (`X-Service-Signed`). */
+  signed?: 'pades' | 'none';
+}
+
+export interface Bridge {
+  readonly platform: 'electron' | 'web';
+
+  getSettings(): Promise<AppSettings>;
+  /** Electron only (the web client's server is its own origin). Clears the session when the server changes. */
+  setServerUrl(url: string): Promise<AppSettings>;
+  setLanguage(language: Language): Promise<void>;
+  /** `GET /health` of the configured server; rejects with `offline` when it cannot be reached. */
+  checkServer(): Promise<void>;
+
+  /** Sends a 6-digit sign-in code to `email` (`POST /api/auth/email-otp/send-verification-otp`). */
+  requestCode(email: string): Promise<void>;
+  /** Signs in with the mailed code; the session renews itself afterwards. */
+  signIn(email: string, code: string): Promise<SessionInfo>;
+  currentSession(): Promise<SessionState>;
+  /** Switches the active tenant: an organization id, or null for the personal workspace. */
+  setTenant(orgId: string | null): Promise<SessionInfo>;
+  signOut(): Promise<void>;
+  /** Called when the session is refused while the app runs (renewal failed with 401). Returns an unsubscribe. */
+  onSessionExpired(listener: () => void): () => void;
+
+  /** Opens the system file picker (several files). Empty when cancelled. */
+  pickFiles(): Promise<LocalFile[]>;
+  /** Registers files dropped on the window. */
+  dropFiles(files: File[]): Promise<LocalFile[]>;
+  /** SHA-256 (64 lower-case hex) computed locally, streaming; `jobId` lets `cancel` stop it. */
+  hashFile(fileId: string, jobId: string, onProgress: ProgressListener): Promise<string>;
+  /** `POST /api/documents/upload` with `consent=true`, streaming, with progress; `cancel(jobId)` aborts. */
+  upload(fileId: string, jobId: string, consent: true, onProgress: ProgressListener): Promise<DocumentDto>;
+  cancel(jobId: string): Promise<void>;
+
+  publicVerify(hash: string): Promise<VerifyByHashDto>;
+  publicDocument(serial: string): Promise<PublicDocumentDto>;
+  onchainInfo(): Promise<OnchainInfoDto>;
+  listDocuments(): Promise<DocumentDto[]>;
+  getDocument(id: string): Promise<DocumentDto>;
+  compareHash(id: string, hash: string): Promise<HashComparisonDto>;
+  /** Joins an organization from an invitation link (`#/join/<id>`); returns the organization id. */
+  acceptInvitation(invitationId: string): Promise<string>;
+
+  /** Certificate PDF (`?signed=1`: signed when the server has a signing certificate), saved where the user says. */
+  saveCertificate(id: string, language: Language): Promise<SavedFile | null>;
+  /** Opens the certificate in the system's PDF viewer (browser: a new tab). */
+  openCertificate(id: string, language: Language): Promise<SavedFile>;
+  /** RFC 3161 timestamp token (`.tsr`) of the document's hash, saved where the user says. */
+  saveTimestamp(id: string): Promise<SavedFile | null>;
+  /** Opens an http(s) link in the system browser (only links the app allows: explorers, the server). */
+  openExternal(url: string): Promise<void>;
+}

@@ -1,0 +1,471 @@
+/**
+ * HTTP client of the notary service, shared by Electron's main process (Node's `fetch`, session token in
+ * `safeStorage`) and the web client (the browser's `fetch`, session in the server's HttpOnly cookie).
+ *
+ * - Identity (README, Signing in): e-mail code -> session token (7 days) -> session JWT (5 minutes at most,
+ *   `GET /api/auth/token`), renewed on a timer before it expires and again on any 401; a renewal refused with
+ *   401 means the session is over (`onSessionExpired`).
+ * - The typed API: tRPC `AppRouter` at `/trpc` (`import type`, nothing of the server is bundled).
+ * - Binary routes: certificate (`GET /api/documents/:id/certificate?signed=1`) and timestamp
+ *   (`POST /api/documents/:id/timestamp`). The upload is platform-specific (streaming from disk in main, XHR
+ *   in the browser) and uses `authorized()` + `uploadUrl()`.
+ *
+ * Every method rejects with a `ClientError`.
+ */
+import type { AppRouter } from '@notary/server/router';
+import type { DocumentDto, HashComparisonDto, MeDto, PublicDocumentDto } from '@notary/shared';
+import { createTRPCClient, httpLink, TRPCClientError, type TRPCClient } from '@trpc/client';
+import { z } from 'zod';
+import type { Language, Organization, SessionInfo } from './bridge';
+import {
+  ClientError,
+  errorFromResponse,
+  isClientError,
+  isNetworkFailure,
+  kindForStatus,
+  offlineError,
+  retryAfterFrom,
+  toClientError,
+} from './errors';
+
+/** Where the session token lives (Electron: encrypted with safeStorage). Absent in cookie mode. */
+export interface SessionTokenStore {
+  load(): Promise<string | null>;
+  save(token: string | null): Promise<void>;
+}
+
+export interface NotaryClientOptions {
+  /** Service base URL, e.g. `http://localhost:3000` (a trailing slash is dropped). */
+  baseUrl: string;
+  /**
+   * `bearer`: the session token is kept by `store` and sent as `Authorization: Bearer` to `/api/auth/*`
+   * (Electron main). `cookie`: the browser keeps the session cookie the server set (web client).
+   */
+  mode: 'bearer' | 'cookie';
+  store?: SessionTokenStore;
+  fetch?: typeof fetch;
+  /** Called once when a running session is refused (renewal answered 401). */
+  onSessionExpired?: () => void;
+  /** Milliseconds since the epoch (tests move it). */
+  now?: () => number;
+}
+
+/** A downloaded binary answer. */
+export interface BinaryFile {
+  bytes: Uint8Array;
+  fileName: string;
+  contentType: string;
+  /** `X-Service-Signed` of certificates. */
+  signed?: 'pades' | 'none';
+}
+
+const OrganizationListSchema = z.array(
+  z.looseObject({ id: z.string(), name: z.string(), slug: z.string().nullish() }),
+);
+const SignInSchema = z.looseObject({ token: z.string().min(1) });
+const TokenSchema = z.looseObject({ token: z.string().min(1) });
+const JwtClaimsSchema = z.looseObject({ exp: z.number(), iat: z.number().optional() });
+
+/** Seconds before expiry at which the JWT is renewed: a third of its life, at most one minute. */
+function renewalMargin(lifetimeSeconds: number): number {
+  return Math.min(60, Math.max(1, lifetimeSeconds / 3));
+}
+
+/** `exp`/`iat` of a JWT, read without verifying (the server verifies; the client only schedules renewal). */
+export function jwtTimes(jwt: string): { exp: number; iat: number } {
+  const payload = jwt.split('.')[1];
+  if (!payload) throw new ClientError({ kind: 'server', message: 'Malformed session token from the server' });
+  const base64 = payload.replace(/-/g, '+').replace(/_/g, '/');
+  const json = new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
+  const claims = JwtClaimsSchema.parse(JSON.parse(json));
+  return { exp: claims.exp, iat: claims.iat ?? claims.exp - 300 };
+}
+
+/** File name of a `Content-Disposition` header (RFC 6266: `filename*` first), or `fallback`. */
+export function fileNameFromDisposition(header: string | null, fallback: string): string {
+  if (!header) return fallback;
+  const star = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
+  if (star?.[2]) {
+    try {
+      return decodeURIComponent(star[2].trim());
+    } catch {
+      // fall through to the plain parameter
+    }
+  }
+  const plain = /filename\s*=\s*"((?:[^"\\]|\\.)*)"|filename\s*=\s*([^;]+)/i.exec(header);
+  const name = plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2]?.trim();
+  return name || fallback;
+}
+
+export class NotaryClient {
+  readonly baseUrl: string;
+  private readonly mode: 'bearer' | 'cookie';
+  private readonly store: SessionTokenStore | undefined;
+  private readonly fetchImpl: typeof fetch;
+  private readonly now: () => number;
+  private readonly onSessionExpired: (() => void) | undefined;
+  private jwtValue: { token: string; exp: number; iat: number } | null = null;
+  private jwtPending: Promise<string> | null = null;
+  private renewTimer: ReturnType<typeof setTimeout> | null = null;
+  private active = false;
+  private closed = false;
+  /** tRPC client for public procedures (no credentials). */
+  readonly publicApi: TRPCClient<AppRouter>;
+  /** tRPC client that sends the session JWT. */
+  private readonly api: TRPCClient<AppRouter>;
+
+  constructor(options: NotaryClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.mode = options.mode;
+    this.store = options.store;
+    // Bound: the browser's fetch throws "Illegal invocation" when called as a method of another object.
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.now = options.now ?? Date.now;
+    this.onSessionExpired = options.onSessionExpired;
+    if (this.mode === 'bearer' && !this.store) throw new Error('bearer mode needs a session token store');
+    const link = (auth: boolean) =>
+      httpLink({
+        url: `${this.baseUrl}/trpc`,
+        fetch: (input, init) => this.fetchImpl(input, init),
+        headers: auth ? async () => ({ authorization: `Bearer ${await this.jwt()}` }) : {},
+      });
+    this.publicApi = createTRPCClient<AppRouter>({ links: [link(false)] });
+    this.api = createTRPCClient<AppRouter>({ links: [link(true)] });
+  }
+
+  /* ---------------------------------------------------------------- identity */
+
+  /** `POST /api/auth/email-otp/send-verification-otp`: mails a 6-digit code (any address gets an account). */
+  async requestCode(email: string): Promise<void> {
+    await this.authRequest('POST', '/email-otp/send-verification-otp', { email, type: 'sign-in' }, false);
+  }
+
+  /** `POST /api/auth/sign-in/email-otp`, then the first JWT; starts the renewal timer. */
+  async signIn(email: string, code: string): Promise<SessionInfo> {
+    const body = SignInSchema.safeParse(
+      await this.authRequest('POST', '/sign-in/email-otp', { email, otp: code }, false),
+    );
+    if (!body.success) throw new ClientError({ kind: 'server', message: 'Unexpected sign-in answer' });
+    if (this.mode === 'bearer') await this.store?.save(body.data.token);
+    this.jwtValue = null;
+    this.active = true;
+    return this.sessionInfo();
+  }
+
+  /**
+   * The current session, or null when there is none. Rejects with `session-expired` when a stored session
+   * token (bearer mode) is refused; in cookie mode a refused cookie is indistinguishable from none (null).
+   */
+  async session(): Promise<SessionInfo | null> {
+    if (this.mode === 'bearer' && !(await this.store?.load())) return null;
+    try {
+      await this.jwt();
+    } catch (e) {
+      if (this.mode === 'cookie' && isClientError(e) && e.kind === 'session-expired') return null;
+      throw e;
+    }
+    this.active = true;
+    this.scheduleRenewal();
+    return this.sessionInfo();
+  }
+
+  /** Who the caller is (tRPC `session.me`) and the organizations they may switch to. */
+  async sessionInfo(): Promise<SessionInfo> {
+    const [me, organizations] = await Promise.all([this.me(), this.organizations()]);
+    return { me, organizations };
+  }
+
+  me(): Promise<MeDto> {
+    return this.call(() => this.api.session.me.query());
+  }
+
+  /** `GET /api/auth/organization/list`: the caller's organizations. */
+  async organizations(): Promise<Organization[]> {
+    const parsed = OrganizationListSchema.safeParse(await this.authRequest('GET', '/organization/list'));
+    if (!parsed.success) throw new ClientError({ kind: 'server', message: 'Unexpected organization list' });
+    return parsed.data
+      .map((o) => ({ id: o.id, name: o.name, slug: o.slug ?? '' }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** `POST /api/auth/organization/set-active` (null: personal workspace), then a fresh JWT naming it. */
+  async setTenant(orgId: string | null): Promise<SessionInfo> {
+    await this.authRequest('POST', '/organization/set-active', { organizationId: orgId });
+    this.jwtValue = null;
+    return this.sessionInfo();
+  }
+
+  /** `POST /api/auth/sign-out`; forgets the tokens even when the server cannot be reached. */
+  async signOut(): Promise<void> {
+    try {
+      await this.authRequest('POST', '/sign-out', {});
+    } catch (e) {
+      // Signing out must always work locally; a session the server already forgot is signed out anyway.
+      if (!isClientError(e) || !['offline', 'session-expired', 'not-signed-in'].includes(e.kind)) throw e;
+    } finally {
+      await this.forget();
+    }
+  }
+
+  /** Stops the renewal timer and forgets the JWT (the session token stays). */
+  close(): void {
+    this.closed = true;
+    this.active = false;
+    this.clearTimer();
+  }
+
+  /**
+   * A valid session JWT, fetched from `GET /api/auth/token` when missing or within the renewal margin.
+   * Rejects with `not-signed-in` (no session), `session-expired` (401), `offline`.
+   */
+  async jwt(): Promise<string> {
+    const current = this.jwtValue;
+    const nowS = this.now() / 1000;
+    if (current && current.exp - renewalMargin(current.exp - current.iat) > nowS) return current.token;
+    this.jwtPending ??= this.fetchJwt().finally(() => {
+      this.jwtPending = null;
+    });
+    return this.jwtPending;
+  }
+
+  private async fetchJwt(): Promise<string> {
+    if (this.mode === 'bearer' && !(await this.store?.load())) {
+      throw new ClientError({ kind: 'not-signed-in', message: 'Not signed in' });
+    }
+    let body: unknown;
+    try {
+      body = await this.authRequest('GET', '/token');
+    } catch (e) {
+      if (isClientError(e) && e.status === 401) {
+        const hadSession = this.active;
+        await this.forget();
+        if (hadSession) this.onSessionExpired?.();
+        throw new ClientError({ kind: 'session-expired', message: 'The session has expired', status: 401 });
+      }
+      throw e;
+    }
+    const parsed = TokenSchema.safeParse(body);
+    if (!parsed.success) throw new ClientError({ kind: 'server', message: 'Unexpected token answer' });
+    const times = jwtTimes(parsed.data.token);
+    this.jwtValue = { token: parsed.data.token, ...times };
+    this.scheduleRenewal();
+    return parsed.data.token;
+  }
+
+  /** Renews the JWT before it expires, so a refused session shows up even while the user is idle. */
+  private scheduleRenewal(): void {
+    this.clearTimer();
+    const jwt = this.jwtValue;
+    if (!jwt || !this.active || this.closed) return;
+    const at = (jwt.exp - renewalMargin(jwt.exp - jwt.iat)) * 1000;
+    this.setTimer(Math.max(1000, at - this.now()));
+  }
+
+  private setTimer(delayMs: number): void {
+    this.renewTimer = setTimeout(() => {
+      this.renewTimer = null;
+      this.jwtValue = null;
+      this.jwt().catch((e: unknown) => {
+        // Offline: try again shortly; the session itself may well be fine.
+        if (isClientError(e) && e.kind === 'offline' && this.active && !this.closed) this.setTimer(15_000);
+      });
+    }, delayMs);
+    // Node (main process, tests): the timer must not keep the process alive on its own.
+    (this.renewTimer as { unref?: () => void }).unref?.();
+  }
+
+  private clearTimer(): void {
+    if (this.renewTimer !== null) clearTimeout(this.renewTimer);
+    this.renewTimer = null;
+  }
+
+  private async forget(): Promise<void> {
+    this.active = false;
+    this.jwtValue = null;
+    this.clearTimer();
+    if (this.mode === 'bearer') await this.store?.save(null);
+  }
+
+  /**
+   * Runs `fn` with a valid JWT; when `fn` meets a 401 (the JWT expired in flight, or the server forgot the
+   * session), renews once and retries. A refused renewal, or a second 401, is `session-expired`.
+   */
+  async authorized<T>(fn: (jwt: string) => Promise<T>): Promise<T> {
+    const first = await this.jwt();
+    try {
+      return await fn(first);
+    } catch (e) {
+      if (!isClientError(e) || e.status !== 401) throw e;
+    }
+    this.jwtValue = null;
+    const jwt = await this.jwt();
+    try {
+      return await fn(jwt);
+    } catch (e) {
+      if (!isClientError(e) || e.status !== 401) throw e;
+      const hadSession = this.active;
+      await this.forget();
+      if (hadSession) this.onSessionExpired?.();
+      throw new ClientError({ kind: 'session-expired', message: 'The session has expired', status: 401 });
+    }
+  }
+
+  /** A request to better-auth at `/api/auth<route>`; JSON in and out. */
+  private async authRequest(
+    method: 'GET' | 'POST',
+    route: string,
+    body?: unknown,
+    withSession = true,
+  ): Promise<unknown> {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (withSession && this.mode === 'bearer') {
+      const token = await this.store?.load();
+      if (!token) throw new ClientError({ kind: 'not-signed-in', message: 'Not signed in' });
+      headers.authorization = `Bearer ${token}`;
+    }
+    return this.request(`/api/auth${route}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  }
+
+  /** `fetch` + JSON; non-2xx answers become `ClientError`s, no answer at all `offline`. */
+  private async request(path: string, init: RequestInit): Promise<unknown> {
+    const res = await this.send(path, init);
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (!res.ok) throw errorFromResponse(res.status, json, res.headers);
+    return json;
+  }
+
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    const url = `${this.baseUrl}${path}`;
+    try {
+      // Cookie mode: the browser sends the session cookie to its own origin (`same-origin`, the default).
+      return await this.fetchImpl(url, { credentials: 'same-origin', cache: 'no-store', ...init });
+    } catch (e) {
+      if (e instanceof Error && e.name === 'AbortError') throw toClientError(e);
+      throw offlineError(this.baseUrl, e);
+    }
+  }
+
+  /** A tRPC call with error mapping and one retry on 401. */
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    return this.authorized(async () => {
+      try {
+        return await fn();
+      } catch (e) {
+        throw this.fromTrpc(e);
+      }
+    });
+  }
+
+  private fromTrpc(e: unknown): ClientError {
+    if (isClientError(e)) return e;
+    if (e instanceof TRPCClientError) {
+      if (isClientError(e.cause)) return e.cause;
+      const response = (e.meta as { response?: Response } | undefined)?.response;
+      const data = e.data as { httpStatus?: number; code?: string } | null | undefined;
+      const status = data?.httpStatus ?? response?.status;
+      if (status === undefined) {
+        if (isNetworkFailure(e.cause) || isNetworkFailure(e)) return offlineError(this.baseUrl, e.cause ?? e);
+        return new ClientError({ kind: 'server', message: e.message }, { cause: e });
+      }
+      const retryAfterSeconds = status === 429 ? retryAfterFrom(response?.headers) : undefined;
+      return new ClientError(
+        {
+          kind: /Origin .* is not allowed/.test(e.message) ? 'origin' : kindForStatus(status, data?.code),
+          message: e.message,
+          status,
+          ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+        },
+        { cause: e },
+      );
+    }
+    return toClientError(e);
+  }
+
+  /* ---------------------------------------------------------------- documents */
+
+  health(): Promise<unknown> {
+    return this.request('/health', { method: 'GET' });
+  }
+
+  publicVerify(hash: string) {
+    return this.call(() => this.publicApi.public.verify.query({ hash }));
+  }
+
+  publicDocument(serial: string): Promise<PublicDocumentDto> {
+    return this.call(() => this.publicApi.public.documentBySerial.query({ serial }));
+  }
+
+  onchainInfo() {
+    return this.call(() => this.publicApi.system.onchainInfo.query());
+  }
+
+  async listDocuments(): Promise<DocumentDto[]> {
+    return (await this.call(() => this.api.documents.list.query())).documents;
+  }
+
+  async getDocument(id: string): Promise<DocumentDto> {
+    return (await this.call(() => this.api.documents.get.query({ id }))).document;
+  }
+
+  compareHash(id: string, hash: string): Promise<HashComparisonDto> {
+    return this.call(() => this.api.documents.verify.query({ id, hash }));
+  }
+
+  async acceptInvitation(invitationId: string): Promise<string> {
+    return (await this.call(() => this.api.team.acceptInvitation.mutate({ invitationId }))).organizationId;
+  }
+
+  /** `POST /api/documents/upload`: the URL the platform's streaming upload sends to. */
+  uploadUrl(): string {
+    return `${this.baseUrl}/api/documents/upload`;
+  }
+
+  /** Certificate PDF; `signed=1` asks for PAdES (the server says in `X-Service-Signed` whether it signed). */
+  certificate(id: string, language: Language): Promise<BinaryFile> {
+    return this.binary('GET', `/api/documents/${encodeURIComponent(id)}/certificate?signed=1&lang=${language}`, {
+      fallbackName: 'certificate.pdf',
+    });
+  }
+
+  /** RFC 3161 timestamp token of the document's hash (DER `TimeStampResp`, `.tsr`). */
+  timestamp(id: string): Promise<BinaryFile> {
+    return this.binary('POST', `/api/documents/${encodeURIComponent(id)}/timestamp`, {
+      fallbackName: 'timestamp.tsr',
+    });
+  }
+
+  private binary(method: 'GET' | 'POST', path: string, options: { fallbackName: string }): Promise<BinaryFile> {
+    return this.authorized(async (jwt) => {
+      const res = await this.send(path, { method, headers: { authorization: `Bearer ${jwt}` } });
+      if (!res.ok) {
+        const text = await res.text();
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        throw errorFromResponse(res.status, json, res.headers);
+      }
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const signed = res.headers.get('x-service-signed');
+      return {
+        bytes,
+        fileName: fileNameFromDisposition(res.headers.get('content-disposition'), options.fallbackName),
+        contentType: res.headers.get('content-type') ?? 'application/octet-stream',
+        ...(signed === 'pades' || signed === 'none' ? { signed } : {}),
+      };
+    });
+  }
+}

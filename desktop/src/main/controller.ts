@@ -1,0 +1,242 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DocumentSchema, type OnchainInfoDto } from '@notary/shared';
+import { type BrowserWindow, dialog, shell } from 'electron';
+import type { SavedFile, SessionState } from '../common/bridge';
+import { type BinaryFile, NotaryClient } from '../common/client';
+import { ClientError, isClientError } from '../common/errors';
+import { EVENTS, type ProgressEvent } from '../common/ipc';
+import { FileRegistry } from './files';
+import { hashFile } from './hash';
+import type { IpcHandlers } from './ipc';
+import { isExternalAllowed } from './navigation';
+import { normalizeServerUrl, SettingsStore } from './settings';
+import { EncryptedTokenStore } from './token-store';
+import { uploadFile } from './upload';
+
+export interface ControllerOptions {
+  /** Electron's `app.getPath('userData')`: settings and the encrypted session live there. */
+  userDataDir: string;
+  /** Where certificates opened in the system viewer are written (`app.getPath('temp')`). */
+  tempDir: string;
+  /** Default folder of save dialogs (`app.getPath('documents')`). */
+  documentsDir: string;
+  /** The app window (parent of dialogs, target of events); null while none is open. */
+  window: () => BrowserWindow | null;
+}
+
+/**
+ * A name safe to write under a folder we choose: the last path segment, no control characters or
+ * separators, no leading dots, at most 150 characters. The server's `Content-Disposition` is not trusted.
+ */
+export function safeFileName(name: string, fallback: string): string {
+  const last = name.split(/[\\/]/).pop() ?? '';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
+  const cleaned = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').replace(/^\.+/, '').trim();
+  return [...cleaned].slice(0, 150).join('') || fallback;
+}
+
+/**
+ * Everything main does for the renderer, one method per IPC channel (`common/ipc.ts`): settings, the
+ * session (tokens stay here, encrypted at rest), local files (hashing, upload), API calls through the typed
+ * tRPC client, certificate and timestamp files, external links. Payloads arrive validated (`ipc.ts`).
+ */
+export class MainController {
+  private readonly settings: SettingsStore;
+  private readonly tokens: EncryptedTokenStore;
+  private readonly files = new FileRegistry();
+  private readonly jobs = new Map<string, AbortController>();
+  private clientValue: NotaryClient | null = null;
+  private explorerPrefixes: string[] = [];
+  private serverUrl = '';
+
+  constructor(private readonly options: ControllerOptions) {
+    this.settings = new SettingsStore(path.join(options.userDataDir, 'settings.json'));
+    this.tokens = new EncryptedTokenStore(path.join(options.userDataDir, 'session.bin'));
+  }
+
+  /** The HTTP client of the configured server (rebuilt when the server changes). */
+  async client(): Promise<NotaryClient> {
+    const { serverUrl } = await this.settings.get();
+    if (!this.clientValue || this.serverUrl !== serverUrl) {
+      this.clientValue?.close();
+      this.serverUrl = serverUrl;
+      this.explorerPrefixes = [];
+      this.clientValue = new NotaryClient({
+        baseUrl: serverUrl,
+        mode: 'bearer',
+        store: this.tokens.forOrigin(new URL(serverUrl).origin),
+        onSessionExpired: () => this.options.window()?.webContents.send(EVENTS.sessionExpired),
+      });
+    }
+    return this.clientValue;
+  }
+
+  /** Links the window may open in the system browser (navigation.ts). */
+  externalContext() {
+    return { serverUrl: this.serverUrl, prefixes: this.explorerPrefixes };
+  }
+
+  /** Stops timers and running jobs (app quitting). */
+  close(): void {
+    for (const job of this.jobs.values()) job.abort();
+    this.clientValue?.close();
+  }
+
+  private progress(jobId: string) {
+    return (loaded: number, total: number) => {
+      const event: ProgressEvent = { jobId, loaded, total };
+      this.options.window()?.webContents.send(EVENTS.progress, event);
+    };
+  }
+
+  private async runJob<T>(jobId: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.jobs.has(jobId)) throw new ClientError({ kind: 'invalid-input', message: 'Job id already in use' });
+    const controller = new AbortController();
+    this.jobs.set(jobId, controller);
+    try {
+      return await fn(controller.signal);
+    } finally {
+      this.jobs.delete(jobId);
+    }
+  }
+
+  private rememberPrefixes(info: OnchainInfoDto): OnchainInfoDto {
+    this.explorerPrefixes = [info.explorerTxPrefix, info.attestationScanPrefix, info.stacksExplorerTxPrefix].filter(
+      (p) => p.length > 0,
+    );
+    return info;
+  }
+
+  private async saveWithDialog(file: BinaryFile, filter: { name: string; extensions: string[] }): Promise<SavedFile | null> {
+    const name = safeFileName(file.fileName, `notary.${filter.extensions[0] ?? 'bin'}`);
+    const options = { defaultPath: path.join(this.options.documentsDir, name), filters: [filter] };
+    const win = this.options.window();
+    const choice = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+    if (choice.canceled || !choice.filePath) return null;
+    await writeFile(choice.filePath, file.bytes);
+    return { fileName: path.basename(choice.filePath), ...(file.signed ? { signed: file.signed } : {}) };
+  }
+
+  /** The IPC handlers (`registerIpcHandlers`). */
+  handlers(): IpcHandlers {
+    return {
+      'settings:get': async () => {
+        const s = await this.settings.get();
+        return { serverUrl: s.serverUrl, language: s.language, serverUrlEditable: true };
+      },
+      'settings:set-server-url': async ({ url }) => {
+        let serverUrl: string;
+        try {
+          serverUrl = normalizeServerUrl(url);
+        } catch (e) {
+          throw new ClientError({ kind: 'bad-request', message: (e as Error).message });
+        }
+        const previous = await this.settings.get();
+        if (new URL(previous.serverUrl).origin !== new URL(serverUrl).origin) {
+          // A session belongs to the server that issued it.
+          this.clientValue?.close();
+          await this.tokens.save(new URL(previous.serverUrl).origin, null);
+        }
+        const s = await this.settings.update({ serverUrl });
+        return { serverUrl: s.serverUrl, language: s.language, serverUrlEditable: true };
+      },
+      'settings:set-language': async ({ language }) => {
+        await this.settings.update({ language });
+        return null;
+      },
+      'server:check': async () => {
+        await (await this.client()).health();
+        return null;
+      },
+      'auth:request-code': async ({ email }) => {
+        await (await this.client()).requestCode(email);
+        await this.settings.update({ lastEmail: email });
+        return null;
+      },
+      'auth:sign-in': async ({ email, code }) => (await this.client()).signIn(email, code),
+      'auth:session': async (): Promise<SessionState> => {
+        const { lastEmail } = await this.settings.get();
+        try {
+          const session = await (await this.client()).session();
+          return session ? { state: 'signed-in', session } : { state: 'signed-out', expired: false, lastEmail };
+        } catch (e) {
+          if (isClientError(e) && e.kind === 'session-expired') return { state: 'signed-out', expired: true, lastEmail };
+          throw e;
+        }
+      },
+      'auth:set-tenant': async ({ orgId }) => (await this.client()).setTenant(orgId),
+      'auth:sign-out': async () => {
+        await (await this.client()).signOut();
+        return null;
+      },
+      'files:pick': async () => {
+        const win = this.options.window();
+        const options = { properties: ['openFile', 'multiSelections'] as ('openFile' | 'multiSelections')[] };
+        const choice = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+        if (choice.canceled) return [];
+        return Promise.all(choice.filePaths.map((p) => this.files.register(p)));
+      },
+      'files:dropped': async ({ paths }) => Promise.all(paths.map((p) => this.files.register(p))),
+      'files:hash': async ({ fileId, jobId }) => {
+        const file = this.files.get(fileId);
+        return this.runJob(jobId, (signal) => hashFile(file.path, { onProgress: this.progress(jobId), signal }));
+      },
+      'files:upload': async ({ fileId, jobId }) => {
+        const file = this.files.get(fileId);
+        const client = await this.client();
+        const body = await this.runJob(jobId, (signal) =>
+          client.authorized((jwt) =>
+            uploadFile({
+              url: client.uploadUrl(),
+              jwt,
+              filePath: file.path,
+              fileName: file.name,
+              onProgress: this.progress(jobId),
+              signal,
+            }),
+          ),
+        );
+        const doc = DocumentSchema.safeParse(body);
+        if (!doc.success) throw new ClientError({ kind: 'server', message: 'Unexpected answer to the upload' });
+        return doc.data;
+      },
+      'jobs:cancel': async ({ jobId }) => {
+        this.jobs.get(jobId)?.abort();
+        return null;
+      },
+      'public:verify': async ({ hash }) => (await this.client()).publicVerify(hash.toLowerCase()),
+      'public:document': async ({ serial }) => (await this.client()).publicDocument(serial.trim()),
+      'public:onchain-info': async () => this.rememberPrefixes(await (await this.client()).onchainInfo()),
+      'documents:list': async () => (await this.client()).listDocuments(),
+      'documents:get': async ({ id }) => (await this.client()).getDocument(id),
+      'documents:compare': async ({ id, hash }) => (await this.client()).compareHash(id, hash.toLowerCase()),
+      'team:accept-invitation': async ({ invitationId }) => (await this.client()).acceptInvitation(invitationId),
+      'certificate:save': async ({ id, language }) =>
+        this.saveWithDialog(await (await this.client()).certificate(id, language), { name: 'PDF', extensions: ['pdf'] }),
+      'certificate:open': async ({ id, language }) => {
+        const file = await (await this.client()).certificate(id, language);
+        const dir = path.join(this.options.tempDir, 'notary-certificates');
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        const target = path.join(dir, safeFileName(file.fileName, 'certificate.pdf'));
+        await writeFile(target, file.bytes, { mode: 0o600 });
+        const error = await shell.openPath(target);
+        if (error) throw new ClientError({ kind: 'file', message: `Could not open the certificate: ${error}` });
+        return { fileName: path.basename(target), ...(file.signed ? { signed: file.signed } : {}) };
+      },
+      'timestamp:save': async ({ id }) =>
+        this.saveWithDialog(await (await this.client()).timestamp(id), {
+          name: 'RFC 3161 timestamp',
+          extensions: ['tsr'],
+        }),
+      'shell:open-external': async ({ url }) => {
+        await this.client();
+        if (!isExternalAllowed(url, this.externalContext())) {
+          throw new ClientError({ kind: 'forbidden', message: `Links to ${new URL(url).host} are not opened` });
+        }
+        await shell.openExternal(url);
+        return null;
+      },
+    };
+  }
+}

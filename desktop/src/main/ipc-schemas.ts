@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { Channel, IpcContract } from '../common/ipc';
+
+/**
+ * zod schema of every IPC payload main accepts (`common/ipc.ts`). Objects are strict (an unknown key, such
+ * as `__proto__` or `constructor` smuggled in through a payload, is an error), strings are bounded, ids and
+ * hashes have their exact shapes, paths must be absolute and already normalized (no `..`, no NUL).
+ */
+
+/** Ids handed out by this app (files, jobs): UUIDs. */
+const LocalId = z.uuid();
+/** Ids of the service (documents are UUIDs; organizations and invitations are better-auth's strings). */
+const ServerId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be an identifier');
+const Email = z.email().max(254);
+const Sha256 = z
+  .string()
+  .length(64)
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be a hex SHA-256');
+const Serial = z
+  .string()
+  .max(40)
+  .regex(/^\s*[A-Za-z0-9]{2,12}-[0-9A-Za-z]{10}\s*$/, 'must be <PREFIX>-<CODE>');
+const Language = z.enum(['pt', 'en']);
+const HttpUrl = z
+  .string()
+  .max(2048)
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL without credentials');
+/** A path from `webUtils.getPathForFile`: absolute, normalized, bounded. */
+export const LocalPath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((p) => !p.includes('\0'), 'must not contain NUL')
+  .refine((p) => path.isAbsolute(p), 'must be absolute')
+  .refine((p) => path.normalize(p) === p && !p.split(/[\\/]/).includes('..'), 'must be normalized');
+
+/** `undefined`: the channel takes no payload. */
+export const IPC_SCHEMAS = {
+  'settings:get': z.undefined(),
+  'settings:set-server-url': z.strictObject({ url: HttpUrl }),
+  'settings:set-language': z.strictObject({ language: Language }),
+  'server:check': z.undefined(),
+  'auth:request-code': z.strictObject({ email: Email }),
+  'auth:sign-in': z.strictObject({ email: Email, code: z.string().regex(/^\d{6}$/, 'must be 6 digits') }),
+  'auth:session': z.undefined(),
+  'auth:set-tenant': z.strictObject({ orgId: ServerId.nullable() }),
+  'auth:sign-out': z.undefined(),
+  'files:pick': z.undefined(),
+  'files:dropped': z.strictObject({ paths: z.array(LocalPath).min(1).max(100) }),
+  'files:hash': z.strictObject({ fileId: LocalId, jobId: LocalId }),
+  'files:upload': z.strictObject({ fileId: LocalId, jobId: LocalId, consent: z.literal(true) }),
+  'jobs:cancel': z.strictObject({ jobId: LocalId }),
+  'public:verify': z.strictObject({ hash: Sha256 }),
+  'public:document': z.strictObject({ serial: Serial }),
+  'public:onchain-info': z.undefined(),
+  'documents:list': z.undefined(),
+  'documents:get': z.strictObject({ id: ServerId }),
+  'documents:compare': z.strictObject({ id: ServerId, hash: Sha256 }),
+  'team:accept-invitation': z.strictObject({ invitationId: ServerId }),
+  'certificate:save': z.strictObject({ id: ServerId, language: Language }),
+  'certificate:open': z.strictObject({ id: ServerId, language: Language }),
+  'timestamp:save': z.strictObject({ id: ServerId }),
+  'shell:open-external': z.strictObject({ url: HttpUrl }),
+} as const satisfies { [C in Channel]: z.ZodType<IpcContract[C]['input']> };

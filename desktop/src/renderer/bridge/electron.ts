@@ -1,0 +1,68 @@
+import type { Bridge, ProgressListener } from '../../common/bridge';
+import { clientErrorFrom } from '../../common/errors';
+import type { IpcResult, PreloadApi } from '../../common/ipc';
+
+async function unwrap<T>(result: Promise<IpcResult<T>>): Promise<T> {
+  const r = await result;
+  if (r.ok) return r.value;
+  throw clientErrorFrom(r.error);
+}
+
+/**
+ * The bridge inside Electron: every method is one named preload call (`window.notary`), answered by main.
+ * Progress arrives as events filtered by job id.
+ */
+export function electronBridge(api: PreloadApi): Bridge {
+  const withProgress = async <T>(jobId: string, onProgress: ProgressListener, run: () => Promise<IpcResult<T>>) => {
+    const off = api.onProgress((e) => {
+      if (e.jobId === jobId) onProgress({ loaded: e.loaded, total: e.total });
+    });
+    try {
+      return await unwrap(run());
+    } finally {
+      off();
+    }
+  };
+  return {
+    platform: 'electron',
+    getSettings: () => unwrap(api.settingsGet()),
+    setServerUrl: (url) => unwrap(api.settingsSetServerUrl({ url })),
+    setLanguage: async (language) => {
+      await unwrap(api.settingsSetLanguage({ language }));
+    },
+    checkServer: async () => {
+      await unwrap(api.serverCheck());
+    },
+    requestCode: async (email) => {
+      await unwrap(api.authRequestCode({ email }));
+    },
+    signIn: (email, code) => unwrap(api.authSignIn({ email, code })),
+    currentSession: () => unwrap(api.authSession()),
+    setTenant: (orgId) => unwrap(api.authSetTenant({ orgId })),
+    signOut: async () => {
+      await unwrap(api.authSignOut());
+    },
+    onSessionExpired: (listener) => api.onSessionExpired(listener),
+    pickFiles: () => unwrap(api.filesPick()),
+    dropFiles: (files) => unwrap(api.dropFiles(files)),
+    hashFile: (fileId, jobId, onProgress) => withProgress(jobId, onProgress, () => api.filesHash({ fileId, jobId })),
+    upload: (fileId, jobId, consent, onProgress) =>
+      withProgress(jobId, onProgress, () => api.filesUpload({ fileId, jobId, consent })),
+    cancel: async (jobId) => {
+      await unwrap(api.jobsCancel({ jobId }));
+    },
+    publicVerify: (hash) => unwrap(api.publicVerify({ hash })),
+    publicDocument: (serial) => unwrap(api.publicDocument({ serial })),
+    onchainInfo: () => unwrap(api.onchainInfo()),
+    listDocuments: () => unwrap(api.documentsList()),
+    getDocument: (id) => unwrap(api.documentsGet({ id })),
+    compareHash: (id, hash) => unwrap(api.documentsCompare({ id, hash })),
+    acceptInvitation: (invitationId) => unwrap(api.teamAcceptInvitation({ invitationId })),
+    saveCertificate: (id, language) => unwrap(api.certificateSave({ id, language })),
+    openCertificate: (id, language) => unwrap(api.certificateOpen({ id, language })),
+    saveTimestamp: (id) => unwrap(api.timestampSave({ id })),
+    openExternal: async (url) => {
+      await unwrap(api.openExternal({ url }));
+    },
+  };
+}

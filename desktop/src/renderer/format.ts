@@ -1,0 +1,64 @@
+import type { DocumentDto, PublicDocumentDto } from '@notary/shared';
+import type { Language } from '../common/bridge';
+
+/** `1.2 MB` style sizes (decimal units, like file managers), in the UI language. */
+export function formatBytes(bytes: number, language: Language): string {
+  const units = ['B', 'kB', 'MB', 'GB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  const digits = unit === 0 || value >= 100 ? 0 : 1;
+  return `${value.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US', { maximumFractionDigits: digits })} ${units[unit]}`;
+}
+
+/** Date and time in the UI language (local time zone). */
+export function formatDateTime(iso: string | null, language: Language): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US', { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+export function formatDate(iso: string, language: Language): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleDateString(language === 'pt' ? 'pt-BR' : 'en-US', { dateStyle: 'medium' });
+}
+
+/** `abcd1234…ef56` for long identifiers shown in tight places (the full value stays copyable). */
+export function shorten(value: string, head = 10, tail = 6): string {
+  return value.length <= head + tail + 1 ? value : `${value.slice(0, head)}…${value.slice(-tail)}`;
+}
+
+export function percent(loaded: number, total: number): number {
+  if (total <= 0) return 100;
+  return Math.min(100, Math.floor((loaded / total) * 100));
+}
+
+export type OverallStatus = 'registered' | 'partial' | 'pending';
+
+/** Both chains registered, one of them, or none yet. */
+export function overallStatus(doc: Pick<DocumentDto | PublicDocumentDto, 'onchainStatus' | 'stacksStatus'>): OverallStatus {
+  const n = Number(doc.onchainStatus === 'registered') + Number(doc.stacksStatus === 'registered');
+  return n === 2 ? 'registered' : n === 1 ? 'partial' : 'pending';
+}
+
+/** Explorer links of the spec (On-chain info): `<prefix>/<0xhash>`, `<prefix>/<uid>`, `<prefix>/0x<txid>?chain=`. */
+export function explorerLinks(
+  doc: Pick<DocumentDto | PublicDocumentDto, 'onchainTxHash' | 'onchainAttestationUid' | 'stacksTxId'>,
+  info: { explorerTxPrefix: string; attestationScanPrefix: string; stacksExplorerTxPrefix: string; stacksNetwork: string } | null,
+): { evmTx: string | null; attestation: string | null; stacksTx: string | null } {
+  const join = (prefix: string | undefined, tail: string | null) =>
+    prefix && tail ? `${prefix.replace(/\/+$/, '')}/${tail}` : null;
+  return {
+    evmTx: join(info?.explorerTxPrefix, doc.onchainTxHash),
+    attestation: join(info?.attestationScanPrefix, doc.onchainAttestationUid),
+    stacksTx:
+      info?.stacksExplorerTxPrefix && doc.stacksTxId
+        ? `${info.stacksExplorerTxPrefix.replace(/\/+$/, '')}/0x${doc.stacksTxId.replace(/^0x/, '')}?chain=${encodeURIComponent(info.stacksNetwork)}`
+        : null,
+  };
+}

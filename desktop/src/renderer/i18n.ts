@@ -1,0 +1,461 @@
+import { createContext, useContext } from 'react';
+import type { Language } from '../common/bridge';
+import type { ClientError } from '../common/errors';
+
+/** Portuguese (the default) and English texts of the UI. `{name}` marks a parameter. */
+const pt = {
+  'app.name': 'Notary',
+  'app.tagline': 'Registro e prova de existência de documentos',
+  'nav.documents': 'Documentos',
+  'nav.notarize': 'Notarizar',
+  'nav.verify': 'Verificar',
+  'nav.settings': 'Configurações',
+  'nav.signOut': 'Sair',
+  'tenant.label': 'Espaço de trabalho',
+  'tenant.personal': 'Pessoal',
+  'tenant.role.owner': 'proprietário',
+  'tenant.role.admin': 'administrador',
+  'tenant.role.editor': 'editor',
+  'tenant.role.reader': 'leitor',
+  'lang.pt': 'Português',
+  'lang.en': 'English',
+
+  'signin.title': 'Entrar',
+  'signin.subtitle': 'Use seu e-mail: enviaremos um código de acesso de 6 dígitos.',
+  'signin.email': 'E-mail',
+  'signin.sendCode': 'Enviar código',
+  'signin.sending': 'Enviando…',
+  'signin.code': 'Código recebido por e-mail',
+  'signin.codeSent': 'Enviamos um código para {email}. Ele vale por 5 minutos.',
+  'signin.submit': 'Entrar',
+  'signin.signingIn': 'Entrando…',
+  'signin.otherEmail': 'Usar outro e-mail',
+  'signin.resend': 'Reenviar código',
+  'signin.expired': 'Sua sessão expirou. Entre novamente para continuar.',
+  'signin.server': 'Servidor',
+  'signin.changeServer': 'Alterar',
+  'signin.verifyWithout': 'Verificar um arquivo sem entrar',
+
+  'server.downTitle': 'Servidor indisponível',
+  'server.retry': 'Tentar novamente',
+
+  'docs.title': 'Documentos',
+  'docs.subtitle': 'Registros do espaço {tenant}',
+  'docs.search': 'Buscar por nome, número de série ou hash',
+  'docs.filter.all': 'Todos',
+  'docs.filter.pending': 'Em registro',
+  'docs.filter.registered': 'Registrados',
+  'docs.col.name': 'Arquivo',
+  'docs.col.serial': 'Número de série',
+  'docs.col.hash': 'SHA-256',
+  'docs.col.date': 'Data',
+  'docs.col.status': 'Situação',
+  'docs.empty': 'Nenhum documento neste espaço ainda.',
+  'docs.emptyAction': 'Notarizar arquivos',
+  'docs.noMatch': 'Nenhum documento corresponde à busca.',
+  'docs.count': '{n} documento(s)',
+  'docs.refresh': 'Atualizar',
+
+  'status.registered': 'Registrado',
+  'status.pending': 'Em registro',
+  'status.partial': 'Registro parcial',
+  'status.evm': 'EVM',
+  'status.stacks': 'Stacks',
+
+  'notarize.title': 'Notarizar arquivos',
+  'notarize.subtitle':
+    'O hash SHA-256 de cada arquivo é calculado neste computador antes de qualquer envio. Arquivos já registrados não são enviados de novo.',
+  'notarize.drop': 'Arraste arquivos para cá',
+  'notarize.or': 'ou',
+  'notarize.pick': 'Escolher arquivos',
+  'notarize.limit': 'Até 250 MB por arquivo',
+  'notarize.stage.hashing': 'Calculando hash… {pct}%',
+  'notarize.stage.checking': 'Verificando registros existentes…',
+  'notarize.stage.existing': 'Já registrado: {serial}',
+  'notarize.stage.ready': 'Pronto para envio',
+  'notarize.stage.queued': 'Na fila',
+  'notarize.stage.uploading': 'Enviando… {pct}%',
+  'notarize.stage.done': 'Notarizado: {serial}',
+  'notarize.stage.cancelled': 'Cancelado',
+  'notarize.stage.error': 'Falhou',
+  'notarize.consentItem': 'Consentimento para este arquivo',
+  'notarize.consentAll': 'Consentimento (LGPD) para todos os arquivos listados',
+  'notarize.consentText':
+    'Declaro que tenho autorização para enviar estes arquivos e consinto com o tratamento dos dados pessoais neles contidos para registro e prova de existência (LGPD, Lei 13.709/2018, art. 7º, I). O arquivo fica armazenado no serviço; apenas o seu hash SHA-256 é registrado publicamente em blockchain.',
+  'notarize.submit': 'Notarizar {n} arquivo(s)',
+  'notarize.needConsent': 'Marque o consentimento para enviar.',
+  'notarize.cancel': 'Cancelar',
+  'notarize.remove': 'Remover',
+  'notarize.retry': 'Tentar novamente',
+  'notarize.open': 'Ver registro',
+  'notarize.clearDone': 'Limpar concluídos',
+  'notarize.tooLarge': 'Maior que 250 MB: não pode ser enviado.',
+  'notarize.readerRole': 'Seu papel neste espaço ({role}) não permite enviar documentos.',
+
+  'detail.back': 'Documentos',
+  'detail.serial': 'Número de série',
+  'detail.file': 'Arquivo',
+  'detail.hash': 'Hash SHA-256',
+  'detail.size': 'Tamanho',
+  'detail.type': 'Tipo',
+  'detail.created': 'Registrado em',
+  'detail.consent': 'Consentimento (LGPD)',
+  'detail.anchors': 'Âncoras em blockchain',
+  'detail.anchorsLive': 'Atualizando automaticamente até o registro nas duas redes.',
+  'detail.evm': 'Atestação EAS (EVM)',
+  'detail.stacks': 'Contrato Stacks',
+  'detail.network': 'Rede',
+  'detail.tx': 'Transação',
+  'detail.attestation': 'Atestação (UID)',
+  'detail.anchoredAt': 'Incluída em',
+  'detail.waiting': 'Aguardando inclusão em bloco…',
+  'detail.viewExplorer': 'Ver no explorador',
+  'detail.viewAttestation': 'Ver atestação',
+  'detail.noExplorer': 'Rede local de desenvolvimento: sem explorador público.',
+  'detail.publicRecord': 'Registro público',
+  'detail.proofs': 'Provas',
+  'detail.certificate': 'Certificado de notarização (PDF)',
+  'detail.certificateHelp': 'Contém o hash, as provas Merkle e as transações; assinado pelo serviço quando configurado.',
+  'detail.saveCertificate': 'Salvar certificado',
+  'detail.openCertificate': 'Abrir',
+  'detail.savedSigned': '{file} salvo — assinado pelo serviço (PAdES).',
+  'detail.savedUnsigned': '{file} salvo — sem assinatura digital do serviço.',
+  'detail.opened': '{file} aberto.',
+  'detail.timestamp': 'Carimbo do tempo RFC 3161 (.tsr)',
+  'detail.timestampHelp': 'Token de uma Autoridade de Carimbo do Tempo sobre o hash do documento.',
+  'detail.saveTimestamp': 'Salvar carimbo do tempo',
+  'detail.savedTimestamp': '{file} salvo.',
+  'detail.noTsa': 'Este servidor não tem uma Autoridade de Carimbo do Tempo (TSA) configurada.',
+  'detail.verifyLocal': 'Conferir um arquivo local',
+  'detail.verifyLocalHelp': 'O hash é calculado neste computador e comparado com o registro. O arquivo não é enviado.',
+  'detail.verifyPick': 'Escolher arquivo',
+  'detail.verifyDrop': 'ou arraste o arquivo para cá',
+  'detail.match': 'O arquivo confere com este registro.',
+  'detail.mismatch': 'O arquivo NÃO confere com este registro.',
+  'detail.stored': 'Registrado',
+  'detail.provided': 'Arquivo local',
+  'detail.hashing': 'Calculando hash… {pct}%',
+
+  'verify.title': 'Verificar um arquivo',
+  'verify.subtitle':
+    'Descubra se um arquivo foi notarizado. O hash é calculado neste computador; o arquivo não sai daqui. Não é preciso entrar.',
+  'verify.drop': 'Arraste o arquivo para cá',
+  'verify.pick': 'Escolher arquivo',
+  'verify.found': 'Arquivo notarizado',
+  'verify.notFound': 'Nenhum registro para este arquivo',
+  'verify.notFoundHelp': 'Nenhum documento com este hash foi notarizado neste serviço.',
+  'verify.bySerial': 'Consultar por número de série',
+  'verify.serialPlaceholder': 'Ex.: CARTORIO-7K2M9Q4XTB',
+  'verify.lookup': 'Consultar',
+  'verify.back': 'Voltar para entrar',
+
+  'settings.title': 'Configurações',
+  'settings.server': 'Endereço do servidor',
+  'settings.serverHelp': 'O serviço de notarização que este aplicativo usa. Trocar de servidor encerra a sessão.',
+  'settings.serverWeb': 'O cliente web usa sempre o servidor que o serviu.',
+  'settings.save': 'Salvar',
+  'settings.saved': 'Salvo.',
+  'settings.language': 'Idioma',
+  'settings.account': 'Conta',
+  'settings.signedInAs': 'Conectado como {email}',
+  'settings.check': 'Testar conexão',
+  'settings.checkOk': 'Servidor respondeu.',
+
+  'join.title': 'Convite para organização',
+  'join.accept': 'Aceitar convite',
+  'join.accepted': 'Convite aceito. Você agora trabalha nesta organização.',
+
+  'common.copy': 'Copiar',
+  'common.copied': 'Copiado',
+  'common.loading': 'Carregando…',
+  'common.close': 'Fechar',
+  'common.signInAgain': 'Entrar novamente',
+  'common.details': 'Detalhes técnicos',
+  'common.crash': 'Algo deu errado nesta tela.',
+  'common.reload': 'Recarregar',
+
+  'err.offline': 'Não foi possível contatar o servidor em {url}. Verifique se ele está em execução e o endereço.',
+  'err.sessionExpired': 'Sua sessão expirou.',
+  'err.notSignedIn': 'Entre para continuar.',
+  'err.invalidCode': 'Código incorreto ou expirado.',
+  'err.tooManyAttempts': 'Código bloqueado após 3 tentativas. Peça um novo código.',
+  'err.origin': 'O servidor não aceita solicitações deste endereço (PUBLIC_URL / ALLOWED_ORIGINS).',
+  'err.forbidden': 'Você não tem permissão para esta ação neste espaço de trabalho.',
+  'err.notFound': 'Não encontrado.',
+  'err.gone': 'Não está mais disponível (removido por LGPD ou já utilizado).',
+  'err.tooLarge': 'O arquivo excede o limite de 250 MB.',
+  'err.rateLimited': 'Muitas solicitações. Aguarde {seconds} s e tente de novo.',
+  'err.rateLimitedShort': 'Muitas solicitações. Aguarde um pouco e tente de novo.',
+  'err.badRequest': 'Solicitação recusada pelo servidor.',
+  'err.unavailable': 'Serviço temporariamente indisponível.',
+  'err.badGateway': 'Um serviço externo não respondeu (carimbo do tempo, provedor de identidade).',
+  'err.server': 'Erro no servidor.',
+  'err.cancelled': 'Cancelado.',
+  'err.invalidInput': 'Dados inválidos.',
+  'err.file': 'Não foi possível ler o arquivo.',
+} as const;
+
+export type MessageKey = keyof typeof pt;
+
+const en: Record<MessageKey, string> = {
+  'app.name': 'Notary',
+  'app.tagline': 'Registration and proof of existence of documents',
+  'nav.documents': 'Documents',
+  'nav.notarize': 'Notarize',
+  'nav.verify': 'Verify',
+  'nav.settings': 'Settings',
+  'nav.signOut': 'Sign out',
+  'tenant.label': 'Workspace',
+  'tenant.personal': 'Personal',
+  'tenant.role.owner': 'owner',
+  'tenant.role.admin': 'admin',
+  'tenant.role.editor': 'editor',
+  'tenant.role.reader': 'reader',
+  'lang.pt': 'Português',
+  'lang.en': 'English',
+
+  'signin.title': 'Sign in',
+  'signin.subtitle': 'Use your e-mail: we will send you a 6-digit access code.',
+  'signin.email': 'E-mail',
+  'signin.sendCode': 'Send code',
+  'signin.sending': 'Sending…',
+  'signin.code': 'Code received by e-mail',
+  'signin.codeSent': 'We sent a code to {email}. It is valid for 5 minutes.',
+  'signin.submit': 'Sign in',
+  'signin.signingIn': 'Signing in…',
+  'signin.otherEmail': 'Use another e-mail',
+  'signin.resend': 'Send the code again',
+  'signin.expired': 'Your session has expired. Sign in again to continue.',
+  'signin.server': 'Server',
+  'signin.changeServer': 'Change',
+  'signin.verifyWithout': 'Verify a file without signing in',
+
+  'server.downTitle': 'Server unavailable',
+  'server.retry': 'Try again',
+
+  'docs.title': 'Documents',
+  'docs.subtitle': 'Records of the {tenant} workspace',
+  'docs.search': 'Search by name, serial number or hash',
+  'docs.filter.all': 'All',
+  'docs.filter.pending': 'Registering',
+  'docs.filter.registered': 'Registered',
+  'docs.col.name': 'File',
+  'docs.col.serial': 'Serial number',
+  'docs.col.hash': 'SHA-256',
+  'docs.col.date': 'Date',
+  'docs.col.status': 'Status',
+  'docs.empty': 'No documents in this workspace yet.',
+  'docs.emptyAction': 'Notarize files',
+  'docs.noMatch': 'No document matches the search.',
+  'docs.count': '{n} document(s)',
+  'docs.refresh': 'Refresh',
+
+  'status.registered': 'Registered',
+  'status.pending': 'Registering',
+  'status.partial': 'Partly registered',
+  'status.evm': 'EVM',
+  'status.stacks': 'Stacks',
+
+  'notarize.title': 'Notarize files',
+  'notarize.subtitle':
+    'Each file’s SHA-256 hash is computed on this computer before anything is sent. Files already registered are not sent again.',
+  'notarize.drop': 'Drop files here',
+  'notarize.or': 'or',
+  'notarize.pick': 'Choose files',
+  'notarize.limit': 'Up to 250 MB per file',
+  'notarize.stage.hashing': 'Computing hash… {pct}%',
+  'notarize.stage.checking': 'Checking existing records…',
+  'notarize.stage.existing': 'Already registered: {serial}',
+  'notarize.stage.ready': 'Ready to send',
+  'notarize.stage.queued': 'Queued',
+  'notarize.stage.uploading': 'Uploading… {pct}%',
+  'notarize.stage.done': 'Notarized: {serial}',
+  'notarize.stage.cancelled': 'Cancelled',
+  'notarize.stage.error': 'Failed',
+  'notarize.consentItem': 'Consent for this file',
+  'notarize.consentAll': 'Consent (LGPD) for every file listed',
+  'notarize.consentText':
+    'I am authorized to upload these files and I consent to the processing of the personal data they contain for registration and proof of existence (LGPD, Law 13.709/2018, Art. 7 I). The file is stored by the service; only its SHA-256 hash is recorded publicly on blockchains.',
+  'notarize.submit': 'Notarize {n} file(s)',
+  'notarize.needConsent': 'Tick the consent to send.',
+  'notarize.cancel': 'Cancel',
+  'notarize.remove': 'Remove',
+  'notarize.retry': 'Try again',
+  'notarize.open': 'View record',
+  'notarize.clearDone': 'Clear finished',
+  'notarize.tooLarge': 'Larger than 250 MB: cannot be sent.',
+  'notarize.readerRole': 'Your role in this workspace ({role}) does not allow uploading documents.',
+
+  'detail.back': 'Documents',
+  'detail.serial': 'Serial number',
+  'detail.file': 'File',
+  'detail.hash': 'SHA-256 hash',
+  'detail.size': 'Size',
+  'detail.type': 'Type',
+  'detail.created': 'Registered on',
+  'detail.consent': 'Consent (LGPD)',
+  'detail.anchors': 'Blockchain anchors',
+  'detail.anchorsLive': 'Updating automatically until registered on both networks.',
+  'detail.evm': 'EAS attestation (EVM)',
+  'detail.stacks': 'Stacks contract',
+  'detail.network': 'Network',
+  'detail.tx': 'Transaction',
+  'detail.attestation': 'Attestation (UID)',
+  'detail.anchoredAt': 'Included on',
+  'detail.waiting': 'Waiting for inclusion in a block…',
+  'detail.viewExplorer': 'View in explorer',
+  'detail.viewAttestation': 'View attestation',
+  'detail.noExplorer': 'Local development network: no public explorer.',
+  'detail.publicRecord': 'Public record',
+  'detail.proofs': 'Proofs',
+  'detail.certificate': 'Notarization certificate (PDF)',
+  'detail.certificateHelp': 'Holds the hash, the Merkle proofs and the transactions; signed by the service when configured.',
+  'detail.saveCertificate': 'Save certificate',
+  'detail.openCertificate': 'Open',
+  'detail.savedSigned': '{file} saved — signed by the service (PAdES).',
+  'detail.savedUnsigned': '{file} saved — without the service’s digital signature.',
+  'detail.opened': '{file} opened.',
+  'detail.timestamp': 'RFC 3161 timestamp (.tsr)',
+  'detail.timestampHelp': 'A Time-Stamping Authority’s token over the document’s hash.',
+  'detail.saveTimestamp': 'Save timestamp',
+  'detail.savedTimestamp': '{file} saved.',
+  'detail.noTsa': 'This server has no Time-Stamping Authority (TSA) configured.',
+  'detail.verifyLocal': 'Check a local file',
+  'detail.verifyLocalHelp': 'The hash is computed on this computer and compared with the record. The file is not sent.',
+  'detail.verifyPick': 'Choose file',
+  'detail.verifyDrop': 'or drop the file here',
+  'detail.match': 'The file matches this record.',
+  'detail.mismatch': 'The file does NOT match this record.',
+  'detail.stored': 'Registered',
+  'detail.provided': 'Local file',
+  'detail.hashing': 'Computing hash… {pct}%',
+
+  'verify.title': 'Verify a file',
+  'verify.subtitle':
+    'Find out whether a file was notarized. The hash is computed on this computer; the file never leaves it. No sign-in needed.',
+  'verify.drop': 'Drop the file here',
+  'verify.pick': 'Choose file',
+  'verify.found': 'File notarized',
+  'verify.notFound': 'No record for this file',
+  'verify.notFoundHelp': 'No document with this hash was notarized on this service.',
+  'verify.bySerial': 'Look up a serial number',
+  'verify.serialPlaceholder': 'e.g. CARTORIO-7K2M9Q4XTB',
+  'verify.lookup': 'Look up',
+  'verify.back': 'Back to sign in',
+
+  'settings.title': 'Settings',
+  'settings.server': 'Server address',
+  'settings.serverHelp': 'The notarization service this app uses. Changing servers signs you out.',
+  'settings.serverWeb': 'The web client always uses the server that served it.',
+  'settings.save': 'Save',
+  'settings.saved': 'Saved.',
+  'settings.language': 'Language',
+  'settings.account': 'Account',
+  'settings.signedInAs': 'Signed in as {email}',
+  'settings.check': 'Test connection',
+  'settings.checkOk': 'The server answered.',
+
+  'join.title': 'Organization invitation',
+  'join.accept': 'Accept invitation',
+  'join.accepted': 'Invitation accepted. You now work in this organization.',
+
+  'common.copy': 'Copy',
+  'common.copied': 'Copied',
+  'common.loading': 'Loading…',
+  'common.close': 'Close',
+  'common.signInAgain': 'Sign in again',
+  'common.details': 'Technical details',
+  'common.crash': 'Something went wrong on this screen.',
+  'common.reload': 'Reload',
+
+  'err.offline': 'Could not reach the server at {url}. Check that it is running and the address.',
+  'err.sessionExpired': 'Your session has expired.',
+  'err.notSignedIn': 'Sign in to continue.',
+  'err.invalidCode': 'Wrong or expired code.',
+  'err.tooManyAttempts': 'Code blocked after 3 attempts. Ask for a new code.',
+  'err.origin': 'The server does not accept requests from this address (PUBLIC_URL / ALLOWED_ORIGINS).',
+  'err.forbidden': 'You are not allowed to do this in this workspace.',
+  'err.notFound': 'Not found.',
+  'err.gone': 'No longer available (LGPD-deleted or already used).',
+  'err.tooLarge': 'The file exceeds the 250 MB limit.',
+  'err.rateLimited': 'Too many requests. Wait {seconds} s and try again.',
+  'err.rateLimitedShort': 'Too many requests. Wait a moment and try again.',
+  'err.badRequest': 'The server refused the request.',
+  'err.unavailable': 'Service temporarily unavailable.',
+  'err.badGateway': 'An external service did not answer (timestamp authority, identity provider).',
+  'err.server': 'Server error.',
+  'err.cancelled': 'Cancelled.',
+  'err.invalidInput': 'Invalid data.',
+  'err.file': 'The file could not be read.',
+};
+
+const DICTIONARIES: Record<Language, Record<MessageKey, string>> = { pt, en };
+
+export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+
+/** The translation function of a language; unknown parameters stay as `{name}`. */
+export function translator(language: Language): Translate {
+  const dict = DICTIONARIES[language];
+  return (key, params) =>
+    dict[key].replace(/\{(\w+)\}/g, (whole, name: string) =>
+      params && name in params ? String(params[name]) : whole,
+    );
+}
+
+/** The language to start in: the saved choice, else English only when the system prefers it. */
+export function initialLanguage(saved: Language | null, preferred: readonly string[]): Language {
+  if (saved) return saved;
+  const first = preferred[0]?.toLowerCase() ?? 'pt';
+  return first.startsWith('en') ? 'en' : 'pt';
+}
+
+/** Headline of an error for the user, in the current language. */
+export function errorText(t: Translate, e: ClientError, serverUrl: string): string {
+  switch (e.kind) {
+    case 'offline':
+      return t('err.offline', { url: serverUrl });
+    case 'session-expired':
+      return t('err.sessionExpired');
+    case 'not-signed-in':
+      return t('err.notSignedIn');
+    case 'invalid-code':
+      return t('err.invalidCode');
+    case 'too-many-attempts':
+      return t('err.tooManyAttempts');
+    case 'origin':
+      return t('err.origin');
+    case 'forbidden':
+      return t('err.forbidden');
+    case 'not-found':
+      return t('err.notFound');
+    case 'gone':
+      return t('err.gone');
+    case 'too-large':
+      return t('err.tooLarge');
+    case 'rate-limited':
+      return e.retryAfterSeconds ? t('err.rateLimited', { seconds: e.retryAfterSeconds }) : t('err.rateLimitedShort');
+    case 'bad-request':
+      return t('err.badRequest');
+    case 'unavailable':
+      return t('err.unavailable');
+    case 'bad-gateway':
+      return t('err.badGateway');
+    case 'cancelled':
+      return t('err.cancelled');
+    case 'invalid-input':
+      return t('err.invalidInput');
+    case 'file':
+      return t('err.file');
+    default:
+      return t('err.server');
+  }
+}
+
+export const I18nContext = createContext<{ language: Language; t: Translate }>({
+  language: 'pt',
+  t: translator('pt'),
+});
+
+export function useI18n() {
+  return useContext(I18nContext);
+}

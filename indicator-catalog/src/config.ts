@@ -1,0 +1,103 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Catalog configuration, parsed once from the environment with zod. This module is the only reader of
+ * `process.env` in the catalog and its reference provider; everything else receives a `CatalogConfig`.
+ * Every variable is listed in the README (Indicator catalog, Configuration).
+ */
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['0', '1', 'true', 'false'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : v === '1' || v === 'true'));
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  CATALOG_HOST: z.string().default('127.0.0.1'),
+  CATALOG_PORT: port(3100),
+  CATALOG_DATA_DIR: z.string().default('./data/catalog'),
+  CATALOG_DATABASE_URL: optionalString,
+  CATALOG_PUBLIC_URL: optionalString,
+  CATALOG_REFERENCE_PROVIDER: bool(true),
+  PROVIDER_HOST: z.string().default('127.0.0.1'),
+  PROVIDER_PORT: port(3200),
+  QDRANT_URL: optionalString.pipe(z.url().optional()),
+  QDRANT_API_KEY: optionalString,
+  QDRANT_COLLECTION: z.string().default('indicator_catalog'),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString.pipe(z.url().optional()),
+  OPENAI_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
+  CATALOG_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  CATALOG_PROVIDER_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  CATALOG_PROVIDER_MAX_PAGES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  CATALOG_VALUES_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  CATALOG_VALUES_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  CATALOG_VALUES_PER_RESULT: z.coerce.number().int().min(1).max(1000).default(10),
+  CATALOG_URL: z.url().default('http://127.0.0.1:3100'),
+});
+
+export interface CatalogConfig {
+  nodeEnv: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  /** Absolute directory of the embedded database (`pglite/`) and the embedded vector index (`vectors.bin`). */
+  dataDir: string;
+  /** PostgreSQL URL; when unset the embedded PGlite database under `dataDir` is used. */
+  databaseUrl: string | undefined;
+  /** Base URL for links in the OpenAPI document; defaults to each request's own origin. */
+  publicUrl: string | undefined;
+  referenceProvider: { enabled: boolean; host: string; port: number };
+  qdrant: { url: string; apiKey: string | undefined; collection: string } | undefined;
+  openai: { apiKey: string; baseUrl: string | undefined; model: string } | undefined;
+  provider: { timeoutMs: number; retries: number; maxPages: number };
+  search: { valuesTimeoutMs: number; valuesConcurrency: number; valuesPerResult: number };
+  /** Where the CLI finds a running catalog. */
+  catalogUrl: string;
+}
+
+/**
+ * Parses `env` (default `process.env`).
+ * @throws Error listing every invalid variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): CatalogConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid catalog configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    nodeEnv: e.NODE_ENV,
+    host: e.CATALOG_HOST,
+    port: e.CATALOG_PORT,
+    dataDir: path.resolve(e.CATALOG_DATA_DIR),
+    databaseUrl: e.CATALOG_DATABASE_URL,
+    publicUrl: e.CATALOG_PUBLIC_URL,
+    referenceProvider: { enabled: e.CATALOG_REFERENCE_PROVIDER, host: e.PROVIDER_HOST, port: e.PROVIDER_PORT },
+    qdrant: e.QDRANT_URL
+      ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QDRANT_COLLECTION }
+      : undefined,
+    openai: e.OPENAI_API_KEY
+      ? { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, model: e.OPENAI_EMBEDDING_MODEL }
+      : undefined,
+    provider: {
+      timeoutMs: e.CATALOG_PROVIDER_TIMEOUT_MS,
+      retries: e.CATALOG_PROVIDER_RETRIES,
+      maxPages: e.CATALOG_PROVIDER_MAX_PAGES,
+    },
+    search: {
+      valuesTimeoutMs: e.CATALOG_VALUES_TIMEOUT_MS,
+      valuesConcurrency: e.CATALOG_VALUES_CONCURRENCY,
+      valuesPerResult: e.CATALOG_VALUES_PER_RESULT,
+    },
+    catalogUrl: e.CATALOG_URL,
+  };
+}

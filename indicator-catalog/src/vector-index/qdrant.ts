@@ -1,0 +1,148 @@
+import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
+import type { PointPayload, VectorHit, VectorIndex, VectorPoint } from './port';
+
+export interface QdrantIndexOptions {
+  url: string;
+  apiKey?: string | undefined;
+  collection: string;
+  dimensions: number;
+  /** Request timeout in ms (default 30 s). */
+  timeoutMs?: number;
+}
+
+const UPSERT_BATCH = 256;
+const DELETE_BATCH = 1000;
+const SCROLL_PAGE = 1000;
+
+const byProvider = (slug: string): Schemas['Filter'] => ({ must: [{ key: 'providerSlug', match: { value: slug } }] });
+
+function toPayload(raw: Schemas['Payload'] | Record<string, unknown> | null | undefined): PointPayload {
+  const p = (raw ?? {}) as Record<string, unknown>;
+  return {
+    providerSlug: String(p.providerSlug ?? ''),
+    indicatorId: String(p.indicatorId ?? ''),
+    contentHash: String(p.contentHash ?? ''),
+  };
+}
+
+/**
+ * Vector index on Qdrant through `@qdrant/js-client-rest` (DEPENDENCIES.md, Catalog): one collection with
+ * an unnamed cosine vector of `dimensions`, keyword payload indexes on `providerSlug` and `indicatorId`,
+ * nearest-neighbour search through the Query API (`POST /collections/{name}/points/query`). Point ids are
+ * UUIDs (Qdrant accepts unsigned integers or UUIDs only). Writes use `wait: true`, so they are durable and
+ * visible when the call returns.
+ */
+export class QdrantVectorIndex implements VectorIndex {
+  readonly kind = 'qdrant';
+  private readonly client: QdrantClient;
+  private readonly collection: string;
+
+  constructor(private readonly options: QdrantIndexOptions) {
+    this.collection = options.collection;
+    const url = new URL(options.url);
+    this.client = new QdrantClient({
+      url: options.url,
+      apiKey: options.apiKey,
+      // The client guesses port 6333 when the URL has none; an https URL without a port means 443.
+      port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 6333,
+      timeout: options.timeoutMs ?? 30_000,
+      checkCompatibility: false,
+    });
+  }
+
+  /** @throws Error when the collection exists with another vector size or distance. */
+  async init(): Promise<void> {
+    const { exists } = await this.client.collectionExists(this.collection);
+    if (!exists) {
+      try {
+        await this.client.createCollection(this.collection, {
+          vectors: { size: this.options.dimensions, distance: 'Cosine' },
+        });
+      } catch (e) {
+        // Another catalog instance may have created it in between.
+        if (!(await this.client.collectionExists(this.collection)).exists) throw e;
+      }
+    }
+    const info = await this.client.getCollection(this.collection);
+    const vectors = info.config.params.vectors as Schemas['VectorParams'] | undefined;
+    if (!vectors || vectors.size !== this.options.dimensions || vectors.distance !== 'Cosine') {
+      throw new Error(
+        `Qdrant collection ${this.collection} is not ${this.options.dimensions}-dimension cosine: ${JSON.stringify(vectors)}`,
+      );
+    }
+    for (const field of ['providerSlug', 'indicatorId']) {
+      if (!info.payload_schema[field]) {
+        await this.client.createPayloadIndex(this.collection, { field_name: field, field_schema: 'keyword', wait: true });
+      }
+    }
+  }
+
+  async upsert(points: readonly VectorPoint[]): Promise<void> {
+    for (let i = 0; i < points.length; i += UPSERT_BATCH) {
+      await this.client.upsert(this.collection, {
+        wait: true,
+        points: points.slice(i, i + UPSERT_BATCH).map((p) => ({
+          id: p.id,
+          vector: Array.from(p.vector),
+          payload: { ...p.payload },
+        })),
+      });
+    }
+  }
+
+  async remove(ids: readonly string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += DELETE_BATCH) {
+      await this.client.delete(this.collection, { wait: true, points: ids.slice(i, i + DELETE_BATCH) });
+    }
+  }
+
+  async removeProvider(providerSlug: string): Promise<void> {
+    await this.client.delete(this.collection, { wait: true, filter: byProvider(providerSlug) });
+  }
+
+  async query(
+    vector: Float32Array,
+    options: { limit: number; providerSlugs?: readonly string[] },
+  ): Promise<VectorHit[]> {
+    const result = await this.client.query(this.collection, {
+      query: Array.from(vector),
+      limit: options.limit,
+      with_payload: true,
+      ...(options.providerSlugs
+        ? { filter: { must: [{ key: 'providerSlug', match: { any: [...options.providerSlugs] } }] } }
+        : {}),
+    });
+    return result.points.map((p) => ({ id: String(p.id), score: p.score, payload: toPayload(p.payload) }));
+  }
+
+  async listProvider(providerSlug: string): Promise<Map<string, PointPayload>> {
+    const out = new Map<string, PointPayload>();
+    let offset: Schemas['ExtendedPointId'] | undefined;
+    for (;;) {
+      const page = await this.client.scroll(this.collection, {
+        filter: byProvider(providerSlug),
+        limit: SCROLL_PAGE,
+        with_payload: true,
+        with_vector: false,
+        ...(offset !== undefined ? { offset } : {}),
+      });
+      for (const p of page.points) out.set(String(p.id), toPayload(p.payload));
+      const next = page.next_page_offset;
+      if (next === undefined || next === null || typeof next === 'object') break;
+      offset = next;
+    }
+    return out;
+  }
+
+  async count(providerSlug?: string): Promise<number> {
+    const result = await this.client.count(this.collection, {
+      exact: true,
+      ...(providerSlug !== undefined ? { filter: byProvider(providerSlug) } : {}),
+    });
+    return result.count;
+  }
+
+  async persist(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}
