@@ -278,7 +278,7 @@ export function layoutCertificate(
   if (attestation) {
     flow.qrPanel(attestation, s.qrAttestation, { label: s.publicRecord, url: data.verifyUrl });
   } else {
-    flow.qrPanel(data.verifyUrl, s.qrPending, null);
+    flow.qrPanel(data.verifyUrl, data.evm?.status === 'pending' ? s.qrPending : s.qrNoExplorer, null);
   }
 
   merkleSection(flow, s, data);

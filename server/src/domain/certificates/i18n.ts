@@ -23,6 +23,8 @@ export interface CertificateStrings {
   sectionVerification: string;
   qrAttestation: string;
   qrPending: string;
+  /** Registered on a network without a public attestation explorer (e.g. the devnet), or no EVM anchoring. */
+  qrNoExplorer: string;
   publicRecord: string;
 
   sectionMerkle: string;
@@ -100,6 +102,8 @@ const PT: CertificateStrings = {
     'O código QR abre o atestado permanente deste registro na blockchain (Ethereum Attestation Service):',
   qrPending:
     'A ancoragem EVM ainda não foi incluída em bloco: o código QR abre a página pública de verificação deste registro, que mostrará o atestado quando ele existir:',
+  qrNoExplorer:
+    'Esta rede não tem um explorador público de atestados: o código QR abre a página pública de verificação deste registro (os dados do atestado estão abaixo):',
   publicRecord: 'Verificação pública',
 
   sectionMerkle: 'Prova de inclusão (árvore de Merkle)',
@@ -213,6 +217,8 @@ const EN: CertificateStrings = {
     'The QR code opens the permanent on-chain attestation of this record (Ethereum Attestation Service):',
   qrPending:
     'The EVM anchor is not included in a block yet: the QR code opens the public verification page of this record, which will show the attestation once it exists:',
+  qrNoExplorer:
+    'This network has no public attestation explorer: the QR code opens the public verification page of this record (the attestation details are below):',
   publicRecord: 'Public verification',
 
   sectionMerkle: 'Inclusion proof (Merkle tree)',
