@@ -26,6 +26,10 @@ const EnvSchema = z.object({
   CATALOG_DATA_DIR: z.string().default('./data/catalog'),
   CATALOG_DATABASE_URL: optionalString,
   CATALOG_PUBLIC_URL: optionalString,
+  CATALOG_ADMIN_TOKEN: optionalString.refine(
+    (v) => v === undefined || v.length >= 16,
+    'at least 16 characters',
+  ),
   CATALOG_REFERENCE_PROVIDER: bool(true),
   PROVIDER_HOST: z.string().default('127.0.0.1'),
   PROVIDER_PORT: port(3200),
@@ -54,6 +58,11 @@ export interface CatalogConfig {
   databaseUrl: string | undefined;
   /** Base URL for links in the OpenAPI document; defaults to each request's own origin. */
   publicUrl: string | undefined;
+  /**
+   * When set, registering, updating, removing providers and triggering syncs need
+   * `Authorization: Bearer <token>`; when unset those routes are open (the catalog listens on 127.0.0.1).
+   */
+  adminToken: string | undefined;
   referenceProvider: { enabled: boolean; host: string; port: number };
   qdrant: { url: string; apiKey: string | undefined; collection: string } | undefined;
   openai: { apiKey: string; baseUrl: string | undefined; model: string } | undefined;
@@ -81,7 +90,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CatalogConfig 
     dataDir: path.resolve(e.CATALOG_DATA_DIR),
     databaseUrl: e.CATALOG_DATABASE_URL,
     publicUrl: e.CATALOG_PUBLIC_URL,
-    referenceProvider: { enabled: e.CATALOG_REFERENCE_PROVIDER, host: e.PROVIDER_HOST, port: e.PROVIDER_PORT },
+    adminToken: e.CATALOG_ADMIN_TOKEN,
+    referenceProvider: {
+      enabled: e.CATALOG_REFERENCE_PROVIDER,
+      host: e.PROVIDER_HOST,
+      port: e.PROVIDER_PORT,
+    },
     qdrant: e.QDRANT_URL
       ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QDRANT_COLLECTION }
       : undefined,

@@ -23,7 +23,11 @@
  * 4. Certificates (issue 5, `certificates.ts`): certificate time for a 1-page and a 352-page source, signed and
  *    unsigned, as a ratio to pdf-lib loading and saving the same file in the same run; peak memory.
  *
- * `npm run bench -- certificates` runs part 4 alone (results printed, `results.json` left as it is).
+ * 5. Indicator catalog (issue 7, `catalog.ts`): sync throughput for 10,000 definitions, search latency p50/p95
+ *    with the provider's own time apart, recall@5 on the labeled query set.
+ *
+ * `npm run bench -- certificates` runs part 4 alone, `npm run bench:catalog` part 5 (results printed,
+ * `results.json` left as it is).
  *
  * MB means MiB (2^20 bytes) throughout. Every child process and the temp dir are removed at the end, also on
  * failure or Ctrl-C. `BENCH_SERVER_NODE_ARGS` adds Node flags to the server process, e.g.
@@ -36,6 +40,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { type AnchoringResults, benchAnchoring, reportAnchoring } from './anchoring';
+import { benchCatalog, type CatalogBenchResults, reportCatalog } from './catalog';
 import { benchCertificates, type CertificateResults, reportCertificates } from './certificates';
 import {
   type Child,
@@ -137,6 +142,8 @@ interface Results {
   /** Issue 4: anchoring cost per batch and latency to `registered` (see `anchoring.ts`). */
   anchoring: AnchoringResults;
   certificates: CertificateResults;
+  /** Issue 7: catalog sync throughput, search latency, recall@5 (see `catalog.ts`). */
+  catalog: CatalogBenchResults;
 }
 
 const mb = (bytes: number) => bytes / MiB;
@@ -359,6 +366,7 @@ async function bench(cleanup: Cleanup): Promise<Results> {
       addCleanup: (label, run) => cleanup.add(label, run),
       childEnv,
     }),
+    catalog: await benchCatalog(),
   };
 }
 
@@ -396,6 +404,8 @@ function report(r: Results): string {
     reportAnchoring(r.anchoring),
     '',
     reportCertificates(r.certificates),
+    '',
+    reportCatalog(r.catalog),
   ];
   return lines.join('\n');
 }

@@ -14,7 +14,7 @@
  */
 import type { AppRouter } from '@notary/server/router';
 import type { DocumentDto, HashComparisonDto, MeDto, PublicDocumentDto } from '@notary/shared';
-import { createTRPCClient, httpLink, TRPCClientError, type TRPCClient } from '@trpc/client';
+import { createTRPCClient, httpLink, type TRPCClient, TRPCClientError } from '@trpc/client';
 import { z } from 'zod';
 import type { Language, Organization, SessionInfo } from './bridge';
 import {
@@ -110,7 +110,7 @@ export class NotaryClient {
   private active = false;
   private closed = false;
   /** tRPC client for public procedures (no credentials). */
-  readonly publicApi: TRPCClient<AppRouter>;
+  private readonly publicApi: TRPCClient<AppRouter>;
   /** tRPC client that sends the session JWT. */
   private readonly api: TRPCClient<AppRouter>;
 
@@ -356,15 +356,18 @@ export class NotaryClient {
     }
   }
 
-  /** A tRPC call with error mapping and one retry on 401. */
+  /** An authenticated tRPC call: error mapping and one retry on 401. */
   private call<T>(fn: () => Promise<T>): Promise<T> {
-    return this.authorized(async () => {
-      try {
-        return await fn();
-      } catch (e) {
-        throw this.fromTrpc(e);
-      }
-    });
+    return this.authorized(() => this.callPublic(fn));
+  }
+
+  /** A tRPC call without credentials (public procedures): error mapping only. */
+  private async callPublic<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      throw this.fromTrpc(e);
+    }
   }
 
   private fromTrpc(e: unknown): ClientError {
@@ -399,15 +402,15 @@ export class NotaryClient {
   }
 
   publicVerify(hash: string) {
-    return this.call(() => this.publicApi.public.verify.query({ hash }));
+    return this.callPublic(() => this.publicApi.public.verify.query({ hash }));
   }
 
   publicDocument(serial: string): Promise<PublicDocumentDto> {
-    return this.call(() => this.publicApi.public.documentBySerial.query({ serial }));
+    return this.callPublic(() => this.publicApi.public.documentBySerial.query({ serial }));
   }
 
   onchainInfo() {
-    return this.call(() => this.publicApi.system.onchainInfo.query());
+    return this.callPublic(() => this.publicApi.system.onchainInfo.query());
   }
 
   async listDocuments(): Promise<DocumentDto[]> {
@@ -433,9 +436,13 @@ export class NotaryClient {
 
   /** Certificate PDF; `signed=1` asks for PAdES (the server says in `X-Service-Signed` whether it signed). */
   certificate(id: string, language: Language): Promise<BinaryFile> {
-    return this.binary('GET', `/api/documents/${encodeURIComponent(id)}/certificate?signed=1&lang=${language}`, {
-      fallbackName: 'certificate.pdf',
-    });
+    return this.binary(
+      'GET',
+      `/api/documents/${encodeURIComponent(id)}/certificate?signed=1&lang=${language}`,
+      {
+        fallbackName: 'certificate.pdf',
+      },
+    );
   }
 
   /** RFC 3161 timestamp token of the document's hash (DER `TimeStampResp`, `.tsr`). */
@@ -445,7 +452,11 @@ export class NotaryClient {
     });
   }
 
-  private binary(method: 'GET' | 'POST', path: string, options: { fallbackName: string }): Promise<BinaryFile> {
+  private binary(
+    method: 'GET' | 'POST',
+    path: string,
+    options: { fallbackName: string },
+  ): Promise<BinaryFile> {
     return this.authorized(async (jwt) => {
       const res = await this.send(path, { method, headers: { authorization: `Bearer ${jwt}` } });
       if (!res.ok) {

@@ -70,7 +70,9 @@ export function isClientError(e: unknown): e is ClientError {
 export function clientErrorFrom(data: unknown): ClientError {
   if (typeof data === 'object' && data !== null) {
     const d = data as Partial<Record<keyof ClientErrorData, unknown>>;
-    const kind = (ERROR_KINDS as readonly string[]).includes(String(d.kind)) ? (d.kind as ErrorKind) : 'server';
+    const kind = (ERROR_KINDS as readonly string[]).includes(String(d.kind))
+      ? (d.kind as ErrorKind)
+      : 'server';
     return new ClientError({
       kind,
       message: typeof d.message === 'string' ? d.message : 'Unknown error',
@@ -112,7 +114,9 @@ export function kindForStatus(status: number, code?: string): ErrorKind {
 }
 
 /** `Retry-After` (seconds or an HTTP date) or better-auth's `X-Retry-After`, in whole seconds. */
-export function retryAfterFrom(headers: { get(name: string): string | null } | undefined): number | undefined {
+export function retryAfterFrom(
+  headers: { get(name: string): string | null } | undefined,
+): number | undefined {
   const raw = headers?.get('retry-after') ?? headers?.get('x-retry-after') ?? null;
   if (raw === null) return undefined;
   const seconds = Number(raw);
@@ -146,7 +150,8 @@ export function errorFromResponse(
 
 /** A failed `fetch` (no answer at all): the server is down or unreachable. */
 export function offlineError(url: string, cause: unknown): ClientError {
-  const detail = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : '';
+  const detail =
+    cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : '';
   return new ClientError(
     { kind: 'offline', message: `Could not reach ${url}${detail ? ` (${detail})` : ''}` },
     { cause },
@@ -155,12 +160,18 @@ export function offlineError(url: string, cause: unknown): ClientError {
 
 /** True for errors a `fetch` throws when no HTTP answer arrived (Node: "fetch failed", browsers: TypeError). */
 export function isNetworkFailure(e: unknown): boolean {
-  return e instanceof TypeError || (e instanceof Error && /fetch failed|network|ECONNREFUSED/i.test(e.message));
+  return (
+    e instanceof TypeError || (e instanceof Error && /fetch failed|network|ECONNREFUSED/i.test(e.message))
+  );
 }
 
 /** Anything thrown, as a `ClientError` (unknown errors become `server` with their message). */
 export function toClientError(e: unknown): ClientError {
   if (isClientError(e)) return e;
-  if (e instanceof Error && e.name === 'AbortError') return new ClientError({ kind: 'cancelled', message: 'Cancelled' });
-  return new ClientError({ kind: 'server', message: e instanceof Error ? e.message : String(e) }, { cause: e });
+  if (e instanceof Error && e.name === 'AbortError')
+    return new ClientError({ kind: 'cancelled', message: 'Cancelled' });
+  return new ClientError(
+    { kind: 'server', message: e instanceof Error ? e.message : String(e) },
+    { cause: e },
+  );
 }

@@ -31,8 +31,11 @@ export interface ControllerOptions {
  */
 export function safeFileName(name: string, fallback: string): string {
   const last = name.split(/[\\/]/).pop() ?? '';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-  const cleaned = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').replace(/^\.+/, '').trim();
+  const cleaned = last
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
+    .replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_')
+    .replace(/^\.+/, '')
+    .trim();
   return [...cleaned].slice(0, 150).join('') || fallback;
 }
 
@@ -91,7 +94,8 @@ export class MainController {
   }
 
   private async runJob<T>(jobId: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    if (this.jobs.has(jobId)) throw new ClientError({ kind: 'invalid-input', message: 'Job id already in use' });
+    if (this.jobs.has(jobId))
+      throw new ClientError({ kind: 'invalid-input', message: 'Job id already in use' });
     const controller = new AbortController();
     this.jobs.set(jobId, controller);
     try {
@@ -102,13 +106,18 @@ export class MainController {
   }
 
   private rememberPrefixes(info: OnchainInfoDto): OnchainInfoDto {
-    this.explorerPrefixes = [info.explorerTxPrefix, info.attestationScanPrefix, info.stacksExplorerTxPrefix].filter(
-      (p) => p.length > 0,
-    );
+    this.explorerPrefixes = [
+      info.explorerTxPrefix,
+      info.attestationScanPrefix,
+      info.stacksExplorerTxPrefix,
+    ].filter((p) => p.length > 0);
     return info;
   }
 
-  private async saveWithDialog(file: BinaryFile, filter: { name: string; extensions: string[] }): Promise<SavedFile | null> {
+  private async saveWithDialog(
+    file: BinaryFile,
+    filter: { name: string; extensions: string[] },
+  ): Promise<SavedFile | null> {
     const name = safeFileName(file.fileName, `notary.${filter.extensions[0] ?? 'bin'}`);
     const options = { defaultPath: path.join(this.options.documentsDir, name), filters: [filter] };
     const win = this.options.window();
@@ -159,9 +168,12 @@ export class MainController {
         const { lastEmail } = await this.settings.get();
         try {
           const session = await (await this.client()).session();
-          return session ? { state: 'signed-in', session } : { state: 'signed-out', expired: false, lastEmail };
+          return session
+            ? { state: 'signed-in', session }
+            : { state: 'signed-out', expired: false, lastEmail };
         } catch (e) {
-          if (isClientError(e) && e.kind === 'session-expired') return { state: 'signed-out', expired: true, lastEmail };
+          if (isClientError(e) && e.kind === 'session-expired')
+            return { state: 'signed-out', expired: true, lastEmail };
           throw e;
         }
       },
@@ -180,7 +192,9 @@ export class MainController {
       'files:dropped': async ({ paths }) => Promise.all(paths.map((p) => this.files.register(p))),
       'files:hash': async ({ fileId, jobId }) => {
         const file = this.files.get(fileId);
-        return this.runJob(jobId, (signal) => hashFile(file.path, { onProgress: this.progress(jobId), signal }));
+        return this.runJob(jobId, (signal) =>
+          hashFile(file.path, { onProgress: this.progress(jobId), signal }),
+        );
       },
       'files:upload': async ({ fileId, jobId }) => {
         const file = this.files.get(fileId);
@@ -198,7 +212,8 @@ export class MainController {
           ),
         );
         const doc = DocumentSchema.safeParse(body);
-        if (!doc.success) throw new ClientError({ kind: 'server', message: 'Unexpected answer to the upload' });
+        if (!doc.success)
+          throw new ClientError({ kind: 'server', message: 'Unexpected answer to the upload' });
         return doc.data;
       },
       'jobs:cancel': async ({ jobId }) => {
@@ -211,9 +226,13 @@ export class MainController {
       'documents:list': async () => (await this.client()).listDocuments(),
       'documents:get': async ({ id }) => (await this.client()).getDocument(id),
       'documents:compare': async ({ id, hash }) => (await this.client()).compareHash(id, hash.toLowerCase()),
-      'team:accept-invitation': async ({ invitationId }) => (await this.client()).acceptInvitation(invitationId),
+      'team:accept-invitation': async ({ invitationId }) =>
+        (await this.client()).acceptInvitation(invitationId),
       'certificate:save': async ({ id, language }) =>
-        this.saveWithDialog(await (await this.client()).certificate(id, language), { name: 'PDF', extensions: ['pdf'] }),
+        this.saveWithDialog(await (await this.client()).certificate(id, language), {
+          name: 'PDF',
+          extensions: ['pdf'],
+        }),
       'certificate:open': async ({ id, language }) => {
         const file = await (await this.client()).certificate(id, language);
         const dir = path.join(this.options.tempDir, 'notary-certificates');
@@ -221,7 +240,8 @@ export class MainController {
         const target = path.join(dir, safeFileName(file.fileName, 'certificate.pdf'));
         await writeFile(target, file.bytes, { mode: 0o600 });
         const error = await shell.openPath(target);
-        if (error) throw new ClientError({ kind: 'file', message: `Could not open the certificate: ${error}` });
+        if (error)
+          throw new ClientError({ kind: 'file', message: `Could not open the certificate: ${error}` });
         return { fileName: path.basename(target), ...(file.signed ? { signed: file.signed } : {}) };
       },
       'timestamp:save': async ({ id }) =>
@@ -232,7 +252,10 @@ export class MainController {
       'shell:open-external': async ({ url }) => {
         await this.client();
         if (!isExternalAllowed(url, this.externalContext())) {
-          throw new ClientError({ kind: 'forbidden', message: `Links to ${new URL(url).host} are not opened` });
+          throw new ClientError({
+            kind: 'forbidden',
+            message: `Links to ${new URL(url).host} are not opened`,
+          });
         }
         await shell.openExternal(url);
         return null;

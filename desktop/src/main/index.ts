@@ -33,8 +33,12 @@ if (!app.requestSingleInstanceLock()) {
   });
 
   void app.whenReady().then(() => {
-    session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-    session.defaultSession.setPermissionCheckHandler(() => false);
+    // Nothing but writing to the clipboard (the copy buttons of hashes and serials) is ever granted.
+    const allowed = (permission: string) => permission === 'clipboard-sanitized-write';
+    session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) =>
+      callback(allowed(permission)),
+    );
+    session.defaultSession.setPermissionCheckHandler((_contents, permission) => allowed(permission));
     serveRenderer(path.join(distDir, 'web'));
 
     const controller = new MainController({
@@ -52,7 +56,8 @@ if (!app.requestSingleInstanceLock()) {
     const open = () => {
       mainWindow = createMainWindow({
         preload: path.join(distDir, 'preload', 'index.cjs'),
-        icon: path.join(distDir, 'web', 'icon.png'),
+        // Linux shows it in the task bar; Windows and macOS take the packaged app's icon.
+        icon: path.join(distDir, '..', 'build', 'icon.png'),
         external: () => controller.externalContext(),
       });
       mainWindow.on('closed', () => {

@@ -5,7 +5,10 @@ import { IPC_SCHEMAS } from './ipc-schemas';
 
 /** What main does for each channel, given an already validated payload. */
 export type IpcHandlers = {
-  [C in Channel]: (input: IpcContract[C]['input'], event: IpcMainInvokeEvent) => Promise<IpcContract[C]['output']>;
+  [C in Channel]: (
+    input: IpcContract[C]['input'],
+    event: IpcMainInvokeEvent,
+  ) => Promise<IpcContract[C]['output']>;
 };
 
 const fail = (error: ClientError): IpcResult<never> => ({ ok: false, error: error.toJSON() });
@@ -23,7 +26,9 @@ export async function dispatch<C extends Channel>(
   isTrustedSender: (event: IpcMainInvokeEvent) => boolean,
 ): Promise<IpcResult<IpcContract[C]['output']>> {
   if (!isTrustedSender(event)) {
-    return fail(new ClientError({ kind: 'forbidden', message: `${channel}: refused, the sender is not the app` }));
+    return fail(
+      new ClientError({ kind: 'forbidden', message: `${channel}: refused, the sender is not the app` }),
+    );
   }
   if (args.length > 1) {
     return fail(new ClientError({ kind: 'invalid-input', message: `${channel}: expected one payload` }));
@@ -33,7 +38,10 @@ export async function dispatch<C extends Channel>(
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `${issue.path.map(String).join('.')}: ` : '';
     return fail(
-      new ClientError({ kind: 'invalid-input', message: `${channel}: ${where}${issue?.message ?? 'invalid payload'}` }),
+      new ClientError({
+        kind: 'invalid-input',
+        message: `${channel}: ${where}${issue?.message ?? 'invalid payload'}`,
+      }),
     );
   }
   try {
@@ -54,7 +62,9 @@ export function registerIpcHandlers(
 ): () => void {
   const channels = Object.values(CHANNELS);
   for (const channel of channels) {
-    ipcMain.handle(channel, (event, ...args: unknown[]) => dispatch(channel, handlers, event, args, isTrustedSender));
+    ipcMain.handle(channel, (event, ...args: unknown[]) =>
+      dispatch(channel, handlers, event, args, isTrustedSender),
+    );
   }
   return () => {
     for (const channel of channels) ipcMain.removeHandler(channel);

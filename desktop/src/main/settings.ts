@@ -1,7 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { Language } from '../common/bridge';
 
 /** The server the app talks to until the user picks another (the service's own default, README). */
 export const DEFAULT_SERVER_URL = 'http://localhost:3000';

@@ -22,7 +22,8 @@ export class EncryptedTokenStore {
   /** True when tokens survive a restart (real OS encryption is available). */
   persistent(): boolean {
     if (!safeStorage.isEncryptionAvailable()) return false;
-    if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text') return false;
+    if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text')
+      return false;
     return true;
   }
 

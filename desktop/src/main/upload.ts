@@ -72,7 +72,10 @@ export async function uploadFile(options: UploadOptions): Promise<unknown> {
   return new Promise<unknown>((resolve, reject) => {
     let settled = false;
     let answered = false;
-    const file = createReadStream(filePath, size > 0 ? { start: 0, end: size - 1, highWaterMark: 1 << 20 } : {});
+    const file = createReadStream(
+      filePath,
+      size > 0 ? { start: 0, end: size - 1, highWaterMark: 1 << 20 } : {},
+    );
     const req = transport.request(target, {
       method: 'POST',
       headers: {
@@ -128,7 +131,11 @@ export async function uploadFile(options: UploadOptions): Promise<unknown> {
     req.on('error', (e) => {
       // A reset after the server already answered is the server cutting an early-answered upload short.
       if (answered) return;
-      finish(signal?.aborted ? new ClientError({ kind: 'cancelled', message: 'Upload cancelled' }) : offlineError(target.origin, e));
+      finish(
+        signal?.aborted
+          ? new ClientError({ kind: 'cancelled', message: 'Upload cancelled' })
+          : offlineError(target.origin, e),
+      );
     });
 
     let loaded = 0;
@@ -142,7 +149,8 @@ export async function uploadFile(options: UploadOptions): Promise<unknown> {
       }
     });
     file.on('error', (e) => {
-      if (!answered) finish(new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${e.message}` }));
+      if (!answered)
+        finish(new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${e.message}` }));
     });
     file.on('end', () => {
       if (answered || settled) return;

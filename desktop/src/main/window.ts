@@ -25,7 +25,11 @@ export function secureWebPreferences(preload: string): WebPreferences {
 }
 
 /** Opens the app window on `app://notary/index.html`, with navigation locked down. */
-export function createMainWindow(options: { preload: string; icon: string; external: () => ExternalContext }) {
+export function createMainWindow(options: {
+  preload: string;
+  icon: string;
+  external: () => ExternalContext;
+}) {
   const win = new BrowserWindow({
     width: 1280,
     height: 840,

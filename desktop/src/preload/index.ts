@@ -10,7 +10,10 @@ import { CHANNELS, EVENTS, type PreloadApi, type ProgressEvent } from '../common
 const invoke =
   (channel: string) =>
   (input?: unknown): Promise<never> =>
-    input === undefined ? ipcRenderer.invoke(channel) : ipcRenderer.invoke(channel, input);
+    // The answer's type is the channel's (`IpcContract`); main builds it, the renderer unwraps it.
+    (input === undefined
+      ? ipcRenderer.invoke(channel)
+      : ipcRenderer.invoke(channel, input)) as Promise<never>;
 
 const api: PreloadApi = {
   settingsGet: invoke(CHANNELS.settingsGet),

@@ -25,3 +25,8 @@ export function useApp(): AppContextValue {
   if (!value) throw new Error('useApp outside AppContext');
   return value;
 }
+
+/** The context, or null outside the provider (screens shown before the settings are loaded). */
+export function useOptionalApp(): AppContextValue | null {
+  return useContext(AppContext);
+}

@@ -19,13 +19,17 @@ export function formatDateTime(iso: string | null, language: Language): string {
   if (!iso) return '—';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US', { dateStyle: 'medium', timeStyle: 'medium' });
+  return date.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US', {
+    dateStyle: 'medium',
+    timeStyle: 'medium',
+  });
 }
 
+/** Short date (`21/11/2026`), for tables. */
 export function formatDate(iso: string, language: Language): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleDateString(language === 'pt' ? 'pt-BR' : 'en-US', { dateStyle: 'medium' });
+  return date.toLocaleDateString(language === 'pt' ? 'pt-BR' : 'en-US', { dateStyle: 'short' });
 }
 
 /** `abcd1234…ef56` for long identifiers shown in tight places (the full value stays copyable). */
@@ -41,7 +45,9 @@ export function percent(loaded: number, total: number): number {
 export type OverallStatus = 'registered' | 'partial' | 'pending';
 
 /** Both chains registered, one of them, or none yet. */
-export function overallStatus(doc: Pick<DocumentDto | PublicDocumentDto, 'onchainStatus' | 'stacksStatus'>): OverallStatus {
+export function overallStatus(
+  doc: Pick<DocumentDto | PublicDocumentDto, 'onchainStatus' | 'stacksStatus'>,
+): OverallStatus {
   const n = Number(doc.onchainStatus === 'registered') + Number(doc.stacksStatus === 'registered');
   return n === 2 ? 'registered' : n === 1 ? 'partial' : 'pending';
 }
@@ -49,7 +55,12 @@ export function overallStatus(doc: Pick<DocumentDto | PublicDocumentDto, 'onchai
 /** Explorer links of the spec (On-chain info): `<prefix>/<0xhash>`, `<prefix>/<uid>`, `<prefix>/0x<txid>?chain=`. */
 export function explorerLinks(
   doc: Pick<DocumentDto | PublicDocumentDto, 'onchainTxHash' | 'onchainAttestationUid' | 'stacksTxId'>,
-  info: { explorerTxPrefix: string; attestationScanPrefix: string; stacksExplorerTxPrefix: string; stacksNetwork: string } | null,
+  info: {
+    explorerTxPrefix: string;
+    attestationScanPrefix: string;
+    stacksExplorerTxPrefix: string;
+    stacksNetwork: string;
+  } | null,
 ): { evmTx: string | null; attestation: string | null; stacksTx: string | null } {
   const join = (prefix: string | undefined, tail: string | null) =>
     prefix && tail ? `${prefix.replace(/\/+$/, '')}/${tail}` : null;

@@ -53,7 +53,8 @@ const pt = {
   'docs.empty': 'Nenhum documento neste espaço ainda.',
   'docs.emptyAction': 'Notarizar arquivos',
   'docs.noMatch': 'Nenhum documento corresponde à busca.',
-  'docs.count': '{n} documento(s)',
+  'docs.count.one': '1 documento',
+  'docs.count.other': '{n} documentos',
   'docs.refresh': 'Atualizar',
 
   'status.registered': 'Registrado',
@@ -66,9 +67,8 @@ const pt = {
   'notarize.subtitle':
     'O hash SHA-256 de cada arquivo é calculado neste computador antes de qualquer envio. Arquivos já registrados não são enviados de novo.',
   'notarize.drop': 'Arraste arquivos para cá',
-  'notarize.or': 'ou',
   'notarize.pick': 'Escolher arquivos',
-  'notarize.limit': 'Até 250 MB por arquivo',
+  'notarize.limit': 'Até 250 MB por arquivo. O hash é calculado neste computador antes do envio.',
   'notarize.stage.hashing': 'Calculando hash… {pct}%',
   'notarize.stage.checking': 'Verificando registros existentes…',
   'notarize.stage.existing': 'Já registrado: {serial}',
@@ -82,7 +82,8 @@ const pt = {
   'notarize.consentAll': 'Consentimento (LGPD) para todos os arquivos listados',
   'notarize.consentText':
     'Declaro que tenho autorização para enviar estes arquivos e consinto com o tratamento dos dados pessoais neles contidos para registro e prova de existência (LGPD, Lei 13.709/2018, art. 7º, I). O arquivo fica armazenado no serviço; apenas o seu hash SHA-256 é registrado publicamente em blockchain.',
-  'notarize.submit': 'Notarizar {n} arquivo(s)',
+  'notarize.submit.one': 'Notarizar 1 arquivo',
+  'notarize.submit.other': 'Notarizar {n} arquivos',
   'notarize.needConsent': 'Marque o consentimento para enviar.',
   'notarize.cancel': 'Cancelar',
   'notarize.remove': 'Remover',
@@ -115,7 +116,8 @@ const pt = {
   'detail.publicRecord': 'Registro público',
   'detail.proofs': 'Provas',
   'detail.certificate': 'Certificado de notarização (PDF)',
-  'detail.certificateHelp': 'Contém o hash, as provas Merkle e as transações; assinado pelo serviço quando configurado.',
+  'detail.certificateHelp':
+    'Contém o hash, as provas Merkle e as transações; assinado pelo serviço quando configurado.',
   'detail.saveCertificate': 'Salvar certificado',
   'detail.openCertificate': 'Abrir',
   'detail.savedSigned': '{file} salvo — assinado pelo serviço (PAdES).',
@@ -127,9 +129,10 @@ const pt = {
   'detail.savedTimestamp': '{file} salvo.',
   'detail.noTsa': 'Este servidor não tem uma Autoridade de Carimbo do Tempo (TSA) configurada.',
   'detail.verifyLocal': 'Conferir um arquivo local',
-  'detail.verifyLocalHelp': 'O hash é calculado neste computador e comparado com o registro. O arquivo não é enviado.',
+  'detail.verifyLocalHelp':
+    'O hash é calculado neste computador e comparado com o registro. O arquivo não é enviado.',
   'detail.verifyPick': 'Escolher arquivo',
-  'detail.verifyDrop': 'ou arraste o arquivo para cá',
+  'detail.verifyDrop': 'Arraste o arquivo para cá',
   'detail.match': 'O arquivo confere com este registro.',
   'detail.mismatch': 'O arquivo NÃO confere com este registro.',
   'detail.stored': 'Registrado',
@@ -138,8 +141,9 @@ const pt = {
 
   'verify.title': 'Verificar um arquivo',
   'verify.subtitle':
-    'Descubra se um arquivo foi notarizado. O hash é calculado neste computador; o arquivo não sai daqui. Não é preciso entrar.',
+    'Descubra se um arquivo foi notarizado e veja seu registro público. Não é preciso entrar.',
   'verify.drop': 'Arraste o arquivo para cá',
+  'verify.dropHint': 'O hash SHA-256 é calculado neste computador; o arquivo não é enviado.',
   'verify.pick': 'Escolher arquivo',
   'verify.found': 'Arquivo notarizado',
   'verify.notFound': 'Nenhum registro para este arquivo',
@@ -151,7 +155,8 @@ const pt = {
 
   'settings.title': 'Configurações',
   'settings.server': 'Endereço do servidor',
-  'settings.serverHelp': 'O serviço de notarização que este aplicativo usa. Trocar de servidor encerra a sessão.',
+  'settings.serverHelp':
+    'O serviço de notarização que este aplicativo usa. Trocar de servidor encerra a sessão.',
   'settings.serverWeb': 'O cliente web usa sempre o servidor que o serviu.',
   'settings.save': 'Salvar',
   'settings.saved': 'Salvo.',
@@ -174,7 +179,8 @@ const pt = {
   'common.crash': 'Algo deu errado nesta tela.',
   'common.reload': 'Recarregar',
 
-  'err.offline': 'Não foi possível contatar o servidor em {url}. Verifique se ele está em execução e o endereço.',
+  'err.offline':
+    'Não foi possível contatar o servidor em {url}. Verifique se ele está em execução e o endereço.',
   'err.sessionExpired': 'Sua sessão expirou.',
   'err.notSignedIn': 'Entre para continuar.',
   'err.invalidCode': 'Código incorreto ou expirado.',
@@ -247,7 +253,8 @@ const en: Record<MessageKey, string> = {
   'docs.empty': 'No documents in this workspace yet.',
   'docs.emptyAction': 'Notarize files',
   'docs.noMatch': 'No document matches the search.',
-  'docs.count': '{n} document(s)',
+  'docs.count.one': '1 document',
+  'docs.count.other': '{n} documents',
   'docs.refresh': 'Refresh',
 
   'status.registered': 'Registered',
@@ -260,9 +267,8 @@ const en: Record<MessageKey, string> = {
   'notarize.subtitle':
     'Each file’s SHA-256 hash is computed on this computer before anything is sent. Files already registered are not sent again.',
   'notarize.drop': 'Drop files here',
-  'notarize.or': 'or',
   'notarize.pick': 'Choose files',
-  'notarize.limit': 'Up to 250 MB per file',
+  'notarize.limit': 'Up to 250 MB per file. The hash is computed on this computer before sending.',
   'notarize.stage.hashing': 'Computing hash… {pct}%',
   'notarize.stage.checking': 'Checking existing records…',
   'notarize.stage.existing': 'Already registered: {serial}',
@@ -276,7 +282,8 @@ const en: Record<MessageKey, string> = {
   'notarize.consentAll': 'Consent (LGPD) for every file listed',
   'notarize.consentText':
     'I am authorized to upload these files and I consent to the processing of the personal data they contain for registration and proof of existence (LGPD, Law 13.709/2018, Art. 7 I). The file is stored by the service; only its SHA-256 hash is recorded publicly on blockchains.',
-  'notarize.submit': 'Notarize {n} file(s)',
+  'notarize.submit.one': 'Notarize 1 file',
+  'notarize.submit.other': 'Notarize {n} files',
   'notarize.needConsent': 'Tick the consent to send.',
   'notarize.cancel': 'Cancel',
   'notarize.remove': 'Remove',
@@ -309,7 +316,8 @@ const en: Record<MessageKey, string> = {
   'detail.publicRecord': 'Public record',
   'detail.proofs': 'Proofs',
   'detail.certificate': 'Notarization certificate (PDF)',
-  'detail.certificateHelp': 'Holds the hash, the Merkle proofs and the transactions; signed by the service when configured.',
+  'detail.certificateHelp':
+    'Holds the hash, the Merkle proofs and the transactions; signed by the service when configured.',
   'detail.saveCertificate': 'Save certificate',
   'detail.openCertificate': 'Open',
   'detail.savedSigned': '{file} saved — signed by the service (PAdES).',
@@ -321,9 +329,10 @@ const en: Record<MessageKey, string> = {
   'detail.savedTimestamp': '{file} saved.',
   'detail.noTsa': 'This server has no Time-Stamping Authority (TSA) configured.',
   'detail.verifyLocal': 'Check a local file',
-  'detail.verifyLocalHelp': 'The hash is computed on this computer and compared with the record. The file is not sent.',
+  'detail.verifyLocalHelp':
+    'The hash is computed on this computer and compared with the record. The file is not sent.',
   'detail.verifyPick': 'Choose file',
-  'detail.verifyDrop': 'or drop the file here',
+  'detail.verifyDrop': 'Drop the file here',
   'detail.match': 'The file matches this record.',
   'detail.mismatch': 'The file does NOT match this record.',
   'detail.stored': 'Registered',
@@ -331,9 +340,9 @@ const en: Record<MessageKey, string> = {
   'detail.hashing': 'Computing hash… {pct}%',
 
   'verify.title': 'Verify a file',
-  'verify.subtitle':
-    'Find out whether a file was notarized. The hash is computed on this computer; the file never leaves it. No sign-in needed.',
+  'verify.subtitle': 'Find out whether a file was notarized and see its public record. No sign-in needed.',
   'verify.drop': 'Drop the file here',
+  'verify.dropHint': 'The SHA-256 hash is computed on this computer; the file is not sent.',
   'verify.pick': 'Choose file',
   'verify.found': 'File notarized',
   'verify.notFound': 'No record for this file',
@@ -433,7 +442,9 @@ export function errorText(t: Translate, e: ClientError, serverUrl: string): stri
     case 'too-large':
       return t('err.tooLarge');
     case 'rate-limited':
-      return e.retryAfterSeconds ? t('err.rateLimited', { seconds: e.retryAfterSeconds }) : t('err.rateLimitedShort');
+      return e.retryAfterSeconds
+        ? t('err.rateLimited', { seconds: e.retryAfterSeconds })
+        : t('err.rateLimitedShort');
     case 'bad-request':
       return t('err.badRequest');
     case 'unavailable':

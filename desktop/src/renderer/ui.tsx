@@ -66,7 +66,13 @@ export function ProgressBar({ value, label }: { value: number; label?: string })
 }
 
 /** Status of one chain or of both (`overallStatus`). */
-export function StatusBadge({ status, label }: { status: 'registered' | 'pending' | 'partial'; label?: string }) {
+export function StatusBadge({
+  status,
+  label,
+}: {
+  status: 'registered' | 'pending' | 'partial';
+  label?: string;
+}) {
   const { t } = useI18n();
   const text = label ?? t(`status.${status}`);
   return (
@@ -100,7 +106,13 @@ export function CopyValue({ value, display, testId }: { value: string; display?:
       <code data-testid={testId} title={value}>
         {display ?? value}
       </code>
-      <button type="button" className="icon-button" onClick={copy} title={t('common.copy')} aria-label={t('common.copy')}>
+      <button
+        type="button"
+        className="icon-button"
+        onClick={copy}
+        title={t('common.copy')}
+        aria-label={t('common.copy')}
+      >
         <Icon name={copied ? 'check' : 'copy'} size={15} />
       </button>
     </span>
@@ -111,7 +123,15 @@ export function CopyValue({ value, display, testId }: { value: string; display?:
  * An error for the user: a sentence in the UI language, the server's detail underneath, and the action that
  * fits (sign in again, retry).
  */
-export function ErrorNotice({ error, onRetry, compact }: { error: unknown; onRetry?: () => void; compact?: boolean }) {
+export function ErrorNotice({
+  error,
+  onRetry,
+  compact,
+}: {
+  error: unknown;
+  onRetry?: () => void;
+  compact?: boolean;
+}) {
   const { t } = useI18n();
   const { settings, onSessionLost } = useApp();
   const e: ClientError = isClientError(error) ? error : toClientError(error);
@@ -167,12 +187,12 @@ export function DropZone({
   compact?: boolean;
   testId?: string;
 }) {
-  const { t } = useI18n();
   const [over, setOver] = useState(false);
   const depth = useRef(0);
   return (
-    <div
+    <section
       className={`dropzone${over ? ' dropzone-over' : ''}${compact ? ' dropzone-compact' : ''}`}
+      aria-label={title}
       data-testid={testId}
       onDragEnter={(e) => {
         e.preventDefault();
@@ -197,15 +217,12 @@ export function DropZone({
       </div>
       <div className="dropzone-text">
         <strong>{title}</strong>
-        <span>
-          {t('notarize.or')}{' '}
-          <button type="button" className="link-button" onClick={onPick}>
-            {buttonLabel}
-          </button>
-        </span>
         {hint && <small>{hint}</small>}
       </div>
-    </div>
+      <button type="button" className="button dropzone-button" onClick={onPick}>
+        {buttonLabel}
+      </button>
+    </section>
   );
 }
 
@@ -222,7 +239,15 @@ export function useWindowDropGuard(): void {
   }, []);
 }
 
-export function PageHeader({ title, subtitle, actions }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode }) {
+export function PageHeader({
+  title,
+  subtitle,
+  actions,
+}: {
+  title: ReactNode;
+  subtitle?: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <header className="page-header">
       <div>

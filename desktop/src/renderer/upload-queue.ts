@@ -90,7 +90,7 @@ export class UploadQueue {
 
   private async prepare(key: string): Promise<void> {
     const item = this.get(key);
-    if (!item || item.stage !== 'hashing') return;
+    if (item?.stage !== 'hashing') return;
     const jobId = crypto.randomUUID();
     this.patch(key, { jobId });
     try {
@@ -118,7 +118,11 @@ export class UploadQueue {
 
   /** Queues every consented, sendable file and starts the uploads. */
   submit(): void {
-    this.set(this.items.map((i) => (sendable(i) && i.consent ? { ...i, stage: 'queued', progress: 0, error: null } : i)));
+    this.set(
+      this.items.map((i) =>
+        sendable(i) && i.consent ? { ...i, stage: 'queued', progress: 0, error: null } : i,
+      ),
+    );
     void this.run();
   }
 
@@ -148,7 +152,11 @@ export class UploadQueue {
       this.patch(item.key, { stage: 'done', doc, progress: 100, jobId: null });
     } catch (e) {
       const cancelled = isClientError(e) && e.kind === 'cancelled';
-      this.patch(item.key, { stage: cancelled ? 'cancelled' : 'error', error: cancelled ? null : e, jobId: null });
+      this.patch(item.key, {
+        stage: cancelled ? 'cancelled' : 'error',
+        error: cancelled ? null : e,
+        jobId: null,
+      });
     }
   }
 

@@ -74,7 +74,10 @@ const serveDefinition = (d: Definition) => ({
 export function createReferenceProviderApp(data: ReferenceData = loadReferenceData()): Express {
   const values = new ValueStore(data);
   const latestYear = data.years[data.years.length - 1] ?? 0;
-  const cities = new CityMatcher(data.municipalities, (g) => data.population.get(g)?.byYear.get(latestYear) ?? 0);
+  const cities = new CityMatcher(
+    data.municipalities,
+    (g) => data.population.get(g)?.byYear.get(latestYear) ?? 0,
+  );
   const definitionsById = new Map(data.definitions.map((d) => [d.id, d]));
   const categories: { slug: string; name: string; count: number }[] = [];
   for (const d of data.definitions) {
@@ -116,13 +119,18 @@ export function createReferenceProviderApp(data: ReferenceData = loadReferenceDa
     handle((req) => {
       const q = parse(ByGeocodeQuery, req.query);
       const geocode = String(req.params.geocode);
-      if (!/^\d{7}$/.test(geocode)) throw new HttpError(400, 'geocode: must be a 7-digit IBGE municipality code');
+      if (!/^\d{7}$/.test(geocode))
+        throw new HttpError(400, 'geocode: must be a 7-digit IBGE municipality code');
       if (!cities.get(geocode)) throw new HttpError(404, `No municipality ${geocode}`);
       if (q.indicator !== undefined && !definitionsById.has(q.indicator)) {
         throw new HttpError(404, `No indicator ${q.indicator}`);
       }
       const list = data.definitions
-        .filter((d) => (q.type === undefined || d.category === q.type) && (q.indicator === undefined || d.id === q.indicator))
+        .filter(
+          (d) =>
+            (q.type === undefined || d.category === q.type) &&
+            (q.indicator === undefined || d.id === q.indicator),
+        )
         .flatMap((d) =>
           values
             .forMunicipality(d.id, geocode)
@@ -154,7 +162,9 @@ export function createReferenceProviderApp(data: ReferenceData = loadReferenceDa
     '/ibge/cities',
     handle((req) => {
       const q = parse(CitiesQuery, req.query);
-      const list = cities.match(q.name).map((m) => ({ geocode: m.geocode, name: m.name, uf: m.uf, score: m.score }));
+      const list = cities
+        .match(q.name)
+        .map((m) => ({ geocode: m.geocode, name: m.name, uf: m.uf, score: m.score }));
       return paginate(list, q.page, q.pageSize ?? CITY_PAGE_SIZE);
     }),
   );

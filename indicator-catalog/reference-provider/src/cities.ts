@@ -2,7 +2,11 @@ import MiniSearch from 'minisearch';
 import type { Municipality } from './data';
 
 /** Lower-case, no diacritics. */
-const fold = (text: string) => text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+const fold = (text: string) =>
+  text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 /** Letters and digits only ("Pau d'Arco" and "pau darco" compare equal). */
 const compact = (text: string) => fold(text).replace(/[^\p{L}\p{N}]+/gu, '');
 
@@ -63,7 +67,9 @@ export class CityMatcher {
     const byPopulation = (a: CityMatch, b: CityMatch) =>
       b.score - a.score || this.populationOf(b.geocode) - this.populationOf(a.geocode);
     const inState = (m: Municipality) => uf === undefined || m.uf === uf;
-    const exact = (this.byCompactName.get(compact(name)) ?? []).filter(inState).map((m) => ({ ...m, score: 1 }));
+    const exact = (this.byCompactName.get(compact(name)) ?? [])
+      .filter(inState)
+      .map((m) => ({ ...m, score: 1 }));
     const fuzzyOptions = {
       fuzzy: (term: string) => (term.length <= 3 ? 0 : term.length <= 5 ? 1 : 0.25),
       prefix: (_term: string, i: number, terms: string[]) => i === terms.length - 1,

@@ -45,10 +45,11 @@ export interface ReferenceData {
 
 /** Reads `indicadores.csv` (columns id, categoria, categoria_nome, nome, unidade, descricao, computado_de). */
 export function readDefinitions(file = path.join(DATA_DIR, 'indicadores.csv')): Definition[] {
-  const rows = parse(readFileSync(file, 'utf8'), { columns: true, skip_empty_lines: true, trim: true }) as Record<
-    string,
-    string
-  >[];
+  const rows = parse(readFileSync(file, 'utf8'), {
+    columns: true,
+    skip_empty_lines: true,
+    trim: true,
+  }) as Record<string, string>[];
   return rows.map((r) => ({
     id: r.id ?? '',
     category: r.categoria ?? '',

@@ -36,7 +36,9 @@ const RULES: Record<string, Rule> = {
   POP_CRESC_ANUAL: (s, y) => {
     const now = s.byYear.get(y);
     const before = s.byYear.get(y - 1);
-    return now === undefined || before === undefined || before === 0 ? undefined : round((now / before - 1) * 100, 4);
+    return now === undefined || before === undefined || before === 0
+      ? undefined
+      : round((now / before - 1) * 100, 4);
   },
   // P(y) - P(y-1).
   POP_CRESC_ABS: (s, y) => {
@@ -56,7 +58,9 @@ const RULES: Record<string, Rule> = {
   POP_VAR_2012: (s, y) => {
     const now = s.byYear.get(y);
     const base = s.byYear.get(2012);
-    return now === undefined || base === undefined || base === 0 ? undefined : round((now / base - 1) * 100, 4);
+    return now === undefined || base === undefined || base === 0
+      ? undefined
+      : round((now / base - 1) * 100, 4);
   },
 };
 
@@ -83,7 +87,10 @@ function stateContext(data: ReferenceData): StateContext {
     list.sort((a, b) => b.persons - a.persons);
     list.forEach((m, i) => {
       const previous = list[i - 1];
-      const rank = previous && previous.persons === m.persons ? (rankByGeocodeYear.get(`${previous.geocode}:${year}`) ?? i + 1) : i + 1;
+      const rank =
+        previous && previous.persons === m.persons
+          ? (rankByGeocodeYear.get(`${previous.geocode}:${year}`) ?? i + 1)
+          : i + 1;
       rankByGeocodeYear.set(`${m.geocode}:${year}`, rank);
     });
   }
@@ -135,7 +142,15 @@ export class ValueStore {
         for (const year of years) {
           const value = rule(s, year, this.context);
           if (value === undefined) continue;
-          list.push({ indicatorId, geocode: s.geocode, city: s.name, uf: s.uf, year, value, unit: definition.unit });
+          list.push({
+            indicatorId,
+            geocode: s.geocode,
+            city: s.name,
+            uf: s.uf,
+            year,
+            value,
+            unit: definition.unit,
+          });
         }
         out.set(s.geocode, list);
       }

@@ -58,7 +58,9 @@ export class OpenAIEmbedder implements Embedder {
     const out = new Array<Float32Array>(texts.length);
     for (const item of response.data) {
       if (item.embedding.length !== this.dimensions) {
-        throw new Error(`embeddings API answered ${item.embedding.length} dimensions, expected ${this.dimensions}`);
+        throw new Error(
+          `embeddings API answered ${item.embedding.length} dimensions, expected ${this.dimensions}`,
+        );
       }
       out[item.index] = normalize(Float32Array.from(item.embedding));
     }

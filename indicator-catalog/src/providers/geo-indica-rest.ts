@@ -9,8 +9,8 @@ import {
   pageEnvelope,
 } from './contract';
 import { getJson, type HttpClientOptions } from './http-client';
-import type { ConnectorOptions, ProviderConnector, ValuesAnswer } from './port';
 import { walkPages } from './paginate';
+import type { ConnectorOptions, ProviderConnector, ValuesAnswer } from './port';
 
 const CategoriesPage = pageEnvelope(CategorySchema);
 const DefinitionsPage = pageEnvelope(IndicatorDefinitionSchema);
@@ -35,7 +35,8 @@ export class GeoIndicaRestConnector implements ProviderConnector {
   /** `GET /indicator-types`, every page. */
   categories() {
     return walkPages<Category>(
-      async (page) => (await getJson(this.baseUrl, '/indicator-types', { page }, CategoriesPage, this.http)).body,
+      async (page) =>
+        (await getJson(this.baseUrl, '/indicator-types', { page }, CategoriesPage, this.http)).body,
       { maxPages: this.options.maxPages },
     );
   }
@@ -68,7 +69,12 @@ export class GeoIndicaRestConnector implements ProviderConnector {
         v.geocode === geocode &&
         (filter.year === undefined || v.year === filter.year),
     );
-    return { values: values.slice(0, filter.limit), sourceUrl: answer.url, retrievedAt: answer.retrievedAt, elapsedMs: answer.elapsedMs };
+    return {
+      values: values.slice(0, filter.limit),
+      sourceUrl: answer.url,
+      retrievedAt: answer.retrievedAt,
+      elapsedMs: answer.elapsedMs,
+    };
   }
 
   /** `GET /indicator-values?indicatorId` (plus `year`, an extension): first page, most recent year first. */
@@ -89,7 +95,12 @@ export class GeoIndicaRestConnector implements ProviderConnector {
         (v.indicatorId === undefined || v.indicatorId === indicatorId) &&
         (filter.year === undefined || v.year === filter.year),
     );
-    return { values: values.slice(0, filter.limit), sourceUrl: answer.url, retrievedAt: answer.retrievedAt, elapsedMs: answer.elapsedMs };
+    return {
+      values: values.slice(0, filter.limit),
+      sourceUrl: answer.url,
+      retrievedAt: answer.retrievedAt,
+      elapsedMs: answer.elapsedMs,
+    };
   }
 
   /** `GET /ibge/cities?name`: the provider's fuzzy matches, best first (first page). */

@@ -79,7 +79,9 @@ export async function getJson<S extends z.ZodType>(
     try {
       text = await response.text();
     } catch (e) {
-      lastError = new ProviderError(`answer cut short: ${(e as Error).message}`, url, response.status, { cause: e });
+      lastError = new ProviderError(`answer cut short: ${(e as Error).message}`, url, response.status, {
+        cause: e,
+      });
       continue;
     }
     if (!response.ok) {
@@ -97,9 +99,14 @@ export async function getJson<S extends z.ZodType>(
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       const where = first?.path.length ? `${first.path.join('.')}: ` : '';
-      throw new ProviderError(`answer breaks the contract (${where}${first?.message ?? 'invalid'})`, url, response.status, {
-        cause: parsed.error,
-      });
+      throw new ProviderError(
+        `answer breaks the contract (${where}${first?.message ?? 'invalid'})`,
+        url,
+        response.status,
+        {
+          cause: parsed.error,
+        },
+      );
     }
     return { body: parsed.data, url, retrievedAt: new Date(), elapsedMs: performance.now() - started };
   }

@@ -34,7 +34,12 @@ export async function walkPages<T>(
   let pages = 0;
   for (let page = 1; ; page++) {
     if (page > options.maxPages) {
-      return { items, pages, complete: false, stopReason: `stopped after ${options.maxPages} pages (the page limit)` };
+      return {
+        items,
+        pages,
+        complete: false,
+        stopReason: `stopped after ${options.maxPages} pages (the page limit)`,
+      };
     }
     const answer = await fetchPage(page);
     pages++;

@@ -38,5 +38,8 @@ export interface ProviderConnector {
     filter: { year?: number | undefined; limit: number },
     signal?: { timeoutMs: number },
   ): Promise<ValuesAnswer>;
-  resolveCity(name: string, signal?: { timeoutMs: number }): Promise<{ cities: City[]; sourceUrl: string; elapsedMs: number }>;
+  resolveCity(
+    name: string,
+    signal?: { timeoutMs: number },
+  ): Promise<{ cities: City[]; sourceUrl: string; elapsedMs: number }>;
 }

@@ -7,7 +7,10 @@
 
 /** Lower-cases and strips diacritics: `'População'` -> `'populacao'`. */
 export function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** Folded words of `text` (letters and digits; everything else separates): `'PIB per-capita'` -> `['pib','per','capita']`. */
@@ -178,18 +181,20 @@ const SYNONYMS: ReadonlyMap<string, string[]> = (() => {
     if (head === undefined) continue;
     for (const member of group) {
       if (member.includes(' ')) continue;
-      const key = fold(member);
-      const heads = map.get(key) ?? [];
-      if (!heads.includes(head)) heads.push(head);
-      map.set(key, heads);
+      // By word and by stem, so that inflected forms ("asfaltadas", "vacinadas") meet their group too.
+      for (const key of new Set([fold(member), `~${stem(fold(member))}`])) {
+        const heads = map.get(key) ?? [];
+        if (!heads.includes(head)) heads.push(head);
+        map.set(key, heads);
+      }
     }
   }
   return map;
 })();
 
-/** The synonym-group heads of a folded word (empty when it belongs to no group). */
+/** The synonym-group heads of a folded word, matched as is or by stem (empty when it belongs to no group). */
 export function synonymHeads(word: string): readonly string[] {
-  return SYNONYMS.get(word) ?? [];
+  return SYNONYMS.get(word) ?? SYNONYMS.get(`~${stem(word)}`) ?? [];
 }
 
 /** Folded content words of `text`: stop words removed, order kept. */

@@ -64,20 +64,20 @@ export class EmbeddedVectorIndex implements VectorIndex {
     const count = bytes.readUInt32LE(12);
     const headerLength = bytes.readUInt32LE(16);
     if (version !== FORMAT_VERSION) throw new Error(`${this.file}: unknown format version ${version}`);
-    if (dims !== this.dims) throw new Error(`${this.file} holds ${dims}-dimension vectors, expected ${this.dims}`);
-    const header = JSON.parse(bytes.subarray(HEADER_FIXED_BYTES, HEADER_FIXED_BYTES + headerLength).toString('utf8')) as [
-      string,
-      string,
-      string,
-      string,
-    ][];
+    if (dims !== this.dims)
+      throw new Error(`${this.file} holds ${dims}-dimension vectors, expected ${this.dims}`);
+    const header = JSON.parse(
+      bytes.subarray(HEADER_FIXED_BYTES, HEADER_FIXED_BYTES + headerLength).toString('utf8'),
+    ) as [string, string, string, string][];
     const start = HEADER_FIXED_BYTES + headerLength;
     if (header.length !== count || bytes.length !== start + count * dims * 4) {
       throw new Error(`${this.file} is truncated or inconsistent`);
     }
     this.ensureCapacity(count);
     // Copy: the Buffer's offset need not be 4-byte aligned for a Float32Array view.
-    const vectors = new Float32Array(bytes.buffer.slice(bytes.byteOffset + start, bytes.byteOffset + bytes.length));
+    const vectors = new Float32Array(
+      bytes.buffer.slice(bytes.byteOffset + start, bytes.byteOffset + bytes.length),
+    );
     this.data.set(vectors, 0);
     header.forEach(([id, providerSlug, indicatorId, contentHash], slot) => {
       this.ids.push(id);
@@ -189,10 +189,12 @@ export class EmbeddedVectorIndex implements VectorIndex {
     this.dirty = false;
     const count = this.ids.length;
     const header = Buffer.from(
-      JSON.stringify(this.ids.map((id, slot) => {
-        const p = this.payloads[slot] as PointPayload;
-        return [id, p.providerSlug, p.indicatorId, p.contentHash];
-      })),
+      JSON.stringify(
+        this.ids.map((id, slot) => {
+          const p = this.payloads[slot] as PointPayload;
+          return [id, p.providerSlug, p.indicatorId, p.contentHash];
+        }),
+      ),
       'utf8',
     );
     const fixed = Buffer.alloc(HEADER_FIXED_BYTES);

@@ -39,7 +39,10 @@ export interface VectorIndex {
   /** Removes every point of one provider. */
   removeProvider(providerSlug: string): Promise<void>;
   /** The `limit` nearest points to `vector`, best first, optionally only of the given providers. */
-  query(vector: Float32Array, options: { limit: number; providerSlugs?: readonly string[] }): Promise<VectorHit[]>;
+  query(
+    vector: Float32Array,
+    options: { limit: number; providerSlugs?: readonly string[] },
+  ): Promise<VectorHit[]>;
   /** Every point of one provider: id -> payload (the sync's diff input). */
   listProvider(providerSlug: string): Promise<Map<string, PointPayload>>;
   /** Number of points, of one provider or of all. */

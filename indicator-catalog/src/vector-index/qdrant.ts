@@ -14,7 +14,9 @@ const UPSERT_BATCH = 256;
 const DELETE_BATCH = 1000;
 const SCROLL_PAGE = 1000;
 
-const byProvider = (slug: string): Schemas['Filter'] => ({ must: [{ key: 'providerSlug', match: { value: slug } }] });
+const byProvider = (slug: string): Schemas['Filter'] => ({
+  must: [{ key: 'providerSlug', match: { value: slug } }],
+});
 
 function toPayload(raw: Schemas['Payload'] | Record<string, unknown> | null | undefined): PointPayload {
   const p = (raw ?? {}) as Record<string, unknown>;
@@ -72,7 +74,11 @@ export class QdrantVectorIndex implements VectorIndex {
     }
     for (const field of ['providerSlug', 'indicatorId']) {
       if (!info.payload_schema[field]) {
-        await this.client.createPayloadIndex(this.collection, { field_name: field, field_schema: 'keyword', wait: true });
+        await this.client.createPayloadIndex(this.collection, {
+          field_name: field,
+          field_schema: 'keyword',
+          wait: true,
+        });
       }
     }
   }

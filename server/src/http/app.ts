@@ -12,6 +12,7 @@ import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook'
 import { buildOpenApiDocument } from './openapi';
 import { restRouter } from './rest';
 import { uploadRoute } from './upload';
+import { webClientRouter } from './web-client';
 
 export interface HttpOptions {
   /** The identity provider's own routes, mounted at `/api/auth` (better-auth in-process). */
@@ -24,7 +25,8 @@ export interface HttpOptions {
 
 /**
  * The HTTP face of the service: the spec's REST paths, tRPC at `/trpc` for the desktop client, OpenAPI 3.1
- * at `/api/openapi.json`, the identity provider at `/api/auth/*`, signed file URLs at `/files/*`.
+ * at `/api/openapi.json`, the identity provider at `/api/auth/*`, signed file URLs at `/files/*`, the web
+ * client (the desktop UI in a browser) at `/app/`.
  */
 export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   const app = express();
@@ -36,7 +38,10 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
     res.setHeader('Referrer-Policy', 'no-referrer');
     next();
   });
-  app.use(corsPolicy(deps.config.allowedOrigins, () => deps.config.publicUrl));
+  // The web client (desktop UI in a browser) at /app/, before CORS: see web-client.ts.
+  app.use('/app', webClientRouter());
+  // The service's own origin (PUBLIC_URL, or the computed one) is always allowed: the web client at /app/.
+  app.use(corsPolicy(deps.config.allowedOrigins, () => deps.publicUrl));
 
   // Before any body parser: these read the raw request themselves.
   if (options.authHandler) app.all('/api/auth/{*rest}', options.authHandler);

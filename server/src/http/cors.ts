@@ -12,6 +12,14 @@ export function corsPolicy(
   selfOrigin: () => string | undefined,
 ): RequestHandler {
   const allowed = new Set(allowedOrigins);
+  // `selfOrigin` may name a URL with a path (PUBLIC_URL behind a proxy): compare origins only.
+  const originOf = (url: string | undefined): string | undefined => {
+    try {
+      return url ? new URL(url).origin : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const handler = cors({
     origin: true,
     credentials: true,
@@ -20,7 +28,7 @@ export function corsPolicy(
   });
   return (req, res, next) => {
     const origin = req.headers.origin;
-    if (!origin || allowed.has(origin) || origin === selfOrigin()) return handler(req, res, next);
+    if (!origin || allowed.has(origin) || origin === originOf(selfOrigin())) return handler(req, res, next);
     sendError(res, new AppError('FORBIDDEN', `Origin ${origin} is not allowed (ALLOWED_ORIGINS)`));
   };
 }

@@ -13,7 +13,11 @@ async function unwrap<T>(result: Promise<IpcResult<T>>): Promise<T> {
  * Progress arrives as events filtered by job id.
  */
 export function electronBridge(api: PreloadApi): Bridge {
-  const withProgress = async <T>(jobId: string, onProgress: ProgressListener, run: () => Promise<IpcResult<T>>) => {
+  const withProgress = async <T>(
+    jobId: string,
+    onProgress: ProgressListener,
+    run: () => Promise<IpcResult<T>>,
+  ) => {
     const off = api.onProgress((e) => {
       if (e.jobId === jobId) onProgress({ loaded: e.loaded, total: e.total });
     });
@@ -45,7 +49,8 @@ export function electronBridge(api: PreloadApi): Bridge {
     onSessionExpired: (listener) => api.onSessionExpired(listener),
     pickFiles: () => unwrap(api.filesPick()),
     dropFiles: (files) => unwrap(api.dropFiles(files)),
-    hashFile: (fileId, jobId, onProgress) => withProgress(jobId, onProgress, () => api.filesHash({ fileId, jobId })),
+    hashFile: (fileId, jobId, onProgress) =>
+      withProgress(jobId, onProgress, () => api.filesHash({ fileId, jobId })),
     upload: (fileId, jobId, consent, onProgress) =>
       withProgress(jobId, onProgress, () => api.filesUpload({ fileId, jobId, consent })),
     cancel: async (jobId) => {

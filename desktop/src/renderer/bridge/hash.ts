@@ -14,7 +14,11 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
  * missing) are streamed slice by slice through @noble/hashes: memory stays at one slice, progress is real.
  * @throws ClientError `cancelled` when `signal` aborts, `file` when the file cannot be read.
  */
-export async function hashBlob(blob: Blob, onProgress: ProgressListener, signal?: AbortSignal): Promise<string> {
+export async function hashBlob(
+  blob: Blob,
+  onProgress: ProgressListener,
+  signal?: AbortSignal,
+): Promise<string> {
   const total = blob.size;
   const cancelled = () => new ClientError({ kind: 'cancelled', message: 'Hashing cancelled' });
   try {

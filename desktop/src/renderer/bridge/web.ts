@@ -1,5 +1,12 @@
 import { DocumentSchema, LIMITS } from '@notary/shared';
-import type { Bridge, Language, LocalFile, ProgressListener, SavedFile, SessionState } from '../../common/bridge';
+import type {
+  Bridge,
+  Language,
+  LocalFile,
+  ProgressListener,
+  SavedFile,
+  SessionState,
+} from '../../common/bridge';
 import { NotaryClient } from '../../common/client';
 import { ClientError, errorFromResponse, isClientError, offlineError } from '../../common/errors';
 import { hashBlob } from './hash';
@@ -46,7 +53,8 @@ function xhrUpload(
     xhr.open('POST', url);
     xhr.setRequestHeader('authorization', `Bearer ${jwt}`);
     xhr.responseType = 'text';
-    xhr.upload.onprogress = (e) => onProgress({ loaded: e.loaded, total: e.lengthComputable ? e.total : file.size });
+    xhr.upload.onprogress = (e) =>
+      onProgress({ loaded: e.loaded, total: e.lengthComputable ? e.total : file.size });
     xhr.onload = () => {
       let body: unknown;
       try {
@@ -132,7 +140,10 @@ export function webBridge(): Bridge {
       serverUrlEditable: false,
     }),
     setServerUrl: async () => {
-      throw new ClientError({ kind: 'bad-request', message: 'The web client always uses the server that served it' });
+      throw new ClientError({
+        kind: 'bad-request',
+        message: 'The web client always uses the server that served it',
+      });
     },
     setLanguage: async (language) => storageSet(STORAGE.language, language),
     checkServer: async () => {
@@ -180,11 +191,18 @@ export function webBridge(): Bridge {
       runJob(jobId, async (signal) => {
         const file = fileById(fileId);
         if (file.size > LIMITS.maxUploadBytes) {
-          throw new ClientError({ kind: 'too-large', message: 'The file exceeds the 250 MB limit', status: 413 });
+          throw new ClientError({
+            kind: 'too-large',
+            message: 'The file exceeds the 250 MB limit',
+            status: 413,
+          });
         }
-        const body = await client.authorized((jwt) => xhrUpload(client.uploadUrl(), jwt, file, onProgress, signal));
+        const body = await client.authorized((jwt) =>
+          xhrUpload(client.uploadUrl(), jwt, file, onProgress, signal),
+        );
         const doc = DocumentSchema.safeParse(body);
-        if (!doc.success) throw new ClientError({ kind: 'server', message: 'Unexpected answer to the upload' });
+        if (!doc.success)
+          throw new ClientError({ kind: 'server', message: 'Unexpected answer to the upload' });
         return doc.data;
       }),
     cancel: async (jobId) => jobs.get(jobId)?.abort(),
@@ -205,7 +223,9 @@ export function webBridge(): Bridge {
       const tab = window.open('', '_blank');
       try {
         const file = await client.certificate(id, language);
-        const url = URL.createObjectURL(new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: 'application/pdf' }));
+        const url = URL.createObjectURL(
+          new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: 'application/pdf' }),
+        );
         if (tab) tab.location.href = url;
         else downloadBytes(file.bytes, file.fileName, 'application/pdf');
         setTimeout(() => URL.revokeObjectURL(url), 5 * 60_000);

@@ -125,7 +125,10 @@ export function DocumentDetail({ id }: { id: string }) {
             network={onchainInfo?.stacksNetwork ?? null}
             rows={[
               [t('detail.tx'), doc.stacksTxId],
-              [t('detail.anchoredAt'), doc.stacksAnchoredAt ? formatDateTime(doc.stacksAnchoredAt, language) : null],
+              [
+                t('detail.anchoredAt'),
+                doc.stacksAnchoredAt ? formatDateTime(doc.stacksAnchoredAt, language) : null,
+              ],
             ]}
             links={[links.stacksTx ? { href: links.stacksTx, label: t('detail.viewExplorer') } : null]}
             devnet={onchainInfo !== null && !onchainInfo.stacksExplorerTxPrefix}
@@ -141,7 +144,8 @@ export function DocumentDetail({ id }: { id: string }) {
               <CopyValue value={doc.sha256Hash} testId="detail-hash" />
             </Fact>
             <Fact label={t('detail.size')}>
-              {formatBytes(doc.fileSize, language)} ({doc.fileSize.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US')} bytes)
+              {formatBytes(doc.fileSize, language)} (
+              {doc.fileSize.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US')} bytes)
             </Fact>
             <Fact label={t('detail.type')}>{doc.mimeType}</Fact>
             <Fact label={t('detail.created')}>{formatDateTime(doc.createdAt, language)}</Fact>
@@ -230,11 +234,13 @@ function AnchorCard({
       )}
       {status === 'registered' && (
         <div className="anchor-links">
-          {links.filter((l) => l !== null).map((l) => (
-            <ExternalLink key={l.href} href={l.href}>
-              {l.label}
-            </ExternalLink>
-          ))}
+          {links
+            .filter((l) => l !== null)
+            .map((l) => (
+              <ExternalLink key={l.href} href={l.href}>
+                {l.label}
+              </ExternalLink>
+            ))}
           {devnet && <span className="muted small">{t('detail.noExplorer')}</span>}
         </div>
       )}
@@ -254,7 +260,9 @@ function CertificateCard({ id }: { id: string }) {
     setResult(null);
     try {
       const saved =
-        what === 'save' ? await bridge.saveCertificate(id, language) : await bridge.openCertificate(id, language);
+        what === 'save'
+          ? await bridge.saveCertificate(id, language)
+          : await bridge.openCertificate(id, language);
       if (saved) {
         setResult(
           what === 'open'
@@ -323,7 +331,13 @@ function TimestampCard({ id }: { id: string }) {
       <h3>{t('detail.timestamp')}</h3>
       <p className="muted small">{t('detail.timestampHelp')}</p>
       <div className="button-row">
-        <button type="button" className="button" data-testid="save-timestamp" disabled={busy} onClick={() => void save()}>
+        <button
+          type="button"
+          className="button"
+          data-testid="save-timestamp"
+          disabled={busy}
+          onClick={() => void save()}
+        >
           {busy ? <Spinner /> : <Icon name="clock" size={16} />} {t('detail.saveTimestamp')}
         </button>
       </div>
@@ -332,7 +346,11 @@ function TimestampCard({ id }: { id: string }) {
           <Notice kind="ok">{result}</Notice>
         </div>
       )}
-      {noTsa ? <Notice kind="info">{t('detail.noTsa')}</Notice> : error !== null && <ErrorNotice error={error} compact />}
+      {noTsa ? (
+        <Notice kind="info">{t('detail.noTsa')}</Notice>
+      ) : (
+        error !== null && <ErrorNotice error={error} compact />
+      )}
     </div>
   );
 }
@@ -366,13 +384,13 @@ function VerifyLocal({ doc }: { doc: DocumentDto }) {
 
   return (
     <div className="card">
-      <p className="muted small">{t('detail.verifyLocalHelp')}</p>
       <DropZone
         compact
         testId="verify-local-dropzone"
         onFiles={(files) => void bridge.dropFiles(files).then(check, setError)}
         onPick={() => void bridge.pickFiles().then(check, setError)}
         title={file ? file.name : t('detail.verifyDrop')}
+        hint={file ? undefined : t('detail.verifyLocalHelp')}
         buttonLabel={t('detail.verifyPick')}
       />
       {progress !== null && (

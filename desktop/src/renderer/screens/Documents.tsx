@@ -1,7 +1,7 @@
 import type { DocumentDto } from '@notary/shared';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useApp } from '../app-context';
-import { formatBytes, formatDate, overallStatus, shorten } from '../format';
+import { formatBytes, formatDate, formatDateTime, overallStatus, shorten } from '../format';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { ErrorNotice, Icon, PageHeader, Spinner, StatusBadge } from '../ui';
@@ -13,7 +13,10 @@ type Filter = 'all' | 'pending' | 'registered';
 const LIVE_REFRESH_MS = 3000;
 
 /** Whether a document matches the search text: file name, serial number, or hash (any part, any case). */
-export function matchesSearch(doc: Pick<DocumentDto, 'fileName' | 'serialNumber' | 'sha256Hash'>, query: string): boolean {
+export function matchesSearch(
+  doc: Pick<DocumentDto, 'fileName' | 'serialNumber' | 'sha256Hash'>,
+  query: string,
+): boolean {
   const q = query.trim().toLowerCase();
   if (!q) return true;
   return (
@@ -75,10 +78,19 @@ export function Documents() {
         subtitle={session ? t('docs.subtitle', { tenant: tenantName(t, session) }) : undefined}
         actions={
           <>
-            <button type="button" className="button button-ghost" onClick={() => void load()} disabled={loading}>
+            <button
+              type="button"
+              className="button button-ghost"
+              onClick={() => void load()}
+              disabled={loading}
+            >
               <Icon name="refresh" size={16} /> {t('docs.refresh')}
             </button>
-            <button type="button" className="button button-primary" onClick={() => navigate({ name: 'notarize' })}>
+            <button
+              type="button"
+              className="button button-primary"
+              onClick={() => navigate({ name: 'notarize' })}
+            >
               <Icon name="notarize" size={16} /> {t('nav.notarize')}
             </button>
           </>
@@ -109,7 +121,11 @@ export function Documents() {
             </button>
           ))}
         </div>
-        {docs && <span className="muted toolbar-count">{t('docs.count', { n: shown.length })}</span>}
+        {docs && (
+          <span className="muted toolbar-count">
+            {t(shown.length === 1 ? 'docs.count.one' : 'docs.count.other', { n: shown.length })}
+          </span>
+        )}
       </div>
       {error !== null && <ErrorNotice error={error} onRetry={() => void load()} />}
       {docs === null && error === null ? (
@@ -120,7 +136,11 @@ export function Documents() {
         <div className="empty card">
           <Icon name="documents" size={36} />
           <p>{t('docs.empty')}</p>
-          <button type="button" className="button button-primary" onClick={() => navigate({ name: 'notarize' })}>
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => navigate({ name: 'notarize' })}
+          >
             {t('docs.emptyAction')}
           </button>
         </div>
@@ -148,13 +168,15 @@ export function Documents() {
                     if (e.key === 'Enter') navigate({ name: 'document', id: d.id });
                   }}
                 >
-                  <td className="cell-file">
-                    <Icon name="file" size={16} />
-                    <div>
-                      <div className="file-name" title={d.fileName}>
-                        {d.fileName}
+                  <td>
+                    <div className="cell-file">
+                      <Icon name="file" size={16} />
+                      <div>
+                        <div className="file-name" title={d.fileName}>
+                          {d.fileName}
+                        </div>
+                        <div className="muted small">{formatBytes(d.fileSize, language)}</div>
                       </div>
-                      <div className="muted small">{formatBytes(d.fileSize, language)}</div>
                     </div>
                   </td>
                   <td>
@@ -165,7 +187,9 @@ export function Documents() {
                       {shorten(d.sha256Hash, 8, 6)}
                     </code>
                   </td>
-                  <td className="nowrap">{formatDate(d.createdAt, language)}</td>
+                  <td className="nowrap" title={formatDateTime(d.createdAt, language)}>
+                    {formatDate(d.createdAt, language)}
+                  </td>
                   <td>
                     <StatusBadge status={overallStatus(d)} />
                   </td>

@@ -32,7 +32,12 @@ export function Join({ invitationId }: { invitationId: string }) {
         {done ? (
           <Notice kind="ok">{t('join.accepted')}</Notice>
         ) : (
-          <button type="button" className="button button-primary" disabled={busy} onClick={() => void accept()}>
+          <button
+            type="button"
+            className="button button-primary"
+            disabled={busy}
+            onClick={() => void accept()}
+          >
             {t('join.accept')}
           </button>
         )}

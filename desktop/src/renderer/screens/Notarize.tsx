@@ -55,21 +55,23 @@ export function Notarize() {
               <QueueRow key={item.key} item={item} />
             ))}
           </ul>
-          <div className="consent">
-            <label className="checkbox">
-              <input
-                type="checkbox"
-                data-testid="consent-all"
-                checked={allConsented}
-                disabled={candidates.length === 0}
-                onChange={(e) => queue.setConsentAll(e.target.checked)}
-              />
-              <span>
-                <strong>{t('notarize.consentAll')}</strong>
-                <span className="consent-text">{t('notarize.consentText')}</span>
-              </span>
-            </label>
-          </div>
+          {candidates.length > 0 && (
+            <div className="consent">
+              <label className="checkbox">
+                <input
+                  type="checkbox"
+                  data-testid="consent-all"
+                  checked={allConsented}
+                  disabled={candidates.length === 0}
+                  onChange={(e) => queue.setConsentAll(e.target.checked)}
+                />
+                <span>
+                  <strong>{t('notarize.consentAll')}</strong>
+                  <span className="consent-text">{t('notarize.consentText')}</span>
+                </span>
+              </label>
+            </div>
+          )}
           <div className="queue-actions">
             {hasFinished && (
               <button type="button" className="button button-ghost" onClick={() => queue.clearFinished()}>
@@ -80,21 +82,25 @@ export function Notarize() {
             {candidates.length > 0 && consented.length === 0 && (
               <span className="muted small">{t('notarize.needConsent')}</span>
             )}
-            <button
-              type="button"
-              className="button button-primary"
-              data-testid="submit-upload"
-              disabled={consented.length === 0 || readerOnly}
-              onClick={() => queue.submit()}
-            >
-              <Icon name="notarize" size={16} /> {t('notarize.submit', { n: consented.length })}
-            </button>
+            {candidates.length > 0 && (
+              <button
+                type="button"
+                className="button button-primary"
+                data-testid="submit-upload"
+                disabled={consented.length === 0 || readerOnly}
+                onClick={() => queue.submit()}
+              >
+                <Icon name="notarize" size={16} />{' '}
+                {t(consented.length > 1 ? 'notarize.submit.other' : 'notarize.submit.one', {
+                  n: consented.length,
+                })}
+              </button>
+            )}
           </div>
         </div>
       )}
     </div>
   );
-
 }
 
 function QueueRow({ item }: { item: QueueItem }) {
@@ -137,7 +143,9 @@ function QueueRow({ item }: { item: QueueItem }) {
           </div>
           <div className="queue-stage" data-testid="queue-stage">
             {(item.stage === 'checking' || item.stage === 'queued') && <Spinner />}
-            {item.stage === 'existing' && item.existing && <StatusBadge status={overallStatus(item.existing)} />}
+            {item.stage === 'existing' && item.existing && (
+              <StatusBadge status={overallStatus(item.existing)} />
+            )}
             <span>{stageText}</span>
           </div>
           {running && <ProgressBar value={item.progress} label={stageText} />}
@@ -166,12 +174,20 @@ function QueueRow({ item }: { item: QueueItem }) {
             </button>
           )}
           {(running || item.stage === 'queued') && (
-            <button type="button" className="button button-small button-ghost" onClick={() => queue.cancel(item.key)}>
+            <button
+              type="button"
+              className="button button-small button-ghost"
+              onClick={() => queue.cancel(item.key)}
+            >
               {t('notarize.cancel')}
             </button>
           )}
           {(item.stage === 'error' || item.stage === 'cancelled') && (
-            <button type="button" className="button button-small button-ghost" onClick={() => queue.retry(item.key)}>
+            <button
+              type="button"
+              className="button button-small button-ghost"
+              onClick={() => queue.retry(item.key)}
+            >
               {t('notarize.retry')}
             </button>
           )}

@@ -41,7 +41,9 @@ export function Settings({ onLanguage }: { onLanguage: (language: Language) => v
       <PageHeader title={t('settings.title')} />
       <section className="card section-card">
         <h2>{t('settings.server')}</h2>
-        <p className="muted small">{settings.serverUrlEditable ? t('settings.serverHelp') : t('settings.serverWeb')}</p>
+        <p className="muted small">
+          {settings.serverUrlEditable ? t('settings.serverHelp') : t('settings.serverWeb')}
+        </p>
         <form className="form-row" onSubmit={save}>
           <input
             type="url"
@@ -67,7 +69,12 @@ export function Settings({ onLanguage }: { onLanguage: (language: Language) => v
         <h2>{t('settings.language')}</h2>
         <div className="segmented">
           {(['pt', 'en'] as const).map((l) => (
-            <button key={l} type="button" className={language === l ? 'active' : ''} onClick={() => onLanguage(l)}>
+            <button
+              key={l}
+              type="button"
+              className={language === l ? 'active' : ''}
+              onClick={() => onLanguage(l)}
+            >
               {t(`lang.${l}`)}
             </button>
           ))}

@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import type { SessionInfo } from '../../common/bridge';
 import { useApp } from '../app-context';
 import { useI18n } from '../i18n';
@@ -22,6 +22,11 @@ export function SignIn({
   const [step, setStep] = useState<'email' | 'code'>('email');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const emailRef = useRef<HTMLInputElement>(null);
+  const codeRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    (step === 'email' ? emailRef : codeRef).current?.focus();
+  }, [step]);
 
   const sendCode = async (e?: FormEvent) => {
     e?.preventDefault();
@@ -78,11 +83,15 @@ export function SignIn({
                 maxLength={254}
                 value={email}
                 onChange={(e) => setEmail(e.target.value)}
-                autoFocus
+                ref={emailRef}
               />
             </label>
             {error !== null && <ErrorNotice error={error} compact />}
-            <button type="submit" className="button button-primary button-block" disabled={busy || !email.trim()}>
+            <button
+              type="submit"
+              className="button button-primary button-block"
+              disabled={busy || !email.trim()}
+            >
               {busy ? t('signin.sending') : t('signin.sendCode')}
             </button>
           </form>
@@ -101,11 +110,15 @@ export function SignIn({
                 required
                 value={code}
                 onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))}
-                autoFocus
+                ref={codeRef}
               />
             </label>
             {error !== null && <ErrorNotice error={error} compact />}
-            <button type="submit" className="button button-primary button-block" disabled={busy || code.length !== 6}>
+            <button
+              type="submit"
+              className="button button-primary button-block"
+              disabled={busy || code.length !== 6}
+            >
               {busy ? t('signin.signingIn') : t('signin.submit')}
             </button>
             <div className="form-links">

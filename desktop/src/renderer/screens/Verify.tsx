@@ -5,7 +5,16 @@ import { isClientError } from '../../common/errors';
 import { useApp } from '../app-context';
 import { explorerLinks, formatDateTime, overallStatus, percent } from '../format';
 import { useI18n } from '../i18n';
-import { CopyValue, DropZone, ErrorNotice, ExternalLink, Icon, PageHeader, ProgressBar, StatusBadge } from '../ui';
+import {
+  CopyValue,
+  DropZone,
+  ErrorNotice,
+  ExternalLink,
+  Icon,
+  PageHeader,
+  ProgressBar,
+  StatusBadge,
+} from '../ui';
 
 type Outcome =
   | { kind: 'found'; doc: PublicDocumentDto; fileName: string | null }
@@ -65,6 +74,7 @@ export function Verify() {
         onFiles={(files) => void bridge.dropFiles(files).then(verifyFiles, setError)}
         onPick={() => void bridge.pickFiles().then(verifyFiles, setError)}
         title={t('verify.drop')}
+        hint={t('verify.dropHint')}
         buttonLabel={t('verify.pick')}
       />
       {progress !== null && (
@@ -152,14 +162,19 @@ function PublicRecord({ doc, fileName }: { doc: PublicDocumentDto; fileName: str
               <StatusBadge status={doc.onchainStatus} />{' '}
               {doc.onchainTxHash && <CopyValue value={doc.onchainTxHash} />}
               {links.evmTx && <ExternalLink href={links.evmTx}>{t('detail.viewExplorer')}</ExternalLink>}
-              {links.attestation && <ExternalLink href={links.attestation}>{t('detail.viewAttestation')}</ExternalLink>}
+              {links.attestation && (
+                <ExternalLink href={links.attestation}>{t('detail.viewAttestation')}</ExternalLink>
+              )}
             </dd>
           </div>
           <div className="fact">
             <dt>{t('detail.stacks')}</dt>
             <dd>
-              <StatusBadge status={doc.stacksStatus} /> {doc.stacksTxId && <CopyValue value={doc.stacksTxId} />}
-              {links.stacksTx && <ExternalLink href={links.stacksTx}>{t('detail.viewExplorer')}</ExternalLink>}
+              <StatusBadge status={doc.stacksStatus} />{' '}
+              {doc.stacksTxId && <CopyValue value={doc.stacksTxId} />}
+              {links.stacksTx && (
+                <ExternalLink href={links.stacksTx}>{t('detail.viewExplorer')}</ExternalLink>
+              )}
             </dd>
           </div>
         </dl>

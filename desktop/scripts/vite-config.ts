@@ -1,0 +1,53 @@
+/**
+ * Vite configurations of the desktop client (README, Desktop client), used by `build.ts` and
+ * `vite.dev.config.ts`:
+ * - `dist/web/`: the renderer, a static React app. Electron loads it at `app://notary/`; the server serves the
+ *   same files at `/app/` as the web client. Relative asset paths (`base: './'`) make both work.
+ * - `dist/main/index.cjs`: the Electron main process, every dependency bundled (only `electron` is external).
+ * - `dist/preload/index.cjs`: the sandboxed preload (a sandboxed preload may only require `electron`).
+ */
+import path from 'node:path';
+import type { InlineConfig } from 'vite';
+
+const desktopDir = path.resolve(import.meta.dirname, '..');
+
+const shared: InlineConfig = { configFile: false, logLevel: 'warn', envPrefix: 'NOTARY_PUBLIC_' };
+
+/** The renderer as a static site. */
+export const webConfig: InlineConfig = {
+  ...shared,
+  root: path.join(desktopDir, 'src/renderer'),
+  base: './',
+  publicDir: path.join(desktopDir, 'src/renderer/public'),
+  oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },
+  build: {
+    outDir: path.join(desktopDir, 'dist/web'),
+    emptyOutDir: true,
+    target: 'es2022',
+    // One stylesheet and one script: the strict CSP allows only same-origin files, nothing inline.
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    chunkSizeWarningLimit: 2048,
+  },
+};
+
+/** A Node-side bundle for Electron (main or preload), CommonJS. */
+export function electronConfig(entry: string, outDir: string): InlineConfig {
+  return {
+    ...shared,
+    root: desktopDir,
+    publicDir: false,
+    build: {
+      ssr: path.join(desktopDir, entry),
+      outDir: path.join(desktopDir, outDir),
+      emptyOutDir: true,
+      target: 'node22',
+      minify: false,
+      rolldownOptions: {
+        external: ['electron'],
+        output: { format: 'cjs', entryFileNames: 'index.cjs' },
+      },
+    },
+    ssr: { noExternal: true, external: ['electron'], target: 'node' },
+  };
+}

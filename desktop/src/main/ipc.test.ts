@@ -1,0 +1,219 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { LocalFile } from '../common/bridge';
+import { CHANNELS, type Channel, EVENTS, type IpcResult } from '../common/ipc';
+import { MainController } from './controller';
+import { type IpcHandlers, registerIpcHandlers } from './ipc';
+import { isAppUrl } from './navigation';
+import { BrowserWindow, ipcMain } from './testing/electron-stand-in';
+
+vi.mock('electron', () => import('./testing/electron-stand-in'));
+
+const APP = 'app://notary/index.html';
+const FIXTURE = path.resolve(import.meta.dirname, '../../../../shared/fixtures/pdfs/tracemonkey.pdf');
+const UUID = '0b6f2c1e-7d5a-4e8b-9c3f-2a1d4e5f6a7b';
+const HASH = 'a'.repeat(64);
+
+/** Handlers that record their calls and answer `{ok}`: validation is what is tested here. */
+function recordingHandlers(): { handlers: IpcHandlers; calls: { channel: string; input: unknown }[] } {
+  const calls: { channel: string; input: unknown }[] = [];
+  const handlers = Object.fromEntries(
+    Object.values(CHANNELS).map((channel) => [
+      channel,
+      async (input: unknown) => {
+        calls.push({ channel, input });
+        return null;
+      },
+    ]),
+  ) as unknown as IpcHandlers;
+  return { handlers, calls };
+}
+
+const trusted = (event: { senderFrame?: { url: string; parent: unknown } | null }) =>
+  event.senderFrame !== null && event.senderFrame?.parent === null && isAppUrl(event.senderFrame.url);
+
+/** A valid payload of every channel (undefined: the channel takes none). */
+const VALID: Record<Channel, unknown> = {
+  'settings:get': undefined,
+  'settings:set-server-url': { url: 'https://notary.example.com' },
+  'settings:set-language': { language: 'en' },
+  'server:check': undefined,
+  'auth:request-code': { email: 'ana@cartorio.example' },
+  'auth:sign-in': { email: 'ana@cartorio.example', code: '123456' },
+  'auth:session': undefined,
+  'auth:set-tenant': { orgId: null },
+  'auth:sign-out': undefined,
+  'files:pick': undefined,
+  'files:dropped': { paths: ['/home/ana/contrato.pdf'] },
+  'files:hash': { fileId: UUID, jobId: UUID },
+  'files:upload': { fileId: UUID, jobId: UUID, consent: true },
+  'jobs:cancel': { jobId: UUID },
+  'public:verify': { hash: HASH },
+  'public:document': { serial: 'CARTORIO-7K2M9Q4XTB' },
+  'public:onchain-info': undefined,
+  'documents:list': undefined,
+  'documents:get': { id: UUID },
+  'documents:compare': { id: UUID, hash: HASH },
+  'team:accept-invitation': { invitationId: 'abcDEF123' },
+  'certificate:save': { id: UUID, language: 'pt' },
+  'certificate:open': { id: UUID, language: 'pt' },
+  'timestamp:save': { id: UUID },
+  'shell:open-external': { url: 'https://sepolia.etherscan.io/tx/0x01' },
+};
+
+const huge = 'x'.repeat(1024 * 1024);
+const polluted = () => JSON.parse('{"__proto__": {"polluted": "yes"}, "email": "ana@cartorio.example"}');
+
+/** Hostile payloads, each with the channel it is sent to. None may reach a handler. */
+const HOSTILE: [string, Channel, unknown[]][] = [
+  ['a payload where none is expected', 'settings:get', [{ evil: true }]],
+  ['two arguments', 'auth:request-code', [{ email: 'ana@cartorio.example' }, { more: 1 }]],
+  ['no payload', 'auth:request-code', []],
+  ['a string instead of an object', 'auth:request-code', ['ana@cartorio.example']],
+  ['an array instead of an object', 'auth:request-code', [['ana@cartorio.example']]],
+  ['null', 'documents:get', [null]],
+  ['a number where a string goes', 'documents:get', [{ id: 42 }]],
+  ['an object where a string goes', 'documents:get', [{ id: { $ne: '' } }]],
+  ['an extra key', 'documents:get', [{ id: UUID, admin: true }]],
+  ['__proto__ smuggled in (prototype pollution)', 'auth:request-code', [polluted()]],
+  [
+    'constructor.prototype smuggled in',
+    'auth:request-code',
+    [{ email: 'a@b.co', constructor: { prototype: { x: 1 } } }],
+  ],
+  ['a 1 MB e-mail', 'auth:request-code', [{ email: `${huge}@example.com` }]],
+  ['a 1 MB document id', 'documents:get', [{ id: huge }]],
+  ['a 1 MB URL', 'settings:set-server-url', [{ url: `https://example.com/${huge}` }]],
+  ['a code that is not 6 digits', 'auth:sign-in', [{ email: 'ana@cartorio.example', code: '12345a' }]],
+  ['a hash of 65 characters', 'public:verify', [{ hash: `${HASH}a` }]],
+  ['a hash that is not hex', 'public:verify', [{ hash: 'z'.repeat(64) }]],
+  ['a serial with SQL', 'public:document', [{ serial: "X'; DROP TABLE document; --" }]],
+  ['a relative path', 'files:dropped', [{ paths: ['etc/passwd'] }]],
+  ['a path climbing out with ..', 'files:dropped', [{ paths: ['/home/ana/../../etc/shadow'] }]],
+  ['a path made only of ..', 'files:dropped', [{ paths: ['../../etc/passwd'] }]],
+  ['a path with a NUL byte', 'files:dropped', [{ paths: ['/home/ana/a.pdf\0.txt'] }]],
+  ['a 5000-character path', 'files:dropped', [{ paths: [`/${'a'.repeat(5000)}`] }]],
+  ['101 paths', 'files:dropped', [{ paths: Array.from({ length: 101 }, (_, i) => `/tmp/${i}`) }]],
+  ['a file id that is a path', 'files:hash', [{ fileId: '/etc/passwd', jobId: UUID }]],
+  ['consent false', 'files:upload', [{ fileId: UUID, jobId: UUID, consent: false }]],
+  ['consent as the string "true"', 'files:upload', [{ fileId: UUID, jobId: UUID, consent: 'true' }]],
+  ['no consent', 'files:upload', [{ fileId: UUID, jobId: UUID }]],
+  ['a javascript: URL to open', 'shell:open-external', [{ url: 'javascript:alert(1)' }]],
+  ['a file: URL to open', 'shell:open-external', [{ url: 'file:///etc/passwd' }]],
+  ['a URL with credentials', 'settings:set-server-url', [{ url: 'https://user:pass@example.com' }]],
+  ['a language that does not exist', 'settings:set-language', [{ language: 'xx' }]],
+  ['an org id with a slash', 'auth:set-tenant', [{ orgId: '../admin' }]],
+];
+
+describe('IPC: every payload is validated in main before anything runs', () => {
+  let calls: { channel: string; input: unknown }[];
+  let unregister: () => void;
+
+  beforeEach(() => {
+    const recorded = recordingHandlers();
+    calls = recorded.calls;
+    unregister?.();
+    unregister = registerIpcHandlers(recorded.handlers, trusted);
+  });
+  afterAll(() => unregister?.());
+
+  it('registers exactly the named channels', () => {
+    expect([...ipcMain.handlers.keys()].sort()).toEqual(Object.values(CHANNELS).sort());
+  });
+
+  it.each(Object.entries(VALID))('accepts a valid %s payload', async (channel, payload) => {
+    const args = payload === undefined ? [] : [payload];
+    const result = (await ipcMain.invoke(channel, APP, ...args)) as IpcResult<unknown>;
+    expect(result).toEqual({ ok: true, value: null });
+    expect(calls).toEqual([{ channel, input: payload }]);
+  });
+
+  it.each(HOSTILE)('rejects %s', async (_what, channel, args) => {
+    const result = (await ipcMain.invoke(channel, APP, ...args)) as IpcResult<unknown>;
+    expect(result.ok).toBe(false);
+    expect(result.ok === false && result.error.kind).toBe('invalid-input');
+    expect(calls).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // The message names the channel and stays short (no echo of a megabyte of input).
+    expect(result.ok === false && result.error.message.length).toBeLessThan(300);
+  });
+
+  it.each([
+    'https://evil.example/index.html',
+    'file:///home/ana/index.html',
+    'app://evil/index.html',
+    'http://localhost:3000/app/',
+  ])('refuses calls from a frame at %s', async (url) => {
+    const result = (await ipcMain.invoke('documents:list', url)) as IpcResult<unknown>;
+    expect(result).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
+    expect(calls).toEqual([]);
+  });
+
+  it('refuses calls from a subframe of the app', async () => {
+    const handler = ipcMain.handlers.get('documents:list');
+    const result = (await handler?.({ senderFrame: { url: APP, parent: {} } })) as IpcResult<unknown>;
+    expect(result).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
+  });
+});
+
+describe('IPC through the real controller (files)', () => {
+  let userData: string;
+  let unregister: () => void;
+  const win = new BrowserWindow({});
+
+  beforeAll(async () => {
+    userData = await mkdtemp(path.join(os.tmpdir(), 'notary-ipc-'));
+    const controller = new MainController({
+      userDataDir: userData,
+      tempDir: userData,
+      documentsDir: userData,
+      window: () => win as unknown as Electron.BrowserWindow,
+    });
+    unregister?.();
+    unregister = registerIpcHandlers(controller.handlers(), trusted);
+  });
+  afterAll(async () => {
+    unregister?.();
+    await rm(userData, { recursive: true, force: true });
+  });
+
+  it('hashes a dropped file by its id, with progress events to the window, equal to sha256sum', async () => {
+    const dropped = (await ipcMain.invoke('files:dropped', APP, { paths: [FIXTURE] })) as IpcResult<
+      LocalFile[]
+    >;
+    if (!dropped.ok) throw new Error(dropped.error.message);
+    const [file] = dropped.value;
+    expect(file).toMatchObject({ name: 'tracemonkey.pdf', size: 1016315 });
+    const jobId = crypto.randomUUID();
+    const hashed = await ipcMain.invoke('files:hash', APP, { fileId: file?.id, jobId });
+    const { stdout } = await promisify(execFile)('sha256sum', [FIXTURE]);
+    expect(hashed).toEqual({ ok: true, value: stdout.slice(0, 64) });
+    const progress = win.webContents.sent.filter((s) => s.channel === EVENTS.progress);
+    expect(progress.at(-1)?.payload).toEqual({ jobId, loaded: 1016315, total: 1016315 });
+  });
+
+  it('knows only ids it handed out: an unknown file id is refused', async () => {
+    const result = await ipcMain.invoke('files:hash', APP, { fileId: UUID, jobId: crypto.randomUUID() });
+    expect(result).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+  });
+
+  it('refuses to register a directory or a missing file', async () => {
+    expect(await ipcMain.invoke('files:dropped', APP, { paths: [os.tmpdir()] })).toMatchObject({
+      ok: false,
+      error: { kind: 'file' },
+    });
+    expect(await ipcMain.invoke('files:dropped', APP, { paths: ['/nonexistent/file.pdf'] })).toMatchObject({
+      ok: false,
+      error: { kind: 'file' },
+    });
+  });
+
+  it('refuses to open a link outside the allowlist', async () => {
+    const result = await ipcMain.invoke('shell:open-external', APP, { url: 'https://evil.example/phish' });
+    expect(result).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
+  });
+});

@@ -1,0 +1,140 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { DocumentDto, PublicDocumentDto } from '@notary/shared';
+import { describe, expect, it } from 'vitest';
+import type { Bridge, LocalFile } from '../common/bridge';
+import { ClientError } from '../common/errors';
+import { hashBlob } from './bridge/hash';
+import { serverUrlFor } from './bridge/web';
+import { explorerLinks, overallStatus } from './format';
+import { initialLanguage, translator } from './i18n';
+import { matchesSearch } from './screens/Documents';
+import { UploadQueue } from './upload-queue';
+
+describe('browser hashing (WebCrypto, or @noble/hashes streaming for large files)', () => {
+  it.each([
+    ['empty', 0],
+    ['small (WebCrypto, one shot)', 1_000_000],
+    ['large (streamed in 4 MiB slices)', 40 * 1024 * 1024 + 123],
+  ])('%s blob: equals node:crypto, progress ends at the size', async (_what, size) => {
+    const bytes = randomBytes(size);
+    const events: number[] = [];
+    const hash = await hashBlob(new Blob([bytes]), ({ loaded }) => events.push(loaded));
+    expect(hash).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(events.at(-1)).toBe(size);
+  });
+
+  it('stops when cancelled', async () => {
+    const controller = new AbortController();
+    const run = hashBlob(
+      new Blob([randomBytes(40 * 1024 * 1024)]),
+      () => controller.abort(),
+      controller.signal,
+    );
+    await expect(run).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+});
+
+describe('renderer logic', () => {
+  it('finds the service next to /app/', () => {
+    expect(serverUrlFor({ href: 'http://localhost:3000/app/#/documents' })).toBe('http://localhost:3000');
+    expect(serverUrlFor({ href: 'https://example.com/notary/app/index.html' })).toBe(
+      'https://example.com/notary',
+    );
+  });
+
+  it('builds explorer links as the spec says, and none without prefixes (devnet)', () => {
+    const doc = { onchainTxHash: '0xab', onchainAttestationUid: '0xcd', stacksTxId: 'ef' };
+    expect(
+      explorerLinks(doc, {
+        explorerTxPrefix: 'https://sepolia.etherscan.io/tx/',
+        attestationScanPrefix: 'https://sepolia.easscan.org/attestation/view',
+        stacksExplorerTxPrefix: 'https://explorer.hiro.so/txid',
+        stacksNetwork: 'testnet',
+      }),
+    ).toEqual({
+      evmTx: 'https://sepolia.etherscan.io/tx/0xab',
+      attestation: 'https://sepolia.easscan.org/attestation/view/0xcd',
+      stacksTx: 'https://explorer.hiro.so/txid/0xef?chain=testnet',
+    });
+    expect(
+      explorerLinks(doc, {
+        explorerTxPrefix: '',
+        attestationScanPrefix: '',
+        stacksExplorerTxPrefix: '',
+        stacksNetwork: 'devnet',
+      }),
+    ).toEqual({ evmTx: null, attestation: null, stacksTx: null });
+  });
+
+  it('searches by name, serial or any part of the hash, ignoring case', () => {
+    const doc = {
+      fileName: 'Contrato Social.pdf',
+      serialNumber: 'ACME-7K2M9Q4XTB',
+      sha256Hash: 'ab'.repeat(32),
+    };
+    for (const q of ['contrato', 'acme-7k2', 'BABA', '', '  social '])
+      expect(matchesSearch(doc, q)).toBe(true);
+    expect(matchesSearch(doc, 'zzz')).toBe(false);
+  });
+
+  it('reads the status of both chains', () => {
+    expect(overallStatus({ onchainStatus: 'registered', stacksStatus: 'registered' })).toBe('registered');
+    expect(overallStatus({ onchainStatus: 'registered', stacksStatus: 'pending' })).toBe('partial');
+    expect(overallStatus({ onchainStatus: 'pending', stacksStatus: 'pending' })).toBe('pending');
+  });
+
+  it('speaks Portuguese unless told or the system prefers English, and has every text in both', () => {
+    expect(initialLanguage(null, ['pt-BR'])).toBe('pt');
+    expect(initialLanguage(null, ['de-DE'])).toBe('pt');
+    expect(initialLanguage(null, ['en-GB', 'pt'])).toBe('en');
+    expect(initialLanguage('pt', ['en-US'])).toBe('pt');
+    expect(translator('en')('notarize.submit.other', { n: 3 })).toBe('Notarize 3 files');
+    expect(translator('pt')('err.rateLimited', { seconds: 30 })).toBe(
+      'Muitas solicitações. Aguarde 30 s e tente de novo.',
+    );
+  });
+});
+
+describe('upload queue', () => {
+  /** A bridge for the queue's own logic: hashes are given, the public record is known or not, uploads succeed. */
+  function fakeBridge(existing: Record<string, PublicDocumentDto>): Bridge & { uploads: string[] } {
+    const uploads: string[] = [];
+    const partial = {
+      uploads,
+      hashFile: async (fileId: string) => fileId.padEnd(64, '0'),
+      publicVerify: async (hash: string) =>
+        existing[hash] ? { found: true, document: existing[hash] } : { found: false },
+      upload: async (fileId: string, _jobId: string, consent: true) => {
+        if (consent !== true) throw new ClientError({ kind: 'bad-request', message: 'consent' });
+        uploads.push(fileId);
+        return { id: fileId, serialNumber: `U12345-${fileId.slice(0, 10).toUpperCase()}` } as DocumentDto;
+      },
+      cancel: async () => undefined,
+    };
+    return partial as unknown as Bridge & { uploads: string[] };
+  }
+  const file = (id: string, size = 10): LocalFile => ({ id, name: `${id}.pdf`, size });
+  const settle = () => new Promise((r) => setTimeout(r, 20));
+
+  it('sends only consented files, skips notarized ones and files over 250 MB', async () => {
+    const known = 'b'.padEnd(64, '0');
+    const bridge = fakeBridge({ [known]: { serialNumber: 'U12345-0000000000' } as PublicDocumentDto });
+    const queue = new UploadQueue(bridge);
+    queue.add([file('a'), file('b'), file('c'), file('d', 250 * 1024 * 1024 + 1)]);
+    await settle();
+    const stages = () => Object.fromEntries(queue.snapshot().map((i) => [i.file.id, i.stage]));
+    expect(stages()).toEqual({ a: 'ready', b: 'existing', c: 'ready', d: 'ready' });
+    queue.submit();
+    await settle();
+    expect(bridge.uploads).toEqual([]);
+    queue.setConsent(queue.snapshot()[0]?.key ?? '', true);
+    queue.submit();
+    await settle();
+    expect(bridge.uploads).toEqual(['a']);
+    queue.setConsentAll(true);
+    queue.submit();
+    await settle();
+    expect(bridge.uploads).toEqual(['a', 'c']);
+    expect(stages()).toEqual({ a: 'done', b: 'existing', c: 'done', d: 'ready' });
+  });
+});

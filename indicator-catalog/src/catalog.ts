@@ -1,0 +1,106 @@
+import type { CatalogConfig } from './config';
+import { type Database, openDatabase } from './db';
+import { createEmbedder, type Embedder } from './embeddings';
+import { createConnector } from './providers/connectors';
+import type { ProviderConnector } from './providers/port';
+import { CatalogCache } from './search/catalog-cache';
+import { SyncRunner } from './sync/runner';
+import { createVectorIndex, type VectorIndex } from './vector-index';
+
+/** Readiness of `GET /health`: `ok` once the startup syncs are done (issue 7, fixed points). */
+export interface Readiness {
+  status: 'starting' | 'ok' | 'error';
+  detail?: string;
+}
+
+/** Everything the HTTP layer and the CLI-facing code need; built once by `openCatalog`. */
+export interface CatalogDeps {
+  config: CatalogConfig;
+  db: Database;
+  embedder: Embedder;
+  index: VectorIndex;
+  catalog: CatalogCache;
+  sync: SyncRunner;
+  connectorFor(provider: { kind: string; baseUrl: string }): ProviderConnector;
+  readiness: Readiness;
+}
+
+export interface Catalog {
+  deps: CatalogDeps;
+  /** Stops running syncs, writes the embedded index, closes the database. */
+  close(): Promise<void>;
+}
+
+export interface CatalogOptions {
+  /** In-memory database and vector index (tests): nothing under `dataDir`. */
+  memory?: boolean;
+  /** Replaces the configured embedder (tests count its calls). */
+  embedder?: Embedder;
+  /** Replaces the configured vector index. */
+  index?: VectorIndex;
+  /** `fetch` of the provider connectors (tests). */
+  fetch?: typeof fetch;
+  /** Sync heartbeat and staleness, ms. */
+  heartbeatMs?: number;
+  staleAfterMs?: number;
+}
+
+/**
+ * Composition root of the catalog: database (PGlite under `dataDir`, or PostgreSQL), embedder (local, or
+ * OpenAI-compatible), vector index (embedded, or Qdrant), connectors by kind, the sync runner and the
+ * search cache. Marks syncs left `running` by a stopped catalog as `failed`.
+ * @throws DirectoryLockedError when another process uses `dataDir`; errors of the index's `init`.
+ */
+export async function openCatalog(config: CatalogConfig, options: CatalogOptions = {}): Promise<Catalog> {
+  const embedder = options.embedder ?? createEmbedder(config);
+  const index =
+    options.index ?? createVectorIndex(config, embedder.dimensions, { memory: options.memory ?? false });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...(options.memory ? { memory: true } : {}),
+  });
+  try {
+    await index.init();
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
+  const connectorFor = (provider: { kind: string; baseUrl: string }) =>
+    createConnector(provider.kind, provider.baseUrl, {
+      timeoutMs: config.provider.timeoutMs,
+      retries: config.provider.retries,
+      maxPages: config.provider.maxPages,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  const catalog = new CatalogCache(db);
+  const sync = new SyncRunner({
+    db,
+    embedder,
+    index,
+    connectorFor,
+    onCommitted: () => catalog.invalidate(),
+    ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+    ...(options.staleAfterMs !== undefined ? { staleAfterMs: options.staleAfterMs } : {}),
+  });
+  const recovered = await sync.recoverInterrupted();
+  if (recovered) console.warn(`[catalog] ${recovered} sync(s) interrupted by a previous stop marked failed`);
+  const deps: CatalogDeps = {
+    config,
+    db,
+    embedder,
+    index,
+    catalog,
+    sync,
+    connectorFor,
+    readiness: { status: 'starting' },
+  };
+  return {
+    deps,
+    close: async () => {
+      await sync.close();
+      await index.close();
+      await db.close();
+    },
+  };
+}

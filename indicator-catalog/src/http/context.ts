@@ -1,0 +1,37 @@
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { CatalogDeps } from '../catalog';
+import type { SearchTiming } from '../search/search';
+
+/** Per-request context of every procedure, for both faces (tRPC at `/trpc`, REST at `/api/...`). */
+export interface Context {
+  deps: CatalogDeps;
+  /** This request's own EntityManager, forked on first use. */
+  em: () => SqlEntityManager;
+  /** Raw bearer token of `Authorization`, checked by `adminProcedure`. */
+  bearer: string | null;
+  /** Filled by the search; the REST face sends it as `Server-Timing`. */
+  timing: SearchTiming;
+}
+
+/** Extracts the bearer token of an `Authorization` header (RFC 6750 section 2.1). */
+export function bearerFrom(header: string | undefined): string | null {
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1] ?? null;
+}
+
+/** The context of one request (REST or tRPC): its own EntityManager (lazily forked), bearer token, timing. */
+export function createContext(
+  deps: CatalogDeps,
+  req: { headers: { authorization?: string | undefined } },
+): Context {
+  let em: SqlEntityManager | undefined;
+  return {
+    deps,
+    em: () => {
+      em ??= deps.db.fork();
+      return em;
+    },
+    bearer: bearerFrom(req.headers.authorization),
+    timing: { rank: 0, city: 0, values: 0, total: 0 },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * `npm run start:catalog`: the indicator catalog on `CATALOG_HOST:CATALOG_PORT` (default 127.0.0.1:3100)
+ * with the reference provider on `PROVIDER_HOST:PROVIDER_PORT` (default 127.0.0.1:3200; off with
+ * `CATALOG_REFERENCE_PROVIDER=0`). On start it registers the reference provider and syncs it; `GET /health`
+ * answers `{status:'ok'}` once that first sync is done.
+ */
+import { startReferenceProvider } from '../reference-provider/src/server';
+import { bootstrap } from './bootstrap';
+import { openCatalog } from './catalog';
+import { loadConfig } from './config';
+import { startHttp } from './http/server';
+
+const config = loadConfig();
+const provider = config.referenceProvider.enabled
+  ? await startReferenceProvider(config.referenceProvider)
+  : undefined;
+if (provider) console.log(`[catalog] reference provider listening on ${provider.url}`);
+const catalog = await openCatalog(config);
+const { deps } = catalog;
+const http = await startHttp(deps, config.host, config.port);
+console.log(
+  `[catalog] listening on ${http.url} (database: ${deps.db.kind}, vector index: ${deps.index.kind}, embedder: ${deps.embedder.id}, data: ${config.dataDir})`,
+);
+
+const shutdown = new AbortController();
+const started = bootstrap(deps, {
+  ...(provider ? { referenceUrl: provider.url } : {}),
+  signal: shutdown.signal,
+}).catch((e: unknown) => {
+  deps.readiness = { status: 'error', detail: (e as Error).message };
+  console.error('[catalog] startup failed', e);
+});
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  shutdown.abort();
+  await http.close();
+  await catalog.close();
+  await started;
+  await provider?.close();
+  process.exit(0);
+};
+process.once('SIGINT', () => void stop());
+process.once('SIGTERM', () => void stop());

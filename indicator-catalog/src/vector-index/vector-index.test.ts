@@ -1,0 +1,177 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type QdrantServer, startQdrantServer } from '../../test-support/qdrant-server';
+import { LocalEmbedder } from '../embeddings/local';
+import { EmbeddedVectorIndex } from './embedded';
+import { pointId } from './point-id';
+import type { VectorIndex, VectorPoint } from './port';
+import { QdrantVectorIndex } from './qdrant';
+
+const DIMS = 1536;
+const embedder = new LocalEmbedder(DIMS);
+
+const point = (slug: string, id: string, text: string, hash = 'h1'): VectorPoint => ({
+  id: pointId(slug, id),
+  vector: embedder.embedOne(text),
+  payload: { providerSlug: slug, indicatorId: id, contentHash: hash },
+});
+
+const TEXTS: [string, string][] = [
+  ['POP', 'População residente estimada'],
+  ['MORT', 'Taxa de mortalidade infantil'],
+  ['PIB', 'Produto Interno Bruto municipal'],
+  ['ESC', 'Número de escolas de educação básica'],
+  ['AGUA', 'População atendida com abastecimento de água'],
+];
+
+interface Backend {
+  name: string;
+  open(): Promise<VectorIndex>;
+}
+
+let qdrant: QdrantServer;
+let tempDir: string;
+let collectionSeq = 0;
+
+beforeAll(async () => {
+  qdrant = await startQdrantServer({ apiKey: 'qdrant-test-key' });
+  tempDir = await mkdtemp(path.join(os.tmpdir(), 'vector-index-'));
+});
+afterAll(async () => {
+  await qdrant.close();
+  await rm(tempDir, { recursive: true, force: true });
+});
+
+const backends: Backend[] = [
+  {
+    name: 'embedded',
+    open: async () => {
+      const index = new EmbeddedVectorIndex({
+        dimensions: DIMS,
+        dir: path.join(tempDir, `e${collectionSeq++}`),
+      });
+      await index.init();
+      return index;
+    },
+  },
+  {
+    name: 'qdrant (real client, loopback Qdrant API)',
+    open: async () => {
+      const index = new QdrantVectorIndex({
+        url: qdrant.url,
+        apiKey: qdrant.apiKey,
+        collection: `c${collectionSeq++}`,
+        dimensions: DIMS,
+      });
+      await index.init();
+      return index;
+    },
+  },
+];
+
+describe.each(backends)('vector index: $name', (backend) => {
+  it('upserts, queries nearest first, filters by provider, lists, counts, removes', async () => {
+    const index = await backend.open();
+    await index.upsert(TEXTS.map(([id, text]) => point('a', id, text)));
+    await index.upsert([point('b', 'POP', 'População residente estimada', 'hb')]);
+    expect(await index.count()).toBe(6);
+    expect(await index.count('a')).toBe(5);
+
+    const hits = await index.query(embedder.embedOne('mortalidade de crianças'), { limit: 3 });
+    expect(hits[0]?.payload).toEqual({ providerSlug: 'a', indicatorId: 'MORT', contentHash: 'h1' });
+    expect(hits[0]?.id).toBe(pointId('a', 'MORT'));
+    expect(hits).toHaveLength(3);
+    expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? 1);
+
+    const onlyB = await index.query(embedder.embedOne('população'), { limit: 10, providerSlugs: ['b'] });
+    expect(onlyB.map((h) => h.payload.providerSlug)).toEqual(['b']);
+
+    const listed = await index.listProvider('a');
+    expect([...listed.keys()].sort()).toEqual(TEXTS.map(([id]) => pointId('a', id)).sort());
+    expect(listed.get(pointId('a', 'PIB'))?.indicatorId).toBe('PIB');
+
+    // Upsert of an existing id replaces vector and payload.
+    await index.upsert([point('a', 'PIB', 'Taxa de mortalidade infantil', 'h2')]);
+    expect(await index.count('a')).toBe(5);
+    expect((await index.listProvider('a')).get(pointId('a', 'PIB'))?.contentHash).toBe('h2');
+
+    await index.remove([pointId('a', 'PIB'), pointId('a', 'unknown')]);
+    expect(await index.count('a')).toBe(4);
+    await index.removeProvider('a');
+    expect(await index.count()).toBe(1);
+    expect(await index.count('a')).toBe(0);
+    await index.close();
+  });
+
+  it('lists providers with more points than one scroll page, and rejects other dimensions', async () => {
+    const index = await backend.open();
+    const many = Array.from({ length: 1200 }, (_, i) => point('big', `I${i}`, `indicador ${i} de teste`));
+    await index.upsert(many);
+    expect((await index.listProvider('big')).size).toBe(1200);
+    await expect(
+      index.upsert([
+        {
+          id: pointId('x', 'y'),
+          vector: new Float32Array(3),
+          payload: { providerSlug: 'x', indicatorId: 'y', contentHash: 'z' },
+        },
+      ]),
+    ).rejects.toThrow();
+    await index.close();
+  });
+});
+
+describe('embedded index persistence', () => {
+  it('survives a reopen (atomic file write) and refuses a second process on the same directory', async () => {
+    const dir = path.join(tempDir, 'persist');
+    const first = new EmbeddedVectorIndex({ dimensions: DIMS, dir });
+    await first.init();
+    await first.upsert(TEXTS.map(([id, text]) => point('a', id, text)));
+    await first.remove([pointId('a', 'ESC')]);
+    await first.persist();
+    await first.close();
+
+    const second = new EmbeddedVectorIndex({ dimensions: DIMS, dir });
+    await second.init();
+    expect(await second.count()).toBe(4);
+    const [hit] = await second.query(embedder.embedOne('abastecimento de água'), { limit: 1 });
+    expect(hit?.payload.indicatorId).toBe('AGUA');
+    expect(hit?.score).toBeCloseTo(
+      Array.from(embedder.embedOne('abastecimento de água')).reduce(
+        (s, x, i) => s + x * (embedder.embedOne('População atendida com abastecimento de água')[i] as number),
+        0,
+      ),
+      5,
+    );
+    await second.close();
+  });
+});
+
+describe('qdrant adapter against the loopback server', () => {
+  it('creates the collection with cosine distance and keyword payload indexes, once', async () => {
+    const name = `c${collectionSeq++}`;
+    const options = { url: qdrant.url, apiKey: qdrant.apiKey, collection: name, dimensions: DIMS };
+    await new QdrantVectorIndex(options).init();
+    await new QdrantVectorIndex(options).init();
+    const collection = qdrant.collections.get(name);
+    expect(collection?.size).toBe(DIMS);
+    expect(collection?.distance).toBe('Cosine');
+    expect([...(collection?.indexes.entries() ?? [])]).toEqual([
+      ['providerSlug', 'keyword'],
+      ['indicatorId', 'keyword'],
+    ]);
+    expect(qdrant.calls.filter((c) => c === `PUT /collections/${name}`)).toHaveLength(1);
+    await expect(new QdrantVectorIndex({ ...options, dimensions: 8 }).init()).rejects.toThrow(
+      /1536|8-dimension/,
+    );
+  });
+
+  it('searches through the Query API', async () => {
+    const index = await backends[1]?.open();
+    await index?.query(embedder.embedOne('x'), { limit: 1 });
+    expect(qdrant.calls.some((c) => /^POST \/collections\/c\d+\/points\/query$/.test(c))).toBe(true);
+    expect(qdrant.calls.some((c) => c.endsWith('/points/search'))).toBe(false);
+  });
+});

@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SearchResponse } from '../src/search/schemas';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function run(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function output(child: ChildProcess): { text: () => string } {
+  let text = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    text += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    text += d.toString();
+  });
+  return { text: () => text };
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+
+let dataDir: string | undefined;
+let catalog: ChildProcess | undefined;
+afterAll(async () => {
+  if (catalog && catalog.exitCode === null) {
+    catalog.kill('SIGKILL');
+    await exited(catalog);
+  }
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('npm run start:catalog (indicator-catalog/src/main.ts)', () => {
+  it('starts the catalog with the reference provider, syncs it, answers /health, and the CLI follows a sync', async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'catalog-start-'));
+    catalog = run(['indicator-catalog/src/main.ts'], {
+      CATALOG_PORT: '0',
+      PROVIDER_PORT: '0',
+      CATALOG_DATA_DIR: dataDir,
+    });
+    const log = output(catalog);
+    let url: string | undefined;
+    for (let i = 0; i < 600 && !url; i++) {
+      url = /\[catalog\] listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log.text())?.[1];
+      if (catalog.exitCode !== null) throw new Error(`catalog exited: ${log.text()}`);
+      await sleep(100);
+    }
+    expect(url, log.text()).toBeDefined();
+    let health: { status: number; body: unknown } | undefined;
+    for (let i = 0; i < 300; i++) {
+      const response = await fetch(`${url}/health`);
+      health = { status: response.status, body: await response.json() };
+      if (response.status === 200) break;
+      expect(health).toEqual({ status: 503, body: { status: 'starting' } });
+      await sleep(100);
+    }
+    expect(health).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(log.text()).toContain('[catalog] startup sync of ibge-referencia: ok');
+
+    const search = (await (
+      await fetch(`${url}/api/search?q=popula%C3%A7%C3%A3o&city=Manaus&limit=1`)
+    ).json()) as SearchResponse;
+    expect(search.results[0]?.values[0]).toMatchObject({ city: 'Manaus', year: 2021 });
+
+    const cli = run(['indicator-catalog/src/cli.ts', 'sync', 'ibge-referencia'], {
+      CATALOG_URL: url as string,
+    });
+    const cliLog = output(cli);
+    expect(await exited(cli)).toBe(0);
+    expect(cliLog.text()).toMatch(
+      /ibge-referencia: ok in \d+ ms: 102 definitions, 0 embedded, 102 unchanged, 0 removed/,
+    );
+
+    catalog.kill('SIGTERM');
+    expect(await exited(catalog)).toBe(0);
+  });
+});

@@ -1,0 +1,362 @@
+/**
+ * The desktop client's renderer, built as the web client and served by the real service at `/app/`, driven
+ * in Debian's Chromium by Playwright (issue 8). The service runs on its embedded defaults (PGlite, file
+ * storage, in-process identity, the development mailbox) with the in-process anchoring devnets, plus the
+ * test TSA and a signing certificate so that the timestamp and the signed certificate are real.
+ * `SESSION_TTL_SECONDS=30` makes the session JWT renew several times during the run.
+ *
+ * Screenshots of the main screens go to `test/e2e/screenshots/` (git-ignored).
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURES_DIR, sha256sum } from '../harness/fixtures';
+import { api } from '../harness/http';
+import { createTestPki, type TestPki } from '../harness/pki';
+import { startTestService, type TestService } from '../harness/service';
+import { freshEmail, makeOrg } from '../harness/tenants';
+import { startTestTsa, type TestTsa } from '../harness/tsa';
+
+const exec = promisify(execFile);
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = path.resolve(import.meta.dirname, 'screenshots');
+const UPLOADED = path.join(FIXTURES_DIR, 'pdfs/tracemonkey.pdf');
+const OTHER = path.join(FIXTURES_DIR, 'pdfs/hello_world_rotated.pdf');
+
+/** The `.eml` files of the development mailbox (`DATA_DIR/mail`). */
+async function mailbox(dataDir: string): Promise<string[]> {
+  return (await readdir(path.join(dataDir, 'mail')).catch(() => [] as string[])).filter((f) =>
+    f.endsWith('.eml'),
+  );
+}
+
+/** The 6-digit code of a sign-in mail to `email` that arrived after `known` was listed. */
+async function mailedCode(dataDir: string, email: string, known: string[]): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    for (const file of (await mailbox(dataDir)).filter((f) => !known.includes(f))) {
+      const text = await readFile(path.join(dataDir, 'mail', file), 'utf8');
+      const code = /Use the code (\d{6}) /.exec(text)?.[1];
+      if (code && text.includes(`To: ${email}`)) return code;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no sign-in code mailed to ${email}`);
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+describe('desktop client (web build) in Chromium against the real service', () => {
+  let pki: TestPki;
+  let tsa: TestTsa;
+  let t: TestService | undefined;
+  let url: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const email = freshEmail('tabeliao');
+  let documentId = '';
+  let serial = '';
+  const pageErrors: string[] = [];
+  /** Console errors other than the expected 401 of `/api/auth/token` while signed out (CSP violations...). */
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    await rm(SCREENSHOTS, { recursive: true, force: true });
+    await mkdir(SCREENSHOTS, { recursive: true });
+    pki = await createTestPki();
+    tsa = await startTestTsa(pki);
+    t = await startTestService('pglite', {
+      ANCHORING: 'devnet',
+      MAIL_DEV: '1',
+      SESSION_TTL_SECONDS: '30',
+      SIGNING_CERT: pki.rsa.p12Path,
+      SIGNING_CERT_PASSWORD: pki.p12Password,
+      TSA_URL: tsa.url,
+      TSA_CA_CERTS: pki.caChainPath,
+    });
+    url = t.url;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // Playwright gives every launch a fresh temporary profile (user data dir).
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    });
+    context = await browser.newContext({
+      acceptDownloads: true,
+      locale: 'pt-BR',
+      viewport: { width: 1360, height: 860 },
+    });
+    page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 401/.test(m.text())) consoleErrors.push(m.text());
+    });
+    page.setDefaultTimeout(15_000);
+  });
+
+  // The steps build on each other: after a failure the rest would only time out.
+  let failed = false;
+  beforeEach((ctx) => {
+    if (failed) ctx.skip();
+  });
+  afterEach((ctx) => {
+    if (ctx.task.result?.state === 'fail') failed = true;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await tsa?.stop();
+    await pki?.dispose();
+  });
+
+  it('signs in with the e-mail code read from the development mailbox (Portuguese by default)', async () => {
+    await page.goto(`${url}/app/`);
+    await expect.poll(() => page.locator('h1').first().textContent()).toBe('Entrar');
+    await shot(page, '01-sign-in');
+    await page.getByLabel('E-mail').fill(email);
+    const known = await mailbox(t?.dataDir ?? '');
+    await page.getByRole('button', { name: 'Enviar código' }).click();
+    const code = await mailedCode(t?.dataDir ?? '', email, known);
+    await page.getByLabel('Código recebido por e-mail').fill(code);
+    await page.getByRole('button', { name: 'Entrar', exact: true }).click();
+    await page.getByText('Nenhum documento neste espaço ainda.').waitFor();
+    expect(await page.getByTestId('user-email').textContent()).toBe(email);
+    await shot(page, '02-documents-empty');
+  });
+
+  it('hashes a picked file locally and refuses to upload without consent', async () => {
+    await page.getByRole('link', { name: 'Notarizar' }).click();
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Escolher arquivos' }).click();
+    await (await chooser).setFiles(UPLOADED);
+    const item = page.getByTestId('queue-item');
+    await expect.poll(() => item.getAttribute('data-stage')).toBe('ready');
+    // The hash shown was computed in the browser; it is the file's sha256sum.
+    expect(await item.locator('.queue-hash').textContent()).toBe(await sha256sum(UPLOADED));
+    const submit = page.getByTestId('submit-upload');
+    expect(await submit.isDisabled()).toBe(true);
+    await page.getByTestId('consent-item').check();
+    expect(await submit.isDisabled()).toBe(false);
+    await page.getByTestId('consent-item').uncheck();
+    expect(await submit.isDisabled()).toBe(true);
+    await shot(page, '03-notarize-consent');
+    // Nothing reached the server.
+    const listed = await api<{ documents: unknown[] }>(url, '/api/documents', {
+      token: await t?.token(email),
+    });
+    expect(listed.body.documents).toEqual([]);
+  });
+
+  it('uploads with consent, then the detail view follows both anchors until registered', async () => {
+    await page.getByTestId('consent-all').check();
+    await page.getByTestId('submit-upload').click();
+    const item = page.getByTestId('queue-item');
+    await expect.poll(() => item.getAttribute('data-stage'), { timeout: 30_000 }).toBe('done');
+    serial = (await item.getByTestId('queue-stage').textContent())?.replace(/^.*: /, '') ?? '';
+    expect(serial).toMatch(/^U[0-9A-Z]{5}-[0-9A-HJKMNP-TV-Z]{10}$/);
+    await shot(page, '04-notarize-done');
+    await page.getByRole('button', { name: 'Ver registro' }).click();
+    await page.getByTestId('document-detail').waitFor();
+    documentId = decodeURIComponent(new URL(page.url()).hash.split('/')[2] ?? '');
+    expect(await page.getByTestId('detail-serial').textContent()).toBe(serial);
+    expect(await page.getByTestId('detail-hash').textContent()).toBe(await sha256sum(UPLOADED));
+    await expect
+      .poll(() => page.getByTestId('detail-status').locator('[data-status]').getAttribute('data-status'), {
+        timeout: 45_000,
+        interval: 500,
+      })
+      .toBe('registered');
+    expect(await page.getByTestId('anchor-evm').getAttribute('data-status')).toBe('registered');
+    expect(await page.getByTestId('anchor-stacks').getAttribute('data-status')).toBe('registered');
+    expect(await page.getByTestId('anchor-evm').textContent()).toMatch(/0x[0-9a-f]{64}/);
+    await shot(page, '05-detail-registered');
+  });
+
+  it('saves the certificate (a signed PDF) and the RFC 3161 timestamp token', async () => {
+    const certDownload = page.waitForEvent('download');
+    await page.getByTestId('save-certificate').click();
+    const cert = await certDownload;
+    expect(cert.suggestedFilename()).toBe(`certificado-${serial}.pdf`);
+    const pdf = await readFile((await cert.path()) ?? '');
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.includes(Buffer.from('/ETSI.CAdES.detached'))).toBe(true);
+    await expect
+      .poll(() => page.getByTestId('certificate-result').textContent())
+      .toContain('assinado pelo serviço');
+
+    const tsrDownload = page.waitForEvent('download');
+    await page.getByTestId('save-timestamp').click();
+    const tsr = await tsrDownload;
+    expect(tsr.suggestedFilename()).toBe(`${serial}.tsr`);
+    const { stdout } = await exec('openssl', [
+      'ts',
+      '-verify',
+      '-digest',
+      await sha256sum(UPLOADED),
+      '-in',
+      (await tsr.path()) ?? '',
+      '-CAfile',
+      pki.caChainPath,
+    ]);
+    expect(stdout).toContain('Verification: OK');
+    await page.getByTestId('timestamp-result').waitFor();
+  });
+
+  it('verifies a local file against the record: match, then mismatch', async () => {
+    const pick = async (file: string) => {
+      const chooser = page.waitForEvent('filechooser');
+      await page
+        .getByTestId('verify-local-dropzone')
+        .getByRole('button', { name: 'Escolher arquivo' })
+        .click();
+      await (await chooser).setFiles(file);
+    };
+    await pick(UPLOADED);
+    const result = page.getByTestId('compare-result');
+    await expect.poll(() => result.getAttribute('data-match')).toBe('true');
+    expect(await result.textContent()).toContain('O arquivo confere com este registro.');
+    await shot(page, '06-detail-verify-match');
+    await pick(OTHER);
+    await expect.poll(() => result.getAttribute('data-match')).toBe('false');
+    expect(await result.textContent()).toContain(await sha256sum(OTHER));
+    await result.scrollIntoViewIfNeeded();
+    await shot(page, '07-detail-verify-mismatch');
+  });
+
+  it('shows an already notarized file instead of uploading it again', async () => {
+    await page.getByRole('link', { name: 'Notarizar' }).click();
+    await page.getByRole('button', { name: 'Limpar concluídos' }).click();
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Escolher arquivos' }).click();
+    await (await chooser).setFiles(UPLOADED);
+    const item = page.getByTestId('queue-item');
+    await expect.poll(() => item.getAttribute('data-stage')).toBe('existing');
+    expect(await item.textContent()).toContain(`Já registrado: ${serial}`);
+    // Nothing to send: no consent box, no send button.
+    expect(await page.getByTestId('submit-upload').count()).toBe(0);
+    expect(await page.getByTestId('consent-all').count()).toBe(0);
+  });
+
+  it('lists the tenant documents with search and status filter, in English too', async () => {
+    await page.getByRole('link', { name: 'Documentos' }).click();
+    const rows = page.getByTestId('document-row');
+    await expect.poll(() => rows.count()).toBe(1);
+    const search = page.getByPlaceholder('Buscar por nome, número de série ou hash');
+    for (const q of [serial.toLowerCase(), (await sha256sum(UPLOADED)).slice(20, 40), 'tracemonkey']) {
+      await search.fill(q);
+      await expect.poll(() => rows.count()).toBe(1);
+    }
+    await search.fill('no-such-document');
+    await expect.poll(() => rows.count()).toBe(0);
+    await search.fill('');
+    await page.getByRole('tab', { name: 'Em registro' }).click();
+    await expect.poll(() => rows.count()).toBe(0);
+    await page.getByRole('tab', { name: 'Registrados' }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    await shot(page, '08-documents');
+    await page.locator('.lang-switch').getByRole('button', { name: 'EN' }).click();
+    await page.getByRole('tab', { name: 'Registered' }).waitFor();
+    await shot(page, '09-documents-en');
+    await page.locator('.lang-switch').getByRole('button', { name: 'PT' }).click();
+  });
+
+  it('switches to an organization where the user is a reader: upload is not offered', async () => {
+    await makeOrg(t as TestService, 'Cartório Central', [
+      [freshEmail('dono'), 'owner'],
+      [email, 'reader'],
+    ]);
+    await page.reload();
+    const select = page.getByTestId('tenant-select');
+    await expect.poll(() => select.locator('option').count()).toBe(2);
+    const orgValue = await select.locator('option').nth(1).getAttribute('value');
+    await select.selectOption(orgValue ?? '');
+    await page.getByText('Nenhum documento neste espaço ainda.').waitFor();
+    expect(await page.locator('.role-chip').textContent()).toBe('leitor');
+    await page.getByRole('link', { name: 'Notarizar' }).click();
+    await page.getByText('Seu papel neste espaço (leitor) não permite enviar documentos.').waitFor();
+    await shot(page, '09b-organization-reader');
+    await select.selectOption('');
+    await expect.poll(() => page.getByTestId('document-row').count()).toBe(1);
+  });
+
+  it('verifies files publicly without signing in', async () => {
+    const anonymous = await browser.newContext({ locale: 'pt-BR', viewport: { width: 1360, height: 860 } });
+    const pub = await anonymous.newPage();
+    await pub.goto(`${url}/app/`);
+    await pub.getByRole('button', { name: 'Verificar um arquivo sem entrar' }).click();
+    const pick = async (file: string) => {
+      const chooser = pub.waitForEvent('filechooser');
+      await pub.getByRole('button', { name: 'Escolher arquivo' }).click();
+      await (await chooser).setFiles(file);
+    };
+    // Dropped, not picked: the drop zone reads the DataTransfer's file.
+    // (A string: the test's own TypeScript has no DOM types.)
+    const base64 = (await readFile(OTHER)).toString('base64');
+    const transfer = await pub.evaluateHandle(`(() => {
+      const bytes = Uint8Array.from(atob('${base64}'), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'dropped.pdf', { type: 'application/pdf' }));
+      return dt;
+    })()`);
+    await pub.getByTestId('verify-dropzone').dispatchEvent('drop', { dataTransfer: transfer });
+    const result = pub.getByTestId('verify-result');
+    await expect.poll(() => result.getAttribute('data-found')).toBe('false');
+    expect(await result.textContent()).toContain('dropped.pdf');
+    expect(await result.textContent()).toContain('Nenhum registro para este arquivo');
+    await pick(UPLOADED);
+    await expect.poll(() => result.getAttribute('data-found')).toBe('true');
+    expect(await pub.getByTestId('verify-serial').textContent()).toBe(serial);
+    await shot(pub, '10-verify-public');
+    await anonymous.close();
+  });
+
+  it('says the session expired when the session cookie is gone, and offers to sign in again', async () => {
+    await page.getByRole('link', { name: 'Documentos' }).click();
+    // The browser loses the 7-day session cookie (as when it expires); the page still holds a JWT, and the
+    // next scheduled renewal (at most ~20 s with a 30 s JWT) is refused.
+    await context.clearCookies();
+    await page.getByTestId('session-expired').waitFor({ timeout: 40_000 });
+    expect(await page.getByTestId('session-expired').textContent()).toContain('Sua sessão expirou');
+    expect(await page.getByLabel('E-mail').inputValue()).toBe(email);
+    await shot(page, '11-session-expired');
+    const known = await mailbox(t?.dataDir ?? '');
+    await page.getByRole('button', { name: 'Enviar código' }).click();
+    await page
+      .getByLabel('Código recebido por e-mail')
+      .fill(await mailedCode(t?.dataDir ?? '', email, known));
+    await page.getByRole('button', { name: 'Entrar', exact: true }).click();
+    await expect.poll(() => page.getByTestId('document-row').count()).toBe(1);
+    expect(documentId).not.toBe('');
+  });
+
+  it('says clearly when the server is down', async () => {
+    await t?.close();
+    t = undefined;
+    await page.getByRole('button', { name: 'Atualizar' }).click();
+    const notice = page.locator('[role=alert][data-kind=offline]');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('Não foi possível contatar o servidor');
+    await shot(page, '12-server-down');
+  });
+
+  it('never logged a page error or a Content-Security-Policy violation', () => {
+    expect(pageErrors).toEqual([]);
+    // The server-down step logs failed requests; nothing else may appear.
+    expect(consoleErrors.filter((e) => !/ERR_CONNECTION_REFUSED|Failed to fetch/.test(e))).toEqual([]);
+  });
+});
