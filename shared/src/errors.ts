@@ -24,3 +24,29 @@ export interface ErrorBody {
   message: string;
   code: ErrorCode;
 }
+
+/**
+ * The one error type the services' own code throws: a code of `ERROR_TABLE`, a message meant for the caller,
+ * and optionally the request fields at fault (`fields`, the indicator catalog's validation errors). The HTTP
+ * layer maps `code` to the table's status (REST body `{message, code}`, plus `fields` when set) and tRPC to the
+ * table's tRPC code. Plain ECMAScript, so it lives here beside the table (this package also runs in browsers).
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  /** The request fields at fault (validation errors); undefined when the error is not about fields. */
+  readonly fields: string[] | undefined;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; fields?: string[] }) {
+    super(message, options);
+    this.name = 'AppError';
+    this.code = code;
+    this.fields = options?.fields;
+  }
+
+  /** The HTTP status of `code` in `ERROR_TABLE`. */
+  get status(): number {
+    return ERROR_TABLE[this.code].status;
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

@@ -6,7 +6,7 @@
  * reused by a "restarted" app, upload streamed from disk, list, hash comparison, certificate saved and opened,
  * the timestamp route's 503 on the embedded defaults, and a refused renewal ending the session.
  */
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DocumentDto } from '@notary/shared';
@@ -24,6 +24,7 @@ import {
   safeStorage,
   shell,
 } from '../../desktop/src/main/testing/electron-stand-in';
+import { mailbox, mailedCode } from '../harness/dev-mailbox';
 import { FIXTURES_DIR, sha256sum } from '../harness/fixtures';
 import { startTestService, type TestService } from '../harness/service';
 import { freshEmail } from '../harness/tenants';
@@ -33,25 +34,6 @@ vi.mock('electron', () => import('../../desktop/src/main/testing/electron-stand-
 const APP = 'app://notary/index.html';
 const PDF = path.join(FIXTURES_DIR, 'pdfs/tracemonkey.pdf');
 const OTHER = path.join(FIXTURES_DIR, 'files/contrato.txt');
-
-async function mailbox(dataDir: string): Promise<string[]> {
-  return (await readdir(path.join(dataDir, 'mail')).catch(() => [] as string[])).filter((f) =>
-    f.endsWith('.eml'),
-  );
-}
-
-async function mailedCode(dataDir: string, email: string, known: string[]): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    for (const file of (await mailbox(dataDir)).filter((f) => !known.includes(f))) {
-      const text = await readFile(path.join(dataDir, 'mail', file), 'utf8');
-      const code = /Use the code (\d{6}) /.exec(text)?.[1];
-      if (code && text.includes(`To: ${email}`)) return code;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no sign-in code mailed to ${email}`);
-}
 
 /** `ipcRenderer.invoke` from the app's page, unwrapped (throws the error envelope's data). */
 async function invoke<T>(channel: string, payload?: unknown): Promise<T> {

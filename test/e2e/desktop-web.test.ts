@@ -8,11 +8,12 @@
  * Screenshots of the main screens go to `test/e2e/screenshots/` (git-ignored).
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mailbox, mailedCode } from '../harness/dev-mailbox';
 import { FIXTURES_DIR, sha256sum } from '../harness/fixtures';
 import { api } from '../harness/http';
 import { createTestPki, type TestPki } from '../harness/pki';
@@ -25,27 +26,6 @@ const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(import.meta.dirname, 'screenshots');
 const UPLOADED = path.join(FIXTURES_DIR, 'pdfs/tracemonkey.pdf');
 const OTHER = path.join(FIXTURES_DIR, 'pdfs/hello_world_rotated.pdf');
-
-/** The `.eml` files of the development mailbox (`DATA_DIR/mail`). */
-async function mailbox(dataDir: string): Promise<string[]> {
-  return (await readdir(path.join(dataDir, 'mail')).catch(() => [] as string[])).filter((f) =>
-    f.endsWith('.eml'),
-  );
-}
-
-/** The 6-digit code of a sign-in mail to `email` that arrived after `known` was listed. */
-async function mailedCode(dataDir: string, email: string, known: string[]): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    for (const file of (await mailbox(dataDir)).filter((f) => !known.includes(f))) {
-      const text = await readFile(path.join(dataDir, 'mail', file), 'utf8');
-      const code = /Use the code (\d{6}) /.exec(text)?.[1];
-      if (code && text.includes(`To: ${email}`)) return code;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no sign-in code mailed to ${email}`);
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });

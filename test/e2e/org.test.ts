@@ -9,6 +9,7 @@ import { jsonRequest, uploadFile } from '../harness/http';
 import { startRadosgw } from '../harness/radosgw';
 import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '../harness/service';
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../harness/smtp';
+import { freshEmail, makeOrg, type TestOrg } from '../harness/tenants';
 
 /**
  * The organization routes (spec, Organization; README, Organization) against the real service: profile
@@ -16,8 +17,6 @@ import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../harness/smtp
  * rate-limited, 503 without mail), and complete deletions with a provider failure midway, on file storage
  * (PGlite and PostgreSQL) and on a real S3 server (radosgw), with mail through a real SMTP server on loopback.
  */
-
-type Role = 'owner' | 'admin' | 'editor' | 'reader';
 
 interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -31,44 +30,6 @@ const request = <T = Record<string, unknown>>(
   route: string,
   init: Parameters<typeof jsonRequest>[3] = {},
 ): Promise<Reply<T>> => jsonRequest<T>(t.url, method, route, init);
-
-interface Org {
-  id: string;
-  slug: string;
-  tenantId: string;
-  /** Session JWT with the organization active, by e-mail. */
-  tokens: Record<string, string>;
-  /** User id by e-mail. */
-  ids: Record<string, string>;
-}
-
-let orgCounter = 0;
-
-/**
- * Creates the users, the organization (the first entry is its owner) and the memberships as an operator, and
- * a session token with the organization active for each member. E-mails get a per-call suffix so that every
- * organization of a suite has its own people (SMTP assertions stay unambiguous).
- */
-async function makeOrg(t: TestService, name: string, members: [string, Role][]): Promise<Org> {
-  const ids: Record<string, string> = {};
-  for (const [email] of members) ids[email] = await t.operator({ command: 'user:create', email });
-  const [owner] = members;
-  if (owner?.[1] !== 'owner') throw new Error('the first member must be the owner');
-  const out = await t.operator({ command: 'org:create', name: `${name} ${++orgCounter}`, owner: owner[0] });
-  const [id = '', slug = ''] = out.split(' ');
-  for (const [email, role] of members.slice(1)) {
-    await t.operator({ command: 'member:add', org: slug, email, role });
-  }
-  const tokens: Record<string, string> = {};
-  for (const [email] of members) tokens[email] = await t.token(email, slug);
-  const tenant = await t.service.deps.db
-    .fork()
-    .findOneOrFail(Tenant, { kind: 'organization', externalId: id });
-  return { id, slug, tenantId: tenant.id, tokens, ids };
-}
-
-/** A fresh e-mail address, unique in the process. */
-const email = (who: string): string => `${who}.${randomUUID().slice(0, 8)}@example.com`;
 
 /** The 6-digit code of a deletion code mail (it stands alone on an indented line of the text part). */
 function codeOf(mail: ReceivedMail): string {
@@ -92,7 +53,7 @@ async function nextMail(sink: SmtpSink, to: string, before: number): Promise<Rec
 async function requestCode(
   t: TestService,
   sink: SmtpSink,
-  org: Org,
+  org: TestOrg,
   who: string,
   body: Record<string, unknown> = {},
 ): Promise<{ code: string; mail: ReceivedMail }> {
@@ -131,10 +92,10 @@ const FILES = ['pdfs/tracemonkey.pdf', 'files/contrato.txt', 'files/evil.svg'].m
  */
 async function fullDeletion(t: TestService, sink: SmtpSink, failProviderOnce: boolean): Promise<void> {
   const people = {
-    owner: email('owner'),
-    admin: email('admin'),
-    editor: email('editor'),
-    reader: email('reader'),
+    owner: freshEmail('owner'),
+    admin: freshEmail('admin'),
+    editor: freshEmail('editor'),
+    reader: freshEmail('reader'),
     wallet: `0x${randomUUID().replace(/-/g, '').slice(0, 32)}abcdef01@siwe.placeholder.invalid`,
   };
   const org = await makeOrg(t, 'Cartório Apagado', [
@@ -144,7 +105,7 @@ async function fullDeletion(t: TestService, sink: SmtpSink, failProviderOnce: bo
     [people.reader, 'reader'],
     [people.wallet, 'reader'],
   ]);
-  const otherOwner = email('other');
+  const otherOwner = freshEmail('other');
   const other = await makeOrg(t, 'Cartório Vizinho', [[otherOwner, 'owner']]);
   const personal = await t.token(people.owner);
 
@@ -261,7 +222,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('PATCH /api/org/profile: validation, nothing to update, provider name and description, tenant name', async () => {
-    const owner = email('owner');
+    const owner = freshEmail('owner');
     const org = await makeOrg(t, 'Cartório Perfil', [[owner, 'owner']]);
     const token = org.tokens[owner];
     const patch = (body: unknown) => request(t, 'PATCH', '/api/org/profile', { token, body });
@@ -299,7 +260,12 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('PATCH /api/org/profile: admin and owner 200, editor and reader 403, personal workspace 400', async () => {
-    const [o, a, e, r] = [email('owner'), email('admin'), email('editor'), email('reader')];
+    const [o, a, e, r] = [
+      freshEmail('owner'),
+      freshEmail('admin'),
+      freshEmail('editor'),
+      freshEmail('reader'),
+    ];
     const org = await makeOrg(t, 'Cartório Papéis', [
       [o, 'owner'],
       [a, 'admin'],
@@ -333,7 +299,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('PATCH /api/org/profile: a provider error is 502 and leaves the tenant name', async () => {
-    const owner = email('owner');
+    const owner = freshEmail('owner');
     const org = await makeOrg(t, 'Cartório Falha', [[owner, 'owner']]);
     const before = (await t.service.deps.db.fork().findOneOrFail(Tenant, { id: org.tenantId })).name;
     vi.spyOn(t.service.deps.directory, 'updateOrganization').mockRejectedValueOnce(
@@ -349,7 +315,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('deletion routes: editor and reader 403, personal workspace 400, malformed code 400', async () => {
-    const [o, e, r] = [email('owner'), email('editor'), email('reader')];
+    const [o, e, r] = [freshEmail('owner'), freshEmail('editor'), freshEmail('reader')];
     const org = await makeOrg(t, 'Cartório Acesso', [
       [o, 'owner'],
       [e, 'editor'],
@@ -378,7 +344,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('confirm: none pending, wrong code, expired code, replaced code; mail in Portuguese by default', async () => {
-    const owner = email('owner');
+    const owner = freshEmail('owner');
     const org = await makeOrg(t, 'Cartório Códigos', [[owner, 'owner']]);
     const token = org.tokens[owner];
 
@@ -420,7 +386,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('confirm: 5 wrong attempts burn the code, even for the right code afterwards; a new code works', async () => {
-    const [owner, member] = [email('owner'), email('member')];
+    const [owner, member] = [freshEmail('owner'), freshEmail('member')];
     const org = await makeOrg(t, 'Cartório Tentativas', [
       [owner, 'owner'],
       [member, 'reader'],
@@ -453,7 +419,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('the code is bound to its requester: another admin cannot confirm it, but can request their own', async () => {
-    const [owner, admin1, admin2] = [email('owner'), email('admin1'), email('admin2')];
+    const [owner, admin1, admin2] = [freshEmail('owner'), freshEmail('admin1'), freshEmail('admin2')];
     const org = await makeOrg(t, 'Cartório Vínculo', [
       [owner, 'owner'],
       [admin1, 'admin'],
@@ -479,7 +445,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('requests are limited to 5 per organization per hour (429), per organization', async () => {
-    const owner = email('owner');
+    const owner = freshEmail('owner');
     const org = await makeOrg(t, 'Cartório Limite', [[owner, 'owner']]);
     let last = '';
     for (let i = 0; i < 5; i++) last = (await requestCode(t, sink, org, owner)).code;
@@ -490,7 +456,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
     expect(limited.body.message).toMatch(/try again in \d+ minutes/);
     expect(sink.to(owner)).toHaveLength(before);
     // Another organization has its own budget.
-    const other = email('other');
+    const other = freshEmail('other');
     const otherOrg = await makeOrg(t, 'Cartório Livre', [[other, 'owner']]);
     await requestCode(t, sink, otherOrg, other);
     // The limit refuses new codes; it does not burn the pending one.
@@ -498,7 +464,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('a deletion stopped by a provider failure can be finished by another admin with a new code', async () => {
-    const [owner, admin, reader] = [email('owner'), email('admin'), email('reader')];
+    const [owner, admin, reader] = [freshEmail('owner'), freshEmail('admin'), freshEmail('reader')];
     const org = await makeOrg(t, 'Cartório Retomado', [
       [owner, 'owner'],
       [admin, 'admin'],
@@ -534,7 +500,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('a mail failure midway through the notices is resumed without notifying anyone twice', async () => {
-    const [owner, a, b, c] = [email('owner'), email('a'), email('b'), email('c')];
+    const [owner, a, b, c] = [freshEmail('owner'), freshEmail('a'), freshEmail('b'), freshEmail('c')];
     const org = await makeOrg(t, 'Cartório Correio', [
       [owner, 'owner'],
       [a, 'reader'],
@@ -570,7 +536,7 @@ describe.each(DATABASE_KINDS)('organization routes on %s', (kind) => {
   });
 
   it('two confirmations at once (a double click) delete once and notify each member once', async () => {
-    const [owner, reader] = [email('owner'), email('reader')];
+    const [owner, reader] = [freshEmail('owner'), freshEmail('reader')];
     const org = await makeOrg(t, 'Cartório Duplo', [
       [owner, 'owner'],
       [reader, 'reader'],

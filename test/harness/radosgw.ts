@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { acquireDirectoryLock, type DirectoryLock, DirectoryLockedError } from '@notary/server/db/dir-lock';
+import { acquireDirectoryLock, type DirectoryLock, DirectoryLockedError } from '@notary/platform/db/dir-lock';
 
 /** A running gateway: S3 endpoint and the credentials of its only user. */
 export interface RadosgwServer {
@@ -80,7 +80,6 @@ export async function startRadosgw(options: { timeoutMs?: number } = {}): Promis
 
 /** Waits (up to 3 minutes) for the directory lock that `acquireDirectoryLock` gives, polling every 200 ms. */
 async function lockAcrossProcesses(dir: string): Promise<DirectoryLock> {
-  await mkdir(dir, { recursive: true });
   const until = Date.now() + 180_000;
   for (;;) {
     try {

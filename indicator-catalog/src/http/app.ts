@@ -1,7 +1,7 @@
+import { AppError } from '@notary/shared';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express } from 'express';
 import type { CatalogDeps } from '../catalog';
-import { AppError } from '../errors';
 import { createContext } from './context';
 import { errorHandler, sendError, toAppError } from './errors';
 import { buildOpenApiDocument } from './openapi';

@@ -1,4 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { bearerFrom, lazyEntityManager } from '@notary/platform/trpc/context';
 import type { CatalogDeps } from '../catalog';
 import type { SearchTiming } from '../search/search';
 
@@ -13,24 +14,14 @@ export interface Context {
   timing: SearchTiming;
 }
 
-/** Extracts the bearer token of an `Authorization` header (RFC 6750 section 2.1). */
-export function bearerFrom(header: string | undefined): string | null {
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return match?.[1] ?? null;
-}
-
 /** The context of one request (REST or tRPC): its own EntityManager (lazily forked), bearer token, timing. */
 export function createContext(
   deps: CatalogDeps,
   req: { headers: { authorization?: string | undefined } },
 ): Context {
-  let em: SqlEntityManager | undefined;
   return {
     deps,
-    em: () => {
-      em ??= deps.db.fork();
-      return em;
-    },
+    em: lazyEntityManager(deps.db),
     bearer: bearerFrom(req.headers.authorization),
     timing: { rank: 0, city: 0, values: 0, total: 0 },
   };

@@ -1,49 +1,30 @@
 import { timingSafeEqual } from 'node:crypto';
-import { ERROR_TABLE } from '@notary/shared';
-import { initTRPC, TRPCError } from '@trpc/server';
-import type { OpenApiMeta } from 'trpc-to-openapi';
-import { AppError, isAppError } from '../errors';
+import { mapAppError } from '@notary/platform/trpc/errors';
+import { initTrpc } from '@notary/platform/trpc/init';
+import { AppError } from '@notary/shared';
 import type { Context } from './context';
 import { toAppError } from './errors';
 
-/** Extra metadata read by the REST binder (`rest.ts`). */
-export interface RestMeta {
-  rest?: {
-    /** Success status (default 200). */
-    status?: number;
-  };
-}
-
-const t = initTRPC
-  .context<Context>()
-  .meta<OpenApiMeta<RestMeta>>()
-  .create({
-    // Stacks never leave the process, whatever NODE_ENV says (DEPENDENCIES.md: tRPC leaks them otherwise).
-    isDev: false,
-    errorFormatter({ shape, error }) {
-      const app = toAppError(error);
-      return {
-        message: app.code === 'INTERNAL' ? 'Internal error' : app.message,
-        code: shape.code,
-        data: {
-          code: app.code,
-          httpStatus: app.status,
-          path: shape.data.path,
-          ...(app.fields ? { fields: app.fields } : {}),
-        },
-      };
-    },
-  });
+const t = initTrpc<Context>().create({
+  // Stacks never leave the process, whatever NODE_ENV says (DEPENDENCIES.md: tRPC leaks them otherwise).
+  isDev: false,
+  errorFormatter({ shape, error }) {
+    const app = toAppError(error);
+    return {
+      message: app.code === 'INTERNAL' ? 'Internal error' : app.message,
+      code: shape.code,
+      data: {
+        code: app.code,
+        httpStatus: app.status,
+        path: shape.data.path,
+        ...(app.fields ? { fields: app.fields } : {}),
+      },
+    };
+  },
+});
 
 /** Turns `AppError`s into `TRPCError`s with the table's tRPC code; the AppError stays as `cause`. */
-const errorMapping = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && isAppError(result.error.cause)) {
-    const app = result.error.cause;
-    throw new TRPCError({ code: ERROR_TABLE[app.code].trpc, message: app.message, cause: app });
-  }
-  return result;
-});
+const errorMapping = t.middleware(async ({ next }) => mapAppError(await next()));
 
 export const router = t.router;
 export const publicProcedure = t.procedure.use(errorMapping);

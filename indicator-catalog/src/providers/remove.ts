@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { AppError } from '@notary/shared';
 import { Provider } from '../db/entities';
-import { AppError } from '../errors';
 import type { CatalogCache } from '../search/catalog-cache';
 import type { SyncRunner } from '../sync/runner';
 import type { VectorIndex } from '../vector-index/port';

@@ -1,6 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { AppError } from '@notary/shared';
 import { Provider, type ProviderEntity } from '../db/entities';
-import { AppError, validationError } from '../errors';
+import { validationError } from '../errors';
 import {
   type ProviderRegistration,
   ProviderRegistrationSchema,

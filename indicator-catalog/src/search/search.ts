@@ -1,7 +1,7 @@
+import { AppError } from '@notary/shared';
 import pLimit from 'p-limit';
 import type { CatalogConfig } from '../config';
 import type { Embedder } from '../embeddings/port';
-import { AppError } from '../errors';
 import type { IndicatorValue } from '../providers/contract';
 import { ProviderError } from '../providers/http-client';
 import type { ProviderConnector, ValuesAnswer } from '../providers/port';

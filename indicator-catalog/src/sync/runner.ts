@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { AppError } from '@notary/shared';
 import type { Database } from '../db';
 import { Provider, type ProviderEntity, type SyncProgress, SyncRun, type SyncStats } from '../db/entities';
 import type { Embedder } from '../embeddings/port';
-import { AppError } from '../errors';
 import { ProviderError } from '../providers/http-client';
 import type { ProviderConnector } from '../providers/port';
 import type { VectorIndex } from '../vector-index/port';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { acquireDirectoryLock, type DirectoryLock } from '../db/dir-lock';
+import { acquireDirectoryLock, type DirectoryLock } from '@notary/platform/db/dir-lock';
+import { catalogLockedMessage } from '../db/dir-lock';
 import type { PointPayload, VectorHit, VectorIndex, VectorPoint } from './port';
 
 const MAGIC = 0x58564349; // "ICVX" little-endian
@@ -43,8 +44,11 @@ export class EmbeddedVectorIndex implements VectorIndex {
 
   async init(): Promise<void> {
     if (!this.file || !this.options.dir) return;
-    await mkdir(this.options.dir, { recursive: true });
-    this.lock = await acquireDirectoryLock(this.options.dir, 'vectors.lock');
+    // Creates the directory too.
+    this.lock = await acquireDirectoryLock(this.options.dir, {
+      name: 'vectors.lock',
+      lockedMessage: catalogLockedMessage,
+    });
     let bytes: Buffer;
     try {
       bytes = await readFile(this.file);

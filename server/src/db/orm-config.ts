@@ -1,23 +1,14 @@
-import { Migrator } from '@mikro-orm/migrations';
+import { ormOptions } from '@notary/platform/db/orm-options';
 import { entities } from './entities';
 import { migrationsList } from './migrations';
 
-/**
- * MikroORM options shared by the PostgreSQL and PGlite drivers. Migrations are listed explicitly
- * (`migrationsList`) so they load the same under tsx, vitest and a bundle, without directory globbing.
- */
+/** MikroORM options shared by the PostgreSQL and PGlite drivers (see `ormOptions`), plus the schema diff's scope. */
 export const baseOrmOptions = {
-  entities,
-  extensions: [Migrator],
-  migrations: {
+  ...ormOptions({
+    entities,
     migrationsList,
-    path: new URL('./migrations', import.meta.url).pathname,
-    pathTs: new URL('./migrations', import.meta.url).pathname,
-    transactional: true,
-    allOrNothing: true,
-    snapshot: false,
-    silent: true,
-  },
+    migrationsDir: new URL('./migrations', import.meta.url).pathname,
+  }),
   schemaGenerator: {
     // better-auth keeps its tables beside ours; never let a schema diff drop them.
     skipTables: [
@@ -33,6 +24,4 @@ export const baseOrmOptions = {
     ],
     skipSchemas: ['pgboss', 'auth'],
   },
-  allowGlobalContext: false,
-  debug: false,
 };

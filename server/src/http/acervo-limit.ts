@@ -1,6 +1,6 @@
+import { AppError } from '@notary/shared';
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import { AppError } from '../domain/errors';
 import { sendError } from './errors';
 
 /** Acervo feed requests per minute per client IP (spec, Limits: "Acervo feed 60 per minute"). */

@@ -1,7 +1,8 @@
+import { restRouter } from '@notary/platform/http/rest';
+import { AppError } from '@notary/shared';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express, type RequestHandler } from 'express';
 import type { AppDeps } from '../deps';
-import { AppError } from '../domain/errors';
 import { createContext } from '../trpc/context';
 import { appRouter } from '../trpc/router';
 import { acervoRateLimit } from './acervo-limit';
@@ -10,7 +11,6 @@ import { corsPolicy } from './cors';
 import { errorHandler, sendError, toAppError } from './errors';
 import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook';
 import { buildOpenApiDocument } from './openapi';
-import { restRouter } from './rest';
 import { uploadRoute } from './upload';
 import { webClientRouter } from './web-client';
 
@@ -70,7 +70,12 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
     }),
   );
   app.get('/api/public/acervo', acervoRateLimit());
-  app.use(restRouter(appRouter, deps));
+  app.use(
+    restRouter(appRouter, (req) => createContext(deps, req), {
+      sendError,
+      defaultCacheControl: 'private, no-store',
+    }),
+  );
 
   app.use((req, res) => sendError(res, new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`)));
   app.use(errorHandler);

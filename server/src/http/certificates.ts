@@ -1,13 +1,13 @@
+import { bearerFrom } from '@notary/platform/trpc/context';
+import { AppError } from '@notary/shared';
 import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { contentDispositionHeader } from '../adapters/storage/validate';
 import type { AppDeps } from '../deps';
 import type { CertificateLanguage } from '../domain/certificates/model';
 import { issueCertificate, timestampDocument } from '../domain/certificates/service';
-import { AppError } from '../domain/errors';
 import type { Actor } from '../domain/tenancy/actor';
 import { authenticate } from '../domain/tenancy/authenticate';
-import { bearerFrom } from '../trpc/context';
 import { sendError } from './errors';
 
 /** Certificates rendered at once by this process: each holds its source PDF and pdf-lib's graph in memory. */

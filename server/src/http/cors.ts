@@ -1,6 +1,6 @@
+import { AppError } from '@notary/shared';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { AppError } from '../domain/errors';
 import { sendError } from './errors';
 
 /**

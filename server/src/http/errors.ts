@@ -1,54 +1,18 @@
-import { ERROR_TABLE, type ErrorBody, type ErrorCode } from '@notary/shared';
-import { TRPCError } from '@trpc/server';
-import type { ErrorRequestHandler, Response } from 'express';
-import { ZodError } from 'zod';
-import { AppError, isAppError } from '../domain/errors';
+import { httpErrors } from '@notary/platform/http/errors';
+import { AppError } from '@notary/shared';
+import type { ZodError } from 'zod';
 
-const TRPC_TO_APP: Partial<Record<string, ErrorCode>> = Object.fromEntries(
-  Object.entries(ERROR_TABLE)
-    .filter(([code]) => code !== 'GONE')
-    .map(([code, row]) => [row.trpc, code as ErrorCode]),
-);
-
-/**
- * Normalizes anything thrown into an `AppError`: domain errors as they are, zod validation as BAD_REQUEST
- * (first issue in the message), tRPC errors by code, everything else INTERNAL (logged, message hidden).
- */
-export function toAppError(error: unknown): AppError {
-  if (isAppError(error)) return error;
-  if (error instanceof TRPCError) {
-    if (isAppError(error.cause)) return error.cause;
-    if (error.cause instanceof ZodError) return fromZod(error.cause);
-    const code = TRPC_TO_APP[error.code] ?? 'INTERNAL';
-    return new AppError(code, code === 'INTERNAL' ? 'Internal error' : error.message, { cause: error });
-  }
-  if (error instanceof ZodError) return fromZod(error);
-  return new AppError('INTERNAL', 'Internal error', { cause: error });
-}
-
+/** Invalid input as BAD_REQUEST, the first issue in the message (`path: message`). */
 function fromZod(error: ZodError): AppError {
   const first = error.issues[0];
   const where = first?.path.length ? `${first.path.join('.')}: ` : '';
   return new AppError('BAD_REQUEST', `${where}${first?.message ?? 'invalid input'}`, { cause: error });
 }
 
-/** Writes the REST error body `{message, code}` with the table's status (DESIGN.md, Errors). */
-export function sendError(res: Response, error: unknown): void {
-  const app = toAppError(error);
-  if (app.code === 'INTERNAL') console.error('[http] internal error', app.cause ?? app);
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body: ErrorBody = { message: app.message, code: app.code };
-  res.status(app.status).json(body);
-}
-
-/** Express error middleware: the last resort; never leaks a stack trace. */
-export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
-  // body-parser errors carry a status (e.g. 400 malformed JSON, 413 too large).
-  const status = (err as { status?: number }).status;
-  if (status === 400) return sendError(res, new AppError('BAD_REQUEST', 'Malformed request body'));
-  if (status === 413) return sendError(res, new AppError('PAYLOAD_TOO_LARGE', 'Request body too large'));
-  sendError(res, err);
-};
+/**
+ * The service's error mapping (`@notary/platform` `httpErrors`): `toAppError` normalizes anything thrown,
+ * `sendError` writes the REST error body `{message, code}` with the table's status (DESIGN.md, Errors; the
+ * service's AppErrors carry no `fields`), `errorHandler` is the Express last resort. INTERNAL errors are
+ * logged as `[http] internal error`.
+ */
+export const { toAppError, sendError, errorHandler } = httpErrors({ logPrefix: '[http]', fromZod });

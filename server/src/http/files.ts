@@ -1,9 +1,9 @@
 import type { ReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import { AppError } from '@notary/shared';
 import { type Request, type Response, Router } from 'express';
 import type { FsObjectStorage } from '../adapters/storage/fs';
 import { contentDispositionHeader } from '../adapters/storage/validate';
-import { AppError } from '../domain/errors';
 import { sendError } from './errors';
 
 /**

@@ -1,5 +1,5 @@
+import { AppError } from '@notary/shared';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../domain/errors';
 import { clerkRoleToRole, mapClerkEvent } from './identity-webhook';
 
 const organization = { id: 'org_1', name: 'Cartório', slug: 'cartorio', object: 'organization' };

@@ -1,10 +1,9 @@
-import { isRole, type Role } from '@notary/shared';
+import { AppError, isRole, type Role } from '@notary/shared';
 import express, { type RequestHandler } from 'express';
 import { Webhook, WebhookVerificationError } from 'svix';
 import { z } from 'zod';
 import type { MembershipEvent } from '../adapters/identity/directory';
 import type { AppDeps } from '../deps';
-import { AppError } from '../domain/errors';
 import { applyMembershipEvent } from '../domain/tenancy/reconcile';
 import { sendError } from './errors';
 

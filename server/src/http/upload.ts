@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { can, type DocumentDto, LIMITS } from '@notary/shared';
+import { bearerFrom } from '@notary/platform/trpc/context';
+import { AppError, can, type DocumentDto, LIMITS } from '@notary/shared';
 import busboy from 'busboy';
 import type { Request, RequestHandler } from 'express';
 import type { AppDeps } from '../deps';
@@ -7,9 +8,7 @@ import { type IngestResult, ingestStream } from '../domain/documents/ingest';
 import { detectMimeType } from '../domain/documents/mime';
 import { toDocumentDto } from '../domain/documents/projection';
 import { recordUploadedDocument } from '../domain/documents/service';
-import { AppError } from '../domain/errors';
 import { authenticate } from '../domain/tenancy/authenticate';
-import { bearerFrom } from '../trpc/context';
 import { sendError } from './errors';
 
 /** Multipart framing allowance on top of the file itself when judging a declared Content-Length. */

@@ -1,5 +1,5 @@
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
-import type { Role } from '@notary/shared';
+import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
   DirectoryMember,
@@ -9,7 +9,6 @@ import type {
 } from '../adapters/identity/directory';
 import { IdentityWebhookDelivery, TenantMember } from '../db/entities';
 import { baseOrmOptions } from '../db/orm-config';
-import { AppError } from '../domain/errors';
 import {
   type JobLog,
   startReconcileJob,

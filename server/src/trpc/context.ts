@@ -1,4 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { bearerFrom, lazyEntityManager } from '@notary/platform/trpc/context';
 import type { AppDeps } from '../deps';
 
 /** Per-request context of every procedure, for both faces (tRPC at `/trpc`, REST at the spec's paths). */
@@ -15,12 +16,6 @@ export interface Context {
   acceptLanguage: string | null;
 }
 
-/** Extracts the bearer token of an `Authorization` header (RFC 6750 section 2.1). */
-export function bearerFrom(header: string | undefined): string | null {
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return match?.[1] ?? null;
-}
-
 export function createContext(
   deps: AppDeps,
   req: {
@@ -28,13 +23,9 @@ export function createContext(
     ip?: string | undefined;
   },
 ): Context {
-  let em: SqlEntityManager | undefined;
   return {
     deps,
-    em: () => {
-      em ??= deps.db.fork();
-      return em;
-    },
+    em: lazyEntityManager(deps.db),
     bearer: bearerFrom(req.headers.authorization),
     ip: req.ip ?? null,
     acceptLanguage: req.headers['accept-language'] ?? null,

@@ -21,11 +21,10 @@
  * On PGlite, do not call the directory from inside `em.transactional`: it uses its own connection, which
  * waits for the transaction's (deadlock).
  */
-import { isRole, ROLE_RANK, type Role } from '@notary/shared';
+import { AppError, isRole, ROLE_RANK, type Role } from '@notary/shared';
 import { APIError, type DBAdapter } from 'better-auth';
 import { createAuthMiddleware } from 'better-auth/api';
 import type { OrganizationOptions } from 'better-auth/plugins/organization';
-import { AppError } from '../../domain/errors';
 import { isPlaceholderEmail } from '../mail/placeholder';
 import type {
   DirectoryInvitation,

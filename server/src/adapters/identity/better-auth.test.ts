@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { AppError } from '@notary/shared';
 import { Wallet } from 'ethers';
 import express from 'express';
 import {
@@ -23,7 +24,6 @@ import { Kysely, PGliteDialect, sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../domain/errors';
 import { FileMailer } from '../mail/file';
 import { isPlaceholderEmail } from '../mail/placeholder';
 import { type AnyKysely, type BetterAuthIdentity, createBetterAuthIdentity } from './better-auth';

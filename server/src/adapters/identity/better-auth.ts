@@ -106,7 +106,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isRole, type Role } from '@notary/shared';
+import { AppError, isRole, type Role } from '@notary/shared';
 import { APIError, type Auth, type BetterAuthOptions, betterAuth } from 'better-auth';
 import { generateRandomString } from 'better-auth/crypto';
 import { getSchema } from 'better-auth/db';
@@ -134,7 +134,6 @@ import type {
   UnknownRow,
 } from 'kysely';
 import { sql } from 'kysely';
-import { AppError } from '../../domain/errors';
 import { isPlaceholderEmail } from '../mail/placeholder';
 import type { Mailer } from '../mail/port';
 import {

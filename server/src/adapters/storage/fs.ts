@@ -4,7 +4,7 @@ import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from 'nod
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AppError } from '../../domain/errors';
+import { AppError } from '@notary/shared';
 import type { Disposition, ObjectStorage, PresignOptions } from './port';
 import { abortReason, assertValidKey, assertValidPrefix, assertValidPresignOptions } from './validate';
 

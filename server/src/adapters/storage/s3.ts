@@ -12,8 +12,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { AppError } from '@notary/shared';
 import type { StorageConfig } from '../../config';
-import { AppError } from '../../domain/errors';
 import type { ObjectStorage, PresignOptions } from './port';
 import {
   abortReason,

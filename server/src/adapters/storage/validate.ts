@@ -1,5 +1,5 @@
+import { AppError } from '@notary/shared';
 import { create as createContentDisposition } from 'content-disposition';
-import { AppError } from '../../domain/errors';
 import type { Disposition, PresignOptions } from './port';
 
 /** Longest key accepted, in bytes (S3 allows 1024; keys are ASCII so characters = bytes). */

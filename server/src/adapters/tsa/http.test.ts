@@ -3,6 +3,7 @@
  * The good token is checked by a third party (`openssl ts -verify`); every broken answer must be refused with
  * BAD_GATEWAY and a message that names the cause.
  */
+
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,11 +11,11 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { AppError } from '@notary/shared';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
 import { startTestTsa, type TestTsa, type TestTsaMode } from '../../../../test/harness/tsa';
-import { AppError } from '../../domain/errors';
 import { HttpTimestampAuthority, trustedCertificatesFromPem } from './http';
 
 const run = promisify(execFile);

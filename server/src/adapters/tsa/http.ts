@@ -4,11 +4,12 @@
  * the TSA certificate's critical id-kp-timeStamping EKU (RFC 3161 2.3) and the ESS signing certificate
  * attribute (RFC 3161 2.4.1, RFC 5816). pkijs checks neither of the last two.
  */
+
 import { createHash, randomBytes } from 'node:crypto';
+import { AppError } from '@notary/shared';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { essCertIdMatches, HASH_BY_OID, OID, readEssCertIds } from '../../domain/certificates/cades';
-import { AppError } from '../../domain/errors';
 import type { TimestampAuthority, TimestampResult } from './port';
 
 const OID_EXT_KEY_USAGE = '2.5.29.37';

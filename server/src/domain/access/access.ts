@@ -2,6 +2,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import {
+  AppError,
   type EmailAccessRequestDto,
   LIMITS,
   type ShareAccessDto,
@@ -11,7 +12,6 @@ import {
 import type { ObjectStorage } from '../../adapters/storage/port';
 import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../../db/entities';
 import { presignDocumentFile } from '../documents/service';
-import { AppError } from '../errors';
 import { policyStatus } from './policies';
 import { OPAQUE_TOKEN_PATTERN, sha256Hex, UUID_PATTERN } from './tokens';
 import { verifyWalletMessage } from './wallet-message';

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { type AccessLogDto, can } from '@notary/shared';
+import { type AccessLogDto, AppError, can } from '@notary/shared';
 import { AccessLogEntry } from '../../db/entities';
 import { findDocumentInTenant } from '../documents/service';
-import { AppError } from '../errors';
 import type { Actor } from '../tenancy/actor';
 
 /** Most entries one access log answer holds (the newest). */

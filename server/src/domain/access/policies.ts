@@ -3,13 +3,13 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import {
   type AccessPolicyDto,
   type AccessPolicyListDto,
+  AppError,
   type CreateAccessPolicyInput,
   type CreatedAccessPolicyDto,
   can,
 } from '@notary/shared';
 import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../../db/entities';
 import { assertNotDeleted, findDocumentInTenant } from '../documents/service';
-import { AppError } from '../errors';
 import type { Actor } from '../tenancy/actor';
 import { newOpaqueToken, sha256Hex, UUID_PATTERN } from './tokens';
 import { parseWalletAddress } from './wallet-message';

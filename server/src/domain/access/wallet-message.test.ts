@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { isAppError } from '@notary/shared';
 import { Signature, Wallet } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { isAppError } from '../errors';
 import { parseWalletAddress, verifyWalletMessage, WALLET_MESSAGE_WINDOW } from './wallet-message';
 
 const wallet = Wallet.createRandom();

@@ -1,5 +1,5 @@
+import { AppError } from '@notary/shared';
 import { getAddress, verifyMessage } from 'ethers';
-import { AppError } from '../errors';
 import { sha256Hex } from './tokens';
 
 /**

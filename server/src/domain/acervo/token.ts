@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { type AcervoTokenCreatedDto, type AcervoTokenStatusDto, can } from '@notary/shared';
+import { type AcervoTokenCreatedDto, type AcervoTokenStatusDto, AppError, can } from '@notary/shared';
 import { AcervoToken } from '../../db/entities';
 import { newOpaqueToken, sha256Hex } from '../access/tokens';
-import { AppError } from '../errors';
 import type { Actor } from '../tenancy/actor';
 
 /** Acervo tokens are `acv_` + 43 base64url characters (32 random bytes): the prefix helps secret scanners. */

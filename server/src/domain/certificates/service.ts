@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
+import { AppError } from '@notary/shared';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../adapters/chains/evm-eas';
 import type { DocumentSigner } from '../../adapters/signer/port';
 import type { ObjectStorage } from '../../adapters/storage/port';
@@ -8,7 +9,6 @@ import type { Config } from '../../config';
 import { AnchorTx, type AnchorTxEntity, DocumentAnchor, type DocumentEntity } from '../../db/entities';
 import type { MerkleProof } from '../anchoring/merkle';
 import { findDocumentInTenant } from '../documents/service';
-import { AppError } from '../errors';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
 import type { CertificateData, CertificateLanguage, MerkleProofView } from './model';

@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { can, type LgpdDeletionDto } from '@notary/shared';
+import { AppError, can, type LgpdDeletionDto } from '@notary/shared';
 import type { ObjectStorage } from '../../adapters/storage/port';
 import { AccessPolicy, DocumentDeletion } from '../../db/entities';
 import type { AcervoFeedCache } from '../acervo/cache';
-import { AppError } from '../errors';
 import type { Actor } from '../tenancy/actor';
 import { assertNotDeleted, findDocumentInTenant } from './service';
 

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { can, type DocumentDto, type PublishInput } from '@notary/shared';
+import { AppError, can, type DocumentDto, type PublishInput } from '@notary/shared';
 import { Document } from '../../db/entities';
 import type { AcervoFeedCache } from '../acervo/cache';
-import { AppError } from '../errors';
 import type { Actor } from '../tenancy/actor';
 import { toDocumentDto } from './projection';
 import { assertNotDeleted, findDocumentInTenant } from './service';

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import {
+  AppError,
   type DocumentDto,
   type DownloadDto,
   type HashComparisonDto,
@@ -13,7 +14,6 @@ import {
 import type { ObjectStorage } from '../../adapters/storage/port';
 import { Document, type DocumentEntity } from '../../db/entities';
 import { enqueueAnchoring } from '../../jobs/boss';
-import { AppError } from '../errors';
 import type { Actor } from '../tenancy/actor';
 import { toDocumentDto, toPublicDto } from './projection';
 import { newSerialNumber } from './serial';

@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { isRole, ROLE_RANK, type Role } from '@notary/shared';
+import { AppError, isRole, ROLE_RANK, type Role } from '@notary/shared';
 import type { OrganizationDirectory } from '../../adapters/identity/directory';
 import type { IdentityAdmin } from '../../adapters/identity/port';
-import { AppError } from '../errors';
 import { ensureOrganizationTenant, ensurePersonalTenant, setTenantRole } from '../tenancy/resolve';
 
 /**

@@ -1,5 +1,4 @@
-import { can } from '@notary/shared';
-import { AppError, isAppError } from '../errors';
+import { AppError, can, isAppError } from '@notary/shared';
 import { type Actor, type OrganizationActor, requireOrganization } from '../tenancy/actor';
 
 /**

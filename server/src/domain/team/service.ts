@@ -1,5 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import {
+  AppError,
   type AssignableRole,
   can,
   canAssignRole,
@@ -7,6 +8,7 @@ import {
   type InvitationAcceptedDto,
   type InvitationDto,
   type InvitationListDto,
+  isAppError,
   type MailLanguage,
   type MemberRoleChangedDto,
   ROLE_RANK,
@@ -21,7 +23,6 @@ import type { DirectoryInvitation, OrganizationDirectory } from '../../adapters/
 import { isPlaceholderEmail } from '../../adapters/mail/placeholder';
 import type { Mailer } from '../../adapters/mail/port';
 import { TenantMember } from '../../db/entities';
-import { AppError, isAppError } from '../errors';
 import { invitationMail, pickMailLanguage } from '../mail/invitation';
 import { type Actor, type OrganizationActor, requireOrganization } from '../tenancy/actor';
 import { ensureOrganizationTenant, setTenantRole } from '../tenancy/resolve';

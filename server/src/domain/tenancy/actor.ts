@@ -1,6 +1,5 @@
-import type { Role } from '@notary/shared';
+import { AppError, type Role } from '@notary/shared';
 import type { TenantEntity } from '../../db/entities';
-import { AppError } from '../errors';
 
 /**
  * The authenticated caller acting in a tenant: the active organization when one is selected, otherwise the

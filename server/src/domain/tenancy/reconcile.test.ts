@@ -1,5 +1,5 @@
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
-import type { Role } from '@notary/shared';
+import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type {
   DirectoryMember,
@@ -8,7 +8,6 @@ import type {
 } from '../../adapters/identity/directory';
 import { Document, Tenant, TenantMember } from '../../db/entities';
 import { baseOrmOptions } from '../../db/orm-config';
-import { AppError } from '../errors';
 import { applyMembershipEvent, reconcileAll, reconcileOrganization } from './reconcile';
 import { ensureOrganizationTenant, type MembershipLookup, resolveTenant, setTenantRole } from './resolve';
 

@@ -1,6 +1,5 @@
-import { ShareAccessSchema } from '@notary/shared';
+import { AppError, ShareAccessSchema } from '@notary/shared';
 import { z } from 'zod';
-import { AppError } from '../../../domain/errors';
 import { publicProcedure } from '../../trpc';
 
 /** `GET /access/email/verify/{token}` (spec): e-mail magic-link verification is not implemented: always 501. */

@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { MikroORM as PostgresORM } from '@mikro-orm/postgresql';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import pg from 'pg';
+import { acquireDirectoryLock, type DirectoryLock, type LockHolder } from './dir-lock';
+import type { ServiceOrmOptions } from './orm-options';
+
+export type Orm = PostgresORM | PgliteORM;
+
+export interface Database {
+  orm: Orm;
+  kind: 'postgresql' | 'pglite';
+  /** A fresh EntityManager (one per request or job: MikroORM's unit of work is not shared). */
+  fork(): SqlEntityManager;
+  close(): Promise<void>;
+}
+
+/** Where a service's database is, as its configuration says. */
+export interface DatabaseLocation {
+  /** `postgres://...`; when undefined the embedded PGlite database under `dataDir/pglite` is used. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** In-memory PGlite (tests): no directory, no lock. */
+  memory?: boolean;
+  /** Apply pending migrations (default true). */
+  migrate?: boolean;
+}
+
+export interface OpenDatabaseOptions extends DatabaseLocation {
+  /** The service's MikroORM options (`ormOptions`): entities and migrations. */
+  ormOptions: ServiceOrmOptions;
+  /**
+   * Bigint key of the PostgreSQL session advisory lock taken while migrating: one constant per service, so
+   * that services sharing a database do not wait on each other's migrations.
+   */
+  migrationLockKey: number;
+  /** Message of the `DirectoryLockedError` when another process holds the PGlite directory. */
+  lockedMessage?: (holder: LockHolder) => string;
+}
+
+/**
+ * Opens a service's database and applies its pending migrations (unless `migrate` is false).
+ * PostgreSQL: migrations run under a session advisory lock (`migrationLockKey`) so that several instances
+ * starting together apply them once; the ORM is closed again when they fail. PGlite: one process per data
+ * directory (a second one would silently lose writes), enforced by a lock file in `dataDir/pglite`.
+ * @throws DirectoryLockedError (code EDATADIRLOCKED) when another live process holds the PGlite directory;
+ *   the driver's and the migrator's errors as they are.
+ */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const migrate = options.migrate ?? true;
+  if (options.databaseUrl) {
+    const orm = await PostgresORM.init({ ...options.ormOptions, clientUrl: options.databaseUrl });
+    try {
+      if (migrate) await migratePostgres(orm, options.databaseUrl, options.migrationLockKey);
+    } catch (e) {
+      await orm.close();
+      throw e;
+    }
+    return { orm, kind: 'postgresql', fork: () => orm.em.fork(), close: () => orm.close() };
+  }
+  let lock: DirectoryLock | undefined;
+  let dbName = 'memory://';
+  if (!options.memory) {
+    const dir = path.join(options.dataDir, 'pglite');
+    lock = await acquireDirectoryLock(dir, { lockedMessage: options.lockedMessage });
+    dbName = dir;
+  }
+  try {
+    const orm = await PgliteORM.init({ ...options.ormOptions, dbName });
+    if (migrate) await orm.migrator.up();
+    return {
+      orm,
+      kind: 'pglite',
+      fork: () => orm.em.fork(),
+      close: async () => {
+        await orm.close();
+        await lock?.release();
+      },
+    };
+  } catch (e) {
+    await lock?.release();
+    throw e;
+  }
+}
+
+async function migratePostgres(orm: PostgresORM, databaseUrl: string, lockKey: number): Promise<void> {
+  // The lock lives on its own connection: the migrator runs on the pool, and a session lock must stay held
+  // by one connection from acquisition to release.
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [lockKey]);
+    await orm.migrator.up();
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [lockKey]).catch(() => undefined);
+    await client.end();
+  }
+}

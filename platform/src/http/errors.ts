@@ -1,0 +1,78 @@
+import { AppError, ERROR_TABLE, type ErrorBody, type ErrorCode, isAppError } from '@notary/shared';
+import { TRPCError } from '@trpc/server';
+import type { ErrorRequestHandler, Response } from 'express';
+import { ZodError } from 'zod';
+
+/** A REST error body: `{message, code}`, plus `fields` when the `AppError` names the request fields at fault. */
+export type RestErrorBody = ErrorBody & { fields?: string[] };
+
+export interface HttpErrorOptions {
+  /** Prefix of the line logged for INTERNAL errors, e.g. `[http]`: `<prefix> internal error <cause>`. */
+  logPrefix: string;
+  /** The service's BAD_REQUEST for invalid input (its wording of zod's issues). */
+  fromZod: (error: ZodError) => AppError;
+}
+
+/** The error mapping of one service's HTTP face. */
+export interface HttpErrors {
+  /**
+   * Normalizes anything thrown into an `AppError`: `AppError`s as they are, zod validation through `fromZod`,
+   * tRPC errors by code (their `AppError` or `ZodError` cause first), everything else INTERNAL with the message
+   * hidden (the original kept as `cause`).
+   */
+  toAppError(error: unknown): AppError;
+  /**
+   * Writes the REST error body (`RestErrorBody`) with the error table's status; logs INTERNAL errors. When the
+   * headers already went out (a failure mid-stream) the socket is destroyed instead.
+   */
+  sendError(res: Response, error: unknown): void;
+  /**
+   * Express error middleware, the last resort: body-parser's 400 (malformed JSON) and 413 (too large) become
+   * BAD_REQUEST and PAYLOAD_TOO_LARGE; never leaks a stack trace.
+   */
+  errorHandler: ErrorRequestHandler;
+}
+
+// GONE shares NOT_FOUND's tRPC code: a tRPC NOT_FOUND maps back to NOT_FOUND.
+const TRPC_TO_APP: Partial<Record<string, ErrorCode>> = Object.fromEntries(
+  Object.entries(ERROR_TABLE)
+    .filter(([code]) => code !== 'GONE')
+    .map(([code, row]) => [row.trpc, code as ErrorCode]),
+);
+
+/** The error mapping of a service's HTTP face (DESIGN.md, Errors): see `HttpErrors`. */
+export function httpErrors(options: HttpErrorOptions): HttpErrors {
+  const toAppError = (error: unknown): AppError => {
+    if (isAppError(error)) return error;
+    if (error instanceof TRPCError) {
+      if (isAppError(error.cause)) return error.cause;
+      if (error.cause instanceof ZodError) return options.fromZod(error.cause);
+      const code = TRPC_TO_APP[error.code] ?? 'INTERNAL';
+      return new AppError(code, code === 'INTERNAL' ? 'Internal error' : error.message, { cause: error });
+    }
+    if (error instanceof ZodError) return options.fromZod(error);
+    return new AppError('INTERNAL', 'Internal error', { cause: error });
+  };
+
+  const sendError = (res: Response, error: unknown): void => {
+    const app = toAppError(error);
+    if (app.code === 'INTERNAL') console.error(`${options.logPrefix} internal error`, app.cause ?? app);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body: RestErrorBody = { message: app.message, code: app.code };
+    if (app.fields) body.fields = app.fields;
+    res.status(app.status).json(body);
+  };
+
+  const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
+    // body-parser errors carry a status (400 malformed JSON, 413 too large).
+    const status = (err as { status?: number }).status;
+    if (status === 400) return sendError(res, new AppError('BAD_REQUEST', 'Malformed request body'));
+    if (status === 413) return sendError(res, new AppError('PAYLOAD_TOO_LARGE', 'Request body too large'));
+    sendError(res, err);
+  };
+
+  return { toAppError, sendError, errorHandler };
+}
