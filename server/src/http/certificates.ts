@@ -2,6 +2,7 @@ import { bearerFrom } from '@notary/platform/trpc/context';
 import { AppError } from '@notary/shared';
 import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
+import pLimit from 'p-limit';
 import { contentDispositionHeader } from '../adapters/storage/validate';
 import type { AppDeps } from '../deps';
 import type { CertificateLanguage } from '../domain/certificates/model';
@@ -20,7 +21,7 @@ const MAX_CONCURRENT_RENDERS = 2;
  * Statuses: 200; 401; 403 other tenant; 404; 502 when the TSA of a B-T signature fails.
  */
 export function certificateRoute(deps: AppDeps): RequestHandler {
-  const renders = new Semaphore(MAX_CONCURRENT_RENDERS);
+  const renders = pLimit(MAX_CONCURRENT_RENDERS);
   return async (req, res) => {
     try {
       const em = deps.db.fork();
@@ -29,7 +30,7 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
       if (signedParam !== undefined && signedParam !== '1' && signedParam !== '0') {
         throw new AppError('BAD_REQUEST', 'signed: use 1 to request a PAdES signature');
       }
-      const issued = await renders.run(() =>
+      const issued = await renders(() =>
         issueCertificate(
           em,
           {
@@ -124,23 +125,4 @@ export function certificateLanguage(req: Request): CertificateLanguage {
   if (lang !== undefined) throw new AppError('BAD_REQUEST', 'lang: use pt or en');
   if (!req.headers['accept-language']) return 'pt';
   return req.acceptsLanguages('pt', 'en') === 'en' ? 'en' : 'pt';
-}
-
-/** A counting semaphore: at most `size` tasks run at once, the others wait in arrival order. */
-class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly size: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.active += 1;
-    try {
-      return await task();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active -= 1;
-    }
-  }
 }
