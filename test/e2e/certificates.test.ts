@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { type HardhatDevnet, startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
 import { readSignedData, readSigningCertificateV2 } from '@notary/server/domain/certificates/cades';
 import type { DocumentDto } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -421,5 +422,64 @@ describe('signed certificates and timestamps (PGlite, devnet anchoring, PKCS#12 
     const other = await t.token('other-ts@example.com');
     // Another user is not limited by the first one's requests (403: not their document, but not 429).
     expect((await postTimestamp(t, other, textDoc.id)).status).toBe(403);
+  });
+});
+
+describe('certificate of a configured EVM network with an attestation explorer (PostgreSQL)', () => {
+  let devnet: HardhatDevnet;
+  let t: TestService;
+  let token: string;
+
+  beforeAll(async () => {
+    // A real EVM node with the EAS contracts, reached as a configured network would be (not the in-process
+    // devnet mode), so that the explorer prefixes apply as in production.
+    devnet = await startHardhatDevnet();
+    t = await startTestService('postgresql', {
+      ANCHORING: 'configured',
+      ANCHOR_BATCH_SECONDS: '1',
+      EVM_RPC_URL: devnet.rpcUrl,
+      EVM_PRIVATE_KEY: devnet.funderPrivateKey,
+      EVM_CHAIN_ID: String(devnet.chainId),
+      EVM_NETWORK: 'notary-testnet',
+      EAS_ADDRESS: devnet.easAddress,
+      EAS_SCHEMA_REGISTRY_ADDRESS: devnet.schemaRegistryAddress,
+      EVM_CONFIRMATIONS: '1',
+      EVM_EXPLORER_TX_PREFIX: 'https://explorer.notary.test/tx',
+      EAS_SCAN_PREFIX: 'https://easscan.notary.test/attestation/view',
+    });
+    token = await t.token('explorer@example.com');
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await devnet?.stop();
+  });
+
+  it('puts a QR code to <EAS_SCAN_PREFIX>/<uid> and prints the explorer links and the contract used', async () => {
+    const up = await uploadFile(t.url, token, FIXTURES.find((f) => f.endsWith('contrato.txt')) ?? '');
+    const id = (up.body as unknown as DocumentDto).id;
+    let doc: DocumentDto | undefined;
+    const deadline = Date.now() + 60_000;
+    while (!doc?.onchainAttestationUid) {
+      if (Date.now() > deadline) throw new Error('not attested in time');
+      await new Promise((r) => setTimeout(r, 200));
+      doc = (await api<{ document: DocumentDto }>(t.url, `/api/documents/${id}`, { token })).body.document;
+    }
+    const attestationUrl = `https://easscan.notary.test/attestation/view/${doc.onchainAttestationUid}`;
+    const res = await fetchCertificate(t, token, id, '?lang=en');
+    const out = await save('explorer.pdf', res.bytes);
+    await qpdfCheck(out);
+    await exec('pdftoppm', ['-r', '200', '-png', '-f', '1', '-l', '1', out, path.join(work, 'explorer')]);
+    const png = (await exec('ls', [work])).stdout
+      .split('\n')
+      .find((f) => f.startsWith('explorer') && f.endsWith('.png'));
+    const { stdout } = await exec('zbarimg', ['--raw', '-q', path.join(work, png ?? '')]);
+    expect(stdout.trim()).toBe(attestationUrl);
+    const text = (await pdfText(out, 1, await pageCount(out))).replace(/\s+/g, '');
+    expect(text).toContain(`https://explorer.notary.test/tx/${doc.onchainTxHash}`);
+    expect(text).toContain('notary-testnet');
+    expect(text.toLowerCase()).toContain(devnet.easAddress.toLowerCase());
+    // Stacks is not configured here: the certificate does not pretend it is pending on a chain it never uses.
+    expect(text).not.toContain('Stacks');
   });
 });
