@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { Document, OrgDeletion, Tenant, TenantMember } from '@notary/server/db/entities';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES_DIR } from '../harness/fixtures';
-import { jsonRequest, uploadFile } from '../harness/http';
+import { request, uploadFile } from '../harness/http';
 import { startRadosgw } from '../harness/radosgw';
 import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '../harness/service';
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../harness/smtp';
@@ -17,19 +17,6 @@ import { freshEmail, makeOrg, type TestOrg } from '../harness/tenants';
  * rate-limited, 503 without mail), and complete deletions with a provider failure midway, on file storage
  * (PGlite and PostgreSQL) and on a real S3 server (radosgw), with mail through a real SMTP server on loopback.
  */
-
-interface Reply<T = Record<string, unknown>> {
-  status: number;
-  body: T;
-}
-
-/** A JSON request to the test service (the harness's `jsonRequest`). */
-const request = <T = Record<string, unknown>>(
-  t: TestService,
-  method: string,
-  route: string,
-  init: Parameters<typeof jsonRequest>[3] = {},
-): Promise<Reply<T>> => jsonRequest<T>(t.url, method, route, init);
 
 /** The 6-digit code of a deletion code mail (it stands alone on an indented line of the text part). */
 function codeOf(mail: ReceivedMail): string {

@@ -1,7 +1,7 @@
 import { TenantMember } from '@notary/server/db/entities';
 import { Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { jsonRequest } from '../harness/http';
+import { request } from '../harness/http';
 import { DATABASE_KINDS, startTestService, type TestService } from '../harness/service';
 import { type SmtpSink, startSmtpSink } from '../harness/smtp';
 
@@ -17,19 +17,6 @@ const ASSIGNABLE: Role[] = ['admin', 'editor', 'reader'];
 /** The spec's hierarchy, written out here independently of `shared/src/roles.ts`. */
 const RANK: Record<Role, number> = { owner: 3, admin: 2, editor: 1, reader: 0 };
 const MANAGES_TEAM: Record<Role, boolean> = { owner: true, admin: true, editor: false, reader: false };
-
-interface Reply<T = Record<string, unknown>> {
-  status: number;
-  body: T;
-}
-
-/** A JSON request to the test service (the harness's `jsonRequest`). */
-const request = <T = Record<string, unknown>>(
-  t: TestService,
-  method: string,
-  route: string,
-  init: Parameters<typeof jsonRequest>[3] = {},
-): Promise<Reply<T>> => jsonRequest<T>(t.url, method, route, init);
 
 interface Org {
   id: string;

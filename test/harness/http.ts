@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { TestService } from './service';
 
 /** GET/POST JSON with an optional bearer token; returns status, headers and parsed body. */
 export async function api<T = unknown>(
@@ -30,6 +31,16 @@ export async function jsonRequest<T = Record<string, unknown>>(
 ): Promise<{ status: number; body: T }> {
   const { status, body } = await api<T>(base, route, { ...init, method });
   return { status, body };
+}
+
+/** `jsonRequest` against a test service: `request(t, 'POST', '/api/team/invite', { token, body })`. */
+export function request<T = Record<string, unknown>>(
+  t: TestService,
+  method: string,
+  route: string,
+  init: Parameters<typeof jsonRequest>[3] = {},
+): Promise<{ status: number; body: T }> {
+  return jsonRequest<T>(t.url, method, route, init);
 }
 
 /** Uploads a file from disk as `POST /api/documents/upload` would receive it from a browser form. */
