@@ -1,9 +1,14 @@
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Express } from 'express';
+import { type InvalidationBus, localInvalidationBus } from './adapters/cache-bus/port';
+import { redisInvalidationBus } from './adapters/cache-bus/redis';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createMailer } from './adapters/mail';
+import { createRateLimiter } from './adapters/rate-limit/limiter';
+import { connectRedis, type RedisConnection } from './adapters/redis/client';
 import { createSigner } from './adapters/signer';
 import { FsObjectStorage } from './adapters/storage/fs';
 import type { ObjectStorage } from './adapters/storage/port';
@@ -18,6 +23,7 @@ import { PublicVerifyCache } from './domain/documents/verify-cache';
 import { runOperatorCommand } from './domain/operator/commands';
 import { createHttpApp } from './http/app';
 import { createSignedFileRoute } from './http/files';
+import { answerWhileStarting } from './http/starting';
 import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
 import { type JobQueue, startJobQueue } from './jobs/boss';
 import { consoleJobLog, startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
@@ -52,9 +58,19 @@ export interface Core {
  * `publicUrl` is the base URL links and tokens name.
  */
 export async function createCore(config: Config, publicUrl: string): Promise<Core> {
+  await ensurePrivateDataDir(config.dataDir);
   const secret = await resolveSecret(config.secret, config.dataDir);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const log = { error: (message: string, e: unknown) => console.error(message, e) };
+  let redis: RedisConnection | undefined;
+  let bus: InvalidationBus = localInvalidationBus;
   try {
+    // Several instances share rate limit budgets and cache invalidations through Redis (REDIS_URL).
+    if (config.rateLimits.redisUrl) {
+      redis = await connectRedis(config.rateLimits.redisUrl, log);
+      bus = await redisInvalidationBus(redis, log);
+    }
+    const rateLimiter = createRateLimiter(config.rateLimits, redis, log);
     const storage: ObjectStorage =
       config.storage.kind === 's3'
         ? new S3ObjectStorage(config.storage)
@@ -85,10 +101,11 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
       memberships: identity.admin,
       directory: identity.directory,
       mailer,
-      verifyCache: new PublicVerifyCache(),
-      acervoCache: new AcervoFeedCache(),
+      verifyCache: new PublicVerifyCache(bus),
+      acervoCache: new AcervoFeedCache(bus),
       signer,
       tsa,
+      rateLimiter,
     };
     // Membership changes made through the provider in this process keep the role table in step.
     const membershipEvents = subscribeMembershipEvents({
@@ -98,13 +115,50 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
     });
     const close = async () => {
       await membershipEvents.drain();
+      await bus.close();
+      redis?.destroy();
       await db.close();
     };
     return { config, db, secret, storage, identity, deps, close };
   } catch (e) {
+    await bus.close();
+    redis?.destroy();
     await db.close();
     throw e;
   }
+}
+
+/**
+ * Creates `DATA_DIR` with mode 0700, and takes group and other permissions away from an existing one: it
+ * holds the generated secret, the embedded database, stored files and the operator socket, which no other
+ * local user may reach (the socket is safe from its first instant because its directory is).
+ */
+export async function ensurePrivateDataDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const { mode } = await stat(dataDir);
+  if ((mode & 0o077) !== 0) {
+    await chmod(dataDir, mode & 0o700);
+    console.warn(`[notary] DATA_DIR ${dataDir} was reachable by other users: set to mode 0700`);
+  }
+}
+
+/** The warnings a start prints about what the configuration leaves open (README, Deployment). */
+export function startWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (!config.rateLimits.enabled) {
+    warnings.push("RATE_LIMITS=off: the spec's rate limits are not enforced (benchmarks, bulk imports only)");
+  }
+  if (config.env === 'development' && config.hostExplicit && !isLoopbackHost(config.host)) {
+    warnings.push(
+      `NODE_ENV=development listening on ${config.host}: development conveniences are reachable from the network ` +
+        '(the e-mail access answer carries its token). Deploy with NODE_ENV=production',
+    );
+  }
+  return warnings;
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 /**
@@ -113,7 +167,9 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
  */
 export function publicUrlFor(config: Config, port: number): string {
   if (config.publicUrl) return config.publicUrl;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  // The development default (127.0.0.1, HOST unset) keeps the `localhost` URL that README and browsers use.
+  const wildcard = config.host === '0.0.0.0' || config.host === '::';
+  const host = wildcard || (!config.hostExplicit && config.host === '127.0.0.1') ? 'localhost' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
@@ -122,7 +178,10 @@ export function publicUrlFor(config: Config, port: number): string {
  * the resolved URL (`PUBLIC_URL` when set). Resolves once it accepts requests.
  */
 export async function startService(config: Config): Promise<Service> {
-  const server = http.createServer();
+  for (const warning of startWarnings(config)) console.warn(`[notary] warning: ${warning}`);
+  // Until the core is ready every request gets an answer at once (503, `/health` `starting`), never a hang.
+  let handler: http.RequestListener = answerWhileStarting;
+  const server = http.createServer((req, res) => handler(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -140,7 +199,7 @@ export async function startService(config: Config): Promise<Service> {
     ...(core.storage instanceof FsObjectStorage ? { filesRouter: createSignedFileRoute(core.storage) } : {}),
     publicUrl: () => url,
   });
-  server.on('request', app);
+
   // The embedded database admits one process: the operator CLI reaches it through this socket.
   const admin =
     core.db.kind === 'pglite'
@@ -191,6 +250,8 @@ export async function startService(config: Config): Promise<Service> {
     await core.close();
     throw e;
   }
+  // Ready: `/health` says ok from here on.
+  handler = app;
   return {
     deps: core.deps,
     identity: core.identity,

@@ -29,7 +29,7 @@ function isSvixSecret(value: string): boolean {
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: optionalString,
   DATA_DIR: z.string().default('./data'),
   PUBLIC_URL: optionalString,
   DATABASE_URL: optionalString,
@@ -94,6 +94,8 @@ const EnvSchema = z.object({
   TSA_URL: optionalString.pipe(z.url().optional()),
   TSA_CA_CERTS: optionalString,
   TSA_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  REDIS_URL: optionalString.pipe(z.url().optional()),
 });
 
 export type StorageConfig =
@@ -213,7 +215,15 @@ export interface TsaConfig {
 export interface Config {
   env: 'development' | 'production' | 'test';
   port: number;
+  /** Listen address: `HOST`, else `127.0.0.1` in development (its conveniences stay local), else `0.0.0.0`. */
   host: string;
+  /** True when `HOST` was set: development conveniences on a non-local listen get a warning at start. */
+  hostExplicit: boolean;
+  /**
+   * The spec's rate limits (`RATE_LIMITS`, `REDIS_URL`): off only on an operator's explicit `RATE_LIMITS=off`
+   * (refused in production); counted in Redis when `redisUrl` is set (one budget for all instances).
+   */
+  rateLimits: { enabled: boolean; redisUrl: string | undefined };
   dataDir: string;
   /** Base URL the service is reached at; used in signed file URLs, mail links and the auth issuer. */
   publicUrl: string | undefined;
@@ -259,6 +269,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.NODE_ENV === 'production' && e.RATE_LIMITS === 'off') {
+    throw new Error('Invalid configuration:\n  RATE_LIMITS=off is refused with NODE_ENV=production');
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   let storage: StorageConfig = { kind: 'fs', root: path.join(dataDir, 'objects') };
   if (e.S3_BUCKET) {
@@ -278,7 +291,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: e.NODE_ENV,
     port: e.PORT,
-    host: e.HOST,
+    host: e.HOST ?? (e.NODE_ENV === 'development' ? '127.0.0.1' : '0.0.0.0'),
+    hostExplicit: e.HOST !== undefined,
+    rateLimits: { enabled: e.RATE_LIMITS === 'on', redisUrl: e.REDIS_URL },
     dataDir,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
@@ -331,6 +346,13 @@ function anchoringConfig(e: Env): AnchoringConfig {
     throw new Error(`Invalid configuration:\n  ${message}`);
   };
   const chainsSet = e.EVM_RPC_URL !== undefined || e.STACKS_API_URL !== undefined;
+  // Production never guesses: with no chain configured it would anchor on a throwaway devnet and report
+  // documents as registered on a chain that vanishes at the next start.
+  if (e.NODE_ENV === 'production' && e.ANCHORING === undefined && !chainsSet) {
+    fail(
+      'ANCHORING: NODE_ENV=production needs a chain (EVM_RPC_URL and/or STACKS_API_URL) or an explicit ANCHORING=off',
+    );
+  }
   const mode = e.ANCHORING ?? (chainsSet ? 'configured' : 'devnet');
   if (mode === 'off') return { mode };
   const batchMax = e.ANCHOR_BATCH_MAX;

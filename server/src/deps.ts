@@ -1,6 +1,7 @@
 import type { OrganizationDirectory } from './adapters/identity/directory';
 import type { TokenVerifier } from './adapters/identity/port';
 import type { Mailer } from './adapters/mail/port';
+import type { RateLimiter } from './adapters/rate-limit/limiter';
 import type { DocumentSigner } from './adapters/signer/port';
 import type { ObjectStorage } from './adapters/storage/port';
 import type { TimestampAuthority } from './adapters/tsa/port';
@@ -37,4 +38,6 @@ export interface AppDeps {
   signer: DocumentSigner | undefined;
   /** RFC 3161 TSA (`TSA_URL`); undefined: the timestamp route answers 503. */
   tsa: TimestampAuthority | undefined;
+  /** The spec's rate limits (`RATE_LIMITS`, `REDIS_URL`): in process, in Redis, or off. */
+  rateLimiter: RateLimiter;
 }

@@ -23,6 +23,8 @@ export type ErrorCode = keyof typeof ERROR_TABLE;
 export interface ErrorBody {
   message: string;
   code: ErrorCode;
+  /** Seconds to wait before retrying (429 and 503 answers that know it); also the `Retry-After` header. */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -35,12 +37,22 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   /** The request fields at fault (validation errors); undefined when the error is not about fields. */
   readonly fields: string[] | undefined;
+  /**
+   * Seconds after which the same request may succeed (RATE_LIMITED, a full queue): the HTTP faces send it as
+   * `Retry-After` (RFC 9110 section 10.2.3) and in the body as `retryAfterSeconds`.
+   */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; fields?: string[] }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown; fields?: string[]; retryAfterSeconds?: number },
+  ) {
     super(message, options);
     this.name = 'AppError';
     this.code = code;
     this.fields = options?.fields;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 
   /** The HTTP status of `code` in `ERROR_TABLE`. */

@@ -21,3 +21,28 @@ export const INLINE_MIME_TYPES: ReadonlySet<string> = new Set([
   'image/webp',
   'text/plain',
 ]);
+
+/**
+ * Rate limits of the spec (Limits): requests per minute, counted per user when the request carries a valid
+ * session token and per client IP otherwise. `global` counts every call of the API (each call of a tRPC batch
+ * included); the others count the calls of their procedure or route on top of it, through REST and `/trpc`
+ * alike. Upload, IPFS import and timestamp each have their own budget of 10.
+ */
+export const RATE_LIMITS = {
+  global: 120,
+  upload: 10,
+  ipfsImport: 10,
+  timestamp: 10,
+  webCapture: 5,
+  publicVerify: 30,
+  acervo: 60,
+} as const;
+
+/** The window of every rate limit of `RATE_LIMITS`, in seconds. */
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
+
+/** A named limit of `RATE_LIMITS`. */
+export type RateLimitName = keyof typeof RATE_LIMITS;
+
+/** Most calls in one tRPC batch request (`/trpc/a,b,c`); a larger batch is refused whole with 400. */
+export const TRPC_MAX_BATCH_SIZE = 50;

@@ -6,6 +6,16 @@ import { ROLES } from './roles';
  * by the server (response validation, OpenAPI) and the desktop client. Runs in Node and in the browser.
  */
 
+/** A resource id of the service (documents, policies, batches): an RFC 9562 UUID, hex with dashes. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Input schema of a resource id. The spec answers a missing resource with 404 and has no 400 for a
+ * malformed id, so a string that is not a UUID is accepted here and found by nobody (the lookup checks
+ * {@link UUID_PATTERN} before any query, so it never reaches PostgreSQL); the bound keeps logs short.
+ */
+export const ResourceId = z.string().min(1).max(64).meta({ format: 'uuid' });
+
 /** Lower-case hex SHA-256, 64 characters. */
 export const Sha256Hex = z
   .string()

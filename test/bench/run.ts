@@ -242,6 +242,8 @@ async function bench(cleanup: Cleanup): Promise<Results> {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     ANCHORING: 'off',
+    // The bench measures throughput, not the spec's limits (an operator's explicit switch).
+    RATE_LIMITS: 'off',
   });
   const extraNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const startedAt = performance.now();

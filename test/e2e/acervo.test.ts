@@ -52,7 +52,7 @@ describe.each(DATABASE_KINDS)('acervo on %s', (kind) => {
     req<{ document: Body }>('PATCH', `/api/documents/${id}/publish`, { token, body });
 
   beforeAll(async () => {
-    t = await startTestService(kind);
+    t = await startTestService(kind, { RATE_LIMITS: 'on' });
     a = await makeOrg(t, 'Acervo A', [
       [people.owner, 'owner'],
       [people.admin, 'admin'],
@@ -327,8 +327,9 @@ describe.each(DATABASE_KINDS)('acervo on %s', (kind) => {
     const limited = await feed(tokenA, '', ip);
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({
-      message: 'Too many acervo feed requests: 60 per minute',
+      message: expect.stringMatching(/^Too many requests \(acervo limit\): try again in \d+ s$/),
       code: 'RATE_LIMITED',
+      retryAfterSeconds: expect.any(Number),
     });
     expect((await feed(tokenA, '', randomIp())).status).toBe(200);
   });

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type Service, startService } from '@notary/server/bootstrap';
@@ -24,14 +25,16 @@ export interface TestService {
  * Starts the real service on 127.0.0.1 and a free port, with a fresh data directory and either the
  * embedded PGlite database or a throwaway PostgreSQL database. Extra environment (S3, mail...) in `env`.
  * Anchoring is off (`ANCHORING=off`: no devnet, no background chain work) unless `env` asks for it, e.g.
- * `{ ANCHORING: 'devnet' }` for the in-process Hardhat and Stacks devnets.
+ * `{ ANCHORING: 'devnet' }` for the in-process Hardhat and Stacks devnets. Rate limits are off
+ * (`RATE_LIMITS=off`) unless `env` sets `RATE_LIMITS: 'on'`.
  */
 export async function startTestService(
   kind: DatabaseKind,
   env: Record<string, string> = {},
 ): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-test-'));
-  const database = kind === 'postgresql' ? await createTestDatabase() : undefined;
+  // A `DATABASE_URL` in `env` is a database the caller owns (several instances on one database).
+  const database = kind === 'postgresql' && !env.DATABASE_URL ? await createTestDatabase() : undefined;
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
@@ -39,6 +42,8 @@ export async function startTestService(
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     ANCHORING: 'off',
+    // Suites share one client IP and make many calls a minute; the suites that test limits set 'on'.
+    RATE_LIMITS: 'off',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
@@ -50,7 +55,8 @@ export async function startTestService(
     );
   return {
     service,
-    url: service.url,
+    // Where it listens (PUBLIC_URL may name a host only a proxy would answer at).
+    url: `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`,
     dataDir,
     operator,
     token: async (email, org) => {

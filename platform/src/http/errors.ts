@@ -22,8 +22,8 @@ export interface HttpErrors {
    */
   toAppError(error: unknown): AppError;
   /**
-   * Writes the REST error body (`RestErrorBody`) with the error table's status; logs INTERNAL errors. When the
-   * headers already went out (a failure mid-stream) the socket is destroyed instead.
+   * Writes the REST error body (`RestErrorBody`) with the error table's status, and `Retry-After` when the
+   * error knows the wait; logs INTERNAL errors. When the headers already went out (a failure mid-stream) the socket is destroyed instead.
    */
   sendError(res: Response, error: unknown): void;
   /**
@@ -34,11 +34,17 @@ export interface HttpErrors {
 }
 
 // GONE shares NOT_FOUND's tRPC code: a tRPC NOT_FOUND maps back to NOT_FOUND.
-const TRPC_TO_APP: Partial<Record<string, ErrorCode>> = Object.fromEntries(
-  Object.entries(ERROR_TABLE)
-    .filter(([code]) => code !== 'GONE')
-    .map(([code, row]) => [row.trpc, code as ErrorCode]),
-);
+// tRPC's own request errors (malformed input JSON, wrong method or content type) are the client's: 400.
+const TRPC_TO_APP: Partial<Record<string, ErrorCode>> = {
+  PARSE_ERROR: 'BAD_REQUEST',
+  METHOD_NOT_SUPPORTED: 'BAD_REQUEST',
+  UNSUPPORTED_MEDIA_TYPE: 'BAD_REQUEST',
+  ...Object.fromEntries(
+    Object.entries(ERROR_TABLE)
+      .filter(([code]) => code !== 'GONE')
+      .map(([code, row]) => [row.trpc, code as ErrorCode]),
+  ),
+};
 
 /** The error mapping of a service's HTTP face (DESIGN.md, Errors): see `HttpErrors`. */
 export function httpErrors(options: HttpErrorOptions): HttpErrors {
@@ -63,6 +69,10 @@ export function httpErrors(options: HttpErrorOptions): HttpErrors {
     }
     const body: RestErrorBody = { message: app.message, code: app.code };
     if (app.fields) body.fields = app.fields;
+    if (app.retryAfterSeconds !== undefined) {
+      body.retryAfterSeconds = app.retryAfterSeconds;
+      res.setHeader('Retry-After', String(app.retryAfterSeconds));
+    }
     res.status(app.status).json(body);
   };
 

@@ -29,11 +29,12 @@ export interface RestRouterOptions<Context> {
  * Input: path params plus query string (GET, DELETE) or JSON body (POST, PATCH, PUT); `undefined` for a
  * procedure without input. Success: `meta.rest.status` (default 200) with the output as JSON and
  * `Cache-Control` from `meta.rest.cacheControl(output)` or `defaultCacheControl`. Errors: `sendError`.
- * @param createContext the context of one request (as the tRPC adapter builds it).
+ * @param createContext the context of one request (as the tRPC adapter builds it); `res` lets procedures set
+ *   response headers (e.g. the rate limit headers).
  */
 export function restRouter<Context>(
   appRouter: AnyRouter,
-  createContext: (req: Request) => Context,
+  createContext: (req: Request, res: Response) => Context,
   options: RestRouterOptions<Context>,
 ): Router {
   const express = Router();
@@ -47,7 +48,7 @@ export function restRouter<Context>(
     const takesBody = method === 'post' || method === 'patch' || method === 'put';
     express[method](route, async (req: Request, res: Response) => {
       try {
-        const ctx = createContext(req);
+        const ctx = createContext(req, res);
         const caller = appRouter.createCaller(ctx) as unknown as Record<string, unknown>;
         const fn = path
           .split('.')

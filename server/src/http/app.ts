@@ -1,16 +1,17 @@
 import { restRouter } from '@notary/platform/http/rest';
-import { AppError } from '@notary/shared';
+import { AppError, TRPC_MAX_BATCH_SIZE } from '@notary/shared';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express, type RequestHandler } from 'express';
 import type { AppDeps } from '../deps';
 import { createContext } from '../trpc/context';
 import { appRouter } from '../trpc/router';
-import { acervoRateLimit } from './acervo-limit';
 import { certificateRoute, timestampRoute } from './certificates';
 import { corsPolicy } from './cors';
 import { errorHandler, sendError, toAppError } from './errors';
 import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook';
+import { rejectNulBytes } from './input';
 import { buildOpenApiDocument } from './openapi';
+import { rateLimited } from './rate-limit';
 import { uploadRoute } from './upload';
 import { webClientRouter } from './web-client';
 
@@ -46,12 +47,18 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   // Before any body parser: these read the raw request themselves.
   if (options.authHandler) app.all('/api/auth/{*rest}', options.authHandler);
   if (options.filesRouter) app.use('/files', options.filesRouter);
-  app.post('/api/documents/upload', uploadRoute(deps));
+  // Limits are counted before anything else is done for the request (spec, Limits).
+  app.post('/api/documents/upload', rateLimited(deps, ['global', 'upload']), uploadRoute(deps));
   app.post(IDENTITY_WEBHOOK_PATH, identityWebhookRoute(deps));
-  app.get('/api/documents/:id/certificate', certificateRoute(deps));
-  app.post('/api/documents/:id/timestamp', ...timestampRoute(deps));
+  app.get('/api/documents/:id/certificate', rateLimited(deps, ['global']), certificateRoute(deps));
+  app.post(
+    '/api/documents/:id/timestamp',
+    rateLimited(deps, ['global', 'timestamp']),
+    ...timestampRoute(deps),
+  );
 
   app.use(express.json({ limit: '256kb' }));
+  app.use(rejectNulBytes);
 
   let openapi: unknown;
   app.get('/api/openapi.json', (_req, res) => {
@@ -62,16 +69,17 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
     '/trpc',
     createExpressMiddleware({
       router: appRouter,
-      createContext: ({ req }) => createContext(deps, req),
+      createContext: ({ req, res }) => createContext(deps, req, res),
+      // Each call of a batch counts against the limits; a batch over the maximum is refused whole (400).
+      maxBatchSize: TRPC_MAX_BATCH_SIZE,
       onError: ({ error }) => {
         if (toAppError(error).code === 'INTERNAL')
           console.error('[trpc] internal error', error.cause ?? error);
       },
     }),
   );
-  app.get('/api/public/acervo', acervoRateLimit());
   app.use(
-    restRouter(appRouter, (req) => createContext(deps, req), {
+    restRouter(appRouter, (req, res) => createContext(deps, req, res), {
       sendError,
       defaultCacheControl: 'private, no-store',
     }),

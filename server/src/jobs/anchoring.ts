@@ -232,32 +232,56 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
 }
 
 /**
- * Devnet only: clears the anchoring records of a previous run (batches, transactions, proofs) and puts every
- * document back to `pending` on both chains, in one transaction. Logs what it cleared.
+ * Devnet only: forgets the anchoring records of a previous devnet run (batches, transactions, proofs) and puts
+ * their documents back to `pending` on both chains, in one transaction. Only batches whose every signed
+ * transaction was recorded on a devnet (EVM `hardhat`/31337, Stacks `devnet`) are forgotten: a batch anchored
+ * on a real network keeps its rows and its documents keep their status, whatever mode this start guessed.
+ * Logs what it cleared and what it kept.
  */
-async function forgetPreviousDevnet(em: EntityManager, log: JobLog): Promise<void> {
-  const cleared = await em.transactional(async (tx) => {
-    const batches = await tx.count(AnchorBatch, {});
-    if (batches === 0) return 0;
-    await tx.nativeDelete(DocumentAnchor, {});
-    await tx.nativeDelete(AnchorTx, {});
-    await tx.nativeDelete(AnchorBatch, {});
-    await tx.nativeUpdate(
-      Document,
-      {},
-      {
-        onchainStatus: 'pending',
-        onchainTxHash: null,
-        onchainAttestationUid: null,
-        onchainAt: null,
-        stacksStatus: 'pending',
-        stacksTxId: null,
-        stacksAnchoredAt: null,
-      },
+export async function forgetPreviousDevnet(em: EntityManager, log: JobLog): Promise<void> {
+  const { cleared, kept } = await em.transactional(async (tx) => {
+    const signed = await tx.find(
+      AnchorTx,
+      { network: { $ne: null } },
+      { fields: ['batch', 'chain', 'network', 'chainId'] },
     );
-    return batches;
+    const onDevnet = (t: (typeof signed)[number]) =>
+      t.chain === 'evm'
+        ? t.network === DEVNET_EVM_NETWORK.network && t.chainId === DEVNET_EVM_NETWORK.chainId
+        : t.network === 'devnet';
+    const realTxs = signed.filter((t) => !onDevnet(t));
+    const keep = [...new Set(realTxs.map((t) => t.batch.id))];
+    const devnetBatches = await tx.find(AnchorBatch, keep.length ? { id: { $nin: keep } } : {}, {
+      fields: ['id'],
+    });
+    if (devnetBatches.length === 0) return { cleared: 0, kept: keep.length };
+    const batchIds = devnetBatches.map((b) => b.id);
+    const anchors = await tx.find(DocumentAnchor, { batch: { $in: batchIds } }, { fields: ['document'] });
+    const documentIds = anchors.map((a) => a.document.id);
+    await tx.nativeDelete(DocumentAnchor, { batch: { $in: batchIds } });
+    await tx.nativeDelete(AnchorTx, { batch: { $in: batchIds } });
+    await tx.nativeDelete(AnchorBatch, { id: { $in: batchIds } });
+    if (documentIds.length > 0) {
+      await tx.nativeUpdate(
+        Document,
+        { id: { $in: documentIds } },
+        {
+          onchainStatus: 'pending',
+          onchainTxHash: null,
+          onchainAttestationUid: null,
+          onchainAt: null,
+          stacksStatus: 'pending',
+          stacksTxId: null,
+          stacksAnchoredAt: null,
+        },
+      );
+    }
+    return { cleared: batchIds.length, kept: keep.length };
   });
   if (cleared > 0) {
     log.info(`[anchor] devnet: ${cleared} batches of a previous devnet forgotten; their documents re-anchor`);
+  }
+  if (kept > 0) {
+    log.info(`[anchor] devnet: ${kept} batches anchored on real networks kept as they are`);
   }
 }

@@ -14,6 +14,8 @@ export interface Context {
   ip: string | null;
   /** The request's `Accept-Language` header (language of mail the request triggers, e.g. invitations). */
   acceptLanguage: string | null;
+  /** Sets a header of the response (rate limit headers); a no-op where there is no response (tests' callers). */
+  setHeader: (name: string, value: string) => void;
 }
 
 export function createContext(
@@ -22,6 +24,7 @@ export function createContext(
     headers: { authorization?: string | undefined; 'accept-language'?: string | undefined };
     ip?: string | undefined;
   },
+  res?: { setHeader(name: string, value: string): unknown; headersSent: boolean },
 ): Context {
   return {
     deps,
@@ -29,5 +32,8 @@ export function createContext(
     bearer: bearerFrom(req.headers.authorization),
     ip: req.ip ?? null,
     acceptLanguage: req.headers['accept-language'] ?? null,
+    setHeader: (name, value) => {
+      if (res && !res.headersSent) res.setHeader(name, value);
+    },
   };
 }

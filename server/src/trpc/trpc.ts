@@ -1,32 +1,44 @@
-import { mapAppError } from '@notary/platform/trpc/errors';
+import { formatTrpcError, mapAppError } from '@notary/platform/trpc/errors';
 import { initTrpc } from '@notary/platform/trpc/init';
-import { isAppError } from '@notary/shared';
+import type { RateLimitName } from '@notary/shared';
 import type { Actor } from '../domain/tenancy/actor';
 import { authenticate } from '../domain/tenancy/authenticate';
+import { toAppError } from '../http/errors';
+import { enforceRateLimit } from '../http/rate-limit';
 import type { Context } from './context';
 
-const t = initTrpc<Context>().create({
+/** The server's own procedure metadata. */
+export interface ProcedureMeta {
+  /**
+   * The procedure's own limit of the spec (Limits), counted on top of `global`; `exempt` for the health probe
+   * only (load balancers poll it). Read by the rate limit middleware on both faces.
+   */
+  rateLimit?: RateLimitName | 'exempt';
+}
+
+const t = initTrpc<Context, ProcedureMeta>().create({
   // Stacks never leave the process, whatever NODE_ENV says (DEPENDENCIES.md: tRPC leaks them otherwise).
   isDev: false,
-  errorFormatter({ shape, error }) {
-    const app = isAppError(error.cause) ? error.cause : undefined;
-    return {
-      message: shape.message,
-      code: shape.code,
-      data: {
-        code: app?.code ?? error.code,
-        httpStatus: app?.status ?? shape.data.httpStatus,
-        path: shape.data.path,
-      },
-    };
-  },
+  // The REST face's masking: nothing but an AppError's own message reaches a client.
+  errorFormatter: formatTrpcError(toAppError),
 });
 
 /** Turns domain `AppError`s into `TRPCError`s with the table's tRPC code; the AppError stays as `cause`. */
 const errorMapping = t.middleware(async ({ next }) => mapAppError(await next()));
 
+/**
+ * Every call counts against the global limit and its procedure's own (`meta.rateLimit`), whichever face it came
+ * through: a REST request, a `/trpc` call, or each call of a `/trpc` batch. 429 RATE_LIMITED when over.
+ */
+const rateLimit = t.middleware(async ({ ctx, meta, next }) => {
+  if (meta?.rateLimit === 'exempt') return next();
+  const limits: RateLimitName[] = meta?.rateLimit ? ['global', meta.rateLimit] : ['global'];
+  await enforceRateLimit(ctx.deps, { bearer: ctx.bearer, ip: ctx.ip }, limits, ctx.setHeader);
+  return next();
+});
+
 export const router = t.router;
-export const publicProcedure = t.procedure.use(errorMapping);
+export const publicProcedure = t.procedure.use(errorMapping).use(rateLimit);
 
 /**
  * Procedures that need a session: verifies `Authorization: Bearer` through the identity port and resolves

@@ -7,13 +7,14 @@ import {
   LIMITS,
   type ShareAccessDto,
   type SharePermission,
+  UUID_PATTERN,
   type WalletAccessInput,
 } from '@notary/shared';
 import type { ObjectStorage } from '../../adapters/storage/port';
 import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../../db/entities';
 import { presignDocumentFile } from '../documents/service';
 import { policyStatus } from './policies';
-import { OPAQUE_TOKEN_PATTERN, sha256Hex, UUID_PATTERN } from './tokens';
+import { OPAQUE_TOKEN_PATTERN, sha256Hex } from './tokens';
 import { verifyWalletMessage } from './wallet-message';
 
 /** Who accessed, as the access log records it (spec, Access log entry). */

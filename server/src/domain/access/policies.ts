@@ -7,11 +7,12 @@ import {
   type CreateAccessPolicyInput,
   type CreatedAccessPolicyDto,
   can,
+  UUID_PATTERN,
 } from '@notary/shared';
 import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../../db/entities';
 import { assertNotDeleted, findDocumentInTenant } from '../documents/service';
 import type { Actor } from '../tenancy/actor';
-import { newOpaqueToken, sha256Hex, UUID_PATTERN } from './tokens';
+import { newOpaqueToken, sha256Hex } from './tokens';
 import { parseWalletAddress } from './wallet-message';
 
 /**

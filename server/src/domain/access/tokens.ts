@@ -16,6 +16,3 @@ export const OPAQUE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
-
-/** A document or policy id (UUID): other strings never reach a `uuid` column. */
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

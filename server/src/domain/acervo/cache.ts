@@ -1,11 +1,13 @@
 import { type AcervoFeedDto, LIMITS } from '@notary/shared';
 import { LRUCache } from 'lru-cache';
+import { type InvalidationBus, localInvalidationBus } from '../../adapters/cache-bus/port';
 
 /**
  * In-process cache of acervo feed pages (spec, Limits: acervo response cache 5 minutes), keyed by tenant,
  * limit and offset. A publication change or an LGPD deletion in this process invalidates the tenant's pages
- * at once (a generation counter per tenant: a page loaded before the change is never served after it);
- * other instances serve their copy for at most 5 minutes. The token is checked on every request, before the
+ * at once (a generation counter per tenant: a page loaded before the change is never served after it), and
+ * the other instances as soon as the bus delivers it (Redis pub/sub with `REDIS_URL`; were a message lost,
+ * an instance would serve its copy for at most the 5 minutes the spec allows). The token is checked on every request, before the
  * cache, so a rotated or deleted token stops working at once.
  */
 export class AcervoFeedCache {
@@ -14,6 +16,12 @@ export class AcervoFeedCache {
     ttl: LIMITS.acervoCacheSeconds * 1000,
   });
   private readonly generations = new Map<string, number>();
+
+  constructor(private readonly bus: InvalidationBus = localInvalidationBus) {
+    bus.subscribe((message) => {
+      if (message.kind === 'acervo') this.bump(message.tenantId);
+    });
+  }
 
   async get(
     tenantId: string,
@@ -31,6 +39,11 @@ export class AcervoFeedCache {
 
   /** The tenant's feed changed (publish, unpublish, LGPD deletion): drop its cached pages. */
   invalidate(tenantId: string): void {
+    this.bump(tenantId);
+    this.bus.publish({ kind: 'acervo', tenantId });
+  }
+
+  private bump(tenantId: string): void {
     this.generations.set(tenantId, (this.generations.get(tenantId) ?? 0) + 1);
   }
 }

@@ -8,6 +8,7 @@ import {
   INLINE_MIME_TYPES,
   LIMITS,
   type PublicDocumentDto,
+  UUID_PATTERN,
   type VerifyByHashDto,
   type ViewDto,
 } from '@notary/shared';
@@ -77,7 +78,7 @@ export async function findDocumentInTenant(
   actor: Actor,
   id: string,
 ): Promise<DocumentEntity> {
-  const doc = /^[0-9a-f-]{36}$/i.test(id) ? await em.findOne(Document, { id }) : null;
+  const doc = UUID_PATTERN.test(id) ? await em.findOne(Document, { id }) : null;
   if (!doc) throw new AppError('NOT_FOUND', 'Document not found');
   if (doc.tenant.id !== actor.tenant.id)
     throw new AppError('FORBIDDEN', 'This document belongs to another tenant');

@@ -1,3 +1,4 @@
+import { ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { getAnchorProof } from '../../../domain/anchoring/proof';
 import { authedProcedure } from '../../trpc';
@@ -34,6 +35,6 @@ export const anchorProof = authedProcedure
       protect: true,
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: ResourceId }))
   .output(AnchorProofSchema)
   .query(({ ctx, input }) => getAnchorProof(ctx.em(), ctx.actor, input.id));

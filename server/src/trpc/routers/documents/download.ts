@@ -1,4 +1,4 @@
-import { DownloadSchema } from '@notary/shared';
+import { DownloadSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { presignDownload } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
@@ -19,6 +19,6 @@ export const download = authedProcedure
       protect: true,
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: ResourceId }))
   .output(DownloadSchema)
   .query(({ ctx, input }) => presignDownload(ctx.em(), ctx.deps.storage, ctx.actor, input.id));

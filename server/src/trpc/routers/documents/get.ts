@@ -1,4 +1,4 @@
-import { DocumentEnvelopeSchema } from '@notary/shared';
+import { DocumentEnvelopeSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { getDocument } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
@@ -18,6 +18,6 @@ export const get = authedProcedure
       protect: true,
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: ResourceId }))
   .output(DocumentEnvelopeSchema)
   .query(async ({ ctx, input }) => ({ document: await getDocument(ctx.em(), ctx.actor, input.id) }));

@@ -1,5 +1,4 @@
-import { DocumentEnvelopeSchema, PublishInputSchema } from '@notary/shared';
-import { z } from 'zod';
+import { DocumentEnvelopeSchema, PublishInputSchema, ResourceId } from '@notary/shared';
 import { publishDocument } from '../../../domain/documents/publish';
 import { authedProcedure } from '../../trpc';
 
@@ -23,7 +22,7 @@ export const publish = authedProcedure
       protect: true,
     },
   })
-  .input(PublishInputSchema.extend({ id: z.string() }))
+  .input(PublishInputSchema.extend({ id: ResourceId }))
   .output(DocumentEnvelopeSchema)
   .mutation(async ({ ctx, input }) => {
     const { id, ...body } = input;

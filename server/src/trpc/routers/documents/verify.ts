@@ -1,4 +1,4 @@
-import { HashComparisonSchema, Sha256Hex } from '@notary/shared';
+import { HashComparisonSchema, ResourceId, Sha256Hex } from '@notary/shared';
 import { z } from 'zod';
 import { compareHash } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
@@ -19,6 +19,6 @@ export const verify = authedProcedure
       protect: true,
     },
   })
-  .input(z.object({ id: z.string(), hash: Sha256Hex }))
+  .input(z.object({ id: ResourceId, hash: Sha256Hex }))
   .output(HashComparisonSchema)
   .query(({ ctx, input }) => compareHash(ctx.em(), ctx.actor, input.id, input.hash));

@@ -1,4 +1,4 @@
-import { ViewSchema } from '@notary/shared';
+import { ResourceId, ViewSchema } from '@notary/shared';
 import { z } from 'zod';
 import { presignView } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
@@ -19,6 +19,6 @@ export const view = authedProcedure
       protect: true,
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: ResourceId }))
   .output(ViewSchema)
   .query(({ ctx, input }) => presignView(ctx.em(), ctx.deps.storage, ctx.actor, input.id));

@@ -22,6 +22,8 @@ export const publicAcervo = publicProcedure
         'Authorization: Bearer <acervo token> (from POST /api/settings/acervo-token, not a session token). Cached 5 minutes.',
     },
     rest: { cacheControl: () => `private, max-age=${LIMITS.acervoCacheSeconds}` },
+    // Counted per client IP (an acervo token is not a user) before the token is checked: guessing is limited.
+    rateLimit: 'acervo',
   })
   .input(AcervoFeedQuerySchema)
   .output(AcervoFeedSchema)

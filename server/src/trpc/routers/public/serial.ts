@@ -13,6 +13,8 @@ export const publicDocumentBySerial = publicProcedure
       tags: ['public'],
       summary: 'Look up a serial number',
     },
+    // A serial lookup is a public verification (spec, Limits): one budget with verify by hash.
+    rateLimit: 'publicVerify',
   })
   .input(z.object({ serial: SerialNumber }))
   .output(PublicDocumentSchema)

@@ -13,6 +13,7 @@ export const publicVerify = publicProcedure
       tags: ['public'],
       summary: 'Verify a file by SHA-256',
     },
+    rateLimit: 'publicVerify',
     rest: {
       // Positive answers are cached 60 s (spec, Limits); a negative one must not hide a fresh upload.
       cacheControl: (out) => ((out as { found: boolean }).found ? 'public, max-age=60' : 'no-cache'),

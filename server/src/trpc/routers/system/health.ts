@@ -3,6 +3,10 @@ import { publicProcedure } from '../../trpc';
 
 /** `GET /health` (spec, Public): `{status:'ok', timestamp}`. */
 export const health = publicProcedure
-  .meta({ openapi: { method: 'GET', path: '/health', tags: ['system'], summary: 'Liveness' } })
+  // Probes poll it: never rate limited. While the service starts, the HTTP layer answers 503 `starting`.
+  .meta({
+    openapi: { method: 'GET', path: '/health', tags: ['system'], summary: 'Readiness' },
+    rateLimit: 'exempt',
+  })
   .output(HealthSchema)
   .query(() => ({ status: 'ok' as const, timestamp: new Date().toISOString() }));

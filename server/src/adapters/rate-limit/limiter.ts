@@ -1,0 +1,130 @@
+import { RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS, type RateLimitName } from '@notary/shared';
+import { ipKeyGenerator, MemoryStore, type Options, type Store } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
+import type { RedisConnection } from '../redis/client';
+
+/**
+ * The outcome of counting one call against its limits. `headers` are the standard rate limit fields
+ * (draft-ietf-httpapi-ratelimit-headers-08, structured fields): `RateLimit-Policy` lists each limit that
+ * applies (`"upload";q=10;w=60`), `RateLimit` its remaining budget and the seconds until it resets
+ * (`"upload";r=3;t=42`).
+ */
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** The limit that refused the call (the one that resets last when several did); undefined when allowed. */
+  exceeded: RateLimitName | undefined;
+  /** Seconds until the exceeding limit's window resets (at least 1); 0 when allowed. */
+  retryAfterSeconds: number;
+  headers: { 'RateLimit-Policy': string; RateLimit: string } | undefined;
+}
+
+/** Counts calls per subject against the spec's limits (`RATE_LIMITS`, a 60 s window each). */
+export interface RateLimiter {
+  /** False with `RATE_LIMITS=off`: `consume` allows everything and sends no headers. */
+  readonly enabled: boolean;
+  /** `memory` (this process) or `redis` (shared by every instance on the same `REDIS_URL`). */
+  readonly kind: 'off' | 'memory' | 'redis';
+  /**
+   * Counts one call of `subject` against each of `limits` (each limit its own counter) and says whether
+   * every one of them is still within its budget. A store failure (Redis down) lets the call through and is
+   * logged: the limits protect availability, they must not take it away.
+   */
+  consume(limits: readonly RateLimitName[], subject: string): Promise<RateLimitDecision>;
+}
+
+/** The subject of a call: `user:<id>` with a valid session token, else `ip:<address or IPv6 /56>`. */
+export function rateLimitSubject(userId: string | null, ip: string | null): string {
+  return userId ? `user:${userId}` : `ip:${ipKeyGenerator(ip ?? 'unknown')}`;
+}
+
+const ALLOWED: RateLimitDecision = {
+  allowed: true,
+  exceeded: undefined,
+  retryAfterSeconds: 0,
+  headers: undefined,
+};
+
+/**
+ * A limiter over an express-rate-limit `Store` (its `MemoryStore`, or rate-limit-redis's `RedisStore`), so the
+ * counting itself is the library's: one fixed 60 s window per key `<limit>:<subject>`.
+ */
+export function storeRateLimiter(
+  store: Store,
+  kind: 'memory' | 'redis',
+  options: { onStoreError: (e: unknown) => void },
+): RateLimiter {
+  // Both stores read only `windowMs` of the middleware's options.
+  const storeOptions: Pick<Options, 'windowMs'> = { windowMs: RATE_LIMIT_WINDOW_SECONDS * 1000 };
+  const ready = Promise.resolve(store.init?.(storeOptions as Options)).catch(options.onStoreError);
+  // MemoryStore hands back its live counter object, so two calls in flight would both read the later count:
+  // in process, calls are counted one after the other. Redis answers each call with its own count.
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    if (kind !== 'memory') return work();
+    const result = turn.then(work);
+    turn = result.catch(() => undefined);
+    return result;
+  };
+  return {
+    enabled: true,
+    kind,
+    consume: (limits, subject) => inTurn(() => count(limits, subject)),
+  };
+
+  async function count(limits: readonly RateLimitName[], subject: string): Promise<RateLimitDecision> {
+    await ready;
+    let counts: { name: RateLimitName; hits: number; resetSeconds: number }[];
+    try {
+      const now = Date.now();
+      counts = await Promise.all(
+        limits.map(async (name) => {
+          const info = await store.increment(`${name}:${subject}`);
+          const resetMs = info.resetTime ? info.resetTime.getTime() - now : RATE_LIMIT_WINDOW_SECONDS * 1000;
+          return { name, hits: info.totalHits, resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+        }),
+      );
+    } catch (e) {
+      options.onStoreError(e);
+      return ALLOWED;
+    }
+    const headers = {
+      'RateLimit-Policy': counts
+        .map((c) => `"${c.name}";q=${RATE_LIMITS[c.name]};w=${RATE_LIMIT_WINDOW_SECONDS}`)
+        .join(', '),
+      RateLimit: counts
+        .map((c) => `"${c.name}";r=${Math.max(0, RATE_LIMITS[c.name] - c.hits)};t=${c.resetSeconds}`)
+        .join(', '),
+    };
+    const over = counts
+      .filter((c) => c.hits > RATE_LIMITS[c.name])
+      .sort((a, b) => b.resetSeconds - a.resetSeconds)[0];
+    if (!over) return { allowed: true, exceeded: undefined, retryAfterSeconds: 0, headers };
+    return { allowed: false, exceeded: over.name, retryAfterSeconds: over.resetSeconds, headers };
+  }
+}
+
+/** `RATE_LIMITS=off`: every call allowed, no headers (benchmarks, an operator's bulk import). */
+export const rateLimitsOff: RateLimiter = {
+  enabled: false,
+  kind: 'off',
+  consume: async () => ALLOWED,
+};
+
+/**
+ * Builds the limiter the configuration asks for: off, in process, or in Redis over `redis` (one budget for
+ * every instance sharing it; keys prefixed `notary:rl:`).
+ */
+export function createRateLimiter(
+  config: { enabled: boolean },
+  redis: RedisConnection | undefined,
+  log: { error: (message: string, e: unknown) => void },
+): RateLimiter {
+  if (!config.enabled) return rateLimitsOff;
+  const onStoreError = (e: unknown) => log.error('[rate-limit] store error: call allowed', e);
+  if (!redis) return storeRateLimiter(new MemoryStore(), 'memory', { onStoreError });
+  const store = new RedisStore({
+    prefix: 'notary:rl:',
+    sendCommand: (...args: string[]) => redis.sendCommand(args),
+  });
+  return storeRateLimiter(store, 'redis', { onStoreError });
+}

@@ -1,0 +1,41 @@
+import { createClient } from 'redis';
+
+/** Commands fail at once while the connection is down (no offline queue): callers fall back instead of waiting. */
+function newClient(url: string, isConnected: () => boolean) {
+  return createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: 5_000,
+      // The first connection fails fast (start refuses); later outages retry with a capped backoff.
+      reconnectStrategy: (retries: number, cause: Error) =>
+        isConnected() ? Math.min(100 * 2 ** retries, 5_000) : cause,
+    },
+  });
+}
+
+/** A connected node-redis client (`REDIS_URL`): rate limit counters and cache invalidations. */
+export type RedisConnection = ReturnType<typeof newClient>;
+
+/**
+ * Connects to Redis at `url`; after the first connection the client reconnects by itself.
+ * @throws Error naming `REDIS_URL` when the first connection fails: a misconfigured Redis must not let
+ *   instances silently keep separate budgets.
+ */
+export async function connectRedis(
+  url: string,
+  log: { error: (message: string, e: unknown) => void },
+): Promise<RedisConnection> {
+  let connected = false;
+  const client = newClient(url, () => connected);
+  client.on('error', (e: unknown) => {
+    if (connected) log.error('[redis] connection error', e);
+  });
+  try {
+    await client.connect();
+  } catch (e) {
+    throw new Error(`REDIS_URL: cannot reach Redis (${e instanceof Error ? e.message : String(e)})`);
+  }
+  connected = true;
+  return client;
+}
