@@ -9,6 +9,24 @@ import { uploadFile } from './upload';
 
 vi.mock('electron', () => import('./testing/electron-stand-in'));
 
+/** A promise with its resolver, for the test server's signals. */
+function signal<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** A clock that moves 50 ms (the progress interval) at each reading: every file chunk is reported. */
+function steppingClock(): () => number {
+  let t = 0;
+  return () => {
+    t += 50;
+    return t;
+  };
+}
+
 interface Received {
   path: string;
   headers: IncomingMessage['headers'];
@@ -50,6 +68,8 @@ describe('uploadFile (main process, streaming multipart over node:http)', () => 
   let server: Server;
   let base: string;
   const received: Received[] = [];
+  /** Signals of the `/hold` route: its first body chunk arrived (then it reads no more); its connection closed. */
+  let hold = { firstChunk: signal<Received>(), closed: signal<void>() };
   let file: string;
   let fileHash: string;
   const SIZE = 12 * 1024 * 1024;
@@ -72,15 +92,25 @@ describe('uploadFile (main process, streaming multipart over node:http)', () => 
         req.resume();
         return;
       }
+      if (url === '/hold') {
+        // Mid-upload by construction: the first chunk is read, the rest held (never read, never answered)
+        // until the client cuts the connection.
+        const signals = hold;
+        req.socket.once('close', () => signals.closed.resolve());
+        req.once('data', (chunk: Buffer) => {
+          req.pause();
+          record.bodyBytes += chunk.length;
+          signals.firstChunk.resolve(record);
+        });
+        req.on('end', () => {
+          record.complete = true;
+        });
+        return;
+      }
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => {
         record.bodyBytes += chunk.length;
         if (url === '/ok') chunks.push(chunk);
-        if (url === '/slow') {
-          // Read slowly: the client's backpressure keeps it from running ahead.
-          req.pause();
-          setTimeout(() => req.resume(), 20);
-        }
       });
       req.on('end', () => {
         record.complete = true;
@@ -109,6 +139,7 @@ describe('uploadFile (main process, streaming multipart over node:http)', () => 
       filePath: file,
       fileName: path.basename(file),
       onProgress: (loaded, total) => events.push([loaded, total]),
+      now: steppingClock(),
     });
     const record = received.find((r) => r.path === '/ok');
     expect(record?.complete).toBe(true);
@@ -122,33 +153,41 @@ describe('uploadFile (main process, streaming multipart over node:http)', () => 
       size: SIZE,
       sha256: fileHash,
     });
-    // Progress: monotonic, in bytes of the file, ending at its size.
-    expect(events.length).toBeGreaterThan(2);
+    // Progress: one event per 1 MiB chunk read (the clock says 50 ms passed each time), monotonic, in bytes
+    // of the file, ending at its size.
+    expect(events.length).toBeGreaterThan(SIZE / (1 << 20));
     expect(events.at(-1)).toEqual([SIZE, SIZE]);
     for (let i = 1; i < events.length; i++)
       expect(events[i]?.[0]).toBeGreaterThanOrEqual(events[i - 1]?.[0] ?? 0);
   });
 
   it('cancels mid-upload: the request is cut and the server never sees it complete', async () => {
+    // Event-driven: cancel once the server holds the request after its first body chunk. (Cancelling from a
+    // progress report past 2 MiB raced: loopback socket buffers take megabytes, so on a loaded machine the
+    // whole file could be read before the 50 ms progress throttle let a report through.)
+    hold = { firstChunk: signal<Received>(), closed: signal<void>() };
     const controller = new AbortController();
-    let seen = 0;
+    const reportedAfterCancel: number[] = [];
     const run = uploadFile({
-      url: `${base}/slow`,
+      url: `${base}/hold`,
       jwt: 'jwt-value',
       filePath: file,
       fileName: 'a.pdf',
       signal: controller.signal,
+      now: steppingClock(),
       onProgress: (loaded) => {
-        seen = loaded;
-        if (loaded > 2 * 1024 * 1024) controller.abort();
+        if (controller.signal.aborted) reportedAfterCancel.push(loaded);
       },
     });
+    const record = await hold.firstChunk.promise;
+    controller.abort();
     await expect(run).rejects.toMatchObject({ kind: 'cancelled' });
-    expect(seen).toBeLessThan(SIZE);
-    await new Promise((r) => setTimeout(r, 100));
-    const record = received.find((r) => r.path === '/slow');
-    expect(record?.complete).toBe(false);
-    expect(record?.bodyBytes).toBeLessThan(SIZE);
+    // The client closed the connection (the server would hold it forever otherwise: the test would time out).
+    await hold.closed.promise;
+    expect(record.complete).toBe(false);
+    expect(record.bodyBytes).toBeLessThan(SIZE);
+    // Reading the file stopped with the cancel: no progress after it.
+    expect(reportedAfterCancel).toEqual([]);
   });
 
   it.each([

@@ -22,6 +22,8 @@ export interface UploadOptions {
   /** Bytes of the file handed to the connection so far, and the file size. */
   onProgress?: (loaded: number, total: number) => void;
   signal?: AbortSignal;
+  /** Milliseconds, for the progress throttle (`PROGRESS_INTERVAL_MS`); tests inject a clock. */
+  now?: () => number;
 }
 
 /**
@@ -43,7 +45,7 @@ export function multipartFileName(name: string): string {
  *   (no connection), `file` (unreadable or changed while sent), or the server's error (401, 403, 413, 429...).
  */
 export async function uploadFile(options: UploadOptions): Promise<unknown> {
-  const { url, jwt, filePath, fileName, onProgress, signal } = options;
+  const { url, jwt, filePath, fileName, onProgress, signal, now = Date.now } = options;
   let size: number;
   try {
     const st = await stat(filePath);
@@ -139,12 +141,12 @@ export async function uploadFile(options: UploadOptions): Promise<unknown> {
     });
 
     let loaded = 0;
-    let lastReport = 0;
+    let lastReport = Number.NEGATIVE_INFINITY;
     file.on('data', (chunk: string | Buffer) => {
       loaded += chunk.length;
-      const now = Date.now();
-      if (onProgress && now - lastReport >= PROGRESS_INTERVAL_MS) {
-        lastReport = now;
+      const at = now();
+      if (onProgress && at - lastReport >= PROGRESS_INTERVAL_MS) {
+        lastReport = at;
         onProgress(loaded, size);
       }
     });
@@ -159,7 +161,8 @@ export async function uploadFile(options: UploadOptions): Promise<unknown> {
         return;
       }
       onProgress?.(loaded, size);
-      req.end(tail);
+      // A listener may have cancelled from that last report: the request is already destroyed then.
+      if (!settled) req.end(tail);
     });
     req.write(head);
     file.pipe(req, { end: false });
