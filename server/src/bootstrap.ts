@@ -2,12 +2,14 @@ import { chmod, mkdir, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { INVITATION_MAIL_LIMITS } from '@notary/shared';
 import type { Express } from 'express';
 import { type InvalidationBus, localInvalidationBus } from './adapters/cache-bus/port';
 import { redisInvalidationBus } from './adapters/cache-bus/redis';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createMailer } from './adapters/mail';
 import { createRateLimiter } from './adapters/rate-limit/limiter';
+import { createQuotaCounter } from './adapters/rate-limit/quota';
 import { connectRedis, type RedisConnection } from './adapters/redis/client';
 import { createSigner } from './adapters/signer';
 import { FsObjectStorage } from './adapters/storage/fs';
@@ -26,6 +28,7 @@ import { createSignedFileRoute } from './http/files';
 import { answerWhileStarting } from './http/starting';
 import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
 import { type JobQueue, startJobQueue } from './jobs/boss';
+import { startOrphanSweepJob } from './jobs/orphan-sweep';
 import { consoleJobLog, startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
 import { resolveSecret } from './secret';
 
@@ -71,6 +74,11 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
       bus = await redisInvalidationBus(redis, log);
     }
     const rateLimiter = createRateLimiter(config.rateLimits, redis, log);
+    const invitationMailQuota = createQuotaCounter(config.rateLimits, redis, {
+      windowSeconds: INVITATION_MAIL_LIMITS.windowSeconds,
+      prefix: 'invitation-mail',
+      log,
+    });
     const storage: ObjectStorage =
       config.storage.kind === 's3'
         ? new S3ObjectStorage(config.storage)
@@ -106,6 +114,7 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
       signer,
       tsa,
       rateLimiter,
+      invitationMailQuota,
     };
     // Membership changes made through the provider in this process keep the role table in step.
     const membershipEvents = subscribeMembershipEvents({
@@ -205,7 +214,12 @@ export async function startService(config: Config): Promise<Service> {
     core.db.kind === 'pglite'
       ? await startAdminSocket(path.join(config.dataDir, 'admin.sock'), (command) =>
           runOperatorCommand(
-            { em: core.db.fork(), identity: core.identity.admin, directory: core.deps.directory },
+            {
+              em: core.db.fork(),
+              identity: core.identity.admin,
+              directory: core.deps.directory,
+              storage: core.deps.storage,
+            },
             command,
           ),
         )
@@ -215,6 +229,13 @@ export async function startService(config: Config): Promise<Service> {
     fork: () => core.db.fork(),
     directory: core.deps.directory,
     intervalSeconds: config.reconcileIntervalSeconds,
+    log: consoleJobLog(config.logLevel),
+  });
+  // Bytes of uploads whose process died before the row committed (issue 12, orphaned objects).
+  const orphanSweep = startOrphanSweepJob({
+    fork: () => core.db.fork(),
+    storage: core.deps.storage,
+    intervalHours: config.orphanSweepHours,
     log: consoleJobLog(config.logLevel),
   });
   // Anchoring (issue 4): chains per configuration, batch collection on a timer, one worker per chain.
@@ -245,6 +266,7 @@ export async function startService(config: Config): Promise<Service> {
     server.close();
     await admin?.close();
     await reconcile.stop();
+    await orphanSweep.stop();
     await queue?.stop();
     await anchoring?.stop();
     await core.close();
@@ -266,6 +288,7 @@ export async function startService(config: Config): Promise<Service> {
       });
       await admin?.close();
       await reconcile.stop();
+      await orphanSweep.stop();
       await queue?.stop();
       await anchoring?.stop();
       await core.close();

@@ -52,6 +52,17 @@ const EnvSchema = z.object({
     'must be a svix signing secret: whsec_ followed by base64 of at least 16 bytes',
   ),
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(300).default(60),
+  // 10 GiB per tenant; 0 means no quota.
+  TENANT_STORAGE_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 1024 ** 3),
+  ORPHAN_SWEEP_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 7)
+    .default(6),
   ANCHORING: z.enum(['devnet', 'off', 'configured']).optional(),
   ANCHOR_BATCH_SECONDS: z.coerce.number().positive().max(86_400).optional(),
   ANCHOR_BATCH_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
@@ -248,6 +259,13 @@ export interface Config {
    * longest session lifetime, so a removal made behind the provider's API stops access within it); 0 disables.
    */
   reconcileIntervalSeconds: number;
+  /**
+   * Bytes a tenant may keep in object storage, summed over its live documents' files (`TENANT_STORAGE_QUOTA_BYTES`,
+   * default 10 GiB); an upload that would pass it is 413. 0: no quota.
+   */
+  tenantStorageQuotaBytes: number;
+  /** Hours between two sweeps of orphaned objects (`ORPHAN_SWEEP_HOURS`, default 6); 0 disables the timer. */
+  orphanSweepHours: number;
   /** Anchoring of document hashes on chains (`ANCHORING` and the chain variables). */
   anchoring: AnchoringConfig;
   /** Name printed on certificates and on the mark stamped on every page (`SERVICE_NAME`). */
@@ -313,6 +331,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     identityWebhookSecret: e.IDENTITY_WEBHOOK_SECRET,
     reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
+    tenantStorageQuotaBytes: e.TENANT_STORAGE_QUOTA_BYTES,
+    orphanSweepHours: e.ORPHAN_SWEEP_HOURS,
     anchoring: anchoringConfig(e),
     serviceName: e.SERVICE_NAME,
     signing: signingConfig(e),

@@ -14,12 +14,22 @@ const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
 const CLIENTS = Array.from({ length: 100 }, (_, i) => `10.77.${Math.floor(i / 250)}.${(i % 250) + 1}`);
 
 /**
- * The public verification under load, against the service as its own process (as deployed): 200 connections
- * for 30 s from 100 client addresses, with the spec's limits on. Nothing may fail with 5xx or an error; every
- * answer is 200 or the limits' 429. The figures (p99, requests, peak RSS) are printed, not asserted: they
- * belong to the README and the bench, not to a pass/fail that depends on the machine's load.
+ * Seconds of the load run when `LOAD_SECONDS` is set (`LOAD_SECONDS=30 npx vitest run test/e2e/load.test.ts`
+ * gives the README's figures). Unset, as in CI, the run is bounded by a request count instead, so that a
+ * machine busy with other suites only makes it slower, never different.
  */
-describe('load: public verification at 200 connections for 30 s', () => {
+const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? 0);
+/** Requests of the bounded run: 120 per client address, four budgets of the public verification limit. */
+const LOAD_REQUESTS = CLIENTS.length * 4 * RATE_LIMITS.publicVerify;
+
+/**
+ * The public verification under load, against the service as its own process (as deployed): 200 connections
+ * from 100 client addresses, with the spec's limits on. Nothing may fail with 5xx or an error; every answer is
+ * 200 or the limits' 429. The figures (p99, requests, peak RSS) are printed, not asserted: they belong to the
+ * README and the bench, not to a pass/fail that depends on the machine's load. Each request may wait 60 s for
+ * its answer (a starved CI machine is slow, not broken; a hung service still fails).
+ */
+describe('load: public verification at 200 connections', () => {
   let server: Child;
   let dataDir: string;
   let base: string;
@@ -56,7 +66,8 @@ describe('load: public verification at 200 connections for 30 s', () => {
     const result = await autocannon({
       url: `${base}/api/public/verify?hash=${randomBytes(32).toString('hex')}`,
       connections: 200,
-      duration: 30,
+      timeout: 60,
+      ...(LOAD_SECONDS > 0 ? { duration: LOAD_SECONDS } : { amount: LOAD_REQUESTS }),
       requests: [
         {
           setupRequest: (request) => {
@@ -78,10 +89,11 @@ describe('load: public verification at 200 connections for 30 s', () => {
     expect(result.timeouts).toBe(0);
     expect(Object.keys(codes).sort()).toEqual(['200', '429']);
     // Each client has 30 verifications a minute; the run is shorter than the window, but a client's window
-    // may start over once within it, so at most two budgets each.
+    // may start over once within it, so at most two budgets each (a longer LOAD_SECONDS run, more windows).
     expect(codes['200']).toBeGreaterThanOrEqual(CLIENTS.length * RATE_LIMITS.publicVerify);
-    expect(codes['200']).toBeLessThanOrEqual(2 * CLIENTS.length * RATE_LIMITS.publicVerify);
-  }, 120_000);
+    const windows = 1 + Math.ceil(Math.max(result.duration, 1) / 60);
+    expect(codes['200']).toBeLessThanOrEqual(windows * CLIENTS.length * RATE_LIMITS.publicVerify);
+  }, 300_000);
 
   it('200-call tRPC batches are refused whole, 50-call ones answered, while another client verifies', async () => {
     const rss = sampleRss(server.pid, 100);

@@ -50,7 +50,12 @@ export async function startTestService(
   const service = await startService(config);
   const operator = (command: Parameters<typeof runOperatorCommand>[1]) =>
     runOperatorCommand(
-      { em: service.deps.db.fork(), identity: service.identity.admin, directory: service.identity.directory },
+      {
+        em: service.deps.db.fork(),
+        identity: service.identity.admin,
+        directory: service.identity.directory,
+        storage: service.deps.storage,
+      },
       command,
     );
   return {

@@ -17,6 +17,11 @@ const USAGE = `Usage: npm run notary -- <command> [options]
   anchors:status                                anchoring: "unbatched <n>", "batch <status> <n>",
                                                 "tx <chain> <state> <n>", then failed/retrying transactions:
                                                 "error <chain> <state> <batch> <attempts> <tx> <next> <last error>"
+  storage:sweep [--grace-minutes M]             remove stored objects no live document references (bytes of an
+                                                upload whose process died before its row), older than M minutes
+                                                (default 60), and incomplete uploads older than a day; prints
+                                                "scanned <n>", "removed <n>", "kept-young <n>",
+                                                "incomplete-uploads <n>", then "removed <key>" per object
 
 Lists are tab-separated, one line per row, no header.
 
@@ -33,6 +38,7 @@ function parse(argv: string[]): OperatorCommand {
       org: { type: 'string' },
       role: { type: 'string' },
       to: { type: 'string' },
+      'grace-minutes': { type: 'string' },
     },
     strict: true,
   });
@@ -58,6 +64,10 @@ function parse(argv: string[]): OperatorCommand {
       return { command, org: need('org'), to: need('to') };
     case 'anchors:status':
       return { command };
+    case 'storage:sweep': {
+      const grace = values['grace-minutes'];
+      return { command, graceMinutes: grace === undefined ? undefined : Number(grace) };
+    }
     default:
       throw new Error(command ? `Unknown command: ${command}\n\n${USAGE}` : USAGE);
   }
@@ -77,7 +87,12 @@ async function main(): Promise<void> {
   const core = await createCore(config, publicUrlFor(config, config.port));
   try {
     const output = await runOperatorCommand(
-      { em: core.db.fork(), identity: core.identity.admin, directory: core.deps.directory },
+      {
+        em: core.db.fork(),
+        identity: core.identity.admin,
+        directory: core.deps.directory,
+        storage: core.deps.storage,
+      },
       command,
     );
     process.stdout.write(`${output}\n`);

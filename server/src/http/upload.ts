@@ -7,6 +7,7 @@ import type { AppDeps } from '../deps';
 import { type IngestResult, ingestStream } from '../domain/documents/ingest';
 import { detectMimeType } from '../domain/documents/mime';
 import { toDocumentDto } from '../domain/documents/projection';
+import { assertStorageRoom } from '../domain/documents/quota';
 import { recordUploadedDocument } from '../domain/documents/service';
 import { authenticate } from '../domain/tenancy/authenticate';
 import { sendError } from './errors';
@@ -30,7 +31,7 @@ export function cleanFileName(name: string | undefined): string {
  * the file streams through busboy into object storage while SHA-256 is computed; over 250 MB the upload is
  * aborted and nothing remains; then the Document row and its serial are created in one transaction.
  * Statuses: 201 Document; 400 missing file or consent; 401; 403 role below editor in an organization;
- * 413 over 250 MB. A client that disconnects mid-upload leaves nothing behind.
+ * 413 over 250 MB or over the tenant's storage quota. A client that disconnects mid-upload leaves nothing behind.
  */
 export function uploadRoute(deps: AppDeps): RequestHandler {
   return async (req, res) => {
@@ -50,8 +51,13 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
       if (Number.isFinite(declared) && declared > LIMITS.maxUploadBytes + MULTIPART_OVERHEAD) {
         throw new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
       }
+      const quotaBytes = deps.config.tenantStorageQuotaBytes;
+      // Early 413 when the quota is already full or the declared body cannot fit; the exact check runs again
+      // under a lock when the row is written (concurrent uploads).
+      const declaredFile = Number.isFinite(declared) ? Math.max(0, declared - MULTIPART_OVERHEAD) : 0;
+      const room = await assertStorageRoom(em, actor.tenant.id, quotaBytes, Math.max(1, declaredFile));
       const key = `${actor.tenant.id}/${randomUUID()}`;
-      const parsed = await receive(deps, req, key);
+      const parsed = await receive(deps, req, key, room);
       if (!parsed.file)
         throw new AppError('BAD_REQUEST', 'Missing file: send it in the multipart field `file`');
       const stored = parsed.file;
@@ -63,14 +69,19 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
           );
         }
         const mimeType = await detectMimeType(stored.result.head, stored.declaredType, stored.fileName);
-        const doc = await recordUploadedDocument(em, actor, {
-          storageKey: key,
-          fileName: stored.fileName,
-          fileSize: stored.result.size,
-          mimeType,
-          sha256Hash: stored.result.sha256Hash,
-          consentTimestamp: parsed.consentAt ?? new Date(),
-        });
+        const doc = await recordUploadedDocument(
+          em,
+          actor,
+          {
+            storageKey: key,
+            fileName: stored.fileName,
+            fileSize: stored.result.size,
+            mimeType,
+            sha256Hash: stored.result.sha256Hash,
+            consentTimestamp: parsed.consentAt ?? new Date(),
+          },
+          { quotaBytes },
+        );
         const body: DocumentDto = toDocumentDto(doc);
         res.status(201).setHeader('Cache-Control', 'private, no-store').json(body);
       } catch (e) {
@@ -107,10 +118,20 @@ interface Received {
 
 /**
  * Parses the multipart body, streaming the `file` part into storage under `key`. Resolves once the whole
- * request is read and the object is stored. Rejects with PAYLOAD_TOO_LARGE (object removed) past 250 MB, and
+ * request is read and the object is stored. Rejects with PAYLOAD_TOO_LARGE (object removed) past 250 MB or
+ * past `roomBytes` (what the tenant's storage quota has left), and
  * with an error when the client disconnects (object removed).
  */
-function receive(deps: AppDeps, req: Request, key: string): Promise<Received> {
+function receive(deps: AppDeps, req: Request, key: string, roomBytes: number): Promise<Received> {
+  // The file may take what the tenant's quota has left, and never more than 250 MB.
+  const maxBytes = Math.min(LIMITS.maxUploadBytes, roomBytes);
+  const tooLargeError = () =>
+    maxBytes < LIMITS.maxUploadBytes
+      ? new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `The file does not fit in this workspace's storage quota (${maxBytes} bytes left)`,
+        )
+      : new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
   return new Promise<Received>((resolve, reject) => {
     const abort = new AbortController();
     const received: Received = { consent: undefined, consentAt: undefined, file: undefined };
@@ -136,7 +157,7 @@ function receive(deps: AppDeps, req: Request, key: string): Promise<Received> {
         // busboy reports 'limit' on reaching fileSize: one byte more than allowed means "too large".
         limits: {
           files: 1,
-          fileSize: LIMITS.maxUploadBytes + 1,
+          fileSize: maxBytes + 1,
           fields: 20,
           fieldSize: 64 * 1024,
           parts: 30,
@@ -162,7 +183,7 @@ function receive(deps: AppDeps, req: Request, key: string): Promise<Received> {
       }
       stream.on('limit', () => {
         tooLarge = true;
-        abort.abort(new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit'));
+        abort.abort(tooLargeError());
         // Keep draining the request so the client gets its 413 instead of a hung upload.
         stream.resume();
       });
@@ -179,11 +200,11 @@ function receive(deps: AppDeps, req: Request, key: string): Promise<Received> {
       if (settled) return;
       (ingest ?? Promise.resolve()).then(
         () => {
-          if (tooLarge) return fail(new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit'));
+          if (tooLarge) return fail(tooLargeError());
           settled = true;
           resolve(received);
         },
-        (e) => fail(tooLarge ? new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit') : e),
+        (e) => fail(tooLarge ? tooLargeError() : e),
       );
     });
     req.pipe(bb);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '@notary/shared';
-import type { Disposition, ObjectStorage, PresignOptions } from './port';
+import type { Disposition, ObjectStorage, PresignOptions, StoredObjectInfo } from './port';
 import { abortReason, assertValidKey, assertValidPrefix, assertValidPresignOptions } from './validate';
 
 /** Query parameter names of a signed file URL (`/files/<key>?exp=&ct=&cd=&fn=&sig=`). */
@@ -181,6 +181,20 @@ export class FsObjectStorage implements ObjectStorage {
     for await (const key of this.walk(dirPart)) {
       if (key.startsWith(prefix)) yield key;
     }
+  }
+
+  /** Every object under `prefix` with its size and mtime, in `list` order. */
+  async *listObjects(prefix = ''): AsyncIterable<StoredObjectInfo> {
+    for await (const key of this.list(prefix)) {
+      // A key deleted between the walk and the stat is simply not there any more.
+      const st = await stat(this.pathOf(key)).catch(() => undefined);
+      if (st?.isFile()) yield { key, size: st.size, lastModified: st.mtime };
+    }
+  }
+
+  /** Temp files of puts interrupted by a crash, untouched since `startedBefore` (see `removeStaleTempFiles`). */
+  removeIncompleteUploads(startedBefore: Date): Promise<number> {
+    return this.removeStaleTempFiles(Math.max(0, this.clock() - startedBefore.getTime()));
   }
 
   /**

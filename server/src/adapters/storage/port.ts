@@ -13,6 +13,15 @@ export interface PresignOptions {
   fileName: string;
 }
 
+/** One stored object as a listing shows it. */
+export interface StoredObjectInfo {
+  key: string;
+  /** Size in bytes. */
+  size: number;
+  /** When the object was completed (S3 `LastModified`, a file's mtime). */
+  lastModified: Date;
+}
+
 /**
  * Object storage port. Keys are opaque ASCII paths chosen by the service (`<tenantId>/<uuid>`): segments of
  * `[A-Za-z0-9_.-]` joined by `/`, none empty or starting with `.`, at most 1024 characters; any other key is
@@ -39,6 +48,14 @@ export interface ObjectStorage {
   get(key: string): Promise<Readable>;
   /** Lists keys under `prefix` in byte-wise lexicographic order (operators, tests: "nothing left behind"). */
   list(prefix?: string): AsyncIterable<string>;
+  /** As `list`, with each object's size and completion time (the orphan sweep's grace period needs the time). */
+  listObjects(prefix?: string): AsyncIterable<StoredObjectInfo>;
+  /**
+   * Removes uploads started before `startedBefore` that never completed and never became objects (S3:
+   * incomplete multipart uploads, which S3 bills and never lists; local files: temp files of a crashed put).
+   * A put still running is younger than any sane cutoff. @returns how many were removed.
+   */
+  removeIncompleteUploads(startedBefore: Date): Promise<number>;
   /**
    * A URL anyone can GET until it expires; tampering with any part of it invalidates it (403). The response
    * carries exactly `contentType` and a `Content-Disposition` built from `disposition` and `fileName`.

@@ -2,10 +2,11 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,
-  DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  type ListMultipartUploadsCommandOutput,
   ListObjectsV2Command,
   S3Client,
   S3ServiceException,
@@ -14,7 +15,8 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { AppError } from '@notary/shared';
 import type { StorageConfig } from '../../config';
-import type { ObjectStorage, PresignOptions } from './port';
+import type { ObjectStorage, PresignOptions, StoredObjectInfo } from './port';
+import { deleteEveryVersion, refuseObjectLock } from './s3-versions';
 import {
   abortReason,
   assertValidKey,
@@ -80,11 +82,17 @@ export class S3ObjectStorage implements ObjectStorage {
   }
 
   /**
-   * Creates the bucket if it does not exist; call once at startup. Safe when several instances race.
+   * Creates the bucket if it does not exist; call once at startup. Safe when several instances race. A bucket
+   * with Object Lock enabled is refused (`refuseObjectLock`): deletions must be able to destroy files.
    * @throws AppError('BAD_GATEWAY') when the bucket exists but is not accessible with these credentials, or S3
-   *   fails.
+   *   fails; AppError('BAD_REQUEST') when the bucket has Object Lock enabled.
    */
   async ensureBucket(): Promise<void> {
+    await this.createBucketIfMissing();
+    await refuseObjectLock(this.client, this.bucket);
+  }
+
+  private async createBucketIfMissing(): Promise<void> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
       return;
@@ -174,14 +182,13 @@ export class S3ObjectStorage implements ObjectStorage {
     return { size };
   }
 
-  /** Removes the object (S3 DeleteObject is idempotent). @throws AppError('BAD_GATEWAY') when S3 fails. */
+  /**
+   * Removes the object with every version and delete marker it has, so that nothing of it stays restorable on
+   * a versioned bucket (`deleteEveryVersion`). Idempotent. @throws AppError('BAD_GATEWAY') when S3 fails.
+   */
   async delete(key: string): Promise<void> {
     assertValidKey(key);
-    try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
-    } catch (e) {
-      if (statusOf(e) !== 404) throw s3Error(e, 'delete failed');
-    }
+    await deleteEveryVersion(this.client, this.bucket, key);
   }
 
   /** HeadObject: true on 200, false on 404. @throws AppError('BAD_GATEWAY') on any other S3 failure. */
@@ -217,6 +224,11 @@ export class S3ObjectStorage implements ObjectStorage {
    * @throws AppError('BAD_GATEWAY') when S3 fails.
    */
   async *list(prefix = ''): AsyncIterable<string> {
+    for await (const o of this.listObjects(prefix)) yield o.key;
+  }
+
+  /** As `list`, with each object's `Size` and `LastModified`. @throws AppError('BAD_GATEWAY') when S3 fails. */
+  async *listObjects(prefix = ''): AsyncIterable<StoredObjectInfo> {
     assertValidPrefix(prefix);
     let token: string | undefined;
     do {
@@ -226,9 +238,45 @@ export class S3ObjectStorage implements ObjectStorage {
       } catch (e) {
         throw s3Error(e, 'list failed');
       }
-      for (const o of page.Contents ?? []) if (o.Key !== undefined) yield o.Key;
+      for (const o of page.Contents ?? []) {
+        if (o.Key === undefined) continue;
+        yield { key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) };
+      }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /**
+   * Aborts multipart uploads initiated before `startedBefore` (ListMultipartUploads, paginated): the parts of
+   * an upload whose process died are billed and invisible to ListObjects until aborted.
+   * @throws AppError('BAD_GATEWAY') when S3 fails to list.
+   */
+  async removeIncompleteUploads(startedBefore: Date): Promise<number> {
+    let removed = 0;
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    for (;;) {
+      let page: ListMultipartUploadsCommandOutput;
+      try {
+        page = await this.client.send(
+          new ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            KeyMarker: keyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
+        );
+      } catch (e) {
+        throw s3Error(e, 'listing multipart uploads failed');
+      }
+      for (const u of page.Uploads ?? []) {
+        if (!u.Key || !u.UploadId || !u.Initiated || u.Initiated >= startedBefore) continue;
+        await this.abortMultipart(u.Key, u.UploadId);
+        removed++;
+      }
+      if (!page.IsTruncated) return removed;
+      keyMarker = page.NextKeyMarker;
+      uploadIdMarker = page.NextUploadIdMarker;
+    }
   }
 
   /**

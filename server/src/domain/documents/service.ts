@@ -17,6 +17,7 @@ import { Document, type DocumentEntity } from '../../db/entities';
 import { enqueueAnchoring } from '../../jobs/boss';
 import type { Actor } from '../tenancy/actor';
 import { toDocumentDto, toPublicDto } from './projection';
+import { lockAndAssertStorageRoom } from './quota';
 import { newSerialNumber } from './serial';
 
 /** A file already in object storage, ready to be recorded (`POST /api/documents/upload`, step 3). */
@@ -33,15 +34,19 @@ export interface StoredFile {
  * Creates the Document row for a stored object in one transaction, with a fresh serial number; status
  * `pending` on both chains (spec, States and transitions). Retries the serial on the (rare) collision.
  * The caller deletes the object if this throws, so no object outlives a failed insert.
+ * With `quotaBytes` (0: none) the tenant's storage quota is checked under a lock in the same transaction.
+ * @throws AppError('PAYLOAD_TOO_LARGE') when the file does not fit in the quota.
  */
 export async function recordUploadedDocument(
   em: EntityManager,
   actor: Actor,
   file: StoredFile,
+  options: { quotaBytes?: number } = {},
 ): Promise<DocumentEntity> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await em.transactional(async (tx) => {
+        await lockAndAssertStorageRoom(tx, actor.tenant.id, options.quotaBytes ?? 0, file.fileSize);
         const doc = tx.create(Document, {
           id: crypto.randomUUID(),
           tenant: actor.tenant.id,

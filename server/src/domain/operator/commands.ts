@@ -3,6 +3,8 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError, isRole, ROLE_RANK, type Role } from '@notary/shared';
 import type { OrganizationDirectory } from '../../adapters/identity/directory';
 import type { IdentityAdmin } from '../../adapters/identity/port';
+import type { ObjectStorage } from '../../adapters/storage/port';
+import { ORPHAN_GRACE_MS, sweepOrphanedObjects } from '../documents/orphans';
 import { ensureOrganizationTenant, ensurePersonalTenant, setTenantRole } from '../tenancy/resolve';
 
 /**
@@ -14,6 +16,8 @@ export interface OperatorContext {
   identity: IdentityAdmin;
   /** Organizations and memberships at the provider; needed by `org:list`, `org:members`, `org:transfer`. */
   directory?: OrganizationDirectory | undefined;
+  /** The service's object storage; needed by `storage:sweep`. */
+  storage?: ObjectStorage | undefined;
 }
 
 export type OperatorCommand =
@@ -24,7 +28,8 @@ export type OperatorCommand =
   | { command: 'org:list' }
   | { command: 'org:members'; org: string }
   | { command: 'org:transfer'; org: string; to: string }
-  | { command: 'anchors:status' };
+  | { command: 'anchors:status' }
+  | { command: 'storage:sweep'; graceMinutes?: number | undefined };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -66,6 +71,9 @@ async function orgBySlug(ctx: OperatorContext, slug: string) {
  * - `org:list`: one line per organization at the provider: `<id>\t<slug>\t<name>\t<member count>`, by slug.
  * - `org:members`: one line per member at the provider: `<email>\t<role>`, owners first, then by e-mail.
  * - `anchors:status`: the anchoring pipeline, see `anchorsStatus`.
+ * - `storage:sweep`: removes stored objects no live document references, older than `graceMinutes` (default
+ *   60), and incomplete uploads older than a day; prints `scanned <n>`, `removed <n>`, `kept-young <n>`,
+ *   `incomplete-uploads <n>`, then one `removed <key>` line per object.
  * - `org:transfer`: makes the member `to` the owner and every previous owner an admin, at the provider and in
  *   the service's role table. The new owner is promoted before anyone is demoted, so the organization never
  *   lacks an owner; a failure midway leaves extra owners, and running the command again finishes the job.
@@ -142,6 +150,20 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
       }
       const demoted = previous.map((m) => m.email).join(', ');
       return `${user.email} is owner of ${org.slug}${demoted ? `; now admin: ${demoted}` : ''}`;
+    }
+    case 'storage:sweep': {
+      if (!ctx.storage) throw new Error('This command needs the object storage');
+      const graceMinutes = cmd.graceMinutes ?? ORPHAN_GRACE_MS / 60_000;
+      if (!Number.isFinite(graceMinutes) || graceMinutes < 0)
+        throw new AppError('BAD_REQUEST', '--grace-minutes must be a number of minutes, 0 or more');
+      const report = await sweepOrphanedObjects(ctx.em, ctx.storage, { graceMs: graceMinutes * 60_000 });
+      return [
+        row('scanned', report.scanned),
+        row('removed', report.removed.length),
+        row('kept-young', report.young),
+        row('incomplete-uploads', report.incompleteUploads),
+        ...report.removed.map((key) => row('removed', key)),
+      ].join('\n');
     }
     case 'anchors:status':
       return anchorsStatus(ctx.em);

@@ -1,0 +1,89 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { ObjectStorage } from '../../adapters/storage/port';
+import { Document } from '../../db/entities';
+
+/** Keys checked against the database per query while sweeping (one query per page, never one per object). */
+const SWEEP_PAGE = 500;
+
+/**
+ * Default grace period: an object younger than this is never swept. An upload's object is complete only once
+ * its bytes are stored, and its row commits right after; an hour covers any pause between the two.
+ */
+export const ORPHAN_GRACE_MS = 60 * 60 * 1000;
+
+/**
+ * Default age after which an upload that never completed is removed (S3 multipart uploads, temp files): longer
+ * than the slowest upload of 250 MB a client could still be sending.
+ */
+export const INCOMPLETE_UPLOAD_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+export interface SweepOptions {
+  /** The sweep's "now" (tests move it instead of waiting). Default `new Date()`. */
+  now?: Date;
+  /** Objects completed less than this many ms before `now` are kept. Default {@link ORPHAN_GRACE_MS}. */
+  graceMs?: number;
+  /** Incomplete uploads started more than this many ms before `now` are removed. Default 24 h. */
+  incompleteMaxAgeMs?: number;
+}
+
+export interface SweepReport {
+  /** Objects looked at. */
+  scanned: number;
+  /** Keys removed: objects older than the grace period that no live document references. */
+  removed: string[];
+  /** Objects without a live document kept because they are younger than the grace period. */
+  young: number;
+  /** Incomplete uploads removed (S3 multipart uploads, temp files of crashed puts). */
+  incompleteUploads: number;
+}
+
+/**
+ * Removes stored objects that no live Document references: bytes stored by a process that died before its row
+ * committed, or left by a deletion interrupted between the row and the storage (issue 12, "Orphaned objects").
+ * A key is referenced when a Document row not yet deleted has it as `storageKey` or `screenshotKey`; rows
+ * deleted under LGPD reference nothing, so a deletion cut short is completed here. Safe to run on several
+ * instances at once (deletes are idempotent) and while uploads go on (the grace period; see
+ * {@link ORPHAN_GRACE_MS}).
+ * @throws AppError('BAD_GATEWAY') when the object storage fails to list; already removed keys stay removed.
+ */
+export async function sweepOrphanedObjects(
+  em: EntityManager,
+  storage: ObjectStorage,
+  options: SweepOptions = {},
+): Promise<SweepReport> {
+  const now = options.now ?? new Date();
+  const cutoff = now.getTime() - (options.graceMs ?? ORPHAN_GRACE_MS);
+  const report: SweepReport = { scanned: 0, removed: [], young: 0, incompleteUploads: 0 };
+  let page: { key: string; lastModified: Date }[] = [];
+  const flush = async () => {
+    const keys = page.map((o) => o.key);
+    const rows = await em
+      .fork()
+      .find(
+        Document,
+        { deletedAt: null, $or: [{ storageKey: { $in: keys } }, { screenshotKey: { $in: keys } }] },
+        { fields: ['storageKey', 'screenshotKey'] },
+      );
+    const live = new Set(rows.flatMap((r) => [r.storageKey, r.screenshotKey]));
+    for (const o of page) {
+      if (live.has(o.key)) continue;
+      if (o.lastModified.getTime() > cutoff) {
+        report.young++;
+        continue;
+      }
+      await storage.delete(o.key);
+      report.removed.push(o.key);
+    }
+    page = [];
+  };
+  for await (const o of storage.listObjects()) {
+    report.scanned++;
+    page.push(o);
+    if (page.length >= SWEEP_PAGE) await flush();
+  }
+  if (page.length) await flush();
+  report.incompleteUploads = await storage.removeIncompleteUploads(
+    new Date(now.getTime() - (options.incompleteMaxAgeMs ?? INCOMPLETE_UPLOAD_MAX_AGE_MS)),
+  );
+  return report;
+}
