@@ -1,13 +1,11 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { EvmEasChain } from '../adapters/chains/evm-eas';
-import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
-import type { AnchorChain } from '../adapters/chains/port';
-import { StacksNotaryChain } from '../adapters/chains/stacks';
-import { type StacksDevnet, startStacksDevnet } from '../adapters/chains/stacks-devnet';
+import { type ChainEntry, configuredChains, startDevnetChains } from '../adapters/chains';
+import type { HardhatDevnet } from '../adapters/chains/hardhat-devnet';
+import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../adapters/chains/port';
+import type { StacksDevnet } from '../adapters/chains/stacks-devnet';
 import type { AnchoringConfig } from '../config';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
 import { AnchorWorker, collectBatch, type WorkerOptions } from '../domain/anchoring/pipeline';
-import { DEVNET_EVM_NETWORK } from '../domain/onchain/info';
 import type { JobLog } from './reconcile';
 
 /**
@@ -103,68 +101,47 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     }
   };
 
+  const prepareWithBackoff = (entry: ChainEntry, prepare: () => Promise<string>): void => {
+    let attempt = 0;
+    const setup = async (): Promise<void> => {
+      if (stopped) return;
+      try {
+        const line = await prepare();
+        if (stopped) return;
+        log.info(`[anchor:${entry.kind}] ${line}`);
+        startWorker(entry.chain, entry.confirmations);
+      } catch (e) {
+        attempt += 1;
+        const delay = Math.min(tuning.backoffMs * 2 ** (attempt - 1), tuning.maxBackoffMs);
+        log.error(`[anchor:${entry.kind}] setup failed (attempt ${attempt}); retrying in ${delay} ms`, e);
+        setupTimer = setTimeout(() => void setup(), delay).unref();
+      }
+    };
+    void setup();
+  };
+
+  let entries: ChainEntry[];
   try {
     if (config.mode === 'devnet') {
-      const [evmStart, stacksStart] = await Promise.allSettled([
-        startHardhatDevnet({ chainId: DEVNET_EVM_NETWORK.chainId }),
-        startStacksDevnet(),
-      ]);
-      // Whichever started is stopped again if the other failed.
-      if (evmStart.status === 'fulfilled') closers.push(() => evmStart.value.stop());
-      if (stacksStart.status === 'fulfilled') closers.push(() => stacksStart.value.stop());
-      if (evmStart.status === 'rejected') throw evmStart.reason;
-      if (stacksStart.status === 'rejected') throw stacksStart.reason;
-      const evmNet = evmStart.value;
-      const stacksNet = stacksStart.value;
-      devnets = { evm: evmNet, stacks: stacksNet };
-      const evm = new EvmEasChain({
-        rpcUrl: evmNet.rpcUrl,
-        privateKey: evmNet.funderPrivateKey,
-        easAddress: evmNet.easAddress,
-        schemaRegistryAddress: evmNet.schemaRegistryAddress,
-        network: DEVNET_EVM_NETWORK.network,
-        chainId: evmNet.chainId,
-        explorerTxPrefix: '',
-        attestationScanPrefix: '',
+      const started = await startDevnetChains({
+        evm: config.evmConfirmations,
+        stacks: config.stacksConfirmations,
       });
-      closers.push(() => evm.close());
-      await evm.ensureSchema();
-      const stacks = new StacksNotaryChain({
-        apiUrl: stacksNet.url,
-        privateKey: stacksNet.senderKey,
-        contractId: stacksNet.contractId,
-        network: 'devnet',
-        explorerTxPrefix: '',
-      });
+      closers.push(() => started.stop());
+      devnets = started.devnets;
+      entries = started.entries;
+      for (const entry of entries) if (entry.close) closers.push(entry.close);
+      // A fresh chain: its setup cannot wait for a node coming back, so a failure fails the start.
+      for (const entry of entries) await entry.prepare?.();
       await forgetPreviousDevnet(fork(), log);
-      startWorker(evm, config.evmConfirmations);
-      startWorker(stacks, config.stacksConfirmations);
+      for (const entry of entries) startWorker(entry.chain, entry.confirmations);
     } else {
-      if (config.stacks) {
-        startWorker(new StacksNotaryChain(config.stacks), config.stacks.confirmations);
-      }
-      const evmConfig = config.evm;
-      if (evmConfig) {
-        const evm = new EvmEasChain(evmConfig);
-        closers.push(() => evm.close());
-        let attempt = 0;
-        const setup = async (): Promise<void> => {
-          if (stopped) return;
-          try {
-            const schema = await evm.ensureSchema();
-            if (stopped) return;
-            log.info(
-              `[anchor:evm] schema ${schema.uid} ${schema.registered ? `registered in ${schema.txHash}` : 'found'}`,
-            );
-            startWorker(evm, evmConfig.confirmations);
-          } catch (e) {
-            attempt += 1;
-            const delay = Math.min(tuning.backoffMs * 2 ** (attempt - 1), tuning.maxBackoffMs);
-            log.error(`[anchor:evm] schema check failed (attempt ${attempt}); retrying in ${delay} ms`, e);
-            setupTimer = setTimeout(() => void setup(), delay).unref();
-          }
-        };
-        void setup();
+      entries = configuredChains(config);
+      for (const entry of entries) {
+        if (entry.close) closers.push(entry.close);
+        // While a node is unreachable its setup is retried with backoff; the other chains start at once.
+        if (entry.prepare) prepareWithBackoff(entry, entry.prepare);
+        else startWorker(entry.chain, entry.confirmations);
       }
     }
   } catch (e) {
@@ -172,10 +149,8 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     throw e;
   }
 
-  const chainKinds = (): ('evm' | 'stacks')[] => {
-    if (config.mode === 'devnet') return ['evm', 'stacks'];
-    return [...(config.evm ? (['evm'] as const) : []), ...(config.stacks ? (['stacks'] as const) : [])];
-  };
+  // Documents are batched for every configured chain, also while one of them is still being set up.
+  const chainKinds = (): ChainKind[] => entries.map((e) => e.kind);
 
   const collectAll = async (): Promise<number> => {
     let total = 0;

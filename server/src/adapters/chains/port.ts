@@ -11,6 +11,9 @@
 
 export type ChainKind = 'evm' | 'stacks';
 
+/** EVM network name and chain id of the in-process devnet (Hardhat's defaults). */
+export const DEVNET_EVM_NETWORK = { network: 'hardhat', chainId: 31337 } as const;
+
 /** Public description of the configured network (feeds `GET /api/onchain/info`). */
 export interface ChainNetworkInfo {
   /** e.g. `hardhat`, `base-sepolia`, `sepolia`; for Stacks `devnet`, `testnet`, `mainnet`. */

@@ -1,8 +1,6 @@
 import type { OnchainInfoDto } from '@notary/shared';
+import { DEVNET_EVM_NETWORK } from '../../adapters/chains/port';
 import type { Config } from '../../config';
-
-/** Network name and chain id of the in-process Hardhat devnet (`adapters/chains/hardhat-devnet.ts`). */
-export const DEVNET_EVM_NETWORK = { network: 'hardhat', chainId: 31337 } as const;
 
 /**
  * On-chain info (spec, Other shapes; `GET /api/onchain/info`), from configuration only (no chain call):

@@ -1,0 +1,115 @@
+import type { AnchoringConfig } from '../../config';
+import { EvmEasChain } from './evm-eas';
+import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
+import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from './port';
+import { StacksNotaryChain } from './stacks';
+import { type StacksDevnet, startStacksDevnet } from './stacks-devnet';
+
+/** A chain to anchor on, built from configuration by the registry. */
+export interface ChainEntry {
+  readonly kind: ChainKind;
+  readonly chain: AnchorChain;
+  /** Confirmation depth before a transaction counts (the inclusion block counting as 1). */
+  readonly confirmations: number;
+  /**
+   * Work before the first transaction (EVM: register the EAS schema when missing). Resolves with a line for the
+   * log; the runner retries it with backoff while the node is unreachable.
+   */
+  readonly prepare?: () => Promise<string>;
+  /** Releases the adapter's connections. */
+  readonly close?: () => Promise<void> | void;
+}
+
+/** The in-process devnets and the chains on them (`ANCHORING=devnet`). */
+export interface DevnetChains {
+  readonly entries: ChainEntry[];
+  readonly devnets: { evm: HardhatDevnet; stacks: StacksDevnet };
+  /** Stops the devnets. */
+  stop(): Promise<void>;
+}
+
+type ConfiguredAnchoring = Extract<AnchoringConfig, { mode: 'configured' }>;
+
+/**
+ * The chain registry: one line per supported chain, building its adapter from the configured variables
+ * (README, Anchoring). A new chain is an adapter, its configuration fields and one line here.
+ */
+const REGISTRY: ((config: ConfiguredAnchoring) => ChainEntry | undefined)[] = [
+  (config) => (config.evm ? evmEntry(new EvmEasChain(config.evm), config.evm.confirmations) : undefined),
+  (config) =>
+    config.stacks
+      ? {
+          kind: 'stacks',
+          chain: new StacksNotaryChain(config.stacks),
+          confirmations: config.stacks.confirmations,
+        }
+      : undefined,
+];
+
+function evmEntry(evm: EvmEasChain, confirmations: number): ChainEntry {
+  return {
+    kind: 'evm',
+    chain: evm,
+    confirmations,
+    prepare: async () => {
+      const schema = await evm.ensureSchema();
+      return `schema ${schema.uid} ${schema.registered ? `registered in ${schema.txHash}` : 'found'}`;
+    },
+    close: () => evm.close(),
+  };
+}
+
+/** The chains whose variables are set (`ANCHORING=configured`), EVM first. Nothing is contacted yet. */
+export function configuredChains(config: ConfiguredAnchoring): ChainEntry[] {
+  return REGISTRY.map((build) => build(config)).filter((e): e is ChainEntry => e !== undefined);
+}
+
+/**
+ * Starts the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract deployed)
+ * and builds the chains on them. If either devnet fails to start, the other is stopped again.
+ * @throws the devnet's own error.
+ */
+export async function startDevnetChains(confirmations: {
+  evm: number;
+  stacks: number;
+}): Promise<DevnetChains> {
+  const [evmStart, stacksStart] = await Promise.allSettled([
+    startHardhatDevnet({ chainId: DEVNET_EVM_NETWORK.chainId }),
+    startStacksDevnet(),
+  ]);
+  if (evmStart.status === 'rejected' || stacksStart.status === 'rejected') {
+    if (evmStart.status === 'fulfilled') await evmStart.value.stop();
+    if (stacksStart.status === 'fulfilled') await stacksStart.value.stop();
+    throw evmStart.status === 'rejected' ? evmStart.reason : (stacksStart as PromiseRejectedResult).reason;
+  }
+  const evmNet = evmStart.value;
+  const stacksNet = stacksStart.value;
+  const evm = new EvmEasChain({
+    rpcUrl: evmNet.rpcUrl,
+    privateKey: evmNet.funderPrivateKey,
+    easAddress: evmNet.easAddress,
+    schemaRegistryAddress: evmNet.schemaRegistryAddress,
+    network: DEVNET_EVM_NETWORK.network,
+    chainId: evmNet.chainId,
+    explorerTxPrefix: '',
+    attestationScanPrefix: '',
+  });
+  const stacks = new StacksNotaryChain({
+    apiUrl: stacksNet.url,
+    privateKey: stacksNet.senderKey,
+    contractId: stacksNet.contractId,
+    network: 'devnet',
+    explorerTxPrefix: '',
+  });
+  return {
+    entries: [
+      evmEntry(evm, confirmations.evm),
+      { kind: 'stacks', chain: stacks, confirmations: confirmations.stacks },
+    ],
+    devnets: { evm: evmNet, stacks: stacksNet },
+    stop: async () => {
+      await stacksNet.stop();
+      await evmNet.stop();
+    },
+  };
+}
