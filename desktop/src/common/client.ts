@@ -7,8 +7,10 @@
  *   401 means the session is over (`onSessionExpired`).
  * - The typed API: tRPC `AppRouter` at `/trpc` (`import type`, nothing of the server is bundled).
  * - Binary routes: certificate (`GET /api/documents/:id/certificate?signed=1`) and timestamp
- *   (`POST /api/documents/:id/timestamp`). The upload is platform-specific (streaming from disk in main, XHR
- *   in the browser) and uses `authorized()` + `uploadUrl()`.
+ *   (`POST /api/documents/:id/timestamp`), named by the client (`downloads.ts`, never the server's
+ *   `Content-Disposition`) and checked to be a PDF / a DER SEQUENCE before the caller may write them. The
+ *   upload is platform-specific (streaming from disk in main, XHR in the browser) and uses `authorized()` +
+ *   `uploadUrl()`.
  *
  * Every method rejects with a `ClientError`.
  */
@@ -17,6 +19,7 @@ import type { DocumentDto, HashComparisonDto, MeDto, PublicDocumentDto } from '@
 import { createTRPCClient, httpLink, type TRPCClient, TRPCClientError } from '@trpc/client';
 import { z } from 'zod';
 import type { Language, Organization, SessionInfo } from './bridge';
+import { assertDerSequence, assertPdf, certificateFileName, timestampFileName } from './downloads';
 import {
   ClientError,
   errorFromResponse,
@@ -25,6 +28,7 @@ import {
   kindForStatus,
   offlineError,
   retryAfterFrom,
+  retryAfterFromBody,
   toClientError,
 } from './errors';
 
@@ -50,9 +54,10 @@ export interface NotaryClientOptions {
   now?: () => number;
 }
 
-/** A downloaded binary answer. */
+/** A downloaded binary answer, already checked to be of the kind asked for. */
 export interface BinaryFile {
   bytes: Uint8Array;
+  /** Chosen by the client from the document's serial number (`downloads.ts`): a bare name, no path. */
   fileName: string;
   contentType: string;
   /** `X-Service-Signed` of certificates. */
@@ -79,22 +84,6 @@ export function jwtTimes(jwt: string): { exp: number; iat: number } {
   const json = new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
   const claims = JwtClaimsSchema.parse(JSON.parse(json));
   return { exp: claims.exp, iat: claims.iat ?? claims.exp - 300 };
-}
-
-/** File name of a `Content-Disposition` header (RFC 6266: `filename*` first), or `fallback`. */
-export function fileNameFromDisposition(header: string | null, fallback: string): string {
-  if (!header) return fallback;
-  const star = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
-  if (star?.[2]) {
-    try {
-      return decodeURIComponent(star[2].trim());
-    } catch {
-      // fall through to the plain parameter
-    }
-  }
-  const plain = /filename\s*=\s*"((?:[^"\\]|\\.)*)"|filename\s*=\s*([^;]+)/i.exec(header);
-  const name = plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2]?.trim();
-  return name || fallback;
 }
 
 export class NotaryClient {
@@ -375,13 +364,18 @@ export class NotaryClient {
     if (e instanceof TRPCClientError) {
       if (isClientError(e.cause)) return e.cause;
       const response = (e.meta as { response?: Response } | undefined)?.response;
-      const data = e.data as { httpStatus?: number; code?: string } | null | undefined;
+      const data = e.data as
+        | { httpStatus?: number; code?: string; retryAfterSeconds?: unknown }
+        | null
+        | undefined;
       const status = data?.httpStatus ?? response?.status;
       if (status === undefined) {
         if (isNetworkFailure(e.cause) || isNetworkFailure(e)) return offlineError(this.baseUrl, e.cause ?? e);
         return new ClientError({ kind: 'server', message: e.message }, { cause: e });
       }
-      const retryAfterSeconds = status === 429 ? retryAfterFrom(response?.headers) : undefined;
+      // The wait of a 429: `Retry-After`, else the error's `data.retryAfterSeconds` (platform/src/trpc/errors.ts).
+      const retryAfterSeconds =
+        status === 429 ? (retryAfterFrom(response?.headers) ?? retryAfterFromBody(data)) : undefined;
       return new ClientError(
         {
           kind: /Origin .* is not allowed/.test(e.message) ? 'origin' : kindForStatus(status, data?.code),
@@ -434,29 +428,34 @@ export class NotaryClient {
     return `${this.baseUrl}/api/documents/upload`;
   }
 
-  /** Certificate PDF; `signed=1` asks for PAdES (the server says in `X-Service-Signed` whether it signed). */
-  certificate(id: string, language: Language): Promise<BinaryFile> {
-    return this.binary(
+  /**
+   * Certificate PDF; `signed=1` asks for PAdES (the server says in `X-Service-Signed` whether it signed).
+   * Named `certificado-<serial>.pdf` / `certificate-<serial>.pdf` after the document's record.
+   * @throws ClientError `invalid-content` when the answer does not start with `%PDF-`, or the server's error.
+   */
+  async certificate(id: string, language: Language): Promise<BinaryFile> {
+    const { serialNumber } = await this.getDocument(id);
+    const file = await this.binary(
       'GET',
       `/api/documents/${encodeURIComponent(id)}/certificate?signed=1&lang=${language}`,
-      {
-        fallbackName: 'certificate.pdf',
-      },
     );
+    assertPdf(file.bytes);
+    return { ...file, fileName: certificateFileName(serialNumber, language) };
   }
 
-  /** RFC 3161 timestamp token of the document's hash (DER `TimeStampResp`, `.tsr`). */
-  timestamp(id: string): Promise<BinaryFile> {
-    return this.binary('POST', `/api/documents/${encodeURIComponent(id)}/timestamp`, {
-      fallbackName: 'timestamp.tsr',
-    });
+  /**
+   * RFC 3161 timestamp response of the document's hash (DER `TimeStampResp`, `.tsr`), named `<serial>.tsr`.
+   * @throws ClientError `invalid-content` when the answer is not one DER SEQUENCE, or the server's error.
+   */
+  async timestamp(id: string): Promise<BinaryFile> {
+    const { serialNumber } = await this.getDocument(id);
+    const file = await this.binary('POST', `/api/documents/${encodeURIComponent(id)}/timestamp`);
+    assertDerSequence(file.bytes);
+    return { ...file, fileName: timestampFileName(serialNumber) };
   }
 
-  private binary(
-    method: 'GET' | 'POST',
-    path: string,
-    options: { fallbackName: string },
-  ): Promise<BinaryFile> {
+  /** A binary answer of an authenticated route; its `Content-Disposition` is ignored (the caller names it). */
+  private binary(method: 'GET' | 'POST', path: string): Promise<Omit<BinaryFile, 'fileName'>> {
     return this.authorized(async (jwt) => {
       const res = await this.send(path, { method, headers: { authorization: `Bearer ${jwt}` } });
       if (!res.ok) {
@@ -473,7 +472,6 @@ export class NotaryClient {
       const signed = res.headers.get('x-service-signed');
       return {
         bytes,
-        fileName: fileNameFromDisposition(res.headers.get('content-disposition'), options.fallbackName),
         contentType: res.headers.get('content-type') ?? 'application/octet-stream',
         ...(signed === 'pades' || signed === 'none' ? { signed } : {}),
       };

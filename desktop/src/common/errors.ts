@@ -26,6 +26,8 @@ export const ERROR_KINDS = [
   'cancelled', // the user cancelled (upload, hashing, save dialog)
   'invalid-input', // an IPC payload refused by validation in main
   'file', // a local file could not be read
+  'invalid-content', // the server sent a file that is not what was asked for (not a PDF, not DER): not saved
+  'insecure-url', // a server URL with plain http beyond loopback: the session token would travel in clear
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
@@ -35,7 +37,7 @@ export interface ClientErrorData {
   message: string;
   /** HTTP status when the error came from the server. */
   status?: number;
-  /** Seconds to wait before retrying (429), from `Retry-After` / `X-Retry-After`. */
+  /** Seconds to wait before retrying (429), from `Retry-After` / `X-Retry-After` or the body's `retryAfterSeconds`. */
   retryAfterSeconds?: number;
 }
 
@@ -126,8 +128,22 @@ export function retryAfterFrom(
 }
 
 /**
+ * The wait of an error body, in whole seconds: `retryAfterSeconds` of a REST body (`{message, code:
+ * "RATE_LIMITED", retryAfterSeconds}`) or of a tRPC error's `data` (platform/src/http/errors.ts,
+ * platform/src/trpc/errors.ts). Undefined when absent or not a finite number of seconds.
+ */
+export function retryAfterFromBody(body: unknown): number | undefined {
+  const value =
+    typeof body === 'object' && body !== null
+      ? (body as { retryAfterSeconds?: unknown }).retryAfterSeconds
+      : undefined;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.ceil(value) : undefined;
+}
+
+/**
  * The error of an HTTP answer that is not 2xx, from its status and body. The service's bodies are
- * `{message, code}` (REST and better-auth alike); anything else keeps the status only.
+ * `{message, code}` (REST and better-auth alike); anything else keeps the status only. A 429 keeps the wait:
+ * `Retry-After` (RFC 9110, section 10.2.3), else the body's `retryAfterSeconds`.
  */
 export function errorFromResponse(
   status: number,
@@ -139,7 +155,8 @@ export function errorFromResponse(
   const message =
     typeof b.message === 'string' && b.message ? b.message : `The server answered HTTP ${status}`;
   const kind = /Origin .* is not allowed/.test(message) ? 'origin' : kindForStatus(status, code);
-  const retryAfterSeconds = status === 429 ? retryAfterFrom(headers) : undefined;
+  const retryAfterSeconds =
+    status === 429 ? (retryAfterFrom(headers) ?? retryAfterFromBody(body)) : undefined;
   return new ClientError({
     kind,
     message,

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { ClientError } from '../common/errors';
 
 /** The server the app talks to until the user picks another (the service's own default, README). */
 export const DEFAULT_SERVER_URL = 'http://localhost:3000';
@@ -13,26 +14,54 @@ const SettingsSchema = z.object({
 export type StoredSettings = z.infer<typeof SettingsSchema>;
 
 /**
- * Normalizes a server URL typed by the user: http(s) only, no credentials, query or fragment; the path is
- * kept (a service behind a reverse proxy under `/notary`), without a trailing slash.
- * @throws ClientError-free `Error` with a message for the user when the URL is not acceptable.
+ * True when `hostname` (as `URL` parses it) names this machine: `localhost` (RFC 6761, section 6.3), an
+ * IPv4 address in 127.0.0.0/8 (RFC 1122, section 3.2.1.3) or `::1` (RFC 4291, section 2.5.3). `URL` has
+ * already rewritten other spellings (`127.1`, `2130706433`, `0x7f.1`) to dotted decimal.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (host === 'localhost' || host === '[::1]') return true;
+  const octets = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  return octets !== null && Number(octets[1]) === 127 && octets.slice(2).every((o) => Number(o) <= 255);
+}
+
+/**
+ * Normalizes a server URL typed by the user: https, or http only on loopback (plain http beyond this machine
+ * would send the session token in clear); no credentials, query or fragment; the path is kept (a service
+ * behind a reverse proxy under `/notary`), without a trailing slash.
+ * @throws ClientError `insecure-url` for http beyond loopback, `invalid-input` for anything else refused; the
+ *   message is a sentence for the user saying why.
  */
 export function normalizeServerUrl(input: string): string {
+  const refuse = (message: string) => new ClientError({ kind: 'invalid-input', message });
   let url: URL;
   try {
     url = new URL(input.trim());
   } catch {
-    throw new Error('Not a URL');
+    throw refuse('This is not a URL: type the server address, e.g. https://notary.example.com.');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('Only http and https servers');
-  if (url.username || url.password) throw new Error('The URL must not contain credentials');
-  if (url.search || url.hash) throw new Error('The URL must not contain a query or fragment');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw refuse('The server address must start with https:// (or http:// for this computer only).');
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new ClientError({
+      kind: 'insecure-url',
+      message:
+        `Refused http://${url.host}: plain http would send the notary's session token in clear over the ` +
+        'network; use https://, or http:// only for this computer (localhost, 127.0.0.0/8, ::1).',
+    });
+  }
+  if (url.username || url.password)
+    throw refuse('The server address must not contain a user name or password.');
+  if (url.search || url.hash)
+    throw refuse('The server address must not contain a query (?) or fragment (#).');
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /**
  * Non-secret preferences in `<userData>/settings.json`: server URL, UI language, last e-mail (to prefill the
- * sign-in form). A damaged or hand-edited file falls back to the defaults field by field.
+ * sign-in form). A damaged or hand-edited file falls back to the defaults field by field (a stored server URL
+ * that `normalizeServerUrl` now refuses, such as plain http to another machine, falls back to the default).
  */
 export class SettingsStore {
   private value: StoredSettings | null = null;

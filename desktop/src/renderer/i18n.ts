@@ -190,8 +190,8 @@ const pt = {
   'err.notFound': 'Não encontrado.',
   'err.gone': 'Não está mais disponível (removido por LGPD ou já utilizado).',
   'err.tooLarge': 'O arquivo excede o limite de 250 MB.',
-  'err.rateLimited': 'Muitas solicitações. Aguarde {seconds} s e tente de novo.',
-  'err.rateLimitedShort': 'Muitas solicitações. Aguarde um pouco e tente de novo.',
+  'err.rateLimited': 'Muitas solicitações; tente novamente em {seconds} s.',
+  'err.rateLimitedShort': 'Muitas solicitações; aguarde um pouco e tente novamente.',
   'err.badRequest': 'Solicitação recusada pelo servidor.',
   'err.unavailable': 'Serviço temporariamente indisponível.',
   'err.badGateway': 'Um serviço externo não respondeu (carimbo do tempo, provedor de identidade).',
@@ -199,6 +199,9 @@ const pt = {
   'err.cancelled': 'Cancelado.',
   'err.invalidInput': 'Dados inválidos.',
   'err.file': 'Não foi possível ler o arquivo.',
+  'err.invalidContent': 'O servidor enviou um arquivo que não é o pedido; nada foi salvo.',
+  'err.insecureUrl':
+    'Endereço recusado: com http simples o token de sessão do cartório iria sem criptografia pela rede. Use https:// (http:// só para este computador).',
 } as const;
 
 export type MessageKey = keyof typeof pt;
@@ -387,8 +390,8 @@ const en: Record<MessageKey, string> = {
   'err.notFound': 'Not found.',
   'err.gone': 'No longer available (LGPD-deleted or already used).',
   'err.tooLarge': 'The file exceeds the 250 MB limit.',
-  'err.rateLimited': 'Too many requests. Wait {seconds} s and try again.',
-  'err.rateLimitedShort': 'Too many requests. Wait a moment and try again.',
+  'err.rateLimited': 'Too many requests; try again in {seconds} s.',
+  'err.rateLimitedShort': 'Too many requests; wait a moment and try again.',
   'err.badRequest': 'The server refused the request.',
   'err.unavailable': 'Service temporarily unavailable.',
   'err.badGateway': 'An external service did not answer (timestamp authority, identity provider).',
@@ -396,6 +399,9 @@ const en: Record<MessageKey, string> = {
   'err.cancelled': 'Cancelled.',
   'err.invalidInput': 'Invalid data.',
   'err.file': 'The file could not be read.',
+  'err.invalidContent': 'The server sent a file that is not the one asked for; nothing was saved.',
+  'err.insecureUrl':
+    "Address refused: plain http would send the notary's session token in clear over the network. Use https:// (http:// only for this computer).",
 };
 
 const DICTIONARIES: Record<Language, Record<MessageKey, string>> = { pt, en };
@@ -457,6 +463,10 @@ export function errorText(t: Translate, e: ClientError, serverUrl: string): stri
       return t('err.invalidInput');
     case 'file':
       return t('err.file');
+    case 'invalid-content':
+      return t('err.invalidContent');
+    case 'insecure-url':
+      return t('err.insecureUrl');
     default:
       return t('err.server');
   }

@@ -90,7 +90,7 @@ describe('renderer logic', () => {
     expect(initialLanguage('pt', ['en-US'])).toBe('pt');
     expect(translator('en')('notarize.submit.other', { n: 3 })).toBe('Notarize 3 files');
     expect(translator('pt')('err.rateLimited', { seconds: 30 })).toBe(
-      'Muitas solicitações. Aguarde 30 s e tente de novo.',
+      'Muitas solicitações; tente novamente em 30 s.',
     );
   });
 });

@@ -81,7 +81,11 @@ export const dialog = {
   /** The next answers of the save and open dialogs (null: cancelled). */
   nextSavePath: null as string | null,
   nextOpenPaths: null as string[] | null,
-  async showSaveDialog(..._args: unknown[]) {
+  /** Options of every save dialog shown (`defaultPath`: the suggested name). */
+  saveDialogs: [] as { defaultPath?: string }[],
+  async showSaveDialog(...args: unknown[]) {
+    // `(window, options)` or `(options)`, like Electron.
+    this.saveDialogs.push((args.at(-1) ?? {}) as { defaultPath?: string });
     const filePath = this.nextSavePath;
     return filePath ? { canceled: false, filePath } : { canceled: true, filePath: '' };
   },
