@@ -2,6 +2,7 @@ import type { OrganizationDirectory } from './adapters/identity/directory';
 import type { TokenVerifier } from './adapters/identity/port';
 import type { Mailer } from './adapters/mail/port';
 import type { RateLimiter } from './adapters/rate-limit/limiter';
+import type { QuotaCounter } from './adapters/rate-limit/quota';
 import type { DocumentSigner } from './adapters/signer/port';
 import type { ObjectStorage } from './adapters/storage/port';
 import type { TimestampAuthority } from './adapters/tsa/port';
@@ -40,4 +41,6 @@ export interface AppDeps {
   tsa: TimestampAuthority | undefined;
   /** The spec's rate limits (`RATE_LIMITS`, `REDIS_URL`): in process, in Redis, or off. */
   rateLimiter: RateLimiter;
+  /** Team invitation mails per inviter and per organization per hour (`INVITATION_MAIL_LIMITS`). */
+  invitationMailQuota: QuotaCounter;
 }

@@ -1,19 +1,31 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  CreateBucketCommand,
+  ListObjectVersionsCommand,
+  PutBucketVersioningCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { Document, DocumentDeletion } from '@notary/server/db/entities';
+import { AppError } from '@notary/shared';
 import { Wallet } from 'ethers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES_DIR, sha256sum } from '../harness/fixtures';
 import { api, jsonRequest, uploadFile } from '../harness/http';
 import { type RadosgwServer, startRadosgw } from '../harness/radosgw';
 import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '../harness/service';
 import { freshEmail, makeOrg } from '../harness/tenants';
+import { walletAccessMessage } from '../harness/wallet';
 
 /**
  * LGPD deletion (spec, item 8 and States and transitions; README, LGPD deletion) on a real S3 server
- * (radosgw) with PGlite and PostgreSQL: who may delete, the object gone from the bucket while hash, serial and
- * anchors stay verifiable, the document leaving lists, the acervo feed and every share, 410 on download, view
- * and publish, the audit trail, and two deletions racing.
+ * (radosgw) with PGlite and PostgreSQL (the latter on a bucket with versioning enabled): who may delete (an
+ * uploader demoted to reader no longer), a refused or failing request deleting nothing, the object gone from
+ * the bucket with every version while hash, serial and anchors stay verifiable, the document leaving lists,
+ * the acervo feed and every share, 410 on download, view and publish, the audit trail, the public
+ * verification cache invalidated, and two deletions racing.
  */
 
 const PDF = path.join(FIXTURES_DIR, 'pdfs/tracemonkey.pdf');
@@ -31,6 +43,10 @@ describe('LGPD deletion on S3 (radosgw)', () => {
   });
 
   describe.each(DATABASE_KINDS)('with %s', (kind) => {
+    // PostgreSQL runs on a versioned bucket: a plain DeleteObject would only hide the bytes behind a marker.
+    const versioned = kind === 'postgresql';
+    const bucket = `notary-lgpd-${kind}`;
+    let s3: S3Client;
     let t: TestService;
     const req = <T = Body>(method: string, route: string, init: Parameters<typeof jsonRequest>[3] = {}) =>
       jsonRequest<T>(t.url, method, route, init);
@@ -40,10 +56,30 @@ describe('LGPD deletion on S3 (radosgw)', () => {
       return up.body as { id: string; serialNumber: string; sha256Hash: string };
     };
 
+    /** Every version and delete marker of `key` in the bucket. */
+    const versionsOf = async (key: string) => {
+      const out = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: key }));
+      return [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])].filter((v) => v.Key === key);
+    };
+
     beforeAll(async () => {
+      s3 = new S3Client({
+        region: rgw.region,
+        endpoint: rgw.endpoint,
+        forcePathStyle: true,
+        credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+      if (versioned) {
+        await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+        await s3.send(
+          new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }),
+        );
+      }
       t = await startTestService(kind, {
         S3_ENDPOINT: rgw.endpoint,
-        S3_BUCKET: `notary-lgpd-${kind}`,
+        S3_BUCKET: bucket,
         S3_REGION: rgw.region,
         S3_ACCESS_KEY_ID: rgw.accessKeyId,
         S3_SECRET_ACCESS_KEY: rgw.secretAccessKey,
@@ -51,6 +87,10 @@ describe('LGPD deletion on S3 (radosgw)', () => {
     });
     afterAll(async () => {
       await t?.close();
+      s3?.destroy();
+    });
+    afterEach(() => {
+      vi.restoreAllMocks();
     });
 
     it('who may delete: the uploader, or an admin or owner of the organization; never another tenant', async () => {
@@ -142,7 +182,11 @@ describe('LGPD deletion on S3 (radosgw)', () => {
       await policy({ kind: 'wallet', addresses: [wallet.address] });
       await policy({ kind: 'email', addresses: [email] });
       const walletAccess = async () => {
-        const message = `Open ${doc.id}\nIssued At: ${new Date().toISOString()}\nNonce: ${randomUUID()}`;
+        const message = walletAccessMessage({
+          serviceUrl: t.url,
+          address: wallet.address,
+          documentId: doc.id,
+        });
         return req('POST', `/access/wallet/${doc.id}`, {
           body: { address: wallet.address, message, signature: await wallet.signMessage(message) },
         });
@@ -172,6 +216,16 @@ describe('LGPD deletion on S3 (radosgw)', () => {
       expect((await feed()).body.total).toBe(1);
       expect(await t.service.deps.storage.exists(key)).toBe(true);
       expect(await storedKeys(t)).toContain(key);
+      if (versioned) {
+        // An older version under the same key (an operator's restore, a replicated write): it must go too.
+        await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'an older copy' }));
+        expect(await versionsOf(key)).toHaveLength(2);
+        // A key that merely starts with this one is another object: it stays.
+        await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${key}-sibling`, Body: 'not this one' }));
+      }
+      // The public verification answer is cached (60 s) on every instance: the deletion drops it.
+      expect((await api(t.url, `/api/public/verify?hash=${doc.sha256Hash}`)).status).toBe(200);
+      const invalidate = vi.spyOn(t.service.deps.verifyCache, 'invalidate');
 
       const deleted = await req('DELETE', `/api/documents/${doc.id}?reason=Art.%2018%20VI`, { token: owner });
       expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
@@ -183,8 +237,11 @@ describe('LGPD deletion on S3 (radosgw)', () => {
         deletedAt: expect.any(String),
       });
 
-      // Gone from the bucket: the adapter's listing, a HEAD, and the S3 server answering a URL signed before.
+      expect(invalidate).toHaveBeenCalledWith(doc.sha256Hash);
+      // Gone from the bucket: the adapter's listing, a HEAD, every version, and a URL signed before.
       expect(await t.service.deps.storage.exists(key)).toBe(false);
+      expect(await versionsOf(key)).toEqual([]);
+      if (versioned) expect(await versionsOf(`${key}-sibling`)).toHaveLength(1);
       expect(await storedKeys(t)).not.toContain(key);
       expect(await storedKeys(t)).toContain(
         (await em.fork().findOneOrFail(Document, { id: kept.id })).storageKey,
@@ -271,6 +328,65 @@ describe('LGPD deletion on S3 (radosgw)', () => {
         reason: 'Art. 18 VI',
       });
       expect(trail.deletedAt.toISOString()).toBe(deleted.body.deletedAt);
+    });
+
+    it('a refused or failing request deletes nothing: bad reason, demoted uploader, storage down', async () => {
+      const [o, e] = ['owner', 'editor'].map(freshEmail) as [string, string];
+      const org = await makeOrg(t, 'LGPD Refusals', [
+        [o, 'owner'],
+        [e, 'editor'],
+      ]);
+      const tok = (who: string) => org.tokens[who] as string;
+      const doc = await upload(tok(e), TXT);
+      const original = await readFile(TXT);
+      const stillThere = async (why: string) => {
+        const row = await t.service.deps.db.fork().findOneOrFail(Document, { id: doc.id });
+        expect(row.deletedAt, why).toBeNull();
+        expect(await t.service.deps.db.fork().count(DocumentDeletion, { document: doc.id }), why).toBe(0);
+        const download = await req<{ downloadUrl: string }>('GET', `/api/documents/${doc.id}/download`, {
+          token: tok(o),
+        });
+        expect(download.status, why).toBe(200);
+        const file = await fetch(download.body.downloadUrl);
+        expect(file.status, why).toBe(200);
+        expect(Buffer.from(await file.arrayBuffer()).equals(original), why).toBe(true);
+        if (versioned) expect(await versionsOf(row.storageKey as string), why).toHaveLength(1);
+      };
+      const link = await req<{ token: string }>('POST', `/api/documents/${doc.id}/access-policies`, {
+        token: tok(e),
+        body: { kind: 'link' },
+      });
+      expect(link.status).toBe(201);
+
+      // The reason is checked before any byte goes: too long, control characters, NUL.
+      for (const reason of ['x'.repeat(501), 'bell\u0007', 'ansi \u001b[31mred', 'nul\u0000']) {
+        const res = await req('DELETE', `/api/documents/${doc.id}?reason=${encodeURIComponent(reason)}`, {
+          token: tok(e),
+        });
+        expect(res.status, JSON.stringify(reason)).toBe(400);
+        expect(res.body.code).toBe('BAD_REQUEST');
+        await stillThere(JSON.stringify(reason));
+      }
+
+      // The uploader demoted to reader may no longer delete; the owner still may.
+      await t.operator({ command: 'member:add', org: org.slug, email: e, role: 'reader' });
+      const demoted = await req('DELETE', `/api/documents/${doc.id}`, { token: tok(e) });
+      expect(demoted.status).toBe(403);
+      expect(demoted.body.code).toBe('FORBIDDEN');
+      await stillThere('demoted uploader');
+
+      // Object storage failing: 502, and the document, its policies and its bytes are as they were.
+      vi.spyOn(t.service.deps.storage, 'delete').mockRejectedValueOnce(
+        new AppError('BAD_GATEWAY', 'Object storage: delete failed (test)'),
+      );
+      const failed = await req('DELETE', `/api/documents/${doc.id}`, { token: tok(o) });
+      expect(failed.status).toBe(502);
+      await stillThere('storage down');
+      expect((await req('GET', `/share/${link.body.token}`)).status).toBe(200);
+
+      // A retry deletes it.
+      expect((await req('DELETE', `/api/documents/${doc.id}`, { token: tok(o) })).status).toBe(200);
+      expect((await req('GET', `/share/${link.body.token}`)).status).toBe(410);
     });
 
     it('two deletions at once: one deletes, the other answers 410; one audit entry', async () => {

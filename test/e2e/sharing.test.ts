@@ -11,6 +11,7 @@ import { jsonRequest, uploadFile } from '../harness/http';
 import { startRadosgw } from '../harness/radosgw';
 import { DATABASE_KINDS, startTestService, type TestService } from '../harness/service';
 import { freshEmail, makeOrg, type TestOrg } from '../harness/tenants';
+import { walletAccessMessage } from '../harness/wallet';
 
 /**
  * Sharing (spec, Share and access routes, Access log; README, Sharing) against the real service over HTTP,
@@ -32,32 +33,6 @@ const LOG_KEYS = ['accessorIdentifier', 'accessorType', 'createdAt', 'id', 'ip',
 
 /** A token of the right shape that nobody issued. */
 const guessedToken = () => randomBytes(32).toString('base64url');
-
-/** A plain EIP-191 access message naming `documentId`, issued `offsetSeconds` from now. */
-function plainMessage(documentId: string, offsetSeconds = 0): string {
-  return [
-    `I request access to document ${documentId}.`,
-    `Issued At: ${new Date(Date.now() + offsetSeconds * 1000).toISOString()}`,
-    `Nonce: ${randomUUID()}`,
-  ].join('\n');
-}
-
-/** An EIP-4361 (Sign-In With Ethereum) message for `domain`. */
-function siweMessage(o: { domain: string; address: string; uri: string; documentId: string }): string {
-  return [
-    `${o.domain} wants you to sign in with your Ethereum account:`,
-    o.address,
-    '',
-    `Access document ${o.documentId}`,
-    '',
-    `URI: ${o.uri}`,
-    'Version: 1',
-    'Chain ID: 1',
-    `Nonce: ${randomBytes(8).toString('hex')}`,
-    `Issued At: ${new Date().toISOString()}`,
-    `Expiration Time: ${new Date(Date.now() + 300_000).toISOString()}`,
-  ].join('\n');
-}
 
 /** EIP-55's own example `0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed` with one letter's case flipped. */
 const BAD_CHECKSUM = '0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -93,6 +68,20 @@ describe.each(DATABASE_KINDS)('sharing on %s', (kind) => {
     req<Share & Body>('POST', `/access/wallet/${docId}`, { body });
   const signed = async (wallet: BaseWallet, docId: string, message: string) =>
     walletAccess(docId, { address: wallet.address, message, signature: await wallet.signMessage(message) });
+  /** A Sign-In With Ethereum access message for this service naming `documentId`, issued `offsetSeconds` from now. */
+  const accessMessage = (
+    wallet: BaseWallet,
+    documentId: string,
+    offsetSeconds = 0,
+    more: Partial<Parameters<typeof walletAccessMessage>[0]> = {},
+  ) =>
+    walletAccessMessage({
+      serviceUrl: t.url,
+      address: wallet.address,
+      documentId,
+      issuedAt: new Date(Date.now() + offsetSeconds * 1000),
+      ...more,
+    });
 
   beforeAll(async () => {
     t = await startTestService(kind, { NODE_ENV: development ? 'development' : 'test' });
@@ -193,7 +182,7 @@ describe.each(DATABASE_KINDS)('sharing on %s', (kind) => {
     expect((await share(token)).status).toBe(404);
   });
 
-  it('organizations: editors and above manage policies, readers do not; the access log is the owner’s', async () => {
+  it('organizations: policies and the access log follow one rule: the uploader while editor+, admins, owners', async () => {
     const [o, a, e1, e2, r] = ['owner', 'admin', 'editor', 'editor2', 'reader'].map(freshEmail) as string[];
     const org: TestOrg = await makeOrg(t, 'Sharing Org', [
       [o as string, 'owner'],
@@ -206,28 +195,75 @@ describe.each(DATABASE_KINDS)('sharing on %s', (kind) => {
     const up = await uploadFile(t.url, tok(e1), TXT);
     expect(up.status).toBe(201);
     const id = up.body.id as string;
-    expect((await createPolicy(id, { kind: 'link' }, tok(r))).status).toBe(403);
-    expect((await req('GET', `/api/documents/${id}/access-policies`, { token: tok(r) })).status).toBe(403);
-    const link = await createPolicy(id, { kind: 'link' }, tok(e2));
-    expect(link.status).toBe(201);
-    expect(link.body.policy.createdBy).toBe(org.ids[e2 as string]);
-    // A personal workspace (another tenant) sees nothing of it.
-    expect((await createPolicy(id, { kind: 'link' }, owner)).status).toBe(403);
-    expect((await share(link.body.token as string)).status).toBe(200);
+    const route = `/api/documents/${id}/access-policies`;
+    const first = await createPolicy(id, { kind: 'link' }, tok(e1));
+    expect(first.status).toBe(201);
+    expect(first.body.policy.createdBy).toBe(org.ids[e1 as string]);
+    const revokeRoute = `${route}/${first.body.policy.id}`;
 
-    // Access log: the uploader and the organization's admins and owners; not other editors nor readers.
+    // Another editor of the same organization, a reader, another tenant: 403 on every policy route and the log.
+    for (const [who, token] of [
+      ['other editor', tok(e2)],
+      ['reader', tok(r)],
+      ['other tenant', owner],
+    ] as const) {
+      for (const [method, path, body] of [
+        ['POST', route, { kind: 'public' }],
+        ['GET', route, undefined],
+        ['DELETE', revokeRoute, undefined],
+        ['GET', `/access-log/${id}`, undefined],
+      ] as const) {
+        const res = await req(method, path, { token, body });
+        expect(res.status, `${who}: ${method} ${path}`).toBe(403);
+        expect(res.body.code).toBe('FORBIDDEN');
+      }
+    }
+    // Nothing they tried took effect: still one active link, no public policy.
+    expect((await policies(id, tok(e1))).map((p) => [p.kind, p.status])).toEqual([['link', 'active']]);
+    expect((await share(first.body.token as string)).status).toBe(200);
+
+    // The uploader, an admin and an owner: create, list, read the log, revoke.
     for (const who of [e1, a, o]) {
+      const created = await createPolicy(id, { kind: 'link' }, tok(who));
+      expect(created.status, who).toBe(201);
+      expect((await req('GET', route, { token: tok(who) })).status, who).toBe(200);
       const log = await req<{ log: Body[] }>('GET', `/access-log/${id}`, { token: tok(who) });
       expect(log.status, who).toBe(200);
       expect(log.body.log).toHaveLength(1);
+      expect((await req('DELETE', `${route}/${created.body.policy.id}`, { token: tok(who) })).status).toBe(
+        200,
+      );
     }
-    for (const who of [e2, r]) {
-      expect((await req('GET', `/access-log/${id}`, { token: tok(who) })).status, who).toBe(403);
+    expect((await req('DELETE', revokeRoute, { token: tok(a) })).status).toBe(200);
+
+    // The uploader demoted to reader owns the document no more; an admin still does.
+    await t.operator({ command: 'member:add', org: org.slug, email: e1 as string, role: 'reader' });
+    for (const [method, path, body] of [
+      ['POST', route, { kind: 'link' }],
+      ['GET', route, undefined],
+      ['GET', `/access-log/${id}`, undefined],
+    ] as const) {
+      expect((await req(method, path, { token: tok(e1), body })).status, `demoted: ${method} ${path}`).toBe(
+        403,
+      );
     }
-    expect(
-      (await req('DELETE', `/api/documents/${id}/access-policies/${link.body.policy.id}`, { token: tok(a) }))
-        .status,
-    ).toBe(200);
+    expect((await req('GET', `/access-log/${id}`, { token: tok(a) })).status).toBe(200);
+
+    // Malformed ids are 404 before any query (never a database error).
+    for (const bad of ['-'.repeat(36), 'not-a-uuid', `${id.slice(0, -1)}g`]) {
+      for (const [method, path, body] of [
+        ['POST', `/api/documents/${bad}/access-policies`, { kind: 'link' }],
+        ['GET', `/api/documents/${bad}/access-policies`, undefined],
+        ['DELETE', `/api/documents/${bad}/access-policies/${first.body.policy.id}`, undefined],
+        ['DELETE', `${route}/${bad}`, undefined],
+        ['GET', `/access-log/${bad}`, undefined],
+        ['GET', `/access/public/${bad}`, undefined],
+      ] as const) {
+        const res = await req(method, path, { token: tok(a), body });
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.body.code).toBe('NOT_FOUND');
+      }
+    }
   });
 
   it('share links: download (3600 s) and view (900 s) answers whose URLs serve the bytes as the view rules say', async () => {
@@ -405,7 +441,7 @@ describe.each(DATABASE_KINDS)('sharing on %s', (kind) => {
       maxAccesses: 1,
     });
 
-    const message = plainMessage(docs.pdf.id);
+    const message = accessMessage(alice, docs.pdf.id);
     const signature = await alice.signMessage(message);
     const ok = await walletAccess(docs.pdf.id, { address: alice.address, message, signature });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
@@ -431,39 +467,61 @@ describe.each(DATABASE_KINDS)('sharing on %s', (kind) => {
     expect(moved.status).toBe(401);
     expect(moved.body.message).toMatch(/document id/);
 
-    // Sign-In With Ethereum messages for this service work; for another site or another address they do not.
-    const host = new URL(t.url).host;
-    const uri = `${t.url}/access/wallet/${docs.txt.id}`;
-    const siwe = await signed(
+    // Bound to this service: the id may sit in a resource; another site's domain or URI, or the wrong
+    // address line, is 401.
+    const byResource = await signed(
       alice,
       docs.txt.id,
-      siweMessage({ domain: host, address: alice.address, uri, documentId: docs.txt.id }),
+      accessMessage(alice, docs.txt.id, 0, {
+        statement: 'Open a shared document on Notary.',
+        uri: `${t.url}/access/wallet`,
+        resources: [`urn:uuid:${docs.txt.id}`],
+        expirationTime: new Date(Date.now() + 300_000),
+      }),
     );
-    expect(siwe.status, JSON.stringify(siwe.body)).toBe(200);
-    expect(siwe.body).toMatchObject({ permission: 'view', expiresInSeconds: 900 });
+    expect(byResource.status, JSON.stringify(byResource.body)).toBe(200);
+    expect(byResource.body).toMatchObject({ permission: 'view', expiresInSeconds: 900 });
     const phished = await signed(
       alice,
       docs.txt.id,
-      siweMessage({ domain: 'evil.example', address: alice.address, uri, documentId: docs.txt.id }),
+      accessMessage(alice, docs.txt.id, 0, { domain: 'evil.example' }),
     );
     expect(phished.status).toBe(401);
+    expect(phished.body.message).toMatch(/must be for 127\.0\.0\.1:/);
+    const foreignUri = await signed(
+      alice,
+      docs.txt.id,
+      accessMessage(alice, docs.txt.id, 0, { uri: `https://evil.example/access/wallet/${docs.txt.id}` }),
+    );
+    expect(foreignUri.status).toBe(401);
+    expect(foreignUri.body.message).toMatch(/URI must be on/);
     const otherLine = await signed(
       alice,
       docs.txt.id,
-      siweMessage({ domain: host, address: eve.address, uri, documentId: docs.txt.id }),
+      walletAccessMessage({ serviceUrl: t.url, address: eve.address, documentId: docs.txt.id }),
     );
     expect(otherLine.status).toBe(401);
-    // A JSON message with `issuedAt` is a plain message too.
-    const json = await signed(
+    // Without the document id anywhere: 401.
+    const noId = await signed(
       alice,
       docs.txt.id,
-      JSON.stringify({ documentId: docs.txt.id, issuedAt: new Date().toISOString() }),
+      accessMessage(alice, docs.txt.id, 0, { statement: 'Open a document.', uri: t.url }),
     );
-    expect(json.status, JSON.stringify(json.body)).toBe(200);
+    expect(noId.status).toBe(401);
+    expect(noId.body.message).toMatch(/document id/);
+    // The free-form and JSON messages accepted before this service named itself are refused now.
+    for (const legacy of [
+      `I request access to document ${docs.pdf.id}.\nIssued At: ${new Date().toISOString()}`,
+      JSON.stringify({ documentId: docs.pdf.id, issuedAt: new Date().toISOString() }),
+    ]) {
+      const res = await signed(alice, docs.pdf.id, legacy);
+      expect(res.status, legacy).toBe(401);
+      expect(res.body.message).toMatch(/Sign-In With Ethereum \(EIP-4361\)/);
+    }
 
     // Unauthorized wallet, forged claims, bad signatures: 401.
-    expect((await signed(eve, docs.pdf.id, plainMessage(docs.pdf.id))).status).toBe(401);
-    const m = plainMessage(docs.pdf.id);
+    expect((await signed(eve, docs.pdf.id, accessMessage(eve, docs.pdf.id))).status).toBe(401);
+    const m = accessMessage(alice, docs.pdf.id);
     expect(
       (
         await walletAccess(docs.pdf.id, {
@@ -485,15 +543,21 @@ describe.each(DATABASE_KINDS)('sharing on %s', (kind) => {
         })
       ).status,
     ).toBe(401);
-    // Freshness: 11 minutes old, 5 minutes ahead, no time at all.
-    expect((await signed(alice, docs.pdf.id, plainMessage(docs.pdf.id, -660))).status).toBe(401);
-    expect((await signed(alice, docs.pdf.id, plainMessage(docs.pdf.id, 300))).status).toBe(401);
-    expect((await signed(alice, docs.pdf.id, `Access ${docs.pdf.id}`)).status).toBe(401);
-    expect((await signed(alice, docs.pdf.id, plainMessage(docs.pdf.id, -540))).status).toBe(200);
+    // Freshness: a message signed 11 minutes ago (replayed outside the window), 5 minutes ahead, expired.
+    expect((await signed(alice, docs.pdf.id, accessMessage(alice, docs.pdf.id, -660))).status).toBe(401);
+    expect((await signed(alice, docs.pdf.id, accessMessage(alice, docs.pdf.id, 300))).status).toBe(401);
+    const expired = await signed(
+      alice,
+      docs.pdf.id,
+      accessMessage(alice, docs.pdf.id, -60, { expirationTime: new Date(Date.now() - 1000) }),
+    );
+    expect(expired.status).toBe(401);
+    expect(expired.body.message).toMatch(/expired/);
+    expect((await signed(alice, docs.pdf.id, accessMessage(alice, docs.pdf.id, -540))).status).toBe(200);
     // Unknown or malformed document ids: not authorized.
     const unknown = randomUUID();
-    expect((await signed(alice, unknown, plainMessage(unknown))).status).toBe(401);
-    expect((await signed(alice, 'not-a-uuid', plainMessage('not-a-uuid'))).status).toBe(401);
+    expect((await signed(alice, unknown, accessMessage(alice, unknown))).status).toBe(401);
+    expect((await signed(alice, 'not-a-uuid', accessMessage(alice, 'not-a-uuid'))).status).toBe(401);
 
     // Invalid addresses: 400, before anything else.
     for (const address of ['0x123', 'alice', `${alice.address}00`, BAD_CHECKSUM, '']) {
@@ -508,8 +572,8 @@ describe.each(DATABASE_KINDS)('sharing on %s', (kind) => {
     expect((await walletAccess(docs.pdf.id, { address: alice.address, message: m })).status).toBe(400);
 
     // A policy allowing one access: then 410.
-    expect((await signed(alice, docs.svg.id, plainMessage(docs.svg.id))).status).toBe(200);
-    expect((await signed(alice, docs.svg.id, plainMessage(docs.svg.id))).status).toBe(410);
+    expect((await signed(alice, docs.svg.id, accessMessage(alice, docs.svg.id))).status).toBe(200);
+    expect((await signed(alice, docs.svg.id, accessMessage(alice, docs.svg.id))).status).toBe(410);
 
     const log = await req<{ log: Body[] }>('GET', `/access-log/${docs.pdf.id}`, { token: owner });
     const walletEntries = log.body.log.filter((e) => e.accessorType === 'wallet');

@@ -1,7 +1,8 @@
 import { TenantMember } from '@notary/server/db/entities';
+import { INVITATION_MAIL_LIMITS } from '@notary/shared';
 import { Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { request } from '../harness/http';
+import { api, request } from '../harness/http';
 import { DATABASE_KINDS, startTestService, type TestService } from '../harness/service';
 import { type SmtpSink, startSmtpSink } from '../harness/smtp';
 
@@ -462,8 +463,10 @@ describe.each(DATABASE_KINDS)('team routes on %s', (kind) => {
     expect(invited.status).toBe(201);
     expect(invited.body).toEqual({ ok: true });
     const mail = await smtp.waitFor(email, (m) => (m.parsed.text ?? '').includes('/join/'));
-    expect(mail.parsed.subject).toBe('Invitation to join Matrix on Notary');
+    // The organization's name is quoted in the body, never in the subject.
+    expect(mail.parsed.subject).toBe('Invitation to join an organization on Notary');
     const text = mail.parsed.text ?? '';
+    expect(text).toContain('the organization "Matrix" on Notary');
     const link = /(\S+)\/app\/#\/join\/(\S+)/.exec(text);
     expect(link?.[1]).toBe(t.url);
     const invitationId = decodeURIComponent(link?.[2] ?? '');
@@ -547,23 +550,23 @@ describe.each(DATABASE_KINDS)('team routes on %s', (kind) => {
       {
         email: 'pt-default@guests.example',
         headers: {},
-        subject: 'Convite para a organização Matrix no Notary',
+        subject: 'Convite para participar de uma organização no Notary',
       },
       {
         email: 'pt-header@guests.example',
         headers: { 'accept-language': 'pt-BR' },
-        subject: 'Convite para a organização Matrix no Notary',
+        subject: 'Convite para participar de uma organização no Notary',
       },
       {
         email: 'en-header@guests.example',
         headers: { 'accept-language': 'en' },
-        subject: 'Invitation to join Matrix on Notary',
+        subject: 'Invitation to join an organization on Notary',
       },
       {
         email: 'en-explicit@guests.example',
         headers: { 'accept-language': 'pt-BR' },
         lang: 'en',
-        subject: 'Invitation to join Matrix on Notary',
+        subject: 'Invitation to join an organization on Notary',
       },
     ];
     for (const c of cases) {
@@ -646,6 +649,99 @@ describe.each(DATABASE_KINDS)('team routes on %s', (kind) => {
     );
   });
 
+  it('a removed or demoted inviter: their invitations are canceled or refused at acceptance (403, then 410)', async () => {
+    const who = (name: string) => `${name}@inviters.example`;
+    const inviters = await makeOrg(t, 'Inviters', [
+      [who('owner'), 'owner'],
+      [who('owner2'), 'owner'],
+      [who('admin1'), 'admin'],
+      [who('admin2'), 'admin'],
+      [who('admin3'), 'admin'],
+      [who('admin4'), 'admin'],
+    ]);
+    const token = (name: string) => t.token(who(name), inviters.slug);
+    const owner = await token('owner');
+    type Listed = { invitations: { id: string; email: string; role: string }[] };
+    const pending = async () =>
+      (await request<Listed>(t, 'GET', '/api/team/invitations', { token: owner })).body.invitations;
+    const invite = async (inviter: string, email: string, role: Role) => {
+      const res = await request(t, 'POST', '/api/team/invitations', {
+        token: await token(inviter),
+        body: { role, email },
+      });
+      expect(res.status, `${inviter} invites ${email}`).toBe(201);
+      const id = (await pending()).find((i) => i.email === email)?.id;
+      expect(id, email).toBeDefined();
+      return id as string;
+    };
+    const accept = async (email: string, id: string) =>
+      request(t, 'POST', `/api/team/invitations/${id}/accept`, { token: await t.token(email) });
+    const member = (name: string) => inviters.ids[who(name)] ?? '';
+
+    // Demoted through the API, admin -> editor: an editor gives no role, so the invitation is canceled.
+    const toEditor = await invite('admin1', 'by-admin1@guests.example', 'editor');
+    const demote = await request(t, 'PATCH', `/api/team/members/${member('admin1')}`, {
+      token: owner,
+      body: { role: 'editor' },
+    });
+    expect(demote.status).toBe(200);
+    expect((await pending()).some((i) => i.id === toEditor)).toBe(false);
+    const late = await accept('by-admin1@guests.example', toEditor);
+    expect(late.status).toBe(410);
+    expect(late.body.message).toMatch(/canceled/);
+
+    // Owner -> admin keeps what an admin may still give; -> reader then cancels the rest.
+    const adminInvite = await invite('owner2', 'admin-by-owner2@guests.example', 'admin');
+    const readerInvite = await invite('owner2', 'reader-by-owner2@guests.example', 'reader');
+    const stepDown = async (role: Role) =>
+      request(t, 'PATCH', `/api/team/members/${member('owner2')}`, { token: owner, body: { role } });
+    expect((await stepDown('admin')).status).toBe(200);
+    expect((await pending()).map((i) => i.id)).toEqual(expect.arrayContaining([adminInvite, readerInvite]));
+    expect((await stepDown('reader')).status).toBe(200);
+    const left = (await pending()).map((i) => i.id);
+    expect(left).not.toContain(adminInvite);
+    expect(left).not.toContain(readerInvite);
+    expect((await accept('reader-by-owner2@guests.example', readerInvite)).status).toBe(410);
+
+    // Removed, or leaving: every invitation they sent is canceled.
+    const byRemoved = await invite('admin2', 'by-admin2@guests.example', 'reader');
+    expect(
+      (await request(t, 'DELETE', `/api/team/members/${member('admin2')}`, { token: owner })).status,
+    ).toBe(200);
+    expect((await pending()).some((i) => i.id === byRemoved)).toBe(false);
+    expect((await accept('by-admin2@guests.example', byRemoved)).status).toBe(410);
+    const byLeaver = await invite('admin3', 'by-admin3@guests.example', 'reader');
+    const admin3 = await token('admin3');
+    expect(
+      (await request(t, 'DELETE', `/api/team/members/${member('admin3')}`, { token: admin3 })).status,
+    ).toBe(200);
+    expect((await accept('by-admin3@guests.example', byLeaver)).status).toBe(410);
+
+    // Demoted behind the team routes (operator, provider): the invitation is still pending at the provider,
+    // but it is not listed, and acceptance re-checks the inviter: 403, and it is canceled (410 afterwards).
+    const behind = await invite('admin4', 'by-admin4@guests.example', 'editor');
+    await setRole(t, inviters.slug, who('admin4'), 'reader');
+    expect((await t.service.deps.directory.getInvitation(behind))?.status).toBe('pending');
+    expect((await pending()).some((i) => i.id === behind)).toBe(false);
+    // Someone else holding the link cannot cancel it: the e-mail check comes first.
+    expect((await accept('intruder@elsewhere.example', behind)).status).toBe(403);
+    expect((await t.service.deps.directory.getInvitation(behind))?.status).toBe('pending');
+    const refused = await accept('by-admin4@guests.example', behind);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('FORBIDDEN');
+    expect(refused.body.message).toMatch(/can no longer give the role editor/);
+    expect((await t.service.deps.directory.getInvitation(behind))?.status).toBe('canceled');
+    expect((await accept('by-admin4@guests.example', behind)).status).toBe(410);
+    const invitee = await t.operator({ command: 'user:create', email: 'by-admin4@guests.example' });
+    expect(await tableRole(t, inviters.id, invitee)).toBeNull();
+
+    // An inviter who still may give the role: accepted.
+    const fine = await invite('owner', 'by-owner@guests.example', 'editor');
+    const ok = await accept('by-owner@guests.example', fine);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toEqual({ ok: true, organizationId: inviters.id, role: 'editor' });
+  });
+
   it('provider failures answer 502 and leave the role table unchanged', async () => {
     const directory = t.service.deps.directory;
     const owner = await tokenOf('owner');
@@ -695,3 +791,70 @@ describe.each(DATABASE_KINDS)('team routes on %s', (kind) => {
     expect(list.body.invitations.some((i) => i.email === 'unsent@guests.example')).toBe(false);
   });
 });
+
+describe('invitation mails are rate limited (RATE_LIMITS=on)', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService('pglite', { RATE_LIMITS: 'on' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it(`${INVITATION_MAIL_LIMITS.perInviter} an hour per inviter, ${INVITATION_MAIL_LIMITS.perOrganization} per organization: then 429 with Retry-After`, async () => {
+    const { perInviter, perOrganization, windowSeconds } = INVITATION_MAIL_LIMITS;
+    expect([perInviter, perOrganization, windowSeconds]).toEqual([20, 50, 3600]);
+    const who = (name: string) => `${name}@limits.example`;
+    const org = await makeOrg(t, 'Limited', [
+      [who('owner'), 'owner'],
+      [who('a'), 'admin'],
+      [who('b'), 'admin'],
+      [who('c'), 'admin'],
+    ]);
+    let n = 0;
+    const invite = async (inviter: string) =>
+      api<{ code?: string; message?: string; retryAfterSeconds?: number }>(t.url, '/api/team/invitations', {
+        method: 'POST',
+        token: await t.token(who(inviter), org.slug),
+        body: { role: 'reader', email: `guest-${++n}@limits.example` },
+      });
+    const expectLimited = (res: Awaited<ReturnType<typeof invite>>, what: RegExp): void => {
+      expect(res.status).toBe(429);
+      expect(res.body.code).toBe('RATE_LIMITED');
+      expect(res.body.message).toMatch(what);
+      const retry = Number(res.headers.get('retry-after'));
+      expect(retry).toBe(res.body.retryAfterSeconds);
+      expect(retry).toBeGreaterThan(0);
+      expect(retry).toBeLessThanOrEqual(windowSeconds);
+    };
+
+    // One member: exactly 20, then 429 (and the refused one uses up nothing).
+    for (let i = 0; i < perInviter; i++) expect((await invite('a')).status, `a #${i + 1}`).toBe(201);
+    expectLimited(await invite('a'), /20 an hour per member/);
+    expectLimited(await invite('a'), /20 an hour per member/);
+    // The organization: 50 in all (20 + 20 + 10), then 429 for anyone in it.
+    for (let i = 0; i < perInviter; i++) expect((await invite('b')).status, `b #${i + 1}`).toBe(201);
+    for (let i = 0; i < perOrganization - 2 * perInviter; i++) {
+      expect((await invite('c')).status, `c #${i + 1}`).toBe(201);
+    }
+    expectLimited(await invite('c'), /50 an hour per organization/);
+    expectLimited(await invite('owner'), /50 an hour per organization/);
+    // Exactly 50 invitations exist.
+    expect(
+      (await directoryInvitations(t, org.id)).filter((i) => i.email.endsWith('@limits.example')),
+    ).toHaveLength(perOrganization);
+
+    // Another organization has its own budget.
+    const other = await makeOrg(t, 'Unlimited', [[who('other-owner'), 'owner']]);
+    const res = await request(t, 'POST', '/api/team/invitations', {
+      token: await t.token(who('other-owner'), other.slug),
+      body: { role: 'reader', email: 'guest-other@limits.example' },
+    });
+    expect(res.status).toBe(201);
+  });
+});
+
+/** Pending invitations of an organization as the identity provider has them. */
+async function directoryInvitations(t: TestService, organizationId: string) {
+  return t.service.deps.directory.listInvitations(organizationId);
+}

@@ -178,23 +178,28 @@ export async function accessPublic(
 
 /**
  * `POST /access/wallet/:documentId` (spec): a wallet proves itself with an EIP-191 signature over a fresh
- * message containing the document id (`verifyWalletMessage`), and gets a share access response through a
- * wallet policy of the document that authorizes it. Statuses: 400 invalid address; 401 invalid signature,
- * message without the document id, stale, future or already used message, or a wallet no policy in force
- * authorizes (unknown documents included); 410 when the authorizing policies expired or are exhausted, or the
- * document was LGPD-deleted.
+ * Sign-In With Ethereum message for this service that names the document id (`verifyWalletMessage`), and gets
+ * a share access response through a wallet policy of the document that authorizes it. Statuses: 400 invalid
+ * address; 401 invalid signature, a message for another site or without the document id, a stale, future or
+ * already used message, or a wallet no policy in force authorizes (unknown documents included); 410 when the
+ * authorizing policies expired or are exhausted, or the document was LGPD-deleted.
  */
 export async function accessByWallet(
   em: EntityManager,
   storage: ObjectStorage,
-  options: { domain: string; now?: Date },
+  options: { publicUrl: string; now?: Date },
   documentId: string,
   input: WalletAccessInput,
   ip: string | null,
 ): Promise<ShareAccessDto> {
   const now = options.now ?? new Date();
   // Address (400) first, then the proof (401): see `verifyWalletMessage`.
-  const verified = verifyWalletMessage({ ...input, documentId, domain: options.domain, now });
+  const verified = await verifyWalletMessage({
+    ...input,
+    documentId,
+    service: { publicUrl: options.publicUrl },
+    now,
+  });
   const wallet = verified.address.toLowerCase();
   const notAuthorized = () =>
     new AppError('UNAUTHENTICATED', 'This wallet is not authorized for this document');

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { type AccessLogDto, AppError, can } from '@notary/shared';
+import type { AccessLogDto } from '@notary/shared';
 import { AccessLogEntry } from '../../db/entities';
+import { requireDocumentOwner } from '../documents/owner';
 import { findDocumentInTenant } from '../documents/service';
 import type { Actor } from '../tenancy/actor';
 
@@ -9,8 +10,9 @@ export const ACCESS_LOG_MAX_ENTRIES = 1000;
 
 /**
  * `GET /access-log/:documentId` (spec, Access log: "document owner only"). The document's owner is, in a
- * personal workspace, its user; in an organization, the member who uploaded it, and the organization's admins
- * and owners (who may also delete it). Newest first, at most `ACCESS_LOG_MAX_ENTRIES`; kept after policies
+ * personal workspace, its user; in an organization, the member who uploaded it while still editor or higher,
+ * and the organization's admins and owners (`requireDocumentOwner`, the same rule as its access policies and
+ * its LGPD deletion). Newest first, at most `ACCESS_LOG_MAX_ENTRIES`; kept after policies
  * are revoked and after an LGPD deletion (the record of who received the file).
  * @throws AppError FORBIDDEN (other tenant, or not the document's owner), NOT_FOUND.
  */
@@ -20,12 +22,7 @@ export async function readAccessLog(
   documentId: string,
 ): Promise<AccessLogDto> {
   const doc = await findDocumentInTenant(em, actor, documentId);
-  if (doc.uploaderUserId !== actor.userId && !can(actor.role, 'deleteTeamDocs')) {
-    throw new AppError(
-      'FORBIDDEN',
-      "Only the document's owner (its uploader, or an admin or owner of the organization) can read its access log",
-    );
-  }
+  requireDocumentOwner(actor, doc, 'read its access log');
   const entries = await em.find(
     AccessLogEntry,
     { document: doc.id },

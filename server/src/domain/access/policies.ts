@@ -6,27 +6,22 @@ import {
   AppError,
   type CreateAccessPolicyInput,
   type CreatedAccessPolicyDto,
-  can,
   UUID_PATTERN,
 } from '@notary/shared';
 import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../../db/entities';
+import { requireDocumentOwner } from '../documents/owner';
 import { assertNotDeleted, findDocumentInTenant } from '../documents/service';
 import type { Actor } from '../tenancy/actor';
 import { newOpaqueToken, sha256Hex } from './tokens';
 import { parseWalletAddress } from './wallet-message';
 
 /**
- * Who manages a document's access policies (README, Sharing): in a personal workspace its owner; in an
- * organization editor or higher (the roles that upload and publish), whoever uploaded the document.
- * @throws AppError FORBIDDEN below editor.
+ * Who manages a document's access policies (README, Sharing): its owner, by the same rule as its access log
+ * (`requireDocumentOwner`): sharing hands the file out, so it is not any editor's call.
+ * @throws AppError FORBIDDEN for anyone else.
  */
-function requirePolicyManager(actor: Actor): void {
-  if (!can(actor.role, 'upload')) {
-    throw new AppError(
-      'FORBIDDEN',
-      `Only an editor or higher can manage how a document is shared (your role: ${actor.role})`,
-    );
-  }
+function requirePolicyManager(actor: Actor, doc: DocumentEntity): void {
+  requireDocumentOwner(actor, doc, 'manage how it is shared');
 }
 
 /** The status a policy has at `now` (revocation first, then expiry, then the access budget). */
@@ -76,7 +71,7 @@ async function lockLiveDocument(tx: EntityManager, documentId: string): Promise<
  * `POST /api/documents/:id/access-policies`: creates a policy. A link gets a fresh opaque token, returned
  * this once with its URL (`<publicUrl>/share/<token>`); only its SHA-256 is stored. A document has at most
  * one public policy in force: creating one revokes the previous. Addresses are stored lower case, once each.
- * @throws AppError FORBIDDEN (other tenant, below editor), NOT_FOUND, GONE (LGPD-deleted).
+ * @throws AppError FORBIDDEN (other tenant, not the document's owner), NOT_FOUND, GONE (LGPD-deleted).
  */
 export async function createAccessPolicy(
   em: EntityManager,
@@ -86,7 +81,7 @@ export async function createAccessPolicy(
   input: CreateAccessPolicyInput,
 ): Promise<CreatedAccessPolicyDto> {
   const doc = await findDocumentInTenant(em, actor, documentId);
-  requirePolicyManager(actor);
+  requirePolicyManager(actor, doc);
   assertNotDeleted(doc);
   const now = new Date();
   const token = input.kind === 'link' ? newOpaqueToken() : undefined;
@@ -136,7 +131,7 @@ export async function listAccessPolicies(
   documentId: string,
 ): Promise<AccessPolicyListDto> {
   const doc = await findDocumentInTenant(em, actor, documentId);
-  requirePolicyManager(actor);
+  requirePolicyManager(actor, doc);
   const policies = await em.find(
     AccessPolicy,
     { document: doc.id },
@@ -158,7 +153,7 @@ export async function revokeAccessPolicy(
   policyId: string,
 ): Promise<{ ok: true }> {
   const doc: DocumentEntity = await findDocumentInTenant(em, actor, documentId);
-  requirePolicyManager(actor);
+  requirePolicyManager(actor, doc);
   const policy = UUID_PATTERN.test(policyId)
     ? await em.findOne(AccessPolicy, { id: policyId, document: doc.id })
     : null;

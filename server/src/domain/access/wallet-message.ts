@@ -1,5 +1,6 @@
 import { AppError } from '@notary/shared';
-import { getAddress, verifyMessage } from 'ethers';
+import { getAddress, Signature, verifyMessage } from 'ethers';
+import { SiweErrorType, SiweMessage } from 'siwe';
 import { sha256Hex } from './tokens';
 
 /**
@@ -8,9 +9,6 @@ import { sha256Hex } from './tokens';
  * (clock skew of the signer), and only once: its use is remembered until it has aged out of the window.
  */
 export const WALLET_MESSAGE_WINDOW = { maxAgeSeconds: 600, maxFutureSeconds: 60 } as const;
-
-const SIWE_HEADER = /^(\S+) wants you to sign in with your Ethereum account:$/;
-const ISO_INSTANT = String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})`;
 
 const unauthorized = (message: string) => new AppError('UNAUTHENTICATED', message);
 
@@ -30,18 +28,10 @@ export function parseWalletAddress(address: string): string {
   }
 }
 
-/** The value of the first `<name>: <value>` line of `message` (SIWE field syntax), trimmed. */
-function field(lines: readonly string[], name: string): string | undefined {
-  const prefix = `${name}:`;
-  const line = lines.find((l) => l.startsWith(prefix));
-  return line?.slice(prefix.length).trim();
-}
-
-function instant(value: string | undefined, what: string): Date | undefined {
-  if (value === undefined) return undefined;
-  const ms = new RegExp(`^${ISO_INSTANT}$`).test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) throw unauthorized(`The signed message's ${what} is not an ISO 8601 instant`);
-  return new Date(ms);
+/** This service as a Sign-In With Ethereum message must name it (from `PUBLIC_URL`). */
+export interface WalletMessageService {
+  /** `PUBLIC_URL`, e.g. `https://notary.example` or `http://127.0.0.1:3000`: its host (and port) is the domain. */
+  publicUrl: string;
 }
 
 export interface VerifiedWalletMessage {
@@ -53,64 +43,89 @@ export interface VerifiedWalletMessage {
   rememberUntil: Date;
 }
 
+/** The parsed EIP-4361 message, or 401 with the parser's first complaint. */
+function parseSiwe(message: string, domain: string): SiweMessage {
+  try {
+    return new SiweMessage(message);
+  } catch (e) {
+    const why = (e instanceof Error ? e.message : String(e)).split('\n')[0]?.slice(0, 120) ?? '';
+    throw unauthorized(
+      `The signed message must be a Sign-In With Ethereum (EIP-4361) message for ${domain} (${why})`,
+    );
+  }
+}
+
+/** True when `documentId` appears in the statement, the URI or one of the resources (case-insensitive). */
+function namesDocument(siwe: SiweMessage, documentId: string): boolean {
+  const id = documentId.toLowerCase();
+  return [siwe.statement ?? '', siwe.uri, ...(siwe.resources ?? [])].some((field) =>
+    field.toLowerCase().includes(id),
+  );
+}
+
 /**
- * Checks a wallet access request (spec: `POST /access/wallet/:documentId`) cryptographically and for
- * freshness. The message must contain the document id (anywhere: statement, URI, Resources). Accepted forms:
- * - EIP-4361 (Sign-In With Ethereum): the header's domain must be the service's host (`PUBLIC_URL`), the
- *   address line the claimed address; `Issued At` is required, `Expiration Time` and `Not Before` are honored.
- * - any other text (EIP-191 `personal_sign`) containing the document id and a line `Issued At: <ISO 8601>`
- *   (or `issuedAt: <ISO 8601>`, also as a JSON member `"issuedAt": "<ISO 8601>"`).
- * The signature is an EIP-191 personal_sign signature, recovered with ethers `verifyMessage`.
- * @throws AppError UNAUTHENTICATED for a message without the document id, a signature that does not recover
- *   to the address, or a message outside its window (`WALLET_MESSAGE_WINDOW`).
+ * Checks a wallet access request (spec: `POST /access/wallet/:documentId`: "the signed message must contain
+ * the documentId") as a Sign-In With Ethereum message (EIP-4361) bound to this service, parsed and verified
+ * with the `siwe` package:
+ * - `domain` is the host (and port) of `PUBLIC_URL`; the `scheme`, when written, is its scheme; the `URI` is on
+ *   its origin (e.g. `<PUBLIC_URL>/access/wallet/<documentId>`): a message signed for another site is refused;
+ * - the document id appears in the statement, the URI or a resource (e.g. `urn:uuid:<documentId>`), so a
+ *   signature cannot be moved to another document;
+ * - the address line is the claimed `address`; the message is in the canonical form the `siwe` package writes
+ *   (what was signed is what is checked);
+ * - `Issued At` within `WALLET_MESSAGE_WINDOW`; `Expiration Time` and `Not Before` honored at `now`;
+ * - the EIP-191 `personal_sign` signature recovers to `address` (ethers `verifyMessage`), and `siwe`'s own
+ *   verification (signature, domain, expiry) passes. Contract wallets (EIP-1271) are not supported.
+ * The SIWE `Nonce` is the signer's (8+ alphanumeric characters); single use is enforced by the caller on the
+ * returned `useHash` (the whole message), so no server-issued nonce is needed.
+ * @throws AppError BAD_REQUEST for a malformed address (first); UNAUTHENTICATED for anything else about the
+ *   message or the signature.
  */
-export function verifyWalletMessage(input: {
+export async function verifyWalletMessage(input: {
   address: string;
   signature: string;
   message: string;
   documentId: string;
-  /** Host (and port) of `PUBLIC_URL`: SIWE messages must name it. */
-  domain: string;
+  service: WalletMessageService;
   now: Date;
-}): VerifiedWalletMessage {
+}): Promise<VerifiedWalletMessage> {
   const address = parseWalletAddress(input.address);
   const { message } = input;
-  if (!message.toLowerCase().includes(input.documentId.toLowerCase())) {
-    throw unauthorized('The signed message must contain the document id');
+  const origin = new URL(input.service.publicUrl);
+  const domain = origin.host;
+  const siwe = parseSiwe(message, domain);
+  if (!namesDocument(siwe, input.documentId)) {
+    throw unauthorized('The signed message must contain the document id (statement, URI or resources)');
   }
-  let recovered: string;
+  if (siwe.domain.toLowerCase() !== domain.toLowerCase()) {
+    throw unauthorized(`The Sign-In With Ethereum message must be for ${domain}`);
+  }
+  if (siwe.scheme !== undefined && `${siwe.scheme.toLowerCase()}:` !== origin.protocol) {
+    throw unauthorized(
+      `The Sign-In With Ethereum message must be for ${origin.protocol.slice(0, -1)}://${domain}`,
+    );
+  }
+  let uriOrigin: string | undefined;
   try {
-    recovered = verifyMessage(message, input.signature);
+    uriOrigin = new URL(siwe.uri).origin;
   } catch {
-    throw unauthorized('Invalid signature');
+    uriOrigin = undefined;
   }
-  if (recovered.toLowerCase() !== address.toLowerCase()) {
-    throw unauthorized('Invalid signature: it was not made by this wallet');
+  if (uriOrigin !== origin.origin) {
+    throw unauthorized(`The Sign-In With Ethereum message's URI must be on ${origin.origin}`);
+  }
+  if (siwe.address.toLowerCase() !== address.toLowerCase()) {
+    throw unauthorized('The Sign-In With Ethereum message names another address');
+  }
+  if (siwe.prepareMessage() !== message) {
+    throw unauthorized(
+      'The Sign-In With Ethereum message is not in its canonical EIP-4361 form (line breaks \\n, fields in order)',
+    );
   }
 
-  const lines = message.split(/\r?\n/);
-  let issuedAt: Date | undefined;
-  let expiresAt: Date | undefined;
-  let notBefore: Date | undefined;
-  const siwe = SIWE_HEADER.exec(lines[0] ?? '');
-  if (siwe) {
-    if (siwe[1]?.toLowerCase() !== input.domain.toLowerCase()) {
-      throw unauthorized(`The Sign-In With Ethereum message must be for ${input.domain}`);
-    }
-    if ((lines[1] ?? '').trim().toLowerCase() !== address.toLowerCase()) {
-      throw unauthorized('The Sign-In With Ethereum message names another address');
-    }
-    issuedAt = instant(field(lines, 'Issued At'), 'Issued At');
-    expiresAt = instant(field(lines, 'Expiration Time'), 'Expiration Time');
-    notBefore = instant(field(lines, 'Not Before'), 'Not Before');
-  } else {
-    const match = new RegExp(
-      `(?:^|[\\s{,])"?(?:Issued At|issuedAt)"?\\s*[:=]\\s*"?(${ISO_INSTANT})"?`,
-      'm',
-    ).exec(message);
-    issuedAt = instant(match?.[1], 'Issued At');
-  }
-  if (!issuedAt) throw unauthorized('The signed message must carry its time: a line "Issued At: <ISO 8601>"');
+  const issuedAt = new Date(siwe.issuedAt ?? Number.NaN);
+  if (Number.isNaN(issuedAt.getTime()))
+    throw unauthorized('The signed message must carry its Issued At time');
   const now = input.now.getTime();
   const { maxAgeSeconds, maxFutureSeconds } = WALLET_MESSAGE_WINDOW;
   if (issuedAt.getTime() < now - maxAgeSeconds * 1000) {
@@ -119,8 +134,27 @@ export function verifyWalletMessage(input: {
   if (issuedAt.getTime() > now + maxFutureSeconds * 1000) {
     throw unauthorized('The signed message is issued in the future: check the clock');
   }
-  if (expiresAt && expiresAt.getTime() <= now) throw unauthorized('The signed message has expired');
-  if (notBefore && notBefore.getTime() > now) throw unauthorized('The signed message is not valid yet');
+
+  let recovered: string;
+  try {
+    recovered = verifyMessage(message, Signature.from(input.signature));
+  } catch {
+    throw unauthorized('Invalid signature');
+  }
+  if (recovered.toLowerCase() !== address.toLowerCase()) {
+    throw unauthorized('Invalid signature: it was not made by this wallet');
+  }
+  const result = await siwe.verify(
+    { signature: input.signature, domain: siwe.domain, time: input.now.toISOString() },
+    { suppressExceptions: true },
+  );
+  if (!result.success) {
+    const type = result.error?.type;
+    if (type === SiweErrorType.EXPIRED_MESSAGE) throw unauthorized('The signed message has expired');
+    if (type === SiweErrorType.NOT_YET_VALID_MESSAGE)
+      throw unauthorized('The signed message is not valid yet');
+    throw unauthorized(`Invalid Sign-In With Ethereum message (${type ?? 'verification failed'})`);
+  }
   return {
     address,
     useHash: sha256Hex(`wallet-access\0${address.toLowerCase()}\0${message}`),

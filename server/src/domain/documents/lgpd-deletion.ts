@@ -1,44 +1,80 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { AppError, can, type LgpdDeletionDto } from '@notary/shared';
+import { AppError, type LgpdDeletionDto } from '@notary/shared';
 import type { ObjectStorage } from '../../adapters/storage/port';
 import { AccessPolicy, DocumentDeletion } from '../../db/entities';
 import type { AcervoFeedCache } from '../acervo/cache';
 import type { Actor } from '../tenancy/actor';
+import { requireDocumentOwner } from './owner';
 import { assertNotDeleted, findDocumentInTenant } from './service';
+import type { PublicVerifyCache } from './verify-cache';
+
+/** Longest `reason` kept in the audit trail, in characters (the `document_deletion.reason` column). */
+export const LGPD_REASON_MAX_CHARS = 500;
+
+/** C0 and C1 controls except tab, line feed and carriage return; lone surrogates (`\p{Cs}` in `u` mode). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here.
+const REFUSED_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\p{Cs}/u;
+
+/**
+ * The deletion's `reason` as the audit trail keeps it: trimmed, `null` when absent or blank.
+ * @throws AppError BAD_REQUEST over `LGPD_REASON_MAX_CHARS` characters, with a control character other than
+ *   tab and line breaks (NUL included: PostgreSQL text cannot hold it), or not well-formed UTF-16 (a lone
+ *   surrogate cannot be stored as UTF-8).
+ */
+export function lgpdDeletionReason(reason: string | undefined): string | null {
+  const text = reason?.trim() ?? '';
+  if (text === '') return null;
+  if (text.length > LGPD_REASON_MAX_CHARS) {
+    throw new AppError('BAD_REQUEST', `reason: at most ${LGPD_REASON_MAX_CHARS} characters`);
+  }
+  if (REFUSED_CHARACTERS.test(text)) {
+    throw new AppError('BAD_REQUEST', 'reason: control characters and malformed text are not accepted');
+  }
+  return text;
+}
+
+/** What an LGPD deletion touches besides the database. */
+export interface LgpdDeletionPorts {
+  storage: ObjectStorage;
+  acervoCache: AcervoFeedCache;
+  /** Public verification answers (60 s): the deleted document's is dropped on every instance. */
+  verifyCache: PublicVerifyCache;
+}
 
 /**
  * `DELETE /api/documents/:id`: the LGPD deletion of a document (spec, item 8; README, LGPD deletion).
- * Who: its uploader, or an admin or owner of the organization (`deleteTeamDocs`); in a personal workspace its
- * owner. Steps:
- * 1. the stored objects (file, screenshot) are destroyed (a delete of a missing object succeeds, so a retry
- *    after a failure here or below does it again harmlessly);
- * 2. one transaction: the row is marked deleted only if it was not already (a second or concurrent deletion
- *    answers 410); its storage keys, publication, curator fields and uploader IP are cleared while its hash,
- *    serial number, file name, anchors and proofs stay on record; every access policy still in force is
- *    revoked; the audit trail row (who, role, IP, when, reason) is written.
+ * Who: its owner (`requireDocumentOwner`): the uploader while still editor or higher, or an admin or owner of
+ * the organization; in a personal workspace its user. Steps, so that a refused or failing request deletes
+ * nothing and a failure half-way can be retried:
+ * 1. every check first: tenant, role, not deleted already, the `reason` text (`lgpdDeletionReason`);
+ * 2. one transaction: the row is marked deleted only if it was not already (it stays locked until commit, so a
+ *    concurrent deletion waits and then answers 410); its storage keys, publication, curator fields and
+ *    uploader IP are cleared while its hash, serial number, file name, anchors and proofs stay on record;
+ *    every access policy still in force is revoked; the audit trail row (who, role, IP, when, reason) is
+ *    written and flushed, so every database constraint has passed before
+ * 3. the stored objects (file, screenshot; on a versioned S3 bucket every version) are destroyed, still inside
+ *    the transaction: if storage fails, the transaction rolls back and the document stays as it was (a retry
+ *    deletes again; deleting a missing object succeeds);
+ * 4. after commit the acervo feed pages of the tenant and the public verification answer of the hash are
+ *    invalidated on every instance.
  * Afterwards the document leaves `GET /api/documents` and the acervo feed, download, view and publish answer
  * 410, every share answers 410, and public verification by hash or serial still finds it.
- * @throws AppError FORBIDDEN (other tenant; neither uploader nor admin+), NOT_FOUND, GONE (already deleted).
+ * @throws AppError FORBIDDEN (other tenant; not the document's owner), NOT_FOUND, GONE (already deleted),
+ *   BAD_REQUEST (`reason`), BAD_GATEWAY (object storage failed: nothing recorded).
  */
 export async function deleteDocumentUnderLgpd(
   em: EntityManager,
-  deps: { storage: ObjectStorage; acervoCache: AcervoFeedCache },
+  deps: LgpdDeletionPorts,
   actor: Actor,
   id: string,
   reason: string | undefined,
 ): Promise<LgpdDeletionDto> {
   const doc = await findDocumentInTenant(em, actor, id);
-  if (doc.uploaderUserId !== actor.userId && !can(actor.role, 'deleteTeamDocs')) {
-    throw new AppError(
-      'FORBIDDEN',
-      `Only the uploader or an admin or owner can delete this document (your role: ${actor.role})`,
-    );
-  }
+  requireDocumentOwner(actor, doc, 'delete it under the LGPD');
   assertNotDeleted(doc);
-  for (const key of [doc.storageKey, doc.screenshotKey]) {
-    if (key) await deps.storage.delete(key);
-  }
+  const reasonText = lgpdDeletionReason(reason);
+  const keys = [doc.storageKey, doc.screenshotKey].filter((k): k is string => Boolean(k));
   const deletedAt = new Date();
   await em.transactional(async (tx) => {
     const rows: { id: string }[] = await (tx as SqlEntityManager).execute(
@@ -61,12 +97,14 @@ export async function deleteDocumentUnderLgpd(
       deletedByEmail: actor.email,
       role: actor.role,
       ip: actor.ip,
-      reason: reason?.trim() || null,
+      reason: reasonText,
       deletedAt,
     });
     await tx.flush();
+    for (const key of keys) await deps.storage.delete(key);
   });
   deps.acervoCache.invalidate(doc.tenant.id);
+  deps.verifyCache.invalidate(doc.sha256Hash);
   return {
     ok: true,
     documentId: doc.id,

@@ -28,8 +28,7 @@ describe('invitation mail', () => {
     expect(joinLink(input.publicUrl, input.invitationId)).toBe('https://notary.example/app/#/join/inv123');
     const pt = invitationMail({ ...input, lang: 'pt' });
     expect(pt.to).toBe('ana@example.com');
-    expect(pt.subject).not.toMatch(/[\r\n]/);
-    expect(pt.subject).toContain('Convite');
+    expect(pt.subject).toBe('Convite para participar de uma organização no Notary');
     expect(pt.text).toContain('https://notary.example/app/#/join/inv123');
     expect(pt.text).toContain('POST https://notary.example/api/team/invitations/inv123/accept');
     expect(pt.text).toContain('papel de editor');
@@ -38,8 +37,31 @@ describe('invitation mail', () => {
     expect(pt.html).toContain('Bia &#38; Co');
     expect(pt.html).not.toContain('<Central>');
     const en = invitationMail({ ...input, lang: 'en', role: 'reader' });
-    expect(en.subject).toContain('Invitation');
+    expect(en.subject).toBe('Invitation to join an organization on Notary');
     expect(en.text).toContain('as reader');
     expect(en.text).toContain('https://notary.example/app/#/join/inv123');
+  });
+
+  it('names the organization in the body only, quoted, on one line and shortened; never in the subject', () => {
+    const base = {
+      to: 'ana@example.com',
+      inviterName: 'Bia',
+      role: 'editor' as const,
+      invitationId: 'inv123',
+      publicUrl: 'https://notary.example',
+      expiresAt: new Date('2030-01-02T03:04:00Z'),
+    };
+    const phishing = 'Banco Central" - confirme sua conta em https://evil.example "agora';
+    for (const lang of ['pt', 'en'] as const) {
+      const mail = invitationMail({ ...base, lang, organizationName: phishing });
+      expect(mail.subject).not.toMatch(/Banco|evil/);
+      // Its own quotes cannot close the quotation early.
+      expect(mail.text).toContain(`"Banco Central' - confirme sua conta em https://evil.example 'agora"`);
+      expect(mail.html).toContain('&#34;Banco Central&#39; - confirme');
+      const long = invitationMail({ ...base, lang, organizationName: `${'x'.repeat(200)}\r\nBcc: y` });
+      expect(long.subject).not.toContain('x');
+      expect(long.text).toContain(`"${'x'.repeat(117)}..."`);
+      expect(long.text).not.toContain('Bcc');
+    }
   });
 });

@@ -4,8 +4,16 @@ import type { MailMessage } from '../../adapters/mail/port';
 /**
  * The team invitation mail (spec, Team: "by email the invite is sent and the role applies on join"), in
  * Portuguese (default) and English. Plain text plus an equivalent HTML part; every interpolated value is
- * escaped in the HTML part and stripped of line breaks in the subject.
+ * escaped in the HTML part and kept on one line.
+ *
+ * The organization's name is chosen by whoever created the organization and goes to an outside address: it
+ * never appears in the subject (where a name such as "Your bank: confirm your account" would read as the
+ * sender's own words) and appears in the body only inside quotation marks, shortened, after "organization".
+ * The subject is the service's fixed sentence. Sending is rate limited (`INVITATION_MAIL_LIMITS`).
  */
+
+/** Longest organization name quoted in the mail, in characters (the spec's org name maximum). */
+const MAX_QUOTED_NAME = 120;
 
 /** Everything the invitation mail says. */
 export interface InvitationMailInput {
@@ -74,13 +82,23 @@ const oneLine = (s: string): string => s.replace(/[\r\n\t]+/g, ' ').trim();
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
+ * A user-chosen name as quoted text: one line, at most `MAX_QUOTED_NAME` characters (longer ones end in
+ * "..."), its own double quotes turned into single ones so the quotation cannot be closed early.
+ */
+function quotedName(name: string): string {
+  const line = oneLine(name).replace(/["\u201c\u201d]/g, "'");
+  const short = line.length > MAX_QUOTED_NAME ? `${line.slice(0, MAX_QUOTED_NAME - 3)}...` : line;
+  return `"${short}"`;
+}
+
+/**
  * Builds the invitation mail: subject, text and HTML, in `input.lang`. The text names the join link, the
  * address to sign in with, the role, the expiry (UTC), and the API call for clients without the web app.
  */
 export function invitationMail(input: InvitationMailInput): MailMessage {
   const link = joinLink(input.publicUrl, input.invitationId);
   const api = `${input.publicUrl.replace(/\/+$/, '')}${acceptPath(input.invitationId)}`;
-  const org = oneLine(input.organizationName);
+  const org = quotedName(input.organizationName);
   const inviter = oneLine(input.inviterName);
   const role = ROLE_NAMES[input.lang][input.role];
   const expires = `${new Intl.DateTimeFormat(LOCALES[input.lang], {
@@ -91,9 +109,9 @@ export function invitationMail(input: InvitationMailInput): MailMessage {
   const t =
     input.lang === 'pt'
       ? {
-          subject: `Convite para a organização ${org} no Notary`,
+          subject: 'Convite para participar de uma organização no Notary',
           greeting: 'Olá,',
-          invited: `${inviter} convidou você para participar da organização "${org}" no Notary, com o papel de ${role}.`,
+          invited: `${inviter} convidou você para participar da organização ${org} no Notary, com o papel de ${role}.`,
           open: `Para aceitar, abra o link abaixo e entre com este endereço de e-mail (${input.to}):`,
           viaApi:
             'Sem o aplicativo web: entre com este e-mail (código enviado por POST /api/auth/email-otp/send-verification-otp, ' +
@@ -104,9 +122,9 @@ export function invitationMail(input: InvitationMailInput): MailMessage {
           button: 'Aceitar o convite',
         }
       : {
-          subject: `Invitation to join ${org} on Notary`,
+          subject: 'Invitation to join an organization on Notary',
           greeting: 'Hello,',
-          invited: `${inviter} invited you to join the organization "${org}" on Notary, as ${role}.`,
+          invited: `${inviter} invited you to join the organization ${org} on Notary, as ${role}.`,
           open: `To accept, open the link below and sign in with this e-mail address (${input.to}):`,
           viaApi:
             'Without the web app: sign in with this e-mail (code sent by POST /api/auth/email-otp/send-verification-otp, ' +

@@ -5,6 +5,7 @@ import {
   can,
   canAssignRole,
   canManageMember,
+  INVITATION_MAIL_LIMITS,
   type InvitationAcceptedDto,
   type InvitationDto,
   type InvitationListDto,
@@ -22,6 +23,7 @@ import {
 import type { DirectoryInvitation, OrganizationDirectory } from '../../adapters/identity/directory';
 import { isPlaceholderEmail } from '../../adapters/mail/placeholder';
 import type { Mailer } from '../../adapters/mail/port';
+import type { QuotaCounter } from '../../adapters/rate-limit/quota';
 import { TenantMember } from '../../db/entities';
 import { invitationMail, pickMailLanguage } from '../mail/invitation';
 import { type Actor, type OrganizationActor, requireOrganization } from '../tenancy/actor';
@@ -55,6 +57,8 @@ export interface InvitationPorts extends TeamPorts {
   mailer: Mailer;
   /** `PUBLIC_URL` (base of the join link), without trailing slash. */
   publicUrl: string;
+  /** Invitation mails per inviter and per organization (`INVITATION_MAIL_LIMITS`). */
+  invitationMailQuota: QuotaCounter;
 }
 
 /**
@@ -85,11 +89,11 @@ interface TeamEntry {
 async function loadTeam(
   em: SqlEntityManager,
   directory: OrganizationDirectory,
-  actor: OrganizationActor,
+  org: { organizationId: string; tenant: { id: string } },
 ): Promise<TeamEntry[]> {
   const [members, rows] = await Promise.all([
-    provider(() => directory.listMembers(actor.organizationId)),
-    em.find(TenantMember, { tenant: actor.tenant.id }),
+    provider(() => directory.listMembers(org.organizationId)),
+    em.find(TenantMember, { tenant: org.tenant.id }),
   ]);
   const roles = new Map(rows.map((row) => [row.userId, row.role]));
   return members
@@ -138,6 +142,60 @@ function requireManageTeam(role: Role): void {
   if (!can(role, 'manageTeam')) throw new AppError('FORBIDDEN', 'Managing the team needs admin or owner');
 }
 
+/**
+ * Whether the member `inviterUserId` may, as of `team`, still give `role` (a member with manageTeam and a role
+ * not below it): an invitation stays as good as its inviter's current right to send it.
+ */
+function inviterMayGrant(team: TeamEntry[], inviterUserId: string, role: Role): boolean {
+  const inviter = team.find((e) => e.member.userId === inviterUserId);
+  return inviter !== undefined && canAssignRole(inviter.member.role, role);
+}
+
+/**
+ * Cancels the pending invitations `userId` sent that `newRole` could no longer give: all of them when
+ * `newRole` is null (removed, or leaving). Those the new role can still give stay valid (an owner stepping down
+ * to admin keeps their admin, editor and reader invitations; an admin demoted to editor keeps none), as the
+ * same member could send them again at once. Acceptance re-checks the inviter anyway (`acceptTeamInvitation`).
+ * @throws AppError BAD_GATEWAY on provider error.
+ */
+async function cancelInvitationsNoLongerGrantable(
+  directory: OrganizationDirectory,
+  organizationId: string,
+  userId: string,
+  newRole: Role | null,
+): Promise<void> {
+  const invitations = await provider(() => directory.listInvitations(organizationId));
+  for (const inv of invitations) {
+    if (inv.inviterUserId !== userId || inv.status !== 'pending') continue;
+    if (newRole !== null && canAssignRole(newRole, inv.role)) continue;
+    await provider(() => directory.cancelInvitation(inv.id));
+  }
+}
+
+/**
+ * Counts one invitation mail against `INVITATION_MAIL_LIMITS` (per inviter and per organization, per hour):
+ * an invitation names the organization to an outside address, so a member or a compromised account must not
+ * be able to send them in bulk.
+ * @throws AppError RATE_LIMITED (429) with `retryAfterSeconds` when either budget is spent.
+ */
+async function countInvitationMail(quota: QuotaCounter, org: OrganizationActor): Promise<void> {
+  const { perInviter, perOrganization } = INVITATION_MAIL_LIMITS;
+  const decision = await quota.consume([
+    { key: `user:${org.userId}`, limit: perInviter },
+    { key: `org:${org.organizationId}`, limit: perOrganization },
+  ]);
+  if (decision.allowed) return;
+  const minutes = Math.ceil(decision.retryAfterSeconds / 60);
+  const which = decision.exceeded?.startsWith('org:')
+    ? `${perOrganization} an hour per organization`
+    : `${perInviter} an hour per member`;
+  throw new AppError(
+    'RATE_LIMITED',
+    `Too many invitation mails (${which}): try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
+    { retryAfterSeconds: decision.retryAfterSeconds },
+  );
+}
+
 const isPending = (inv: DirectoryInvitation, now: Date): boolean =>
   inv.status === 'pending' && inv.expiresAt.getTime() > now.getTime();
 
@@ -162,17 +220,22 @@ export async function listTeamMembers(ports: TeamPorts, actor: Actor): Promise<T
 
 /**
  * `GET /api/team/invitations`: pending, unexpired invitations, oldest first. Admin or owner only (an
- * invitation names an outsider's e-mail address).
+ * invitation names an outsider's e-mail address). An invitation whose inviter may no longer give its role
+ * (removed or demoted, also behind the service's back at the provider) is left out: it can no longer be
+ * accepted.
  * @throws AppError BAD_REQUEST `No active organization`; FORBIDDEN below admin; BAD_GATEWAY on provider error.
  */
 export async function listPendingInvitations(ports: TeamPorts, actor: Actor): Promise<InvitationListDto> {
   const org = requireOrganization(actor);
   requireManageTeam(org.role);
   const now = new Date();
-  const invitations = await provider(() => ports.directory.listInvitations(org.organizationId));
+  const [invitations, team] = await Promise.all([
+    provider(() => ports.directory.listInvitations(org.organizationId)),
+    loadTeam(ports.em, ports.directory, org),
+  ]);
   return {
     invitations: invitations
-      .filter((inv) => isPending(inv, now))
+      .filter((inv) => isPending(inv, now) && inviterMayGrant(team, inv.inviterUserId, inv.role))
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
       .map(toInvitationDto),
   };
@@ -192,13 +255,15 @@ export interface InviteInput {
 /**
  * `POST /api/team/invitations` (spec, Team; States and transitions: Invitation).
  * - By e-mail: creates (or renews) the invitation at the provider, then mails the join link (`invitationMail`)
- *   in the chosen language; the role applies on join. Answers `{ok:true}`.
+ *   in the chosen language; the role applies on join. Answers `{ok:true}`. At most `INVITATION_MAIL_LIMITS`
+ *   mails per inviter and per organization an hour.
  * - By wallet (`0x` + 40 hex): the account that signed in with that wallet joins directly with the role, at
  *   the provider and in the role table. Answers `{ok:true, joined:true}`.
  * @throws AppError BAD_REQUEST `No active organization`, neither or both of email/wallet, a malformed wallet,
  *   a placeholder (wallet account) address; FORBIDDEN without manageTeam or for a role above the caller's;
- *   NOT_FOUND no account has that wallet; CONFLICT the person is already a member; BAD_GATEWAY provider error
- *   or the mail could not be sent (the invitation is then canceled).
+ *   NOT_FOUND no account has that wallet; CONFLICT the person is already a member; RATE_LIMITED too many
+ *   invitation mails (with `retryAfterSeconds`); BAD_GATEWAY provider error or the mail could not be sent (the
+ *   invitation is then canceled).
  */
 export async function inviteToTeam(
   ports: InvitationPorts,
@@ -257,21 +322,34 @@ async function inviteByEmail(
     // Wallet accounts' placeholder addresses have no mailbox: invite those by wallet.
     throw new AppError('BAD_REQUEST', 'email: not a deliverable address (invite wallet accounts by wallet)');
   }
-  const [team, organization] = await Promise.all([
-    loadTeam(ports.em, ports.directory, org),
-    provider(() => ports.directory.getOrganization(org.organizationId)),
-  ]);
-  if (team.some((e) => e.member.email.toLowerCase() === email)) {
-    throw new AppError('CONFLICT', 'That address already belongs to a member of this organization');
-  }
-  const inviter = team.find((e) => e.member.userId === org.userId)?.member;
-  const invitation = await provider(() =>
-    ports.directory.createInvitation({
-      organizationId: org.organizationId,
-      email,
-      role: input.role,
-      inviterUserId: org.userId,
-    }),
+  const organization = await provider(() => ports.directory.getOrganization(org.organizationId));
+  // Under the organization lock, so that a demotion or removal of the inviter (which cancels what they may no
+  // longer give) is either seen here or sees this invitation.
+  const { invitation, inviter } = await withOrganizationLock(
+    ports.em,
+    ports.databaseKind,
+    org.organizationId,
+    async (em) => {
+      const team = await loadTeam(em, ports.directory, org);
+      const myRole = currentRole(team, org);
+      requireManageTeam(myRole);
+      if (!canAssignRole(myRole, input.role)) {
+        throw new AppError('FORBIDDEN', `A ${myRole} cannot give the role ${input.role}`);
+      }
+      if (team.some((e) => e.member.email.toLowerCase() === email)) {
+        throw new AppError('CONFLICT', 'That address already belongs to a member of this organization');
+      }
+      await countInvitationMail(ports.invitationMailQuota, org);
+      const created = await provider(() =>
+        ports.directory.createInvitation({
+          organizationId: org.organizationId,
+          email,
+          role: input.role,
+          inviterUserId: org.userId,
+        }),
+      );
+      return { invitation: created, inviter: team.find((e) => e.member.userId === org.userId)?.member };
+    },
   );
   const mail = invitationMail({
     lang: pickMailLanguage(input.acceptLanguage, input.lang),
@@ -295,37 +373,59 @@ async function inviteByEmail(
 
 /**
  * `POST /api/team/invitations/:invitationId/accept`: the signed-in user (acting in any tenant) joins the
- * invitation's organization with its role, at the provider and in the role table. Works once.
- * @throws AppError NOT_FOUND unknown invitation; GONE already accepted, canceled, rejected or expired;
- *   FORBIDDEN the caller's e-mail is not the invited one (wallet sessions have none); BAD_GATEWAY provider
- *   error.
+ * invitation's organization with its role, at the provider and in the role table. Works once. Under the
+ * organization lock the invitation is read again and its inviter re-checked: they must still be a member who
+ * may give that role now (`inviterMayGrant`); otherwise the invitation is canceled and the answer is 403 (a
+ * member removed or demoted since cannot bring anyone in through invitations sent before).
+ * @throws AppError NOT_FOUND unknown invitation; GONE already accepted, canceled, rejected or expired, or the
+ *   organization is gone; FORBIDDEN the caller's e-mail is not the invited one (wallet sessions have none), or
+ *   the inviter may no longer give the role; BAD_GATEWAY provider error.
  */
 export async function acceptTeamInvitation(
   ports: TeamPorts,
   actor: Actor,
   invitationId: string,
 ): Promise<InvitationAcceptedDto> {
-  const invitation = await provider(() => ports.directory.getInvitation(invitationId));
-  if (!invitation) throw new AppError('NOT_FOUND', 'No such invitation');
-  if (invitation.status !== 'pending') {
-    throw new AppError('GONE', `This invitation was already ${invitation.status}`);
-  }
-  if (invitation.expiresAt.getTime() <= Date.now()) throw new AppError('GONE', 'This invitation has expired');
-  if (actor.email === null || actor.email.toLowerCase() !== invitation.email.toLowerCase()) {
-    throw new AppError('FORBIDDEN', 'This invitation is for another e-mail address: sign in with that one');
-  }
-  const joined = await provider(() => ports.directory.acceptInvitation(invitationId, actor.userId));
-  const organization = await provider(() => ports.directory.getOrganization(joined.organizationId));
-  if (!organization) throw new AppError('GONE', 'The organization of this invitation no longer exists');
-  const tenant = await ensureOrganizationTenant(ports.em, organization);
-  await setTenantRole(ports.em, tenant, actor.userId, joined.role);
-  return { ok: true as const, organizationId: joined.organizationId, role: joined.role };
+  const found = await provider(() => ports.directory.getInvitation(invitationId));
+  if (!found) throw new AppError('NOT_FOUND', 'No such invitation');
+  return withOrganizationLock(ports.em, ports.databaseKind, found.organizationId, async (em) => {
+    // Again under the lock: a renewal, a cancellation or the inviter's demotion may have happened meanwhile.
+    const invitation = await provider(() => ports.directory.getInvitation(invitationId));
+    if (!invitation) throw new AppError('NOT_FOUND', 'No such invitation');
+    if (invitation.status !== 'pending') {
+      throw new AppError('GONE', `This invitation was already ${invitation.status}`);
+    }
+    if (invitation.expiresAt.getTime() <= Date.now()) {
+      throw new AppError('GONE', 'This invitation has expired');
+    }
+    // Before the inviter check: someone else holding the link must not be able to cancel it.
+    if (actor.email === null || actor.email.toLowerCase() !== invitation.email.toLowerCase()) {
+      throw new AppError('FORBIDDEN', 'This invitation is for another e-mail address: sign in with that one');
+    }
+    const organization = await provider(() => ports.directory.getOrganization(invitation.organizationId));
+    if (!organization) throw new AppError('GONE', 'The organization of this invitation no longer exists');
+    const tenant = await ensureOrganizationTenant(em, organization);
+    const team = await loadTeam(em, ports.directory, { organizationId: organization.id, tenant });
+    if (!inviterMayGrant(team, invitation.inviterUserId, invitation.role)) {
+      await provider(() => ports.directory.cancelInvitation(invitation.id));
+      throw new AppError(
+        'FORBIDDEN',
+        `Whoever invited you can no longer give the role ${invitation.role} in this organization, so the ` +
+          'invitation was canceled: ask an admin of the organization for a new one',
+      );
+    }
+    const joined = await provider(() => ports.directory.acceptInvitation(invitationId, actor.userId));
+    await setTenantRole(em, tenant, actor.userId, joined.role);
+    return { ok: true as const, organizationId: joined.organizationId, role: joined.role };
+  });
 }
 
 /**
  * `PATCH /api/team/members/:userId`: gives a member another role (admin, editor or reader), at the provider
  * first, then in the role table. The caller needs manageTeam, may not manage a member above their own role
  * nor give a role above it; the last owner cannot be demoted. Changing one's own role follows the same rules.
+ * The member's pending invitations that the new role could not give are canceled first
+ * (`cancelInvitationsNoLongerGrantable`).
  * @throws AppError BAD_REQUEST `No active organization`; FORBIDDEN (role rules); NOT_FOUND not a member;
  *   CONFLICT the last owner; BAD_GATEWAY provider error (the role table is left unchanged).
  */
@@ -353,6 +453,9 @@ export async function changeMemberRole(
       throw new AppError('CONFLICT', 'The last owner cannot be demoted');
     }
     if (target.role !== role) {
+      // Invitations first: if the provider then fails, the member keeps the role with fewer invitations out,
+      // never the other way round.
+      await cancelInvitationsNoLongerGrantable(ports.directory, org.organizationId, userId, role);
       await provider(() => ports.directory.setMemberRole(org.organizationId, userId, role));
       await setTenantRole(em, org.tenant, userId, role);
     }
@@ -363,7 +466,8 @@ export async function changeMemberRole(
 /**
  * `DELETE /api/team/members/:userId`: removes a member, at the provider first, then from the role table.
  * Removing someone else needs manageTeam and a target not above the caller's role; removing oneself
- * (leaving) is allowed for every role. The last owner can be neither removed nor leave.
+ * (leaving) is allowed for every role. The last owner can be neither removed nor leave. Every pending
+ * invitation the member sent is canceled first.
  * @throws AppError BAD_REQUEST `No active organization`; FORBIDDEN (role rules); NOT_FOUND not a member;
  *   CONFLICT the last owner; BAD_GATEWAY provider error (the role table is left unchanged).
  */
@@ -383,6 +487,7 @@ export async function removeTeamMember(ports: TeamPorts, actor: Actor, userId: s
     if (target.role === 'owner' && ownerCount(team) <= 1) {
       throw new AppError('CONFLICT', 'The last owner cannot be removed');
     }
+    await cancelInvitationsNoLongerGrantable(ports.directory, org.organizationId, userId, null);
     await provider(() => ports.directory.removeMember(org.organizationId, userId));
     await em.nativeDelete(TenantMember, { tenant: org.tenant.id, userId });
     return { ok: true as const };

@@ -1,11 +1,10 @@
-import { CreateAccessPolicyInputSchema, CreatedAccessPolicySchema } from '@notary/shared';
-import { z } from 'zod';
+import { CreateAccessPolicyInputSchema, CreatedAccessPolicySchema, ResourceId } from '@notary/shared';
 import { createAccessPolicy } from '../../../domain/access/policies';
 import { authedProcedure } from '../../trpc';
 
 /**
  * `POST /api/documents/{id}/access-policies` (README, Sharing): creates a link, public, wallet or e-mail
- * access policy. 201 `{policy, token?, shareUrl?}`: a link's token is shown this once.
+ * access policy; the document's owner only (`requireDocumentOwner`). 201 `{policy, token?, shareUrl?}`: a link's token is shown this once.
  */
 export const createPolicy = authedProcedure
   .meta({
@@ -13,7 +12,7 @@ export const createPolicy = authedProcedure
       errorResponses: {
         400: 'Invalid body (kind, permission, expiry, maximum accesses, addresses)',
         401: 'Missing or invalid session token',
-        403: 'Document of another tenant, or below editor in the organization',
+        403: "Document of another tenant, or not the document's owner (its uploader while editor or higher, an admin or an owner)",
         404: 'No such document',
         410: 'Deleted under the LGPD',
       },
@@ -25,7 +24,7 @@ export const createPolicy = authedProcedure
     },
     rest: { status: 201 },
   })
-  .input(CreateAccessPolicyInputSchema.safeExtend({ id: z.string() }))
+  .input(CreateAccessPolicyInputSchema.safeExtend({ id: ResourceId }))
   .output(CreatedAccessPolicySchema)
   .mutation(({ ctx, input }) => {
     const { id, ...body } = input;

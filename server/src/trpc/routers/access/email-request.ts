@@ -1,5 +1,4 @@
-import { EmailAccessRequestInputSchema, EmailAccessRequestSchema } from '@notary/shared';
-import { z } from 'zod';
+import { EmailAccessRequestInputSchema, EmailAccessRequestSchema, ResourceId } from '@notary/shared';
 import { requestEmailAccess } from '../../../domain/access/access';
 import { publicProcedure } from '../../trpc';
 
@@ -17,7 +16,7 @@ export const emailAccessRequest = publicProcedure
       summary: 'Ask for an e-mail access link (not delivered: not wired)',
     },
   })
-  .input(EmailAccessRequestInputSchema.extend({ documentId: z.string() }))
+  .input(EmailAccessRequestInputSchema.extend({ documentId: ResourceId }))
   .output(EmailAccessRequestSchema)
   .mutation(({ ctx, input }) =>
     requestEmailAccess(

@@ -1,4 +1,4 @@
-import { AccessPolicyListSchema } from '@notary/shared';
+import { AccessPolicyListSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { listAccessPolicies } from '../../../domain/access/policies';
 import { authedProcedure } from '../../trpc';
@@ -9,7 +9,7 @@ export const listPolicies = authedProcedure
     openapi: {
       errorResponses: {
         401: 'Missing or invalid session token',
-        403: 'Document of another tenant, or below editor in the organization',
+        403: "Document of another tenant, or not the document's owner (its uploader while editor or higher, an admin or an owner)",
         404: 'No such document',
       },
       method: 'GET',
@@ -18,6 +18,6 @@ export const listPolicies = authedProcedure
       protect: true,
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: ResourceId }))
   .output(AccessPolicyListSchema)
   .query(({ ctx, input }) => listAccessPolicies(ctx.em(), ctx.actor, input.id));

@@ -1,11 +1,11 @@
-import { AccessLogSchema } from '@notary/shared';
+import { AccessLogSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { readAccessLog } from '../../../domain/access/log';
 import { authedProcedure } from '../../trpc';
 
 /**
  * `GET /access-log/{documentId}` (spec, Access log; at the server root as the spec lists it): the document's
- * accesses, newest first. Its owner only: the uploader, or an admin or owner of the organization.
+ * accesses, newest first. Its owner only: the uploader while editor or higher, or an admin or owner of the organization.
  */
 export const accessLog = authedProcedure
   .meta({
@@ -21,6 +21,6 @@ export const accessLog = authedProcedure
       protect: true,
     },
   })
-  .input(z.object({ documentId: z.string() }))
+  .input(z.object({ documentId: ResourceId }))
   .output(AccessLogSchema)
   .query(({ ctx, input }) => readAccessLog(ctx.em(), ctx.actor, input.documentId));

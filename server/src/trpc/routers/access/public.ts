@@ -1,4 +1,4 @@
-import { ShareAccessSchema } from '@notary/shared';
+import { ResourceId, ShareAccessSchema } from '@notary/shared';
 import { z } from 'zod';
 import { accessPublic } from '../../../domain/access/access';
 import { publicProcedure } from '../../trpc';
@@ -17,6 +17,6 @@ export const publicAccess = publicProcedure
       summary: 'Open a publicly shared document',
     },
   })
-  .input(z.object({ documentId: z.string() }))
+  .input(z.object({ documentId: ResourceId }))
   .output(ShareAccessSchema)
   .query(({ ctx, input }) => accessPublic(ctx.em(), ctx.deps.storage, input.documentId, ctx.ip));

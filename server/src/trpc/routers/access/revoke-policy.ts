@@ -1,4 +1,4 @@
-import { OkSchema } from '@notary/shared';
+import { OkSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { revokeAccessPolicy } from '../../../domain/access/policies';
 import { authedProcedure } from '../../trpc';
@@ -9,7 +9,7 @@ export const revokePolicy = authedProcedure
     openapi: {
       errorResponses: {
         401: 'Missing or invalid session token',
-        403: 'Document of another tenant, or below editor in the organization',
+        403: "Document of another tenant, or not the document's owner (its uploader while editor or higher, an admin or an owner)",
         404: 'No such document, or no such policy for it',
       },
       method: 'DELETE',
@@ -18,6 +18,6 @@ export const revokePolicy = authedProcedure
       protect: true,
     },
   })
-  .input(z.object({ id: z.string(), policyId: z.string() }))
+  .input(z.object({ id: ResourceId, policyId: ResourceId }))
   .output(OkSchema)
   .mutation(({ ctx, input }) => revokeAccessPolicy(ctx.em(), ctx.actor, input.id, input.policyId));

@@ -1,18 +1,18 @@
-import { ShareAccessSchema, WalletAccessInputSchema } from '@notary/shared';
-import { z } from 'zod';
+import { ResourceId, ShareAccessSchema, WalletAccessInputSchema } from '@notary/shared';
 import { accessByWallet } from '../../../domain/access/access';
 import { publicProcedure } from '../../trpc';
 
 /**
  * `POST /access/wallet/{documentId}` (spec) `{address, signature, message}`: EIP-191 signature over a fresh
- * message (plain with `Issued At:`, or SIWE) that contains the document id; single use (README, Sharing).
+ * Sign-In With Ethereum (EIP-4361) message for this service (domain and URI of `PUBLIC_URL`) that names the
+ * document id; single use (README, Sharing: wallet messages).
  */
 export const walletAccess = publicProcedure
   .meta({
     openapi: {
       errorResponses: {
         400: 'Invalid address (not 0x plus 40 hex digits, or wrong EIP-55 checksum); malformed body',
-        401: 'Invalid signature, message without the document id, stale or reused message, or wallet not authorized',
+        401: 'Invalid signature; not a Sign-In With Ethereum message for this service; message without the document id; stale or reused message; wallet not authorized',
         410: "The wallet's access expired or reached its maximum accesses; document deleted under the LGPD",
       },
       method: 'POST',
@@ -21,14 +21,14 @@ export const walletAccess = publicProcedure
       summary: 'Open a document shared with a wallet',
     },
   })
-  .input(WalletAccessInputSchema.extend({ documentId: z.string() }))
+  .input(WalletAccessInputSchema.extend({ documentId: ResourceId }))
   .output(ShareAccessSchema)
   .mutation(({ ctx, input }) => {
     const { documentId, ...body } = input;
     return accessByWallet(
       ctx.em(),
       ctx.deps.storage,
-      { domain: new URL(ctx.deps.publicUrl).host },
+      { publicUrl: ctx.deps.publicUrl },
       documentId,
       body,
       ctx.ip,

@@ -1,19 +1,20 @@
-import { LgpdDeletionSchema } from '@notary/shared';
+import { LgpdDeletionSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
-import { deleteDocumentUnderLgpd } from '../../../domain/documents/lgpd-deletion';
+import { deleteDocumentUnderLgpd, LGPD_REASON_MAX_CHARS } from '../../../domain/documents/lgpd-deletion';
 import { authedProcedure } from '../../trpc';
 
 /**
  * `DELETE /api/documents/{id}[?reason=]` (README, LGPD deletion): destroys the stored file, keeps the hash,
- * serial and anchors on record, revokes every share, writes the audit trail. The uploader, or admin+.
+ * serial and anchors on record, revokes every share, writes the audit trail. The document's owner (its
+ * uploader while editor or higher, or admin+); the request is validated before any byte is deleted.
  */
 export const lgpdDelete = authedProcedure
   .meta({
     openapi: {
       errorResponses: {
-        400: 'Reason over 500 characters',
+        400: 'Reason over 500 characters, or with control characters (nothing is deleted)',
         401: 'Missing or invalid session token',
-        403: 'Document of another tenant, or neither its uploader nor an admin or owner',
+        403: "Document of another tenant, or not the document's owner (its uploader while editor or higher, an admin or an owner)",
         404: 'No such document',
         410: 'Already deleted under the LGPD',
       },
@@ -24,12 +25,16 @@ export const lgpdDelete = authedProcedure
       summary: 'LGPD deletion of a document',
     },
   })
-  .input(z.object({ id: z.string(), reason: z.string().max(500).optional() }))
+  .input(z.object({ id: ResourceId, reason: z.string().max(LGPD_REASON_MAX_CHARS).optional() }))
   .output(LgpdDeletionSchema)
   .mutation(({ ctx, input }) =>
     deleteDocumentUnderLgpd(
       ctx.em(),
-      { storage: ctx.deps.storage, acervoCache: ctx.deps.acervoCache },
+      {
+        storage: ctx.deps.storage,
+        acervoCache: ctx.deps.acervoCache,
+        verifyCache: ctx.deps.verifyCache,
+      },
       ctx.actor,
       input.id,
       input.reason,

@@ -9,5 +9,6 @@ export function teamPorts(ctx: Context): InvitationPorts {
     databaseKind: ctx.deps.db.kind,
     mailer: ctx.deps.mailer,
     publicUrl: ctx.deps.publicUrl,
+    invitationMailQuota: ctx.deps.invitationMailQuota,
   };
 }
