@@ -1,28 +1,52 @@
 import { bearerFrom } from '@notary/platform/trpc/context';
 import { AppError } from '@notary/shared';
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
-import pLimit from 'p-limit';
 import { contentDispositionHeader } from '../adapters/storage/validate';
 import type { AppDeps } from '../deps';
 import type { CertificateLanguage } from '../domain/certificates/model';
+import { BoundedQueue, QueueFullError } from '../domain/certificates/render-queue';
 import { issueCertificate, timestampDocument } from '../domain/certificates/service';
 import type { Actor } from '../domain/tenancy/actor';
 import { authenticate } from '../domain/tenancy/authenticate';
 import { sendError } from './errors';
 
-/** Certificates rendered at once by this process: each holds its source PDF and pdf-lib's graph in memory. */
-const MAX_CONCURRENT_RENDERS = 2;
+/**
+ * Certificates rendered at once by this process: each holds its source PDF in memory and runs a stamping
+ * worker of up to 256 MB of heap (`domain/certificates/bounds.ts`).
+ */
+export const MAX_CONCURRENT_RENDERS = 2;
+
+/** Certificate requests that may wait for a render slot; past this, 429 at once. */
+export const MAX_WAITING_RENDERS = 8;
+
+/**
+ * `Retry-After` of a 429 for a full render queue, seconds: a render takes well under a second, and the
+ * worst one is cut at the 10 s stamping deadline, so a few seconds usually find a slot.
+ */
+export const RENDER_QUEUE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The render queue of this process (memory and CPU are per process, whatever the number of apps in it).
+ * Exported so that tests can watch it (`running`, `waiting`, `onChange`).
+ */
+export const certificateRenders = new BoundedQueue(MAX_CONCURRENT_RENDERS, MAX_WAITING_RENDERS);
 
 /**
  * `GET /api/documents/:id/certificate[?signed=1][&lang=pt|en]` (spec, Documents rule 5): the certificate as an
  * `application/pdf` attachment with `X-Service-Signed: pades | none`. Language: `lang`, else the best of
  * Accept-Language among pt and en, else Portuguese. Any member of the tenant may fetch it (reader included).
- * Statuses: 200; 401; 403 other tenant; 404; 502 when the TSA of a B-T signature fails.
+ * Renders go through `certificateRenders`: `MAX_CONCURRENT_RENDERS` at once, `MAX_WAITING_RENDERS` waiting,
+ * 429 beyond; a client that disconnects leaves the queue, or has its running render stopped.
+ * Statuses: 200; 401; 403 other tenant; 404; 429 queue full (`Retry-After`); 502 when the TSA of a B-T
+ * signature fails.
  */
 export function certificateRoute(deps: AppDeps): RequestHandler {
-  const renders = pLimit(MAX_CONCURRENT_RENDERS);
   return async (req, res) => {
+    // The response closes before it is finished only when the client went away.
+    const left = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) left.abort(new Error('the client closed the connection'));
+    });
     try {
       const em = deps.db.fork();
       const actor = await authenticate(em, deps, bearerFrom(req.headers.authorization), req.ip ?? null);
@@ -30,20 +54,30 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
       if (signedParam !== undefined && signedParam !== '1' && signedParam !== '0') {
         throw new AppError('BAD_REQUEST', 'signed: use 1 to request a PAdES signature');
       }
-      const issued = await renders(() =>
-        issueCertificate(
-          em,
-          {
-            config: deps.config,
-            publicUrl: deps.publicUrl,
-            storage: deps.storage,
-            signer: deps.signer,
-            tsa: deps.tsa,
-          },
-          actor,
-          { id: String(req.params.id), signed: signedParam === '1', lang: certificateLanguage(req) },
-        ),
-      );
+      const lang = certificateLanguage(req);
+      const issued = await certificateRenders
+        .run(
+          (signal) =>
+            issueCertificate(
+              em,
+              {
+                config: deps.config,
+                publicUrl: deps.publicUrl,
+                storage: deps.storage,
+                signer: deps.signer,
+                tsa: deps.tsa,
+              },
+              actor,
+              { id: String(req.params.id), signed: signedParam === '1', lang, ...(signal ? { signal } : {}) },
+            ),
+          left.signal,
+        )
+        .catch((e: unknown) => {
+          if (!(e instanceof QueueFullError)) throw e;
+          throw new AppError('RATE_LIMITED', 'Too many certificates being rendered: try again shortly', {
+            retryAfterSeconds: RENDER_QUEUE_RETRY_AFTER_SECONDS,
+          });
+        });
       if (issued.fallbackReason && deps.config.logLevel === 'debug') {
         console.debug(`[certificate] ${req.params.id}: separate certificate (${issued.fallbackReason})`);
       }
@@ -55,6 +89,8 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
       res.setHeader('Cache-Control', 'private, no-store');
       res.end(issued.pdf);
     } catch (e) {
+      // Nobody to answer: the render stopped because the client left.
+      if (left.signal.aborted) return;
       sendError(res, e);
     }
   };
@@ -62,23 +98,13 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
 
 /**
  * `POST /api/documents/:id/timestamp` (spec, Documents rule 6): the DER `TimeStampResp` over the document's
- * SHA-256 as `application/timestamp-reply`, attachment `<serial>.tsr`. Rate limit: 10 per minute per user
- * (spec, Limits), counted after authentication so that nobody can spend another user's allowance.
+ * SHA-256 as `application/timestamp-reply`, attachment `<serial>.tsr`. Rate limit (spec, Limits: timestamp 10
+ * a minute per user) by the app-wide `rateLimited(['global', 'timestamp'])` mounted before this route.
  * Statuses: 200; 401; 403; 404; 429; 502 TSA failure or an answer that does not check out; 503 no TSA.
  */
 export function timestampRoute(deps: AppDeps): RequestHandler[] {
-  const limiter = rateLimit({
-    windowMs: 60_000,
-    limit: 10,
-    standardHeaders: 'draft-8',
-    legacyHeaders: false,
-    keyGenerator: (_req, res) => `ts:${(res.locals.actor as Actor).userId}`,
-    handler: (_req, res) =>
-      sendError(res, new AppError('RATE_LIMITED', 'Too many timestamp requests: 10 per minute')),
-  });
   return [
     authenticated(deps),
-    limiter,
     async (req, res) => {
       try {
         const actor = res.locals.actor as Actor;

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { inflateSync, constants as zlibConstants } from 'node:zlib';
 import {
-  decodePDFRawStream,
   PDFArray,
   PDFContext,
   PDFCrossRefStream,
@@ -14,6 +12,8 @@ import {
   PDFRawStream,
   PDFRef,
 } from 'pdf-lib';
+import { decodeBounded, inflateBounded } from './bounded-decode';
+import { PDF_MAX_STREAM_DECODED_BYTES, PdfBoundError } from './bounds';
 
 /**
  * Incremental update of an existing PDF (ISO 32000-1, 7.5.6): the original bytes stay untouched as a prefix
@@ -69,7 +69,8 @@ const TAIL = 2048;
  * - every in-use entry points at `<num> <gen> obj` of the same object; type-2 entries name an object stream
  *   below /Size;
  * - a /Root reference.
- * Pure and bounded (at most 512 sections, loops detected). Throws `UnsoundPdfError` with the reason.
+ * Pure and bounded (at most 512 sections, loops detected, decoded xref streams of at most
+ * `PDF_MAX_STREAM_DECODED_BYTES`). Throws `UnsoundPdfError` with the reason, `PdfBoundError` past a bound.
  */
 export function inspectOriginal(bytes: Uint8Array): OriginalStructure {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -258,16 +259,20 @@ function readInt(data: Uint8Array, at: number, width: number): number {
   return value;
 }
 
-/** The decoded rows of an xref stream: Flate via zlib (tolerating a missing end), PNG predictors undone. */
+/**
+ * The decoded rows of an xref stream: Flate via zlib (tolerating a missing end), PNG predictors undone. At
+ * most `PDF_MAX_STREAM_DECODED_BYTES` are decoded: beyond, `PdfBoundError` (a Flate bomb, not damage).
+ */
 function decodeXrefData(stream: PDFRawStream, columns: number): Uint8Array {
   const filter = stream.dict.get(PDFName.of('Filter'));
   let data: Uint8Array;
   try {
     if (filter === undefined) data = stream.contents;
     else if (filter === PDFName.of('FlateDecode')) {
-      data = inflateSync(stream.contents, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
-    } else data = decodePDFRawStream(stream).decode();
+      data = inflateBounded(stream.contents, PDF_MAX_STREAM_DECODED_BYTES);
+    } else data = decodeBounded(stream, PDF_MAX_STREAM_DECODED_BYTES);
   } catch (error) {
+    if (error instanceof PdfBoundError) throw error;
     throw new UnsoundPdfError(`undecodable xref stream: ${(error as Error).message}`);
   }
   const parms = stream.dict.get(PDFName.of('DecodeParms'));

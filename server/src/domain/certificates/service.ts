@@ -50,16 +50,19 @@ export interface IssuedCertificate {
  * document of the caller's tenant. PDF sources (up to `STAMP_MAX_BYTES`, not LGPD-deleted) are stamped on every
  * page with the certificate appended as an incremental update; anything else gets a separate certificate.
  * `signed` applies a PAdES signature when a signer is configured (B-T when a TSA is too), else it is ignored.
- * The stored original is only read.
+ * The stored original is only read, and parsed only inside the bounded stamping worker (`render.ts`): a PDF
+ * past its bounds gets a separate certificate. `signal` (the client left) stops the work between steps and
+ * terminates a running stamping worker.
  * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T signature
- *   fails (a signature is never silently downgraded).
+ *   fails (a signature is never silently downgraded); `signal`'s reason once it aborts.
  */
 export async function issueCertificate(
   em: EntityManager,
   ctx: CertificateContext,
   actor: Actor,
-  request: { id: string; signed: boolean; lang: CertificateLanguage },
+  request: { id: string; signed: boolean; lang: CertificateLanguage; signal?: AbortSignal },
 ): Promise<IssuedCertificate> {
+  const { signal } = request;
   const doc = await findDocumentInTenant(em, actor, request.id);
   const sign = request.signed && ctx.signer !== undefined;
   const data = await certificateData(em, ctx, doc, {
@@ -68,8 +71,10 @@ export async function issueCertificate(
     tenantName: actor.tenant.name,
   });
   const source = await readStampableSource(ctx.storage, doc);
+  signal?.throwIfAborted();
   const rendered = await renderCertificate(data, source.bytes, {
     lang: request.lang,
+    ...(signal ? { signal } : {}),
     ...(sign
       ? {
           signaturePlaceholder: {
@@ -85,6 +90,7 @@ export async function issueCertificate(
         }
       : {}),
   });
+  signal?.throwIfAborted();
   const pdf = sign && ctx.signer ? await signPdf(rendered.pdf, ctx.signer, ctx.tsa) : rendered.pdf;
   const base = request.lang === 'en' ? 'certificate' : 'certificado';
   return {

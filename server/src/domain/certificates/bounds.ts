@@ -1,0 +1,31 @@
+/**
+ * The bounds of processing an untrusted PDF (issue 12, Bounded work). A source PDF is parsed and stamped only
+ * inside a worker thread with these limits; one that exceeds any of them gets a separate certificate, as a
+ * damaged PDF does. Plain constants (no configuration): they protect the process, they are not a policy.
+ */
+
+/** V8 old-generation heap of a stamping worker, MB (`resourceLimits.maxOldGenerationSizeMb`). */
+export const PDF_WORKER_MAX_OLD_GENERATION_MB = 256;
+
+/** V8 young-generation heap of a stamping worker, MB (`resourceLimits.maxYoungGenerationSizeMb`). */
+export const PDF_WORKER_MAX_YOUNG_GENERATION_MB = 32;
+
+/**
+ * Wall-clock time one stamping job may take, ms, the worker's start included: on expiry the worker is
+ * terminated. The 352-page benchmark source stamps in about 0.2 s, so this leaves room for a loaded machine.
+ */
+export const PDF_WORKER_DEADLINE_MS = 10_000;
+
+/**
+ * Largest decoded size of one PDF stream, bytes (Flate and every other filter): an object stream or a
+ * cross-reference stream of an ordinary file decodes to a few MB at most.
+ */
+export const PDF_MAX_STREAM_DECODED_BYTES = 64 * 1024 * 1024;
+
+/** Largest total of decoded stream buffers in one stamping job, bytes. */
+export const PDF_MAX_TOTAL_DECODED_BYTES = 256 * 1024 * 1024;
+
+/** A bound of this file was exceeded; `message` is a short English reason naming the bound. */
+export class PdfBoundError extends Error {
+  override readonly name = 'PdfBoundError';
+}
