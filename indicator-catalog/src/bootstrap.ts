@@ -23,9 +23,9 @@ export async function bootstrap(
     const registration = referenceProviderRegistration(options.referenceUrl);
     referenceSlug = registration.slug;
     const existing = await em.findOne(Provider, { slug: registration.slug });
-    if (!existing) await registerProvider(em, registration);
+    if (!existing) await registerProvider(em, registration, deps.egress);
     else if (existing.baseUrl !== registration.baseUrl) {
-      await updateProvider(em, registration.slug, { baseUrl: registration.baseUrl });
+      await updateProvider(em, registration.slug, { baseUrl: registration.baseUrl }, deps.egress);
       deps.catalog.invalidate();
     }
   }

@@ -2,6 +2,7 @@ import type { CatalogConfig } from './config';
 import { type Database, openDatabase } from './db';
 import { createEmbedder, type Embedder } from './embeddings';
 import { createConnector } from './providers/connectors';
+import { ProviderEgress } from './providers/egress';
 import type { ProviderConnector } from './providers/port';
 import { CatalogCache } from './search/catalog-cache';
 import { SyncRunner } from './sync/runner';
@@ -22,6 +23,8 @@ export interface CatalogDeps {
   catalog: CatalogCache;
   sync: SyncRunner;
   connectorFor(provider: { kind: string; baseUrl: string }): ProviderConnector;
+  /** The only way out to providers: connect-time address checks, redirects re-checked, bodies capped. */
+  egress: ProviderEgress;
   readiness: Readiness;
 }
 
@@ -38,8 +41,6 @@ export interface CatalogOptions {
   embedder?: Embedder;
   /** Replaces the configured vector index. */
   index?: VectorIndex;
-  /** `fetch` of the provider connectors (tests). */
-  fetch?: typeof fetch;
   /** Sync heartbeat and staleness, ms. */
   heartbeatMs?: number;
   staleAfterMs?: number;
@@ -48,7 +49,8 @@ export interface CatalogOptions {
 /**
  * Composition root of the catalog: database (PGlite under `dataDir`, or PostgreSQL), embedder (local, or
  * OpenAI-compatible), vector index (embedded, or Qdrant), connectors by kind, the sync runner and the
- * search cache. Marks syncs left `running` by a stopped catalog as `failed`.
+ * search cache, and the egress (`ProviderEgress`) every provider request goes through, allowing
+ * `config.provider.allowHosts`. Marks syncs left `running` by a stopped catalog as `failed`.
  * @throws DirectoryLockedError when another process uses `dataDir`; errors of the index's `init`.
  */
 export async function openCatalog(config: CatalogConfig, options: CatalogOptions = {}): Promise<Catalog> {
@@ -66,12 +68,15 @@ export async function openCatalog(config: CatalogConfig, options: CatalogOptions
     await db.close();
     throw e;
   }
+  const egress = new ProviderEgress(config.provider.allowHosts, {
+    connectTimeoutMs: config.provider.timeoutMs,
+  });
   const connectorFor = (provider: { kind: string; baseUrl: string }) =>
     createConnector(provider.kind, provider.baseUrl, {
       timeoutMs: config.provider.timeoutMs,
       retries: config.provider.retries,
       maxPages: config.provider.maxPages,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      egress,
     });
   const catalog = new CatalogCache(db);
   const sync = new SyncRunner({
@@ -93,12 +98,14 @@ export async function openCatalog(config: CatalogConfig, options: CatalogOptions
     catalog,
     sync,
     connectorFor,
+    egress,
     readiness: { status: 'starting' },
   };
   return {
     deps,
     close: async () => {
       await sync.close();
+      await egress.close();
       await index.close();
       await db.close();
     },

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { type AllowEntry, parseAllowList } from './providers/address-policy';
 
 /**
  * Catalog configuration, parsed once from the environment with zod. This module is the only reader of
@@ -25,11 +26,31 @@ const EnvSchema = z.object({
   CATALOG_PORT: port(3100),
   CATALOG_DATA_DIR: z.string().default('./data/catalog'),
   CATALOG_DATABASE_URL: optionalString,
-  CATALOG_PUBLIC_URL: optionalString,
+  CATALOG_PUBLIC_URL: optionalString.pipe(
+    z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  ),
+  CATALOG_ALLOWED_HOSTS: optionalString.transform((v, ctx) => {
+    const hosts = (v ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
+    const bad = hosts.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?$/.test(h));
+    if (bad) ctx.addIssue({ code: 'custom', message: `"${bad}" is not host or host:port` });
+    return hosts;
+  }),
   CATALOG_ADMIN_TOKEN: optionalString.refine(
     (v) => v === undefined || v.length >= 16,
     'at least 16 characters',
   ),
+  CATALOG_ADMIN_OPEN: bool(false),
+  CATALOG_PROVIDER_ALLOW_HOSTS: optionalString.transform((v, ctx): AllowEntry[] => {
+    try {
+      return parseAllowList(v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return [];
+    }
+  }),
   CATALOG_REFERENCE_PROVIDER: bool(true),
   PROVIDER_HOST: z.string().default('127.0.0.1'),
   PROVIDER_PORT: port(3200),
@@ -56,17 +77,30 @@ export interface CatalogConfig {
   dataDir: string;
   /** PostgreSQL URL; when unset the embedded PGlite database under `dataDir` is used. */
   databaseUrl: string | undefined;
-  /** Base URL for links in the OpenAPI document; defaults to each request's own origin. */
-  publicUrl: string | undefined;
   /**
-   * When set, registering, updating, removing providers and triggering syncs need
-   * `Authorization: Bearer <token>`; when unset those routes are open (the catalog listens on 127.0.0.1).
+   * The catalog's public base URL (`CATALOG_PUBLIC_URL`): the OpenAPI document's `servers` URL and an allowed
+   * `Host`; when unset, `http://<listen host>:<port>`. Never taken from a request.
+   */
+  publicUrl: string | undefined;
+  /** Further `Host` header names accepted (`CATALOG_ALLOWED_HOSTS`, lower-case; a port given is ignored). */
+  allowedHosts: string[];
+  /**
+   * Registering, updating, removing providers and triggering syncs need `Authorization: Bearer <token>`
+   * (`http/admin-access.ts`); without a token they are refused unless `adminOpen` on a loopback-only listen.
    */
   adminToken: string | undefined;
+  /** `CATALOG_ADMIN_OPEN=1`: admin routes without a token, allowed only when the catalog listens on loopback. */
+  adminOpen: boolean;
   referenceProvider: { enabled: boolean; host: string; port: number };
   qdrant: { url: string; apiKey: string | undefined; collection: string } | undefined;
   openai: { apiKey: string; baseUrl: string | undefined; model: string } | undefined;
-  provider: { timeoutMs: number; retries: number; maxPages: number };
+  provider: {
+    timeoutMs: number;
+    retries: number;
+    maxPages: number;
+    /** `CATALOG_PROVIDER_ALLOW_HOSTS`: non-public provider addresses allowed (`host[:port]` or CIDR). */
+    allowHosts: AllowEntry[];
+  };
   search: { valuesTimeoutMs: number; valuesConcurrency: number; valuesPerResult: number };
   /** Where the CLI finds a running catalog. */
   catalogUrl: string;
@@ -90,7 +124,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CatalogConfig 
     dataDir: path.resolve(e.CATALOG_DATA_DIR),
     databaseUrl: e.CATALOG_DATABASE_URL,
     publicUrl: e.CATALOG_PUBLIC_URL,
+    allowedHosts: e.CATALOG_ALLOWED_HOSTS,
     adminToken: e.CATALOG_ADMIN_TOKEN,
+    adminOpen: e.CATALOG_ADMIN_OPEN,
     referenceProvider: {
       enabled: e.CATALOG_REFERENCE_PROVIDER,
       host: e.PROVIDER_HOST,
@@ -106,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CatalogConfig 
       timeoutMs: e.CATALOG_PROVIDER_TIMEOUT_MS,
       retries: e.CATALOG_PROVIDER_RETRIES,
       maxPages: e.CATALOG_PROVIDER_MAX_PAGES,
+      allowHosts: e.CATALOG_PROVIDER_ALLOW_HOSTS,
     },
     search: {
       valuesTimeoutMs: e.CATALOG_VALUES_TIMEOUT_MS,

@@ -1,20 +1,45 @@
 /**
  * `npm run start:catalog`: the indicator catalog on `CATALOG_HOST:CATALOG_PORT` (default 127.0.0.1:3100)
  * with the reference provider on `PROVIDER_HOST:PROVIDER_PORT` (default 127.0.0.1:3200; off with
- * `CATALOG_REFERENCE_PROVIDER=0`). On start it registers the reference provider and syncs it; `GET /health`
- * answers `{status:'ok'}` once that first sync is done.
+ * `CATALOG_REFERENCE_PROVIDER=0`), allowed by its exact address (`host:port`) besides
+ * `CATALOG_PROVIDER_ALLOW_HOSTS`. On start it registers the reference provider and syncs it; `GET /health`
+ * answers `{status:'ok'}` once that first sync is done. Refuses to start (exit 1, before listening) when it
+ * would listen beyond loopback without `CATALOG_ADMIN_TOKEN`.
  */
 import { startReferenceProvider } from '../reference-provider/src/server';
 import { bootstrap } from './bootstrap';
 import { openCatalog } from './catalog';
 import { loadConfig } from './config';
+import { adminAccessFor } from './http/admin-access';
 import { startHttp } from './http/server';
+import { exactEntryFor } from './providers/address-policy';
 
-const config = loadConfig();
-const provider = config.referenceProvider.enabled
-  ? await startReferenceProvider(config.referenceProvider)
+const loaded = loadConfig();
+try {
+  const admin = adminAccessFor(loaded, loaded.host);
+  if (admin.mode === 'open') {
+    console.warn('[catalog] CATALOG_ADMIN_OPEN=1: admin routes need no token (loopback listen only)');
+  } else if (admin.mode === 'token' && loaded.adminOpen) {
+    console.warn('[catalog] CATALOG_ADMIN_OPEN=1 ignored: CATALOG_ADMIN_TOKEN is set');
+  }
+} catch (e) {
+  console.error(`[catalog] ${(e as Error).message}`);
+  process.exit(1);
+}
+const provider = loaded.referenceProvider.enabled
+  ? await startReferenceProvider(loaded.referenceProvider)
   : undefined;
 if (provider) console.log(`[catalog] reference provider listening on ${provider.url}`);
+// The reference provider runs on loopback: allowed by its exact address, nothing wider.
+const config = provider
+  ? {
+      ...loaded,
+      provider: {
+        ...loaded.provider,
+        allowHosts: [...loaded.provider.allowHosts, exactEntryFor(provider.url)],
+      },
+    }
+  : loaded;
 const catalog = await openCatalog(config);
 const { deps } = catalog;
 const http = await startHttp(deps, config.host, config.port);

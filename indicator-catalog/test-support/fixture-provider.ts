@@ -20,7 +20,23 @@ export type FixtureBehavior =
   | { kind: 'page'; page: number }
   /** Answers the normal data but announces `totalPages`. */
   | { kind: 'totalPages'; totalPages: number }
-  | { kind: 'body'; body: unknown };
+  | { kind: 'body'; body: unknown }
+  /** Answers `status` with `text` as it is (a body the catalog must never echo). */
+  | { kind: 'raw'; status: number; text: string }
+  /** Redirects (`status`, default 302) to `location`. */
+  | { kind: 'redirect'; location: string; status?: number }
+  /**
+   * Answers 200 with `bytes` bytes of JSON-looking filler, written as fast as the client reads; with
+   * `declareLength` a `Content-Length` announces them, else the body is chunked. Each such answer's fate is
+   * pushed to `streams`.
+   */
+  | { kind: 'stream'; bytes: number; declareLength?: boolean };
+
+/** How a `stream` answer ended: bytes written, and whether the client took them all. */
+export interface StreamFate {
+  written: number;
+  completed: boolean;
+}
 
 export interface FixtureRequest {
   /** Path without query, e.g. `/indicator-types/saude/indicators`. */
@@ -38,6 +54,8 @@ export interface FixtureProvider {
   behavior: (request: FixtureRequest) => FixtureBehavior;
   /** Every request, in order. */
   requests: FixtureRequest[];
+  /** One promise per `stream` answer, settled when its connection closes. */
+  streams: Promise<StreamFate>[];
   close(): Promise<void>;
 }
 
@@ -60,6 +78,7 @@ export async function startFixtureProvider(options: {
     pageSize: options.pageSize ?? 50,
     behavior: () => ({ kind: 'normal' }),
     requests: [],
+    streams: [],
     close: async () => undefined,
   };
   const app = express();
@@ -77,10 +96,30 @@ export async function startFixtureProvider(options: {
       if (b.kind === 'status') return void res.status(b.status).json({ message: 'injected' });
       if (b.kind === 'delay') await sleep(b.ms);
       if (b.kind === 'body') return void res.json(b.body);
+      if (b.kind === 'raw') return void res.status(b.status).type('text/plain').send(b.text);
+      if (b.kind === 'redirect') return void res.redirect(b.status ?? 302, b.location);
+      if (b.kind === 'stream') return void provider.streams.push(streamFiller(res, b));
       res.locals.behavior = b;
       next();
     })();
   });
+  const streamFiller = (res: express.Response, b: { bytes: number; declareLength?: boolean }) =>
+    new Promise<StreamFate>((resolve) => {
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let written = 0;
+      res.status(200).type('application/json');
+      if (b.declareLength) res.setHeader('Content-Length', String(b.bytes));
+      res.on('close', () => resolve({ written, completed: res.writableFinished }));
+      const pump = () => {
+        while (written < b.bytes) {
+          const part = chunk.subarray(0, Math.min(chunk.length, b.bytes - written));
+          written += part.length;
+          if (!res.write(part)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
   const respond = <T>(res: express.Response, items: T[], n: number) => {
     const b = res.locals.behavior as FixtureBehavior;
     const answer = page(items, b.kind === 'page' ? b.page : n);

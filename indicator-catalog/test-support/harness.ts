@@ -17,7 +17,9 @@ export interface TestCatalog {
 
 /**
  * A catalog for tests on 127.0.0.1 (free port): configuration from `env` over test defaults (no reference
- * provider, temp `CATALOG_DATA_DIR` unless given), in-memory database and index unless `memory: false`.
+ * provider, temp `CATALOG_DATA_DIR` unless given, `CATALOG_ADMIN_OPEN=1`: a loopback listen), in-memory
+ * database and index unless `memory: false`. Providers on loopback must be allowed explicitly
+ * (`CATALOG_PROVIDER_ALLOW_HOSTS: allowProviders(url)`).
  */
 export async function startTestCatalog(
   options: { env?: Record<string, string>; dataDir?: string } & CatalogOptions = {},
@@ -27,6 +29,7 @@ export async function startTestCatalog(
     NODE_ENV: 'test',
     CATALOG_DATA_DIR: dataDir,
     CATALOG_REFERENCE_PROVIDER: '0',
+    CATALOG_ADMIN_OPEN: '1',
     ...options.env,
   });
   const { env: _env, dataDir: _dir, ...catalogOptions } = options;
@@ -43,6 +46,11 @@ export async function startTestCatalog(
       if (!closeOptions.keepData && !options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** `CATALOG_PROVIDER_ALLOW_HOSTS` allowing exactly these providers' `host:port` (loopback test providers). */
+export function allowProviders(...urls: string[]): string {
+  return urls.map((u) => new URL(u).host).join(',');
 }
 
 /** Wraps an embedder to count calls and texts, and to fail on demand. */

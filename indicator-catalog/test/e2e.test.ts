@@ -11,7 +11,7 @@ import { bootstrap } from '../src/bootstrap';
 import type { ProviderView } from '../src/providers/schemas';
 import type { SearchResponse } from '../src/search/schemas';
 import type { SyncStatusView } from '../src/sync/status';
-import { request, startTestCatalog, type TestCatalog } from '../test-support/harness';
+import { allowProviders, request, startTestCatalog, type TestCatalog } from '../test-support/harness';
 import { type OpenAIServer, startOpenAIServer } from '../test-support/openai-server';
 import { type QdrantServer, startQdrantServer } from '../test-support/qdrant-server';
 
@@ -50,22 +50,27 @@ describe('catalog with the OpenAI-compatible embedder and Qdrant (real clients, 
   let openai: OpenAIServer;
   let qdrant: QdrantServer;
   let t: TestCatalog;
+  /** A second reference provider, stopped by the test that needs a provider that is down. */
+  let down: RunningProvider;
   const slug = referenceProviderRegistration('').slug;
 
   beforeAll(async () => {
     openai = await startOpenAIServer();
     qdrant = await startQdrantServer();
+    down = await startReferenceProvider({ host: '127.0.0.1', port: 0 });
     t = await startTestCatalog({
       env: {
         OPENAI_API_KEY: openai.apiKey,
         OPENAI_BASE_URL: openai.baseUrl,
         QDRANT_URL: qdrant.url,
         QDRANT_COLLECTION: 'e2e_indicators',
+        CATALOG_PROVIDER_ALLOW_HOSTS: allowProviders(provider.url, down.url),
       },
     });
   });
   afterAll(async () => {
     await t?.close();
+    await down?.close();
     await openai?.close();
     await qdrant?.close();
   });
@@ -181,7 +186,6 @@ describe('catalog with the OpenAI-compatible embedder and Qdrant (real clients, 
   });
 
   it('a provider that is down is reported per result, never as a failed search', async () => {
-    const down = await startReferenceProvider({ host: '127.0.0.1', port: 0 });
     await request(`${t.url}/api/providers/${slug}`, { method: 'PATCH', body: { baseUrl: down.url } });
     await down.close();
     const { status, body } = await request<SearchResponse>(
@@ -206,7 +210,8 @@ describe('catalog on the embedded defaults (local embedder, embedded index, PGli
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
   it('registers and syncs the reference provider on first start, and keeps everything across a restart', async () => {
-    const first = await startTestCatalog({ dataDir, memory: false });
+    const env = { CATALOG_PROVIDER_ALLOW_HOSTS: allowProviders(provider.url) };
+    const first = await startTestCatalog({ dataDir, memory: false, env });
     first.catalog.deps.readiness = { status: 'starting' };
     expect((await request(`${first.url}/health`)).status).toBe(503);
     const abort = new AbortController();
@@ -222,7 +227,7 @@ describe('catalog on the embedded defaults (local embedder, embedded index, PGli
     await first.close({ keepData: true });
 
     // Restart: the provider, its sync records and the vector index are read back from the data directory.
-    const second = await startTestCatalog({ dataDir, memory: false });
+    const second = await startTestCatalog({ dataDir, memory: false, env });
     try {
       expect(await second.catalog.deps.index.count()).toBe(102);
       const status = await request<SyncStatusView>(`${second.url}/api/providers/ibge-referencia/sync`);

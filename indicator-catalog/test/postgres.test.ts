@@ -4,7 +4,7 @@ import { registerProvider } from '../src/providers/service';
 import type { SearchResponse } from '../src/search/schemas';
 import type { SyncStatusView } from '../src/sync/status';
 import { type FixtureProvider, startFixtureProvider } from '../test-support/fixture-provider';
-import { request, startTestCatalog, type TestCatalog } from '../test-support/harness';
+import { allowProviders, request, startTestCatalog, type TestCatalog } from '../test-support/harness';
 import { type QdrantServer, startQdrantServer } from '../test-support/qdrant-server';
 
 /**
@@ -28,7 +28,12 @@ beforeAll(async () => {
       { id: 'VACINA', name: 'Cobertura vacinal da poliomielite', category: 'saude' },
     ],
   });
-  const env = { CATALOG_DATABASE_URL: db.url, QDRANT_URL: qdrant.url, QDRANT_COLLECTION: 'pg_test' };
+  const env = {
+    CATALOG_DATABASE_URL: db.url,
+    QDRANT_URL: qdrant.url,
+    QDRANT_COLLECTION: 'pg_test',
+    CATALOG_PROVIDER_ALLOW_HOSTS: allowProviders(provider.url),
+  };
   [a, b] = await Promise.all([startTestCatalog({ env }), startTestCatalog({ env })]);
 });
 afterAll(async () => {
@@ -42,15 +47,19 @@ afterAll(async () => {
 describe('two instances on PostgreSQL and Qdrant', () => {
   it('share providers, sync claims and the index', async () => {
     expect(a.catalog.deps.db.kind).toBe('postgresql');
-    await registerProvider(a.catalog.deps.db.fork(), {
-      slug: 'fx',
-      name: 'Fixture',
-      kind: 'geo-indica-rest',
-      baseUrl: provider.url,
-      publisherName: 'Fixture Publisher',
-      publisherUrl: 'https://example.org/',
-      license: 'CC BY 4.0',
-    });
+    await registerProvider(
+      a.catalog.deps.db.fork(),
+      {
+        slug: 'fx',
+        name: 'Fixture',
+        kind: 'geo-indica-rest',
+        baseUrl: provider.url,
+        publisherName: 'Fixture Publisher',
+        publisherUrl: 'https://example.org/',
+        license: 'CC BY 4.0',
+      },
+      a.catalog.deps.egress,
+    );
     provider.behavior = (r) =>
       r.path.endsWith('/indicators') ? { kind: 'delay', ms: 500 } : { kind: 'normal' };
     const started = await request(`${a.url}/api/providers/fx/sync`, { method: 'POST' });

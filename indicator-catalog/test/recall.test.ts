@@ -4,7 +4,7 @@ import { type RunningProvider, startReferenceProvider } from '../reference-provi
 import { loadConfig } from '../src/config';
 import { createEmbedder, type Embedder, LocalEmbedder } from '../src/embeddings';
 import { registerProvider } from '../src/providers/service';
-import { startTestCatalog, type TestCatalog } from '../test-support/harness';
+import { allowProviders, startTestCatalog, type TestCatalog } from '../test-support/harness';
 import { LABELED_QUERIES, measureRecall } from '../test-support/labeled-queries';
 
 /**
@@ -29,8 +29,15 @@ let provider: RunningProvider;
 let t: TestCatalog;
 beforeAll(async () => {
   provider = await startReferenceProvider({ host: '127.0.0.1', port: 0 });
-  t = await startTestCatalog({ embedder: configuredEmbedder() });
-  await registerProvider(t.catalog.deps.db.fork(), referenceProviderRegistration(provider.url));
+  t = await startTestCatalog({
+    embedder: configuredEmbedder(),
+    env: { CATALOG_PROVIDER_ALLOW_HOSTS: allowProviders(provider.url) },
+  });
+  await registerProvider(
+    t.catalog.deps.db.fork(),
+    referenceProviderRegistration(provider.url),
+    t.catalog.deps.egress,
+  );
   expect((await t.catalog.deps.sync.run('ibge-referencia', 'test')).status).toBe('ok');
 });
 afterAll(async () => {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,24 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function run(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * Runs a root package.json script the way `npm run` does (through `sh`, so its variable assignments apply),
+ * with `tsx` as this Node's `--import tsx` and `exec`, so that signals reach the catalog itself.
+ */
+function runScript(name: string, env: Record<string, string>): ChildProcess {
+  const scripts = (
+    JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
+  const script = scripts[name];
+  if (!script) throw new Error(`no script ${name}`);
+  const command = script.replace(/(^|\s)tsx\s/, `$1exec "${process.execPath}" --import tsx `);
+  return spawn('sh', ['-c', command], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -47,7 +66,8 @@ afterAll(async () => {
 describe('npm run start:catalog (indicator-catalog/src/main.ts)', () => {
   it('starts the catalog with the reference provider, syncs it, answers /health, and the CLI follows a sync', async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'catalog-start-'));
-    catalog = run(['indicator-catalog/src/main.ts'], {
+    // The root script as `npm run start:catalog` runs it: CATALOG_ADMIN_OPEN=1 on its loopback listen.
+    catalog = runScript('start:catalog', {
       CATALOG_PORT: '0',
       PROVIDER_PORT: '0',
       CATALOG_DATA_DIR: dataDir,
@@ -87,5 +107,20 @@ describe('npm run start:catalog (indicator-catalog/src/main.ts)', () => {
 
     catalog.kill('SIGTERM');
     expect(await exited(catalog)).toBe(0);
+  });
+
+  it('refuses to start beyond loopback without CATALOG_ADMIN_TOKEN, before listening', async () => {
+    const refused = runScript('start:catalog', {
+      CATALOG_HOST: '0.0.0.0',
+      CATALOG_PORT: '0',
+      PROVIDER_PORT: '0',
+      CATALOG_DATA_DIR: path.join(os.tmpdir(), 'catalog-start-refused-never-created'),
+    });
+    const log = output(refused);
+    expect(await exited(refused)).toBe(1);
+    expect(log.text()).toContain(
+      '[catalog] The catalog listens on 0.0.0.0, beyond loopback, without CATALOG_ADMIN_TOKEN: set CATALOG_ADMIN_TOKEN',
+    );
+    expect(log.text()).not.toContain('listening on');
   });
 });

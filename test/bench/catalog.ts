@@ -98,7 +98,14 @@ export async function benchCatalog(): Promise<CatalogBenchResults> {
     const provider = await startFixtureProvider({ ...synthetic, pageSize: PAGE_SIZE });
     cleanup.push(() => provider.close());
 
-    const config = loadConfig({ ...process.env, CATALOG_DATA_DIR: dataDir, CATALOG_REFERENCE_PROVIDER: '0' });
+    // Both providers are on loopback: allowed by their exact addresses.
+    const allowHosts = [reference.url, provider.url].map((u) => new URL(u).host).join(',');
+    const config = loadConfig({
+      ...process.env,
+      CATALOG_DATA_DIR: dataDir,
+      CATALOG_REFERENCE_PROVIDER: '0',
+      CATALOG_PROVIDER_ALLOW_HOSTS: allowHosts,
+    });
     const catalog = await openCatalog(config);
     cleanup.push(() => catalog.close());
     const http = await startHttp(catalog.deps, '127.0.0.1', 0);
@@ -107,22 +114,26 @@ export async function benchCatalog(): Promise<CatalogBenchResults> {
 
     // 3a. Recall on the reference provider alone.
     const em = catalog.deps.db.fork();
-    await registerProvider(em, referenceProviderRegistration(reference.url));
+    await registerProvider(em, referenceProviderRegistration(reference.url), catalog.deps.egress);
     const referenceSync = await catalog.deps.sync.run('ibge-referencia', 'bench');
     if (referenceSync.status !== 'ok')
       throw new Error(`reference sync ${referenceSync.status}: ${referenceSync.error}`);
     const recall = await measureRecall(catalog.deps);
 
     // 1. Sync throughput.
-    await registerProvider(em, {
-      slug: 'synthetic',
-      name: 'Synthetic provider',
-      kind: 'geo-indica-rest',
-      baseUrl: provider.url,
-      publisherName: 'Synthetic Publisher',
-      publisherUrl: 'https://example.org/',
-      license: 'CC0 1.0',
-    });
+    await registerProvider(
+      em,
+      {
+        slug: 'synthetic',
+        name: 'Synthetic provider',
+        kind: 'geo-indica-rest',
+        baseUrl: provider.url,
+        publisherName: 'Synthetic Publisher',
+        publisherUrl: 'https://example.org/',
+        license: 'CC0 1.0',
+      },
+      catalog.deps.egress,
+    );
     const sync: SyncFigure[] = [];
     sync.push(
       await timedSync(
@@ -176,19 +187,24 @@ export async function benchCatalog(): Promise<CatalogBenchResults> {
         OPENAI_API_KEY: openai.apiKey,
         OPENAI_BASE_URL: openai.baseUrl,
         QDRANT_URL: qdrant.url,
+        CATALOG_PROVIDER_ALLOW_HOSTS: allowHosts,
       }),
       { memory: true },
     );
     cleanup.push(() => adapters.close());
-    await registerProvider(adapters.deps.db.fork(), {
-      slug: 'synthetic',
-      name: 'Synthetic provider',
-      kind: 'geo-indica-rest',
-      baseUrl: provider.url,
-      publisherName: 'Synthetic Publisher',
-      publisherUrl: 'https://example.org/',
-      license: 'CC0 1.0',
-    });
+    await registerProvider(
+      adapters.deps.db.fork(),
+      {
+        slug: 'synthetic',
+        name: 'Synthetic provider',
+        kind: 'geo-indica-rest',
+        baseUrl: provider.url,
+        publisherName: 'Synthetic Publisher',
+        publisherUrl: 'https://example.org/',
+        license: 'CC0 1.0',
+      },
+      adapters.deps.egress,
+    );
     sync.push(
       await timedSync(adapters, 'synthetic', 'first sync via openai + Qdrant clients (loopback servers)'),
     );

@@ -15,7 +15,10 @@ const valid = {
 
 let t: TestCatalog;
 beforeAll(async () => {
-  t = await startTestCatalog({ env: { CATALOG_ADMIN_TOKEN: TOKEN } });
+  // `valid` points at 127.0.0.1:9 (discard: nothing listens), allowed explicitly.
+  t = await startTestCatalog({
+    env: { CATALOG_ADMIN_TOKEN: TOKEN, CATALOG_PROVIDER_ALLOW_HOSTS: '127.0.0.1:9' },
+  });
 });
 afterAll(() => t?.close());
 

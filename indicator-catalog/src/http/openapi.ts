@@ -10,7 +10,7 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
   return generateOpenApiDocument(appRouter, {
     title: 'Indicator catalog',
     description:
-      'Federates indicator providers: syncs their catalogs (metadata and 1536-dimension embeddings) and answers searches with values fetched live from the providers, each with an attribution block. Errors are `{message, code, fields?}`. Routes that change the catalog need `Authorization: Bearer <CATALOG_ADMIN_TOKEN>` when that variable is set.',
+      'Federates indicator providers: syncs their catalogs (metadata and 1536-dimension embeddings) and answers searches with values fetched live from the providers, each with an attribution block. Errors are `{message, code, fields?}`. Routes that change the catalog (registering, updating, removing providers, triggering syncs) need `Authorization: Bearer <CATALOG_ADMIN_TOKEN>`.',
     version: '0.1.0',
     baseUrl,
     securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } },

@@ -2,6 +2,7 @@ import { restRouter as bindRest } from '@notary/platform/http/rest';
 import type { AnyRouter } from '@trpc/server';
 import type { Router } from 'express';
 import type { CatalogDeps } from '../catalog';
+import type { AdminAccess } from './admin-access';
 import { createContext } from './context';
 import { sendError } from './errors';
 
@@ -10,8 +11,8 @@ import { sendError } from './errors';
  * never cached (`no-store`); errors `{message, code, fields?}` with the error table's status. A search's timing
  * goes out as `Server-Timing` (rank, city, values, total, in ms).
  */
-export function restRouter(appRouter: AnyRouter, deps: CatalogDeps): Router {
-  return bindRest(appRouter, (req) => createContext(deps, req), {
+export function restRouter(appRouter: AnyRouter, deps: CatalogDeps, admin: AdminAccess): Router {
+  return bindRest(appRouter, (req) => createContext(deps, req, admin), {
     sendError,
     defaultCacheControl: 'no-store',
     beforeSend: (res, ctx) => {

@@ -1,27 +1,13 @@
-import { timingSafeEqual } from 'node:crypto';
-import { mapAppError } from '@notary/platform/trpc/errors';
+import { formatTrpcError, mapAppError } from '@notary/platform/trpc/errors';
 import { initTrpc } from '@notary/platform/trpc/init';
 import { AppError } from '@notary/shared';
+import { adminAllowed } from './admin-access';
 import type { Context } from './context';
 import { toAppError } from './errors';
 
-const t = initTrpc<Context>().create({
-  // Stacks never leave the process, whatever NODE_ENV says (DEPENDENCIES.md: tRPC leaks them otherwise).
-  isDev: false,
-  errorFormatter({ shape, error }) {
-    const app = toAppError(error);
-    return {
-      message: app.code === 'INTERNAL' ? 'Internal error' : app.message,
-      code: shape.code,
-      data: {
-        code: app.code,
-        httpStatus: app.status,
-        path: shape.data.path,
-        ...(app.fields ? { fields: app.fields } : {}),
-      },
-    };
-  },
-});
+// Stacks never leave the process, whatever NODE_ENV says (DEPENDENCIES.md: tRPC leaks them otherwise); the
+// platform's formatter masks internal errors on /trpc exactly as the REST face does.
+const t = initTrpc<Context>().create({ isDev: false, errorFormatter: formatTrpcError(toAppError) });
 
 /** Turns `AppError`s into `TRPCError`s with the table's tRPC code; the AppError stays as `cause`. */
 const errorMapping = t.middleware(async ({ next }) => mapAppError(await next()));
@@ -29,20 +15,19 @@ const errorMapping = t.middleware(async ({ next }) => mapAppError(await next()))
 export const router = t.router;
 export const publicProcedure = t.procedure.use(errorMapping);
 
-const sameToken = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
-
 /**
- * Procedures that change the catalog (providers, syncs): when `CATALOG_ADMIN_TOKEN` is set they need
- * `Authorization: Bearer <token>` (401 otherwise); when it is unset they are open.
+ * Procedures that change the catalog (providers, syncs): they need `Authorization: Bearer
+ * <CATALOG_ADMIN_TOKEN>` (compared in constant time), unless the catalog listens on loopback only with
+ * `CATALOG_ADMIN_OPEN=1` (`adminAccessFor`); 401 otherwise.
  */
 export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
-  const token = ctx.deps.config.adminToken;
-  if (token !== undefined && (ctx.bearer === null || !sameToken(ctx.bearer, token))) {
-    throw new AppError('UNAUTHENTICATED', 'This route needs the catalog admin token (Authorization: Bearer)');
+  if (!adminAllowed(ctx.admin, ctx.bearer)) {
+    throw new AppError(
+      'UNAUTHENTICATED',
+      ctx.admin.mode === 'token'
+        ? 'This route needs the catalog admin token (Authorization: Bearer)'
+        : 'This route needs the catalog admin token: set CATALOG_ADMIN_TOKEN on the catalog and send Authorization: Bearer <token> (a catalog listening on loopback only may set CATALOG_ADMIN_OPEN=1 instead)',
+    );
   }
   return next();
 });

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider';
+import { allowProviders } from '../../test-support/harness';
+import { parseAllowList } from './address-policy';
+import { ProviderEgress } from './egress';
 import { GeoIndicaRestConnector } from './geo-indica-rest';
 import { ProviderError } from './http-client';
 import { walkPages } from './paginate';
 
 let provider: FixtureProvider;
+let egress: ProviderEgress;
 const definitions = Array.from({ length: 23 }, (_, i) => ({
   id: `D${i}`,
   name: `Definição ${i}`,
@@ -12,7 +16,13 @@ const definitions = Array.from({ length: 23 }, (_, i) => ({
 }));
 
 const connector = (overrides: Partial<{ timeoutMs: number; retries: number; maxPages: number }> = {}) =>
-  new GeoIndicaRestConnector(provider.url, { timeoutMs: 2000, retries: 2, maxPages: 100, ...overrides });
+  new GeoIndicaRestConnector(provider.url, {
+    timeoutMs: 2000,
+    retries: 2,
+    maxPages: 100,
+    egress,
+    ...overrides,
+  });
 
 beforeAll(async () => {
   provider = await startFixtureProvider({
@@ -24,8 +34,13 @@ beforeAll(async () => {
     definitions,
     pageSize: 5,
   });
+  // The fixture provider is on loopback: allowed by its exact address.
+  egress = new ProviderEgress(parseAllowList(allowProviders(provider.url)));
 });
-afterAll(() => provider.close());
+afterAll(async () => {
+  await egress.close();
+  await provider.close();
+});
 beforeEach(() => {
   provider.behavior = () => ({ kind: 'normal' });
   provider.requests.length = 0;

@@ -29,7 +29,7 @@ export class GeoIndicaRestConnector implements ProviderConnector {
     private readonly baseUrl: string,
     private readonly options: ConnectorOptions,
   ) {
-    this.http = { timeoutMs: options.timeoutMs, retries: options.retries, fetch: options.fetch };
+    this.http = { timeoutMs: options.timeoutMs, retries: options.retries, egress: options.egress };
   }
 
   /** `GET /indicator-types`, every page. */

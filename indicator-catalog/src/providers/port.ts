@@ -1,4 +1,5 @@
 import type { Category, City, IndicatorDefinition, IndicatorValue } from './contract';
+import type { ProviderEgress } from './egress';
 import type { WalkResult } from './paginate';
 
 export interface ConnectorOptions {
@@ -8,7 +9,8 @@ export interface ConnectorOptions {
   retries: number;
   /** Most pages one walk fetches. */
   maxPages: number;
-  fetch?: typeof fetch;
+  /** The address-checking way out every provider request takes (SSRF guard, body cap). */
+  egress: ProviderEgress;
 }
 
 export interface ValuesAnswer {

@@ -2,6 +2,7 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError } from '@notary/shared';
 import { Provider, type ProviderEntity } from '../db/entities';
 import { validationError } from '../errors';
+import type { ProviderEgress } from './egress';
 import {
   type ProviderRegistration,
   ProviderRegistrationSchema,
@@ -33,14 +34,36 @@ export function toProviderView(p: ProviderEntity): ProviderView {
   };
 }
 
+/** What registration asks of the egress: the address check of a `baseUrl` (`ProviderEgress.checkUrl`). */
+export type BaseUrlCheck = Pick<ProviderEgress, 'checkUrl'>;
+
 /**
- * Registers a provider (spec 001, Provider registration). `input` is validated here whatever the caller.
- * @throws AppError BAD_REQUEST naming every missing or invalid field; CONFLICT when the slug is taken.
+ * Refuses a `baseUrl` whose host is, or resolves to, an address the catalog may not connect to (issue 12,
+ * Indicator catalog: SSRF; the connect-time check stays the rule).
+ * @throws AppError BAD_REQUEST naming `baseUrl`.
  */
-export async function registerProvider(em: SqlEntityManager, input: unknown): Promise<ProviderView> {
+async function assertReachableBaseUrl(egress: BaseUrlCheck, baseUrl: string): Promise<void> {
+  const why = await egress.checkUrl(baseUrl);
+  if (why) {
+    throw new AppError('BAD_REQUEST', `baseUrl refused: ${why}`, { fields: ['baseUrl'] });
+  }
+}
+
+/**
+ * Registers a provider (spec 001, Provider registration). `input` is validated here whatever the caller,
+ * and its `baseUrl` checked against the egress policy.
+ * @throws AppError BAD_REQUEST naming every missing or invalid field, or a `baseUrl` on a refused address
+ * (private, loopback... unless in `CATALOG_PROVIDER_ALLOW_HOSTS`); CONFLICT when the slug is taken.
+ */
+export async function registerProvider(
+  em: SqlEntityManager,
+  input: unknown,
+  egress: BaseUrlCheck,
+): Promise<ProviderView> {
   const parsed = ProviderRegistrationSchema.safeParse(input);
   if (!parsed.success) throw validationError(parsed.error);
   const data: ProviderRegistration = parsed.data;
+  await assertReachableBaseUrl(egress, data.baseUrl);
   if (await em.findOne(Provider, { slug: data.slug })) {
     throw new AppError('CONFLICT', `A provider with slug ${data.slug} is already registered`, {
       fields: ['slug'],
@@ -72,17 +95,19 @@ export async function findProvider(em: SqlEntityManager, slug: string): Promise<
 /**
  * Changes a provider's registration (not its slug). A change of `baseUrl`, `kind` or the publisher fields
  * takes effect for values at once; definitions and their embeddings follow on the next sync (the publisher
- * name is part of the search text).
- * @throws AppError BAD_REQUEST (invalid fields), NOT_FOUND
+ * name is part of the search text). A new `baseUrl` is checked like at registration.
+ * @throws AppError BAD_REQUEST (invalid fields, a refused `baseUrl`), NOT_FOUND
  */
 export async function updateProvider(
   em: SqlEntityManager,
   slug: string,
   input: unknown,
+  egress: BaseUrlCheck,
 ): Promise<ProviderView> {
   const parsed = ProviderUpdateSchema.safeParse(input);
   if (!parsed.success) throw validationError(parsed.error);
   const patch: ProviderUpdate = parsed.data;
+  if (patch.baseUrl !== undefined) await assertReachableBaseUrl(egress, patch.baseUrl);
   const provider = await findProvider(em, slug);
   em.assign(provider, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
   // Attribution shown by searches comes from this row: caches must reload it.

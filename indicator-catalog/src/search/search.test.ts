@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider';
-import { CountingEmbedder, request, startTestCatalog, type TestCatalog } from '../../test-support/harness';
+import {
+  allowProviders,
+  CountingEmbedder,
+  request,
+  startTestCatalog,
+  type TestCatalog,
+} from '../../test-support/harness';
 import { Provider } from '../db/entities';
 import { LocalEmbedder } from '../embeddings/local';
 import { registerProvider } from '../providers/service';
@@ -50,17 +56,25 @@ beforeAll(async () => {
   });
   t = await startTestCatalog({
     embedder,
-    env: { CATALOG_VALUES_TIMEOUT_MS: '1000', CATALOG_VALUES_CONCURRENCY: '4' },
+    env: {
+      CATALOG_VALUES_TIMEOUT_MS: '1000',
+      CATALOG_VALUES_CONCURRENCY: '4',
+      CATALOG_PROVIDER_ALLOW_HOSTS: allowProviders(provider.url),
+    },
   });
-  await registerProvider(t.catalog.deps.db.fork(), {
-    slug: 'fx',
-    name: 'Fixture',
-    kind: 'geo-indica-rest',
-    baseUrl: provider.url,
-    publisherName: 'Fixture Publisher',
-    publisherUrl: 'https://example.org/',
-    license: 'CC BY 4.0',
-  });
+  await registerProvider(
+    t.catalog.deps.db.fork(),
+    {
+      slug: 'fx',
+      name: 'Fixture',
+      kind: 'geo-indica-rest',
+      baseUrl: provider.url,
+      publisherName: 'Fixture Publisher',
+      publisherUrl: 'https://example.org/',
+      license: 'CC BY 4.0',
+    },
+    t.catalog.deps.egress,
+  );
   expect((await t.catalog.deps.sync.run('fx', 'test')).status).toBe('ok');
 });
 afterAll(async () => {

@@ -4,7 +4,13 @@ import {
   type FixtureProvider,
   startFixtureProvider,
 } from '../../test-support/fixture-provider';
-import { CountingEmbedder, request, startTestCatalog, type TestCatalog } from '../../test-support/harness';
+import {
+  allowProviders,
+  CountingEmbedder,
+  request,
+  startTestCatalog,
+  type TestCatalog,
+} from '../../test-support/harness';
 import { Indicator, Provider, type SyncProgress } from '../db/entities';
 import { LocalEmbedder } from '../embeddings/local';
 import type { ProviderView } from '../providers/schemas';
@@ -56,7 +62,11 @@ beforeAll(async () => {
   });
   t = await startTestCatalog({
     embedder,
-    env: { CATALOG_PROVIDER_TIMEOUT_MS: '1000', CATALOG_PROVIDER_RETRIES: '1' },
+    env: {
+      CATALOG_PROVIDER_TIMEOUT_MS: '1000',
+      CATALOG_PROVIDER_RETRIES: '1',
+      CATALOG_PROVIDER_ALLOW_HOSTS: allowProviders(provider.url),
+    },
   });
   const registered = await request<ProviderView>(`${t.url}/api/providers`, {
     method: 'POST',

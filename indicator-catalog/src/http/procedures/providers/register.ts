@@ -15,11 +15,15 @@ export const register = adminProcedure
       description:
         'Every field is required; a 400 names the missing ones (`fields`). `kind` picks the connector (`geo-indica-rest`). The publisher fields compose the attribution block of every search result.',
       successDescription: 'The registered provider (status `never`: trigger a sync next)',
-      errorResponses: { 400: 'Missing or invalid fields', 401: 'Admin token required', 409: 'Slug taken' },
+      errorResponses: {
+        400: 'Missing or invalid fields, or a baseUrl on a refused address (private, loopback...)',
+        401: 'Admin token required',
+        409: 'Slug taken',
+      },
     },
     rest: { status: 201 },
   })
   // zod reports every issue at once; `validationError` turns them into one 400 naming each field.
   .input(ProviderRegistrationSchema)
   .output(ProviderViewSchema)
-  .mutation(({ ctx, input }) => registerProvider(ctx.em(), input));
+  .mutation(({ ctx, input }) => registerProvider(ctx.em(), input, ctx.deps.egress));
