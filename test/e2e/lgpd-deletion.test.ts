@@ -8,6 +8,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { S3ObjectStorage } from '@notary/server/adapters/storage/s3';
 import { Document, DocumentDeletion } from '@notary/server/db/entities';
 import { AppError } from '@notary/shared';
 import { Wallet } from 'ethers';
@@ -40,6 +41,33 @@ describe('LGPD deletion on S3 (radosgw)', () => {
   });
   afterAll(async () => {
     await rgw?.stop();
+  });
+
+  it('a bucket with S3 Object Lock is refused at start: its retention would keep deleted files', async () => {
+    const Bucket = `notary-locked-${randomUUID().slice(0, 8)}`;
+    const config = {
+      kind: 's3' as const,
+      endpoint: rgw.endpoint,
+      bucket: Bucket,
+      region: rgw.region,
+      accessKeyId: rgw.accessKeyId,
+      secretAccessKey: rgw.secretAccessKey,
+      forcePathStyle: true,
+    };
+    const storage = new S3ObjectStorage(config);
+    try {
+      await storage.client.send(new CreateBucketCommand({ Bucket, ObjectLockEnabledForBucket: true }));
+      const refused = await storage.ensureBucket().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(AppError);
+      expect((refused as AppError).message).toMatch(/Object Lock enabled/);
+      // A plain bucket (versioned or not) passes.
+      await new S3ObjectStorage({ ...config, bucket: `${Bucket}-plain` }).ensureBucket();
+    } finally {
+      storage.client.destroy();
+    }
   });
 
   describe.each(DATABASE_KINDS)('with %s', (kind) => {
