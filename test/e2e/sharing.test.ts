@@ -1,7 +1,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3ObjectStorage } from '@notary/server/adapters/storage/s3';
 import { AccessLogEntry, AccessPolicy, Document } from '@notary/server/db/entities';
 import { AccessPolicySchema, ShareAccessSchema } from '@notary/shared';
 import { type BaseWallet, Wallet } from 'ethers';
@@ -340,10 +342,13 @@ describe.each(DATABASE_KINDS)('sharing on %s', (kind) => {
       status: 'exhausted',
     });
 
-    // Expiry on the clock: a link valid 2 seconds.
-    const brief = await createPolicy(docs.txt.id, { kind: 'link', expiresInSeconds: 2 });
+    // Expiry: a link valid a minute, used once, then its expiry moved to the past in the database (instead of
+    // waiting: a busy machine could spend the whole validity before the first access).
+    const brief = await createPolicy(docs.txt.id, { kind: 'link', expiresInSeconds: 60 });
     expect((await share(brief.body.token as string)).status).toBe(200);
-    await sleep(2100);
+    await t.service.deps.db
+      .fork()
+      .nativeUpdate(AccessPolicy, { id: brief.body.policy.id }, { expiresAt: new Date(Date.now() - 1000) });
     const expired = await share(brief.body.token as string);
     expect(expired.status).toBe(410);
     expect(expired.body.message).toMatch(/expired/);
@@ -764,21 +769,26 @@ describe('share URLs on S3 (radosgw)', () => {
   });
 
   it('the S3 server refuses a share URL once it has expired', async () => {
-    // The same URL the share route signs (same key, type and disposition), valid 2 seconds instead of 3600:
-    // S3 checks expiry on its own clock, so the only way to see it is to wait it out. X-Amz-Date has whole
-    // seconds, so such a URL lives between 1 and 2 seconds.
+    // The same URL the share route signs (same key, type and disposition), but signed two minutes ago and valid
+    // one: S3 checks the expiry on its own clock, so an expired URL is made by its signing date, not by waiting.
     const doc = await t.service.deps.db.fork().findOneOrFail(Document, { id: pdf.id });
-    const url = await t.service.deps.storage.presignGet(doc.storageKey as string, {
-      expiresInSeconds: 2,
-      contentType: 'application/octet-stream',
-      disposition: 'attachment',
-      fileName: doc.fileName,
-    });
-    const fresh = await fetch(url);
+    const storage = t.service.deps.storage as S3ObjectStorage;
+    const command = (fileName: string) =>
+      new GetObjectCommand({
+        Bucket: storage.bucket,
+        Key: doc.storageKey as string,
+        ResponseContentType: 'application/octet-stream',
+        ResponseContentDisposition: `attachment; filename="${fileName}"`,
+      });
+    const fresh = await fetch(await getSignedUrl(storage.client, command('a.pdf'), { expiresIn: 60 }));
     expect(fresh.status).toBe(200);
     await fresh.arrayBuffer();
-    await sleep(2600);
-    const stale = await fetch(url);
+    const stale = await fetch(
+      await getSignedUrl(storage.client, command('a.pdf'), {
+        expiresIn: 60,
+        signingDate: new Date(Date.now() - 120_000),
+      }),
+    );
     expect(stale.status).toBe(403);
     expect(await stale.text()).toMatch(/AccessDenied/);
   });
