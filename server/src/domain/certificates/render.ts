@@ -75,6 +75,8 @@ export async function renderCertificate(
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     const detail = error instanceof Error ? error.message : String(error);
+    // Past a bound is the source's doing; anything else (the worker did not start, crashed) is ours.
+    if (!(error instanceof WorkerBoundError)) console.error('[certificate] stamping worker failed', error);
     outcome = {
       kind: 'fallback',
       reason: error instanceof WorkerBoundError ? boundReason(detail) : `could not stamp the PDF: ${detail}`,
