@@ -100,7 +100,7 @@ describe('reconcile job and membership subscription', () => {
     // On a timer: a change at the provider is picked up within the interval; stop() ends it.
     members = [member('u1', 'owner'), member('u2', 'editor')];
     const timed = startReconcileJob({ fork, directory, intervalSeconds: 1, log });
-    for (let i = 0; i < 50 && !(await rows()).u2; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 600 && !(await rows()).u2; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await rows()).toEqual({ u1: 'owner', u2: 'editor' });
     await timed.stop();
     const after = calls;
