@@ -24,9 +24,9 @@ import { Kysely, PGliteDialect, sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileMailer } from '../mail/file';
-import { isPlaceholderEmail } from '../mail/placeholder';
-import { type AnyKysely, type BetterAuthIdentity, createBetterAuthIdentity } from './better-auth';
+import { FileMailer } from '../../mail/file';
+import { isPlaceholderEmail } from '../../../ports/mail';
+import { type AnyKysely, type BetterAuthIdentity, createBetterAuthIdentity } from '.';
 
 /** Server of the throwaway PostgreSQL databases (trust auth). */
 const PG_SERVER = process.env.TEST_PG_SERVER ?? 'postgres://postgres@127.0.0.1:5432';

@@ -11,10 +11,15 @@ import { Wallet } from 'ethers';
 import express from 'express';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FileMailer } from '../mail/file';
-import { type AnyKysely, type BetterAuthIdentity, createBetterAuthIdentity } from './better-auth';
-import { INVITATION_TTL_SECONDS, ORGANIZATION_HTTP_ENDPOINTS } from './better-auth-directory';
-import type { MembershipEvent } from './directory';
+import type { MembershipEvent } from '../../../ports/directory';
+import { FileMailer } from '../../mail/file';
+import {
+  type AnyKysely,
+  type BetterAuthIdentity,
+  createBetterAuthIdentity,
+  INVITATION_TTL_SECONDS,
+  ORGANIZATION_HTTP_ENDPOINTS,
+} from '.';
 
 /** Server of the throwaway PostgreSQL databases (trust auth). */
 const PG_SERVER = process.env.TEST_PG_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
