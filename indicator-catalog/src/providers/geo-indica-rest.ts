@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   type Category,
   CategorySchema,
@@ -113,6 +112,3 @@ export class GeoIndicaRestConnector implements ProviderConnector {
     return { cities: answer.body.data, sourceUrl: answer.url, elapsedMs: answer.elapsedMs };
   }
 }
-
-/** Kinds of connector this catalog knows (spec: the first is `geo-indica-rest`). */
-export const ConnectorKind = z.enum(['geo-indica-rest']);
