@@ -12,6 +12,7 @@ import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook'
 import { rejectNulBytes } from './input';
 import { buildOpenApiDocument } from './openapi';
 import { rateLimited } from './rate-limit';
+import { publicRoute } from './route';
 import { uploadRoute } from './upload';
 import { webClientRouter } from './web-client';
 
@@ -51,20 +52,19 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   app.post('/api/documents/upload', rateLimited(deps, ['global', 'upload']), uploadRoute(deps));
   app.post(IDENTITY_WEBHOOK_PATH, identityWebhookRoute(deps));
   app.get('/api/documents/:id/certificate', rateLimited(deps, ['global']), certificateRoute(deps));
-  app.post(
-    '/api/documents/:id/timestamp',
-    rateLimited(deps, ['global', 'timestamp']),
-    ...timestampRoute(deps),
-  );
+  app.post('/api/documents/:id/timestamp', rateLimited(deps, ['global', 'timestamp']), timestampRoute(deps));
 
   app.use(express.json({ limit: '256kb' }));
   app.use(rejectNulBytes);
 
   let openapi: unknown;
-  app.get('/api/openapi.json', (_req, res) => {
-    openapi ??= buildOpenApiDocument(appRouter, options.publicUrl());
-    res.json(openapi);
-  });
+  app.get(
+    '/api/openapi.json',
+    publicRoute(async ({ res }) => {
+      openapi ??= buildOpenApiDocument(appRouter, options.publicUrl());
+      res.json(openapi);
+    }),
+  );
   app.use(
     '/trpc',
     createExpressMiddleware({

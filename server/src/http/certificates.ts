@@ -1,18 +1,15 @@
-import { bearerFrom } from '@notary/platform/trpc/context';
+import type { CertificateLanguage } from '@notary/pdf/model';
+import { BoundedQueue, QueueFullError } from '@notary/pdf/render-queue';
 import { AppError } from '@notary/shared';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { contentDispositionHeader } from '../adapters/storage/validate';
 import type { AppDeps } from '../deps';
-import type { CertificateLanguage } from '../domain/certificates/model';
-import { BoundedQueue, QueueFullError } from '../domain/certificates/render-queue';
 import { issueCertificate, timestampDocument } from '../domain/certificates/service';
-import type { Actor } from '../domain/tenancy/actor';
-import { authenticate } from '../domain/tenancy/authenticate';
-import { sendError } from './errors';
+import { route } from './route';
 
 /**
  * Certificates rendered at once by this process: each holds its source PDF in memory and runs a stamping
- * worker of up to 256 MB of heap (`domain/certificates/bounds.ts`).
+ * worker of up to 256 MB of heap (`@notary/pdf/bounds`).
  */
 export const MAX_CONCURRENT_RENDERS = 2;
 
@@ -41,59 +38,46 @@ export const certificateRenders = new BoundedQueue(MAX_CONCURRENT_RENDERS, MAX_W
  * signature fails.
  */
 export function certificateRoute(deps: AppDeps): RequestHandler {
-  return async (req, res) => {
-    // The response closes before it is finished only when the client went away.
-    const left = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) left.abort(new Error('the client closed the connection'));
-    });
-    try {
-      const em = deps.db.fork();
-      const actor = await authenticate(em, deps, bearerFrom(req.headers.authorization), req.ip ?? null);
-      const signedParam = req.query.signed;
-      if (signedParam !== undefined && signedParam !== '1' && signedParam !== '0') {
-        throw new AppError('BAD_REQUEST', 'signed: use 1 to request a PAdES signature');
-      }
-      const lang = certificateLanguage(req);
-      const issued = await certificateRenders
-        .run(
-          (signal) =>
-            issueCertificate(
-              em,
-              {
-                config: deps.config,
-                publicUrl: deps.publicUrl,
-                storage: deps.storage,
-                signer: deps.signer,
-                tsa: deps.tsa,
-              },
-              actor,
-              { id: String(req.params.id), signed: signedParam === '1', lang, ...(signal ? { signal } : {}) },
-            ),
-          left.signal,
-        )
-        .catch((e: unknown) => {
-          if (!(e instanceof QueueFullError)) throw e;
-          throw new AppError('RATE_LIMITED', 'Too many certificates being rendered: try again shortly', {
-            retryAfterSeconds: RENDER_QUEUE_RETRY_AFTER_SECONDS,
-          });
-        });
-      if (issued.fallbackReason && deps.config.logLevel === 'debug') {
-        console.debug(`[certificate] ${req.params.id}: separate certificate (${issued.fallbackReason})`);
-      }
-      res.status(200);
-      res.setHeader('Content-Type', 'application/pdf');
-      res.setHeader('Content-Disposition', contentDispositionHeader('attachment', issued.fileName));
-      res.setHeader('Content-Length', String(issued.pdf.byteLength));
-      res.setHeader('X-Service-Signed', issued.signed ? 'pades' : 'none');
-      res.setHeader('Cache-Control', 'private, no-store');
-      res.end(issued.pdf);
-    } catch (e) {
-      // Nobody to answer: the render stopped because the client left.
-      if (left.signal.aborted) return;
-      sendError(res, e);
+  return route(deps, async ({ req, res, signal: clientLeft, em, actor }) => {
+    const signedParam = req.query.signed;
+    if (signedParam !== undefined && signedParam !== '1' && signedParam !== '0') {
+      throw new AppError('BAD_REQUEST', 'signed: use 1 to request a PAdES signature');
     }
-  };
+    const lang = certificateLanguage(req);
+    const issued = await certificateRenders
+      .run(
+        (signal) =>
+          issueCertificate(
+            em,
+            {
+              config: deps.config,
+              publicUrl: deps.publicUrl,
+              storage: deps.storage,
+              signer: deps.signer,
+              tsa: deps.tsa,
+            },
+            actor,
+            { id: String(req.params.id), signed: signedParam === '1', lang, ...(signal ? { signal } : {}) },
+          ),
+        clientLeft,
+      )
+      .catch((e: unknown) => {
+        if (!(e instanceof QueueFullError)) throw e;
+        throw new AppError('RATE_LIMITED', 'Too many certificates being rendered: try again shortly', {
+          retryAfterSeconds: RENDER_QUEUE_RETRY_AFTER_SECONDS,
+        });
+      });
+    if (issued.fallbackReason && deps.config.logLevel === 'debug') {
+      console.debug(`[certificate] ${req.params.id}: separate certificate (${issued.fallbackReason})`);
+    }
+    res.status(200);
+    res.setHeader('Content-Type', 'application/pdf');
+    res.setHeader('Content-Disposition', contentDispositionHeader('attachment', issued.fileName));
+    res.setHeader('Content-Length', String(issued.pdf.byteLength));
+    res.setHeader('X-Service-Signed', issued.signed ? 'pades' : 'none');
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.end(issued.pdf);
+  });
 }
 
 /**
@@ -102,46 +86,16 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
  * a minute per user) by the app-wide `rateLimited(['global', 'timestamp'])` mounted before this route.
  * Statuses: 200; 401; 403; 404; 429; 502 TSA failure or an answer that does not check out; 503 no TSA.
  */
-export function timestampRoute(deps: AppDeps): RequestHandler[] {
-  return [
-    authenticated(deps),
-    async (req, res) => {
-      try {
-        const actor = res.locals.actor as Actor;
-        const { result, fileName } = await timestampDocument(
-          deps.db.fork(),
-          deps.tsa,
-          actor,
-          String(req.params.id),
-        );
-        res.status(200);
-        res.setHeader('Content-Type', 'application/timestamp-reply');
-        res.setHeader('Content-Disposition', contentDispositionHeader('attachment', fileName));
-        res.setHeader('Content-Length', String(result.response.byteLength));
-        res.setHeader('Cache-Control', 'private, no-store');
-        res.end(result.response);
-      } catch (e) {
-        sendError(res, e);
-      }
-    },
-  ];
-}
-
-/** Verifies the bearer session and leaves the actor in `res.locals.actor`; REST errors otherwise. */
-function authenticated(deps: AppDeps): RequestHandler {
-  return async (req: Request, res: Response, next) => {
-    try {
-      res.locals.actor = await authenticate(
-        deps.db.fork(),
-        deps,
-        bearerFrom(req.headers.authorization),
-        req.ip ?? null,
-      );
-      next();
-    } catch (e) {
-      sendError(res, e);
-    }
-  };
+export function timestampRoute(deps: AppDeps): RequestHandler {
+  return route(deps, async ({ req, res, em, actor }) => {
+    const { result, fileName } = await timestampDocument(em, deps.tsa, actor, String(req.params.id));
+    res.status(200);
+    res.setHeader('Content-Type', 'application/timestamp-reply');
+    res.setHeader('Content-Disposition', contentDispositionHeader('attachment', fileName));
+    res.setHeader('Content-Length', String(result.response.byteLength));
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.end(result.response);
+  });
 }
 
 /** `lang=pt|en` wins; else Accept-Language negotiated between pt and en; Portuguese by default. */

@@ -1,10 +1,10 @@
 import type { ReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '@notary/shared';
-import { type Request, type Response, Router } from 'express';
+import { Router } from 'express';
 import type { FsObjectStorage } from '../adapters/storage/fs';
 import { contentDispositionHeader } from '../adapters/storage/validate';
-import { sendError } from './errors';
+import { publicRoute } from './route';
 
 /**
  * `GET|HEAD /files/*key`: serves an object of the fs storage adapter to whoever holds a signed URL from
@@ -21,8 +21,9 @@ import { sendError } from './errors';
 export function createSignedFileRoute(storage: FsObjectStorage): Router {
   const router = Router();
   // Express answers HEAD with the GET handler; the handler skips the body for it.
-  router.get('/*key', async (req: Request, res: Response) => {
-    try {
+  router.get(
+    '/*key',
+    publicRoute(async ({ req, res }) => {
       const key = keyFromParams(req.params.key);
       const grant = await storage.verifySignedRequest(key, queryOf(req.originalUrl));
       // Open then fstat: the length sent is that of the exact file streamed, even if the key is replaced.
@@ -46,19 +47,13 @@ export function createSignedFileRoute(storage: FsObjectStorage): Router {
         }
         // The stream owns the handle from here and closes it when it ends or is destroyed.
         stream = handle.createReadStream();
+        // A client hanging up mid-body is not a server error: the wrapper drops the response.
         await pipeline(stream, res);
       } finally {
         if (!stream) await handle.close().catch(() => undefined);
       }
-    } catch (e) {
-      // A client hanging up mid-body is not a server error; sendError destroys the socket if headers went out.
-      if (res.headersSent || req.destroyed) {
-        res.destroy();
-        return;
-      }
-      sendError(res, e);
-    }
-  });
+    }),
+  );
   return router;
 }
 

@@ -24,8 +24,8 @@ import { Kysely, PGliteDialect, sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileMailer } from '../../mail/file';
 import { isPlaceholderEmail } from '../../../ports/mail';
+import { FileMailer } from '../../mail/file';
 import { type AnyKysely, type BetterAuthIdentity, createBetterAuthIdentity } from '.';
 
 /** Server of the throwaway PostgreSQL databases (trust auth). */

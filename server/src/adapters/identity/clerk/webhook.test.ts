@@ -1,6 +1,6 @@
 import { AppError } from '@notary/shared';
 import { describe, expect, it } from 'vitest';
-import { clerkRoleToRole, mapClerkEvent } from './identity-webhook';
+import { clerkRoleToRole, mapClerkEvent } from './webhook';
 
 const organization = { id: 'org_1', name: 'Cartório', slug: 'cartorio', object: 'organization' };
 
