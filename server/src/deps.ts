@@ -3,14 +3,14 @@ import type { TokenVerifier } from './adapters/identity/port';
 import type { Mailer } from './adapters/mail/port';
 import type { RateLimiter } from './adapters/rate-limit/limiter';
 import type { QuotaCounter } from './adapters/rate-limit/quota';
-import type { DocumentSigner } from './adapters/signer/port';
 import type { ObjectStorage } from './adapters/storage/port';
-import type { TimestampAuthority } from './adapters/tsa/port';
 import type { Config } from './config';
 import type { Database } from './db';
 import type { AcervoFeedCache } from './domain/acervo/cache';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
+import type { DocumentSigner } from './ports/signer';
+import type { TimestampAuthority } from './ports/tsa';
 
 /** Everything the HTTP layer and the procedures use, built once by the composition root (`main.ts`). */
 export interface AppDeps {

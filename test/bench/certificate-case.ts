@@ -10,10 +10,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import type { CertificateData } from '@notary/pdf/model';
+import { PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
+import { renderCertificate } from '@notary/pdf/render';
 import { loadFileSigner } from '@notary/server/adapters/signer/file';
-import type { CertificateData } from '@notary/server/domain/certificates/model';
-import { PADES_SIGNATURE_LENGTH, signPdf } from '@notary/server/domain/certificates/pades';
-import { renderCertificate } from '@notary/server/domain/certificates/render';
 import { PDFDocument } from 'pdf-lib';
 
 const [mode, file, runsArg] = process.argv.slice(2);

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PDF_WORKER_DEADLINE_MS } from '@notary/server/domain/certificates/bounds';
-import { objectStreamBombPdf, xrefStreamBombPdf } from '@notary/server/domain/certificates/hostile-pdfs';
+import { PDF_WORKER_DEADLINE_MS } from '@notary/pdf/bounds';
+import { objectStreamBombPdf, xrefStreamBombPdf } from '@notary/pdf/hostile-pdfs';
 import {
   certificateRenders,
   MAX_CONCURRENT_RENDERS,

@@ -5,7 +5,7 @@
 import { createHash, createPrivateKey, type KeyObject, sign as nodeSign, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import type { DocumentSigner, SignatureAlgorithm } from './port';
+import type { DocumentSigner, SignatureAlgorithm } from '../../ports/signer';
 
 /** Where the signing key and chain come from (see `loadFileSigner`). */
 export type FileSignerOptions =

@@ -1,9 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { SigningConfig } from '../../config';
+import type { DocumentSigner } from '../../ports/signer';
 import { loadFileSigner } from './file';
-import type { DocumentSigner } from './port';
-
-export type { DocumentSigner, SignatureAlgorithm } from './port';
 
 /**
  * The certificate signer the configuration asks for (`SIGNING_CERT`, README Certificates): a PKCS#12 file

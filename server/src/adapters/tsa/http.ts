@@ -6,11 +6,10 @@
  */
 
 import { createHash, randomBytes } from 'node:crypto';
+import { asn1js, pkijs } from '@notary/pdf/asn1';
+import { essCertIdMatches, HASH_BY_OID, OID, readEssCertIds } from '@notary/pdf/cades';
 import { AppError } from '@notary/shared';
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
-import { essCertIdMatches, HASH_BY_OID, OID, readEssCertIds } from '../../domain/certificates/cades';
-import type { TimestampAuthority, TimestampResult } from './port';
+import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 
 const OID_EXT_KEY_USAGE = '2.5.29.37';
 const OID_KP_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';

@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import type { TsaConfig } from '../../config';
+import type { TimestampAuthority } from '../../ports/tsa';
 import { HttpTimestampAuthority, trustedCertificatesFromPem } from './http';
-import type { TimestampAuthority } from './port';
-
-export type { TimestampAuthority, TimestampResult } from './port';
 
 /**
  * The RFC 3161 client of `TSA_URL` (README Certificates). Its tokens must chain to `TSA_CA_CERTS` (a PEM file),

@@ -1,19 +1,19 @@
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
+import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
+import { PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
+import { type RenderedCertificate, renderCertificate } from '@notary/pdf/render';
 import { AppError } from '@notary/shared';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../adapters/chains/evm-eas';
-import type { DocumentSigner } from '../../adapters/signer/port';
 import type { ObjectStorage } from '../../adapters/storage/port';
-import type { TimestampAuthority, TimestampResult } from '../../adapters/tsa/port';
 import type { Config } from '../../config';
 import { AnchorTx, type AnchorTxEntity, DocumentAnchor, type DocumentEntity } from '../../db/entities';
+import type { DocumentSigner } from '../../ports/signer';
+import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 import type { MerkleProof } from '../anchoring/merkle';
 import { findDocumentInTenant } from '../documents/service';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
-import type { CertificateData, CertificateLanguage, MerkleProofView } from './model';
-import { PADES_SIGNATURE_LENGTH, signPdf } from './pades';
-import { type RenderedCertificate, renderCertificate } from './render';
 
 /**
  * Source PDFs larger than this get a separate certificate instead of being stamped: pdf-lib holds the whole
@@ -50,8 +50,8 @@ export interface IssuedCertificate {
  * document of the caller's tenant. PDF sources (up to `STAMP_MAX_BYTES`, not LGPD-deleted) are stamped on every
  * page with the certificate appended as an incremental update; anything else gets a separate certificate.
  * `signed` applies a PAdES signature when a signer is configured (B-T when a TSA is too), else it is ignored.
- * The stored original is only read, and parsed only inside the bounded stamping worker (`render.ts`): a PDF
- * past its bounds gets a separate certificate. `signal` (the client left) stops the work between steps and
+ * The stored original is only read, and parsed only inside the bounded stamping worker (`@notary/pdf/render`):
+ * a PDF past its bounds gets a separate certificate. `signal` (the client left) stops the work between steps and
  * terminates a running stamping worker.
  * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T signature
  *   fails (a signature is never silently downgraded); `signal`'s reason once it aborts.

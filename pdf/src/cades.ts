@@ -1,7 +1,7 @@
 /**
  * CAdES signature of the notarization certificate PDF (issue 5): the CMS that goes into the PDF's
  * `/Contents` (PAdES, ETSI EN 319 142-1 baseline B-B, or B-T with a signature timestamp). Built with pkijs and
- * asn1js; the private key stays behind the `DocumentSigner` port.
+ * asn1js; the private key stays behind a `CmsSigner` (the server's signer port, a KMS or an HSM alike).
  *
  * Sources: RFC 5652 (CMS), RFC 5035 (ESS signingCertificateV2), RFC 3161 appendix A (signature timestamp),
  * ETSI EN 319 122-1 (CAdES baseline attributes), ETSI EN 319 142-1 (PAdES baseline).
@@ -9,8 +9,33 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import type { DocumentSigner } from '../../adapters/signer/port';
-import type { TimestampAuthority } from '../../adapters/tsa/port';
+
+/** Signature algorithms of a `CmsSigner` (SHA-256): RSA PKCS#1 v1.5 (RFC 8017) or ECDSA P-256 (RFC 5758). */
+export type SignatureAlgorithm = 'RSASSA-PKCS1-v1_5-SHA256' | 'ECDSA-P256-SHA256';
+
+/**
+ * What building a CMS signature needs of a signing key; the private key stays behind it. The server's signer
+ * port (`server/src/ports/signer.ts`) has this shape.
+ */
+export interface CmsSigner {
+  /** DER X.509 certificates: the signer's first, then the chain up to (optionally including) the root. */
+  readonly certificateChain: readonly Uint8Array[];
+  readonly algorithm: SignatureAlgorithm;
+  /**
+   * Signs `data` (the DER of the CMS signed attributes, RFC 5652 section 5.4) with SHA-256 and the key's
+   * algorithm. RSA: PKCS#1 v1.5 signature bytes. ECDSA: the DER `Ecdsa-Sig-Value` (RFC 3279).
+   */
+  sign(data: Uint8Array): Promise<Uint8Array>;
+}
+
+/**
+ * What a signature timestamp (PAdES B-T) needs of an RFC 3161 Time-Stamp Authority: a checked
+ * `TimeStampToken` (DER CMS `ContentInfo`) over a 32-byte SHA-256 digest. The server's TSA port
+ * (`server/src/ports/tsa.ts`) has this shape.
+ */
+export interface SignatureTimestamper {
+  timestamp(digest: Uint8Array): Promise<{ token: Uint8Array }>;
+}
 
 export const OID = {
   data: '1.2.840.113549.1.7.1',
@@ -57,13 +82,13 @@ export const sha256 = (data: Uint8Array): Uint8Array =>
  * - with `tsa` (PAdES B-T): the unsigned attribute id-aa-signatureTimeStampToken holding the TSA token over
  *   SHA-256 of the signature value (RFC 3161 appendix A).
  *
- * @throws whatever `signer.sign` or `tsa.timestamp` throw (the TSA: `AppError('BAD_GATEWAY')`); Error when the
- *   chain is empty or the signer certificate does not parse.
+ * @throws whatever `signer.sign` or `tsa.timestamp` throw (the server's TSA: `AppError('BAD_GATEWAY')`);
+ *   Error when the chain is empty or the signer certificate does not parse.
  */
 export async function buildCadesSignature(
   data: Uint8Array,
-  signer: DocumentSigner,
-  tsa?: TimestampAuthority,
+  signer: CmsSigner,
+  tsa?: SignatureTimestamper,
 ): Promise<Uint8Array> {
   const signerDer = signer.certificateChain[0];
   if (!signerDer) throw new Error('CAdES: the signer has no certificate');

@@ -16,7 +16,7 @@ import { type RenderedCertificate, type RenderOptions, renderCertificate } from 
  * pdftotext, pdfinfo, pdfsig signatures), zbarimg (QR decoding) and openssl (a real CMS signature).
  */
 
-const REPO_ROOT = path.resolve(import.meta.dirname, '../../../..');
+const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const FIXTURES = path.resolve(REPO_ROOT, '../shared/fixtures');
 
 const run = promisify(execFile);

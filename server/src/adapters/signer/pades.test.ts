@@ -10,19 +10,24 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { asn1js, pkijs } from '@notary/pdf/asn1';
+import {
+  essCertIdMatches,
+  OID,
+  readEssCertIds,
+  readSignedData,
+  readSigningCertificateV2,
+} from '@notary/pdf/cades';
+import { PADES_MAX_CMS_BYTES, PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
-import * as asn1js from 'asn1js';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
 import { startTestTsa, type TestTsa } from '../../../../test/harness/tsa';
-import { loadFileSigner } from '../../adapters/signer/file';
-import type { DocumentSigner } from '../../adapters/signer/port';
-import { HttpTimestampAuthority } from '../../adapters/tsa/http';
-import { essCertIdMatches, OID, readEssCertIds, readSignedData, readSigningCertificateV2 } from './cades';
-import { PADES_MAX_CMS_BYTES, PADES_SIGNATURE_LENGTH, signPdf } from './pades';
+import type { DocumentSigner } from '../../ports/signer';
+import { HttpTimestampAuthority } from '../tsa/http';
+import { loadFileSigner } from './file';
 
 const run = promisify(execFile);
 const sha256Hex = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');

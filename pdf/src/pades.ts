@@ -5,9 +5,7 @@
  */
 import { SignPdf } from '@signpdf/signpdf';
 import { findByteRange, Signer } from '@signpdf/utils';
-import type { DocumentSigner } from '../../adapters/signer/port';
-import type { TimestampAuthority } from '../../adapters/tsa/port';
-import { buildCadesSignature } from './cades';
+import { buildCadesSignature, type CmsSigner, type SignatureTimestamper } from './cades';
 
 /**
  * `signatureLength` to pass to `pdflibAddPlaceholder`: the number of hex digits of the `/Contents <...>`
@@ -24,9 +22,9 @@ export const PADES_MAX_CMS_BYTES = PADES_SIGNATURE_LENGTH / 2;
 /** `@signpdf` signer that produces our CAdES CMS; `signingTime` is ignored (PAdES puts the time in /M). */
 class CadesSigner extends Signer {
   constructor(
-    private readonly signer: DocumentSigner,
+    private readonly signer: CmsSigner,
     private readonly capacity: number,
-    private readonly tsa: TimestampAuthority | undefined,
+    private readonly tsa: SignatureTimestamper | undefined,
   ) {
     super();
   }
@@ -52,12 +50,12 @@ class CadesSigner extends Signer {
  * @param tsa when given, the signature gets an RFC 3161 signature timestamp (PAdES B-T).
  * @returns the signed PDF: same bytes except `/ByteRange` and `/Contents`.
  * @throws Error when there is no (or more than one) placeholder, or when the CMS does not fit the
- *   placeholder; the signer's errors; the TSA's `AppError('BAD_GATEWAY')`.
+ *   placeholder; the signer's errors; the TSA's (the server's TSA adapter: `AppError('BAD_GATEWAY')`).
  */
 export async function signPdf(
   pdfWithPlaceholder: Uint8Array,
-  signer: DocumentSigner,
-  tsa?: TimestampAuthority,
+  signer: CmsSigner,
+  tsa?: SignatureTimestamper,
 ): Promise<Uint8Array> {
   const pdf = Buffer.from(pdfWithPlaceholder);
   const signed = await new SignPdf().sign(pdf, new CadesSigner(signer, placeholderCapacity(pdf), tsa));

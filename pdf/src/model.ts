@@ -1,6 +1,7 @@
 /**
- * What a notarization certificate states (issue 5; spec, Documents rule 5). Built by
- * `domain/certificates/service.ts` from the database and configuration only; rendered by `render.ts`.
+ * What a notarization certificate states (issue 5; spec, Documents rule 5): the input of the certificate
+ * layout. The server's domain builds it (`server/src/domain/certificates/service.ts`, from the database and
+ * configuration only); `render.ts` prints it.
  * Every value is already formatted for print except times (`Date`) and sizes (bytes). A chain whose anchor
  * is not included yet has `status: 'pending'` and no transaction fields: the certificate never invents one.
  */
