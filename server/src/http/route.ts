@@ -40,7 +40,8 @@ export function publicRoute(handler: (ctx: RouteContext) => Promise<void>): Requ
     try {
       await handler({ req, res, signal: left.signal });
     } catch (e) {
-      if (left.signal.aborted || req.destroyed || res.socket?.destroyed) {
+      // Not `req.destroyed`: a request whose body was read is destroyed soon after, the client still there.
+      if (left.signal.aborted || res.socket?.destroyed) {
         res.destroy();
         return;
       }
