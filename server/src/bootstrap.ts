@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { INVITATION_MAIL_LIMITS } from '@notary/shared';
 import type { Express } from 'express';
-import { type InvalidationBus, localInvalidationBus } from './adapters/cache-bus/port';
 import { redisInvalidationBus } from './adapters/cache-bus/redis';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createMailer } from './adapters/mail';
@@ -13,7 +12,6 @@ import { createQuotaCounter } from './adapters/rate-limit/quota';
 import { connectRedis, type RedisConnection } from './adapters/redis/client';
 import { createSigner } from './adapters/signer';
 import { FsObjectStorage } from './adapters/storage/fs';
-import type { ObjectStorage } from './adapters/storage/port';
 import { S3ObjectStorage } from './adapters/storage/s3';
 import { createTimestampAuthority } from './adapters/tsa';
 import { startAdminSocket } from './cli/admin-socket';
@@ -30,6 +28,9 @@ import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
 import { type JobQueue, startJobQueue } from './jobs/boss';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
 import { consoleJobLog, startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
+import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
+import { type AnchoringQueue, idleAnchoringQueue } from './ports/queue';
+import type { ObjectStorage } from './ports/storage';
 import { resolveSecret } from './secret';
 
 /** The running service: what `main.ts`, the CLI and the tests hold. */
@@ -58,9 +59,14 @@ export interface Core {
 
 /**
  * Builds adapters from configuration (DESIGN.md, ports and embedded defaults) and migrates the database.
- * `publicUrl` is the base URL links and tokens name.
+ * `publicUrl` is the base URL links and tokens name. `anchoringQueue` is where uploads request anchoring
+ * (default: nowhere, as in the operator CLI).
  */
-export async function createCore(config: Config, publicUrl: string): Promise<Core> {
+export async function createCore(
+  config: Config,
+  publicUrl: string,
+  options: { anchoringQueue?: AnchoringQueue } = {},
+): Promise<Core> {
   await ensurePrivateDataDir(config.dataDir);
   const secret = await resolveSecret(config.secret, config.dataDir);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -105,6 +111,7 @@ export async function createCore(config: Config, publicUrl: string): Promise<Cor
       secret,
       db,
       storage,
+      anchoringQueue: options.anchoringQueue ?? idleAnchoringQueue,
       tokens: identity.verifier,
       memberships: identity.admin,
       directory: identity.directory,
@@ -196,9 +203,13 @@ export async function startService(config: Config): Promise<Service> {
     server.listen(config.port, config.host, () => resolve());
   });
   const url = publicUrlFor(config, (server.address() as AddressInfo).port);
+  // Uploads request anchoring from the job queue once it runs (below); until then, and with ANCHORING=off,
+  // nothing is enqueued and the batcher's sweep finds the pending documents.
+  let jobs: AnchoringQueue = idleAnchoringQueue;
+  const anchoringQueue: AnchoringQueue = { enqueueAnchoring: (tx) => jobs.enqueueAnchoring(tx) };
   let core: Core;
   try {
-    core = await createCore(config, url);
+    core = await createCore(config, url, { anchoringQueue });
   } catch (e) {
     server.close();
     throw e;
@@ -261,6 +272,7 @@ export async function startService(config: Config): Promise<Service> {
       await queue.registerAnchoring(async () => {
         await runner.triggerCollection();
       }, config.anchoring.batchSeconds);
+      jobs = queue;
     }
   } catch (e) {
     server.close();

@@ -1,15 +1,15 @@
-import type { OrganizationDirectory } from './adapters/identity/directory';
-import type { TokenVerifier } from './adapters/identity/port';
-import type { Mailer } from './adapters/mail/port';
-import type { RateLimiter } from './adapters/rate-limit/limiter';
-import type { QuotaCounter } from './adapters/rate-limit/quota';
-import type { ObjectStorage } from './adapters/storage/port';
 import type { Config } from './config';
 import type { Database } from './db';
 import type { AcervoFeedCache } from './domain/acervo/cache';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
+import type { OrganizationDirectory } from './ports/directory';
+import type { TokenVerifier } from './ports/identity';
+import type { Mailer } from './ports/mail';
+import type { AnchoringQueue } from './ports/queue';
+import type { QuotaCounter, RateLimiter } from './ports/rate-limit';
 import type { DocumentSigner } from './ports/signer';
+import type { ObjectStorage } from './ports/storage';
 import type { TimestampAuthority } from './ports/tsa';
 
 /** Everything the HTTP layer and the procedures use, built once by the composition root (`main.ts`). */
@@ -27,6 +27,11 @@ export interface AppDeps {
   secret: string;
   db: Database;
   storage: ObjectStorage;
+  /**
+   * Where a new document's anchoring is requested, in the transaction of its row: the pg-boss queue once
+   * anchoring runs (`startService` attaches it), else nothing is taken (operator CLI, `ANCHORING=off`).
+   */
+  anchoringQueue: AnchoringQueue;
   tokens: TokenVerifier;
   memberships: MembershipLookup;
   /** Organizations, members and invitations at the identity provider (issue 3). */

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { type ChainEntry, configuredChains, startDevnetChains } from '../adapters/chains';
 import type { HardhatDevnet } from '../adapters/chains/hardhat-devnet';
-import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../adapters/chains/port';
 import type { StacksDevnet } from '../adapters/chains/stacks-devnet';
 import type { AnchoringConfig } from '../config';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
 import { AnchorWorker, collectBatch, type WorkerOptions } from '../domain/anchoring/pipeline';
+import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../ports/chains';
 import type { JobLog } from './reconcile';
 
 /**

@@ -4,7 +4,7 @@ import { type Database, openDatabase } from '../db';
 import { Document, Tenant } from '../db/entities';
 import { recordUploadedDocument } from '../domain/documents/service';
 import type { Actor } from '../domain/tenancy/actor';
-import { ANCHOR_COLLECT_QUEUE, enqueueAnchoring, type JobQueue, startJobQueue } from './boss';
+import { ANCHOR_COLLECT_QUEUE, type JobQueue, startJobQueue } from './boss';
 
 /**
  * pg-boss on both database kinds, the job sent in the Document's transaction (committed together, rolled back
@@ -108,7 +108,7 @@ describe.each<Kind>(['pglite', 'postgresql'])('job queue on %s', (kind) => {
     );
     await within(10_000, 'stop', queue.stop());
     // After stop, enqueueing is a no-op again (no stopped queue is written to).
-    await db.fork().transactional((tx) => enqueueAnchoring(tx));
+    await db.fork().transactional((tx) => (queue as JobQueue).enqueueAnchoring(tx));
     expect(await jobCount()).toBe(0);
     queue = await within(20_000, 'restart', startJobQueue(db, url, { pollingIntervalSeconds: 0.5 }));
   });
@@ -171,14 +171,19 @@ describe.each<Kind>(['pglite', 'postgresql'])('job queue on %s', (kind) => {
     const doc = await within(
       10_000,
       'upload',
-      recordUploadedDocument(db.fork(), actor, {
-        storageKey: 'k',
-        fileName: 'a.txt',
-        fileSize: 1,
-        mimeType: 'text/plain',
-        sha256Hash: 'd'.repeat(64),
-        consentTimestamp: new Date(),
-      }),
+      recordUploadedDocument(
+        db.fork(),
+        actor,
+        {
+          storageKey: 'k',
+          fileName: 'a.txt',
+          fileSize: 1,
+          mimeType: 'text/plain',
+          sha256Hash: 'd'.repeat(64),
+          consentTimestamp: new Date(),
+        },
+        { anchoring: queue },
+      ),
     );
     expect(await db.fork().count(Document, { id: doc.id })).toBe(1);
     await within(15_000, 'worker running the upload job', handled);

@@ -4,6 +4,7 @@ import type { PgliteConnection } from '@mikro-orm/pglite';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { type Db, fromKysely, fromPglite, PgBoss } from 'pg-boss';
 import type { Database } from '../db';
+import type { AnchoringQueue } from '../ports/queue';
 
 /**
  * pg-boss on the service's own database (DESIGN.md, jobs): PostgreSQL through its connection string (its own
@@ -35,8 +36,12 @@ export interface JobQueueOptions {
   stopTimeoutMs?: number;
 }
 
-/** The running pg-boss and what the anchoring code needs from it. */
-export interface JobQueue {
+/**
+ * The running pg-boss and what the anchoring code needs from it. It is the domain's `AnchoringQueue` once
+ * `registerAnchoring` ran: before that, and after `stop`, `enqueueAnchoring` takes nothing (uploads then cost
+ * nothing more, and the batcher finds their documents later by their `pending` status, so none is lost).
+ */
+export interface JobQueue extends AnchoringQueue {
   boss: PgBoss;
   /**
    * Asks for a batch collection `afterSeconds` from now, inside the transaction of `em` (the transaction's
@@ -50,7 +55,13 @@ export interface JobQueue {
    * pg-boss retries; the documents stay `pending`, so the batcher's own sweep finds them anyway.
    */
   registerAnchoring(handler: () => Promise<void>, batchSeconds: number): Promise<void>;
-  /** Stops the worker and pg-boss (waiting for a running handler), and clears `enqueueAnchoring`'s target. */
+  /**
+   * Enqueues the anchoring of a new document inside its transaction (`tx` must be the transaction's
+   * EntityManager), as `requestCollect` with the registered batch window; a no-op before `registerAnchoring`
+   * and after `stop`.
+   */
+  enqueueAnchoring(tx: EntityManager): Promise<void>;
+  /** Stops the worker and pg-boss (waiting for a running handler); `enqueueAnchoring` takes nothing from then on. */
   stop(): Promise<void>;
 }
 
@@ -96,6 +107,8 @@ export async function startJobQueue(
     throw e;
   }
 
+  // The batch window `enqueueAnchoring` requests; undefined while anchoring is not registered (or stopped).
+  let batchSeconds: number | undefined;
   const queue: JobQueue = {
     boss,
     requestCollect: async (em, afterSeconds) => {
@@ -104,37 +117,20 @@ export async function startJobQueue(
         boss.send(ANCHOR_COLLECT_QUEUE, {}, { db: tx, startAfter: Math.max(0, Math.round(afterSeconds)) }),
       );
     },
-    registerAnchoring: async (handler, batchSeconds) => {
+    registerAnchoring: async (handler, seconds) => {
       await boss.work(ANCHOR_COLLECT_QUEUE, { batchSize: 1, ...polling }, async () => {
         await handler();
       });
-      setAnchoringQueue({ queue, batchSeconds });
+      batchSeconds = seconds;
+    },
+    enqueueAnchoring: async (tx) => {
+      if (batchSeconds === undefined) return;
+      await queue.requestCollect(tx, batchSeconds);
     },
     stop: async () => {
-      if (current?.queue === queue) setAnchoringQueue(undefined);
+      batchSeconds = undefined;
       await boss.stop({ graceful: true, timeout: options.stopTimeoutMs ?? 5000 });
     },
   };
   return queue;
-}
-
-/**
- * The queue the document service enqueues on, set by `registerAnchoring` (undefined when anchoring is not
- * running: uploads then cost nothing more, and the batcher finds their documents later by their `pending`
- * status, so none is lost).
- */
-let current: { queue: JobQueue; batchSeconds: number } | undefined;
-
-/** Registers (or clears) the running queue and batch window for `enqueueAnchoring`. */
-export function setAnchoringQueue(value: { queue: JobQueue; batchSeconds: number } | undefined): void {
-  current = value;
-}
-
-/**
- * Enqueues the anchoring of a new document inside its transaction (`em` must be the transaction's
- * EntityManager). See `JobQueue.requestCollect`.
- */
-export async function enqueueAnchoring(em: EntityManager): Promise<void> {
-  if (!current) return;
-  await current.queue.requestCollect(em, current.batchSeconds);
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { ObjectStorage } from '../adapters/storage/port';
 import { type SweepReport, sweepOrphanedObjects } from '../domain/documents/orphans';
+import type { ObjectStorage } from '../ports/storage';
 import type { JobLog } from './reconcile';
 
 /** The periodic orphan sweep (see `startOrphanSweepJob`). */

@@ -1,14 +1,14 @@
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdentityWebhookDelivery, TenantMember } from '../db/entities';
+import { baseOrmOptions } from '../db/orm-config';
 import type {
   DirectoryMember,
   DirectoryOrganization,
   MembershipEvent,
   OrganizationDirectory,
-} from '../adapters/identity/directory';
-import { IdentityWebhookDelivery, TenantMember } from '../db/entities';
-import { baseOrmOptions } from '../db/orm-config';
+} from '../ports/directory';
 import {
   type JobLog,
   startReconcileJob,

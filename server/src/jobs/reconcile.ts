@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { MembershipEvent, OrganizationDirectory } from '../adapters/identity/directory';
 import { IdentityWebhookDelivery } from '../db/entities';
 import { applyMembershipEvent, type ReconcileSummary, reconcileAll } from '../domain/tenancy/reconcile';
+import type { MembershipEvent, OrganizationDirectory } from '../ports/directory';
 
 /** Where the jobs report: errors always, summaries only when something changed and `info` is enabled. */
 export interface JobLog {

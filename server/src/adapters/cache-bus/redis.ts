@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Invalidation, InvalidationBus } from '../../ports/cache-bus';
 import type { RedisConnection } from '../redis/client';
-import type { Invalidation, InvalidationBus } from './port';
 
 const CHANNEL = 'notary:cache-invalidation';
 

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMerkleTree, hashFromHex, toHex, verifyMerkleProof } from '../../domain/anchoring/merkle';
+import { EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
 import { easAbi } from './eas-abi';
-import { classifyRefusal, EAS_SCHEMA_UID, EvmEasChain, type EvmEasConfig } from './evm-eas';
+import { classifyRefusal, EvmEasChain, type EvmEasConfig } from './evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
-import type { TxStatus } from './port';
 
 const docs = (n: number, tag: string): Uint8Array[] =>
   Array.from({ length: n }, (_, i) => new Uint8Array(createHash('sha256').update(`${tag} ${i}`).digest()));

@@ -5,23 +5,23 @@ import {
   hexlify,
   Interface,
   JsonRpcProvider,
-  keccak256,
   Network,
-  solidityPacked,
   Transaction,
   Wallet,
   ZeroAddress,
   ZeroHash,
 } from 'ethers';
+import {
+  type AnchorChain,
+  type BroadcastResult,
+  type ChainNetworkInfo,
+  EAS_SCHEMA,
+  EAS_SCHEMA_UID,
+  type FeeParams,
+  type SignedAnchorTx,
+  type TxStatus,
+} from '../../ports/chains';
 import { easAbi, schemaRegistryAbi } from './eas-abi';
-import type {
-  AnchorChain,
-  BroadcastResult,
-  ChainNetworkInfo,
-  FeeParams,
-  SignedAnchorTx,
-  TxStatus,
-} from './port';
 
 /**
  * EVM implementation of the chain port: one EAS attestation per batch (Ethereum Attestation Service,
@@ -35,21 +35,13 @@ import type {
  *   zero; refUID zero; value 0.
  * - UID = `keccak256(abi.encodePacked(schema, resolver, revocable))` (SchemaRegistry._getUID), here
  *   `keccak256(abi.encodePacked("bytes32 merkleRoot", address(0), false))`, the same on every chain:
- *   `EAS_SCHEMA_UID` below.
+ *   `EAS_SCHEMA_UID` (`ports/chains.ts`).
  * No `leafCount` field: it is not needed to verify a proof (a proof carries its own path) and it would widen
  * the port's `signAnchor(root, ...)`; the batch size stays in our database.
  *
  * Attester: the signer's address. Anyone can read an anchor back with `getAttestation(uid)` and decode `data`
  * as `(bytes32)`; attestation pages are `<attestationScanPrefix>/<uid>` (easscan).
  */
-
-/** The schema string registered in the SchemaRegistry. */
-export const EAS_SCHEMA = 'bytes32 merkleRoot';
-
-/** UID of `EAS_SCHEMA` with no resolver, not revocable (identical on every chain). */
-export const EAS_SCHEMA_UID = keccak256(
-  solidityPacked(['string', 'address', 'bool'], [EAS_SCHEMA, ZeroAddress, false]),
-);
 
 /** Used when gas cannot be estimated at signing time (one attestation of our schema uses ~270k gas here). */
 export const FALLBACK_GAS_LIMIT = 350_000n;

@@ -1,7 +1,7 @@
 import type { AnchoringConfig } from '../../config';
+import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../../ports/chains';
 import { EvmEasChain } from './evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
-import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from './port';
 import { StacksNotaryChain } from './stacks';
 import { type StacksDevnet, startStacksDevnet } from './stacks-devnet';
 

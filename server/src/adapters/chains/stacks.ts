@@ -35,7 +35,7 @@ import type {
   FeeParams,
   SignedAnchorTx,
   TxStatus,
-} from './port.js';
+} from '../../ports/chains';
 
 export type StacksNetworkName = 'mainnet' | 'testnet' | 'devnet';
 

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import { isPlaceholderEmail } from './placeholder';
-import type { Mailer, MailMessage } from './port';
+import { isPlaceholderEmail, type Mailer, type MailMessage } from '../../ports/mail';
 
 export interface FileMailerOptions {
   /** Directory receiving the `.eml` files (config `mail.devMailbox`, i.e. `DATA_DIR/mail`); created on demand. */

@@ -1,11 +1,9 @@
 import type { Config } from '../../config';
+import type { Mailer } from '../../ports/mail';
 import { FileMailer } from './file';
-import type { Mailer } from './port';
 import { SmtpMailer } from './smtp';
 
 export { FileMailer, type FileMailerOptions } from './file';
-export { isPlaceholderEmail } from './placeholder';
-export type { Mailer, MailMessage } from './port';
 export { SmtpMailer, type SmtpMailerOptions } from './smtp';
 
 /**

@@ -1,6 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import { isPlaceholderEmail } from './placeholder';
-import type { Mailer, MailMessage } from './port';
+import { isPlaceholderEmail, type Mailer, type MailMessage } from '../../ports/mail';
 
 export interface SmtpMailerOptions {
   /** `SMTP_URL`, e.g. `smtps://user:pass@smtp.example.com:465` or `smtp://relay:25` (nodemailer URL syntax). */

@@ -1,36 +1,8 @@
 import { RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS, type RateLimitName } from '@notary/shared';
 import { ipKeyGenerator, MemoryStore, type Options, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
+import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limit';
 import type { RedisConnection } from '../redis/client';
-
-/**
- * The outcome of counting one call against its limits. `headers` are the standard rate limit fields
- * (draft-ietf-httpapi-ratelimit-headers-08, structured fields): `RateLimit-Policy` lists each limit that
- * applies (`"upload";q=10;w=60`), `RateLimit` its remaining budget and the seconds until it resets
- * (`"upload";r=3;t=42`).
- */
-export interface RateLimitDecision {
-  allowed: boolean;
-  /** The limit that refused the call (the one that resets last when several did); undefined when allowed. */
-  exceeded: RateLimitName | undefined;
-  /** Seconds until the exceeding limit's window resets (at least 1); 0 when allowed. */
-  retryAfterSeconds: number;
-  headers: { 'RateLimit-Policy': string; RateLimit: string } | undefined;
-}
-
-/** Counts calls per subject against the spec's limits (`RATE_LIMITS`, a 60 s window each). */
-export interface RateLimiter {
-  /** False with `RATE_LIMITS=off`: `consume` allows everything and sends no headers. */
-  readonly enabled: boolean;
-  /** `memory` (this process) or `redis` (shared by every instance on the same `REDIS_URL`). */
-  readonly kind: 'off' | 'memory' | 'redis';
-  /**
-   * Counts one call of `subject` against each of `limits` (each limit its own counter) and says whether
-   * every one of them is still within its budget. A store failure (Redis down) lets the call through and is
-   * logged: the limits protect availability, they must not take it away.
-   */
-  consume(limits: readonly RateLimitName[], subject: string): Promise<RateLimitDecision>;
-}
 
 /** The subject of a call: `user:<id>` with a valid session token, else `ip:<address or IPv6 /56>`. */
 export function rateLimitSubject(userId: string | null, ip: string | null): string {

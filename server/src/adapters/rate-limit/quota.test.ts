@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QuotaCounter } from '../../ports/rate-limit';
 import { connectRedis, type RedisConnection } from '../redis/client';
-import { createQuotaCounter, type QuotaCounter } from './quota';
+import { createQuotaCounter } from './quota';
 
 /**
  * Hourly quotas (invitation mails) in process and in the machine's real Redis (127.0.0.1:6379): exact

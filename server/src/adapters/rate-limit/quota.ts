@@ -1,41 +1,7 @@
 import { MemoryStore, type Options, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
+import type { Quota, QuotaCounter, QuotaDecision } from '../../ports/rate-limit';
 import type { RedisConnection } from '../redis/client';
-
-/** One budget to count an event against: `limit` events per window under `key`. */
-export interface Quota {
-  /** Names the budget, e.g. `invite:user:<id>`; also what `exceeded` reports. */
-  key: string;
-  limit: number;
-}
-
-/** The outcome of counting one event. */
-export interface QuotaDecision {
-  allowed: boolean;
-  /** The key of the quota that refused the event (the one that resets last); undefined when allowed. */
-  exceeded: string | undefined;
-  /** Seconds until the refusing quota's window resets (at least 1); 0 when allowed. */
-  retryAfterSeconds: number;
-}
-
-/**
- * Counts events in fixed windows longer than the spec's one-minute rate limits (e.g. invitation mails per
- * hour), in this process or in Redis (one budget for every instance sharing `REDIS_URL`). Port of the domain
- * (`domain/team/service.ts`).
- */
-export interface QuotaCounter {
-  /** False with `RATE_LIMITS=off`: everything is allowed. */
-  readonly enabled: boolean;
-  /** The window of every quota of this counter, in seconds. */
-  readonly windowSeconds: number;
-  /**
-   * Counts one event against each of `quotas` (each its own counter) and says whether all are still within
-   * their limit. A refused event is taken back from every counter, so it uses up no budget (one member
-   * hammering their own limit leaves the organization's intact). A store failure (Redis down) allows the event
-   * and is logged.
-   */
-  consume(quotas: readonly Quota[]): Promise<QuotaDecision>;
-}
 
 const ALLOWED: QuotaDecision = { allowed: true, exceeded: undefined, retryAfterSeconds: 0 };
 

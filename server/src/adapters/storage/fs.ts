@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '@notary/shared';
-import type { Disposition, ObjectStorage, PresignOptions, StoredObjectInfo } from './port';
+import type { Disposition, ObjectStorage, PresignOptions, StoredObjectInfo } from '../../ports/storage';
 import { abortReason, assertValidKey, assertValidPrefix, assertValidPresignOptions } from './validate';
 
 /** Query parameter names of a signed file URL (`/files/<key>?exp=&ct=&cd=&fn=&sig=`). */

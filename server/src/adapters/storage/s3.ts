@@ -15,7 +15,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { AppError } from '@notary/shared';
 import type { StorageConfig } from '../../config';
-import type { ObjectStorage, PresignOptions, StoredObjectInfo } from './port';
+import type { ObjectStorage, PresignOptions, StoredObjectInfo } from '../../ports/storage';
 import { deleteEveryVersion, refuseObjectLock } from './s3-versions';
 import {
   abortReason,

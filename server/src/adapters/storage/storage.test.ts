@@ -21,8 +21,8 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRadosgw } from '../../../../test/harness/radosgw';
 import { createSignedFileRoute } from '../../http/files';
+import type { ObjectStorage } from '../../ports/storage';
 import { FsObjectStorage } from './fs';
-import type { ObjectStorage } from './port';
 import { S3ObjectStorage } from './s3';
 
 const MiB = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { AppError } from '@notary/shared';
 import { create as createContentDisposition } from 'content-disposition';
-import type { Disposition, PresignOptions } from './port';
+import type { Disposition, PresignOptions } from '../../ports/storage';
 
 /** Longest key accepted, in bytes (S3 allows 1024; keys are ASCII so characters = bytes). */
 export const MAX_KEY_LENGTH = 1024;

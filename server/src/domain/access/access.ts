@@ -10,8 +10,8 @@ import {
   UUID_PATTERN,
   type WalletAccessInput,
 } from '@notary/shared';
-import type { ObjectStorage } from '../../adapters/storage/port';
 import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../../db/entities';
+import type { ObjectStorage } from '../../ports/storage';
 import { presignDocumentFile } from '../documents/service';
 import { policyStatus } from './policies';
 import { OPAQUE_TOKEN_PATTERN, sha256Hex } from './tokens';

@@ -1,6 +1,6 @@
 import { type AcervoFeedDto, LIMITS } from '@notary/shared';
 import { LRUCache } from 'lru-cache';
-import { type InvalidationBus, localInvalidationBus } from '../../adapters/cache-bus/port';
+import { type InvalidationBus, localInvalidationBus } from '../../ports/cache-bus';
 
 /**
  * In-process cache of acervo feed pages (spec, Limits: acervo response cache 5 minutes), keyed by tenant,

@@ -7,11 +7,11 @@ import { JsonRpcProvider, Network, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmEasChain } from '../../adapters/chains/evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from '../../adapters/chains/hardhat-devnet';
-import type { AnchorChain } from '../../adapters/chains/port';
 import { StacksNotaryChain } from '../../adapters/chains/stacks';
 import { type StacksDevnet, startStacksDevnet } from '../../adapters/chains/stacks-devnet';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor, Tenant } from '../../db/entities';
 import { baseOrmOptions } from '../../db/orm-config';
+import type { AnchorChain } from '../../ports/chains';
 import { AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 
 /**

@@ -3,9 +3,9 @@ import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmEasChain } from '../../adapters/chains/evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from '../../adapters/chains/hardhat-devnet';
-import type { AnchorChain } from '../../adapters/chains/port';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor, Tenant } from '../../db/entities';
 import { baseOrmOptions } from '../../db/orm-config';
+import type { AnchorChain } from '../../ports/chains';
 import { hashFromHex, type MerkleProof, verifyMerkleProof } from './merkle';
 import { AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 

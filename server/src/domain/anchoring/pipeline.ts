@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { AnchorChain, ChainKind, FeeParams, TxStatus } from '../../adapters/chains/port';
 import { AnchorBatch, AnchorTx, type AnchorTxEntity, Document, DocumentAnchor } from '../../db/entities';
+import type { AnchorChain, ChainKind, FeeParams, TxStatus } from '../../ports/chains';
 import { buildMerkleTree } from './merkle';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
-import type { ObjectStorage } from '../../adapters/storage/port';
+import type { ObjectStorage } from '../../ports/storage';
 import { SNIFF_BYTES } from './mime';
 
 /** Result of streaming a file into storage. */
@@ -15,15 +15,33 @@ export interface IngestResult {
 
 /**
  * Passes bytes through unchanged while hashing them, counting them and keeping the head. Memory is
- * bounded by the stream's highWaterMark plus `SNIFF_BYTES`, whatever the file size.
+ * bounded by the stream's highWaterMark plus `SNIFF_BYTES`, whatever the file size. Past `maxBytes` it
+ * passes nothing more on and calls `onLimit` once (which aborts the put: the storage adapter then destroys
+ * the tap and removes what it wrote, as for any abort).
  */
 class HashingTap extends Transform {
   private readonly hash = createHash('sha256');
   private readonly headChunks: Buffer[] = [];
   private headLength = 0;
+  private over = false;
   size = 0;
 
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onLimit: () => void,
+  ) {
+    super();
+  }
+
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.over || this.size + chunk.length > this.maxBytes) {
+      if (!this.over) {
+        this.over = true;
+        this.onLimit();
+      }
+      callback();
+      return;
+    }
     this.hash.update(chunk);
     this.size += chunk.length;
     if (this.headLength < SNIFF_BYTES) {
@@ -45,15 +63,21 @@ class HashingTap extends Transform {
 
 /**
  * Streams `source` into `storage` under `key`, computing SHA-256 on the fly (DESIGN.md, main job step 2).
- * If `source` errors or `signal` aborts, the storage adapter removes whatever it wrote, and this rejects.
+ * If `source` errors, `signal` aborts or the bytes pass `maxBytes` (default: no bound; then it rejects with
+ * `tooLarge()`, default a plain Error), the storage adapter removes whatever it wrote, and this rejects.
+ * Either way `source` is read to its end, so the request carrying it completes.
  */
 export async function ingestStream(
   storage: ObjectStorage,
   key: string,
   source: Readable,
-  options: { signal: AbortSignal; contentType?: string },
+  options: { signal: AbortSignal; contentType?: string; maxBytes?: number; tooLarge?: () => Error },
 ): Promise<IngestResult> {
-  const tap = new HashingTap();
+  // Past `maxBytes` the put is aborted with `tooLarge()`, the same way as an abort of the caller's `signal`.
+  const limit = new AbortController();
+  const tap = new HashingTap(options.maxBytes ?? Number.POSITIVE_INFINITY, () =>
+    limit.abort(options.tooLarge?.() ?? new Error(`More than ${options.maxBytes} bytes`)),
+  );
   source.on('error', (e) => tap.destroy(e));
   // When storage gives up (abort, error), keep reading the source into the void so the request finishes and
   // the client gets its answer instead of a stalled upload.
@@ -65,7 +89,7 @@ export async function ingestStream(
   });
   source.pipe(tap);
   await storage.put(key, tap, {
-    signal: options.signal,
+    signal: AbortSignal.any([options.signal, limit.signal]),
     ...(options.contentType ? { contentType: options.contentType } : {}),
   });
   return { size: tap.size, sha256Hash: tap.digest(), head: tap.head() };

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError, type LgpdDeletionDto } from '@notary/shared';
-import type { ObjectStorage } from '../../adapters/storage/port';
 import { AccessPolicy, DocumentDeletion } from '../../db/entities';
+import type { ObjectStorage } from '../../ports/storage';
 import type { AcervoFeedCache } from '../acervo/cache';
 import type { Actor } from '../tenancy/actor';
 import { requireDocumentOwner } from './owner';

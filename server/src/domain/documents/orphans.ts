@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { ObjectStorage } from '../../adapters/storage/port';
 import { Document } from '../../db/entities';
+import type { ObjectStorage } from '../../ports/storage';
 
 /** Keys checked against the database per query while sweeping (one query per page, never one per object). */
 const SWEEP_PAGE = 500;

@@ -12,41 +12,56 @@ import {
   type VerifyByHashDto,
   type ViewDto,
 } from '@notary/shared';
-import type { ObjectStorage } from '../../adapters/storage/port';
 import { Document, type DocumentEntity } from '../../db/entities';
-import { enqueueAnchoring } from '../../jobs/boss';
+import type { AnchoringQueue } from '../../ports/queue';
+import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
 import { toDocumentDto, toPublicDto } from './projection';
 import { lockAndAssertStorageRoom } from './quota';
 import { newSerialNumber } from './serial';
 
-/** A file already in object storage, ready to be recorded (`POST /api/documents/upload`, step 3). */
+/**
+ * A file whose bytes were read and hashed (and, unless the record is reference-only, stored), ready to be
+ * recorded (DESIGN.md, The main job, step 3).
+ */
 export interface StoredFile {
-  storageKey: string;
+  /** Object key of the bytes; null for a reference-only record (IPFS import: hashed, not kept). */
+  storageKey: string | null;
   fileName: string;
+  /** Bytes. */
   fileSize: number;
   mimeType: string;
+  /** Lower-case hex SHA-256 of exactly the bytes read. */
   sha256Hash: string;
   consentTimestamp: Date;
+  /** How the bytes came in (spec, Document `sourceType`); `upload` when absent. */
+  sourceType?: DocumentEntity['sourceType'];
+  /** Where they came from (an `ipfs://` URI, a captured page's URL); null when absent. */
+  sourceUri?: string | null;
+  /** Web capture: object key of the page's screenshot; null when absent. */
+  screenshotKey?: string | null;
 }
 
 /**
- * Creates the Document row for a stored object in one transaction, with a fresh serial number; status
- * `pending` on both chains (spec, States and transitions). Retries the serial on the (rare) collision.
- * The caller deletes the object if this throws, so no object outlives a failed insert.
- * With `quotaBytes` (0: none) the tenant's storage quota is checked under a lock in the same transaction.
+ * Creates the Document row in one transaction with the request of its anchoring (`anchoring`: the job commits
+ * or rolls back with the row), with a fresh serial number; status `pending` on both chains (spec, States and
+ * transitions). Retries the serial on the (rare) collision. The caller deletes the object if this throws, so
+ * no object outlives a failed insert (`notarize.ts` does).
+ * With `quotaBytes` (0 or absent: none) the tenant's storage quota is checked under a lock in the same
+ * transaction; a reference-only record stores nothing and is never refused by it.
  * @throws AppError('PAYLOAD_TOO_LARGE') when the file does not fit in the quota.
  */
 export async function recordUploadedDocument(
   em: EntityManager,
   actor: Actor,
   file: StoredFile,
-  options: { quotaBytes?: number } = {},
+  options: { anchoring: AnchoringQueue; quotaBytes?: number },
 ): Promise<DocumentEntity> {
+  const quotaBytes = file.storageKey === null ? 0 : (options.quotaBytes ?? 0);
   for (let attempt = 0; ; attempt++) {
     try {
       return await em.transactional(async (tx) => {
-        await lockAndAssertStorageRoom(tx, actor.tenant.id, options.quotaBytes ?? 0, file.fileSize);
+        await lockAndAssertStorageRoom(tx, actor.tenant.id, quotaBytes, file.fileSize);
         const doc = tx.create(Document, {
           id: crypto.randomUUID(),
           tenant: actor.tenant.id,
@@ -55,16 +70,17 @@ export async function recordUploadedDocument(
           fileSize: file.fileSize,
           mimeType: file.mimeType,
           sha256Hash: file.sha256Hash,
-          sourceType: 'upload',
-          sourceUri: null,
+          sourceType: file.sourceType ?? 'upload',
+          sourceUri: file.sourceUri ?? null,
           storageKey: file.storageKey,
+          screenshotKey: file.screenshotKey ?? null,
           consentGiven: true,
           consentTimestamp: file.consentTimestamp,
           uploaderUserId: actor.userId,
           uploaderIp: actor.ip,
         });
         await tx.flush();
-        await enqueueAnchoring(tx);
+        await options.anchoring.enqueueAnchoring(tx);
         return doc;
       });
     } catch (e) {

@@ -1,6 +1,6 @@
 import { LIMITS, type VerifyByHashDto } from '@notary/shared';
 import { LRUCache } from 'lru-cache';
-import { type InvalidationBus, localInvalidationBus } from '../../adapters/cache-bus/port';
+import { type InvalidationBus, localInvalidationBus } from '../../ports/cache-bus';
 
 /**
  * In-process cache of positive public verifications (spec, Limits: public verification cached 60 s).

@@ -1,5 +1,5 @@
 import type { MailLanguage, Role } from '@notary/shared';
-import type { MailMessage } from '../../adapters/mail/port';
+import type { MailMessage } from '../../ports/mail';
 
 /**
  * The team invitation mail (spec, Team: "by email the invite is sent and the role applies on join"), in

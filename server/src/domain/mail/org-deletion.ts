@@ -1,5 +1,5 @@
 import type { MailLanguage } from '@notary/shared';
-import type { MailMessage } from '../../adapters/mail/port';
+import type { MailMessage } from '../../ports/mail';
 
 /**
  * The two mails of an organization deletion (spec, Events: "Emails are sent for the organization deletion

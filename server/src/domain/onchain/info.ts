@@ -1,6 +1,6 @@
 import type { OnchainInfoDto } from '@notary/shared';
-import { DEVNET_EVM_NETWORK } from '../../adapters/chains/port';
 import type { Config } from '../../config';
+import { DEVNET_EVM_NETWORK } from '../../ports/chains';
 
 /**
  * On-chain info (spec, Other shapes; `GET /api/onchain/info`), from configuration only (no chain call):

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError, isRole, ROLE_RANK, type Role } from '@notary/shared';
-import type { OrganizationDirectory } from '../../adapters/identity/directory';
-import type { IdentityAdmin } from '../../adapters/identity/port';
-import type { ObjectStorage } from '../../adapters/storage/port';
+import type { OrganizationDirectory } from '../../ports/directory';
+import type { IdentityAdmin } from '../../ports/identity';
+import type { ObjectStorage } from '../../ports/storage';
 import { ORPHAN_GRACE_MS, sweepOrphanedObjects } from '../documents/orphans';
 import { ensureOrganizationTenant, ensurePersonalTenant, setTenantRole } from '../tenancy/resolve';
 

@@ -1,10 +1,9 @@
 import { type EntityManager, LockMode } from '@mikro-orm/core';
 import { AppError, type MailLanguage } from '@notary/shared';
-import type { OrganizationDirectory } from '../../adapters/identity/directory';
-import { isPlaceholderEmail } from '../../adapters/mail/placeholder';
-import type { Mailer } from '../../adapters/mail/port';
-import type { ObjectStorage } from '../../adapters/storage/port';
 import { Document, OrgDeletion, Tenant, TenantMember } from '../../db/entities';
+import type { OrganizationDirectory } from '../../ports/directory';
+import { isPlaceholderEmail, type Mailer } from '../../ports/mail';
+import type { ObjectStorage } from '../../ports/storage';
 import { deletionCodeMail, deletionNoticeMail } from '../mail/org-deletion';
 import type { Actor, OrganizationActor } from '../tenancy/actor';
 import {

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError } from '@notary/shared';
 import { z } from 'zod';
-import type { OrganizationDirectory } from '../../adapters/identity/directory';
 import { Tenant } from '../../db/entities';
+import type { OrganizationDirectory } from '../../ports/directory';
 import type { Actor } from '../tenancy/actor';
 import { atProvider, requireOrganizationManager } from './guard';
 

@@ -20,11 +20,10 @@ import {
   type TeamOkDto,
   WALLET_ADDRESS_PATTERN,
 } from '@notary/shared';
-import type { DirectoryInvitation, OrganizationDirectory } from '../../adapters/identity/directory';
-import { isPlaceholderEmail } from '../../adapters/mail/placeholder';
-import type { Mailer } from '../../adapters/mail/port';
-import type { QuotaCounter } from '../../adapters/rate-limit/quota';
 import { TenantMember } from '../../db/entities';
+import type { DirectoryInvitation, OrganizationDirectory } from '../../ports/directory';
+import { isPlaceholderEmail, type Mailer } from '../../ports/mail';
+import type { QuotaCounter } from '../../ports/rate-limit';
 import { invitationMail, pickMailLanguage } from '../mail/invitation';
 import { type Actor, type OrganizationActor, requireOrganization } from '../tenancy/actor';
 import { ensureOrganizationTenant, setTenantRole } from '../tenancy/resolve';

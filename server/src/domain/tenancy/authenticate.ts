@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError } from '@notary/shared';
-import type { TokenVerifier } from '../../adapters/identity/port';
+import type { TokenVerifier } from '../../ports/identity';
 import type { Actor } from './actor';
 import { type MembershipLookup, resolveTenant } from './resolve';
 

@@ -1,13 +1,9 @@
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type {
-  DirectoryMember,
-  DirectoryOrganization,
-  OrganizationDirectory,
-} from '../../adapters/identity/directory';
 import { Document, Tenant, TenantMember } from '../../db/entities';
 import { baseOrmOptions } from '../../db/orm-config';
+import type { DirectoryMember, DirectoryOrganization, OrganizationDirectory } from '../../ports/directory';
 import { applyMembershipEvent, reconcileAll, reconcileOrganization } from './reconcile';
 import { ensureOrganizationTenant, type MembershipLookup, resolveTenant, setTenantRole } from './resolve';
 

@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { isRole, type Role } from '@notary/shared';
+import { Tenant, type TenantEntity, TenantMember } from '../../db/entities';
 import type {
   DirectoryMember,
   DirectoryOrganization,
   MembershipEvent,
   OrganizationDirectory,
-} from '../../adapters/identity/directory';
-import { Tenant, type TenantEntity, TenantMember } from '../../db/entities';
+} from '../../ports/directory';
 import { ensureOrganizationTenant, setTenantRole } from './resolve';
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError, type Role } from '@notary/shared';
-import type { SessionClaims } from '../../adapters/identity/port';
 import { Tenant, type TenantEntity, TenantMember } from '../../db/entities';
+import type { SessionClaims } from '../../ports/identity';
 
 /** What the identity provider says about a membership, used to reconcile the service's role table. */
 export interface MembershipLookup {

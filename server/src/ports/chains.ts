@@ -1,3 +1,5 @@
+import { keccak256, solidityPacked, ZeroAddress } from 'ethers';
+
 /**
  * Chain port of the anchoring pipeline (issue 4): one implementation per chain (EVM through an EAS
  * attestation, Stacks through a Clarity contract call), the same worker code for the local devnet, tests and
@@ -10,6 +12,21 @@
  */
 
 export type ChainKind = 'evm' | 'stacks';
+
+/**
+ * The EAS schema every EVM anchor is attested under (registered once per SchemaRegistry by the EVM adapter):
+ * one field, the batch's Merkle root (for a batch of one, the document's SHA-256 itself). Certificates and
+ * receipts name it so that anyone can decode an attestation without this service.
+ */
+export const EAS_SCHEMA = 'bytes32 merkleRoot';
+
+/**
+ * UID of `EAS_SCHEMA` with no resolver, not revocable: `keccak256(abi.encodePacked(schema, resolver,
+ * revocable))` (EAS SchemaRegistry `_getUID`), identical on every chain.
+ */
+export const EAS_SCHEMA_UID = keccak256(
+  solidityPacked(['string', 'address', 'bool'], [EAS_SCHEMA, ZeroAddress, false]),
+);
 
 /** EVM network name and chain id of the in-process devnet (Hardhat's defaults). */
 export const DEVNET_EVM_NETWORK = { network: 'hardhat', chainId: 31337 } as const;

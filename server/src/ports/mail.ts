@@ -1,3 +1,18 @@
+/** An outgoing e-mail. */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+/** Mail port: SMTP (`SMTP_URL`) in production, `.eml` files under `DATA_DIR/mail/` otherwise. */
+export interface Mailer {
+  /** True when mail really leaves the machine (or `MAIL_DEV=1` says the dev mailbox counts). */
+  readonly configured: boolean;
+  send(message: MailMessage): Promise<void>;
+}
+
 /**
  * Placeholder addresses: accounts without a real mailbox (Sign-In With Ethereum wallet users) get an address
  * under the `.invalid` top-level domain, e.g. `0xAbC…@siwe.placeholder.invalid` (better-auth's

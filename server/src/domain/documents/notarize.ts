@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/core';
+import { AppError, can, LIMITS } from '@notary/shared';
+import type { DocumentEntity } from '../../db/entities';
+import type { AnchoringQueue } from '../../ports/queue';
+import type { ObjectStorage } from '../../ports/storage';
+import type { Actor } from '../tenancy/actor';
+import { cleanFileName } from './file-name';
+import { type IngestResult, ingestStream } from './ingest';
+import { detectMimeType } from './mime';
+import { assertStorageRoom } from './quota';
+import { recordUploadedDocument } from './service';
+
+/** The file of an intake, handed over by the face as its bytes start. */
+export interface IntakeFile {
+  /** The file's bytes; consumed from the moment it is handed over. */
+  stream: Readable;
+  /** The name the client gave, as sent (cleaned here: last path segment, no control characters). */
+  fileName: string | undefined;
+  /** The media type the client declared; never trusted (the bytes decide), kept as a hint for text. */
+  declaredType: string | undefined;
+}
+
+/** What came with the file. */
+export interface IntakeFields {
+  /** When the person consented to the processing (LGPD Art. 7 I); undefined when they did not. */
+  consentAt: Date | undefined;
+}
+
+/**
+ * How a face hands an intake over (a multipart upload, a fetched IPFS file, a capture's WACZ), so that
+ * `notarize` decides when bytes may be read without knowing the transport.
+ */
+export interface IntakeSource {
+  /**
+   * Called once the actor may notarize, before any byte is read: checks the framing the face expects
+   * (@throws AppError BAD_REQUEST) and returns the file size announced up front in bytes (e.g. Content-Length
+   * less the multipart framing), or undefined when nothing was announced.
+   */
+  announce(): number | undefined;
+  /**
+   * Reads the whole intake. Calls `onFile` at most once, as the file's bytes start (`onFile` consumes the
+   * stream at once). Resolves once everything was read, with the fields. Rejects with AppError BAD_REQUEST
+   * for malformed input, with another error when the client went away.
+   */
+  read(onFile: (file: IntakeFile) => void): Promise<IntakeFields>;
+}
+
+/**
+ * One way in (DESIGN.md, Intake paths). `stored`: the bytes are kept in object storage, an upload (and a web
+ * capture's WACZ, whose screenshot the capture stored beforehand under `screenshotKey`). `reference`: the bytes
+ * are streamed and hashed but not kept (IPFS import: the CID is the contract), not accepted yet.
+ */
+export type Intake =
+  | {
+      kind: 'stored';
+      source: IntakeSource;
+      origin:
+        | { sourceType: 'upload' }
+        | { sourceType: 'web-capture'; sourceUri: string; screenshotKey: string };
+    }
+  | { kind: 'reference'; source: IntakeSource; sourceType: 'ipfs'; sourceUri: string };
+
+/** What `notarize` uses of the service (a subset of `AppDeps`). */
+export interface NotarizeDeps {
+  storage: ObjectStorage;
+  anchoringQueue: AnchoringQueue;
+  /** `tenantStorageQuotaBytes`: bytes a tenant may keep in storage (`TENANT_STORAGE_QUOTA_BYTES`, 0: none). */
+  config: { tenantStorageQuotaBytes: number };
+}
+
+/**
+ * The one notarization path every intake goes through (DESIGN.md, The main job; issue 13): the role table
+ * (`upload`), the announced size and the tenant's storage quota before any byte is read, the bytes streamed
+ * into storage while SHA-256 is computed (memory flat; past 250 MB or past what the quota has left the
+ * object is removed and 413 answered once the intake is read), consent, the real media type, then the
+ * Document row and its anchoring job in one transaction. No object outlives a failure: whatever the intake
+ * brought is removed when no row results.
+ * @returns the new Document (status `pending` on both chains).
+ * @throws AppError FORBIDDEN below editor in an organization; BAD_REQUEST malformed intake, missing file or
+ *   consent; PAYLOAD_TOO_LARGE past 250 MB or the quota; NOT_IMPLEMENTED for a `reference` intake; the
+ *   source's error when the client went away.
+ */
+export async function notarize(
+  em: EntityManager,
+  deps: NotarizeDeps,
+  actor: Actor,
+  intake: Intake,
+): Promise<DocumentEntity> {
+  // Objects the intake brought along (a capture's screenshot) go the way of the file.
+  const brought =
+    intake.kind === 'stored' && intake.origin.sourceType === 'web-capture'
+      ? [intake.origin.screenshotKey]
+      : [];
+  // The key of the complete object once the bytes are in.
+  let stored: string | undefined;
+  try {
+    if (!can(actor.role, 'upload')) {
+      throw new AppError(
+        'FORBIDDEN',
+        `Uploading needs the editor role or higher in this organization (you are ${actor.role})`,
+      );
+    }
+    if (intake.kind === 'reference') {
+      throw new AppError('NOT_IMPLEMENTED', 'Reference-only records (IPFS import) are not accepted yet');
+    }
+    const announced = intake.source.announce();
+    if (announced !== undefined && announced > LIMITS.maxUploadBytes) {
+      throw new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
+    }
+    const quotaBytes = deps.config.tenantStorageQuotaBytes;
+    // Early 413 when the quota is already full or the announced file cannot fit; the exact check runs again
+    // under a lock when the row is written (concurrent uploads).
+    const room = await assertStorageRoom(em, actor.tenant.id, quotaBytes, Math.max(1, announced ?? 0));
+    const key = `${actor.tenant.id}/${randomUUID()}`;
+    const received = await receive(deps.storage, intake.source, key, Math.min(LIMITS.maxUploadBytes, room));
+    if (!received.file)
+      throw new AppError('BAD_REQUEST', 'Missing file: send it in the multipart field `file`');
+    stored = key;
+    const { fileName, declaredType, result } = received.file;
+    const consentAt = received.fields.consentAt;
+    if (!consentAt) {
+      throw new AppError('BAD_REQUEST', 'Consent is required (LGPD Art. 7 I): send the field `consent=true`');
+    }
+    const mimeType = await detectMimeType(result.head, declaredType, fileName);
+    const origin = intake.origin;
+    return await recordUploadedDocument(
+      em,
+      actor,
+      {
+        storageKey: key,
+        fileName,
+        fileSize: result.size,
+        mimeType,
+        sha256Hash: result.sha256Hash,
+        consentTimestamp: consentAt,
+        sourceType: origin.sourceType,
+        ...(origin.sourceType === 'web-capture'
+          ? { sourceUri: origin.sourceUri, screenshotKey: origin.screenshotKey }
+          : {}),
+      },
+      { anchoring: deps.anchoringQueue, quotaBytes },
+    );
+  } catch (e) {
+    // No object without its row.
+    for (const key of stored ? [stored, ...brought] : brought) await removeQuietly(deps.storage, key);
+    throw e;
+  }
+}
+
+/** Removes `key`; a failure is logged (the orphan sweep removes what is left), never thrown over the cause. */
+async function removeQuietly(storage: ObjectStorage, key: string): Promise<void> {
+  await storage.delete(key).catch((err) => console.error('[upload] could not remove', key, err));
+}
+
+interface Received {
+  fields: IntakeFields;
+  file: { fileName: string; declaredType: string | undefined; result: IngestResult } | undefined;
+}
+
+/**
+ * Reads `source`, streaming its file into storage under `key` while hashing it. Resolves once the whole
+ * intake is read and the object is stored. Rejects, with the object removed, with PAYLOAD_TOO_LARGE past
+ * `maxBytes` (after the intake was read to its end, so the client sees the answer), with the source's error
+ * when it fails (malformed, client gone).
+ */
+async function receive(
+  storage: ObjectStorage,
+  source: IntakeSource,
+  key: string,
+  maxBytes: number,
+): Promise<Received> {
+  const tooLargeError = () =>
+    maxBytes < LIMITS.maxUploadBytes
+      ? new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `The file does not fit in this workspace's storage quota (${maxBytes} bytes left)`,
+        )
+      : new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
+  const abort = new AbortController();
+  let tooLarge = false;
+  let ingest: Promise<NonNullable<Received['file']>> | undefined;
+  let fields: IntakeFields;
+  try {
+    fields = await source.read((file) => {
+      if (ingest) {
+        file.stream.resume();
+        return;
+      }
+      const fileName = cleanFileName(file.fileName);
+      ingest = ingestStream(storage, key, file.stream, {
+        signal: abort.signal,
+        maxBytes,
+        tooLarge: () => {
+          tooLarge = true;
+          return tooLargeError();
+        },
+      }).then((result) => ({ fileName, declaredType: file.declaredType, result }));
+      ingest.catch(() => undefined);
+    });
+  } catch (e) {
+    abort.abort(e);
+    // Wait for the storage adapter to finish removing what it wrote before answering; an object stored in
+    // full before the failure is removed here.
+    const complete = await ingest?.then(
+      () => true,
+      () => false,
+    );
+    if (complete) await removeQuietly(storage, key);
+    throw e;
+  }
+  if (!ingest) return { fields, file: undefined };
+  try {
+    return { fields, file: await ingest };
+  } catch (e) {
+    throw tooLarge ? tooLargeError() : e;
+  }
+}
