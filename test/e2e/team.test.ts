@@ -57,7 +57,7 @@ interface MemberBody {
   myRole: Role;
 }
 
-/** EIP-4361 message, as `server/src/adapters/identity/better-auth.test.ts` writes it. */
+/** EIP-4361 message, as `server/src/adapters/identity/better-auth/identity.test.ts` writes it. */
 function siweMessage(input: { domain: string; address: string; uri: string; nonce: string }): string {
   return [
     `${input.domain} wants you to sign in with your Ethereum account:`,

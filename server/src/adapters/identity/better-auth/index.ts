@@ -103,6 +103,16 @@
  * `app.all('/api/auth/{*rest}', identity.handler)` in Express 5, before `express.json()` (better-auth reads the
  * raw body; an already parsed JSON body also works). Set Express's `trust proxy` to match the deployment:
  * the rate limiter keys on `req.ip`.
+ *
+ * ## Files (one concern each)
+ * - `index.ts` (this file): `createBetterAuthIdentity`, which wires the parts below together.
+ * - `options.ts`: better-auth's options; `email-otp.ts`, `siwe.ts`, `organizations.ts`, `session-jwt.ts`:
+ *   its plugins as the service configures them; `date-columns.ts`: the Kysely plugin giving it `Date`s.
+ * - `handler.ts`: the `/api/auth/*` handler; `organization-guard.ts`: which organization endpoints are served.
+ * - `verifier.ts`: the `TokenVerifier` of session JWTs; `admin.ts`: operator operations; `migrate.ts`: tables.
+ * - `directory.ts` (+ `directory-organizations.ts`, `directory-members.ts`, `directory-invitations.ts`):
+ *   the `OrganizationDirectory`; `membership-events.ts`: membership events out of better-auth;
+ *   `store.ts`: its tables as the database adapter returns them, and the reads the parts share.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
