@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/core';
+import type { Role } from '@notary/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsObjectStorage } from '../../adapters/storage/fs';
+import { type Database, openDatabase } from '../../db';
+import { Document, Tenant, type TenantEntity } from '../../db/entities';
+import type { AnchoringQueue } from '../../ports/queue';
+import type { Actor } from '../tenancy/actor';
+import { type IntakeSource, type NotarizeDeps, notarize } from './notarize';
+
+/**
+ * The one notarization path against the embedded database and local object storage, with intakes fed by hand:
+ * what is checked before any byte is read, what is recorded, and that no object outlives a failure.
+ */
+
+const MiB = 1024 * 1024;
+
+/** An intake of `bytes` (none: no file part) that records what notarize asked of it. */
+function intake(
+  bytes: Buffer | undefined,
+  options: { consent?: boolean; announced?: number; failAtEnd?: Error } = {},
+): IntakeSource & { announced: boolean; wasRead: boolean } {
+  const source = {
+    announced: false,
+    wasRead: false,
+    announce: () => {
+      source.announced = true;
+      return options.announced;
+    },
+    read: async (onFile: Parameters<IntakeSource['read']>[0]) => {
+      source.wasRead = true;
+      if (bytes) {
+        const stream = Readable.from([bytes], { objectMode: false });
+        const ended = new Promise((resolve) => stream.once('end', resolve));
+        onFile({ stream, fileName: 'dir/note.txt', declaredType: 'application/pdf' });
+        await ended;
+      }
+      if (options.failAtEnd) throw options.failAtEnd;
+      return { consentAt: options.consent === false ? undefined : new Date() };
+    },
+  };
+  return source;
+}
+
+describe('notarize', () => {
+  let db: Database;
+  let dir: string;
+  let storage: FsObjectStorage;
+  let tenant: TenantEntity;
+  /** Whether each anchoring request ran inside a transaction. */
+  const enqueued: boolean[] = [];
+  const anchoringQueue: AnchoringQueue = {
+    enqueueAnchoring: async (tx: EntityManager) => {
+      enqueued.push(tx.isInTransaction());
+    },
+  };
+  const deps = (quotaBytes = 0): NotarizeDeps => ({
+    storage,
+    anchoringQueue,
+    config: { tenantStorageQuotaBytes: quotaBytes },
+  });
+  const actor = (role: Role = 'owner'): Actor => ({
+    userId: 'u1',
+    email: null,
+    tenant,
+    role,
+    ip: '127.0.0.1',
+  });
+  const keys = async () => {
+    const out: string[] = [];
+    for await (const key of storage.list()) out.push(key);
+    return out;
+  };
+
+  beforeAll(async () => {
+    db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+    dir = await mkdtemp(path.join(os.tmpdir(), 'notary-notarize-'));
+    storage = new FsObjectStorage({ root: dir, secret: 's', publicBaseUrl: () => 'http://localhost' });
+    const em = db.fork();
+    tenant = em.create(Tenant, {
+      id: crypto.randomUUID(),
+      kind: 'personal',
+      externalId: 'u1',
+      name: 'T',
+      serialPrefix: 'NT',
+    });
+    await em.flush();
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('stores the bytes, records the Document and requests its anchoring in the same transaction', async () => {
+    const bytes = Buffer.from('hello, notary\n');
+    const doc = await notarize(db.fork(), deps(), actor('editor'), {
+      kind: 'stored',
+      origin: { sourceType: 'upload' },
+      source: intake(bytes),
+    });
+    expect(doc).toMatchObject({
+      fileName: 'note.txt',
+      fileSize: bytes.length,
+      mimeType: 'text/plain',
+      sha256Hash: createHash('sha256').update(bytes).digest('hex'),
+      sourceType: 'upload',
+      sourceUri: null,
+      consentGiven: true,
+    });
+    expect(enqueued).toEqual([true]);
+    expect(await keys()).toEqual([doc.storageKey]);
+    expect(await db.fork().count(Document, { id: doc.id })).toBe(1);
+  });
+
+  it('refuses a reader before the intake is announced or read', async () => {
+    const source = intake(Buffer.from('x'));
+    await expect(
+      notarize(db.fork(), deps(), actor('reader'), {
+        kind: 'stored',
+        origin: { sourceType: 'upload' },
+        source,
+      }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect([source.announced, source.wasRead]).toEqual([false, false]);
+  });
+
+  it('answers 413 from the announced size or a full quota before reading', async () => {
+    const tooBig = intake(Buffer.from('x'), { announced: 251 * 1024 * 1024 });
+    await expect(
+      notarize(db.fork(), deps(), actor(), {
+        kind: 'stored',
+        origin: { sourceType: 'upload' },
+        source: tooBig,
+      }),
+    ).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: 'The file exceeds the 250 MB limit' });
+    const full = intake(Buffer.from('x'));
+    await expect(
+      notarize(db.fork(), deps(1), actor(), {
+        kind: 'stored',
+        origin: { sourceType: 'upload' },
+        source: full,
+      }),
+    ).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect([tooBig.wasRead, full.wasRead]).toEqual([false, false]);
+  });
+
+  it('leaves no object behind: past the quota, without consent, or when the client goes after the file', async () => {
+    const before = await keys();
+    const documents = await db.fork().count(Document, {});
+    const cases: [IntakeSource, object][] = [
+      [
+        intake(Buffer.alloc(2 * MiB, 1)),
+        { code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/quota/) },
+      ],
+      [
+        intake(Buffer.from('x'), { consent: false }),
+        { code: 'BAD_REQUEST', message: expect.stringMatching(/Consent/) },
+      ],
+      [intake(Buffer.from('x'), { failAtEnd: new Error('gone') }), { message: 'gone' }],
+      [intake(undefined), { code: 'BAD_REQUEST', message: expect.stringMatching(/Missing file/) }],
+    ];
+    for (const [source, error] of cases) {
+      await expect(
+        notarize(db.fork(), deps(MiB), actor(), { kind: 'stored', origin: { sourceType: 'upload' }, source }),
+      ).rejects.toMatchObject(error);
+    }
+    expect(await keys()).toEqual(before);
+    expect(await db.fork().count(Document, {})).toBe(documents);
+  });
+
+  it('a web capture that records nothing removes the screenshot it brought too', async () => {
+    const before = await keys();
+    const screenshotKey = `${tenant.id}/shot`;
+    await storage.put(screenshotKey, Readable.from([Buffer.from('png')], { objectMode: false }));
+    await expect(
+      notarize(db.fork(), deps(), actor(), {
+        kind: 'stored',
+        origin: { sourceType: 'web-capture', sourceUri: 'https://example.com/', screenshotKey },
+        source: intake(Buffer.from('wacz'), { consent: false }),
+      }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    expect(await keys()).toEqual(before);
+  });
+
+  it('does not accept a reference-only intake yet, and reads nothing', async () => {
+    const source = intake(Buffer.from('x'));
+    await expect(
+      notarize(db.fork(), deps(), actor(), {
+        kind: 'reference',
+        sourceType: 'ipfs',
+        sourceUri: 'ipfs://x',
+        source,
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED' });
+    expect(source.wasRead).toBe(false);
+  });
+});
