@@ -18,19 +18,32 @@ export interface Context {
 }
 
 /**
- * The context of one request (REST or tRPC): its own EntityManager (lazily forked), bearer token, the
- * listen's admin access, timing.
+ * The context of one call without HTTP (tRPC's "inner context"): what `createContext` builds from a request,
+ * and what a server-side caller (`createCaller`, the procedure tests) is given directly. `bearer` is the token
+ * without its `Bearer ` scheme (none: anonymous).
+ */
+export function createInnerContext(
+  deps: CatalogDeps,
+  admin: AdminAccess,
+  origin: { bearer?: string | null } = {},
+): Context {
+  return {
+    deps,
+    em: lazyEntityManager(deps.db),
+    bearer: origin.bearer ?? null,
+    admin,
+    timing: { rank: 0, city: 0, values: 0, total: 0 },
+  };
+}
+
+/**
+ * The context of one request (REST or tRPC): its own EntityManager (lazily forked), bearer token (RFC 6750
+ * section 2.1), the listen's admin access, timing.
  */
 export function createContext(
   deps: CatalogDeps,
   req: { headers: { authorization?: string | undefined } },
   admin: AdminAccess,
 ): Context {
-  return {
-    deps,
-    em: lazyEntityManager(deps.db),
-    bearer: bearerFrom(req.headers.authorization),
-    admin,
-    timing: { rank: 0, city: 0, values: 0, total: 0 },
-  };
+  return createInnerContext(deps, admin, { bearer: bearerFrom(req.headers.authorization) });
 }

@@ -6,7 +6,7 @@ import { update } from './procedures/providers/update';
 import { search } from './procedures/search/search';
 import { status } from './procedures/sync/status';
 import { trigger } from './procedures/sync/trigger';
-import { router } from './trpc';
+import { createCallerFactory, router } from './trpc';
 
 /** The catalog's typed API (`import type { CatalogRouter }`); REST paths come from the same procedures. */
 export const catalogRouter = router({
@@ -16,3 +16,6 @@ export const catalogRouter = router({
 });
 
 export type CatalogRouter = typeof catalogRouter;
+
+/** Calls the catalog's procedures without HTTP, over a context of `createInnerContext` (tRPC's server-side calls). */
+export const createCaller = createCallerFactory(catalogRouter);

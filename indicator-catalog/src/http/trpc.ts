@@ -13,6 +13,8 @@ const t = initTrpc<Context>().create({ isDev: false, errorFormatter: formatTrpcE
 const errorMapping = t.middleware(async ({ next }) => mapAppError(await next()));
 
 export const router = t.router;
+/** Server-side callers of a router (tRPC's `createCallerFactory`): procedures called without HTTP. */
+export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(errorMapping);
 
 /**

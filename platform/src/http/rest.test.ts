@@ -30,6 +30,15 @@ const router = t.router({
         throw new Error('boom');
       }),
     hidden: t.procedure.query(() => 'tRPC only'),
+    disabled: t.procedure
+      .meta({ openapi: { method: 'GET', path: '/disabled', enabled: false } })
+      .query(() => 'tRPC only'),
+    deeper: t.router({
+      leaf: t.procedure
+        .meta({ openapi: { method: 'PUT', path: '/deeper/{id}/leaf' } })
+        .input(z.object({ id: z.string(), on: z.boolean() }))
+        .mutation(({ input, ctx }) => ({ path: 'items.deeper.leaf', input, user: ctx.user })),
+    }),
   }),
 });
 
@@ -101,5 +110,20 @@ describe('restRouter', () => {
     ).toBe(500);
     expect(errors).toHaveLength(2);
     expect((await fetch(`${base}/hidden`)).status).toBe(404);
+  });
+
+  it('serves a procedure nested deeper at its own path, and none whose openapi is disabled', async () => {
+    const res = await fetch(`${base}/deeper/d1/leaf`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-user': 'bia' },
+      body: JSON.stringify({ on: true, id: 'ignored: the path wins' }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      path: 'items.deeper.leaf',
+      input: { id: 'd1', on: true },
+      user: 'bia',
+    });
+    expect((await fetch(`${base}/disabled`)).status).toBe(404);
   });
 });

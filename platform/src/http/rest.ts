@@ -1,6 +1,6 @@
-import type { AnyProcedure, AnyRouter } from '@trpc/server';
+import { type AnyTRPCRouter, initTRPC } from '@trpc/server';
 import { type Request, type Response, Router } from 'express';
-import type { OpenApiMeta } from 'trpc-to-openapi';
+import { forEachOpenApiProcedure, getInputOutputParsers, type OpenApiMethod } from 'trpc-to-openapi';
 
 /** Extra procedure metadata read by the REST binder, beside trpc-to-openapi's `openapi`. */
 export interface RestMeta {
@@ -21,9 +21,75 @@ export interface RestRouterOptions<Context> {
   beforeSend?: (res: Response, context: Context, output: unknown) => void;
 }
 
+/** Express's router method of each OpenAPI method. */
+const EXPRESS_METHODS = {
+  GET: 'get',
+  POST: 'post',
+  PATCH: 'patch',
+  PUT: 'put',
+  DELETE: 'delete',
+} as const satisfies Record<OpenApiMethod, string>;
+
+/** One procedure served at a REST path, as read once from its metadata when the routes are bound. */
+export interface RestBinding {
+  /** The procedure's path in the router, by segment (`['documents', 'get']` for `documents.get`). */
+  path: string[];
+  method: (typeof EXPRESS_METHODS)[OpenApiMethod];
+  /** The Express route of the OpenAPI path (`/api/documents/{id}` is served at `/api/documents/:id`). */
+  route: string;
+  /** Input from the JSON body (POST, PATCH, PUT), else from the query string; path params win over both. */
+  takesBody: boolean;
+  /** Whether the procedure declares an input; one without is called with `undefined`. */
+  hasInput: boolean;
+  rest: RestMeta['rest'];
+}
+
+/**
+ * Every procedure of `appRouter` with `meta.openapi` (and not `enabled: false`), found by trpc-to-openapi's own
+ * procedure walk: the REST face serves exactly the operations the OpenAPI document lists.
+ */
+export function restBindings(appRouter: AnyTRPCRouter): RestBinding[] {
+  const bindings: RestBinding[] = [];
+  forEachOpenApiProcedure<RestMeta>(appRouter._def.procedures, ({ path, procedure, meta }) => {
+    const method = EXPRESS_METHODS[meta.openapi.method];
+    bindings.push({
+      path: path.split('.'),
+      method,
+      route: meta.openapi.path.replace(/\{(\w+)\}/g, ':$1'),
+      takesBody: method === 'post' || method === 'patch' || method === 'put',
+      hasInput: getInputOutputParsers(procedure).hasInputsDefined,
+      rest: meta.rest,
+    });
+  });
+  return bindings;
+}
+
+/** tRPC's server-side caller factory; a caller takes everything (middlewares, parsers) from the router given. */
+const { createCallerFactory } = initTRPC.create();
+
+/**
+ * A node of tRPC's caller, which is a recursive proxy: each property is again a node, and calling a node runs
+ * the procedure at the path walked so far.
+ */
+type CallerNode = ((input: unknown) => Promise<unknown>) & {
+  readonly [segment: string]: CallerNode | undefined;
+};
+
+function isCallerNode(value: unknown): value is CallerNode {
+  return typeof value === 'function';
+}
+
+/** The call of the procedure at `path` of a caller (paths come from the router itself, see `restBindings`). */
+function procedureCall(caller: unknown, path: readonly string[]): CallerNode {
+  let node = caller;
+  for (const segment of path) node = isCallerNode(node) ? node[segment] : undefined;
+  if (!isCallerNode(node)) throw new Error(`No procedure at ${path.join('.')}`);
+  return node;
+}
+
 /**
  * Serves every procedure of `appRouter` that has `meta.openapi` at its REST path (the spec's public face),
- * through `router.createCaller`, so REST and tRPC run the same procedure and the same domain code.
+ * through a caller of `createCallerFactory`, so REST and tRPC run the same procedure and the same domain code.
  * trpc-to-openapi generates the OpenAPI document from the same metadata; this binder exists because the spec's
  * error statuses (410, 502, 503) and cache headers do not fit its HTTP handler.
  * Input: path params plus query string (GET, DELETE) or JSON body (POST, PATCH, PUT); `undefined` for a
@@ -32,35 +98,23 @@ export interface RestRouterOptions<Context> {
  * @param createContext the context of one request (as the tRPC adapter builds it); `res` lets procedures set
  *   response headers (e.g. the rate limit headers).
  */
-export function restRouter<Context>(
-  appRouter: AnyRouter,
+export function restRouter<Context extends object>(
+  appRouter: AnyTRPCRouter,
   createContext: (req: Request, res: Response) => Context,
   options: RestRouterOptions<Context>,
 ): Router {
   const express = Router();
-  const procedures = appRouter._def.procedures as Record<string, AnyProcedure>;
-  for (const [path, procedure] of Object.entries(procedures)) {
-    const meta = procedure._def.meta as OpenApiMeta<RestMeta> | undefined;
-    const openapi = meta?.openapi;
-    if (!openapi || openapi.enabled === false) continue;
-    const route = openapi.path.replace(/\{(\w+)\}/g, ':$1');
-    const method = openapi.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    const takesBody = method === 'post' || method === 'patch' || method === 'put';
-    express[method](route, async (req: Request, res: Response) => {
+  const createCaller = createCallerFactory(appRouter);
+  for (const binding of restBindings(appRouter)) {
+    express[binding.method](binding.route, async (req: Request, res: Response) => {
       try {
         const ctx = createContext(req, res);
-        const caller = appRouter.createCaller(ctx) as unknown as Record<string, unknown>;
-        const fn = path
-          .split('.')
-          .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (
-          input: unknown,
-        ) => Promise<unknown>;
-        const source = takesBody ? (req.body ?? {}) : req.query;
-        const hasInput = procedure._def.inputs.length > 0;
-        const output = await fn(hasInput ? { ...(source as object), ...req.params } : undefined);
+        const call = procedureCall(createCaller(ctx), binding.path);
+        const source: object = binding.takesBody ? (req.body ?? {}) : req.query;
+        const output = await call(binding.hasInput ? { ...source, ...req.params } : undefined);
         options.beforeSend?.(res, ctx, output);
-        res.setHeader('Cache-Control', meta?.rest?.cacheControl?.(output) ?? options.defaultCacheControl);
-        res.status(meta?.rest?.status ?? 200).json(output);
+        res.setHeader('Cache-Control', binding.rest?.cacheControl?.(output) ?? options.defaultCacheControl);
+        res.status(binding.rest?.status ?? 200).json(output);
       } catch (e) {
         options.sendError(res, e);
       }

@@ -18,6 +18,37 @@ export interface Context {
   setHeader: (name: string, value: string) => void;
 }
 
+/** What a call brings besides the service's dependencies, already read from its request (if there is one). */
+export interface CallOrigin {
+  /** The bearer token (session JWT, or an acervo token), without the `Bearer ` scheme. */
+  bearer?: string | null;
+  /** The client's address, as the rate limits and the access log see it. */
+  ip?: string | null;
+  acceptLanguage?: string | null;
+  /** Where response headers go; none for a call without a response. */
+  setHeader?: (name: string, value: string) => void;
+}
+
+/**
+ * The context of one call, without HTTP (tRPC's "inner context"): what the HTTP faces build from a request,
+ * and what a server-side caller (`appRouter.createCaller`, the procedure tests) is given directly. Every
+ * field of `origin` defaults to none (anonymous, no address, no language, headers dropped).
+ */
+export function createInnerContext(deps: AppDeps, origin: CallOrigin = {}): Context {
+  return {
+    deps,
+    em: lazyEntityManager(deps.db),
+    bearer: origin.bearer ?? null,
+    ip: origin.ip ?? null,
+    acceptLanguage: origin.acceptLanguage ?? null,
+    setHeader: origin.setHeader ?? (() => {}),
+  };
+}
+
+/**
+ * The context of an HTTP request, on either face: `createInnerContext` with the request's bearer token (RFC 6750
+ * section 2.1), address and `Accept-Language`; response headers are set until the response has started.
+ */
 export function createContext(
   deps: AppDeps,
   req: {
@@ -26,14 +57,12 @@ export function createContext(
   },
   res?: { setHeader(name: string, value: string): unknown; headersSent: boolean },
 ): Context {
-  return {
-    deps,
-    em: lazyEntityManager(deps.db),
+  return createInnerContext(deps, {
     bearer: bearerFrom(req.headers.authorization),
     ip: req.ip ?? null,
     acceptLanguage: req.headers['accept-language'] ?? null,
     setHeader: (name, value) => {
       if (res && !res.headersSent) res.setHeader(name, value);
     },
-  };
+  });
 }

@@ -16,7 +16,7 @@ import { settingsRouter } from './routers/settings';
 import { health } from './routers/system/health';
 import { onchainInfo } from './routers/system/onchain-info';
 import { teamRouter } from './routers/team';
-import { router } from './trpc';
+import { createCallerFactory, router } from './trpc';
 
 /** The typed API of the desktop client (`import type { AppRouter }`); REST paths come from the same procedures. */
 export const appRouter = router({
@@ -31,3 +31,9 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
+
+/**
+ * Calls procedures without HTTP, over a context of `createInnerContext` (tRPC's server-side calls): the same
+ * middlewares run (errors mapped from `AppError`, rate limits, authentication), errors are thrown as `TRPCError`.
+ */
+export const createCaller = createCallerFactory(appRouter);

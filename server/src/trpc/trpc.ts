@@ -38,6 +38,8 @@ const rateLimit = t.middleware(async ({ ctx, meta, next }) => {
 });
 
 export const router = t.router;
+/** Server-side callers of a router (tRPC's `createCallerFactory`): procedures called without HTTP. */
+export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(errorMapping).use(rateLimit);
 
 /**
