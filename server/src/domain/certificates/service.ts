@@ -4,11 +4,11 @@ import type { CertificateData, CertificateLanguage, MerkleProofView } from '@not
 import { PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
 import { type RenderedCertificate, renderCertificate } from '@notary/pdf/render';
 import { AppError } from '@notary/shared';
-import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../adapters/chains/evm-eas';
-import type { ObjectStorage } from '../../adapters/storage/port';
 import type { Config } from '../../config';
 import { AnchorTx, type AnchorTxEntity, DocumentAnchor, type DocumentEntity } from '../../db/entities';
+import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
 import type { DocumentSigner } from '../../ports/signer';
+import type { ObjectStorage } from '../../ports/storage';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 import type { MerkleProof } from '../anchoring/merkle';
 import { findDocumentInTenant } from '../documents/service';
