@@ -16,6 +16,7 @@ import { Document, type DocumentEntity } from '../../db/entities';
 import type { AnchoringQueue } from '../../ports/queue';
 import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
+import { TENANT_FILTER } from '../tenancy/scope';
 import { toDocumentDto, toPublicDto } from './projection';
 import { lockAndAssertStorageRoom } from './quota';
 import { newSerialNumber } from './serial';
@@ -99,7 +100,10 @@ export async function findDocumentInTenant(
   actor: Actor,
   id: string,
 ): Promise<DocumentEntity> {
-  const doc = UUID_PATTERN.test(id) ? await em.findOne(Document, { id }) : null;
+  // Past the request's tenant scope on purpose: another tenant's document is 403, a missing one 404 (spec).
+  const doc = UUID_PATTERN.test(id)
+    ? await em.findOne(Document, { id }, { filters: { [TENANT_FILTER]: false } })
+    : null;
   if (!doc) throw new AppError('NOT_FOUND', 'Document not found');
   if (doc.tenant.id !== actor.tenant.id)
     throw new AppError('FORBIDDEN', 'This document belongs to another tenant');

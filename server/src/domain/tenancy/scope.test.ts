@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityName } from '@mikro-orm/core';
+import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AccessLogEntry,
+  AccessPolicy,
+  AcervoToken,
+  AnchorBatch,
+  Document,
+  DocumentAnchor,
+  DocumentDeletion,
+  OrgDeletion,
+  Tenant,
+  TenantMember,
+} from '../../db/entities';
+import { baseOrmOptions } from '../../db/orm-config';
+import { scopeToTenant, TENANT_FILTER, TENANT_OWNED } from './scope';
+
+/** The tenant-owned entities by name, as the queries below address them. */
+const ENTITY: Record<string, EntityName> = {
+  Document,
+  TenantMember,
+  OrgDeletion,
+  AcervoToken,
+  DocumentDeletion,
+  AccessPolicy,
+  AccessLogEntry,
+  DocumentAnchor,
+};
+
+/** Entities that are shared on purpose (no tenant): the anchoring pipeline, identity plumbing, replay guards. */
+const NOT_TENANT_OWNED = [
+  'Tenant',
+  'IdentityWebhookDelivery',
+  'AnchorBatch',
+  'AnchorTx',
+  'WalletSignatureUse',
+];
+
+describe('tenant scope by construction (PGlite)', () => {
+  let orm: PgliteORM;
+  /** Every tenant-owned row created, by entity name and owning tenant. */
+  const rows: Record<string, Record<string, string[]>> = {};
+  let tenants: [string, string];
+
+  beforeAll(async () => {
+    orm = await PgliteORM.init({ ...baseOrmOptions, dbName: 'memory://' });
+    await orm.migrator.up();
+    const em = orm.em.fork();
+    const batch = em.create(AnchorBatch, { id: randomUUID(), leafCount: 2, root: 'ab'.repeat(32) });
+    const ids: string[] = [];
+    for (const [i, kind] of (['organization', 'personal'] as const).entries()) {
+      const tenant = em.create(Tenant, {
+        id: randomUUID(),
+        kind,
+        externalId: `ext-${i}`,
+        name: `Tenant ${i}`,
+        serialPrefix: `T${i}`,
+      });
+      ids.push(tenant.id);
+      const record = (entity: string, id: string) => {
+        const byTenant = rows[entity] ?? {};
+        byTenant[tenant.id] = [...(byTenant[tenant.id] ?? []), id];
+        rows[entity] = byTenant;
+      };
+      for (let d = 0; d < 2; d++) {
+        const doc = em.create(Document, {
+          id: randomUUID(),
+          tenant,
+          serialNumber: `T${i}-${d}${randomUUID().slice(0, 6)}`,
+          fileName: 'f.txt',
+          fileSize: 1,
+          mimeType: 'text/plain',
+          sha256Hash: `${i}${d}`.padEnd(64, '0'),
+          sourceType: 'upload',
+          storageKey: `${tenant.id}/${d}`,
+          consentGiven: true,
+          consentTimestamp: new Date(),
+          uploaderUserId: `user-${i}`,
+        });
+        record('Document', doc.id);
+        const policy = em.create(AccessPolicy, {
+          id: randomUUID(),
+          document: doc,
+          kind: 'public',
+          permission: 'view',
+          createdBy: `user-${i}`,
+        });
+        record('AccessPolicy', policy.id);
+        const entry = em.create(AccessLogEntry, {
+          id: randomUUID(),
+          document: doc,
+          policy,
+          accessorType: 'anonymous',
+          accessorIdentifier: '-',
+          permission: 'view',
+        });
+        record('AccessLogEntry', entry.id);
+        em.create(DocumentAnchor, { document: doc, batch, leafIndex: i * 2 + d, proof: [] });
+        record('DocumentAnchor', doc.id);
+        if (d === 1) {
+          const deletion = em.create(DocumentDeletion, {
+            id: randomUUID(),
+            document: doc,
+            tenant,
+            deletedBy: `user-${i}`,
+            role: 'owner',
+            deletedAt: new Date(),
+          });
+          record('DocumentDeletion', deletion.id);
+        }
+      }
+      const member = em.create(TenantMember, {
+        id: randomUUID(),
+        tenant,
+        userId: `user-${i}`,
+        role: 'owner',
+      });
+      record('TenantMember', member.id);
+      const orgDeletion = em.create(OrgDeletion, { id: randomUUID(), tenant });
+      record('OrgDeletion', orgDeletion.id);
+      const token = em.create(AcervoToken, {
+        id: randomUUID(),
+        tenant,
+        tokenHash: `${i}`.padEnd(64, 'f'),
+        createdBy: `user-${i}`,
+        createdAt: new Date(),
+      });
+      record('AcervoToken', token.id);
+    }
+    await em.flush();
+    tenants = [ids[0] ?? '', ids[1] ?? ''];
+  }, 60_000);
+
+  afterAll(async () => {
+    await orm?.close(true);
+  });
+
+  it('lists every entity with a tenant, directly or through its document', () => {
+    const owned = Object.keys(TENANT_OWNED).sort();
+    const inSchema = [...orm.getMetadata().getAll().values()]
+      .filter((meta) => !meta.embeddable && !meta.virtual)
+      .map((meta) => meta.className);
+    const withTenant = inSchema.filter((name) => !NOT_TENANT_OWNED.includes(name)).sort();
+    // A new entity must be declared tenant-owned (with its condition) or shared on purpose above.
+    expect(withTenant).toEqual(owned);
+    expect(Object.keys(rows).sort()).toEqual(owned);
+  });
+
+  it('a query through the request scope never returns another tenant’s row, whatever it asks', async () => {
+    for (const [mine, theirs] of [tenants, [...tenants].reverse()] as [string, string][]) {
+      for (const name of Object.keys(TENANT_OWNED)) {
+        const entity = ENTITY[name] as EntityName;
+        const em = scopeToTenant(orm.em.fork(), mine);
+        const pk = name === 'DocumentAnchor' ? 'document' : 'id';
+        const all = await em.find(entity, {});
+        const ids = all.map((row) => {
+          const value = (row as Record<string, unknown>)[pk];
+          return typeof value === 'string' ? value : String((value as { id: string }).id);
+        });
+        expect(ids.sort(), name).toEqual([...(rows[name]?.[mine] ?? [])].sort());
+        // Asking for the other tenant's rows by id finds nothing, and counts say so too.
+        const foreign = rows[name]?.[theirs] ?? [];
+        expect(await em.find(entity, { [pk]: { $in: foreign } }), name).toEqual([]);
+        expect(await em.count(entity, { [pk]: { $in: foreign } }), name).toBe(0);
+        // Inside a transaction (a fork of the scoped manager) the scope holds.
+        await em.transactional(async (tx) => {
+          expect(await tx.count(entity, { [pk]: { $in: foreign } }), name).toBe(0);
+        });
+      }
+    }
+  });
+
+  it('updates and deletes through the scope cannot touch another tenant’s rows', async () => {
+    const [mine, theirs] = tenants;
+    const em = scopeToTenant(orm.em.fork(), mine);
+    const foreignDocs = rows.Document?.[theirs] ?? [];
+    expect(await em.nativeUpdate(Document, { id: { $in: foreignDocs } }, { published: true })).toBe(0);
+    expect(await em.nativeDelete(AccessLogEntry, { document: { $in: foreignDocs } })).toBe(0);
+    const unscoped = orm.em.fork();
+    expect(await unscoped.count(Document, { id: { $in: foreignDocs }, published: true })).toBe(0);
+    expect(await unscoped.count(AccessLogEntry, { document: { $in: foreignDocs } })).toBe(foreignDocs.length);
+  });
+
+  it('an explicit opt-out sees every tenant (telling 403 from 404), the unscoped manager too', async () => {
+    const [mine, theirs] = tenants;
+    const em = scopeToTenant(orm.em.fork(), mine);
+    const foreign = rows.Document?.[theirs]?.[0] ?? '';
+    expect(await em.findOne(Document, { id: foreign })).toBeNull();
+    expect(
+      await em.findOne(Document, { id: foreign }, { filters: { [TENANT_FILTER]: false } }),
+    ).not.toBeNull();
+    expect(await orm.em.fork().count(Document, {})).toBe(4);
+  });
+});
