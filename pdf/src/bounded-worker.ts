@@ -5,7 +5,8 @@ import { parentPort, type Transferable, Worker } from 'node:worker_threads';
 
 /**
  * Runs jobs on untrusted input in worker threads whose memory and time are bounded (issue 12, Bounded work):
- * V8 heap limits (`resourceLimits`), a deadline per job after which the worker is terminated, and
+ * V8 heap limits (`resourceLimits`), a deadline per job in the worker thread's CPU time (start-up excluded) after
+ * which the worker is terminated, and
  * cancellation (`AbortSignal`) that terminates it too. Whatever a job does, the calling thread keeps
  * answering and at most the bounds are spent. Generic: no database, no domain.
  *
@@ -20,7 +21,7 @@ export interface WorkerBounds {
   maxOldGenerationSizeMb: number;
   /** V8 young-generation heap, MB (`resourceLimits.maxYoungGenerationSizeMb`). */
   maxYoungGenerationSizeMb: number;
-  /** Wall-clock time of one job, ms, from hand-over to answer (a new worker's start included). */
+  /** CPU time of the worker thread on one job, ms (a new worker's start-up excluded); wall-clock backstop 6x. */
   deadlineMs: number;
 }
 
@@ -47,7 +48,20 @@ export class WorkerBoundError extends Error {
 }
 
 /** A job's answer to the pool: its output, or the message of what it threw. */
-type Reply<O> = { ok: true; output: O; heapUsed: number } | { ok: false; message: string; heapUsed: number };
+type Reply<O> =
+  | { ok: true; output: O; heapUsed: number }
+  | { ok: false; message: string; heapUsed: number }
+  /** Sent once by a new worker when its module has loaded and it listens for jobs. */
+  | { ready: true };
+
+/** How often a running job's CPU time is read, ms. */
+const CPU_WATCH_MS = 100;
+
+/** The wall-clock backstop of a job, as a multiple of its CPU deadline. */
+const WALL_BACKSTOP_FACTOR = 6;
+
+/** Longest wait for a new worker to load its module, ms (generous: a loaded machine starts it slowly). */
+const STARTUP_TIMEOUT_MS = 120_000;
 
 interface PooledWorker {
   worker: Worker;
@@ -91,14 +105,18 @@ export class BoundedWorkerPool<I, O> {
   async run(input: I, options: { signal?: AbortSignal; transfer?: Transferable[] } = {}): Promise<O> {
     const { signal } = options;
     signal?.throwIfAborted();
-    const pooled = this.take();
+    const pooled = await this.take(signal);
     const { worker } = pooled;
+    // The deadline counts the CPU time the worker thread spends on this job, not the wall clock: a machine
+    // busy with other work makes a job slower, never costlier, so it cannot push an ordinary PDF past it.
+    const cpuAtStart = await worker.cpuUsage().catch(() => undefined);
     return new Promise<O>((resolve, reject) => {
       let settled = false;
       const finish = (outcome: () => void, keep: boolean) => {
         if (settled) return;
         settled = true;
-        clearTimeout(deadline);
+        clearInterval(cpuWatch);
+        clearTimeout(backstop);
         signal?.removeEventListener('abort', onAbort);
         worker.off('message', onMessage);
         worker.off('error', onError);
@@ -108,6 +126,7 @@ export class BoundedWorkerPool<I, O> {
         outcome();
       };
       const onMessage = (reply: Reply<O>) => {
+        if ('ready' in reply) return;
         pooled.jobs += 1;
         const keep =
           pooled.jobs < this.options.maxJobsPerWorker && reply.heapUsed <= this.options.retireHeapBytes;
@@ -123,13 +142,23 @@ export class BoundedWorkerPool<I, O> {
       const onExit = (code: number) =>
         finish(() => reject(new Error(`worker exited with code ${code}`)), false);
       const onAbort = () => finish(() => reject(signal?.reason), false);
-      const deadline = setTimeout(() => {
+      const overDeadline = () => {
         const s = this.bounds.deadlineMs / 1000;
         finish(
           () => reject(new WorkerBoundError('deadline', `takes longer than the ${s} s deadline`)),
           false,
         );
-      }, this.bounds.deadlineMs);
+      };
+      const cpuWatch = setInterval(() => {
+        worker.cpuUsage(cpuAtStart).then(
+          (used) => {
+            if ((used.user + used.system) / 1000 > this.bounds.deadlineMs) overDeadline();
+          },
+          () => undefined,
+        );
+      }, CPU_WATCH_MS);
+      // A job that waits without computing (it never should) is ended by the wall clock, far later.
+      const backstop = setTimeout(overDeadline, this.bounds.deadlineMs * WALL_BACKSTOP_FACTOR);
       worker.on('message', onMessage);
       worker.on('error', onError);
       worker.on('exit', onExit);
@@ -149,7 +178,12 @@ export class BoundedWorkerPool<I, O> {
     );
   }
 
-  private take(): PooledWorker {
+  /**
+   * An idle worker, or a new one once it has loaded its module and said so: its start-up (loading tsx and
+   * pdf-lib, 0.3 to 2 s) is not the job's, so it does not count against the deadline.
+   * @throws Error when a new worker fails to start or does not start within `STARTUP_TIMEOUT_MS`.
+   */
+  private async take(signal: AbortSignal | undefined): Promise<PooledWorker> {
     const reused = this.idle.pop();
     if (reused) {
       clearTimeout(reused.idleTimer);
@@ -169,6 +203,36 @@ export class BoundedWorkerPool<I, O> {
     // event without a listener would throw in this thread).
     worker.on('error', () => {});
     worker.on('exit', () => this.forget(pooled));
+    await new Promise<void>((resolve, reject) => {
+      const done = (outcome: () => void) => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        signal?.removeEventListener('abort', onAbort);
+        outcome();
+      };
+      const fail = (error: unknown) =>
+        done(() => {
+          void worker.terminate();
+          reject(error);
+        });
+      const onMessage = (reply: Reply<O>) => {
+        if ('ready' in reply) done(resolve);
+      };
+      const onError = (error: Error) =>
+        fail(new Error(`worker failed to start: ${error.message}`, { cause: error }));
+      const onExit = (code: number) => fail(new Error(`worker exited with code ${code} while starting`));
+      const onAbort = () => fail(signal?.reason);
+      const timer = setTimeout(
+        () => fail(new Error(`worker did not start within ${STARTUP_TIMEOUT_MS / 1000} s`)),
+        STARTUP_TIMEOUT_MS,
+      );
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
     return pooled;
   }
 
@@ -203,6 +267,9 @@ export function serveBoundedJobs<I, O>(
 ): void {
   const port = parentPort;
   if (!port) throw new Error('serveBoundedJobs: not in a worker thread');
+  // The module has loaded (this call is at its top level, after its imports): the pool may post a job.
+  const ready: Reply<O> = { ready: true };
+  port.postMessage(ready);
   port.on('message', (input: I) => {
     handle(input).then(
       ({ output, transfer }) => {
