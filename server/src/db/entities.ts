@@ -250,6 +250,26 @@ export const DocumentAnchor = defineEntity({
 export type DocumentAnchorEntity = InferEntity<typeof DocumentAnchor>;
 
 /**
+ * An RFC 3161 token issued over a document's SHA-256 by `POST /api/documents/:id/timestamp`, kept so that the
+ * document's receipt carries it (issue 16; `domain/documents/receipt.ts`). `token` is the DER TimeStampToken
+ * (a CMS ContentInfo, RFC 3161 2.4.2) as the TSA signed it.
+ */
+export const DocumentTimestamp = defineEntity({
+  name: 'DocumentTimestamp',
+  tableName: 'document_timestamp',
+  properties: {
+    id: p.uuid().primary(),
+    document: () => p.manyToOne(Document).deleteRule('cascade').index(),
+    token: p.blob(),
+    genTime: p.datetime(),
+    /** TSTInfo serial number, hex. */
+    serialNumber: p.string().length(80),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type DocumentTimestampEntity = InferEntity<typeof DocumentTimestamp>;
+
+/**
  * How a document is shared (spec, Access policy; README, Sharing): a `link` (its opaque token stored only as
  * `tokenHash`, SHA-256 hex), the document's `public` access, `wallet` or `email` addresses (`addresses`, lower
  * case). `accessCount` grows by one per successful access through one conditional UPDATE that never passes
@@ -356,6 +376,7 @@ export const entities = [
   AnchorBatch,
   AnchorTx,
   DocumentAnchor,
+  DocumentTimestamp,
   AccessPolicy,
   AccessLogEntry,
   WalletSignatureUse,

@@ -31,6 +31,17 @@ export const EAS_SCHEMA_UID = keccak256(
 /** EVM network name and chain id of the in-process devnet (Hardhat's defaults). */
 export const DEVNET_EVM_NETWORK = { network: 'hardhat', chainId: 31337 } as const;
 
+/**
+ * The devnet's EAS contracts and their deployer (Hardhat's account #0, also the devnet's attester): the devnet
+ * deploys SchemaRegistry then EAS from that account at its nonces 0 and 1 on every start
+ * (`adapters/chains/hardhat-devnet.ts`), so they are always at these addresses. Receipts name them.
+ */
+export const DEVNET_EAS_CONTRACTS = {
+  deployer: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  schemaRegistry: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+  eas: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+} as const;
+
 /** Public description of the configured network (feeds `GET /api/onchain/info`). */
 export interface ChainNetworkInfo {
   /** e.g. `hardhat`, `base-sepolia`, `sepolia`; for Stacks `devnet`, `testnet`, `mainnet`. */

@@ -5,6 +5,7 @@ import { get } from './routers/documents/get';
 import { lgpdDelete } from './routers/documents/lgpd-delete';
 import { list } from './routers/documents/list';
 import { publish } from './routers/documents/publish';
+import { receipt } from './routers/documents/receipt';
 import { verify } from './routers/documents/verify';
 import { view } from './routers/documents/view';
 import { orgRouter } from './routers/org';
@@ -22,7 +23,7 @@ import { createCallerFactory, router } from './trpc';
 export const appRouter = router({
   system: router({ health, onchainInfo }),
   public: router({ verify: publicVerify, documentBySerial: publicDocumentBySerial, acervo: publicAcervo }),
-  documents: router({ list, get, download, view, verify, anchorProof, publish, lgpdDelete }),
+  documents: router({ list, get, download, view, verify, anchorProof, receipt, publish, lgpdDelete }),
   access: accessRouter,
   settings: settingsRouter,
   session: router({ me }),

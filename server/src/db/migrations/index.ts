@@ -6,6 +6,7 @@ import { Migration20261121074559 as m3 } from './Migration20261121074559';
 import { Migration20261121081826 as m4 } from './Migration20261121081826';
 import { Migration20261121085418 as m5 } from './Migration20261121085418';
 import { Migration20261121085747 as m6 } from './Migration20261121085747';
+import { Migration20261125095459 as m7 } from './Migration20261125095459';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121081826', class: m4 },
   { name: 'Migration20261121085418', class: m5 },
   { name: 'Migration20261121085747', class: m6 },
+  { name: 'Migration20261125095459', class: m7 },
 ];

@@ -5,7 +5,13 @@ import { PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
 import { type RenderedCertificate, renderCertificate } from '@notary/pdf/render';
 import { AppError } from '@notary/shared';
 import type { Config } from '../../config';
-import { AnchorTx, type AnchorTxEntity, DocumentAnchor, type DocumentEntity } from '../../db/entities';
+import {
+  AnchorTx,
+  type AnchorTxEntity,
+  DocumentAnchor,
+  type DocumentEntity,
+  DocumentTimestamp,
+} from '../../db/entities';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
 import type { DocumentSigner } from '../../ports/signer';
 import type { ObjectStorage } from '../../ports/storage';
@@ -103,7 +109,8 @@ export async function issueCertificate(
 }
 
 /**
- * `POST /api/documents/:id/timestamp` (spec, Documents rule 6): an RFC 3161 token over the document's SHA-256.
+ * `POST /api/documents/:id/timestamp` (spec, Documents rule 6): an RFC 3161 token over the document's SHA-256,
+ * also recorded for the document's receipt (`DocumentTimestamp`).
  * @throws AppError SERVICE_UNAVAILABLE when no TSA is configured; BAD_GATEWAY when the TSA fails or its
  *   answer does not check out (`adapters/tsa/http.ts`); NOT_FOUND / FORBIDDEN as `findDocumentInTenant`.
  */
@@ -116,6 +123,15 @@ export async function timestampDocument(
   const doc = await findDocumentInTenant(em, actor, id);
   if (!tsa) throw new AppError('SERVICE_UNAVAILABLE', 'No Time-Stamping Authority is configured (TSA_URL)');
   const result = await tsa.timestamp(Buffer.from(doc.sha256Hash, 'hex'));
+  // Kept for the receipt (issue 16): the token proves the hash existed at genTime, without this service.
+  em.create(DocumentTimestamp, {
+    id: crypto.randomUUID(),
+    document: doc.id,
+    token: result.token,
+    genTime: result.genTime,
+    serialNumber: result.serialNumber,
+  });
+  await em.flush();
   return { result, fileName: `${doc.serialNumber}.tsr` };
 }
 

@@ -10,6 +10,7 @@ import {
   Document,
   DocumentAnchor,
   DocumentDeletion,
+  DocumentTimestamp,
   OrgDeletion,
   Tenant,
   TenantMember,
@@ -27,6 +28,7 @@ const ENTITY: Record<string, EntityName> = {
   AccessPolicy,
   AccessLogEntry,
   DocumentAnchor,
+  DocumentTimestamp,
 };
 
 /** Entities that are shared on purpose (no tenant): the anchoring pipeline, identity plumbing, replay guards. */
@@ -99,6 +101,14 @@ describe('tenant scope by construction (PGlite)', () => {
         record('AccessLogEntry', entry.id);
         em.create(DocumentAnchor, { document: doc, batch, leafIndex: i * 2 + d, proof: [] });
         record('DocumentAnchor', doc.id);
+        const stamp = em.create(DocumentTimestamp, {
+          id: randomUUID(),
+          document: doc,
+          token: new Uint8Array([0x30, 0x00]),
+          genTime: new Date(),
+          serialNumber: '01',
+        });
+        record('DocumentTimestamp', stamp.id);
         if (d === 1) {
           const deletion = em.create(DocumentDeletion, {
             id: randomUUID(),

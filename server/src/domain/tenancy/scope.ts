@@ -6,6 +6,7 @@ import {
   Document,
   DocumentAnchor,
   DocumentDeletion,
+  DocumentTimestamp,
   OrgDeletion,
   TenantMember,
 } from '../../db/entities';
@@ -27,6 +28,7 @@ export const TENANT_OWNED = {
   AccessPolicy: (tenantId: string) => ({ document: { tenant: tenantId } }),
   AccessLogEntry: (tenantId: string) => ({ document: { tenant: tenantId } }),
   DocumentAnchor: (tenantId: string) => ({ document: { tenant: tenantId } }),
+  DocumentTimestamp: (tenantId: string) => ({ document: { tenant: tenantId } }),
 } as const satisfies Record<string, (tenantId: string) => FilterQuery<object>>;
 
 const ENTITIES: EntityName[] = [
@@ -38,6 +40,7 @@ const ENTITIES: EntityName[] = [
   AccessPolicy,
   AccessLogEntry,
   DocumentAnchor,
+  DocumentTimestamp,
 ];
 
 /**

@@ -1,0 +1,233 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { AppError } from '@notary/shared';
+import {
+  MERKLE_HASHING,
+  RECEIPT_FORMAT,
+  RECEIPT_VERSION,
+  type Receipt,
+  type ReceiptEvmAnchor,
+  ReceiptSchema,
+  type ReceiptStacksAnchor,
+} from '@notary/verify/receipt';
+import { computeAddress, getAddress, hexlify, Transaction } from 'ethers';
+import type { Config } from '../../config';
+import {
+  AnchorTx,
+  type AnchorTxEntity,
+  DocumentAnchor,
+  type DocumentEntity,
+  DocumentTimestamp,
+} from '../../db/entities';
+import { DEVNET_EAS_CONTRACTS, DEVNET_EVM_NETWORK, EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
+import type { MerkleProof } from '../anchoring/merkle';
+import { onchainInfo } from '../onchain/info';
+import type { Actor } from '../tenancy/actor';
+import { findDocumentInTenant } from './service';
+
+/** What a receipt needs besides the database: the service's name, URL and anchoring configuration. */
+export interface ReceiptContext {
+  config: Pick<Config, 'anchoring' | 'serviceName'>;
+  /** Base URL of the service, no trailing slash. */
+  publicUrl: string;
+}
+
+/**
+ * `GET /api/documents/:id/receipt` (issue 16): the receipt of a document of the caller's tenant.
+ * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`.
+ */
+export async function getReceipt(
+  em: EntityManager,
+  ctx: ReceiptContext,
+  actor: Actor,
+  id: string,
+): Promise<Receipt> {
+  return buildReceipt(em, ctx, await findDocumentInTenant(em, actor, id));
+}
+
+/**
+ * The receipt of `doc` (`@notary/verify/receipt`, docs/receipt.schema.json), from the database and
+ * configuration only (no chain is contacted), the same bytes whenever nothing changed (no generation time):
+ * - the Merkle proof from its DocumentAnchor and AnchorBatch rows;
+ * - each chain leg from the batch's AnchorTx row (network, chain id and contract recorded at signing, block
+ *   number at inclusion; the EVM attester is the sender of the signed transaction bytes) and the Document's
+ *   registration (hash, attestation UID, time); a leg not registered is `pending` with what is known;
+ * - the first RFC 3161 token issued over the document's hash (`DocumentTimestamp`), if any.
+ * @throws AppError INTERNAL when the rows make a receipt that fails its own schema (a bug, never the caller's).
+ */
+export async function buildReceipt(
+  em: EntityManager,
+  ctx: ReceiptContext,
+  doc: DocumentEntity,
+): Promise<Receipt> {
+  const anchor = await em.findOne(DocumentAnchor, { document: doc.id }, { populate: ['batch'] });
+  const txs = anchor ? await em.find(AnchorTx, { batch: anchor.batch.id }) : [];
+  const [stamp] = await em.find(
+    DocumentTimestamp,
+    { document: doc.id },
+    { orderBy: { genTime: 'asc' }, limit: 1 },
+  );
+  let merkle: Receipt['merkle'] = null;
+  if (anchor) {
+    const proof = anchor.proof as MerkleProof;
+    merkle = {
+      hashing: MERKLE_HASHING,
+      leafIndex: anchor.leafIndex,
+      leafCount: anchor.batch.leafCount,
+      siblings: proof.siblings.map((s) => ({ position: s.position, hash: s.hash })),
+      root: anchor.batch.root,
+    };
+  }
+  const receipt: Receipt = {
+    format: RECEIPT_FORMAT,
+    version: RECEIPT_VERSION,
+    service: { name: ctx.config.serviceName, url: ctx.publicUrl },
+    document: {
+      id: doc.id,
+      serialNumber: doc.serialNumber,
+      sha256: doc.sha256Hash,
+      fileName: doc.fileName,
+      fileSize: doc.fileSize,
+      mimeType: doc.mimeType,
+      registeredAt: doc.createdAt.toISOString(),
+    },
+    merkle,
+    evm: evmLeg(
+      ctx.config,
+      doc,
+      txs.find((t) => t.chain === 'evm'),
+    ),
+    stacks: stacksLeg(
+      ctx.config,
+      doc,
+      txs.find((t) => t.chain === 'stacks'),
+    ),
+    timestamp: stamp
+      ? { token: Buffer.from(stamp.token).toString('base64'), genTime: stamp.genTime.toISOString() }
+      : null,
+  };
+  const checked = ReceiptSchema.safeParse(receipt);
+  if (!checked.success) {
+    throw new AppError('INTERNAL', `the receipt of ${doc.id} fails its schema: ${checked.error.message}`);
+  }
+  return checked.data;
+}
+
+/** EAS and SchemaRegistry of the EVM network a transaction row names, when the service knows them. */
+function evmContracts(
+  config: Pick<Config, 'anchoring'>,
+  row: AnchorTxEntity | undefined,
+): { eas: string | null; schemaRegistry: string | null; signer: string | null } {
+  const a = config.anchoring;
+  const onDevnet = row
+    ? row.network === DEVNET_EVM_NETWORK.network && row.chainId === DEVNET_EVM_NETWORK.chainId
+    : a.mode === 'devnet';
+  if (onDevnet) {
+    return {
+      eas: row?.contract ?? DEVNET_EAS_CONTRACTS.eas,
+      schemaRegistry: DEVNET_EAS_CONTRACTS.schemaRegistry,
+      signer: DEVNET_EAS_CONTRACTS.deployer,
+    };
+  }
+  const evm = a.mode === 'configured' ? a.evm : undefined;
+  // The configuration names the registry of its own EAS contract only: a row signed for another one keeps
+  // its contract, and the verifier reads that contract's registry from the chain.
+  const same = evm !== undefined && (!row?.contract || sameAddress(row.contract, evm.easAddress));
+  return {
+    eas: row?.contract ?? evm?.easAddress ?? null,
+    schemaRegistry: same && evm ? evm.schemaRegistryAddress : null,
+    signer: same && evm ? computeAddress(evm.privateKey) : null,
+  };
+}
+
+function evmLeg(
+  config: Pick<Config, 'anchoring'>,
+  doc: DocumentEntity,
+  row: AnchorTxEntity | undefined,
+): ReceiptEvmAnchor | null {
+  const info = onchainInfo(config);
+  if (!info.enabled && row?.network == null) return null;
+  const contracts = evmContracts(config, row);
+  const common = {
+    network: row?.network ?? info.network,
+    chainId: row?.chainId ?? info.chainId,
+    schema: EAS_SCHEMA,
+    schemaUid: EAS_SCHEMA_UID,
+  };
+  const registered =
+    doc.onchainStatus === 'registered' &&
+    doc.onchainTxHash !== null &&
+    doc.onchainAttestationUid !== null &&
+    doc.onchainAt !== null &&
+    row?.blockNumber != null &&
+    contracts.eas !== null;
+  if (!registered) {
+    return {
+      status: 'pending',
+      ...common,
+      easAddress: contracts.eas,
+      schemaRegistryAddress: contracts.schemaRegistry,
+    };
+  }
+  const attester = senderOf(row?.raw ?? null) ?? contracts.signer;
+  if (attester === null) {
+    throw new AppError('INTERNAL', `the attester of ${doc.onchainTxHash} is not known`);
+  }
+  return {
+    status: 'registered',
+    ...common,
+    easAddress: contracts.eas as string,
+    schemaRegistryAddress: contracts.schemaRegistry,
+    attestationUid: (doc.onchainAttestationUid as string).toLowerCase(),
+    attester,
+    txHash: (doc.onchainTxHash as string).toLowerCase(),
+    blockNumber: Number(row?.blockNumber),
+    anchoredAt: (doc.onchainAt as Date).toISOString(),
+  };
+}
+
+function stacksLeg(
+  config: Pick<Config, 'anchoring'>,
+  doc: DocumentEntity,
+  row: AnchorTxEntity | undefined,
+): ReceiptStacksAnchor | null {
+  const info = onchainInfo(config);
+  if (!info.stacksEnabled && row?.network == null) return null;
+  const a = config.anchoring;
+  const network = stacksNetwork(row?.network ?? info.stacksNetwork);
+  const contractId = row?.contract ?? (a.mode === 'configured' ? (a.stacks?.contractId ?? null) : null);
+  const registered =
+    doc.stacksStatus === 'registered' &&
+    doc.stacksTxId !== null &&
+    doc.stacksAnchoredAt !== null &&
+    row?.blockNumber != null &&
+    contractId !== null;
+  if (!registered) return { status: 'pending', network, contractId };
+  return {
+    status: 'registered',
+    network,
+    contractId: contractId as string,
+    txId: `0x${(doc.stacksTxId as string).replace(/^0x/, '').toLowerCase()}`,
+    blockHeight: Number(row?.blockNumber),
+    anchoredAt: (doc.stacksAnchoredAt as Date).toISOString(),
+  };
+}
+
+function stacksNetwork(name: string): ReceiptStacksAnchor['network'] {
+  if (name === 'mainnet' || name === 'testnet' || name === 'devnet') return name;
+  throw new AppError('INTERNAL', `unknown Stacks network ${name}`);
+}
+
+/** The sender of signed EVM transaction bytes (EIP-55), or null when there are none or they do not parse. */
+function senderOf(raw: Uint8Array | null): string | null {
+  if (!raw || raw.length === 0) return null;
+  try {
+    const from = Transaction.from(hexlify(raw)).from;
+    return from ? getAddress(from) : null;
+  } catch {
+    return null;
+  }
+}
+
+function sameAddress(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}

@@ -1,0 +1,254 @@
+import { z } from 'zod';
+
+/**
+ * The notarization receipt (issue 16): everything needed to verify a notarized file without the service that
+ * issued it. One JSON document per notarized file, embedded in every certificate PDF as `receipt.json` and
+ * served at `GET /api/documents/:id/receipt`. Its JSON Schema is `docs/receipt.schema.json`, generated from
+ * this definition (`npm run schema -w @notary/verify`); docs/verify.md explains each field.
+ *
+ * Conventions: SHA-256 values (the document, the Merkle tree) are 64 lower-case hex digits without `0x`, as a
+ * Document's `sha256Hash`; chain values (EVM addresses, UIDs, transaction hashes, the Stacks txid) carry `0x`
+ * as their chains print them. Times are RFC 3339 UTC. A chain leg that is not anchored yet says
+ * `status: "pending"` and has no transaction fields: a receipt never invents one.
+ *
+ * Versioning: `version` changes only when a field changes meaning or a required field is added; a verifier
+ * refuses a version it does not know instead of guessing.
+ */
+
+/** The receipt format version this package reads and the server writes. */
+export const RECEIPT_VERSION = 1;
+/** Value of `format`: identifies a receipt whatever file name it travels under. */
+export const RECEIPT_FORMAT = 'notary-receipt';
+/** Name of the attachment in certificate PDFs. */
+export const RECEIPT_FILE_NAME = 'receipt.json';
+/**
+ * The Merkle hashing rule (`merkle.hashing`), RFC 6962 section 2.1 with SHA-256: leaf `SHA-256(0x00 || h)`,
+ * node `SHA-256(0x01 || left || right)`, an odd node promoted unchanged, and the root of a one-leaf tree is
+ * the document hash `h` itself (a batch of one anchors the document's own SHA-256).
+ */
+export const MERKLE_HASHING = 'sha256-rfc6962';
+
+const Sha256Hex = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/)
+  .meta({ description: 'SHA-256, 64 lower-case hex digits, no 0x' });
+const Bytes32 = z
+  .string()
+  .regex(/^0x[0-9a-f]{64}$/)
+  .meta({ description: '32 bytes, 0x + 64 lower-case hex digits' });
+const EvmAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .meta({ description: 'EVM address, 0x + 40 hex digits (EIP-55 checksum case or lower case)' });
+const StacksContractId = z
+  .string()
+  .regex(/^S[0-9A-Z]{27,40}\.[a-zA-Z]([a-zA-Z0-9-]){0,39}$/)
+  .meta({ description: 'Stacks contract identifier <address>.<name>' });
+const Time = z.iso.datetime({ offset: false }).meta({ description: 'RFC 3339 UTC time' });
+const Count = z.number().int().nonnegative();
+
+const MerkleSibling = z
+  .object({
+    position: z.enum(['left', 'right']).meta({
+      description: 'Side the sibling is concatenated on: left means SHA-256(0x01 || sibling || running hash)',
+    }),
+    hash: Sha256Hex,
+  })
+  .strict();
+
+/** The document's inclusion proof in its anchoring batch. */
+const MerkleProofSchema = z
+  .object({
+    hashing: z.literal(MERKLE_HASHING).meta({
+      description:
+        'RFC 6962 (2.1) with SHA-256: leaf SHA-256(0x00||h), node SHA-256(0x01||l||r), odd node promoted, a one-leaf tree has root h',
+    }),
+    leafIndex: Count.meta({ description: 'Position of the document in its batch, 0-based (informational)' }),
+    leafCount: z.number().int().positive().meta({ description: 'Documents in the batch' }),
+    siblings: z
+      .array(MerkleSibling)
+      .max(64)
+      .meta({ description: 'From the leaf level up to the root; empty for a batch of one' }),
+    root: Sha256Hex.meta({ description: 'The value anchored on every chain' }),
+  })
+  .strict();
+
+const EvmCommon = {
+  network: z.string().min(1).meta({ description: 'e.g. base-sepolia, sepolia, hardhat' }),
+  chainId: z.number().int().positive().meta({ description: 'EIP-155 chain id' }),
+  schema: z.string().min(1).meta({ description: 'EAS schema definition, e.g. "bytes32 merkleRoot"' }),
+  schemaUid: Bytes32.meta({
+    description: 'keccak256(abi.encodePacked(schema, resolver, revocable)) (SchemaRegistry _getUID)',
+  }),
+};
+
+const EvmPending = z
+  .object({
+    status: z.literal('pending'),
+    ...EvmCommon,
+    easAddress: EvmAddress.nullable(),
+    schemaRegistryAddress: EvmAddress.nullable(),
+  })
+  .strict();
+
+const EvmRegistered = z
+  .object({
+    status: z.literal('registered'),
+    ...EvmCommon,
+    easAddress: EvmAddress.meta({ description: 'The EAS contract the attestation was made on' }),
+    schemaRegistryAddress: EvmAddress.nullable().meta({
+      description:
+        'The SchemaRegistry of that EAS contract (EAS.getSchemaRegistry()); null when not recorded',
+    }),
+    attestationUid: Bytes32,
+    attester: EvmAddress.meta({ description: "The service's signing address (the attestation's attester)" }),
+    txHash: Bytes32,
+    blockNumber: Count,
+    anchoredAt: Time.meta({ description: 'When the service saw the transaction included' }),
+  })
+  .strict();
+
+/** The EVM leg: an EAS attestation of the Merkle root (`EAS.getAttestation(uid).data` = abi-encoded root). */
+const EvmAnchorSchema = z.discriminatedUnion('status', [EvmPending, EvmRegistered]);
+
+const StacksNetwork = z.enum(['mainnet', 'testnet', 'devnet']);
+
+const StacksPending = z
+  .object({
+    status: z.literal('pending'),
+    network: StacksNetwork,
+    contractId: StacksContractId.nullable(),
+  })
+  .strict();
+
+const StacksRegistered = z
+  .object({
+    status: z.literal('registered'),
+    network: StacksNetwork,
+    contractId: StacksContractId.meta({
+      description: 'The notary contract: (anchor (root (buff 32))) and read-only (get-anchor root)',
+    }),
+    txId: Bytes32.meta({ description: 'The anchor contract call' }),
+    blockHeight: Count.meta({ description: 'Stacks block height of the transaction' }),
+    anchoredAt: Time.meta({ description: 'When the service saw the transaction included' }),
+  })
+  .strict();
+
+/** The Stacks leg: a call `(anchor root)` to the notary contract; `(get-anchor root)` reads it back. */
+const StacksAnchorSchema = z.discriminatedUnion('status', [StacksPending, StacksRegistered]);
+
+/** An RFC 3161 timestamp over the document's SHA-256. */
+const TimestampSchema = z
+  .object({
+    token: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]+={0,2}$/)
+      .meta({ description: 'DER TimeStampToken (a CMS ContentInfo, RFC 3161 2.4.2), base64' }),
+    genTime: Time.meta({ description: 'genTime of the token (TSTInfo)' }),
+  })
+  .strict();
+
+/** The receipt (see the module comment). */
+export const ReceiptSchema = z
+  .object({
+    format: z.literal(RECEIPT_FORMAT),
+    version: z.literal(RECEIPT_VERSION),
+    service: z
+      .object({
+        name: z.string().min(1),
+        url: z.string().min(1).meta({ description: 'Base URL of the issuing service' }),
+      })
+      .strict(),
+    document: z
+      .object({
+        id: z.string().min(1),
+        serialNumber: z.string().min(1),
+        sha256: Sha256Hex.meta({ description: 'SHA-256 of the notarized file' }),
+        fileName: z.string(),
+        fileSize: Count.meta({ description: 'Bytes' }),
+        mimeType: z.string(),
+        registeredAt: Time.meta({ description: 'When the service received the file' }),
+      })
+      .strict(),
+    merkle: MerkleProofSchema.nullable().meta({ description: 'Null until the document is in a batch' }),
+    evm: EvmAnchorSchema.nullable().meta({ description: 'Null when the service does not anchor on EVM' }),
+    stacks: StacksAnchorSchema.nullable().meta({
+      description: 'Null when the service does not anchor on Stacks',
+    }),
+    timestamp: TimestampSchema.nullable().meta({ description: 'Null when no token was issued' }),
+  })
+  .strict()
+  .meta({
+    id: 'Receipt',
+    title: 'Notarization receipt',
+    description:
+      'Everything needed to verify a notarized file without the issuing service: its SHA-256, its Merkle proof, the EAS attestation and Stacks anchor of the root, the RFC 3161 token (docs/verify.md)',
+  });
+
+export type Receipt = z.infer<typeof ReceiptSchema>;
+export type ReceiptMerkleProof = z.infer<typeof MerkleProofSchema>;
+export type ReceiptEvmAnchor = z.infer<typeof EvmAnchorSchema>;
+export type ReceiptStacksAnchor = z.infer<typeof StacksAnchorSchema>;
+export type ReceiptTimestamp = z.infer<typeof TimestampSchema>;
+
+/** Thrown by `parseReceipt` for input that is not a receipt this version reads. */
+export class ReceiptFormatError extends Error {
+  override name = 'ReceiptFormatError';
+}
+
+/**
+ * Validates `input` (parsed JSON, or the JSON text itself) as a receipt of this version.
+ * @throws ReceiptFormatError naming the first problems (path: message), or an unknown `version`.
+ */
+export function parseReceipt(input: unknown): Receipt {
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input) as unknown;
+    } catch (e) {
+      throw new ReceiptFormatError(`the receipt is not JSON: ${(e as Error).message}`);
+    }
+  }
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    'version' in value &&
+    value.version !== RECEIPT_VERSION
+  ) {
+    throw new ReceiptFormatError(
+      `receipt version ${String(value.version)} is not supported (this verifier reads version ${RECEIPT_VERSION})`,
+    );
+  }
+  const parsed = ReceiptSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
+    throw new ReceiptFormatError(`not a valid receipt: ${issues}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * The receipt as written into certificates: JSON with two-space indentation and a final newline, keys in
+ * schema order (stable bytes for the same receipt).
+ */
+export function serializeReceipt(receipt: Receipt): string {
+  return `${JSON.stringify(receipt, null, 2)}\n`;
+}
+
+/** The JSON Schema (draft 2020-12) of the receipt, as published in `docs/receipt.schema.json`. */
+export function receiptJsonSchema(): Record<string, unknown> {
+  const generated = z.toJSONSchema(ReceiptSchema, { target: 'draft-2020-12', io: 'output' }) as {
+    $defs?: Record<string, Record<string, unknown>>;
+  };
+  // The registered id puts the whole schema under $defs (for the OpenAPI component): publish it at the root.
+  const { $defs = {} } = generated;
+  const { Receipt: root, ...others } = $defs;
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    ...root,
+    ...(Object.keys(others).length > 0 ? { $defs: others } : {}),
+  };
+}
