@@ -2,10 +2,12 @@ import { chmod, mkdir, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { createLogger, type Logger, lifecycleLogger, logFormatFor } from '@notary/platform/log';
 import { INVITATION_MAIL_LIMITS } from '@notary/shared';
 import type { Express } from 'express';
 import { redisInvalidationBus } from './adapters/cache-bus/redis';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
+import { createIpfsGateways } from './adapters/ipfs';
 import { createMailer } from './adapters/mail';
 import { createRateLimiter } from './adapters/rate-limit/limiter';
 import { createQuotaCounter } from './adapters/rate-limit/quota';
@@ -27,7 +29,7 @@ import { answerWhileStarting } from './http/starting';
 import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
 import { type JobQueue, startJobQueue } from './jobs/boss';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
-import { consoleJobLog, startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
+import { jobLog, startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
 import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
 import { type AnchoringQueue, idleAnchoringQueue } from './ports/queue';
 import type { ObjectStorage } from './ports/storage';
@@ -58,41 +60,54 @@ export interface Core {
 }
 
 /**
+ * The service's root logger as configured: `LOG_LEVEL`, JSON lines in production, readable lines elsewhere
+ * (`NODE_ENV`). `stream: 'stderr'` for the operator CLI, whose stdout is its output.
+ */
+export function serviceLogger(config: Config, stream: 'stdout' | 'stderr' = 'stdout'): Logger {
+  return createLogger({ level: config.logLevel, format: logFormatFor(config.env), stream });
+}
+
+/**
  * Builds adapters from configuration (DESIGN.md, ports and embedded defaults) and migrates the database.
  * `publicUrl` is the base URL links and tokens name. `anchoringQueue` is where uploads request anchoring
- * (default: nowhere, as in the operator CLI).
+ * (default: nowhere, as in the operator CLI). `log` is the root logger (default: `serviceLogger(config)`).
  */
 export async function createCore(
   config: Config,
   publicUrl: string,
-  options: { anchoringQueue?: AnchoringQueue } = {},
+  options: { anchoringQueue?: AnchoringQueue; log?: Logger } = {},
 ): Promise<Core> {
-  await ensurePrivateDataDir(config.dataDir);
+  const log = options.log ?? serviceLogger(config);
+  await ensurePrivateDataDir(config.dataDir, lifecycleLogger(log, 'notary'));
   const secret = await resolveSecret(config.secret, config.dataDir);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const log = { error: (message: string, e: unknown) => console.error(message, e) };
   let redis: RedisConnection | undefined;
   let bus: InvalidationBus = localInvalidationBus;
   try {
     // Several instances share rate limit budgets and cache invalidations through Redis (REDIS_URL).
     if (config.rateLimits.redisUrl) {
-      redis = await connectRedis(config.rateLimits.redisUrl, log);
-      bus = await redisInvalidationBus(redis, log);
+      redis = await connectRedis(config.rateLimits.redisUrl, jobLog(log.child({ module: 'redis' })));
+      bus = await redisInvalidationBus(redis, jobLog(log.child({ module: 'cache-bus' })));
     }
-    const rateLimiter = createRateLimiter(config.rateLimits, redis, log);
+    const rateLimiter = createRateLimiter(
+      config.rateLimits,
+      redis,
+      jobLog(log.child({ module: 'rate-limit' })),
+    );
     const invitationMailQuota = createQuotaCounter(config.rateLimits, redis, {
       windowSeconds: INVITATION_MAIL_LIMITS.windowSeconds,
       prefix: 'invitation-mail',
-      log,
+      log: jobLog(log.child({ module: 'rate-limit' })),
     });
     const storage: ObjectStorage =
       config.storage.kind === 's3'
-        ? new S3ObjectStorage(config.storage)
+        ? new S3ObjectStorage(config.storage, { log: log.child({ module: 'storage' }) })
         : new FsObjectStorage({ root: config.storage.root, secret, publicBaseUrl: () => publicUrl });
     if (storage instanceof S3ObjectStorage) await storage.ensureBucket();
     // Uploads cut short by a crash leave temp files behind; they are never objects, so clear the old ones.
     if (storage instanceof FsObjectStorage) await storage.removeStaleTempFiles();
-    const mailer = createMailer(config.mail);
+    const mailLog = log.child({ module: 'mail' });
+    const mailer = createMailer(config.mail, (line) => mailLog.info(line));
     const identity = createBetterAuthIdentity({
       db: db.orm.em.getKysely(),
       publicUrl,
@@ -101,12 +116,14 @@ export async function createCore(
       allowedOrigins: config.allowedOrigins,
       mailer,
       logLevel: config.logLevel === 'debug' ? 'debug' : 'warn',
+      log: log.child({ module: 'identity' }),
     });
     await identity.migrate();
     const signer = config.signing ? await createSigner(config.signing) : undefined;
     const tsa = config.tsa ? await createTimestampAuthority(config.tsa) : undefined;
     const deps: AppDeps = {
       config,
+      log,
       publicUrl,
       secret,
       db,
@@ -120,6 +137,7 @@ export async function createCore(
       acervoCache: new AcervoFeedCache(bus),
       signer,
       tsa,
+      ipfs: createIpfsGateways(config.ipfs),
       rateLimiter,
       invitationMailQuota,
     };
@@ -127,7 +145,7 @@ export async function createCore(
     const membershipEvents = subscribeMembershipEvents({
       directory: deps.directory,
       fork: () => db.fork(),
-      log: consoleJobLog(config.logLevel),
+      log: jobLog(log.child({ module: 'identity' })),
     });
     const close = async () => {
       await membershipEvents.drain();
@@ -149,12 +167,12 @@ export async function createCore(
  * holds the generated secret, the embedded database, stored files and the operator socket, which no other
  * local user may reach (the socket is safe from its first instant because its directory is).
  */
-export async function ensurePrivateDataDir(dataDir: string): Promise<void> {
+export async function ensurePrivateDataDir(dataDir: string, log: Logger): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const { mode } = await stat(dataDir);
   if ((mode & 0o077) !== 0) {
     await chmod(dataDir, mode & 0o700);
-    console.warn(`[notary] DATA_DIR ${dataDir} was reachable by other users: set to mode 0700`);
+    log.warn(`[notary] DATA_DIR ${dataDir} was reachable by other users: set to mode 0700`);
   }
 }
 
@@ -191,10 +209,14 @@ export function publicUrlFor(config: Config, port: number): string {
 
 /**
  * Starts the service: listens on `config.host:config.port` (0 picks a free port), then builds the core with
- * the resolved URL (`PUBLIC_URL` when set). Resolves once it accepts requests.
+ * the resolved URL (`PUBLIC_URL` when set). Resolves once it accepts requests. `log` is the root logger
+ * (default: `serviceLogger(config)`).
  */
-export async function startService(config: Config): Promise<Service> {
-  for (const warning of startWarnings(config)) console.warn(`[notary] warning: ${warning}`);
+export async function startService(config: Config, options: { log?: Logger } = {}): Promise<Service> {
+  const log = options.log ?? serviceLogger(config);
+  // Printed at every LOG_LEVEL, as the listening line is (`lifecycleLogger`).
+  const notary = lifecycleLogger(log, 'notary');
+  for (const warning of startWarnings(config)) notary.warn(`[notary] warning: ${warning}`);
   // Until the core is ready every request gets an answer at once (503, `/health` `starting`), never a hang.
   let handler: http.RequestListener = answerWhileStarting;
   const server = http.createServer((req, res) => handler(req, res));
@@ -209,7 +231,7 @@ export async function startService(config: Config): Promise<Service> {
   const anchoringQueue: AnchoringQueue = { enqueueAnchoring: (tx) => jobs.enqueueAnchoring(tx) };
   let core: Core;
   try {
-    core = await createCore(config, url, { anchoringQueue });
+    core = await createCore(config, url, { anchoringQueue, log });
   } catch (e) {
     server.close();
     throw e;
@@ -240,14 +262,14 @@ export async function startService(config: Config): Promise<Service> {
     fork: () => core.db.fork(),
     directory: core.deps.directory,
     intervalSeconds: config.reconcileIntervalSeconds,
-    log: consoleJobLog(config.logLevel),
+    log: jobLog(log.child({ module: 'reconcile' })),
   });
   // Bytes of uploads whose process died before the row committed (issue 12, orphaned objects).
   const orphanSweep = startOrphanSweepJob({
     fork: () => core.db.fork(),
     storage: core.deps.storage,
     intervalHours: config.orphanSweepHours,
-    log: consoleJobLog(config.logLevel),
+    log: jobLog(log.child({ module: 'storage' })),
   });
   // Anchoring (issue 4): chains per configuration, batch collection on a timer, one worker per chain.
   let anchoring: AnchoringRunner | undefined;
@@ -258,7 +280,7 @@ export async function startService(config: Config): Promise<Service> {
     anchoring = await startAnchoring({
       config: config.anchoring,
       fork: () => core.db.fork(),
-      log: consoleJobLog(config.logLevel),
+      log: jobLog(log.child({ module: 'anchor' })),
       // Batch windows are opened by the pg-boss job each upload enqueues; the timer is only the safety sweep.
       ...(config.anchoring.mode === 'off'
         ? {}
@@ -267,7 +289,7 @@ export async function startService(config: Config): Promise<Service> {
     if (anchoring && config.anchoring.mode !== 'off') {
       const runner = anchoring;
       queue = await startJobQueue(core.db, config.databaseUrl, {
-        onError: (e) => console.error('[jobs] pg-boss error', e),
+        onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, '[jobs] pg-boss error'),
       });
       await queue.registerAnchoring(async () => {
         await runner.triggerCollection();

@@ -1,3 +1,4 @@
+import type { Logger } from '@notary/platform/log';
 import type { Config } from './config';
 import type { Database } from './db';
 import type { AcervoFeedCache } from './domain/acervo/cache';
@@ -5,6 +6,7 @@ import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
 import type { OrganizationDirectory } from './ports/directory';
 import type { TokenVerifier } from './ports/identity';
+import type { IpfsGateways } from './ports/ipfs';
 import type { Mailer } from './ports/mail';
 import type { AnchoringQueue } from './ports/queue';
 import type { QuotaCounter, RateLimiter } from './ports/rate-limit';
@@ -15,6 +17,11 @@ import type { TimestampAuthority } from './ports/tsa';
 /** Everything the HTTP layer and the procedures use, built once by the composition root (`main.ts`). */
 export interface AppDeps {
   config: Config;
+  /**
+   * The service's root logger (`LOG_LEVEL`; JSON lines in production). Code logs through a child naming its
+   * module (`log.child({ module: 'anchor' })`); request code through `req.log`, which carries the request id.
+   */
+  log: Logger;
   /**
    * The URL the service names itself with (`PUBLIC_URL`, else `http://<host>:<port>` as resolved at start),
    * without trailing slash: the base of links in mail (e.g. the team invitation's join link).
@@ -44,6 +51,8 @@ export interface AppDeps {
   signer: DocumentSigner | undefined;
   /** RFC 3161 TSA (`TSA_URL`); undefined: the timestamp route answers 503. */
   tsa: TimestampAuthority | undefined;
+  /** IPFS import: verified fetches from the trustless gateways, public gateway links (`IPFS_*`). */
+  ipfs: IpfsGateways;
   /** The spec's rate limits (`RATE_LIMITS`, `REDIS_URL`): in process, in Redis, or off. */
   rateLimiter: RateLimiter;
   /** Team invitation mails per inviter and per organization per hour (`INVITATION_MAIL_LIMITS`). */

@@ -1,18 +1,25 @@
-import { startService } from './bootstrap';
+import { createLogger, type Logger, lifecycleLogger } from '@notary/platform/log';
+import { serviceLogger, startService } from './bootstrap';
 import { loadConfig } from './config';
+
+/** The lifecycle lines' logger (printed at every `LOG_LEVEL`), once the configuration is read. */
+let notary: Logger | undefined;
 
 /** Composition root: `npm start`. Reads the configuration once, starts HTTP, stops cleanly on signals. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const service = await startService(config);
-  console.log(
+  const log = serviceLogger(config);
+  const lifecycle = lifecycleLogger(log, 'notary');
+  notary = lifecycle;
+  const service = await startService(config, { log });
+  lifecycle.info(
     `[notary] listening on ${service.url} (database: ${service.deps.db.kind}, storage: ${service.deps.storage.kind}, data: ${config.dataDir})`,
   );
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`[notary] ${signal}: shutting down`);
+    lifecycle.info(`[notary] ${signal}: shutting down`);
     await service.close();
     process.exit(0);
   };
@@ -21,6 +28,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  console.error(`[notary] failed to start: ${e instanceof Error ? e.message : String(e)}`);
+  // An invalid configuration fails before LOG_LEVEL and NODE_ENV are known: a readable line on stderr.
+  (notary ?? createLogger({ level: 'info', format: 'text' })).error(
+    `[notary] failed to start: ${e instanceof Error ? e.message : String(e)}`,
+  );
   process.exit(1);
 });

@@ -38,10 +38,11 @@ export async function createMigration(options: CreateMigrationOptions): Promise<
     await orm.migrator.up();
     const result = await orm.migrator.create(dir, false, false);
     await orm.close();
+    // The command's own output (`npm run db:migration:create`), not a log line.
     if (!result.fileName) {
-      console.log('No schema changes.');
+      process.stdout.write('No schema changes.\n');
     } else {
-      console.log(`Created ${result.fileName}`);
+      process.stdout.write(`Created ${result.fileName}\n`);
       await writeMigrationIndex(dir, options.command);
     }
   } finally {

@@ -2,12 +2,16 @@ import { AppError, ERROR_TABLE, type ErrorBody, type ErrorCode, isAppError } fro
 import { TRPCError } from '@trpc/server';
 import type { ErrorRequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
+import { type Logger, silentLogger } from '../log';
 
 /** A REST error body: `{message, code}`, plus `fields` when the `AppError` names the request fields at fault. */
 export type RestErrorBody = ErrorBody & { fields?: string[] };
 
 export interface HttpErrorOptions {
-  /** Prefix of the line logged for INTERNAL errors, e.g. `[http]`: `<prefix> internal error <cause>`. */
+  /**
+   * Prefix of the line logged for INTERNAL errors, e.g. `[http]`: `<prefix> internal error`, with the cause
+   * as `err`, through the request's logger (`req.log` of `requestLogging`: the line carries the request id).
+   */
   logPrefix: string;
   /** The service's BAD_REQUEST for invalid input (its wording of zod's issues). */
   fromZod: (error: ZodError) => AppError;
@@ -24,6 +28,8 @@ export interface HttpErrors {
   /**
    * Writes the REST error body (`RestErrorBody`) with the error table's status, and `Retry-After` when the
    * error knows the wait; logs INTERNAL errors. When the headers already went out (a failure mid-stream) the socket is destroyed instead.
+   * The request id stays in the `X-Request-Id` header (`requestLogging`) and the log line, out of the body:
+   * the spec's body is `{message, code}`, which clients compare whole.
    */
   sendError(res: Response, error: unknown): void;
   /**
@@ -62,7 +68,9 @@ export function httpErrors(options: HttpErrorOptions): HttpErrors {
 
   const sendError = (res: Response, error: unknown): void => {
     const app = toAppError(error);
-    if (app.code === 'INTERNAL') console.error(`${options.logPrefix} internal error`, app.cause ?? app);
+    if (app.code === 'INTERNAL') {
+      requestLog(res).error({ err: app.cause ?? app }, `${options.logPrefix} internal error`);
+    }
     if (res.headersSent) {
       res.destroy();
       return;
@@ -85,4 +93,10 @@ export function httpErrors(options: HttpErrorOptions): HttpErrors {
   };
 
   return { toAppError, sendError, errorHandler };
+}
+
+/** The request's logger (`requestLogging`); an app without it (a bare test app) logs nothing. */
+function requestLog(res: Response): Logger {
+  // Typed as always there by pino-http's augmentation of IncomingMessage, which holds only behind it.
+  return (res.req as { log?: Logger } | undefined)?.log ?? silentLogger;
 }

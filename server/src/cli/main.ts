@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createCore, publicUrlFor } from '../bootstrap';
+import { createCore, publicUrlFor, serviceLogger } from '../bootstrap';
 import { loadConfig } from '../config';
 import { type OperatorCommand, runOperatorCommand } from '../domain/operator/commands';
 import { sendAdminCommand } from './admin-socket';
@@ -84,7 +84,10 @@ async function main(): Promise<void> {
       return;
     }
   }
-  const core = await createCore(config, publicUrlFor(config, config.port));
+  // Logs go to stderr: stdout is the command's output.
+  const core = await createCore(config, publicUrlFor(config, config.port), {
+    log: serviceLogger(config, 'stderr'),
+  });
   try {
     const output = await runOperatorCommand(
       {

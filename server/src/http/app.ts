@@ -1,3 +1,4 @@
+import { requestLogging } from '@notary/platform/http/request-log';
 import { restRouter } from '@notary/platform/http/rest';
 import { AppError, TRPC_MAX_BATCH_SIZE } from '@notary/shared';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
@@ -35,6 +36,8 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
+  // First: every answer, errors and the web client's included, carries the request id (`X-Request-Id`).
+  app.use(requestLogging(deps.log));
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
@@ -72,9 +75,9 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
       createContext: ({ req, res }) => createContext(deps, req, res),
       // Each call of a batch counts against the limits; a batch over the maximum is refused whole (400).
       maxBatchSize: TRPC_MAX_BATCH_SIZE,
-      onError: ({ error }) => {
+      onError: ({ error, req }) => {
         if (toAppError(error).code === 'INTERNAL')
-          console.error('[trpc] internal error', error.cause ?? error);
+          req.log.error({ err: error.cause ?? error }, '[trpc] internal error');
       },
     }),
   );

@@ -53,6 +53,7 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
               config: deps.config,
               publicUrl: deps.publicUrl,
               storage: deps.storage,
+              ipfs: deps.ipfs,
               signer: deps.signer,
               tsa: deps.tsa,
             },
@@ -67,8 +68,8 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
           retryAfterSeconds: RENDER_QUEUE_RETRY_AFTER_SECONDS,
         });
       });
-    if (issued.fallbackReason && deps.config.logLevel === 'debug') {
-      console.debug(`[certificate] ${req.params.id}: separate certificate (${issued.fallbackReason})`);
+    if (issued.fallbackReason) {
+      req.log.debug(`[certificate] ${req.params.id}: separate certificate (${issued.fallbackReason})`);
     }
     res.status(200);
     res.setHeader('Content-Type', 'application/pdf');

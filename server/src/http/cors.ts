@@ -23,7 +23,8 @@ export function corsPolicy(
   const handler = cors({
     origin: true,
     credentials: true,
-    exposedHeaders: ['X-Service-Signed', 'Content-Disposition'],
+    // X-Request-Id (`requestLogging`): a browser client can quote it when reporting an error.
+    exposedHeaders: ['X-Service-Signed', 'Content-Disposition', 'X-Request-Id'],
     maxAge: 600,
   });
   return (req, res, next) => {

@@ -30,7 +30,8 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
     try {
       const em = deps.db.fork();
       const actor = await authenticate(em, deps, bearerFrom(req.headers.authorization), req.ip ?? null);
-      const doc = await notarize(em, deps, actor, {
+      // The request's logger: a failed removal is logged with the request id.
+      const doc = await notarize(em, { ...deps, log: req.log }, actor, {
         kind: 'stored',
         origin: { sourceType: 'upload' },
         source: multipartSource(req),

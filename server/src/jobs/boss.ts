@@ -30,7 +30,7 @@ export const ANCHOR_COLLECT_QUEUE = 'anchor-collect';
 export interface JobQueueOptions {
   /** How often an idle worker polls for jobs, in seconds (pg-boss minimum 0.5; default 2). */
   pollingIntervalSeconds?: number;
-  /** Where pg-boss errors go (default `console.error`). */
+  /** Where pg-boss errors go (the composition root logs them as `[jobs] pg-boss error`; default: ignored). */
   onError?: (error: Error) => void;
   /** How long `stop()` waits for running handlers, in milliseconds (default 5000; pg-boss minimum 1000). */
   stopTimeoutMs?: number;
@@ -97,7 +97,8 @@ export async function startJobQueue(
     if (!databaseUrl) throw new Error('pg-boss on PostgreSQL needs the connection string');
     boss = new PgBoss({ connectionString: databaseUrl, max: 4, schedule: false, ...polling });
   }
-  const onError = options.onError ?? ((e: Error) => console.error('[jobs] pg-boss error', e));
+  // A listener is needed even so: an 'error' event without one would throw.
+  const onError = options.onError ?? (() => {});
   boss.on('error', onError);
   await boss.start();
   try {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { Logger } from '@notary/platform/log';
 import { IdentityWebhookDelivery } from '../db/entities';
 import { applyMembershipEvent, type ReconcileSummary, reconcileAll } from '../domain/tenancy/reconcile';
 import type { MembershipEvent, OrganizationDirectory } from '../ports/directory';
@@ -9,14 +10,16 @@ export interface JobLog {
   error(message: string, error: unknown): void;
 }
 
-/** A console logger honouring the configured level (`LOG_LEVEL`). */
-export function consoleJobLog(level: 'debug' | 'info' | 'warn' | 'error' | 'silent'): JobLog {
+/**
+ * A `JobLog` writing through `log` (pino, at the configured `LOG_LEVEL`; pass a child naming the module, e.g.
+ * `log.child({ module: 'reconcile' })`): summaries at info, failures at error with their cause as `err`.
+ */
+export function jobLog(log: Logger): JobLog {
   return {
-    info: (message) => {
-      if (level === 'debug' || level === 'info') console.info(message);
-    },
+    info: (message) => log.info(message),
     error: (message, error) => {
-      if (level !== 'silent') console.error(message, error);
+      if (error === undefined) log.error(message);
+      else log.error({ err: error }, message);
     },
   };
 }

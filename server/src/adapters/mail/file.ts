@@ -11,7 +11,7 @@ export interface FileMailerOptions {
   from: string;
   /** Reported as `Mailer.configured`: true only with `MAIL_DEV=1` (config `mail.devCountsAsConfigured`). */
   configured: boolean;
-  /** Receives one line per message (default `console.info`). */
+  /** Receives one line per message (the composition root's mail logger; default: nowhere). */
   log?: (line: string) => void;
 }
 
@@ -38,7 +38,7 @@ export class FileMailer implements Mailer {
     this.dir = options.dir;
     this.from = options.from;
     this.configured = options.configured;
-    this.log = options.log ?? ((line) => console.info(line));
+    this.log = options.log ?? (() => {});
   }
 
   /**

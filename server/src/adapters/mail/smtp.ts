@@ -6,7 +6,7 @@ export interface SmtpMailerOptions {
   url: string;
   /** RFC 5322 `From` (config `mail.from`). */
   from: string;
-  /** Receives one line per skipped placeholder recipient (default `console.info`); sent mail is not logged. */
+  /** Receives one line per skipped placeholder recipient (the composition root's mail logger; default: nowhere); sent mail is not logged. */
   log?: (line: string) => void;
 }
 
@@ -19,7 +19,7 @@ export class SmtpMailer implements Mailer {
 
   constructor(options: SmtpMailerOptions) {
     this.from = options.from;
-    this.log = options.log ?? ((line) => console.info(line));
+    this.log = options.log ?? (() => {});
     this.transport = nodemailer.createTransport(options.url);
   }
 

@@ -15,6 +15,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { AppError } from '@notary/shared';
 import type { StorageConfig } from '../../config';
+import { type Log, silentLog } from '../../ports/log';
 import type { ObjectStorage, PresignOptions, StoredObjectInfo } from '../../ports/storage';
 import { deleteEveryVersion, refuseObjectLock } from './s3-versions';
 import {
@@ -39,6 +40,8 @@ export interface S3ObjectStorageOptions {
   queueSize?: number;
   /** Keys per ListObjectsV2 page (1..1000). Default 1000, the S3 maximum; smaller only to test pagination. */
   listPageSize?: number;
+  /** Where failures that are not thrown are reported (a multipart upload left to abort). Default: nowhere. */
+  log?: Log;
 }
 
 /** Default multipart part size: 8 MiB (S3 minimum is 5 MiB; at most 10,000 parts, so objects up to 80 GiB). */
@@ -56,6 +59,7 @@ export class S3ObjectStorage implements ObjectStorage {
   private readonly partSize: number;
   private readonly queueSize: number;
   private readonly listPageSize: number;
+  private readonly log: Log;
 
   /**
    * @param config bucket, region, optional endpoint (self-hosted servers), static credentials (both or neither;
@@ -66,6 +70,7 @@ export class S3ObjectStorage implements ObjectStorage {
     this.partSize = options.partSizeBytes ?? DEFAULT_PART_SIZE;
     this.queueSize = options.queueSize ?? 2;
     this.listPageSize = options.listPageSize ?? 1000;
+    this.log = options.log ?? silentLog;
     this.client = new S3Client({
       region: config.region,
       endpoint: config.endpoint,
@@ -317,7 +322,7 @@ export class S3ObjectStorage implements ObjectStorage {
       );
     } catch (e) {
       if (statusOf(e) !== 404)
-        console.warn(`[storage:s3] cannot abort multipart upload ${uploadId} of ${key}`, e);
+        this.log.warn({ err: e }, `[storage:s3] cannot abort multipart upload ${uploadId} of ${key}`);
     }
   }
 }

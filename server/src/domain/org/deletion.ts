@@ -46,7 +46,7 @@ export interface OrgDeletionPorts {
   directory: OrganizationDirectory;
   /** Key of the code hashes: `deletionCodeKey(secret)`. */
   codeKey: Uint8Array;
-  /** Receives one line per noteworthy event (default `console.warn`). */
+  /** Receives one warning line per noteworthy event (the service's logger; default: nowhere). */
   log?: (line: string) => void;
 }
 
@@ -246,7 +246,7 @@ async function runDeletion(
   org: OrganizationActor,
   deletionId: string,
 ): Promise<void> {
-  const log = ports.log ?? ((line: string) => console.warn(line));
+  const log = ports.log ?? (() => {});
   const claimed = await em.nativeUpdate(
     OrgDeletion,
     { id: deletionId, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: new Date() } }] },

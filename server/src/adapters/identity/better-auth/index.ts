@@ -120,6 +120,7 @@ import { betterAuth } from 'better-auth';
 import { getSchema } from 'better-auth/db';
 import type { OrganizationDirectory } from '../../../ports/directory';
 import type { TokenVerifier } from '../../../ports/identity';
+import { silentLog } from '../../../ports/log';
 import { type BetterAuthAdmin, createAdmin } from './admin';
 import { DateColumnsPlugin } from './date-columns';
 import { createBetterAuthDirectory } from './directory';
@@ -185,7 +186,8 @@ export function createBetterAuthIdentity(options: BetterAuthIdentityOptions): Be
   const findMember: FindMember = async (organizationId, userId) =>
     findMemberRow((await getAuth().$context).adapter, organizationId, userId);
   const events = new MembershipEventHub(
-    options.logError ?? ((message, error) => console.error(`[identity] ${message}`, error)),
+    options.logError ??
+      ((message, error) => (options.log ?? silentLog).error({ err: error }, `[identity] ${message}`)),
   );
   const sessionUserId = async (headers: Headers): Promise<string | null> => {
     // A full `auth.api` call, so that the bearer plugin turns `Authorization: Bearer` into the session.

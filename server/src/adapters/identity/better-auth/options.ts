@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto';
 import type { Auth, BetterAuthOptions } from 'better-auth';
 import { bearer } from 'better-auth/plugins';
 import type { Kysely } from 'kysely';
+import { type Log, silentLog } from '../../../ports/log';
 import type { Mailer } from '../../../ports/mail';
 import { emailOtpPlugin } from './email-otp';
 import type { MembershipEventHub } from './membership-events';
@@ -54,7 +55,12 @@ export interface BetterAuthIdentityOptions {
   rateLimit?: 'database' | 'memory' | false;
   /** better-auth's log level (default `warn`). */
   logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
-  /** Where failures of membership event listeners are reported (default `console.error`). */
+  /**
+   * Where better-auth's own messages (`[better-auth] ...`, at `logLevel` and above) and, unless `logError`
+   * is given, failures of membership event listeners (`[identity] ...`) go. Default: nowhere.
+   */
+  log?: Log;
+  /** Where failures of membership event listeners are reported (default: `log`, as `[identity] <message>`). */
   logError?: (message: string, error: unknown) => void;
 }
 
@@ -103,7 +109,10 @@ export function buildOptions(
             log: (level, message, ...args: unknown[]) => {
               // 1.7.7 creates `rateLimit.lastRequest` as bigint, then reports its own int8 column as drift.
               if (level === 'warn' && message.startsWith('Field lastRequest in table rateLimit')) return;
-              console[level](`[better-auth] ${message}`, ...args);
+              const err = args.find((a) => a instanceof Error);
+              const rest = args.filter((a) => a !== err);
+              const fields = { ...(err ? { err } : {}), ...(rest.length > 0 ? { args: rest } : {}) };
+              (options.log ?? silentLog)[level](fields, `[better-auth] ${message}`);
             },
           },
     // The session token (the client's refresh credential) lives 7 days and is extended once a day of use.

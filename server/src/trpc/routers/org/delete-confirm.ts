@@ -35,6 +35,7 @@ export const deleteConfirm = authedProcedure
         mailer: ctx.deps.mailer,
         directory: ctx.deps.directory,
         codeKey: deletionCodeKey(ctx.deps.secret),
+        log: (line) => ctx.deps.log.warn({ module: 'org-deletion' }, line),
       },
       ctx.actor,
       input.code,

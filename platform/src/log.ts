@@ -1,0 +1,98 @@
+import { type DestinationStream, type Logger, pino } from 'pino';
+
+export type { Logger } from 'pino';
+
+/** The levels `LOG_LEVEL` accepts (each service's config parses it), lowest first; `silent` logs nothing. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+/**
+ * `json`: one JSON object per line (pino's own format: `level`, `time`, `msg`, `module`, `reqId`, ...), for
+ * production, where a collector reads stdout. `text`: the message and its plain fields as one readable line,
+ * an error's stack below it, for development and tests.
+ */
+export type LogFormat = 'json' | 'text';
+
+/**
+ * Never written to a log line (pino `redact` paths): the session token and cookies of a request logged by
+ * `requestLogging`, and the cookies a response sets.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
+
+export interface CreateLoggerOptions {
+  level: LogLevel;
+  format: LogFormat;
+  /**
+   * Where lines go (default `stdout`). `stderr` for a command whose stdout is its product (the operator CLI):
+   * every line then goes to stderr.
+   */
+  stream?: 'stdout' | 'stderr';
+  /** Receives the JSON lines instead (tests read them); `format` and `stream` are then ignored. */
+  destination?: DestinationStream;
+}
+
+/** The log format of a `NODE_ENV`: JSON lines in production, readable lines elsewhere. */
+export function logFormatFor(nodeEnv: 'development' | 'production' | 'test'): LogFormat {
+  return nodeEnv === 'production' ? 'json' : 'text';
+}
+
+/**
+ * A service's root logger (pino). Code logs through children that name their module
+ * (`log.child({ module: 'anchor' })`) and keep the messages' `[module]` prefix, so a line reads the same in
+ * both formats. JSON lines are written synchronously, so nothing is lost when the process exits right after.
+ * Text lines go through `console` (debug and info to stdout, warn and error to stderr, or all to stderr), so
+ * vitest attributes them to the test that caused them.
+ */
+export function createLogger(options: CreateLoggerOptions): Logger {
+  const fd = options.stream === 'stderr' ? 2 : 1;
+  const destination =
+    options.destination ??
+    (options.format === 'json' ? pino.destination({ dest: fd, sync: true }) : textDestination(fd === 2));
+  return pino({ level: options.level, redact: REDACTED_PATHS }, destination);
+}
+
+/**
+ * A child of `log` that writes info and above whatever `LOG_LEVEL` says, `silent` included: the few lines a
+ * process has always printed (listening, shutting down, failed to start, start-up warnings), which operators
+ * and scripts wait for.
+ */
+export function lifecycleLogger(log: Logger, module: string): Logger {
+  return log.child({ module }, { level: log.isLevelEnabled('debug') ? log.level : 'info' });
+}
+
+/** A logger that writes nothing: the default where a caller passes none. */
+export const silentLogger: Logger = pino({ level: 'silent' });
+
+// Fields every line carries (or that `text` shows otherwise): left out of the text line.
+const TEXT_OMITTED = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'module', 'err', 'req', 'res']);
+
+/** pino's JSON line as `msg key=value ...` (plain values only) and the error's stack, through `console`. */
+function textDestination(allToStderr: boolean): DestinationStream {
+  return {
+    write(line: string) {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      const fields = Object.entries(entry)
+        .filter(([key, value]) => !TEXT_OMITTED.has(key) && (value === null || typeof value !== 'object'))
+        .map(([key, value]) => ` ${key}=${String(value)}`)
+        .join('');
+      const detail = entry.err === undefined ? '' : `\n${errorText(entry.err)}`;
+      const text = `${String(entry.msg ?? '')}${fields}${detail}`;
+      const level = typeof entry.level === 'number' ? entry.level : 30;
+      // Looked up at each line, not bound once: a test's spy on a console method sees the line.
+      if (allToStderr || level >= 50) console.error(text);
+      else if (level >= 40) console.warn(text);
+      else if (level >= 30) console.info(text);
+      else console.debug(text);
+    },
+  };
+}
+
+/** An error as pino serialized it (`{type, message, stack}`), or whatever else was logged as `err`. */
+function errorText(err: unknown): string {
+  if (typeof err !== 'object' || err === null) return String(err);
+  const { stack, message } = err as { stack?: unknown; message?: unknown };
+  return String(stack ?? message ?? JSON.stringify(err));
+}
