@@ -46,9 +46,11 @@ export async function bootstrap(
         status: 'failed' as const,
         error: (e as Error).message,
       }));
-      console.log(
-        `[catalog] startup sync of ${slug}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}`,
-      );
+      deps.log
+        .child({ module: 'sync' })
+        .info(
+          `[catalog] startup sync of ${slug}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}`,
+        );
       if (outcome.status === 'failed') failed.push(slug);
       else blocking.delete(slug);
     }

@@ -1,3 +1,4 @@
+import { createLogger, type Logger, logFormatFor } from '@notary/platform/log';
 import type { CatalogConfig } from './config';
 import { type Database, openDatabase } from './db';
 import { createEmbedder, type Embedder } from './embeddings';
@@ -17,6 +18,8 @@ export interface Readiness {
 /** Everything the HTTP layer and the CLI-facing code need; built once by `openCatalog`. */
 export interface CatalogDeps {
   config: CatalogConfig;
+  /** The root logger (`LOG_LEVEL`); code logs through a child naming its module, requests through `req.log`. */
+  log: Logger;
   db: Database;
   embedder: Embedder;
   index: VectorIndex;
@@ -44,6 +47,13 @@ export interface CatalogOptions {
   /** Sync heartbeat and staleness, ms. */
   heartbeatMs?: number;
   staleAfterMs?: number;
+  /** The root logger (default: `catalogLogger(config)`). */
+  log?: Logger;
+}
+
+/** The catalog's root logger as configured: `LOG_LEVEL`, JSON lines in production (`NODE_ENV`). */
+export function catalogLogger(config: Pick<CatalogConfig, 'logLevel' | 'nodeEnv'>): Logger {
+  return createLogger({ level: config.logLevel, format: logFormatFor(config.nodeEnv) });
 }
 
 /**
@@ -54,9 +64,14 @@ export interface CatalogOptions {
  * @throws DirectoryLockedError when another process uses `dataDir`; errors of the index's `init`.
  */
 export async function openCatalog(config: CatalogConfig, options: CatalogOptions = {}): Promise<Catalog> {
+  const log = options.log ?? catalogLogger(config);
   const embedder = options.embedder ?? createEmbedder(config);
   const index =
-    options.index ?? createVectorIndex(config, embedder.dimensions, { memory: options.memory ?? false });
+    options.index ??
+    createVectorIndex(config, embedder.dimensions, {
+      memory: options.memory ?? false,
+      log: log.child({ module: 'vector-index' }),
+    });
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -85,13 +100,19 @@ export async function openCatalog(config: CatalogConfig, options: CatalogOptions
     index,
     connectorFor,
     onCommitted: () => catalog.invalidate(),
+    log: log.child({ module: 'sync' }),
     ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.staleAfterMs !== undefined ? { staleAfterMs: options.staleAfterMs } : {}),
   });
   const recovered = await sync.recoverInterrupted();
-  if (recovered) console.warn(`[catalog] ${recovered} sync(s) interrupted by a previous stop marked failed`);
+  if (recovered) {
+    log
+      .child({ module: 'sync' })
+      .warn(`[catalog] ${recovered} sync(s) interrupted by a previous stop marked failed`);
+  }
   const deps: CatalogDeps = {
     config,
+    log,
     db,
     embedder,
     index,

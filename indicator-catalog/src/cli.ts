@@ -20,6 +20,10 @@ import type { SyncStatusView } from './sync/status';
 const config = loadConfig();
 const base = config.catalogUrl.replace(/\/$/, '');
 
+// What the CLI prints is its output, not a log: plain lines on stdout, usage and failures on stderr.
+const print = (text: string) => process.stdout.write(`${text}\n`);
+const printError = (text: string) => process.stderr.write(`${text}\n`);
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -86,7 +90,7 @@ async function sync(slug: string): Promise<number> {
         bar.update(c.value, payload);
         started = true;
       } else if (status.progress.phase !== lastPhase) {
-        console.log(`${status.progress.phase}: ${c.value}/${c.total} ${c.unit}`);
+        print(`${status.progress.phase}: ${c.value}/${c.total} ${c.unit}`);
       }
       lastPhase = status.progress.phase;
     }
@@ -96,7 +100,7 @@ async function sync(slug: string): Promise<number> {
         bar.stop();
       }
       const s = run.stats;
-      console.log(
+      print(
         `${slug}: ${run.status}` +
           (s
             ? ` in ${s.durationMs} ms: ${s.indicatorsSeen} definitions, ${s.embedded} embedded, ${s.unchanged} unchanged, ${s.removed} removed`
@@ -126,14 +130,12 @@ async function main(): Promise<number> {
       return sync(arg);
     case 'status':
       if (!arg) break;
-      console.log(
-        JSON.stringify(await call('GET', `/api/providers/${encodeURIComponent(arg)}/sync`), null, 2),
-      );
+      print(JSON.stringify(await call('GET', `/api/providers/${encodeURIComponent(arg)}/sync`), null, 2));
       return 0;
     case 'providers': {
       const { providers } = await call<{ providers: ProviderView[] }>('GET', '/api/providers');
       for (const p of providers) {
-        console.log(
+        print(
           `${p.slug}\t${p.sync.status}\t${p.sync.indicatorCount} indicators\tlast sync ${p.sync.lastSyncAt ?? 'never'}\t${p.baseUrl}`,
         );
       }
@@ -143,13 +145,13 @@ async function main(): Promise<number> {
       if (!arg) break;
       const text = arg === '-' ? await readStdin() : await readFile(arg, 'utf8');
       const provider = await call<ProviderView>('POST', '/api/providers', JSON.parse(text));
-      console.log(`registered ${provider.slug}; run: npm run catalog -- sync ${provider.slug}`);
+      print(`registered ${provider.slug}; run: npm run catalog -- sync ${provider.slug}`);
       return 0;
     }
     case 'remove':
       if (!arg) break;
       await call('DELETE', `/api/providers/${encodeURIComponent(arg)}`);
-      console.log(`removed ${arg}`);
+      print(`removed ${arg}`);
       return 0;
     case 'search': {
       if (!arg) break;
@@ -160,24 +162,20 @@ async function main(): Promise<number> {
       }
       const { results, municipality } = await call<SearchResponse>('GET', `/api/search?${query}`);
       if (municipality)
-        console.log(
-          `municipality: ${municipality.name ?? ''} ${municipality.uf ?? ''} (${municipality.geocode})`,
-        );
+        print(`municipality: ${municipality.name ?? ''} ${municipality.uf ?? ''} (${municipality.geocode})`);
       for (const r of results) {
-        console.log(
-          `${r.score.toFixed(3)}  ${r.indicator.id}  ${r.indicator.name} [${r.indicator.provider.slug}]`,
-        );
+        print(`${r.score.toFixed(3)}  ${r.indicator.id}  ${r.indicator.name} [${r.indicator.provider.slug}]`);
         for (const v of r.values.slice(0, 3))
-          console.log(`         ${v.year}  ${v.city ?? v.geocode}: ${v.value} ${v.unit ?? ''}`);
-        if (r.error) console.log(`         error: ${r.error}`);
-        console.log(
+          print(`         ${v.year}  ${v.city ?? v.geocode}: ${v.value} ${v.unit ?? ''}`);
+        if (r.error) print(`         error: ${r.error}`);
+        print(
           `         ${r.attribution.publisherName} (${r.attribution.license}) ${r.attribution.sourceUrl}`,
         );
       }
       return 0;
     }
   }
-  console.error(
+  printError(
     'usage: npm run catalog -- sync <slug> | status <slug> | providers | register <file.json|-> | remove <slug> | search <text> [--city <name>] [--geocode <code>] [--year <yyyy>] [--limit <n>]',
   );
   return 2;
@@ -186,7 +184,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    console.error((e as Error).message);
+    printError((e as Error).message);
     process.exit(1);
   },
 );

@@ -22,6 +22,7 @@ const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).def
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   CATALOG_HOST: z.string().default('127.0.0.1'),
   CATALOG_PORT: port(3100),
   CATALOG_DATA_DIR: z.string().default('./data/catalog'),
@@ -71,6 +72,8 @@ const EnvSchema = z.object({
 
 export interface CatalogConfig {
   nodeEnv: 'development' | 'production' | 'test';
+  /** `LOG_LEVEL`, as the notary service reads it; lines are JSON in production, readable elsewhere. */
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   host: string;
   port: number;
   /** Absolute directory of the embedded database (`pglite/`) and the embedded vector index (`vectors.bin`). */
@@ -119,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CatalogConfig 
   const e = parsed.data;
   return {
     nodeEnv: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
     host: e.CATALOG_HOST,
     port: e.CATALOG_PORT,
     dataDir: path.resolve(e.CATALOG_DATA_DIR),

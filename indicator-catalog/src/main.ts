@@ -6,30 +6,34 @@
  * answers `{status:'ok'}` once that first sync is done. Refuses to start (exit 1, before listening) when it
  * would listen beyond loopback without `CATALOG_ADMIN_TOKEN`.
  */
+import { lifecycleLogger } from '@notary/platform/log';
 import { startReferenceProvider } from '../reference-provider/src/server';
 import { bootstrap } from './bootstrap';
-import { openCatalog } from './catalog';
+import { catalogLogger, openCatalog } from './catalog';
 import { loadConfig } from './config';
 import { adminAccessFor } from './http/admin-access';
 import { startHttp } from './http/server';
 import { exactEntryFor } from './providers/address-policy';
 
 const loaded = loadConfig();
+const log = catalogLogger(loaded);
+// The start, its warnings, its failures and the listening lines are printed at every LOG_LEVEL.
+const lifecycle = lifecycleLogger(log, 'catalog');
 try {
   const admin = adminAccessFor(loaded, loaded.host);
   if (admin.mode === 'open') {
-    console.warn('[catalog] CATALOG_ADMIN_OPEN=1: admin routes need no token (loopback listen only)');
+    lifecycle.warn('[catalog] CATALOG_ADMIN_OPEN=1: admin routes need no token (loopback listen only)');
   } else if (admin.mode === 'token' && loaded.adminOpen) {
-    console.warn('[catalog] CATALOG_ADMIN_OPEN=1 ignored: CATALOG_ADMIN_TOKEN is set');
+    lifecycle.warn('[catalog] CATALOG_ADMIN_OPEN=1 ignored: CATALOG_ADMIN_TOKEN is set');
   }
 } catch (e) {
-  console.error(`[catalog] ${(e as Error).message}`);
+  lifecycle.error(`[catalog] ${(e as Error).message}`);
   process.exit(1);
 }
 const provider = loaded.referenceProvider.enabled
   ? await startReferenceProvider(loaded.referenceProvider)
   : undefined;
-if (provider) console.log(`[catalog] reference provider listening on ${provider.url}`);
+if (provider) lifecycle.info(`[catalog] reference provider listening on ${provider.url}`);
 // The reference provider runs on loopback: allowed by its exact address, nothing wider.
 const config = provider
   ? {
@@ -40,10 +44,10 @@ const config = provider
       },
     }
   : loaded;
-const catalog = await openCatalog(config);
+const catalog = await openCatalog(config, { log });
 const { deps } = catalog;
 const http = await startHttp(deps, config.host, config.port);
-console.log(
+lifecycle.info(
   `[catalog] listening on ${http.url} (database: ${deps.db.kind}, vector index: ${deps.index.kind}, embedder: ${deps.embedder.id}, data: ${config.dataDir})`,
 );
 
@@ -53,7 +57,7 @@ const started = bootstrap(deps, {
   signal: shutdown.signal,
 }).catch((e: unknown) => {
   deps.readiness = { status: 'error', detail: (e as Error).message };
-  console.error('[catalog] startup failed', e);
+  lifecycle.error({ err: e }, '[catalog] startup failed');
 });
 
 let stopping = false;

@@ -1,3 +1,4 @@
+import { requestLogging } from '@notary/platform/http/request-log';
 import { AppError } from '@notary/shared';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Express } from 'express';
@@ -28,6 +29,8 @@ export function createHttpApp(deps: CatalogDeps, site: HttpSite): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // First: every answer, `/health` and the Host check's 400 included, carries the request id (`X-Request-Id`).
+  app.use(requestLogging(deps.log));
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
@@ -50,9 +53,9 @@ export function createHttpApp(deps: CatalogDeps, site: HttpSite): Express {
     createExpressMiddleware({
       router: catalogRouter,
       createContext: ({ req }) => createContext(deps, req, site.admin),
-      onError: ({ error }) => {
+      onError: ({ error, req }) => {
         if (toAppError(error).code === 'INTERNAL')
-          console.error('[catalog] internal error', error.cause ?? error);
+          req.log.error({ err: error.cause ?? error }, '[catalog] internal error');
       },
     }),
   );

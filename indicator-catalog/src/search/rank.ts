@@ -1,3 +1,4 @@
+import type { Logger } from '@notary/platform/log';
 import type { Embedder } from '../embeddings/port';
 import { compact } from '../text/portuguese';
 import type { VectorIndex } from '../vector-index/port';
@@ -24,6 +25,8 @@ export interface RankedIndicator {
 export interface RankDeps {
   embedder: Embedder;
   index: VectorIndex;
+  /** Where a failed query embedding is reported (default: nowhere). */
+  log?: Logger;
 }
 
 /**
@@ -45,7 +48,7 @@ export async function semanticLeg(
   try {
     [vector] = (await deps.embedder.embed([query])) as [Float32Array];
   } catch (e) {
-    console.warn('[catalog] query embedding failed; lexical leg only:', (e as Error).message);
+    deps.log?.warn(`[catalog] query embedding failed; lexical leg only: ${(e as Error).message}`);
     return [];
   }
   const all = providerSlugs.length === snapshot.providers.size;

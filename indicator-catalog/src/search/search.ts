@@ -1,3 +1,4 @@
+import type { Logger } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import pLimit from 'p-limit';
 import type { CatalogConfig } from '../config';
@@ -16,6 +17,8 @@ export interface SearchDeps {
   catalog: CatalogCache;
   connectorFor(provider: ProviderInfo): ProviderConnector;
   settings: CatalogConfig['search'];
+  /** Where dropped results and a failed query embedding are reported (default: nowhere). */
+  log?: Logger;
 }
 
 /** Where the time of one search went, ms (`Server-Timing` of `GET /api/search`). */
@@ -176,7 +179,9 @@ export async function searchIndicators(
         }
         const attribution = attributionFor(provider, { sourceUrl, retrievedAt });
         if (!attribution) {
-          console.warn(`[catalog] result ${r.doc.providerSlug}/${r.doc.indicatorId} dropped: no attribution`);
+          deps.log?.warn(
+            `[catalog] result ${r.doc.providerSlug}/${r.doc.indicatorId} dropped: no attribution`,
+          );
           return undefined;
         }
         return {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { type Logger, silentLogger } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import type { Database } from '../db';
 import { Provider, type ProviderEntity, type SyncProgress, SyncRun, type SyncStats } from '../db/entities';
@@ -31,6 +32,8 @@ export interface SyncRunnerDeps {
   heartbeatMs?: number;
   /** A `running` provider whose heartbeat is older than this is a dead sync, ms (default 60000). */
   staleAfterMs?: number;
+  /** Where failed syncs and unstored progress are reported (default: nowhere). */
+  log?: Logger;
 }
 
 interface ActiveSync {
@@ -69,10 +72,12 @@ export class SyncRunner {
   private readonly listeners = new Set<(slug: string, progress: SyncProgress) => void>();
   private readonly heartbeatMs: number;
   private readonly staleAfterMs: number;
+  private readonly log: Logger;
 
   constructor(private readonly deps: SyncRunnerDeps) {
     this.heartbeatMs = deps.heartbeatMs ?? 5000;
     this.staleAfterMs = deps.staleAfterMs ?? 60_000;
+    this.log = deps.log ?? silentLogger;
   }
 
   /** Subscribes to progress of every sync of this instance; returns the unsubscribe function. */
@@ -153,7 +158,7 @@ export class SyncRunner {
               { syncProgress: snapshot, syncHeartbeatAt: new Date() },
             ),
         )
-        .catch((e: unknown) => console.warn(`[catalog] sync ${slug}: progress not stored`, e));
+        .catch((e: unknown) => this.log.warn({ err: e }, `[catalog] sync ${slug}: progress not stored`));
     };
     const heartbeat = setInterval(writeProgress, this.heartbeatMs);
     heartbeat.unref();
@@ -214,10 +219,10 @@ export class SyncRunner {
       clearInterval(heartbeat);
       await writing;
       const error = describe(e);
-      console.warn(`[catalog] sync ${slug} failed: ${error}`);
+      this.log.warn(`[catalog] sync ${slug} failed: ${error}`);
       const outcome: SyncOutcome = { runId, providerSlug: slug, status: 'failed', error, stats: stats(0) };
       await this.finish(outcome, { syncStatus: 'failed', lastError: error, lastSyncAt: new Date() }).catch(
-        (f: unknown) => console.error(`[catalog] sync ${slug}: failure not recorded`, f),
+        (f: unknown) => this.log.error({ err: f }, `[catalog] sync ${slug}: failure not recorded`),
       );
       return outcome;
     }

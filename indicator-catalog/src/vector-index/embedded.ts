@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { acquireDirectoryLock, type DirectoryLock } from '@notary/platform/db/dir-lock';
+import { type Logger, silentLogger } from '@notary/platform/log';
 import { catalogLockedMessage } from '../db/dir-lock';
 import type { PointPayload, VectorHit, VectorIndex, VectorPoint } from './port';
 
@@ -13,6 +14,8 @@ export interface EmbeddedIndexOptions {
   dimensions: number;
   /** Directory of `vectors.bin`; undefined keeps the index in memory only (tests). */
   dir: string | undefined;
+  /** Where a failed write at `close()` is reported (default: nowhere). */
+  log?: Logger;
 }
 
 /**
@@ -227,7 +230,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
   }
 
   async close(): Promise<void> {
-    await this.persist().catch((e: unknown) => console.error('[catalog] vector index not written', e));
+    await this.persist().catch((e: unknown) =>
+      (this.options.log ?? silentLogger).error({ err: e }, '[catalog] vector index not written'),
+    );
     await this.lock?.release();
   }
 }

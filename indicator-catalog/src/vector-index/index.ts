@@ -1,3 +1,4 @@
+import type { Logger } from '@notary/platform/log';
 import type { CatalogConfig } from '../config';
 import { EmbeddedVectorIndex } from './embedded';
 import type { VectorIndex } from './port';
@@ -12,7 +13,7 @@ export { QdrantVectorIndex } from './qdrant';
 export function createVectorIndex(
   config: Pick<CatalogConfig, 'qdrant' | 'dataDir'>,
   dimensions: number,
-  options: { memory?: boolean } = {},
+  options: { memory?: boolean; log?: Logger } = {},
 ): VectorIndex {
   if (config.qdrant) {
     return new QdrantVectorIndex({
@@ -22,5 +23,9 @@ export function createVectorIndex(
       dimensions,
     });
   }
-  return new EmbeddedVectorIndex({ dimensions, dir: options.memory ? undefined : config.dataDir });
+  return new EmbeddedVectorIndex({
+    dimensions,
+    dir: options.memory ? undefined : config.dataDir,
+    ...(options.log ? { log: options.log } : {}),
+  });
 }

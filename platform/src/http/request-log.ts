@@ -23,6 +23,9 @@ export function requestIdFor(req: IncomingMessage): string {
   return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
 }
 
+/** The message of the Error pino-http makes up for a 5xx answer. */
+const MADE_UP_ERROR = /^failed with status code \d+$/;
+
 /**
  * pino-http on an Express app, first in line: each request gets an id (`requestIdFor`), echoed in the
  * `X-Request-Id` response header (so error answers carry it too) and bound as `reqId` to `req.log`, the
@@ -42,6 +45,13 @@ export function requestLogging(log: Logger): RequestHandler {
     customLogLevel: (_req, res, error): Level => (error || res.statusCode >= 500 ? 'error' : 'info'),
     customSuccessMessage: (req, res) => `${req.method} ${req.originalUrl} ${res.statusCode}`,
     customErrorMessage: (req, res) => `${req.method} ${req.originalUrl} ${res.statusCode}`,
+    // For a 5xx without an error of its own pino-http makes one up, whose stack says nothing: the cause is
+    // on the error mapping's line, which has the same reqId.
+    customErrorObject: (_req, _res, error, val: Record<string, unknown>) => {
+      if (!MADE_UP_ERROR.test(error.message)) return val;
+      const { err: _madeUp, ...rest } = val;
+      return rest;
+    },
   });
   return (req, res, next) => middleware(req, res, next);
 }

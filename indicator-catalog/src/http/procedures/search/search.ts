@@ -29,6 +29,7 @@ export const search = publicProcedure
         catalog: ctx.deps.catalog,
         connectorFor: ctx.deps.connectorFor,
         settings: ctx.deps.config.search,
+        log: ctx.deps.log.child({ module: 'search' }),
       },
       input,
       ctx.timing,
