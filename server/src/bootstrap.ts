@@ -7,7 +7,6 @@ import { INVITATION_MAIL_LIMITS } from '@notary/shared';
 import type { Express } from 'express';
 import { redisInvalidationBus } from './adapters/cache-bus/redis';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
-import { createIpfsGateways } from './adapters/ipfs';
 import { createMailer } from './adapters/mail';
 import { createRateLimiter } from './adapters/rate-limit/limiter';
 import { createQuotaCounter } from './adapters/rate-limit/quota';
@@ -137,7 +136,6 @@ export async function createCore(
       acervoCache: new AcervoFeedCache(bus),
       signer,
       tsa,
-      ipfs: createIpfsGateways(config.ipfs),
       rateLimiter,
       invitationMailQuota,
     };

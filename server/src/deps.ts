@@ -6,7 +6,6 @@ import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
 import type { OrganizationDirectory } from './ports/directory';
 import type { TokenVerifier } from './ports/identity';
-import type { IpfsGateways } from './ports/ipfs';
 import type { Mailer } from './ports/mail';
 import type { AnchoringQueue } from './ports/queue';
 import type { QuotaCounter, RateLimiter } from './ports/rate-limit';
@@ -51,8 +50,6 @@ export interface AppDeps {
   signer: DocumentSigner | undefined;
   /** RFC 3161 TSA (`TSA_URL`); undefined: the timestamp route answers 503. */
   tsa: TimestampAuthority | undefined;
-  /** IPFS import: verified fetches from the trustless gateways, public gateway links (`IPFS_*`). */
-  ipfs: IpfsGateways;
   /** The spec's rate limits (`RATE_LIMITS`, `REDIS_URL`): in process, in Redis, or off. */
   rateLimiter: RateLimiter;
   /** Team invitation mails per inviter and per organization per hour (`INVITATION_MAIL_LIMITS`). */

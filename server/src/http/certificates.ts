@@ -53,7 +53,6 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
               config: deps.config,
               publicUrl: deps.publicUrl,
               storage: deps.storage,
-              ipfs: deps.ipfs,
               signer: deps.signer,
               tsa: deps.tsa,
             },
