@@ -272,6 +272,10 @@ export function layoutCertificate(
     flow.space(2);
     flow.paragraph(s.stamped(String(options.originalBytes)), { size: 7.8, color: MUTED });
   }
+  for (const line of data.notes ?? []) {
+    flow.space(2);
+    flow.paragraph(line, { size: 7.8, color: MUTED });
+  }
 
   flow.section(s.sectionVerification, QR_SIZE + 20);
   const attestation = data.evm?.attestationUrl ?? null;

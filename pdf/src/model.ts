@@ -84,4 +84,9 @@ export interface CertificateData {
   issuedAt: Date;
   /** Whether a PAdES signature will be applied (the compliance text says so). */
   signed: boolean;
+  /**
+   * Lines printed under the document's fields, already in the certificate's language (e.g. why a PDF source
+   * was not stamped: an IPFS import whose gateways failed). None when absent.
+   */
+  notes?: string[];
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { type AllowEntry, parseAllowHosts } from './adapters/capture/address-policy';
 
 /**
  * Service configuration, parsed once from the environment with zod.
@@ -23,6 +24,24 @@ function isSvixSecret(value: string): boolean {
   const key = value.startsWith('whsec_') ? value.slice('whsec_'.length) : value;
   return (
     /^[A-Za-z0-9+/]+={0,2}$/.test(key) && key.length % 4 === 0 && Buffer.from(key, 'base64').length >= 16
+  );
+}
+
+/** Where IPFS imports fetch blocks by default: a public trustless gateway (IPFS Trustless Gateway spec). */
+export const DEFAULT_IPFS_GATEWAY = 'https://trustless-gateway.link';
+/** Base of the download and view links of IPFS imports by default. */
+export const DEFAULT_IPFS_PUBLIC_GATEWAY = 'https://ipfs.io';
+
+/** An http(s) URL usable as a base: no query, no fragment, no credentials. */
+function isBaseUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    url.search === '' &&
+    url.hash === '' &&
+    url.username === '' &&
+    url.password === ''
   );
 }
 
@@ -105,7 +124,42 @@ const EnvSchema = z.object({
   TSA_URL: optionalString.pipe(z.url().optional()),
   TSA_CA_CERTS: optionalString,
   TSA_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+  CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
+  CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(2_000).max(600_000).default(30_000),
+  CAPTURE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
+  CAPTURE_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .refine(
+      (v) => {
+        try {
+          parseAllowHosts(v);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      'comma-separated host, host:port, [IPv6]:port or CIDR entries',
+    ),
+  CAPTURE_CA_CERTS: optionalString,
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  IPFS_GATEWAYS: z
+    .string()
+    .default(DEFAULT_IPFS_GATEWAY)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => stripSlash(s.trim()))
+        .filter(Boolean),
+    )
+    .refine((list) => list.length > 0, 'at least one gateway URL')
+    .refine((list) => list.every(isBaseUrl), 'comma-separated http(s) URLs without query or fragment'),
+  IPFS_PUBLIC_GATEWAY: z
+    .string()
+    .default(DEFAULT_IPFS_PUBLIC_GATEWAY)
+    .transform((v) => stripSlash(v.trim()))
+    .refine(isBaseUrl, 'an http(s) URL without query or fragment'),
+  IPFS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   REDIS_URL: optionalString.pipe(z.url().optional()),
 });
 
@@ -215,6 +269,33 @@ export interface SigningConfig {
   location: string;
 }
 
+/**
+ * IPFS import (issue 14): trustless gateways the bytes are fetched from and verified (`IPFS_GATEWAYS`), the
+ * public gateway of download and view links (`IPFS_PUBLIC_GATEWAY`), and how long one block request may take.
+ */
+export interface IpfsConfig {
+  /** Trustless gateway base URLs (no trailing slash), tried in order. */
+  gateways: string[];
+  /** Base URL (no trailing slash) of download and view links; never contacted by the service. */
+  publicGateway: string;
+  /** Longest one block request may take, connect to last byte, ms (`IPFS_TIMEOUT_MS`). */
+  timeoutMs: number;
+}
+
+/** Web capture (issue 15): the browser, the bounds, and the exceptions to the public-addresses-only rule. */
+export interface CaptureSettings {
+  /** The Chromium executable (`CHROMIUM_PATH`); when missing the capture route answers 503. */
+  chromiumPath: string;
+  /** The whole capture's bound, ms (`CAPTURE_TIMEOUT_MS`, default 30 000). */
+  timeoutMs: number;
+  /** Browsers at once (`CAPTURE_CONCURRENCY`, default 1); a short queue waits behind them. */
+  concurrency: number;
+  /** `CAPTURE_ALLOW_HOSTS`, parsed: hosts and ranges a capture may reach although not public (default none). */
+  allowHosts: AllowEntry[];
+  /** PEM file of extra CA certificates the capture browser trusts (`CAPTURE_CA_CERTS`); unset: none. */
+  caCertsPath: string | undefined;
+}
+
 /** RFC 3161 Time-Stamp Authority (`TSA_URL`; spec, Documents rule 6). */
 export interface TsaConfig {
   url: string;
@@ -274,6 +355,10 @@ export interface Config {
   signing: SigningConfig | undefined;
   /** Undefined: the timestamp route answers 503 and signatures are PAdES B-B (no signature timestamp). */
   tsa: TsaConfig | undefined;
+  /** Web capture: Chromium, bounds, allowed destinations. */
+  capture: CaptureSettings;
+  /** IPFS import: gateways, public links, timeout. */
+  ipfs: IpfsConfig;
 }
 
 /**
@@ -340,6 +425,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.TSA_URL === undefined
         ? undefined
         : { url: e.TSA_URL, caCertsPath: e.TSA_CA_CERTS, timeoutMs: e.TSA_TIMEOUT_MS },
+    capture: {
+      chromiumPath: e.CHROMIUM_PATH,
+      timeoutMs: e.CAPTURE_TIMEOUT_MS,
+      concurrency: e.CAPTURE_CONCURRENCY,
+      allowHosts: parseAllowHosts(e.CAPTURE_ALLOW_HOSTS),
+      caCertsPath: e.CAPTURE_CA_CERTS === undefined ? undefined : path.resolve(e.CAPTURE_CA_CERTS),
+    },
+    ipfs: {
+      gateways: e.IPFS_GATEWAYS,
+      publicGateway: e.IPFS_PUBLIC_GATEWAY,
+      timeoutMs: e.IPFS_TIMEOUT_MS,
+    },
   };
 }
 

@@ -53,6 +53,7 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
               config: deps.config,
               publicUrl: deps.publicUrl,
               storage: deps.storage,
+              ipfs: deps.ipfs,
               signer: deps.signer,
               tsa: deps.tsa,
             },

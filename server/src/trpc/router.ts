@@ -1,7 +1,9 @@
 import { accessRouter } from './routers/access';
 import { anchorProof } from './routers/documents/anchor-proof';
+import { capture } from './routers/documents/capture';
 import { download } from './routers/documents/download';
 import { get } from './routers/documents/get';
+import { importIpfs } from './routers/documents/import-ipfs';
 import { lgpdDelete } from './routers/documents/lgpd-delete';
 import { list } from './routers/documents/list';
 import { publish } from './routers/documents/publish';
@@ -23,7 +25,19 @@ import { createCallerFactory, router } from './trpc';
 export const appRouter = router({
   system: router({ health, onchainInfo }),
   public: router({ verify: publicVerify, documentBySerial: publicDocumentBySerial, acervo: publicAcervo }),
-  documents: router({ list, get, download, view, verify, anchorProof, receipt, publish, lgpdDelete }),
+  documents: router({
+    list,
+    get,
+    download,
+    view,
+    verify,
+    anchorProof,
+    receipt,
+    publish,
+    lgpdDelete,
+    importIpfs,
+    capture,
+  }),
   access: accessRouter,
   settings: settingsRouter,
   session: router({ me }),

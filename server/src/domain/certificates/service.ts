@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
@@ -13,11 +14,12 @@ import {
   DocumentTimestamp,
 } from '../../db/entities';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
+import type { IpfsGateways } from '../../ports/ipfs';
 import type { DocumentSigner } from '../../ports/signer';
 import type { ObjectStorage } from '../../ports/storage';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 import type { MerkleProof } from '../anchoring/merkle';
-import { findDocumentInTenant } from '../documents/service';
+import { findDocumentInTenant, ipfsCidOf } from '../documents/service';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
 
@@ -34,6 +36,8 @@ export interface CertificateContext {
   /** Base URL of the service, no trailing slash. */
   publicUrl: string;
   storage: ObjectStorage;
+  /** Where the bytes of an IPFS import (reference-only) are fetched from, verified, to be stamped. */
+  ipfs: Pick<IpfsGateways, 'fetchFile'>;
   /** Configured signing key (`SIGNING_CERT`); undefined: certificates are never signed. */
   signer: DocumentSigner | undefined;
   /** Configured TSA (`TSA_URL`): timestamps, and PAdES B-T signature timestamps. */
@@ -76,8 +80,9 @@ export async function issueCertificate(
     issuedAt: new Date(),
     tenantName: actor.tenant.name,
   });
-  const source = await readStampableSource(ctx.storage, doc);
+  const source = await readStampableSource(ctx, doc, signal);
   signal?.throwIfAborted();
+  if (source.unavailable) data.notes = [notStampedNote(request.lang, doc, source.unavailable)];
   const rendered = await renderCertificate(data, source.bytes, {
     lang: request.lang,
     ...(signal ? { signal } : {}),
@@ -231,20 +236,75 @@ function configuredContracts(config: Pick<Config, 'anchoring'>): {
   return { eas: a.evm?.easAddress ?? null, stacks: a.stacks?.contractId ?? null };
 }
 
-/** The stored bytes of a PDF that may be stamped, or why not (null bytes: a separate certificate). */
+/** The source PDF's bytes to stamp, or why there are none (null bytes: a separate certificate). */
+interface StampableSource {
+  bytes: Uint8Array | null;
+  skipReason: string | undefined;
+  /** Why an IPFS import's bytes could not be had (gateway failure, or bytes that are not the record's). */
+  unavailable?: string;
+}
+
+/**
+ * The bytes of a PDF that may be stamped, or why not: from storage, or for an IPFS import fetched again
+ * through the IPFS port (verified against the CID, then against the recorded SHA-256). A gateway failure is
+ * not an error here: the certificate is issued separately and says why (`unavailable`).
+ * @throws `signal`'s reason once it aborts.
+ */
 async function readStampableSource(
-  storage: ObjectStorage,
+  ctx: Pick<CertificateContext, 'storage' | 'ipfs'>,
   doc: DocumentEntity,
-): Promise<{ bytes: Uint8Array | null; skipReason: string | undefined }> {
+  signal: AbortSignal | undefined,
+): Promise<StampableSource> {
   if (doc.mimeType !== 'application/pdf') return { bytes: null, skipReason: undefined };
-  if (doc.deletedAt || !doc.storageKey) {
-    return { bytes: null, skipReason: 'the stored file is gone (LGPD deletion or reference-only record)' };
-  }
+  if (doc.deletedAt) return { bytes: null, skipReason: 'the stored file is gone (LGPD deletion)' };
   if (doc.fileSize > STAMP_MAX_BYTES) {
     return { bytes: null, skipReason: `larger than ${STAMP_MAX_BYTES} bytes: not stamped in memory` };
   }
-  const bytes = await readAll(await storage.get(doc.storageKey), STAMP_MAX_BYTES);
+  const cid = ipfsCidOf(doc);
+  if (!doc.storageKey && cid !== undefined) return readFromIpfs(ctx.ipfs, doc, cid, signal);
+  if (!doc.storageKey) return { bytes: null, skipReason: 'reference-only record: no stored file' };
+  const bytes = await readAll(await ctx.storage.get(doc.storageKey), STAMP_MAX_BYTES);
   return { bytes, skipReason: undefined };
+}
+
+/** An IPFS import's bytes, fetched and verified again; on any failure, why (`unavailable`). */
+async function readFromIpfs(
+  ipfs: Pick<IpfsGateways, 'fetchFile'>,
+  doc: DocumentEntity,
+  cid: string,
+  signal: AbortSignal | undefined,
+): Promise<StampableSource> {
+  const failed = (why: string): StampableSource => ({
+    bytes: null,
+    skipReason: `IPFS: ${why}`,
+    unavailable: why,
+  });
+  try {
+    const file = await ipfs.fetchFile(cid, { signal: signal ?? new AbortController().signal });
+    if (file.size !== doc.fileSize) {
+      file.stream.destroy();
+      return failed(`the CID's file has ${file.size} bytes, the record ${doc.fileSize}`);
+    }
+    const bytes = await readAll(file.stream, STAMP_MAX_BYTES);
+    if (createHash('sha256').update(bytes).digest('hex') !== doc.sha256Hash) {
+      return failed("the CID's bytes do not match the recorded SHA-256");
+    }
+    return { bytes, skipReason: undefined };
+  } catch (e) {
+    signal?.throwIfAborted();
+    return failed(e instanceof Error ? e.message : String(e));
+  }
+}
+
+/** Longest reason quoted on a certificate, in characters (gateway messages name URLs and blocks). */
+const NOTE_REASON_MAX_CHARS = 300;
+
+/** The certificate's line saying why an IPFS import's PDF was not stamped, in `lang`. */
+function notStampedNote(lang: CertificateLanguage, doc: DocumentEntity, why: string): string {
+  const reason = why.length > NOTE_REASON_MAX_CHARS ? `${why.slice(0, NOTE_REASON_MAX_CHARS)}…` : why;
+  return lang === 'en'
+    ? `This PDF was not stamped: its bytes (${doc.sourceUri}) could not be fetched and verified from the IPFS gateways (${reason}). This certificate is issued as a separate document.`
+    : `Este PDF não foi carimbado: seus bytes (${doc.sourceUri}) não puderam ser obtidos e verificados nos gateways IPFS (${reason}). Este certificado é emitido como documento separado.`;
 }
 
 async function readAll(stream: Readable, max: number): Promise<Uint8Array> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type Readable, Transform, type TransformCallback } from 'node:stream';
+import { type Readable, Transform, type TransformCallback, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ObjectStorage } from '../../ports/storage';
 import { SNIFF_BYTES } from './mime';
 
@@ -92,5 +93,29 @@ export async function ingestStream(
     signal: AbortSignal.any([options.signal, limit.signal]),
     ...(options.contentType ? { contentType: options.contentType } : {}),
   });
+  return { size: tap.size, sha256Hash: tap.digest(), head: tap.head() };
+}
+
+/**
+ * Reads `source` to its end without keeping it (a reference-only intake, e.g. an IPFS import, Rule 1):
+ * the size, SHA-256 and head as `ingestStream` computes them, memory flat whatever the size. Past
+ * `maxBytes` (default: no bound) `source` is destroyed at once with `tooLarge()` (default a plain Error) and
+ * this rejects with it; if `source` errors, this rejects with its error.
+ */
+export async function hashStream(
+  source: Readable,
+  options: { maxBytes?: number; tooLarge?: () => Error } = {},
+): Promise<IngestResult> {
+  let limitError: Error | undefined;
+  const tap = new HashingTap(options.maxBytes ?? Number.POSITIVE_INFINITY, () => {
+    limitError = options.tooLarge?.() ?? new Error(`More than ${options.maxBytes} bytes`);
+    tap.destroy(limitError);
+  });
+  const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  try {
+    await pipeline(source, tap, discard);
+  } catch (e) {
+    throw limitError ?? e;
+  }
   return { size: tap.size, sha256Hash: tap.digest(), head: tap.head() };
 }

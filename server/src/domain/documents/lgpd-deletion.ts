@@ -6,7 +6,7 @@ import type { ObjectStorage } from '../../ports/storage';
 import type { AcervoFeedCache } from '../acervo/cache';
 import type { Actor } from '../tenancy/actor';
 import { requireDocumentOwner } from './owner';
-import { assertNotDeleted, findDocumentInTenant } from './service';
+import { assertNotDeleted, findDocumentInTenant, ipfsCidOf } from './service';
 import type { PublicVerifyCache } from './verify-cache';
 
 /** Longest `reason` kept in the audit trail, in characters (the `document_deletion.reason` column). */
@@ -59,7 +59,8 @@ export interface LgpdDeletionPorts {
  * 4. after commit the acervo feed pages of the tenant and the public verification answer of the hash are
  *    invalidated on every instance.
  * Afterwards the document leaves `GET /api/documents` and the acervo feed, download, view and publish answer
- * 410, every share answers 410, and public verification by hash or serial still finds it.
+ * 410, every share answers 410, and public verification by hash or serial still finds it. An IPFS import
+ * (reference-only) has no stored object: its answer's `note` says its bytes stay on IPFS, out of reach.
  * @throws AppError FORBIDDEN (other tenant; not the document's owner), NOT_FOUND, GONE (already deleted),
  *   BAD_REQUEST (`reason`), BAD_GATEWAY (object storage failed: nothing recorded).
  */
@@ -105,11 +106,18 @@ export async function deleteDocumentUnderLgpd(
   });
   deps.acervoCache.invalidate(doc.tenant.id);
   deps.verifyCache.invalidate(doc.sha256Hash);
+  const cid = ipfsCidOf(doc);
   return {
     ok: true,
     documentId: doc.id,
     serialNumber: doc.serialNumber,
     sha256Hash: doc.sha256Hash,
     deletedAt: deletedAt.toISOString(),
+    // A reference-only import never had its bytes here: the service stops linking them, IPFS keeps them.
+    ...(cid === undefined
+      ? {}
+      : {
+          note: `The file's bytes stay on IPFS (ipfs://${cid}), outside this service's control: the service only deleted its record of them. Ask whoever pins the CID to unpin it.`,
+        }),
   };
 }

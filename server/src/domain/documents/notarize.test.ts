@@ -3,8 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/core';
-import type { Role } from '@notary/shared';
+import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsObjectStorage } from '../../adapters/storage/fs';
 import { type Database, openDatabase } from '../../db';
@@ -188,16 +189,106 @@ describe('notarize', () => {
     expect(await keys()).toEqual(before);
   });
 
-  it('does not accept a reference-only intake yet, and reads nothing', async () => {
-    const source = intake(Buffer.from('x'));
+  /**
+   * A reference intake as the IPFS import builds it: `chunks` produced on demand (counted), the size the
+   * source declares, and `failAfter` chunks an error such as a gateway's. Resolves once the stream ended.
+   */
+  function referenceIntake(
+    chunks: () => Generator<Buffer>,
+    options: { size?: number; failAfter?: number; consent?: boolean } = {},
+  ): IntakeSource & { pulled: number } {
+    const source = {
+      pulled: 0,
+      announce: () => undefined,
+      read: async (onFile: Parameters<IntakeSource['read']>[0]) => {
+        const stream = Readable.from(
+          (function* () {
+            for (const chunk of chunks()) {
+              if (options.failAfter !== undefined && source.pulled >= options.failAfter) {
+                throw new AppError('BAD_GATEWAY', 'verification failed');
+              }
+              source.pulled++;
+              yield chunk;
+            }
+          })(),
+          { objectMode: false },
+        );
+        onFile({ stream, fileName: undefined, declaredType: undefined, size: options.size });
+        await finished(stream);
+        return { consentAt: options.consent === false ? undefined : new Date() };
+      },
+    };
+    return source;
+  }
+
+  it('a reference intake hashes without storing: no object, no storage key, no quota, anchored in the same transaction', async () => {
+    const before = await keys();
+    enqueued.length = 0;
+    const chunks = [Buffer.from('%PDF-1.7\n'), Buffer.alloc(3 * MiB, 7)];
+    const doc = await notarize(db.fork(), deps(1), actor('editor'), {
+      kind: 'reference',
+      sourceType: 'ipfs',
+      sourceUri: 'ipfs://bafkreia',
+      source: referenceIntake(function* () {
+        yield* chunks;
+      }),
+    });
+    expect(doc).toMatchObject({
+      storageKey: null,
+      fileName: 'unnamed',
+      fileSize: 3 * MiB + 9,
+      mimeType: 'application/pdf',
+      sha256Hash: createHash('sha256').update(Buffer.concat(chunks)).digest('hex'),
+      sourceType: 'ipfs',
+      sourceUri: 'ipfs://bafkreia',
+    });
+    expect(enqueued).toEqual([true]);
+    expect(await keys()).toEqual(before);
+  });
+
+  it('a reference intake: 413 from the declared size before any byte, or as the bytes pass 250 MB; a failing source records nothing', async () => {
+    const documents = await db.fork().count(Document, {});
+    const zeros = (total: number) =>
+      function* () {
+        for (let left = total; left > 0; left -= MiB) yield Buffer.alloc(Math.min(MiB, left));
+      };
+    const declared = referenceIntake(zeros(251 * MiB), { size: 251 * MiB });
+    const streamed = referenceIntake(zeros(251 * MiB));
+    const failing = referenceIntake(zeros(4 * MiB), { failAfter: 2 });
+    const cases: [ReturnType<typeof referenceIntake>, object][] = [
+      [declared, { code: 'PAYLOAD_TOO_LARGE', message: 'The file exceeds the 250 MB limit' }],
+      [streamed, { code: 'PAYLOAD_TOO_LARGE', message: 'The file exceeds the 250 MB limit' }],
+      [failing, { code: 'BAD_GATEWAY', message: 'verification failed' }],
+      [referenceIntake(zeros(1), { consent: false }), { code: 'BAD_REQUEST' }],
+    ];
+    for (const [source, error] of cases) {
+      await expect(
+        notarize(db.fork(), deps(), actor(), {
+          kind: 'reference',
+          sourceType: 'ipfs',
+          sourceUri: 'ipfs://b',
+          source,
+        }),
+      ).rejects.toMatchObject(error);
+    }
+    // The declared size stops it before the first byte; the stream, one chunk past the limit.
+    expect(declared.pulled).toBeLessThanOrEqual(1);
+    expect(streamed.pulled).toBeLessThanOrEqual(252);
+    expect(await db.fork().count(Document, {})).toBe(documents);
+  });
+
+  it('refuses a reader a reference intake before reading it', async () => {
+    const source = referenceIntake(function* () {
+      yield Buffer.from('x');
+    });
     await expect(
-      notarize(db.fork(), deps(), actor(), {
+      notarize(db.fork(), deps(), actor('reader'), {
         kind: 'reference',
         sourceType: 'ipfs',
         sourceUri: 'ipfs://x',
         source,
       }),
-    ).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED' });
-    expect(source.wasRead).toBe(false);
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(source.pulled).toBe(0);
   });
 });

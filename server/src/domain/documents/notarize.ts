@@ -8,7 +8,7 @@ import type { AnchoringQueue } from '../../ports/queue';
 import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
 import { cleanFileName } from './file-name';
-import { type IngestResult, ingestStream } from './ingest';
+import { hashStream, type IngestResult, ingestStream } from './ingest';
 import { detectMimeType } from './mime';
 import { assertStorageRoom } from './quota';
 import { recordUploadedDocument } from './service';
@@ -21,6 +21,11 @@ export interface IntakeFile {
   fileName: string | undefined;
   /** The media type the client declared; never trusted (the bytes decide), kept as a hint for text. */
   declaredType: string | undefined;
+  /**
+   * The file's size in bytes as the source knows it before reading (an IPFS file's UnixFS root), when it
+   * does: past the limit the stream is destroyed unread (413 as soon as known).
+   */
+  size?: number;
 }
 
 /** What came with the file. */
@@ -43,7 +48,8 @@ export interface IntakeSource {
   /**
    * Reads the whole intake. Calls `onFile` at most once, as the file's bytes start (`onFile` consumes the
    * stream at once). Resolves once everything was read, with the fields. Rejects with AppError BAD_REQUEST
-   * for malformed input, with another error when the client went away.
+   * for malformed input, with the source's own AppError when it cannot deliver the file (an IPFS gateway
+   * failure: BAD_GATEWAY), with another error when the client went away.
    */
   read(onFile: (file: IntakeFile) => void): Promise<IntakeFields>;
 }
@@ -51,7 +57,7 @@ export interface IntakeSource {
 /**
  * One way in (DESIGN.md, Intake paths). `stored`: the bytes are kept in object storage, an upload (and a web
  * capture's WACZ, whose screenshot the capture stored beforehand under `screenshotKey`). `reference`: the bytes
- * are streamed and hashed but not kept (IPFS import: the CID is the contract), not accepted yet.
+ * are streamed and hashed but not kept (IPFS import: the CID is the contract; `sourceUri` is `ipfs://<cid>`).
  */
 export type Intake =
   | {
@@ -74,16 +80,18 @@ export interface NotarizeDeps {
 }
 
 /**
- * The one notarization path every intake goes through (DESIGN.md, The main job; issue 13): the role table
- * (`upload`), the announced size and the tenant's storage quota before any byte is read, the bytes streamed
- * into storage while SHA-256 is computed (memory flat; past 250 MB or past what the quota has left the
+ * The one notarization path every intake goes through (DESIGN.md, The main job; issues 13 and 14): the role
+ * table (`upload`), the announced size and the tenant's storage quota before any byte is read, the bytes
+ * streamed into storage while SHA-256 is computed (memory flat; past 250 MB or past what the quota has left the
  * object is removed and 413 answered once the intake is read), consent, the real media type, then the
  * Document row and its anchoring job in one transaction. No object outlives a failure: whatever the intake
- * brought is removed when no row results.
+ * brought is removed when no row results. A `reference` intake goes the same way without storage: its bytes
+ * are hashed and dropped (Rule 1), its record has no storage key and costs no quota, and 413 comes as soon as
+ * the source's declared size or the bytes pass 250 MB (the rest is never read).
  * @returns the new Document (status `pending` on both chains).
  * @throws AppError FORBIDDEN below editor in an organization; BAD_REQUEST malformed intake, missing file or
- *   consent; PAYLOAD_TOO_LARGE past 250 MB or the quota; NOT_IMPLEMENTED for a `reference` intake; the
- *   source's error when the client went away.
+ *   consent; PAYLOAD_TOO_LARGE past 250 MB or the quota; the source's error when it cannot deliver the file
+ *   (BAD_GATEWAY from an IPFS gateway) or the client went away.
  */
 export async function notarize(
   em: EntityManager,
@@ -105,9 +113,7 @@ export async function notarize(
         `Uploading needs the editor role or higher in this organization (you are ${actor.role})`,
       );
     }
-    if (intake.kind === 'reference') {
-      throw new AppError('NOT_IMPLEMENTED', 'Reference-only records (IPFS import) are not accepted yet');
-    }
+    if (intake.kind === 'reference') return await notarizeReference(em, deps, actor, intake);
     const announced = intake.source.announce();
     if (announced !== undefined && announced > LIMITS.maxUploadBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
@@ -151,6 +157,90 @@ export async function notarize(
       await removeQuietly(deps.storage, key, deps.log ?? silentLog);
     }
     throw e;
+  }
+}
+
+/**
+ * The `reference` intake of `notarize`, after the role check: framing, the announced size, the bytes hashed
+ * and dropped (`hashIntake`), consent, the media type from the content's head, then the row (no storage
+ * key, so no quota) and its anchoring job in one transaction. Nothing is recorded unless the source delivered
+ * the whole file.
+ */
+async function notarizeReference(
+  em: EntityManager,
+  deps: NotarizeDeps,
+  actor: Actor,
+  intake: Extract<Intake, { kind: 'reference' }>,
+): Promise<DocumentEntity> {
+  const announced = intake.source.announce();
+  if (announced !== undefined && announced > LIMITS.maxUploadBytes) {
+    throw new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
+  }
+  const received = await hashIntake(intake.source, LIMITS.maxUploadBytes);
+  if (!received.file) throw new AppError('BAD_REQUEST', 'Missing file: the source delivered none');
+  const consentAt = received.fields.consentAt;
+  if (!consentAt) {
+    throw new AppError('BAD_REQUEST', 'Consent is required (LGPD Art. 7 I): send `consent: true`');
+  }
+  const { fileName, declaredType, result } = received.file;
+  return recordUploadedDocument(
+    em,
+    actor,
+    {
+      storageKey: null,
+      fileName,
+      fileSize: result.size,
+      mimeType: await detectMimeType(result.head, declaredType, fileName),
+      sha256Hash: result.sha256Hash,
+      consentTimestamp: consentAt,
+      sourceType: intake.sourceType,
+      sourceUri: intake.sourceUri,
+    },
+    { anchoring: deps.anchoringQueue },
+  );
+}
+
+/**
+ * Reads `source`, hashing its file without keeping it. Resolves once the source delivered the whole file.
+ * Rejects with PAYLOAD_TOO_LARGE as soon as the file's declared size, or its bytes, pass `maxBytes` (the
+ * stream is destroyed: the rest is never fetched), else with the source's error.
+ */
+async function hashIntake(source: IntakeSource, maxBytes: number): Promise<Received> {
+  const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
+  let refused: AppError | undefined;
+  let hashing: Promise<NonNullable<Received['file']>> | undefined;
+  let fields: IntakeFields;
+  try {
+    fields = await source.read((file) => {
+      if (hashing || refused) {
+        file.stream.resume();
+        return;
+      }
+      if (file.size !== undefined && file.size > maxBytes) {
+        refused = tooLarge();
+        file.stream.destroy(refused);
+        return;
+      }
+      const fileName = cleanFileName(file.fileName);
+      hashing = hashStream(file.stream, {
+        maxBytes,
+        tooLarge: () => {
+          refused = tooLarge();
+          return refused;
+        },
+      }).then((result) => ({ fileName, declaredType: file.declaredType, result }));
+      hashing.catch(() => undefined);
+    });
+  } catch (e) {
+    // The source fails with whatever stopped its stream; ours (413) is the reason when we stopped it.
+    throw refused ?? e;
+  }
+  if (refused) throw refused;
+  if (!hashing) return { fields, file: undefined };
+  try {
+    return { fields, file: await hashing };
+  } catch (e) {
+    throw refused ?? e;
   }
 }
 

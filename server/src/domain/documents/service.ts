@@ -13,6 +13,7 @@ import {
   type ViewDto,
 } from '@notary/shared';
 import { Document, type DocumentEntity } from '../../db/entities';
+import type { IpfsGateways } from '../../ports/ipfs';
 import type { AnchoringQueue } from '../../ports/queue';
 import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
@@ -164,35 +165,73 @@ export async function presignDocumentFile(
   return { url, inline };
 }
 
+/** The CID of an IPFS import (`sourceUri` `ipfs://<cid>`, issue 14), else undefined. */
+export function ipfsCidOf(doc: DocumentEntity): string | undefined {
+  const prefix = 'ipfs://';
+  return doc.sourceType === 'ipfs' && doc.sourceUri?.startsWith(prefix)
+    ? doc.sourceUri.slice(prefix.length)
+    : undefined;
+}
+
+/** Where documents' bytes are: object storage, or IPFS for reference-only imports. */
+export interface DocumentFiles {
+  storage: ObjectStorage;
+  ipfs: Pick<IpfsGateways, 'publicUrl'>;
+}
+
+/**
+ * As `presignDocumentFile`, and for an IPFS import (no stored file) the public gateway URL of its CID (spec,
+ * Documents rule 3: "IPFS imports resolve to a gateway URL"): `<IPFS_PUBLIC_GATEWAY>/ipfs/<cid>?filename=`,
+ * with `&download=true` for a download and for a view of a type not served inline (the gateway then answers
+ * as an attachment; it chooses the Content-Type itself). Such a URL does not expire.
+ * @throws AppError GONE when LGPD-deleted (the bytes stay on IPFS, but the service no longer links them).
+ */
+async function documentFileUrl(
+  files: DocumentFiles,
+  doc: DocumentEntity,
+  mode: 'download' | 'view',
+  expiresInSeconds: number,
+): Promise<{ url: string; inline: boolean }> {
+  const cid = ipfsCidOf(doc);
+  if (cid === undefined || doc.storageKey) {
+    return presignDocumentFile(files.storage, doc, mode, expiresInSeconds);
+  }
+  assertNotDeleted(doc);
+  const inline = mode === 'view' && INLINE_MIME_TYPES.has(doc.mimeType);
+  return { url: files.ipfs.publicUrl(cid, { fileName: doc.fileName, download: !inline }), inline };
+}
+
 /**
  * `GET /api/documents/:id/download` (spec, Documents rule 3): a URL valid 300 s serving the bytes as an
- * attachment with the neutral type `application/octet-stream`.
+ * attachment with the neutral type `application/octet-stream`; for an IPFS import the public gateway's URL
+ * (`documentFileUrl`).
  * @throws AppError GONE when LGPD-deleted.
  */
 export async function presignDownload(
   em: EntityManager,
-  storage: ObjectStorage,
+  files: DocumentFiles,
   actor: Actor,
   id: string,
 ): Promise<DownloadDto> {
   const doc = await findDocumentInTenant(em, actor, id);
-  const { url } = await presignDocumentFile(storage, doc, 'download', LIMITS.downloadUrlSeconds);
+  const { url } = await documentFileUrl(files, doc, 'download', LIMITS.downloadUrlSeconds);
   return { downloadUrl: url, sha256: doc.sha256Hash, expiresInSeconds: LIMITS.downloadUrlSeconds };
 }
 
 /**
  * `GET /api/documents/:id/view` (spec, Documents rule 4): valid 300 s; PDF, PNG, JPEG, GIF, WebP and plain
- * text inline with their real type, anything else (SVG and HTML included) as an attachment.
+ * text inline with their real type, anything else (SVG and HTML included) as an attachment; for an IPFS
+ * import the public gateway's URL (`documentFileUrl`).
  * @throws AppError GONE when LGPD-deleted.
  */
 export async function presignView(
   em: EntityManager,
-  storage: ObjectStorage,
+  files: DocumentFiles,
   actor: Actor,
   id: string,
 ): Promise<ViewDto> {
   const doc = await findDocumentInTenant(em, actor, id);
-  const { url, inline } = await presignDocumentFile(storage, doc, 'view', LIMITS.viewUrlSeconds);
+  const { url, inline } = await documentFileUrl(files, doc, 'view', LIMITS.viewUrlSeconds);
   return { viewUrl: url, inline, expiresInSeconds: LIMITS.viewUrlSeconds };
 }
 

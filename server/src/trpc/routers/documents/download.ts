@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { presignDownload } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
 
-/** `GET /api/documents/:id/download`: URL valid 300 s, attachment, neutral type; 410 LGPD-deleted. */
+/**
+ * `GET /api/documents/:id/download`: URL valid 300 s, attachment, neutral type (an IPFS import: the public
+ * gateway's URL with `download=true`); 410 LGPD-deleted.
+ */
 export const download = authedProcedure
   .meta({
     openapi: {
@@ -21,4 +24,4 @@ export const download = authedProcedure
   })
   .input(z.object({ id: ResourceId }))
   .output(DownloadSchema)
-  .query(({ ctx, input }) => presignDownload(ctx.em(), ctx.deps.storage, ctx.actor, input.id));
+  .query(({ ctx, input }) => presignDownload(ctx.em(), ctx.deps, ctx.actor, input.id));

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { presignView } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
 
-/** `GET /api/documents/:id/view`: URL valid 300 s; inline only for PDF, PNG, JPEG, GIF, WebP, plain text. */
+/**
+ * `GET /api/documents/:id/view`: URL valid 300 s; inline only for PDF, PNG, JPEG, GIF, WebP, plain text (an
+ * IPFS import: the public gateway's URL, with `download=true` unless inline).
+ */
 export const view = authedProcedure
   .meta({
     openapi: {
@@ -21,4 +24,4 @@ export const view = authedProcedure
   })
   .input(z.object({ id: ResourceId }))
   .output(ViewSchema)
-  .query(({ ctx, input }) => presignView(ctx.em(), ctx.deps.storage, ctx.actor, input.id));
+  .query(({ ctx, input }) => presignView(ctx.em(), ctx.deps, ctx.actor, input.id));
