@@ -73,6 +73,23 @@ export interface SavedFile {
   signed?: 'pades' | 'none';
 }
 
+/** What `importIpfs` sends (spec: `POST /api/documents/import/ipfs`, tRPC `documents.importIpfs`). */
+export interface IpfsImportRequest {
+  /** A bare CID: v0 (`Qm…`) or v1 in base32 (`b…`), already checked with `common/cid.ts`. */
+  cid: string;
+  /** The name the record keeps; the server defaults it to the CID. */
+  fileName?: string;
+  /** The LGPD consent checkbox, ticked (a literal: the UI never calls without it). */
+  consent: true;
+}
+
+/** Where an imported document's bytes live: its CID and the link the server gives on its public gateway. */
+export interface GatewayLink {
+  cid: string;
+  /** `<IPFS_PUBLIC_GATEWAY>/ipfs/<cid>?filename=<name>` (the view URL of the document, spec Rule 3). */
+  url: string;
+}
+
 export interface Bridge {
   readonly platform: 'electron' | 'web';
 
@@ -103,6 +120,13 @@ export interface Bridge {
   /** `POST /api/documents/upload` with `consent=true`, streaming, with progress; `cancel(jobId)` aborts. */
   upload(fileId: string, jobId: string, consent: true, onProgress: ProgressListener): Promise<DocumentDto>;
   cancel(jobId: string): Promise<void>;
+  /**
+   * `documents.importIpfs`: the server fetches the file from its IPFS gateways, verifies every block against
+   * the CID and records it (no upload, no copy in storage). Rejects with `bad-request` (CID refused, e.g. a
+   * directory's), `forbidden` (role below editor), `too-large` (over 250 MB), `rate-limited` (with the wait),
+   * `bad-gateway` (gateway down, timed out, or content that does not match the CID).
+   */
+  importIpfs(request: IpfsImportRequest): Promise<DocumentDto>;
 
   publicVerify(hash: string): Promise<VerifyByHashDto>;
   publicDocument(serial: string): Promise<PublicDocumentDto>;
@@ -110,6 +134,11 @@ export interface Bridge {
   listDocuments(): Promise<DocumentDto[]>;
   getDocument(id: string): Promise<DocumentDto>;
   compareHash(id: string, hash: string): Promise<HashComparisonDto>;
+  /**
+   * The CID and public gateway link of a document imported from IPFS (its view URL); rejects with
+   * `bad-request` for a document of another source. In Electron the link may then be opened outside.
+   */
+  gatewayLink(id: string): Promise<GatewayLink>;
   /** Joins an organization from an invitation link (`#/join/<id>`); returns the organization id. */
   acceptInvitation(invitationId: string): Promise<string>;
 

@@ -5,7 +5,8 @@
  * - Identity (README, Signing in): e-mail code -> session token (7 days) -> session JWT (5 minutes at most,
  *   `GET /api/auth/token`), renewed on a timer before it expires and again on any 401; a renewal refused with
  *   401 means the session is over (`onSessionExpired`).
- * - The typed API: tRPC `AppRouter` at `/trpc` (`import type`, nothing of the server is bundled).
+ * - The typed API: tRPC `AppRouter` at `/trpc` (`import type`, nothing of the server is bundled), the IPFS
+ *   import (`documents.importIpfs`) and an imported document's gateway link (`documents.view`) included.
  * - Binary routes: certificate (`GET /api/documents/:id/certificate?signed=1`) and timestamp
  *   (`POST /api/documents/:id/timestamp`), named by the client (`downloads.ts`, never the server's
  *   `Content-Disposition`) and checked to be a PDF / a DER SEQUENCE before the caller may write them. The
@@ -18,7 +19,8 @@ import type { AppRouter } from '@notary/server/router';
 import type { DocumentDto, HashComparisonDto, MeDto, PublicDocumentDto } from '@notary/shared';
 import { createTRPCClient, httpLink, type TRPCClient, TRPCClientError } from '@trpc/client';
 import { z } from 'zod';
-import type { Language, Organization, SessionInfo } from './bridge';
+import type { GatewayLink, IpfsImportRequest, Language, Organization, SessionInfo } from './bridge';
+import { cidOfSource } from './cid';
 import { assertDerSequence, assertPdf, certificateFileName, timestampFileName } from './downloads';
 import {
   ClientError,
@@ -84,6 +86,21 @@ export function jwtTimes(jwt: string): { exp: number; iat: number } {
   const json = new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
   const claims = JwtClaimsSchema.parse(JSON.parse(json));
   return { exp: claims.exp, iat: claims.iat ?? claims.exp - 300 };
+}
+
+/**
+ * True when `url` is an http(s) link without credentials to `<gateway>/ipfs/<cid>` (path-style gateway, IPFS
+ * HTTP Gateway spec; the gateway may sit under a base path), whatever its query (`filename`, `download`).
+ */
+export function isGatewayUrlOf(url: string, cid: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.username || u.password) return false;
+  return u.pathname.endsWith(`/ipfs/${cid}`) || u.pathname.endsWith(`/ipfs/${cid}/`);
 }
 
 export class NotaryClient {
@@ -417,6 +434,41 @@ export class NotaryClient {
 
   compareHash(id: string, hash: string): Promise<HashComparisonDto> {
     return this.call(() => this.api.documents.verify.query({ id, hash }));
+  }
+
+  /**
+   * tRPC `documents.importIpfs` (REST `POST /api/documents/import/ipfs`): the server fetches the CID from its
+   * gateways, verifies it block by block and records it like an upload (201, `sourceType: "ipfs"`,
+   * `sourceUri: "ipfs://<cid>"`). Not retried but on a 401 before the server acted (`authorized`).
+   * @throws ClientError `bad-request` (CID or consent refused), `forbidden` (below editor), `too-large`
+   *   (over 250 MB), `rate-limited` (10 a minute, with `retryAfterSeconds`), `bad-gateway` (gateway failure
+   *   or content not matching the CID).
+   */
+  importIpfs(request: IpfsImportRequest): Promise<DocumentDto> {
+    const { cid, fileName, consent } = request;
+    return this.call(() =>
+      this.api.documents.importIpfs.mutate({ cid, consent, ...(fileName ? { fileName } : {}) }),
+    );
+  }
+
+  /**
+   * The CID of a document imported from IPFS and its link on the public gateway: the view URL the server
+   * gives (`<IPFS_PUBLIC_GATEWAY>/ipfs/<cid>?filename=<name>`, spec Rule 3). The link must be http(s), without
+   * credentials, and name the document's own CID, or it is not handed on (it may be opened outside).
+   * @throws ClientError `bad-request` for a document of another source, `server` for a link that does not
+   *   name the CID, or the server's error (`gone` after LGPD deletion).
+   */
+  async gatewayLink(id: string): Promise<GatewayLink> {
+    const cid = cidOfSource(await this.getDocument(id));
+    if (!cid) throw new ClientError({ kind: 'bad-request', message: 'Not a document imported from IPFS' });
+    const { viewUrl } = await this.call(() => this.api.documents.view.query({ id }));
+    if (!isGatewayUrlOf(viewUrl, cid)) {
+      throw new ClientError({
+        kind: 'server',
+        message: 'The server gave a gateway link that does not name the CID',
+      });
+    }
+    return { cid, url: viewUrl };
   }
 
   async acceptInvitation(invitationId: string): Promise<string> {

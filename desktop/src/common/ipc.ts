@@ -15,7 +15,16 @@ import type {
   PublicDocumentDto,
   VerifyByHashDto,
 } from '@notary/shared';
-import type { AppSettings, Language, LocalFile, SavedFile, SessionInfo, SessionState } from './bridge';
+import type {
+  AppSettings,
+  GatewayLink,
+  IpfsImportRequest,
+  Language,
+  LocalFile,
+  SavedFile,
+  SessionInfo,
+  SessionState,
+} from './bridge';
 import type { ClientErrorData } from './errors';
 
 /** Invoke channels (renderer -> main, with an answer). */
@@ -40,6 +49,8 @@ export const CHANNELS = {
   documentsList: 'documents:list',
   documentsGet: 'documents:get',
   documentsCompare: 'documents:compare',
+  documentsImportIpfs: 'documents:import-ipfs',
+  documentsGatewayLink: 'documents:gateway-link',
   teamAcceptInvitation: 'team:accept-invitation',
   certificateSave: 'certificate:save',
   certificateOpen: 'certificate:open',
@@ -84,6 +95,8 @@ export interface IpcContract {
   'documents:list': { input: undefined; output: DocumentDto[] };
   'documents:get': { input: { id: string }; output: DocumentDto };
   'documents:compare': { input: { id: string; hash: string }; output: HashComparisonDto };
+  'documents:import-ipfs': { input: IpfsImportRequest; output: DocumentDto };
+  'documents:gateway-link': { input: { id: string }; output: GatewayLink };
   'team:accept-invitation': { input: { invitationId: string }; output: string };
   'certificate:save': { input: { id: string; language: Language }; output: SavedFile | null };
   'certificate:open': { input: { id: string; language: Language }; output: SavedFile };

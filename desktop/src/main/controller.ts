@@ -51,6 +51,8 @@ export class MainController {
   private readonly jobs = new Map<string, AbortController>();
   private clientValue: NotaryClient | null = null;
   private explorerPrefixes: string[] = [];
+  /** Gateway links of imported documents the server gave (`gatewayLink`): they may be opened outside. */
+  private gatewayLinks: string[] = [];
   private serverUrl = '';
 
   constructor(private readonly options: ControllerOptions) {
@@ -65,6 +67,7 @@ export class MainController {
       this.clientValue?.close();
       this.serverUrl = serverUrl;
       this.explorerPrefixes = [];
+      this.gatewayLinks = [];
       this.clientValue = new NotaryClient({
         baseUrl: serverUrl,
         mode: 'bearer',
@@ -77,7 +80,7 @@ export class MainController {
 
   /** Links the window may open in the system browser (navigation.ts). */
   externalContext() {
-    return { serverUrl: this.serverUrl, prefixes: this.explorerPrefixes };
+    return { serverUrl: this.serverUrl, prefixes: [...this.explorerPrefixes, ...this.gatewayLinks] };
   }
 
   /** Stops timers and running jobs (app quitting). */
@@ -112,6 +115,11 @@ export class MainController {
       info.stacksExplorerTxPrefix,
     ].filter((p) => p.length > 0);
     return info;
+  }
+
+  /** Allows the link of an imported document outside (exact URL; the last 100 only, newest kept). */
+  private rememberGatewayLink(url: string): void {
+    this.gatewayLinks = [url, ...this.gatewayLinks.filter((u) => u !== url)].slice(0, 100);
   }
 
   private async saveWithDialog(
@@ -222,6 +230,12 @@ export class MainController {
       'documents:list': async () => (await this.client()).listDocuments(),
       'documents:get': async ({ id }) => (await this.client()).getDocument(id),
       'documents:compare': async ({ id, hash }) => (await this.client()).compareHash(id, hash.toLowerCase()),
+      'documents:import-ipfs': async (request) => (await this.client()).importIpfs(request),
+      'documents:gateway-link': async ({ id }) => {
+        const link = await (await this.client()).gatewayLink(id);
+        this.rememberGatewayLink(link.url);
+        return link;
+      },
       'team:accept-invitation': async ({ invitationId }) =>
         (await this.client()).acceptInvitation(invitationId),
       'certificate:save': async ({ id, language }) =>

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { isBareCid, MAX_CID_LENGTH } from '../common/cid';
 import type { Channel, IpcContract } from '../common/ipc';
 
 /**
@@ -26,6 +27,18 @@ const Serial = z
   .max(40)
   .regex(/^\s*[A-Za-z0-9]{2,12}-[0-9A-Za-z]{10}\s*$/, 'must be <PREFIX>-<CODE>');
 const Language = z.enum(['pt', 'en']);
+/** A bare CID the service accepts (`common/cid.ts`): v0 `Qm…` or v1 base32 `b…`, nothing around it. */
+const Cid = z
+  .string()
+  .max(MAX_CID_LENGTH)
+  .refine(isBareCid, 'must be a bare CID: v0 (Qm…) or v1 in base32 (b…)');
+/** A document name typed by the user: the server keeps its last segment, at most 255 characters. */
+const DocumentName = z
+  .string()
+  .min(1)
+  .max(1024)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
 const HttpUrl = z
   .string()
   .max(2048)
@@ -68,6 +81,12 @@ export const IPC_SCHEMAS = {
   'documents:list': z.undefined(),
   'documents:get': z.strictObject({ id: ServerId }),
   'documents:compare': z.strictObject({ id: ServerId, hash: Sha256 }),
+  'documents:import-ipfs': z.strictObject({
+    cid: Cid,
+    fileName: DocumentName.optional(),
+    consent: z.literal(true),
+  }),
+  'documents:gateway-link': z.strictObject({ id: ServerId }),
   'team:accept-invitation': z.strictObject({ invitationId: ServerId }),
   'certificate:save': z.strictObject({ id: ServerId, language: Language }),
   'certificate:open': z.strictObject({ id: ServerId, language: Language }),

@@ -17,6 +17,8 @@ const APP = 'app://notary/index.html';
 const FIXTURE = path.resolve(import.meta.dirname, '../../../../shared/fixtures/pdfs/tracemonkey.pdf');
 const UUID = '0b6f2c1e-7d5a-4e8b-9c3f-2a1d4e5f6a7b';
 const HASH = 'a'.repeat(64);
+/** The CIDv1 (raw, sha2-256) of the bytes `hello world`. */
+const CID = 'bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e';
 
 /** Handlers that record their calls and answer `{ok}`: validation is what is tested here. */
 function recordingHandlers(): { handlers: IpcHandlers; calls: { channel: string; input: unknown }[] } {
@@ -58,6 +60,8 @@ const VALID: Record<Channel, unknown> = {
   'documents:list': undefined,
   'documents:get': { id: UUID },
   'documents:compare': { id: UUID, hash: HASH },
+  'documents:import-ipfs': { cid: CID, fileName: 'Contrato.pdf', consent: true },
+  'documents:gateway-link': { id: UUID },
   'team:accept-invitation': { invitationId: 'abcDEF123' },
   'certificate:save': { id: UUID, language: 'pt' },
   'certificate:open': { id: UUID, language: 'pt' },
@@ -107,6 +111,14 @@ const HOSTILE: [string, Channel, unknown[]][] = [
   ['a URL with credentials', 'settings:set-server-url', [{ url: 'https://user:pass@example.com' }]],
   ['a language that does not exist', 'settings:set-language', [{ language: 'xx' }]],
   ['an org id with a slash', 'auth:set-tenant', [{ orgId: '../admin' }]],
+  ['an IPFS import without consent', 'documents:import-ipfs', [{ cid: CID, consent: false }]],
+  ['an IPFS path instead of a CID', 'documents:import-ipfs', [{ cid: `/ipfs/${CID}`, consent: true }]],
+  ['a CID with white space around', 'documents:import-ipfs', [{ cid: ` ${CID}`, consent: true }]],
+  ['a truncated CID', 'documents:import-ipfs', [{ cid: CID.slice(0, -1), consent: true }]],
+  ['a 1 MB CID', 'documents:import-ipfs', [{ cid: `b${huge}`, consent: true }]],
+  ['an empty document name', 'documents:import-ipfs', [{ cid: CID, fileName: '', consent: true }]],
+  ['a name with a newline', 'documents:import-ipfs', [{ cid: CID, fileName: 'a\nb', consent: true }]],
+  ['an extra key in an import', 'documents:import-ipfs', [{ cid: CID, consent: true, orgId: 'x' }]],
 ];
 
 describe('IPC: every payload is validated in main before anything runs', () => {

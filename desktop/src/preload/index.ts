@@ -35,6 +35,8 @@ const api: PreloadApi = {
   documentsList: invoke(CHANNELS.documentsList),
   documentsGet: invoke(CHANNELS.documentsGet),
   documentsCompare: invoke(CHANNELS.documentsCompare),
+  documentsImportIpfs: invoke(CHANNELS.documentsImportIpfs),
+  documentsGatewayLink: invoke(CHANNELS.documentsGatewayLink),
   teamAcceptInvitation: invoke(CHANNELS.teamAcceptInvitation),
   certificateSave: invoke(CHANNELS.certificateSave),
   certificateOpen: invoke(CHANNELS.certificateOpen),

@@ -41,7 +41,7 @@ const pt = {
 
   'docs.title': 'Documentos',
   'docs.subtitle': 'Registros do espaço {tenant}',
-  'docs.search': 'Buscar por nome, número de série ou hash',
+  'docs.search': 'Buscar por nome, número de série, hash ou CID',
   'docs.filter.all': 'Todos',
   'docs.filter.pending': 'Em registro',
   'docs.filter.registered': 'Registrados',
@@ -56,6 +56,7 @@ const pt = {
   'docs.count.one': '1 documento',
   'docs.count.other': '{n} documentos',
   'docs.refresh': 'Atualizar',
+  'docs.ipfs': 'IPFS',
 
   'status.registered': 'Registrado',
   'status.pending': 'Em registro',
@@ -92,6 +93,44 @@ const pt = {
   'notarize.clearDone': 'Limpar concluídos',
   'notarize.tooLarge': 'Maior que 250 MB: não pode ser enviado.',
   'notarize.readerRole': 'Seu papel neste espaço ({role}) não permite enviar documentos.',
+
+  'ipfs.open': 'Importar do IPFS',
+  'ipfs.title': 'Importar do IPFS',
+  'ipfs.help':
+    'O serviço busca o arquivo nos gateways IPFS configurados e confere cada bloco com o CID antes de registrá-lo. Nada é enviado deste computador e o arquivo não é copiado para o serviço.',
+  'ipfs.cid': 'CID do arquivo',
+  'ipfs.cidPlaceholder': 'bafy… ou Qm…',
+  'ipfs.cidHint': 'CIDv0 (Qm…) ou CIDv1 em base32 (b…), de um arquivo (não de uma pasta).',
+  'ipfs.name': 'Nome do documento (opcional)',
+  'ipfs.namePlaceholder': 'Se vazio, o próprio CID',
+  'ipfs.consent': 'Consentimento (LGPD) para este arquivo',
+  'ipfs.consentText':
+    'Declaro que tenho autorização para notarizar este arquivo e consinto com o tratamento dos dados pessoais nele contidos para registro e prova de existência (LGPD, Lei 13.709/2018, art. 7º, I). O conteúdo permanece no IPFS, fora do controle do serviço, que guarda apenas o registro; o hash SHA-256 é registrado publicamente em blockchain.',
+  'ipfs.submit': 'Importar e notarizar',
+  'ipfs.importing': 'Buscando no IPFS e conferindo com o CID…',
+  'ipfs.done': 'Notarizado: {serial}',
+  'ipfs.cid.empty': 'Informe o CID do arquivo.',
+  'ipfs.cid.path': 'Informe só o CID, sem ipfs:// nem endereço de gateway.',
+  'ipfs.cid.pathSuggest': 'Informe só o CID, sem ipfs:// nem endereço de gateway: {cid}',
+  'ipfs.cid.uppercase': 'Escreva o CIDv1 em base32 com letras minúsculas (b…).',
+  'ipfs.cid.otherBase':
+    'Este CIDv1 está em outra base (k… base36, z… base58…): converta-o para base32 (b…), por exemplo com "ipfs cid base32 <CID>".',
+  'ipfs.cid.v0': 'Um CIDv0 é "Qm" seguido de 44 caracteres base58; este está incompleto ou alterado.',
+  'ipfs.cid.v1': 'Este CIDv1 não é válido: está incompleto ou alterado.',
+  'ipfs.cid.codec': 'Este CID aponta para dados IPLD, não para um arquivo: use o CID de um arquivo.',
+  'ipfs.cid.hash': 'Este CID usa uma função de hash que o serviço não confere (só sha2-256).',
+  'ipfs.cid.unknown': 'Não é um CID: use um CIDv0 (Qm…) ou um CIDv1 em base32 (b…).',
+  'ipfs.err.invalidCid':
+    'O servidor recusou o CID: só o CID de um arquivo (não de uma pasta), CIDv0 (Qm…) ou CIDv1 em base32 (b…).',
+  'ipfs.err.consent': 'O servidor exige o consentimento (LGPD) para importar.',
+  'ipfs.err.forbidden':
+    'Seu papel neste espaço não permite importar documentos (é preciso ser editor ou superior).',
+  'ipfs.err.tooLarge': 'O arquivo no IPFS excede o limite de 250 MB; nada foi registrado.',
+  'ipfs.err.rateLimited': 'Muitas importações; tente novamente em {seconds} s.',
+  'ipfs.err.rateLimitedShort': 'Muitas importações; aguarde um pouco e tente novamente.',
+  'ipfs.err.badGateway':
+    'O gateway IPFS falhou ou devolveu um conteúdo que não corresponde ao CID; nada foi registrado.',
+  'ipfs.err.notOffered': 'Este servidor não oferece importação do IPFS.',
 
   'detail.back': 'Documentos',
   'detail.serial': 'Número de série',
@@ -138,6 +177,14 @@ const pt = {
   'detail.stored': 'Registrado',
   'detail.provided': 'Arquivo local',
   'detail.hashing': 'Calculando hash… {pct}%',
+  'detail.source': 'Origem',
+  'detail.sourceIpfs': 'Importado do IPFS',
+  'detail.cid': 'CID (IPFS)',
+  'detail.gateway': 'Link no gateway',
+  'detail.gatewayLoading': 'Obtendo o link do gateway…',
+  'detail.openGateway': 'Abrir no gateway IPFS',
+  'detail.ipfsNote':
+    'O conteúdo permanece no IPFS, fora do controle do serviço; o registro guarda seu hash SHA-256 e o CID.',
 
   'verify.title': 'Verificar um arquivo',
   'verify.subtitle':
@@ -244,7 +291,7 @@ const en: Record<MessageKey, string> = {
 
   'docs.title': 'Documents',
   'docs.subtitle': 'Records of the {tenant} workspace',
-  'docs.search': 'Search by name, serial number or hash',
+  'docs.search': 'Search by name, serial number, hash or CID',
   'docs.filter.all': 'All',
   'docs.filter.pending': 'Registering',
   'docs.filter.registered': 'Registered',
@@ -259,6 +306,7 @@ const en: Record<MessageKey, string> = {
   'docs.count.one': '1 document',
   'docs.count.other': '{n} documents',
   'docs.refresh': 'Refresh',
+  'docs.ipfs': 'IPFS',
 
   'status.registered': 'Registered',
   'status.pending': 'Registering',
@@ -295,6 +343,44 @@ const en: Record<MessageKey, string> = {
   'notarize.clearDone': 'Clear finished',
   'notarize.tooLarge': 'Larger than 250 MB: cannot be sent.',
   'notarize.readerRole': 'Your role in this workspace ({role}) does not allow uploading documents.',
+
+  'ipfs.open': 'Import from IPFS',
+  'ipfs.title': 'Import from IPFS',
+  'ipfs.help':
+    'The service fetches the file from its IPFS gateways and checks every block against the CID before recording it. Nothing is sent from this computer and the file is not copied into the service.',
+  'ipfs.cid': 'File CID',
+  'ipfs.cidPlaceholder': 'bafy… or Qm…',
+  'ipfs.cidHint': 'CIDv0 (Qm…) or CIDv1 in base32 (b…), of a file (not of a folder).',
+  'ipfs.name': 'Document name (optional)',
+  'ipfs.namePlaceholder': 'When empty, the CID itself',
+  'ipfs.consent': 'Consent (LGPD) for this file',
+  'ipfs.consentText':
+    'I am authorized to notarize this file and I consent to the processing of the personal data it contains for registration and proof of existence (LGPD, Law 13.709/2018, Art. 7 I). The content stays on IPFS, outside the service’s control, which keeps only the record; the SHA-256 hash is recorded publicly on blockchains.',
+  'ipfs.submit': 'Import and notarize',
+  'ipfs.importing': 'Fetching from IPFS and checking it against the CID…',
+  'ipfs.done': 'Notarized: {serial}',
+  'ipfs.cid.empty': 'Enter the file’s CID.',
+  'ipfs.cid.path': 'Enter the bare CID, without ipfs:// or a gateway address.',
+  'ipfs.cid.pathSuggest': 'Enter the bare CID, without ipfs:// or a gateway address: {cid}',
+  'ipfs.cid.uppercase': 'Write the CIDv1 in lower-case base32 (b…).',
+  'ipfs.cid.otherBase':
+    'This CIDv1 is in another base (k… base36, z… base58…): convert it to base32 (b…), e.g. with "ipfs cid base32 <CID>".',
+  'ipfs.cid.v0': 'A CIDv0 is "Qm" followed by 44 base58 characters; this one is incomplete or altered.',
+  'ipfs.cid.v1': 'This CIDv1 is not valid: it is incomplete or altered.',
+  'ipfs.cid.codec': 'This CID names IPLD data, not a file: use the CID of a file.',
+  'ipfs.cid.hash': 'This CID uses a hash function the service does not verify (sha2-256 only).',
+  'ipfs.cid.unknown': 'Not a CID: use a CIDv0 (Qm…) or a CIDv1 in base32 (b…).',
+  'ipfs.err.invalidCid':
+    'The server refused the CID: only the CID of a file (not of a folder), CIDv0 (Qm…) or CIDv1 in base32 (b…).',
+  'ipfs.err.consent': 'The server requires the consent (LGPD) to import.',
+  'ipfs.err.forbidden':
+    'Your role in this workspace does not allow importing documents (editor or higher is needed).',
+  'ipfs.err.tooLarge': 'The file on IPFS exceeds the 250 MB limit; nothing was recorded.',
+  'ipfs.err.rateLimited': 'Too many imports; try again in {seconds} s.',
+  'ipfs.err.rateLimitedShort': 'Too many imports; wait a moment and try again.',
+  'ipfs.err.badGateway':
+    'The IPFS gateway failed or returned content that does not match the CID; nothing was recorded.',
+  'ipfs.err.notOffered': 'This server does not offer IPFS import.',
 
   'detail.back': 'Documents',
   'detail.serial': 'Serial number',
@@ -341,6 +427,14 @@ const en: Record<MessageKey, string> = {
   'detail.stored': 'Registered',
   'detail.provided': 'Local file',
   'detail.hashing': 'Computing hash… {pct}%',
+  'detail.source': 'Source',
+  'detail.sourceIpfs': 'Imported from IPFS',
+  'detail.cid': 'CID (IPFS)',
+  'detail.gateway': 'Gateway link',
+  'detail.gatewayLoading': 'Getting the gateway link…',
+  'detail.openGateway': 'Open on the IPFS gateway',
+  'detail.ipfsNote':
+    'The content stays on IPFS, outside the service’s control; the record keeps its SHA-256 hash and CID.',
 
   'verify.title': 'Verify a file',
   'verify.subtitle': 'Find out whether a file was notarized and see its public record. No sign-in needed.',

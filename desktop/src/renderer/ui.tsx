@@ -127,15 +127,18 @@ export function ErrorNotice({
   error,
   onRetry,
   compact,
+  headline: headlineOverride,
 }: {
   error: unknown;
   onRetry?: () => void;
   compact?: boolean;
+  /** A sentence of the screen's own (e.g. the IPFS import's), instead of the generic one of the kind. */
+  headline?: string | null;
 }) {
   const { t } = useI18n();
   const { settings, onSessionLost } = useApp();
   const e: ClientError = isClientError(error) ? error : toClientError(error);
-  const headline = errorText(t, e, settings.serverUrl);
+  const headline = headlineOverride ?? errorText(t, e, settings.serverUrl);
   const showDetail = e.message && !['offline', 'session-expired', 'cancelled'].includes(e.kind);
   return (
     <div className={`notice notice-error${compact ? ' notice-compact' : ''}`} role="alert" data-kind={e.kind}>
@@ -178,6 +181,7 @@ export function DropZone({
   buttonLabel,
   compact,
   testId,
+  secondary,
 }: {
   onFiles: (files: File[]) => void;
   onPick: () => void;
@@ -186,6 +190,8 @@ export function DropZone({
   buttonLabel: string;
   compact?: boolean;
   testId?: string;
+  /** A second action beside the pick button (Notarize: "Import from IPFS"). */
+  secondary?: { label: string; onClick: () => void; testId?: string; pressed?: boolean };
 }) {
   const [over, setOver] = useState(false);
   const depth = useRef(0);
@@ -219,9 +225,22 @@ export function DropZone({
         <strong>{title}</strong>
         {hint && <small>{hint}</small>}
       </div>
-      <button type="button" className="button dropzone-button" onClick={onPick}>
-        {buttonLabel}
-      </button>
+      <div className="dropzone-actions">
+        <button type="button" className="button dropzone-button" onClick={onPick}>
+          {buttonLabel}
+        </button>
+        {secondary && (
+          <button
+            type="button"
+            className="button button-ghost dropzone-button"
+            data-testid={secondary.testId}
+            aria-pressed={secondary.pressed}
+            onClick={secondary.onClick}
+          >
+            <Icon name="link" size={16} /> {secondary.label}
+          </button>
+        )}
+      </div>
     </section>
   );
 }

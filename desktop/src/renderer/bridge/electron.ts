@@ -62,6 +62,8 @@ export function electronBridge(api: PreloadApi): Bridge {
     listDocuments: () => unwrap(api.documentsList()),
     getDocument: (id) => unwrap(api.documentsGet({ id })),
     compareHash: (id, hash) => unwrap(api.documentsCompare({ id, hash })),
+    importIpfs: (request) => unwrap(api.documentsImportIpfs(request)),
+    gatewayLink: (id) => unwrap(api.documentsGatewayLink({ id })),
     acceptInvitation: (invitationId) => unwrap(api.teamAcceptInvitation({ invitationId })),
     saveCertificate: (id, language) => unwrap(api.certificateSave({ id, language })),
     openCertificate: (id, language) => unwrap(api.certificateOpen({ id, language })),

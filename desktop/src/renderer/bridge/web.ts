@@ -7,6 +7,7 @@ import type {
   SavedFile,
   SessionState,
 } from '../../common/bridge';
+import { isBareCid } from '../../common/cid';
 import { NotaryClient } from '../../common/client';
 import { ClientError, errorFromResponse, isClientError, offlineError } from '../../common/errors';
 import { hashBlob } from './hash';
@@ -212,6 +213,14 @@ export function webBridge(): Bridge {
     listDocuments: () => client.listDocuments(),
     getDocument: (id) => client.getDocument(id),
     compareHash: (id, hash) => client.compareHash(id, hash.toLowerCase()),
+    importIpfs: async (request) => {
+      // The same check as Electron main's IPC schema: a malformed CID never reaches the server.
+      if (!isBareCid(request.cid)) {
+        throw new ClientError({ kind: 'invalid-input', message: 'Not a bare CID (Qm… or b…)' });
+      }
+      return client.importIpfs(request);
+    },
+    gatewayLink: (id) => client.gatewayLink(id),
     acceptInvitation: (invitationId) => client.acceptInvitation(invitationId),
     saveCertificate: async (id, language): Promise<SavedFile> => {
       const file = await client.certificate(id, language);

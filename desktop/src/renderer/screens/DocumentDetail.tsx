@@ -1,6 +1,7 @@
 import type { DocumentDto, HashComparisonDto } from '@notary/shared';
 import { type ReactNode, useCallback, useEffect, useState } from 'react';
-import type { LocalFile } from '../../common/bridge';
+import type { GatewayLink, LocalFile } from '../../common/bridge';
+import { cidOfSource } from '../../common/cid';
 import { isClientError } from '../../common/errors';
 import { useApp } from '../app-context';
 import { explorerLinks, formatBytes, formatDateTime, overallStatus, percent } from '../format';
@@ -69,6 +70,7 @@ export function DocumentDetail({ id }: { id: string }) {
   }
 
   const links = explorerLinks(doc, onchainInfo);
+  const cid = cidOfSource(doc);
   const publicRecord = `${settings.serverUrl}/api/public/documents/${encodeURIComponent(doc.serialNumber)}`;
   return (
     <div className="page" data-testid="document-detail">
@@ -150,7 +152,9 @@ export function DocumentDetail({ id }: { id: string }) {
             <Fact label={t('detail.type')}>{doc.mimeType}</Fact>
             <Fact label={t('detail.created')}>{formatDateTime(doc.createdAt, language)}</Fact>
             <Fact label={t('detail.consent')}>{formatDateTime(doc.consentTimestamp, language)}</Fact>
+            {cid && <IpfsFacts id={doc.id} cid={cid} />}
           </dl>
+          {cid && <p className="muted small">{t('detail.ipfsNote')}</p>}
         </div>
       </section>
 
@@ -185,6 +189,54 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
       <dt>{label}</dt>
       <dd>{children}</dd>
     </div>
+  );
+}
+
+/**
+ * Source, CID and gateway link of a document imported from IPFS. The link is the server's (its view URL on
+ * the public gateway), asked once per document: it names the CID, so it does not change while shown.
+ */
+function IpfsFacts({ id, cid }: { id: string; cid: string }) {
+  const { t } = useI18n();
+  const { bridge } = useApp();
+  const [link, setLink] = useState<GatewayLink | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const load = useCallback(async () => {
+    setError(null);
+    try {
+      setLink(await bridge.gatewayLink(id));
+    } catch (e) {
+      setError(e);
+    }
+  }, [bridge, id]);
+
+  useEffect(() => {
+    setLink(null);
+    void load();
+  }, [load]);
+
+  return (
+    <>
+      <Fact label={t('detail.source')}>{t('detail.sourceIpfs')}</Fact>
+      <Fact label={t('detail.cid')}>
+        <CopyValue value={cid} testId="detail-cid" />
+      </Fact>
+      <Fact label={t('detail.gateway')}>
+        {link ? (
+          <span className="gateway-link" data-testid="detail-gateway">
+            <ExternalLink href={link.url}>{t('detail.openGateway')}</ExternalLink>
+            <CopyValue value={link.url} />
+          </span>
+        ) : error !== null ? (
+          <ErrorNotice error={error} onRetry={() => void load()} compact />
+        ) : (
+          <span className="muted small">
+            <Spinner /> {t('detail.gatewayLoading')}
+          </span>
+        )}
+      </Fact>
+    </>
   );
 }
 

@@ -1,5 +1,6 @@
 import type { DocumentDto } from '@notary/shared';
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { cidOfSource } from '../../common/cid';
 import { useApp } from '../app-context';
 import { formatBytes, formatDate, formatDateTime, overallStatus, shorten } from '../format';
 import { useI18n } from '../i18n';
@@ -12,17 +13,25 @@ type Filter = 'all' | 'pending' | 'registered';
 /** How often the list refreshes while some document is still being anchored (ms). */
 const LIVE_REFRESH_MS = 3000;
 
-/** Whether a document matches the search text: file name, serial number, or hash (any part, any case). */
+/**
+ * Whether a document matches the search text: file name, serial number, hash, or the CID of an IPFS import
+ * (any part, any case).
+ */
 export function matchesSearch(
-  doc: Pick<DocumentDto, 'fileName' | 'serialNumber' | 'sha256Hash'>,
+  doc: Pick<DocumentDto, 'fileName' | 'serialNumber' | 'sha256Hash'> &
+    Partial<Pick<DocumentDto, 'sourceType' | 'sourceUri'>>,
   query: string,
 ): boolean {
   const q = query.trim().toLowerCase();
   if (!q) return true;
+  const cid = doc.sourceType
+    ? cidOfSource({ sourceType: doc.sourceType, sourceUri: doc.sourceUri ?? null })
+    : null;
   return (
     doc.fileName.toLowerCase().includes(q) ||
     doc.serialNumber.toLowerCase().includes(q) ||
-    doc.sha256Hash.toLowerCase().includes(q)
+    doc.sha256Hash.toLowerCase().includes(q) ||
+    (cid?.toLowerCase().includes(q) ?? false)
   );
 }
 
@@ -176,6 +185,7 @@ export function Documents() {
                           {d.fileName}
                         </div>
                         <div className="muted small">{formatBytes(d.fileSize, language)}</div>
+                        <SourceLine doc={d} />
                       </div>
                     </div>
                   </td>
@@ -206,6 +216,19 @@ export function Documents() {
           </table>
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/** The CID of a document imported from IPFS, under its name (nothing for other sources). */
+function SourceLine({ doc }: { doc: DocumentDto }) {
+  const { t } = useI18n();
+  const cid = cidOfSource(doc);
+  if (!cid) return null;
+  return (
+    <div className="muted small" data-testid="document-cid">
+      <span className="source-badge">{t('docs.ipfs')}</span>
+      <code title={cid}>{shorten(cid, 10, 6)}</code>
     </div>
   );
 }

@@ -1,21 +1,24 @@
-import { LIMITS } from '@notary/shared';
-import { useSyncExternalStore } from 'react';
+import { type DocumentDto, LIMITS } from '@notary/shared';
+import { type FormEvent, useId, useState, useSyncExternalStore } from 'react';
 import { useApp } from '../app-context';
 import { formatBytes, overallStatus } from '../format';
 import { useI18n } from '../i18n';
+import { cidProblemText, ipfsImportErrorText, ipfsRequest } from '../ipfs';
 import { navigate } from '../router';
-import { DropZone, ErrorNotice, Icon, PageHeader, ProgressBar, Spinner, StatusBadge } from '../ui';
+import { DropZone, ErrorNotice, Icon, Notice, PageHeader, ProgressBar, Spinner, StatusBadge } from '../ui';
 import { type QueueItem, sendable } from '../upload-queue';
 
 /**
  * Drop or pick files -> local SHA-256 with progress -> public verify (already notarized: its record, no
- * upload) -> LGPD consent (per file or for the batch) -> upload queue with progress and cancel.
+ * upload) -> LGPD consent (per file or for the batch) -> upload queue with progress and cancel. Beside the
+ * picker, "Import from IPFS": a CID (checked locally), an optional name and the same consent.
  */
 export function Notarize() {
   const { t } = useI18n();
   const { bridge, queue, session } = useApp();
   const items = useSyncExternalStore(queue.subscribe, queue.snapshot);
   const readerOnly = session?.me.role === 'reader';
+  const [ipfsOpen, setIpfsOpen] = useState(false);
 
   const pick = async () => {
     try {
@@ -47,7 +50,14 @@ export function Notarize() {
         title={t('notarize.drop')}
         hint={t('notarize.limit')}
         buttonLabel={t('notarize.pick')}
+        secondary={{
+          label: t('ipfs.open'),
+          onClick: () => setIpfsOpen((open) => !open),
+          testId: 'ipfs-open',
+          pressed: ipfsOpen,
+        }}
       />
+      {ipfsOpen && <ImportIpfs readerOnly={readerOnly} onClose={() => setIpfsOpen(false)} />}
       {items.length > 0 && (
         <div className="card queue" data-testid="upload-queue">
           <ul className="queue-list">
@@ -205,5 +215,155 @@ function QueueRow({ item }: { item: QueueItem }) {
         </div>
       </div>
     </li>
+  );
+}
+
+/**
+ * "Import from IPFS": the CID is checked as typed (a sentence for each common mistake), the name is
+ * optional (the server defaults it to the CID), and nothing is sent before the consent box is ticked.
+ * The server fetches and verifies the file; this waits for its answer (no progress: no bytes travel here).
+ */
+function ImportIpfs({ readerOnly, onClose }: { readerOnly: boolean; onClose: () => void }) {
+  const { t } = useI18n();
+  const { bridge, settings } = useApp();
+  const ids = useId();
+  const [cid, setCid] = useState('');
+  const [name, setName] = useState('');
+  const [consent, setConsent] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState<DocumentDto | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const check = ipfsRequest({ cid, name, consent });
+  // The sentence shows once something is typed: an empty field is not yet a mistake.
+  const problem = !check.ok && cid.trim() ? cidProblemText(t, check.cid) : null;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!check.ok || busy || readerOnly) return;
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    try {
+      const doc = await bridge.importIpfs(check.request);
+      setDone(doc);
+      // Consent is per file: the next import asks again.
+      setCid('');
+      setName('');
+      setConsent(false);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card ipfs-import" data-testid="ipfs-import" onSubmit={(e) => void submit(e)}>
+      <div className="section-title">
+        <h2>{t('ipfs.title')}</h2>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="icon-button"
+          onClick={onClose}
+          title={t('common.close')}
+          aria-label={t('common.close')}
+        >
+          <Icon name="x" size={16} />
+        </button>
+      </div>
+      <p className="muted small">{t('ipfs.help')}</p>
+      <div className="form-grid">
+        <label className="field" htmlFor={`${ids}-cid`}>
+          <span>{t('ipfs.cid')}</span>
+          <input
+            id={`${ids}-cid`}
+            className="cid-input"
+            data-testid="ipfs-cid"
+            value={cid}
+            maxLength={400}
+            spellCheck={false}
+            autoComplete="off"
+            autoCapitalize="off"
+            placeholder={t('ipfs.cidPlaceholder')}
+            aria-invalid={problem !== null}
+            aria-describedby={`${ids}-cid-help`}
+            onChange={(e) => setCid(e.target.value)}
+          />
+          <span
+            id={`${ids}-cid-help`}
+            className={problem ? 'field-problem' : 'field-hint'}
+            data-testid="ipfs-cid-help"
+          >
+            {problem ?? t('ipfs.cidHint')}
+          </span>
+        </label>
+        <label className="field" htmlFor={`${ids}-name`}>
+          <span>{t('ipfs.name')}</span>
+          <input
+            id={`${ids}-name`}
+            data-testid="ipfs-name"
+            value={name}
+            maxLength={255}
+            placeholder={t('ipfs.namePlaceholder')}
+            onChange={(e) => setName(e.target.value)}
+          />
+        </label>
+      </div>
+      <div className="consent">
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            data-testid="ipfs-consent"
+            checked={consent}
+            onChange={(e) => setConsent(e.target.checked)}
+          />
+          <span>
+            <strong>{t('ipfs.consent')}</strong>
+            <span className="consent-text">{t('ipfs.consentText')}</span>
+          </span>
+        </label>
+      </div>
+      {readerOnly && (
+        <Notice kind="warn">{t('notarize.readerRole', { role: t('tenant.role.reader') })}</Notice>
+      )}
+      {error !== null && (
+        <ErrorNotice error={error} compact headline={ipfsImportErrorText(t, error, settings.serverUrl)} />
+      )}
+      {done && (
+        <div data-testid="ipfs-done">
+          <Notice kind="ok">
+            {t('ipfs.done', { serial: done.serialNumber })}{' '}
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => navigate({ name: 'document', id: done.id })}
+            >
+              {t('notarize.open')}
+            </button>
+          </Notice>
+        </div>
+      )}
+      <div className="ipfs-import-actions">
+        {busy && (
+          <span className="muted small">
+            <Spinner /> {t('ipfs.importing')}
+          </span>
+        )}
+        <span className="spacer" />
+        {!consent && cid.trim() !== '' && !problem && (
+          <span className="muted small">{t('notarize.needConsent')}</span>
+        )}
+        <button
+          type="submit"
+          className="button button-primary"
+          data-testid="ipfs-submit"
+          disabled={!check.ok || busy || readerOnly}
+        >
+          {busy ? <Spinner /> : <Icon name="notarize" size={16} />} {t('ipfs.submit')}
+        </button>
+      </div>
+    </form>
   );
 }
