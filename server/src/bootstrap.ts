@@ -6,6 +6,7 @@ import { createLogger, type Logger, lifecycleLogger, logFormatFor } from '@notar
 import { INVITATION_MAIL_LIMITS } from '@notary/shared';
 import type { Express } from 'express';
 import { redisInvalidationBus } from './adapters/cache-bus/redis';
+import { createCapturer } from './adapters/capture';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createIpfsGateways } from './adapters/ipfs';
 import { createMailer } from './adapters/mail';
@@ -121,6 +122,7 @@ export async function createCore(
     await identity.migrate();
     const signer = config.signing ? await createSigner(config.signing) : undefined;
     const tsa = config.tsa ? await createTimestampAuthority(config.tsa) : undefined;
+    const capturer = await createCapturer(config.capture, { publicUrl, serviceName: config.serviceName });
     const deps: AppDeps = {
       config,
       log,
@@ -137,6 +139,7 @@ export async function createCore(
       acervoCache: new AcervoFeedCache(bus),
       signer,
       tsa,
+      capturer,
       ipfs: createIpfsGateways(config.ipfs),
       rateLimiter,
       invitationMailQuota,

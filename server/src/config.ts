@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { type AllowEntry, parseAllowHosts } from './adapters/capture/address-policy';
 
 /**
  * Service configuration, parsed once from the environment with zod.
@@ -123,6 +124,21 @@ const EnvSchema = z.object({
   TSA_URL: optionalString.pipe(z.url().optional()),
   TSA_CA_CERTS: optionalString,
   TSA_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+  CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
+  CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(2_000).max(600_000).default(30_000),
+  CAPTURE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
+  CAPTURE_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .refine((v) => {
+      try {
+        parseAllowHosts(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'comma-separated host, host:port, [IPv6]:port or CIDR entries'),
+  CAPTURE_CA_CERTS: optionalString,
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   IPFS_GATEWAYS: z
     .string()
@@ -263,6 +279,20 @@ export interface IpfsConfig {
   timeoutMs: number;
 }
 
+/** Web capture (issue 15): the browser, the bounds, and the exceptions to the public-addresses-only rule. */
+export interface CaptureSettings {
+  /** The Chromium executable (`CHROMIUM_PATH`); when missing the capture route answers 503. */
+  chromiumPath: string;
+  /** The whole capture's bound, ms (`CAPTURE_TIMEOUT_MS`, default 30 000). */
+  timeoutMs: number;
+  /** Browsers at once (`CAPTURE_CONCURRENCY`, default 1); a short queue waits behind them. */
+  concurrency: number;
+  /** `CAPTURE_ALLOW_HOSTS`, parsed: hosts and ranges a capture may reach although not public (default none). */
+  allowHosts: AllowEntry[];
+  /** PEM file of extra CA certificates the capture browser trusts (`CAPTURE_CA_CERTS`); unset: none. */
+  caCertsPath: string | undefined;
+}
+
 /** RFC 3161 Time-Stamp Authority (`TSA_URL`; spec, Documents rule 6). */
 export interface TsaConfig {
   url: string;
@@ -322,6 +352,8 @@ export interface Config {
   signing: SigningConfig | undefined;
   /** Undefined: the timestamp route answers 503 and signatures are PAdES B-B (no signature timestamp). */
   tsa: TsaConfig | undefined;
+  /** Web capture: Chromium, bounds, allowed destinations. */
+  capture: CaptureSettings;
   /** IPFS import: gateways, public links, timeout. */
   ipfs: IpfsConfig;
 }
@@ -390,6 +422,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.TSA_URL === undefined
         ? undefined
         : { url: e.TSA_URL, caCertsPath: e.TSA_CA_CERTS, timeoutMs: e.TSA_TIMEOUT_MS },
+    capture: {
+      chromiumPath: e.CHROMIUM_PATH,
+      timeoutMs: e.CAPTURE_TIMEOUT_MS,
+      concurrency: e.CAPTURE_CONCURRENCY,
+      allowHosts: parseAllowHosts(e.CAPTURE_ALLOW_HOSTS),
+      caCertsPath: e.CAPTURE_CA_CERTS === undefined ? undefined : path.resolve(e.CAPTURE_CA_CERTS),
+    },
     ipfs: {
       gateways: e.IPFS_GATEWAYS,
       publicGateway: e.IPFS_PUBLIC_GATEWAY,

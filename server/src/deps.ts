@@ -4,6 +4,7 @@ import type { Database } from './db';
 import type { AcervoFeedCache } from './domain/acervo/cache';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
+import type { WebCapturer } from './ports/capture';
 import type { OrganizationDirectory } from './ports/directory';
 import type { TokenVerifier } from './ports/identity';
 import type { IpfsGateways } from './ports/ipfs';
@@ -51,6 +52,8 @@ export interface AppDeps {
   signer: DocumentSigner | undefined;
   /** RFC 3161 TSA (`TSA_URL`); undefined: the timestamp route answers 503. */
   tsa: TimestampAuthority | undefined;
+  /** Web capture (issue 15): Chromium behind the address-checking proxy; 503 per call without Chromium. */
+  capturer: WebCapturer;
   /** IPFS import: verified fetches from the trustless gateways, public gateway links (`IPFS_*`). */
   ipfs: IpfsGateways;
   /** The spec's rate limits (`RATE_LIMITS`, `REDIS_URL`): in process, in Redis, or off. */

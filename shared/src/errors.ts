@@ -15,6 +15,7 @@ export const ERROR_TABLE = {
   NOT_IMPLEMENTED: { status: 501, trpc: 'NOT_IMPLEMENTED' },
   BAD_GATEWAY: { status: 502, trpc: 'BAD_GATEWAY' },
   SERVICE_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
+  GATEWAY_TIMEOUT: { status: 504, trpc: 'GATEWAY_TIMEOUT' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

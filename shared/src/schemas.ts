@@ -378,6 +378,20 @@ export const PublishInputSchema = z.object({
 });
 export type PublishInput = z.infer<typeof PublishInputSchema>;
 
+/** Longest URL a web capture accepts (characters). */
+export const CAPTURE_URL_MAX = 8192;
+
+/**
+ * `POST /api/documents/capture` body (issue 15): the page to capture (http or https), consent to the
+ * processing (LGPD Art. 7 I: must be `true`), and the archive's file name (default `<host>-<time>.wacz`).
+ */
+export const WebCaptureInputSchema = z.object({
+  url: z.string().trim().min(1).max(CAPTURE_URL_MAX),
+  consent: z.boolean(),
+  fileName: z.string().trim().min(1).max(255).optional(),
+});
+export type WebCaptureInput = z.infer<typeof WebCaptureInputSchema>;
+
 /** Spec, Acervo feed item. `author` and `metadata` are empty strings when the curator left them unset. */
 export const AcervoFeedItemSchema = z
   .object({

@@ -1,5 +1,6 @@
 import { accessRouter } from './routers/access';
 import { anchorProof } from './routers/documents/anchor-proof';
+import { capture } from './routers/documents/capture';
 import { download } from './routers/documents/download';
 import { get } from './routers/documents/get';
 import { importIpfs } from './routers/documents/import-ipfs';
@@ -35,6 +36,7 @@ export const appRouter = router({
     publish,
     lgpdDelete,
     importIpfs,
+    capture,
   }),
   access: accessRouter,
   settings: settingsRouter,

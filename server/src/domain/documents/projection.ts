@@ -1,5 +1,23 @@
 import type { DocumentDto, PublicDocumentDto } from '@notary/shared';
 import type { DocumentEntity } from '../../db/entities';
+import type { ObjectStorage } from '../../ports/storage';
+
+/** Seconds a web capture's screenshot preview URL stays valid (spec: presigned URLs last 300 s). */
+export const SCREENSHOT_URL_SECONDS = 300;
+
+/**
+ * The presigned preview URL of a web capture's screenshot (spec, Document `screenshot`: "only for web
+ * captures"), inline PNG valid `SCREENSHOT_URL_SECONDS`; null for any other document and once LGPD-deleted.
+ */
+export async function screenshotUrl(storage: ObjectStorage, doc: DocumentEntity): Promise<string | null> {
+  if (doc.sourceType !== 'web-capture' || !doc.screenshotKey || doc.deletedAt) return null;
+  return storage.presignGet(doc.screenshotKey, {
+    expiresInSeconds: SCREENSHOT_URL_SECONDS,
+    contentType: 'image/png',
+    disposition: 'inline',
+    fileName: `${doc.serialNumber}-screenshot.png`,
+  });
+}
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 

@@ -1,0 +1,285 @@
+import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIP, type Socket, connect as tcpConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { BlockedRequest, ServerContact } from '../../ports/capture';
+import type { AddressPolicy } from './address-policy';
+
+/** Resolves a host name to its addresses (IPv4 and IPv6), as `dns.lookup` with `all: true` does. */
+export type Resolver = (host: string) => Promise<string[]>;
+
+const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** Longest a name lookup may take before the connection counts as unreachable (getaddrinfo has no timeout). */
+const LOOKUP_TIMEOUT_MS = 10_000;
+/** Longest a TCP connect may take (a black-holed address would otherwise hold the browser's request). */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Hop-by-hop headers (RFC 9110 section 7.6.1) and the proxy's own: never forwarded to the origin. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'upgrade',
+]);
+
+/** A connection the proxy could not make, and why (what `capture.json` lists besides the blocked ones). */
+export interface FailedConnection {
+  host: string;
+  port: number;
+  /** `dns`: the name did not resolve; `tcp`: the address did not answer. */
+  stage: 'dns' | 'tcp';
+  reason: string;
+}
+
+/**
+ * The capture's forward proxy (issue 15; DEPENDENCIES.md, Wave 2 probes: a `page.route` check is bypassed by
+ * redirects, WebSockets and Chromium's own DNS). Chromium sends every request here (`--proxy-server`, with
+ * `<-loopback>` so that loopback is proxied too): plain HTTP as absolute-form requests, HTTPS and WebSockets as
+ * `CONNECT host:port` (RFC 9110 section 9.3.6). For each, the proxy resolves the host itself, checks every
+ * address with the `AddressPolicy`, and connects to the address it checked (a second lookup could answer
+ * differently: DNS rebinding). A refused connection is cut without an answer of the origin's (a refused plain
+ * HTTP request gets its socket closed, so no forged response lands in the archive; a refused CONNECT gets 403)
+ * and listed in `blocked`. Every address connected to is listed in `servers`. Past `maxBytes` received from
+ * origins, every connection is cut (the archive's bound) and `overLimit` is set.
+ * One proxy serves one capture, on 127.0.0.1 and a free port.
+ */
+export class CaptureProxy {
+  readonly servers: ServerContact[] = [];
+  readonly blocked: BlockedRequest[] = [];
+  readonly failed: FailedConnection[] = [];
+  /** Bytes received from origins so far. */
+  bytesIn = 0;
+  overLimit = false;
+  private readonly sockets = new Set<Duplex>();
+  private server: http.Server | undefined;
+
+  constructor(
+    private readonly policy: AddressPolicy,
+    private readonly options: { maxBytes: number; resolve?: Resolver },
+  ) {}
+
+  /** Starts listening; resolves with the proxy's URL (`http://127.0.0.1:<port>`). */
+  async start(): Promise<string> {
+    const server = http.createServer((req, res) => {
+      this.forward(req, res).catch(() => res.destroy());
+    });
+    server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.tunnel(req, socket, head).catch(() => socket.destroy());
+    });
+    // A WebSocket upgrade sent as a plain request (never by Chromium through a proxy): refused.
+    server.on('upgrade', (_req, socket: Duplex) => socket.destroy());
+    server.on('connection', (s: Socket) => this.track(s));
+    server.on('clientError', (_e, socket: Duplex) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  /** Stops listening and cuts every connection still open. */
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  /** The address `host` was connected to at `port` (the first contact), if any. */
+  addressOf(host: string, port: number): string | undefined {
+    const h = stripBrackets(host).toLowerCase();
+    return this.servers.find((s) => s.host === h && s.port === port)?.ip;
+  }
+
+  private track(s: Duplex): void {
+    this.sockets.add(s);
+    s.once('close', () => this.sockets.delete(s));
+  }
+
+  private received(n: number): void {
+    this.bytesIn += n;
+    if (this.bytesIn > this.options.maxBytes && !this.overLimit) {
+      this.overLimit = true;
+      for (const s of this.sockets) s.destroy();
+    }
+  }
+
+  /**
+   * Resolves and checks `host:port`; returns the address to connect to, or undefined after recording why not
+   * (`blocked` for a refused address, `failed` for a name that does not resolve).
+   */
+  private async pick(host: string, port: number, url: string): Promise<string | undefined> {
+    const name = stripBrackets(host).toLowerCase();
+    const hostAllowed = this.policy.allowsHost(name, port);
+    let addresses: string[];
+    if (isIP(name)) addresses = [name];
+    else {
+      try {
+        addresses = await withTimeout(
+          (this.options.resolve ?? systemResolver)(name),
+          LOOKUP_TIMEOUT_MS,
+          'lookup timed out',
+        );
+      } catch (e) {
+        this.failed.push({ host: name, port, stage: 'dns', reason: errorText(e) });
+        return undefined;
+      }
+    }
+    if (addresses.length === 0) {
+      this.failed.push({ host: name, port, stage: 'dns', reason: 'no address' });
+      return undefined;
+    }
+    // Every address must pass: a name with one public and one private address is refused whole.
+    for (const address of addresses) {
+      const refusal = this.policy.refusal(address, hostAllowed);
+      if (refusal) {
+        this.blocked.push({ url, ip: address, reason: `address not allowed: ${refusal}` });
+        return undefined;
+      }
+    }
+    return addresses[0];
+  }
+
+  private contact(host: string, port: number, ip: string): void {
+    const h = stripBrackets(host).toLowerCase();
+    if (!this.servers.some((s) => s.host === h && s.port === port && s.ip === ip))
+      this.servers.push({ host: h, port, ip });
+  }
+
+  /** A plain HTTP request in absolute form (`GET http://host/path`): forwarded to the checked address. */
+  private async forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '');
+    } catch {
+      res.destroy();
+      return;
+    }
+    if (target.protocol !== 'http:') {
+      this.blocked.push({ url: target.href, ip: null, reason: `scheme not allowed: ${target.protocol}` });
+      res.destroy();
+      return;
+    }
+    const port = Number(target.port || 80);
+    const ip = await this.pick(target.hostname, port, target.href);
+    if (!ip) {
+      res.destroy();
+      return;
+    }
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+    }
+    const upstream = http.request({
+      host: ip,
+      port,
+      method: req.method,
+      path: `${target.pathname}${target.search}`,
+      headers,
+      setHost: false,
+      timeout: CONNECT_TIMEOUT_MS,
+    });
+    upstream.once('socket', (s) => {
+      this.track(s);
+      s.once('connect', () => this.contact(target.hostname, port, ip));
+    });
+    upstream.once('timeout', () => upstream.destroy(new Error('connect timed out')));
+    upstream.once('error', (e) => {
+      if (!upstream.socket || upstream.socket.bytesRead === 0)
+        this.failed.push({ host: target.hostname, port, stage: 'tcp', reason: errorText(e) });
+      res.destroy();
+    });
+    upstream.once('response', (up) => {
+      upstream.setTimeout(0);
+      const raw: string[] = [];
+      for (let i = 0; i + 1 < up.rawHeaders.length; i += 2) {
+        const name = up.rawHeaders[i] ?? '';
+        if (!HOP_BY_HOP.has(name.toLowerCase())) raw.push(name, up.rawHeaders[i + 1] ?? '');
+      }
+      res.writeHead(up.statusCode ?? 502, up.statusMessage, raw);
+      up.on('data', (chunk: Buffer) => this.received(chunk.length));
+      up.pipe(res);
+      up.once('error', () => res.destroy());
+    });
+    req.pipe(upstream);
+  }
+
+  /** `CONNECT host:port`: a TCP tunnel to the checked address (TLS stays end to end with Chromium). */
+  private async tunnel(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    this.track(socket);
+    const authority = req.url ?? '';
+    const m = /^(\[[0-9a-fA-F:.]+\]|[^:]+):(\d{1,5})$/.exec(authority);
+    if (!m?.[1] || !m[2]) {
+      socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+      return;
+    }
+    const host = m[1];
+    const port = Number(m[2]);
+    const ip = await this.pick(host, port, `${port === 443 ? 'https' : 'tcp'}://${authority}`);
+    if (!ip) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    const upstream = tcpConnect({ host: ip, port, timeout: CONNECT_TIMEOUT_MS });
+    this.track(upstream);
+    let connected = false;
+    upstream.once('timeout', () => upstream.destroy(new Error('connect timed out')));
+    upstream.once('connect', () => {
+      connected = true;
+      upstream.setTimeout(0);
+      this.contact(host, port, ip);
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.on('data', (chunk: Buffer) => this.received(chunk.length));
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.once('error', (e) => {
+      if (!connected) {
+        this.failed.push({
+          host: stripBrackets(host).toLowerCase(),
+          port,
+          stage: 'tcp',
+          reason: errorText(e),
+        });
+        socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      socket.destroy();
+    });
+    upstream.once('close', () => socket.destroy());
+    socket.once('error', () => upstream.destroy());
+    socket.once('close', () => upstream.destroy());
+  }
+}
+
+function stripBrackets(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code ? `${code}: ${e.message}` : e.message;
+  }
+  return String(e);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,242 @@
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Zip, ZipPassThrough } from 'fflate';
+import { CDXIndexer, WARCParser, WARCRecord, WARCSerializer } from 'warcio';
+
+/** One HTTP exchange as the browser recorded it (Playwright's HAR, `content: 'embed'`). */
+export interface HarEntry {
+  startedDateTime: string;
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    headers: Array<{ name: string; value: string }>;
+    postData?: { mimeType?: string; text?: string };
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    headers: Array<{ name: string; value: string }>;
+    content: { size: number; mimeType?: string; text?: string; encoding?: string };
+    redirectURL?: string;
+  };
+  /** Playwright: the exchange failed before a response (status 0, `_failureText`). */
+  _failureText?: string;
+}
+
+/** What `writeWacz` packs besides the exchanges. */
+export interface WaczInput {
+  entries: HarEntry[];
+  /** The address each `host:port` was connected to (the proxy's), for `WARC-IP-Address`. */
+  addressOf: (host: string, port: number) => string | undefined;
+  page: { url: string; title: string; ts: string };
+  screenshot: Buffer;
+  pdf: Buffer | undefined;
+  record: Buffer;
+  /** Who wrote the archive (`software` of datapackage.json and the warcinfo record). */
+  software: string;
+  created: Date;
+}
+
+/** Headers that describe the bytes on the wire; the HAR body is decoded, so they are dropped (DEPENDENCIES.md). */
+const WIRE_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding']);
+/** Headers of the connection to the capture proxy, not of the origin's answer. */
+const PROXY_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection']);
+
+/**
+ * Writes a WACZ (Webrecorder WACZ 1.1.1: https://specs.webrecorder.net/wacz/1.1.1/) at `file`:
+ * `archive/data.warc.gz` with a warcinfo record and a request and a response record per exchange (WARC 1.1,
+ * one gzip member per record, `WARC-IP-Address` from the proxy), `indexes/index.cdx` (CDXJ, made by warcio's
+ * indexer over that file), `pages/pages.jsonl`, the capture's own files (`capture.json`, `screenshot.png`,
+ * `page.pdf`) and `datapackage.json` with each file's SHA-256 and size. Every entry is stored, not deflated
+ * (WACZ asks for it: replay reads WARC records by offset).
+ * @returns the WACZ's size in bytes and the SHA-256 (hex) of each packed file by path.
+ */
+export async function writeWacz(
+  dir: string,
+  file: string,
+  input: WaczInput,
+): Promise<{ bytes: number; files: Record<string, string> }> {
+  const warcPath = path.join(dir, 'data.warc.gz');
+  const warcHash = await writeWarc(warcPath, input);
+  const cdx = await indexWarc(warcPath);
+  const pages = `${[
+    JSON.stringify({ format: 'json-pages-1.0', id: 'pages', title: 'All Pages' }),
+    JSON.stringify({ id: 'page-1', url: input.page.url, ts: input.page.ts, title: input.page.title }),
+  ].join('\n')}\n`;
+  const small: Array<[string, Buffer]> = [
+    ['indexes/index.cdx', Buffer.from(cdx)],
+    ['pages/pages.jsonl', Buffer.from(pages)],
+    ['capture.json', input.record],
+    ['screenshot.png', input.screenshot],
+    ...(input.pdf ? ([['page.pdf', input.pdf]] as Array<[string, Buffer]>) : []),
+  ];
+  const files: Record<string, string> = { 'archive/data.warc.gz': warcHash.sha256 };
+  const resources = [
+    {
+      name: 'data.warc.gz',
+      path: 'archive/data.warc.gz',
+      hash: `sha256:${warcHash.sha256}`,
+      bytes: warcHash.bytes,
+    },
+  ];
+  for (const [p, data] of small) {
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    files[p] = sha256;
+    resources.push({ name: path.basename(p), path: p, hash: `sha256:${sha256}`, bytes: data.length });
+  }
+  const datapackage = Buffer.from(
+    JSON.stringify(
+      {
+        profile: 'data-package',
+        wacz_version: '1.1.1',
+        title: input.page.title || input.page.url,
+        mainPageURL: input.page.url,
+        mainPageDate: input.page.ts,
+        created: input.created.toISOString(),
+        software: input.software,
+        resources,
+      },
+      null,
+      2,
+    ),
+  );
+
+  const out = createWriteStream(file);
+  let failure: Error | null = null;
+  const zip = new Zip((err, chunk, final) => {
+    if (err) {
+      failure = err;
+      out.destroy(err);
+      return;
+    }
+    out.write(chunk);
+    if (final) out.end();
+  });
+  const add = (name: string, data: Buffer) => {
+    const entry = new ZipPassThrough(name);
+    zip.add(entry);
+    entry.push(data, true);
+  };
+  // The WARC first, streamed from disk in pieces, so the archive never sits in memory whole.
+  const warcEntry = new ZipPassThrough('archive/data.warc.gz');
+  zip.add(warcEntry);
+  const handle = await open(warcPath, 'r');
+  try {
+    const buf = Buffer.alloc(1024 * 1024);
+    let offset = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
+      offset += bytesRead;
+      const last = offset >= warcHash.bytes || bytesRead === 0;
+      warcEntry.push(Buffer.from(buf.subarray(0, bytesRead)), last);
+      if (out.writableNeedDrain) await once(out, 'drain');
+      if (last) break;
+    }
+  } finally {
+    await handle.close();
+  }
+  for (const [p, data] of small) add(p, data);
+  add('datapackage.json', datapackage);
+  zip.end();
+  if (!out.writableFinished) await once(out, 'finish');
+  if (failure) throw failure;
+  return { bytes: (await stat(file)).size, files };
+}
+
+/** Writes the exchanges as WARC 1.1 records, one gzip member each; returns the file's SHA-256 and size. */
+async function writeWarc(file: string, input: WaczInput): Promise<{ sha256: string; bytes: number }> {
+  const out = createWriteStream(file);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const write = async (record: WARCRecord) => {
+    const data = await WARCSerializer.serialize(record, { gzip: true });
+    hash.update(data);
+    bytes += data.length;
+    if (!out.write(data)) await once(out, 'drain');
+  };
+  await write(
+    WARCRecord.createWARCInfo(
+      { filename: 'data.warc.gz', warcVersion: 'WARC/1.1' },
+      { software: input.software, format: 'WARC File Format 1.1', isPartOf: 'web capture' },
+    ),
+  );
+  for (const entry of input.entries) {
+    if (!entry.response || entry.response.status <= 0) continue;
+    let url: URL;
+    try {
+      url = new URL(entry.request.url);
+    } catch {
+      continue;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    const ip = input.addressOf(url.hostname, port);
+    const date = new Date(entry.startedDateTime).toISOString();
+    const body = bodyOf(entry.response.content);
+    const responseHeaders = entry.response.headers
+      .filter((h) => {
+        const name = h.name.toLowerCase();
+        return !name.startsWith(':') && !WIRE_HEADERS.has(name) && !PROXY_HEADERS.has(name);
+      })
+      .map((h): [string, string] => [h.name, h.value]);
+    responseHeaders.push(['Content-Length', String(body.length)]);
+    const response = WARCRecord.create(
+      {
+        url: url.href,
+        date,
+        type: 'response',
+        warcVersion: 'WARC/1.1',
+        statusline: `HTTP/1.1 ${entry.response.status} ${entry.response.statusText || 'OK'}`,
+        httpHeaders: responseHeaders,
+        warcHeaders: ip ? { 'WARC-IP-Address': ip } : {},
+      },
+      [body],
+    );
+    const requestHeaders = entry.request.headers
+      .filter((h) => !h.name.startsWith(':'))
+      .map((h): [string, string] => [h.name, h.value]);
+    if (!requestHeaders.some(([n]) => n.toLowerCase() === 'host')) requestHeaders.unshift(['Host', url.host]);
+    const requestBody = entry.request.postData?.text ? Buffer.from(entry.request.postData.text) : undefined;
+    const request = WARCRecord.create(
+      {
+        url: url.href,
+        date,
+        type: 'request',
+        warcVersion: 'WARC/1.1',
+        statusline: `${entry.request.method} ${url.pathname}${url.search} HTTP/1.1`,
+        httpHeaders: requestHeaders,
+        warcHeaders: { 'WARC-Concurrent-To': response.warcHeaders.headers.get('WARC-Record-ID') ?? '' },
+      },
+      requestBody ? [requestBody] : [],
+    );
+    await write(response);
+    await write(request);
+  }
+  out.end();
+  await once(out, 'finish');
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/** The body of a HAR response: base64 or text, decoded. */
+function bodyOf(content: HarEntry['response']['content']): Buffer {
+  if (!content.text) return Buffer.alloc(0);
+  return content.encoding === 'base64' ? Buffer.from(content.text, 'base64') : Buffer.from(content.text);
+}
+
+/** The CDXJ index of a WARC file (warcio's indexer: SURT key, timestamp, JSON with offset and length), sorted. */
+async function indexWarc(file: string): Promise<string> {
+  const indexer = new CDXIndexer({ format: 'cdxj' });
+  const lines: string[] = [];
+  for await (const cdx of indexer.iterIndex([{ reader: createReadStream(file), filename: 'data.warc.gz' }])) {
+    lines.push(indexer.serializeCDXJ(cdx));
+  }
+  return lines.sort().join('');
+}
+
+/** Re-exported for tests that read an archive back: warcio's parser. */
+export { WARCParser };

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/core';
+import { AppError, can, type DocumentDto, type WebCaptureInput } from '@notary/shared';
+import type { WebCapture, WebCapturer } from '../../ports/capture';
+import type { Actor } from '../tenancy/actor';
+import { type IntakeSource, type NotarizeDeps, notarize } from './notarize';
+import { screenshotUrl, toDocumentDto } from './projection';
+
+/** What a web capture uses of the service (a subset of `AppDeps`). */
+export interface CaptureDeps extends NotarizeDeps {
+  capturer: WebCapturer;
+}
+
+/**
+ * `POST /api/documents/capture` (issue 15): captures `input.url` in an isolated browser (the `WebCapturer`:
+ * every connection checked, public addresses only unless `CAPTURE_ALLOW_HOSTS` says otherwise), stores the
+ * screenshot on its own (the `screenshot` preview), and notarizes the WACZ through the one notarization path
+ * (`notarize`, intake `stored` with origin `web-capture`): `sha256Hash` is the WACZ's, `sourceUri` the URL
+ * as requested. Role and consent are checked before the browser starts.
+ * @returns the Document as the owner sees it, with the screenshot's presigned URL (300 s).
+ * @throws AppError FORBIDDEN below editor in an organization; BAD_REQUEST without consent, for an invalid URL,
+ *   a scheme other than http(s), credentials in the URL, or a destination that is not allowed; and the
+ *   capturer's errors (502 unreachable, 504 too slow, 429 queue full, 503 without Chromium); those of
+ *   `notarize` (413 over the quota).
+ */
+export async function captureWebPage(
+  em: EntityManager,
+  deps: CaptureDeps,
+  actor: Actor,
+  input: WebCaptureInput,
+  signal?: AbortSignal,
+): Promise<DocumentDto> {
+  if (!can(actor.role, 'upload')) {
+    throw new AppError(
+      'FORBIDDEN',
+      `Capturing a web page needs the editor role or higher in this organization (you are ${actor.role})`,
+    );
+  }
+  if (input.consent !== true) {
+    throw new AppError('BAD_REQUEST', 'Consent is required (LGPD Art. 7 I): send `consent: true`');
+  }
+  const consentAt = new Date();
+  const url = parseCaptureUrl(input.url);
+  const capture = await deps.capturer.capture(url, signal ? { signal } : {});
+  try {
+    const screenshotKey = `${actor.tenant.id}/${randomUUID()}`;
+    await deps.storage.put(screenshotKey, Readable.from([capture.screenshot]), { contentType: 'image/png' });
+    const doc = await notarize(em, deps, actor, {
+      kind: 'stored',
+      origin: { sourceType: 'web-capture', sourceUri: url.href, screenshotKey },
+      source: waczSource(
+        capture,
+        input.fileName ?? defaultFileName(url, capture.record.startedAt),
+        consentAt,
+      ),
+    });
+    return toDocumentDto(doc, await screenshotUrl(deps.storage, doc));
+  } finally {
+    await capture.dispose();
+  }
+}
+
+/**
+ * The URL to capture, normalised by the WHATWG URL parser (so `http://2130706433/` is `http://127.0.0.1/`).
+ * @throws AppError BAD_REQUEST when it does not parse, is not http(s), or carries credentials.
+ */
+export function parseCaptureUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AppError('BAD_REQUEST', 'Invalid URL: send an absolute http:// or https:// URL', {
+      fields: ['url'],
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new AppError('BAD_REQUEST', `Only http and https pages can be captured (not ${url.protocol})`, {
+      fields: ['url'],
+    });
+  }
+  // Credentials would land in the archive and the record, both kept and shown.
+  if (url.username || url.password) {
+    throw new AppError('BAD_REQUEST', 'A URL with credentials (user:password@) cannot be captured', {
+      fields: ['url'],
+    });
+  }
+  url.hash = '';
+  return url;
+}
+
+/** `<host>-<yyyymmddThhmmssZ>.wacz`, or the name asked for with `.wacz` added when missing. */
+function defaultFileName(url: URL, startedAt: string): string {
+  const stamp = startedAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${url.hostname}-${stamp}.wacz`;
+}
+
+/** The capture's WACZ as an intake: its size announced, its bytes read from the local file. */
+function waczSource(capture: WebCapture, fileName: string, consentAt: Date): IntakeSource {
+  const name = /\.wacz$/i.test(fileName) ? fileName : `${fileName}.wacz`;
+  return {
+    announce: () => capture.waczBytes,
+    read: (onFile) =>
+      new Promise((resolve, reject) => {
+        const stream = createReadStream(capture.waczPath);
+        stream.once('error', reject);
+        // Resolves once the file was consumed or its consumer stopped (a bound): `notarize` reports which.
+        stream.once('close', () => resolve({ consentAt }));
+        onFile({ stream, fileName: name, declaredType: 'application/wacz' });
+      }),
+  };
+}

@@ -1,0 +1,145 @@
+import { crc32 } from 'node:zlib';
+
+/**
+ * Web capture port (issue 15): loads a page in an isolated browser behind an address-checking proxy and packs
+ * what it showed as a WACZ (Webrecorder's web archive package, spec 1.1.1). Implemented by
+ * `adapters/capture/` (Chromium driven by playwright-core).
+ */
+
+/** A server the capture connected to: the host as the page named it, and the address actually connected to. */
+export interface ServerContact {
+  host: string;
+  port: number;
+  ip: string;
+}
+
+/** A request the capture refused, and why (an address that is not public, a scheme, a download). */
+export interface BlockedRequest {
+  url: string;
+  /** The address that was refused, when the refusal was about an address. */
+  ip: string | null;
+  reason: string;
+}
+
+/** The main document's TLS server certificate, as the browser saw it. */
+export interface CapturedTls {
+  protocol: string | null;
+  subject: string;
+  issuer: string;
+  /** ISO 8601, UTC. */
+  validFrom: string;
+  validTo: string;
+  /** SHA-256 of the certificate's DER, lower-case hex (what `openssl x509 -fingerprint -sha256` shows). */
+  sha256Fingerprint: string;
+}
+
+/**
+ * The technical record of one capture: `capture.json` in the WACZ, and the `capture.json` iTXt chunk of the
+ * screenshot (see `withCaptureRecord`). Times are ISO 8601 UTC.
+ */
+export interface CaptureRecord {
+  format: 'notary-web-capture/1';
+  requestedUrl: string;
+  finalUrl: string;
+  /** HTTP status of the final response of the main document (a 404 or 500 page is captured as shown). */
+  status: number;
+  /** Every hop of the main document's redirect chain, in order, with its status and `Location`. */
+  redirects: Array<{ url: string; status: number; location: string }>;
+  /** Address the main document was fetched from (the proxy's connection), null when unknown. */
+  serverIp: string | null;
+  tls: CapturedTls | null;
+  /** The main document's response headers as received (name, value), in order. */
+  responseHeaders: Array<[string, string]>;
+  servers: ServerContact[];
+  blocked: BlockedRequest[];
+  /** Requests the browser gave up on for another reason (unreachable, reset), with the browser's error text. */
+  failed: Array<{ url: string; reason: string }>;
+  /** Requests still running when the capture's time ran out: cut, their bodies incomplete or absent. */
+  unfinished: string[];
+  startedAt: string;
+  finishedAt: string;
+  browser: { name: string; version: string };
+  userAgent: string;
+  locale: string;
+  timezone: string;
+  viewport: { width: number; height: number };
+  /** The screenshot's size in CSS pixels; `truncated` when the page was taller than the height cap. */
+  screenshot: { width: number; height: number; truncated: boolean };
+  /** The page's title as the browser had it at the end. */
+  title: string;
+}
+
+/** One finished capture, on local disk until `dispose`. */
+export interface WebCapture {
+  /** Path of the WACZ file (a zip). */
+  waczPath: string;
+  /** Its size in bytes. */
+  waczBytes: number;
+  /** The full-page screenshot (PNG) exactly as the WACZ holds it, record chunk included. */
+  screenshot: Buffer;
+  record: CaptureRecord;
+  /** Removes the local files. */
+  dispose(): Promise<void>;
+}
+
+export interface WebCapturer {
+  /**
+   * Captures `url` (http or https). Waits for a free browser slot (at most `CAPTURE_CONCURRENCY` at once).
+   * @throws AppError SERVICE_UNAVAILABLE without a usable Chromium (the message says how to install it or
+   *   set CHROMIUM_PATH); RATE_LIMITED when the queue of waiting captures is full; BAD_REQUEST when the
+   *   destination (or a redirect of the main document) is not allowed; BAD_GATEWAY when the site cannot be
+   *   reached (DNS, TCP, TLS); GATEWAY_TIMEOUT when the capture did not finish within `CAPTURE_TIMEOUT_MS`;
+   *   PAYLOAD_TOO_LARGE past the archive's bound. `signal`'s reason once it aborts.
+   */
+  capture(url: URL, options?: { signal?: AbortSignal }): Promise<WebCapture>;
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** The iTXt keyword under which a screenshot carries its capture's record. */
+const RECORD_KEYWORD = 'capture.json';
+
+/**
+ * `png` with the record added as an uncompressed iTXt chunk (PNG spec, 11.3.4.5) keyworded `capture.json`,
+ * placed before IEND: the screenshot carries what the certificate states about its capture, and its SHA-256
+ * in the WACZ's `datapackage.json` covers both. @throws Error when `png` is not a PNG.
+ */
+export function withCaptureRecord(png: Buffer, record: CaptureRecord): Buffer {
+  if (!png.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error('not a PNG');
+  const iend = png.length - 12;
+  if (png.toString('latin1', iend + 4, iend + 8) !== 'IEND') throw new Error('PNG does not end with IEND');
+  // keyword NUL, compression flag 0, method 0, language tag "" NUL, translated keyword "" NUL, UTF-8 text.
+  const data = Buffer.concat([
+    Buffer.from(RECORD_KEYWORD, 'latin1'),
+    Buffer.from([0, 0, 0, 0, 0]),
+    Buffer.from(JSON.stringify(record), 'utf8'),
+  ]);
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write('iTXt', 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+  return Buffer.concat([png.subarray(0, iend), head, data, crc, png.subarray(iend)]);
+}
+
+/** The record a screenshot carries (`withCaptureRecord`), or undefined when it has none or is not a PNG. */
+export function readCaptureRecord(png: Uint8Array): CaptureRecord | undefined {
+  const buf = Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+  if (!buf.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
+  let at = 8;
+  while (at + 12 <= buf.length) {
+    const length = buf.readUInt32BE(at);
+    const type = buf.toString('latin1', at + 4, at + 8);
+    const data = buf.subarray(at + 8, at + 8 + length);
+    if (type === 'iTXt' && data.toString('latin1', 0, RECORD_KEYWORD.length + 1) === `${RECORD_KEYWORD}\0`) {
+      const text = data.subarray(RECORD_KEYWORD.length + 5);
+      try {
+        return JSON.parse(text.toString('utf8')) as CaptureRecord;
+      } catch {
+        return undefined;
+      }
+    }
+    if (type === 'IEND') return undefined;
+    at += 12 + length;
+  }
+  return undefined;
+}

@@ -1,0 +1,285 @@
+import { createHash } from 'node:crypto';
+import type http from 'node:http';
+import type { CaptureRecord } from '@notary/server/ports/capture';
+import { readCaptureRecord } from '@notary/server/ports/capture';
+import { type DocumentDto, RATE_LIMITS } from '@notary/shared';
+import { unzipSync } from 'fflate';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WARCParser } from 'warcio';
+import { api } from '../harness/http';
+import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '../harness/service';
+import { freshEmail, makeOrg } from '../harness/tenants';
+import { createTestCa, solidPng, startSite, type TestCa, type TestSite } from '../harness/web-site';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** The colour the test page's script paints: found in the screenshot only if the script ran. */
+const MAGENTA: [number, number, number] = [255, 0, 255];
+
+type ErrorBody = { message: string; code: string };
+
+/** `POST /api/documents/capture` as a client sends it. */
+function capture(t: TestService, token: string, body: Record<string, unknown>) {
+  return api<DocumentDto & ErrorBody>(t.url, '/api/documents/capture', { method: 'POST', token, body });
+}
+
+/** The stored WACZ of a document, through its download URL. */
+async function downloadWacz(t: TestService, token: string, id: string): Promise<Buffer> {
+  const dl = await api<{ downloadUrl: string }>(t.url, `/api/documents/${id}/download`, { token });
+  expect(dl.status).toBe(200);
+  const res = await fetch(dl.body.downloadUrl);
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/** Every WARC record of a `.warc.gz` read back with warcio's parser: type, target URI, HTTP status. */
+async function warcRecords(gz: Uint8Array) {
+  const out: Array<{ type: string; url: string; status: number | undefined; ip: string | null }> = [];
+  for await (const record of WARCParser.iterRecords([gz])) {
+    await record.readFully();
+    out.push({
+      type: record.warcType ?? '',
+      url: record.warcTargetURI ?? '',
+      status:
+        record.httpHeaders?.statusCode === undefined ? undefined : Number(record.httpHeaders.statusCode),
+      ip: record.warcHeader('WARC-IP-Address') ?? null,
+    });
+  }
+  return out;
+}
+
+/** How many pixels of `png` have exactly `rgb`, decoded by Chromium itself (a canvas). */
+async function countPixels(png: Buffer, rgb: [number, number, number]): Promise<number> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu'] });
+  try {
+    const page = await browser.newPage();
+    return await page.evaluate<number>(`(async () => {
+      const img = new Image();
+      img.src = 'data:image/png;base64,${png.toString('base64')}';
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = img.width;
+      canvas.height = img.height;
+      const ctx = canvas.getContext('2d');
+      ctx.drawImage(img, 0, 0);
+      const data = ctx.getImageData(0, 0, img.width, img.height).data;
+      let n = 0;
+      for (let i = 0; i < data.length; i += 4)
+        if (data[i] === ${rgb[0]} && data[i + 1] === ${rgb[1]} && data[i + 2] === ${rgb[2]}) n++;
+      return n;
+    })()`);
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The test page: CSS, an image, a script that adds content, a lazy image below a tall block. */
+function siteHandler(): http.RequestListener {
+  const pixel = solidPng(8, 8, [0, 128, 0]);
+  const lazy = solidPng(8, 8, [0, 0, 200]);
+  return (req, res) => {
+    switch (req.url) {
+      case '/page':
+        res.setHeader('content-type', 'text/html; charset=utf-8');
+        res.end(`<!doctype html><html><head><title>Capture test page</title>
+          <link rel="stylesheet" href="/style.css"></head>
+          <body><h1>Evidence</h1><img src="/pixel.png" width="8" height="8">
+          <script src="/app.js"></script>
+          <div style="height: 3000px">tall</div>
+          <img src="/lazy.png" loading="lazy" width="8" height="8"></body></html>`);
+        return;
+      case '/style.css':
+        res.setHeader('content-type', 'text/css');
+        res.end('h1 { color: rgb(10, 20, 30); }');
+        return;
+      case '/app.js':
+        res.setHeader('content-type', 'text/javascript');
+        res.end(
+          `const d = document.createElement('div'); d.id = 'added'; d.textContent = 'Added by script';
+           d.style.cssText = 'width: 200px; height: 100px; background: rgb(${MAGENTA.join(',')})';
+           document.body.prepend(d);`,
+        );
+        return;
+      case '/pixel.png':
+        res.setHeader('content-type', 'image/png');
+        res.end(pixel);
+        return;
+      case '/lazy.png':
+        res.setHeader('content-type', 'image/png');
+        res.end(lazy);
+        return;
+      case '/missing':
+        res.statusCode = 404;
+        res.setHeader('content-type', 'text/html');
+        res.end('<!doctype html><title>Not here</title><p>No such page</p>');
+        return;
+      default:
+        res.statusCode = 404;
+        res.end();
+    }
+  };
+}
+
+describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
+  let t: TestService;
+  let ca: TestCa;
+  let site: TestSite;
+  let entry: TestSite;
+  let token: string;
+
+  beforeAll(async () => {
+    ca = await createTestCa();
+    site = await startSite(siteHandler(), { certPem: ca.chainPem, keyPem: ca.keyPem });
+    // A plain HTTP origin that redirects to the HTTPS page: the chain crosses origins and schemes.
+    entry = await startSite((req, res) => {
+      res.statusCode = req.url === '/start' ? 302 : 404;
+      if (req.url === '/start') res.setHeader('location', `${site.origin}/page`);
+      res.end();
+    });
+    t = await startTestService(kind, {
+      CHROMIUM_PATH: CHROMIUM,
+      CAPTURE_ALLOW_HOSTS: '127.0.0.1',
+      CAPTURE_CA_CERTS: ca.caPath,
+      RATE_LIMITS: 'on',
+    });
+    token = await t.token(freshEmail('capture'));
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await site?.close();
+    await entry?.close();
+    await ca?.close();
+  });
+
+  it('captures a page: every exchange in the WACZ, screenshot, record, hash of the WACZ', async () => {
+    const requested = `${entry.origin}/start`;
+    const res = await capture(t, token, { url: requested, consent: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const doc = res.body;
+    expect(doc.sourceType).toBe('web-capture');
+    expect(doc.sourceUri).toBe(requested);
+    expect(doc.fileName).toMatch(/^127\.0\.0\.1-\d{8}T\d{6}Z\.wacz$/);
+    expect(doc.onchainStatus).toBe('pending');
+
+    // The screenshot preview: a presigned PNG, the same bytes as the WACZ's screenshot.
+    expect(doc.screenshot).toEqual(expect.any(String));
+    const shot = await fetch(doc.screenshot ?? '');
+    expect(shot.status).toBe(200);
+    expect(shot.headers.get('content-type')).toBe('image/png');
+    const screenshot = Buffer.from(await shot.arrayBuffer());
+
+    const wacz = await downloadWacz(t, token, doc.id);
+    expect(createHash('sha256').update(wacz).digest('hex')).toBe(doc.sha256Hash);
+    const files = unzipSync(wacz);
+    expect(Object.keys(files).sort()).toEqual([
+      'archive/data.warc.gz',
+      'capture.json',
+      'datapackage.json',
+      'indexes/index.cdx',
+      'page.pdf',
+      'pages/pages.jsonl',
+      'screenshot.png',
+    ]);
+    // datapackage.json: each file's SHA-256 and size verify.
+    const pkg = JSON.parse(Buffer.from(files['datapackage.json'] ?? []).toString()) as {
+      wacz_version: string;
+      resources: Array<{ path: string; hash: string; bytes: number }>;
+    };
+    expect(pkg.wacz_version).toBe('1.1.1');
+    expect(pkg.resources.map((r) => r.path).sort()).toEqual(
+      Object.keys(files)
+        .filter((f) => f !== 'datapackage.json')
+        .sort(),
+    );
+    for (const r of pkg.resources) {
+      const bytes = files[r.path] ?? new Uint8Array();
+      expect(r.bytes, r.path).toBe(bytes.length);
+      expect(r.hash, r.path).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+    }
+    expect(Buffer.from(files['screenshot.png'] ?? []).equals(screenshot)).toBe(true);
+
+    // Every exchange, read back with warcio: the redirect, the page and each subresource, lazy one included.
+    const records = await warcRecords(files['archive/data.warc.gz'] ?? new Uint8Array());
+    expect(records[0]?.type).toBe('warcinfo');
+    const responses = new Map(records.filter((r) => r.type === 'response').map((r) => [r.url, r]));
+    expect(responses.get(requested)?.status).toBe(302);
+    for (const p of ['/page', '/style.css', '/app.js', '/pixel.png', '/lazy.png']) {
+      expect(responses.get(`${site.origin}${p}`)?.status, p).toBe(200);
+      expect(responses.get(`${site.origin}${p}`)?.ip, p).toBe('127.0.0.1');
+      expect(
+        records.some((r) => r.type === 'request' && r.url === `${site.origin}${p}`),
+        p,
+      ).toBe(true);
+    }
+    const cdx = Buffer.from(files['indexes/index.cdx'] ?? []).toString();
+    expect(cdx).toContain(`"url":"${site.origin}/lazy.png"`);
+
+    // capture.json: the redirect chain, the final URL, the server's address and TLS fingerprint.
+    const record = JSON.parse(Buffer.from(files['capture.json'] ?? []).toString()) as CaptureRecord;
+    expect(record).toMatchObject({
+      requestedUrl: requested,
+      finalUrl: `${site.origin}/page`,
+      status: 200,
+      redirects: [{ url: requested, status: 302, location: `${site.origin}/page` }],
+      serverIp: '127.0.0.1',
+      browser: { name: 'Chromium' },
+      viewport: { width: 1280, height: 800 },
+      title: 'Capture test page',
+      blocked: [],
+    });
+    expect(record.tls?.sha256Fingerprint).toBe(ca.fingerprint);
+    expect(record.tls?.issuer).toContain('Notary Capture Test CA');
+    expect(record.userAgent).toContain('NotaryCapture/1.0');
+    expect(Date.parse(record.finishedAt)).toBeGreaterThanOrEqual(Date.parse(record.startedAt));
+    expect(record.servers).toEqual(
+      expect.arrayContaining([
+        { host: '127.0.0.1', port: entry.port, ip: '127.0.0.1' },
+        { host: '127.0.0.1', port: site.port, ip: '127.0.0.1' },
+      ]),
+    );
+    // The screenshot carries the same record, and shows what the script added.
+    expect(readCaptureRecord(screenshot)?.finalUrl).toBe(`${site.origin}/page`);
+    expect(await countPixels(screenshot, MAGENTA)).toBeGreaterThan(100 * 50);
+
+    // Other documents have no screenshot; this one's is listed with the document.
+    const got = await api<{ document: DocumentDto }>(t.url, `/api/documents/${doc.id}`, { token });
+    expect(got.body.document.sourceType).toBe('web-capture');
+  });
+
+  it('a site answering 404 is captured with its status; bad input and roles are refused first', async () => {
+    const missing = await capture(t, token, { url: `${site.origin}/missing`, consent: true });
+    expect(missing.status, JSON.stringify(missing.body)).toBe(201);
+    const wacz = unzipSync(await downloadWacz(t, token, missing.body.id));
+    const record = JSON.parse(Buffer.from(wacz['capture.json'] ?? []).toString()) as CaptureRecord;
+    expect(record.status).toBe(404);
+
+    // Each call counts against the caller's 5 a minute: these go on a user of their own.
+    const user = await t.token(freshEmail('inputs'));
+    const keysBefore = (await storedKeys(t)).length;
+    expect((await capture(t, user, { url: 'not a url', consent: true })).status).toBe(400);
+    expect((await capture(t, user, { url: 'file:///etc/passwd', consent: true })).status).toBe(400);
+    expect((await capture(t, user, { url: 'ftp://127.0.0.1/', consent: true })).status).toBe(400);
+    expect((await capture(t, user, { url: `${site.origin}/page`, consent: false })).status).toBe(400);
+    const org = await makeOrg(t, 'Capture', [
+      [freshEmail('owner'), 'owner'],
+      [freshEmail('reader'), 'reader'],
+    ]);
+    const reader = Object.values(org.tokens)[1] ?? '';
+    const forbidden = await capture(t, reader, { url: `${site.origin}/page`, consent: true });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.code).toBe('FORBIDDEN');
+    expect((await storedKeys(t)).length).toBe(keysBefore);
+  });
+
+  it(`the ${RATE_LIMITS.webCapture + 1}th capture in a minute is 429`, async () => {
+    const user = await t.token(freshEmail('limited'));
+    for (let i = 0; i < RATE_LIMITS.webCapture; i++) {
+      const ok = await capture(t, user, { url: `${site.origin}/missing`, consent: true });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    }
+    const limited = await capture(t, user, { url: `${site.origin}/missing`, consent: true });
+    expect(limited.status).toBe(429);
+    expect(limited.body.message).toContain('webCapture');
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
