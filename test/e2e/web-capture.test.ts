@@ -283,3 +283,204 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
+
+/**
+ * Hostile pages (issue 15, "Never a way into our network"), with only the test origin allowed
+ * (`CAPTURE_ALLOW_HOSTS=127.0.0.1:<port>`). Refused destinations are refused before any connection is made:
+ * nothing here sends a packet beyond the loopback test origin.
+ */
+describe('web capture of hostile pages', () => {
+  const TIMEOUT_MS = 20_000;
+  let t: TestService;
+  let site: TestSite;
+  let token: string;
+  const streams = new Set<http.ServerResponse>();
+  const gate: Array<() => void> = [];
+
+  beforeAll(async () => {
+    const pixel = solidPng(4, 4, [0, 128, 0]);
+    let port = 0;
+    site = await startSite((req, res) => {
+      const html = (body: string) => {
+        res.setHeader('content-type', 'text/html; charset=utf-8');
+        res.end(`<!doctype html><html><head><title>hostile</title></head><body>${body}</body></html>`);
+      };
+      switch (req.url) {
+        case '/redirect-loopback':
+          res.writeHead(302, { location: `http://127.0.0.2:${port}/` }).end();
+          return;
+        case '/redirect-metadata':
+          res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+          return;
+        case '/subresources':
+          html(`<img src="/pixel.png"><img src="http://10.0.0.1/x.png">
+            <img src="http://localhost:${port}/pixel.png"><img src="file:///etc/passwd">
+            <a href="file:///etc/hostname">local file</a>
+            <script>
+              fetch('http://127.0.0.2:${port}/x').catch(() => {});
+              try { new WebSocket('ws://169.254.169.254/socket'); } catch (e) {}
+            </script>`);
+          return;
+        case '/pixel.png':
+          res.setHeader('content-type', 'image/png');
+          res.end(pixel);
+          return;
+        case '/loop':
+          html('<p>stuck</p><script>for (;;) {}</script>');
+          return;
+        case '/stream':
+          html('<p>streaming</p><iframe src="/endless"></iframe>');
+          return;
+        case '/endless': {
+          // Sends forever (until the capture cuts the connection; a safety stop after two minutes).
+          res.writeHead(200, { 'content-type': 'text/html' });
+          streams.add(res);
+          const timer = setInterval(() => res.write(`<p>${'.'.repeat(1000)}</p>`), 20);
+          const stop = setTimeout(() => res.end(), 120_000);
+          res.once('close', () => {
+            clearInterval(timer);
+            clearTimeout(stop);
+            streams.delete(res);
+          });
+          return;
+        }
+        case '/gate':
+          // Held until the test opens the gate: the capture stays busy meanwhile.
+          gate.push(() => html('<p>gate open</p>'));
+          return;
+        case '/download':
+          html(
+            `<a id="dl" href="/file.bin" download>file</a><script>document.getElementById('dl').click()</script>`,
+          );
+          return;
+        case '/file.bin':
+        case '/attachment':
+          res.writeHead(200, {
+            'content-type': 'application/octet-stream',
+            'content-disposition': 'attachment; filename="file.bin"',
+          });
+          res.end(Buffer.alloc(64));
+          return;
+        default:
+          res.writeHead(404).end();
+      }
+    });
+    port = site.port;
+    t = await startTestService('pglite', {
+      CHROMIUM_PATH: CHROMIUM,
+      CAPTURE_ALLOW_HOSTS: `127.0.0.1:${site.port}`,
+      CAPTURE_TIMEOUT_MS: String(TIMEOUT_MS),
+    });
+    token = await t.token(freshEmail('hostile'));
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await site?.close();
+  });
+
+  const recordOf = async (doc: DocumentDto): Promise<CaptureRecord> => {
+    const files = unzipSync(await downloadWacz(t, token, doc.id));
+    return JSON.parse(Buffer.from(files['capture.json'] ?? []).toString()) as CaptureRecord;
+  };
+
+  it('a redirect of the page to loopback or to the metadata address is 400, nothing stored', async () => {
+    const keys = (await storedKeys(t)).length;
+    for (const [path, address] of [
+      ['/redirect-loopback', '127.0.0.2'],
+      ['/redirect-metadata', '169.254.169.254'],
+    ]) {
+      const res = await capture(t, token, { url: `${site.origin}${path}`, consent: true });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.message).toContain('Destination not allowed');
+      expect(res.body.message).toContain(address);
+    }
+    // A name that resolves to loopback is not the allowed host: checked by address, refused.
+    const named = await capture(t, token, { url: `http://localhost:${site.port}/pixel.png`, consent: true });
+    expect(named.status).toBe(400);
+    expect(named.body.message).toContain('127.0.0.1 is not a public address');
+    // An address outside the allowed one, written as a number.
+    const numeric = await capture(t, token, { url: 'http://2130706434/', consent: true });
+    expect(numeric.status).toBe(400);
+    expect(numeric.body.message).toContain('127.0.0.2');
+    expect((await storedKeys(t)).length).toBe(keys);
+  });
+
+  it('refused subresources (private, loopback by name, metadata WebSocket, file://) are recorded as blocked', async () => {
+    const res = await capture(t, token, { url: `${site.origin}/subresources`, consent: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const record = await recordOf(res.body);
+    const blocked = record.blocked.map((b) => `${b.url} ${b.ip ?? ''} ${b.reason}`).join('\n');
+    expect(blocked).toContain('http://10.0.0.1/x.png 10.0.0.1 address not allowed');
+    expect(blocked).toContain(`http://localhost:${site.port}/pixel.png 127.0.0.1 address not allowed`);
+    expect(blocked).toContain(`http://127.0.0.2:${site.port}/x 127.0.0.2 address not allowed`);
+    expect(blocked).toContain('169.254.169.254');
+    expect(blocked).toContain('file:///etc/passwd');
+    // Only the allowed origin was ever connected to.
+    expect(record.servers).toEqual([{ host: '127.0.0.1', port: site.port, ip: '127.0.0.1' }]);
+  });
+
+  it('a download is refused and recorded; a URL that is itself a download is 400', async () => {
+    const res = await capture(t, token, { url: `${site.origin}/download`, consent: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const record = await recordOf(res.body);
+    expect(record.blocked).toContainEqual({
+      url: `${site.origin}/file.bin`,
+      ip: null,
+      reason: 'download refused',
+    });
+    const attachment = await capture(t, token, { url: `${site.origin}/attachment`, consent: true });
+    expect(attachment.status).toBe(400);
+    expect(attachment.body.message).toContain('download');
+  });
+
+  it('an endless stream is cut at the bound and recorded as unfinished', async () => {
+    const res = await capture(t, token, { url: `${site.origin}/stream`, consent: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const record = await recordOf(res.body);
+    expect(record.unfinished).toContain(`${site.origin}/endless`);
+    // The capture cut the connection: the site sees it closed (a deadline, not a duration).
+    await expect.poll(() => streams.size, { timeout: 30_000 }).toBe(0);
+  });
+
+  it('with one browser busy and 4 captures waiting, one more is 429 at once; the others then finish', async () => {
+    const calls = Array.from({ length: 6 }, () =>
+      capture(t, token, { url: `${site.origin}/gate`, consent: true }),
+    );
+    // Nothing can finish before the gate opens but a refusal.
+    const first = await Promise.race(calls);
+    expect(first.status, JSON.stringify(first.body)).toBe(429);
+    expect(first.body.message).toContain('queue is full');
+    expect(first.headers.get('retry-after')).toMatch(/^\d+$/);
+    // Each capture in turn reaches the gate; open it for each until all five are through.
+    const done = Promise.all(calls);
+    let settled = false;
+    void done.finally(() => {
+      settled = true;
+    });
+    while (!settled) {
+      await expect.poll(() => gate.length > 0 || settled, { timeout: 60_000 }).toBe(true);
+      gate.shift()?.();
+    }
+    const statuses = (await done).map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
+  }, 180_000);
+
+  it('an endless script is 504 at CAPTURE_TIMEOUT_MS, and the service answers others meanwhile', async () => {
+    const started = Date.now();
+    let settled = false;
+    const stuck = capture(t, token, { url: `${site.origin}/loop`, consent: true }).finally(() => {
+      settled = true;
+    });
+    // Once the page was served, the capture can only end at its deadline: the service must answer now.
+    await expect.poll(() => site.requests.includes('/loop'), { timeout: TIMEOUT_MS }).toBe(true);
+    const health = await api(t.url, '/health');
+    expect(health.status).toBe(200);
+    const list = await api<{ documents: unknown[] }>(t.url, '/api/documents', { token });
+    expect(list.status).toBe(200);
+    expect(settled).toBe(false);
+    const res = await stuck;
+    expect(res.status, JSON.stringify(res.body)).toBe(504);
+    expect(res.body.code).toBe('GATEWAY_TIMEOUT');
+    console.log(`[web-capture] endless script answered 504 after ${Date.now() - started} ms`);
+  }, 120_000);
+});

@@ -320,14 +320,16 @@ export class ChromiumCapturer implements WebCapturer {
 
     let response: Awaited<ReturnType<Page['goto']>>;
     try {
-      response = await page.goto(url.href, {
-        waitUntil: 'domcontentloaded',
-        timeout: time.left(time.pageDeadline),
-      });
+      // Committed is enough to go on: a page whose parsing never ends (a blocking script) is still captured
+      // as far as it got, or cut by the deadline when its renderer is stuck.
+      response = await page.goto(url.href, { waitUntil: 'commit', timeout: time.left(time.pageDeadline) });
     } catch (e) {
       throw this.navigationError(e);
     }
     if (!response) throw new AppError('BAD_GATEWAY', `No response from ${url.host}`);
+    await page
+      .waitForLoadState('domcontentloaded', { timeout: time.left(time.pageDeadline) })
+      .catch(() => undefined);
     await page.waitForLoadState('load', { timeout: time.left(time.pageDeadline) }).catch(() => undefined);
     await bounded(page.evaluate(SCROLL_SCRIPT), time.left(time.pageDeadline)).catch(() => undefined);
     await page
