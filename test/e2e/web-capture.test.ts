@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { CaptureRecord } from '@notary/server/ports/capture';
 import { readCaptureRecord } from '@notary/server/ports/capture';
 import { type DocumentDto, RATE_LIMITS } from '@notary/shared';
@@ -12,6 +17,7 @@ import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '
 import { freshEmail, makeOrg } from '../harness/tenants';
 import { createTestCa, solidPng, startSite, type TestCa, type TestSite } from '../harness/web-site';
 
+const exec = promisify(execFile);
 const CHROMIUM = '/usr/bin/chromium';
 /** The colour the test page's script paints: found in the screenshot only if the script ran. */
 const MAGENTA: [number, number, number] = [255, 0, 255];
@@ -241,9 +247,34 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
     expect(readCaptureRecord(screenshot)?.finalUrl).toBe(`${site.origin}/page`);
     expect(await countPixels(screenshot, MAGENTA)).toBeGreaterThan(100 * 50);
 
-    // Other documents have no screenshot; this one's is listed with the document.
+    // The document and the list carry a fresh preview URL of the same screenshot.
     const got = await api<{ document: DocumentDto }>(t.url, `/api/documents/${doc.id}`, { token });
     expect(got.body.document.sourceType).toBe('web-capture');
+    const again = await fetch(got.body.document.screenshot ?? '');
+    expect(Buffer.from(await again.arrayBuffer()).equals(screenshot)).toBe(true);
+    const list = await api<{ documents: DocumentDto[] }>(t.url, '/api/documents', { token });
+    expect(list.body.documents.find((d) => d.id === doc.id)?.screenshot).toEqual(expect.any(String));
+
+    // The certificate states the capture: URLs, status, times, server address, TLS fingerprint.
+    const cert = await fetch(`${t.url}/api/documents/${doc.id}/certificate?lang=en`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(cert.status).toBe(200);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'capture-cert-'));
+    try {
+      const file = path.join(dir, 'certificate.pdf');
+      await writeFile(file, Buffer.from(await cert.arrayBuffer()));
+      const { stdout } = await exec('pdftotext', [file, '-']);
+      const text = stdout.replace(/\s+/g, ' ');
+      expect(text).toContain(`Web capture of ${requested}`);
+      expect(text).toContain(`final URL ${site.origin}/page (HTTP 200, after 1 redirect(s))`);
+      expect(text).toContain('server address 127.0.0.1');
+      expect(text).toContain(ca.fingerprint);
+      expect(text).toContain(record.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ''));
+      expect(text).toContain(doc.sha256Hash);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a site answering 404 is captured with its status; bad input and roles are refused first', async () => {
@@ -483,4 +514,20 @@ describe('web capture of hostile pages', () => {
     expect(res.body.code).toBe('GATEWAY_TIMEOUT');
     console.log(`[web-capture] endless script answered 504 after ${Date.now() - started} ms`);
   }, 120_000);
+});
+
+describe('web capture without Chromium', () => {
+  it('the service starts; the route answers 503 saying how to install it or set CHROMIUM_PATH', async () => {
+    const t = await startTestService('pglite', { CHROMIUM_PATH: '/nonexistent/chromium' });
+    try {
+      const token = await t.token(freshEmail('nochromium'));
+      const res = await capture(t, token, { url: 'https://example.org/', consent: true });
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect(res.body.message).toContain('apt-get install chromium');
+      expect(res.body.message).toContain('CHROMIUM_PATH');
+    } finally {
+      await t.close();
+    }
+  });
 });

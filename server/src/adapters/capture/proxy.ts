@@ -159,6 +159,10 @@ export class CaptureProxy {
 
   /** A plain HTTP request in absolute form (`GET http://host/path`): forwarded to the checked address. */
   private async forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // The browser may reset the connection at any point (it is closed at the end of a capture).
+    let cancel = () => {};
+    req.on('error', () => cancel());
+    res.on('error', () => cancel());
     let target: URL;
     try {
       target = new URL(req.url ?? '');
@@ -181,6 +185,7 @@ export class CaptureProxy {
     for (const [name, value] of Object.entries(req.headers)) {
       if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
     }
+    if (req.destroyed) return;
     const upstream = http.request({
       host: ip,
       port,
@@ -190,12 +195,13 @@ export class CaptureProxy {
       setHost: false,
       timeout: CONNECT_TIMEOUT_MS,
     });
+    cancel = () => upstream.destroy();
     upstream.once('socket', (s) => {
       this.track(s);
       s.once('connect', () => this.contact(target.hostname, port, ip));
     });
     upstream.once('timeout', () => upstream.destroy(new Error('connect timed out')));
-    upstream.once('error', (e) => {
+    upstream.on('error', (e) => {
       if (!upstream.socket || upstream.socket.bytesRead === 0)
         this.failed.push({ host: target.hostname, port, stage: 'tcp', reason: errorText(e) });
       res.destroy();
@@ -210,7 +216,7 @@ export class CaptureProxy {
       res.writeHead(up.statusCode ?? 502, up.statusMessage, raw);
       up.on('data', (chunk: Buffer) => this.received(chunk.length));
       up.pipe(res);
-      up.once('error', () => res.destroy());
+      up.on('error', () => res.destroy());
     });
     req.pipe(upstream);
   }
@@ -218,6 +224,9 @@ export class CaptureProxy {
   /** `CONNECT host:port`: a TCP tunnel to the checked address (TLS stays end to end with Chromium). */
   private async tunnel(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     this.track(socket);
+    // From the start: the browser may reset the connection while the address is being checked.
+    let upstreamRef: Socket | undefined;
+    socket.on('error', () => upstreamRef?.destroy());
     const authority = req.url ?? '';
     const m = /^(\[[0-9a-fA-F:.]+\]|[^:]+):(\d{1,5})$/.exec(authority);
     if (!m?.[1] || !m[2]) {
@@ -231,7 +240,9 @@ export class CaptureProxy {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
       return;
     }
+    if (socket.destroyed) return;
     const upstream = tcpConnect({ host: ip, port, timeout: CONNECT_TIMEOUT_MS });
+    upstreamRef = upstream;
     this.track(upstream);
     let connected = false;
     upstream.once('timeout', () => upstream.destroy(new Error('connect timed out')));
@@ -245,7 +256,7 @@ export class CaptureProxy {
       upstream.pipe(socket);
       socket.pipe(upstream);
     });
-    upstream.once('error', (e) => {
+    upstream.on('error', (e) => {
       if (!connected) {
         this.failed.push({
           host: stripBrackets(host).toLowerCase(),
@@ -259,7 +270,6 @@ export class CaptureProxy {
       socket.destroy();
     });
     upstream.once('close', () => socket.destroy());
-    socket.once('error', () => upstream.destroy());
     socket.once('close', () => upstream.destroy());
   }
 }

@@ -13,6 +13,7 @@ import {
   type DocumentEntity,
   DocumentTimestamp,
 } from '../../db/entities';
+import { readCaptureRecord } from '../../ports/capture';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
 import type { IpfsGateways } from '../../ports/ipfs';
 import type { DocumentSigner } from '../../ports/signer';
@@ -83,6 +84,8 @@ export async function issueCertificate(
   const source = await readStampableSource(ctx, doc, signal);
   signal?.throwIfAborted();
   if (source.unavailable) data.notes = [notStampedNote(request.lang, doc, source.unavailable)];
+  const captured = await webCaptureNotes(ctx.storage, doc, request.lang);
+  if (captured.length > 0) data.notes = [...(data.notes ?? []), ...captured];
   const rendered = await renderCertificate(data, source.bytes, {
     lang: request.lang,
     ...(signal ? { signal } : {}),
@@ -305,6 +308,53 @@ function notStampedNote(lang: CertificateLanguage, doc: DocumentEntity, why: str
   return lang === 'en'
     ? `This PDF was not stamped: its bytes (${doc.sourceUri}) could not be fetched and verified from the IPFS gateways (${reason}). This certificate is issued as a separate document.`
     : `Este PDF não foi carimbado: seus bytes (${doc.sourceUri}) não puderam ser obtidos e verificados nos gateways IPFS (${reason}). Este certificado é emitido como documento separado.`;
+}
+
+/** Largest screenshot read for its capture record (a full-page PNG of the height cap is far smaller). */
+const SCREENSHOT_READ_MAX = 64 * 1024 * 1024;
+
+/**
+ * What the certificate of a web capture states (issue 15), in its language: requested and final URL, HTTP
+ * status, capture times (UTC), the server's address and its TLS certificate's SHA-256 fingerprint, read from
+ * the record the stored screenshot carries (`readCaptureRecord`; the same bytes as the WACZ's
+ * `screenshot.png`, whose digest is in its `datapackage.json`). None for other documents, or when the
+ * screenshot is gone (LGPD deletion).
+ */
+async function webCaptureNotes(
+  storage: ObjectStorage,
+  doc: DocumentEntity,
+  lang: CertificateLanguage,
+): Promise<string[]> {
+  if (doc.sourceType !== 'web-capture' || !doc.screenshotKey || doc.deletedAt) return [];
+  const png = await storage
+    .get(doc.screenshotKey)
+    .then((s) => readAll(s, SCREENSHOT_READ_MAX))
+    .catch(() => undefined);
+  const record = png ? readCaptureRecord(png) : undefined;
+  if (!record) return [];
+  const utc = (iso: string) => `${iso.replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`;
+  const en = lang === 'en';
+  const lines = [
+    en
+      ? `Web capture of ${record.requestedUrl}, final URL ${record.finalUrl} (HTTP ${record.status}${record.redirects.length > 0 ? `, after ${record.redirects.length} redirect(s)` : ''}).`
+      : `Captura web de ${record.requestedUrl}, URL final ${record.finalUrl} (HTTP ${record.status}${record.redirects.length > 0 ? `, após ${record.redirects.length} redirecionamento(s)` : ''}).`,
+    en
+      ? `Captured from ${utc(record.startedAt)} to ${utc(record.finishedAt)} by ${record.browser.name} ${record.browser.version}; server address ${record.serverIp ?? 'unknown'}.`
+      : `Capturada de ${utc(record.startedAt)} a ${utc(record.finishedAt)} por ${record.browser.name} ${record.browser.version}; endereço do servidor ${record.serverIp ?? 'desconhecido'}.`,
+  ];
+  if (record.tls) {
+    lines.push(
+      en
+        ? `Server TLS certificate SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; issuer ${record.tls.issuer}).`
+        : `Certificado TLS do servidor, SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; emissor ${record.tls.issuer}).`,
+    );
+  }
+  lines.push(
+    en
+      ? 'The file is a WACZ web archive (every HTTP exchange as WARC, screenshot, PDF rendering, capture.json); the SHA-256 above is that of the archive. Replay it in ReplayWeb.page.'
+      : 'O arquivo é um arquivo web WACZ (cada troca HTTP em WARC, captura de tela, renderização em PDF, capture.json); o SHA-256 acima é o do arquivo. Reproduza-o no ReplayWeb.page.',
+  );
+  return lines;
 }
 
 async function readAll(stream: Readable, max: number): Promise<Uint8Array> {

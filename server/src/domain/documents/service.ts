@@ -18,7 +18,7 @@ import type { AnchoringQueue } from '../../ports/queue';
 import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
 import { TENANT_FILTER } from '../tenancy/scope';
-import { toDocumentDto, toPublicDto } from './projection';
+import { screenshotUrl, toDocumentDto, toPublicDto } from './projection';
 import { lockAndAssertStorageRoom } from './quota';
 import { newSerialNumber } from './serial';
 
@@ -111,19 +111,32 @@ export async function findDocumentInTenant(
   return doc;
 }
 
-/** `GET /api/documents`: the tenant's non-deleted documents, newest first. */
-export async function listDocuments(em: EntityManager, actor: Actor): Promise<DocumentDto[]> {
+/**
+ * `GET /api/documents`: the tenant's non-deleted documents, newest first; web captures with their
+ * screenshot's presigned URL (`screenshotUrl`).
+ */
+export async function listDocuments(
+  em: EntityManager,
+  storage: ObjectStorage,
+  actor: Actor,
+): Promise<DocumentDto[]> {
   const docs = await em.find(
     Document,
     { tenant: actor.tenant.id, deletedAt: null },
     { orderBy: { createdAt: 'desc', id: 'desc' } },
   );
-  return docs.map((d) => toDocumentDto(d));
+  return Promise.all(docs.map(async (d) => toDocumentDto(d, await screenshotUrl(storage, d))));
 }
 
-/** `GET /api/documents/:id`. */
-export async function getDocument(em: EntityManager, actor: Actor, id: string): Promise<DocumentDto> {
-  return toDocumentDto(await findDocumentInTenant(em, actor, id));
+/** `GET /api/documents/:id` (a web capture with its screenshot's presigned URL). */
+export async function getDocument(
+  em: EntityManager,
+  storage: ObjectStorage,
+  actor: Actor,
+  id: string,
+): Promise<DocumentDto> {
+  const doc = await findDocumentInTenant(em, actor, id);
+  return toDocumentDto(doc, await screenshotUrl(storage, doc));
 }
 
 /** @throws AppError GONE when the document was deleted under the LGPD (spec, States and transitions). */

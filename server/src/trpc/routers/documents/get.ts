@@ -20,4 +20,6 @@ export const get = authedProcedure
   })
   .input(z.object({ id: ResourceId }))
   .output(DocumentEnvelopeSchema)
-  .query(async ({ ctx, input }) => ({ document: await getDocument(ctx.em(), ctx.actor, input.id) }));
+  .query(async ({ ctx, input }) => ({
+    document: await getDocument(ctx.em(), ctx.deps.storage, ctx.actor, input.id),
+  }));

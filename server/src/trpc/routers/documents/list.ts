@@ -14,4 +14,4 @@ export const list = authedProcedure
     },
   })
   .output(DocumentListSchema)
-  .query(async ({ ctx }) => ({ documents: await listDocuments(ctx.em(), ctx.actor) }));
+  .query(async ({ ctx }) => ({ documents: await listDocuments(ctx.em(), ctx.deps.storage, ctx.actor) }));
