@@ -1,0 +1,112 @@
+/**
+ * `notary-verify`, the command line (Node only: it reads the files, then hands bytes to the checking core).
+ *
+ *   notary-verify <file> (--certificate cert.pdf | --receipt receipt.json) [--evm-rpc URL]...
+ *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--confirmations N] [--json]
+ *
+ * Exit status: 0 when every check that could run passed, 1 when a check failed, 2 when the input cannot be
+ * used (bad arguments, unreadable file, not a receipt, a certificate without receipt).
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { pemCertificates } from './bytes.ts';
+import { formatReport } from './format.ts';
+import { verify } from './verify.ts';
+
+export const USAGE = `Usage: notary-verify <file> (--certificate cert.pdf | --receipt receipt.json) [options]
+
+Checks a notarized file against its receipt (or the receipt attached to its certificate), in order:
+  1 the file's SHA-256          4 the Stacks anchor (Stacks API call-read get-anchor, transaction)
+  2 the Merkle proof            5 the RFC 3161 timestamp token, when present
+  3 the EAS attestation (EVM)   6 the certificate's PAdES signature, when signed
+It contacts only the endpoints given here; with several for a chain, each is asked and they must agree.
+
+Options:
+  --certificate FILE   the certificate PDF (its attached receipt.json is used)
+  --receipt FILE       the receipt JSON (GET /api/documents/:id/receipt)
+  --evm-rpc URL        an EVM JSON-RPC endpoint of the receipt's chain (repeatable)
+  --stacks-api URL     a Stacks API endpoint (node /v2 + Hiro /extended routes) (repeatable)
+  --tsa-ca FILE        PEM certificates the RFC 3161 tokens must chain to
+  --trust-ca FILE      PEM certificates the certificate's signer must chain to
+  --confirmations N    blocks required on each chain, the inclusion block counting as 1 (default 1)
+  --json               print the report as JSON
+  --quiet              print only failed evidence
+  -h, --help           this text
+
+Exit status: 0 every check that could run passed; 1 a check failed; 2 unusable input.
+A check without what it needs (no endpoint, no certificate) is reported NOT RUN, never PASSED.
+`;
+
+export interface CliResult {
+  code: 0 | 1 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command on `argv` (without the node and script paths); never throws. */
+export async function runCli(argv: string[], options: { fetch?: typeof fetch } = {}): Promise<CliResult> {
+  let values: ReturnType<typeof parse>['values'];
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parse(argv));
+  } catch (e) {
+    return { code: 2, stdout: '', stderr: `${(e as Error).message}\n\n${USAGE}` };
+  }
+  if (values.help) return { code: 0, stdout: USAGE, stderr: '' };
+  const usage = (message: string): CliResult => ({ code: 2, stdout: '', stderr: `${message}\n\n${USAGE}` });
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) return usage('give exactly one file to verify');
+  if (!values.certificate === !values.receipt) return usage('give either --certificate or --receipt');
+  const confirmations = values.confirmations === undefined ? 1 : Number(values.confirmations);
+  if (!Number.isInteger(confirmations) || confirmations < 1)
+    return usage('--confirmations: a whole number >= 1');
+  try {
+    const report = await verify({
+      file: await read(file),
+      ...(values.receipt ? { receipt: new TextDecoder().decode(await read(values.receipt)) } : {}),
+      ...(values.certificate ? { certificate: await read(values.certificate) } : {}),
+      evmRpcUrls: values['evm-rpc'] ?? [],
+      stacksApiUrls: values['stacks-api'] ?? [],
+      ...(values['tsa-ca'] ? { tsaCa: pemCertificates(await readText(values['tsa-ca'])) } : {}),
+      ...(values['trust-ca'] ? { trustCa: pemCertificates(await readText(values['trust-ca'])) } : {}),
+      confirmations,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const stdout = values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, !values.quiet);
+    return { code: report.ok ? 0 : 1, stdout, stderr: '' };
+  } catch (e) {
+    return { code: 2, stdout: '', stderr: `notary-verify: ${(e as Error).message}\n` };
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      certificate: { type: 'string' },
+      receipt: { type: 'string' },
+      'evm-rpc': { type: 'string', multiple: true },
+      'stacks-api': { type: 'string', multiple: true },
+      'tsa-ca': { type: 'string' },
+      'trust-ca': { type: 'string' },
+      confirmations: { type: 'string' },
+      json: { type: 'boolean' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+async function read(path: string): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch (e) {
+    throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  return new TextDecoder().decode(await read(path));
+}

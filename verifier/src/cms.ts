@@ -1,0 +1,198 @@
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer, toHex } from './bytes.ts';
+
+/**
+ * CMS (RFC 5652) signature checks shared by the RFC 3161 token (check 5) and the PAdES signature (check 6),
+ * on pkijs and WebCrypto only. Each function returns what it found; the caller turns it into evidence.
+ */
+
+export const OID = {
+  signedData: '1.2.840.113549.1.7.2',
+  data: '1.2.840.113549.1.7.1',
+  tstInfo: '1.2.840.113549.1.9.16.1.4',
+  contentType: '1.2.840.113549.1.9.3',
+  messageDigest: '1.2.840.113549.1.9.4',
+  signingCertificate: '1.2.840.113549.1.9.16.2.12',
+  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
+  signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
+  sha1: '1.3.14.3.2.26',
+  sha256: '2.16.840.1.101.3.4.2.1',
+  extKeyUsage: '2.5.29.37',
+  subjectKeyIdentifier: '2.5.29.14',
+  timeStamping: '1.3.6.1.5.5.7.3.8',
+} as const;
+
+/** A parsed CMS ContentInfo(SignedData) and its single SignerInfo. */
+export interface ParsedSignedData {
+  signedData: pkijs.SignedData;
+  signerInfo: pkijs.SignerInfo;
+  /** Certificates carried in the SignedData. */
+  certificates: pkijs.Certificate[];
+}
+
+/** Parses DER `ContentInfo(SignedData)` with exactly one SignerInfo. @throws Error naming what is wrong. */
+export function parseSignedData(der: Uint8Array, what: string): ParsedSignedData {
+  const asn = asn1js.fromBER(toArrayBuffer(der));
+  if (asn.offset === -1) throw new Error(`${what}: not DER (${asn.result.error})`);
+  const contentInfo = new pkijs.ContentInfo({ schema: asn.result });
+  if (contentInfo.contentType !== OID.signedData) throw new Error(`${what}: not a SignedData`);
+  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+  const signerInfo = signedData.signerInfos[0];
+  if (!signerInfo || signedData.signerInfos.length !== 1)
+    throw new Error(`${what}: not exactly one SignerInfo`);
+  const certificates = (signedData.certificates ?? []).filter(
+    (c): c is pkijs.Certificate => c instanceof pkijs.Certificate,
+  );
+  return { signedData, signerInfo, certificates };
+}
+
+/** The certificate the SignerInfo's `sid` names (issuer and serial, or subject key identifier), if carried. */
+export function signerCertificate(p: ParsedSignedData): pkijs.Certificate | null {
+  const sid: unknown = p.signerInfo.sid;
+  if (sid instanceof pkijs.IssuerAndSerialNumber) {
+    return (
+      p.certificates.find((c) => c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber)) ??
+      null
+    );
+  }
+  if (sid instanceof asn1js.Constructed || sid instanceof asn1js.Primitive) {
+    const keyId =
+      sid instanceof asn1js.Constructed
+        ? (sid.valueBlock.value[0] as asn1js.OctetString | undefined)?.valueBlock.valueHexView
+        : sid.valueBlock.valueHexView;
+    if (!keyId) return null;
+    return (
+      p.certificates.find((c) => {
+        const ski = c.extensions?.find((x) => x.extnID === OID.subjectKeyIdentifier)?.parsedValue;
+        return (
+          ski instanceof asn1js.OctetString && equalBytes(new Uint8Array(ski.valueBlock.valueHexView), keyId)
+        );
+      }) ?? null
+    );
+  }
+  return null;
+}
+
+/** DER of a certificate. */
+export function certificateDer(cert: pkijs.Certificate): Uint8Array {
+  return new Uint8Array(cert.toSchema().toBER(false));
+}
+
+/** The certificate's subject common name (or the whole subject), for evidence. */
+export function subjectName(cert: pkijs.Certificate): string {
+  const parts = cert.subject.typesAndValues.map((tv) => {
+    const short = ({ '2.5.4.3': 'CN', '2.5.4.10': 'O', '2.5.4.6': 'C' } as Record<string, string>)[tv.type];
+    return `${short ?? tv.type}=${String(tv.value.valueBlock.value)}`;
+  });
+  return parts.join(', ');
+}
+
+/**
+ * RFC 5652 5.4 and 5.6: the signed attributes carry `contentType` = `contentTypeOid` and `messageDigest` =
+ * digest of `content` (with the SignerInfo's digest algorithm), and the signature over the DER of the signed
+ * attributes verifies with `cert`'s public key.
+ */
+export async function verifySignerInfo(
+  p: ParsedSignedData,
+  cert: pkijs.Certificate,
+  content: Uint8Array,
+  contentTypeOid: string,
+): Promise<{ contentType: boolean; messageDigest: boolean; signature: boolean; digestAlgorithm: string }> {
+  const si = p.signerInfo;
+  const algorithm = DIGEST_BY_OID[si.digestAlgorithm.algorithmId];
+  if (!algorithm) throw new Error(`unsupported digest algorithm ${si.digestAlgorithm.algorithmId}`);
+  const attrs = si.signedAttrs?.attributes ?? [];
+  const ct = attrs.find((a) => a.type === OID.contentType)?.values[0];
+  const md = attrs.find((a) => a.type === OID.messageDigest)?.values[0];
+  const contentType = ct instanceof asn1js.ObjectIdentifier && ct.valueBlock.toString() === contentTypeOid;
+  const actual = await digest(content, algorithm);
+  const messageDigest =
+    md instanceof asn1js.OctetString && equalBytes(new Uint8Array(md.valueBlock.valueHexView), actual);
+  let signature = false;
+  try {
+    signature = await pkijs
+      .getCrypto(true)
+      .verifyWithPublicKey(
+        si.signedAttrs?.encodedValue ?? new ArrayBuffer(0),
+        si.signature,
+        cert.subjectPublicKeyInfo,
+        si.signatureAlgorithm,
+        algorithm,
+      );
+  } catch {
+    signature = false;
+  }
+  return { contentType, messageDigest, signature, digestAlgorithm: algorithm };
+}
+
+/**
+ * RFC 5035 / RFC 2634 (ESS): whether the first ESSCertID of the signingCertificateV2 (or v1) signed attribute
+ * names `cert` by its hash. `null` when there is no such attribute.
+ */
+export async function essNamesCertificate(
+  p: ParsedSignedData,
+  cert: pkijs.Certificate,
+): Promise<boolean | null> {
+  const attrs = p.signerInfo.signedAttrs?.attributes ?? [];
+  const v2 = attrs.find((a) => a.type === OID.signingCertificateV2);
+  const attribute = v2 ?? attrs.find((a) => a.type === OID.signingCertificate);
+  if (!attribute) return null;
+  const value: unknown = attribute.values[0];
+  const certs = value instanceof asn1js.Sequence ? value.valueBlock.value[0] : undefined;
+  const first = certs instanceof asn1js.Sequence ? certs.valueBlock.value[0] : undefined;
+  if (!(first instanceof asn1js.Sequence)) return false;
+  const fields = [...first.valueBlock.value];
+  let algorithm = v2 ? 'SHA-256' : 'SHA-1';
+  if (v2 && fields[0] instanceof asn1js.Sequence) {
+    const oid = new pkijs.AlgorithmIdentifier({ schema: fields.shift() }).algorithmId;
+    algorithm = DIGEST_BY_OID[oid] ?? '';
+    if (!algorithm) return false;
+  }
+  const hash = fields.shift();
+  if (!(hash instanceof asn1js.OctetString)) return false;
+  return equalBytes(
+    new Uint8Array(hash.valueBlock.valueHexView),
+    await digest(certificateDer(cert), algorithm),
+  );
+}
+
+/**
+ * Whether `cert` chains (through the `intermediates` the signature carries) to one of `trusted` at `at`.
+ * Returns the engine's message when it does not.
+ */
+export async function chainsTo(
+  cert: pkijs.Certificate,
+  intermediates: pkijs.Certificate[],
+  trusted: Uint8Array[],
+  at: Date,
+): Promise<{ ok: boolean; message: string }> {
+  let anchors: pkijs.Certificate[];
+  try {
+    anchors = trusted.map((der) => pkijs.Certificate.fromBER(toArrayBuffer(der)));
+  } catch (e) {
+    return { ok: false, message: `a trust anchor does not parse: ${(e as Error).message}` };
+  }
+  const engine = new pkijs.CertificateChainValidationEngine({
+    trustedCerts: anchors,
+    certs: [...intermediates.filter((c) => c !== cert), cert],
+    checkDate: at,
+  });
+  const result = await engine.verify({}).catch((e: unknown) => ({
+    result: false,
+    resultMessage: e instanceof Error ? e.message : String(e),
+  }));
+  return { ok: result.result, message: result.resultMessage ?? '' };
+}
+
+/** RFC 3161 2.3: exactly one extended key usage, id-kp-timeStamping, marked critical. */
+export function hasCriticalTimeStampingEku(cert: pkijs.Certificate): boolean {
+  const eku = cert.extensions?.find((x) => x.extnID === OID.extKeyUsage);
+  const purposes = eku?.parsedValue instanceof pkijs.ExtKeyUsage ? eku.parsedValue.keyPurposes : [];
+  return eku?.critical === true && purposes.length === 1 && purposes[0] === OID.timeStamping;
+}
+
+/** The hex SHA-256 fingerprint of a certificate, for evidence. */
+export async function fingerprint(cert: pkijs.Certificate): Promise<string> {
+  return toHex(await digest(certificateDer(cert)));
+}

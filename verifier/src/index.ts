@@ -1,0 +1,22 @@
+/**
+ * `@notary/verify`: the notarization receipt and its verifier (issue 16). Browser-safe: nothing here imports a
+ * Node module (the command line wrapper, `cli.ts`, is the only part that reads files).
+ */
+export { pemCertificates, sha256Hex } from './bytes.ts';
+export { CertificateError, extractReceipt } from './certificate.ts';
+export { EAS_ABI, SCHEMA_REGISTRY_ABI } from './evm.ts';
+export { formatReport } from './format.ts';
+export { recomputeMerkleRoot } from './merkle.ts';
+export {
+  MERKLE_HASHING,
+  parseReceipt,
+  RECEIPT_FILE_NAME,
+  RECEIPT_FORMAT,
+  RECEIPT_VERSION,
+  type Receipt,
+  ReceiptFormatError,
+  ReceiptSchema,
+  serializeReceipt,
+} from './receipt.ts';
+export type { CheckId, CheckResult, CheckStatus, Evidence, VerifyReport } from './report.ts';
+export { type VerifyInput, verify } from './verify.ts';

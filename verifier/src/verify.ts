@@ -1,0 +1,167 @@
+import { sha256Hex } from './bytes.ts';
+import { CertificateError, extractReceipt, startsWith } from './certificate.ts';
+import { checkEvm } from './evm.ts';
+import type { Transport } from './http.ts';
+import { merkleProofHolds, recomputeMerkleRoot } from './merkle.ts';
+import { checkPadesSignature } from './pades.ts';
+import { parseReceipt, type Receipt } from './receipt.ts';
+import { CheckBuilder, type CheckResult, notRun, type VerifyReport } from './report.ts';
+import { checkStacks } from './stacks.ts';
+import { checkTimestamp } from './timestamp.ts';
+
+/**
+ * `notary-verify`'s checking core: runs in Node and in browsers (fetch, WebCrypto; no Node module). It
+ * contacts only the endpoints it is given.
+ */
+
+export interface VerifyInput {
+  /** The notarized file's bytes. */
+  file: Uint8Array;
+  /** The receipt (parsed JSON or its text); or give `certificate`, whose attached receipt is used. */
+  receipt?: unknown;
+  /** The certificate PDF's bytes. */
+  certificate?: Uint8Array;
+  /** EVM JSON-RPC endpoints; every one is asked, and they must agree. */
+  evmRpcUrls?: string[];
+  /** Stacks API endpoints (stacks-core `/v2` and Hiro `/extended`); every one is asked, and they must agree. */
+  stacksApiUrls?: string[];
+  /** DER certificates the RFC 3161 tokens must chain to (`--tsa-ca`). */
+  tsaCa?: Uint8Array[];
+  /** DER certificates the certificate's PAdES signer must chain to (`--trust-ca`). */
+  trustCa?: Uint8Array[];
+  /** Blocks required on each chain, the inclusion block counting as 1. Default 1. */
+  confirmations?: number;
+  /** Default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Timeout of one request, ms. Default 15,000. */
+  timeoutMs?: number;
+  /** The current time (expirations, the chain of a signature without timestamp). Default now. */
+  now?: Date;
+}
+
+/**
+ * Runs checks 1 to 6 in order (see `report.ts` for the statuses) and reports each with its evidence.
+ * `ok` is true only when no check failed; a check without what it needs (an endpoint, a certificate) is
+ * `not-run`. Network failures are failures of their check, never exceptions.
+ * @throws ReceiptFormatError when the receipt is not a receipt this version reads; CertificateError when the
+ *   certificate is unreadable or carries no receipt (and none is given); TypeError when neither is given.
+ */
+export async function verify(input: VerifyInput): Promise<VerifyReport> {
+  let receipt: Receipt;
+  let attached: Awaited<ReturnType<typeof extractReceipt>> | undefined;
+  if (input.receipt !== undefined) {
+    receipt = parseReceipt(input.receipt);
+  } else if (input.certificate) {
+    attached = await extractReceipt(input.certificate);
+    receipt = parseReceipt(new TextDecoder('utf-8', { fatal: false }).decode(attached.bytes));
+  } else {
+    throw new TypeError('give a receipt or a certificate');
+  }
+  const transport: Transport = {
+    fetch: input.fetch ?? globalThis.fetch.bind(globalThis),
+    timeoutMs: input.timeoutMs ?? 15_000,
+  };
+  const now = input.now ?? new Date();
+  const confirmations = input.confirmations ?? 1;
+  const checks: CheckResult[] = [
+    await checkFile(receipt, input, attached),
+    await checkMerkle(receipt),
+    await checkEvm(receipt, transport, { endpoints: input.evmRpcUrls ?? [], confirmations, now }),
+    await checkStacks(receipt, transport, { endpoints: input.stacksApiUrls ?? [], confirmations }),
+    await checkTimestamp(receipt, input.tsaCa),
+    await checkPadesSignature(input.certificate, input.trustCa, input.tsaCa, now),
+  ];
+  const failed = checks.find((c) => c.status === 'failed');
+  return {
+    ok: failed === undefined,
+    failedAt: failed?.id ?? null,
+    document: {
+      serialNumber: receipt.document.serialNumber,
+      sha256: receipt.document.sha256,
+      fileName: receipt.document.fileName,
+    },
+    service: receipt.service,
+    checks,
+  };
+}
+
+/** Check 1: the file's SHA-256 is the receipt's; with a certificate, how the certificate holds the receipt. */
+async function checkFile(
+  receipt: Receipt,
+  input: VerifyInput,
+  attached: Awaited<ReturnType<typeof extractReceipt>> | undefined,
+): Promise<CheckResult> {
+  const c = new CheckBuilder(1);
+  const hash = await sha256Hex(input.file);
+  c.expect(
+    hash === receipt.document.sha256,
+    'SHA-256',
+    `${hash} of ${input.file.length} bytes (receipt ${receipt.document.sha256})`,
+    'file',
+  );
+  c.expect(
+    input.file.length === receipt.document.fileSize,
+    'size',
+    `${input.file.length} bytes (receipt ${receipt.document.fileSize})`,
+    'file',
+  );
+  if (input.certificate) {
+    if (attached) {
+      c.expect(
+        attached.inAssociatedFiles,
+        'receipt.json attachment',
+        attached.inAssociatedFiles
+          ? `in /EmbeddedFiles and /AF, AFRelationship ${attached.relationship ?? 'absent'}`
+          : 'not listed in the catalog /AF',
+        'certificate',
+      );
+    }
+    // A stamped certificate is the original PDF followed by an incremental update: its first bytes are the file.
+    if (startsWith(input.certificate, input.file)) {
+      c.note(
+        'certificate',
+        `stamped: its first ${input.file.length} bytes are exactly the file`,
+        'certificate',
+      );
+    } else {
+      c.note('certificate', 'separate: it does not embed the file (not a stamped PDF)', 'certificate');
+    }
+  }
+  return c.result(`the file is the notarized one (SHA-256 ${hash.slice(0, 16)}…)`);
+}
+
+/** Check 2: the Merkle proof leads from the document hash to the anchored root. */
+async function checkMerkle(receipt: Receipt): Promise<CheckResult> {
+  const m = receipt.merkle;
+  if (!m) return notRun(2, 'the receipt has no Merkle proof (the document is not in an anchoring batch yet)');
+  const c = new CheckBuilder(2);
+  let computed = '(malformed proof)';
+  try {
+    computed = await recomputeMerkleRoot(receipt.document.sha256, m);
+  } catch {
+    // reported as a mismatch below
+  }
+  c.note(
+    'rule',
+    `${m.hashing}: leaf SHA-256(0x00||h), node SHA-256(0x01||l||r); leaf ${m.leafIndex} of ${m.leafCount}`,
+  );
+  c.expect(
+    await merkleProofHolds(receipt.document.sha256, m, m.root),
+    'recomputed root',
+    `${computed} (receipt root ${m.root}) from ${m.siblings.length} sibling${m.siblings.length === 1 ? '' : 's'}`,
+  );
+  if (m.siblings.length === 0) {
+    c.expect(
+      m.leafCount === 1,
+      'batch of one',
+      `a proof without siblings needs leafCount 1 (receipt ${m.leafCount})`,
+    );
+  }
+  return c.result(
+    m.siblings.length === 0
+      ? 'batch of one: the anchored root is the document hash itself'
+      : `the proof recomputes the root of a batch of ${m.leafCount}`,
+  );
+}
+
+export { CertificateError };
