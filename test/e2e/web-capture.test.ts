@@ -13,8 +13,10 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WARCParser } from 'warcio';
 import { api } from '../harness/http';
+import { createTestPki } from '../harness/pki';
 import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '../harness/service';
 import { freshEmail, makeOrg } from '../harness/tenants';
+import { startTestTsa } from '../harness/tsa';
 import { createTestCa, solidPng, startSite, type TestCa, type TestSite } from '../harness/web-site';
 
 const exec = promisify(execFile);
@@ -530,4 +532,39 @@ describe('web capture without Chromium', () => {
       await t.close();
     }
   });
+});
+
+describe('web capture with a TSA', () => {
+  it('the WACZ hash is timestamped (RFC 3161) at capture time; the receipt carries the token', async () => {
+    const pki = await createTestPki();
+    const tsa = await startTestTsa(pki);
+    const site = await startSite(siteHandler());
+    const t = await startTestService('pglite', {
+      CHROMIUM_PATH: CHROMIUM,
+      CAPTURE_ALLOW_HOSTS: `127.0.0.1:${site.port}`,
+      TSA_URL: tsa.url,
+      TSA_CA_CERTS: pki.caChainPath,
+    });
+    try {
+      const token = await t.token(freshEmail('tsa'));
+      const before = Date.now();
+      const res = await capture(t, token, { url: `${site.origin}/page`, consent: true });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const receipt = await api<{ timestamp: { genTime: string; token: string } | null }>(
+        t.url,
+        `/api/documents/${res.body.id}/receipt`,
+        { token },
+      );
+      expect(receipt.status).toBe(200);
+      expect(receipt.body.timestamp).not.toBeNull();
+      // genTime has whole seconds: not before the request's second.
+      expect(Date.parse(receipt.body.timestamp?.genTime ?? '')).toBeGreaterThanOrEqual(
+        Math.floor(before / 1000) * 1000,
+      );
+    } finally {
+      await t.close();
+      await site.close();
+      await tsa.stop();
+    }
+  }, 120_000);
 });

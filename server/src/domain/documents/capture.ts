@@ -3,7 +3,10 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError, can, type DocumentDto, type WebCaptureInput } from '@notary/shared';
+import { type DocumentEntity, DocumentTimestamp } from '../../db/entities';
 import type { WebCapture, WebCapturer } from '../../ports/capture';
+import { silentLog } from '../../ports/log';
+import type { TimestampAuthority } from '../../ports/tsa';
 import type { Actor } from '../tenancy/actor';
 import { type IntakeSource, type NotarizeDeps, notarize } from './notarize';
 import { screenshotUrl, toDocumentDto } from './projection';
@@ -11,6 +14,8 @@ import { screenshotUrl, toDocumentDto } from './projection';
 /** What a web capture uses of the service (a subset of `AppDeps`). */
 export interface CaptureDeps extends NotarizeDeps {
   capturer: WebCapturer;
+  /** `TSA_URL`: the WACZ's hash is timestamped (RFC 3161) at capture time; undefined: not. */
+  tsa: TimestampAuthority | undefined;
 }
 
 /**
@@ -56,9 +61,32 @@ export async function captureWebPage(
         consentAt,
       ),
     });
+    if (deps.tsa) await timestampCapture(em, deps, doc);
     return toDocumentDto(doc, await screenshotUrl(deps.storage, doc));
   } finally {
     await capture.dispose();
+  }
+}
+
+/**
+ * An RFC 3161 token over the WACZ's SHA-256 taken right after the capture (issue 15), kept with the document
+ * like one of `POST /api/documents/:id/timestamp` (its receipt carries it). The document is already recorded:
+ * a TSA failure is logged, not answered (the owner can ask for a timestamp later).
+ */
+async function timestampCapture(em: EntityManager, deps: CaptureDeps, doc: DocumentEntity): Promise<void> {
+  if (!deps.tsa) return;
+  try {
+    const result = await deps.tsa.timestamp(Buffer.from(doc.sha256Hash, 'hex'));
+    em.create(DocumentTimestamp, {
+      id: randomUUID(),
+      document: doc.id,
+      token: result.token,
+      genTime: result.genTime,
+      serialNumber: result.serialNumber,
+    });
+    await em.flush();
+  } catch (err) {
+    (deps.log ?? silentLog).warn({ err, document: doc.id }, '[capture] RFC 3161 timestamp failed');
   }
 }
 

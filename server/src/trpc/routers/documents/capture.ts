@@ -33,6 +33,4 @@ export const capture = authedProcedure
   })
   .input(WebCaptureInputSchema)
   .output(DocumentSchema)
-  .mutation(({ ctx, input, signal }) =>
-    captureWebPage(ctx.em(), { ...ctx.deps, capturer: ctx.deps.capturer }, ctx.actor, input, signal),
-  );
+  .mutation(({ ctx, input, signal }) => captureWebPage(ctx.em(), ctx.deps, ctx.actor, input, signal));
