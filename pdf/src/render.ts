@@ -1,4 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
+import { attachFile, type PdfAttachment } from './attachment';
 import { BoundedWorkerPool, WorkerBoundError } from './bounded-worker';
 import {
   PDF_WORKER_DEADLINE_MS,
@@ -13,11 +14,17 @@ import { addSignaturePlaceholder, type SignaturePlaceholderOptions } from './pla
 import type { StampJob } from './stamp-worker';
 import { boundReason, type StampOutcome } from './stamped';
 
+export type { PdfAttachment } from './attachment';
 export type { SignaturePlaceholderOptions } from './placeholder';
 
 export interface RenderOptions {
   lang: CertificateLanguage;
   signaturePlaceholder?: SignaturePlaceholderOptions;
+  /**
+   * Files attached as associated files (`/EmbeddedFiles` and `/AF`, `attachment.ts`), written before the
+   * signature placeholder so that a signature covers them (the receipt, issue 16).
+   */
+  attachments?: PdfAttachment[];
   /** Aborts the render (the client left): a running stamping worker is terminated, the promise rejects. */
   signal?: AbortSignal;
 }
@@ -102,6 +109,7 @@ async function renderSeparate(data: CertificateData, options: RenderOptions): Pr
   const fonts = await embedFonts(doc);
   const pages = createCertificatePages(doc, fonts, data, { lang: options.lang, originalBytes: null });
   for (const page of pages) doc.addPage(page);
+  for (const file of options.attachments ?? []) attachFile(doc, file);
   if (options.signaturePlaceholder) addSignaturePlaceholder(doc, pages, options.signaturePlaceholder);
   return doc.save({ useObjectStreams: false, addDefaultPage: false, updateFieldAppearances: false });
 }

@@ -9,6 +9,7 @@ import {
   type PDFPage,
   PDFRef,
 } from 'pdf-lib';
+import { attachFile, type PdfAttachment } from './attachment';
 import { PdfBoundError } from './bounds';
 import { createCertificatePages } from './certificate-page';
 import { embedFonts } from './fonts';
@@ -21,6 +22,8 @@ import { collectPages, PageTreeError, stampPages } from './stamp';
 export interface StampOptions {
   lang: CertificateLanguage;
   signaturePlaceholder?: SignaturePlaceholderOptions;
+  /** Associated files, attached before the signature placeholder (see `RenderOptions.attachments`). */
+  attachments?: PdfAttachment[];
 }
 
 /** The source stamped (`pdf`: the source as exact prefix, then the incremental update), or why not. */
@@ -113,6 +116,7 @@ async function renderStamped(
     originalBytes: source.length,
   });
   appendToPageTree(doc, catalog, certificate);
+  for (const file of options.attachments ?? []) attachFile(doc, file);
   if (options.signaturePlaceholder) addSignaturePlaceholder(doc, certificate, options.signaturePlaceholder);
   await doc.flush();
   const pdf = update.write();

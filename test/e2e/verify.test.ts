@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -22,6 +22,7 @@ import { runCli } from '@notary/verify/cli';
 import { AbiCoder, Contract, Interface, JsonRpcProvider, keccak256, Network, toUtf8Bytes } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadBytes, waitRegistered } from '../harness/anchored';
+import { FIXTURES_DIR } from '../harness/fixtures';
 import { api } from '../harness/http';
 import { createTestPki, type TestPki } from '../harness/pki';
 import { createTestDatabase } from '../harness/postgres';
@@ -54,6 +55,8 @@ let stacksApi: string;
 const bytesOf = new Map<string, Uint8Array>();
 let many: DocumentDto[] = [];
 let single: DocumentDto;
+/** A PDF whose own (earlier) signature the stamped certificate keeps. */
+let pdfDoc: DocumentDto;
 
 async function receiptOf(id: string): Promise<Receipt> {
   const res = await api<Receipt>(t.url, `/api/documents/${id}/receipt`, { token });
@@ -126,6 +129,10 @@ beforeAll(async () => {
     headers: { authorization: `Bearer ${token}` },
   });
   expect(stamped.status).toBe(200);
+  const pdf = new Uint8Array(await readFile(path.join(FIXTURES_DIR, 'pdfs/signed_verified.pdf')));
+  const pdfUpload = await uploadBytes(t, token, pdf, 'signed_verified.pdf');
+  bytesOf.set(pdfUpload.id, pdf);
+  pdfDoc = await waitRegistered(t, token, pdfUpload.id);
 }, 240_000);
 
 afterAll(async () => {
@@ -296,6 +303,117 @@ describe('notary-verify refuses what was tampered with, at the right check', () 
     } finally {
       await proxy.stop();
     }
+  });
+});
+
+/** The certificate of `doc` as the route answers it, saved to `work`. */
+async function certificateOf(doc: DocumentDto, query: string): Promise<{ bytes: Uint8Array; file: string }> {
+  const res = await fetch(`${t.url}/api/documents/${doc.id}/certificate${query}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(res.status).toBe(200);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const file = path.join(work, `${doc.id}${query.replace(/\W/g, '_')}.pdf`);
+  await writeFile(file, bytes);
+  return { bytes, file };
+}
+
+/** `pdfdetach -list`, and the attachment it lists as `receipt.json` saved with `pdfdetach -save N`, parsed. */
+async function detachReceipt(file: string): Promise<{ list: string; receipt: unknown }> {
+  const list = (await exec('pdfdetach', ['-list', file])).stdout;
+  const n = /^(\d+): receipt\.json$/m.exec(list)?.[1];
+  if (!n) throw new Error(`pdfdetach lists no receipt.json:\n${list}`);
+  const out = path.join(work, `${path.basename(file)}.receipt.json`);
+  await exec('pdfdetach', ['-save', n, '-o', out, file]);
+  return { list, receipt: JSON.parse(await readFile(out, 'utf8')) };
+}
+
+describe('receipt.json in every certificate, and notary-verify --certificate', () => {
+  it('a separate certificate (not a PDF) carries the same receipt as the route; verified from it alone', async () => {
+    const doc = many[3] as DocumentDto;
+    const { bytes, file } = await certificateOf(doc, '');
+    const { list, receipt } = await detachReceipt(file);
+    expect(list).toMatch(/^1 embedded files\n1: receipt\.json$/m);
+    expect(receipt).toEqual(await receiptOf(doc.id));
+    const report = await check(fileOf(doc), { certificate: bytes });
+    expect(statuses(report), JSON.stringify(report, null, 2)).toEqual([
+      'passed',
+      'passed',
+      'passed',
+      'passed',
+      'not-run',
+      'not-run',
+    ]);
+    expect(report.checks[5]?.summary).toBe('the certificate is not signed');
+    const evidence = report.checks[0]?.evidence.map((e) => e.value).join('\n');
+    expect(evidence).toContain('in /EmbeddedFiles and /AF, AFRelationship Supplement');
+    expect(evidence).toContain('separate: it does not embed the file');
+  });
+
+  it('a signed stamped PDF: pdfsig still validates it, pdfdetach extracts the route receipt, all six checks pass', async () => {
+    const { bytes, file } = await certificateOf(pdfDoc, '?signed=1&lang=en');
+    const sig = (await exec('pdfsig', ['-nssdir', `sql:${pki.nssDir}`, file])).stdout;
+    const ours = sig.split(/Signature #\d+:/).pop() ?? '';
+    expect(ours).toContain('Signature Validation: Signature is Valid.');
+    expect(ours).toContain('Certificate Validation: Certificate is Trusted.');
+    expect(ours).toContain('Total document signed');
+    const { receipt } = await detachReceipt(file);
+    expect(receipt).toEqual(await receiptOf(pdfDoc.id));
+    // The attachment is inside the signed range: the signature's ByteRange ends at the end of the file.
+    const text = Buffer.from(bytes).toString('latin1');
+    const range = /\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
+    const last = [...text.matchAll(range)].at(-1);
+    expect(Number(last?.[2]) + Number(last?.[3])).toBe(bytes.length);
+    expect(text.lastIndexOf('/EmbeddedFile')).toBeLessThan(Number(last?.[1]));
+
+    const pdfPath = path.join(work, 'signed_verified.pdf');
+    const caPath = path.join(work, 'ca.pem');
+    await writeFile(pdfPath, fileOf(pdfDoc));
+    await writeFile(caPath, pki.caChainPem);
+    const cli = await runCli([
+      pdfPath,
+      '--certificate',
+      file,
+      '--evm-rpc',
+      evmRpc,
+      '--stacks-api',
+      stacksApi,
+      '--trust-ca',
+      caPath,
+      '--tsa-ca',
+      caPath,
+      '--json',
+    ]);
+    expect(cli.code, cli.stdout + cli.stderr).toBe(0);
+    const report = JSON.parse(cli.stdout) as VerifyReport;
+    expect(statuses(report)).toEqual(['passed', 'passed', 'passed', 'passed', 'not-run', 'passed']);
+    const first = report.checks[0]?.evidence.map((e) => e.value).join('\n');
+    expect(first).toContain(`stamped: its first ${fileOf(pdfDoc).length} bytes are exactly the file`);
+    const sixth = report.checks[5]?.evidence.map((e) => `${e.label}: ${e.value}`).join('\n');
+    expect(sixth).toContain('SubFilter: ETSI.CAdES.detached');
+    expect(sixth).toContain('signature timestamp: signature: valid');
+    expect(sixth).toMatch(/chain to --trust-ca: trusted at/);
+  });
+
+  it('a certificate with one byte changed inside the signed range fails at 6', async () => {
+    const { bytes } = await certificateOf(pdfDoc, '?signed=1&lang=en');
+    const tampered = Buffer.from(bytes);
+    // The signature dictionary's /Reason, inside the signed range, after the original's bytes.
+    const at = tampered.lastIndexOf('Notarization certificate');
+    expect(at).toBeGreaterThan(fileOf(pdfDoc).length);
+    tampered[at] = 'n'.charCodeAt(0);
+    const report = await check(fileOf(pdfDoc), {
+      certificate: new Uint8Array(tampered),
+      trustCa: pemCertificates(pki.caChainPem),
+    });
+    expect(report.failedAt, JSON.stringify(report.checks[5], null, 2)).toBe(6);
+    expect(statuses(report).slice(0, 4)).toEqual(['passed', 'passed', 'passed', 'passed']);
+    expect(failedEvidence(report, 6).map((e) => e.label)).toEqual(['signed messageDigest']);
+    // Bytes appended after signing: the signature no longer covers the file.
+    const appended = new Uint8Array([...bytes, ...new TextEncoder().encode('\n% appended\n')]);
+    const after = await check(fileOf(pdfDoc), { certificate: appended });
+    expect(after.failedAt).toBe(6);
+    expect(failedEvidence(after, 6)[0]?.value).toMatch(/bytes were added after signing/);
   });
 });
 

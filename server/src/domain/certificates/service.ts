@@ -3,8 +3,9 @@ import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
 import { PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
-import { type RenderedCertificate, renderCertificate } from '@notary/pdf/render';
+import { type PdfAttachment, type RenderedCertificate, renderCertificate } from '@notary/pdf/render';
 import { AppError } from '@notary/shared';
+import { RECEIPT_FILE_NAME, type Receipt, serializeReceipt } from '@notary/verify/receipt';
 import type { Config } from '../../config';
 import {
   AnchorTx,
@@ -20,6 +21,7 @@ import type { DocumentSigner } from '../../ports/signer';
 import type { ObjectStorage } from '../../ports/storage';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 import type { MerkleProof } from '../anchoring/merkle';
+import { buildReceipt } from '../documents/receipt';
 import { findDocumentInTenant, ipfsCidOf } from '../documents/service';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
@@ -63,7 +65,8 @@ export interface IssuedCertificate {
  * `signed` applies a PAdES signature when a signer is configured (B-T when a TSA is too), else it is ignored.
  * The stored original is only read, and parsed only inside the bounded stamping worker (`@notary/pdf/render`):
  * a PDF past its bounds gets a separate certificate. `signal` (the client left) stops the work between steps and
- * terminates a running stamping worker.
+ * terminates a running stamping worker. Every certificate carries the document's receipt (`buildReceipt`) as
+ * the associated file `receipt.json`, inside the signed range when signed (issue 16).
  * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T signature
  *   fails (a signature is never silently downgraded); `signal`'s reason once it aborts.
  */
@@ -86,8 +89,12 @@ export async function issueCertificate(
   if (source.unavailable) data.notes = [notStampedNote(request.lang, doc, source.unavailable)];
   const captured = await webCaptureNotes(ctx.storage, doc, request.lang);
   if (captured.length > 0) data.notes = [...(data.notes ?? []), ...captured];
+  // The receipt travels inside the certificate, within the signed range (issue 16): proof without us.
+  const receipt = await buildReceipt(em, ctx, doc);
+  data.notes = [...(data.notes ?? []), receiptNote(request.lang)];
   const rendered = await renderCertificate(data, source.bytes, {
     lang: request.lang,
+    attachments: [receiptAttachment(receipt, data.issuedAt)],
     ...(signal ? { signal } : {}),
     ...(sign
       ? {
@@ -114,6 +121,25 @@ export async function issueCertificate(
     fileName: `${base}-${doc.serialNumber}.pdf`,
     fallbackReason: rendered.fallbackReason ?? source.skipReason,
   };
+}
+
+/** The receipt as the certificate's associated file `receipt.json` (AFRelationship Supplement). */
+function receiptAttachment(receipt: Receipt, issuedAt: Date): PdfAttachment {
+  return {
+    name: RECEIPT_FILE_NAME,
+    bytes: new TextEncoder().encode(serializeReceipt(receipt)),
+    mimeType: 'application/json',
+    description: 'Notarization receipt: everything needed to verify this document without the service',
+    relationship: 'Supplement',
+    modified: issuedAt,
+  };
+}
+
+/** The certificate's pointer to its attached receipt, in its language. */
+function receiptNote(lang: CertificateLanguage): string {
+  return lang === 'en'
+    ? `Attached: ${RECEIPT_FILE_NAME}, the verification receipt. Check this document without this service: npx notary-verify <file> --certificate <this PDF> --evm-rpc <URL> --stacks-api <URL>.`
+    : `Anexo: ${RECEIPT_FILE_NAME}, o recibo de verificação. Verifique este documento sem este serviço: npx notary-verify <arquivo> --certificate <este PDF> --evm-rpc <URL> --stacks-api <URL>.`;
 }
 
 /**
