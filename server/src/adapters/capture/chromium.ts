@@ -352,7 +352,8 @@ export class ChromiumCapturer implements WebCapturer {
       .filter((h) => !/^(connection|keep-alive|proxy-connection)$/i.test(h.name))
       .map((h): [string, string] => [h.name, h.value]);
     const finalUrl = response.url();
-    const tls = this.certificateOf(session, response, finalUrl);
+    // Awaited later, after the screenshot: never left rejected meanwhile.
+    const tls = this.certificateOf(session, response, finalUrl).catch(() => null);
     return {
       page,
       pending,
