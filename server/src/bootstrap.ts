@@ -18,6 +18,7 @@ import { FsObjectStorage } from './adapters/storage/fs';
 import { S3ObjectStorage } from './adapters/storage/s3';
 import { createTimestampAuthority } from './adapters/tsa';
 import { startAdminSocket } from './cli/admin-socket';
+import { devnetEndpointLines, forgetDevnetEndpoints, recordDevnetEndpoints } from './cli/devnet-info';
 import type { Config } from './config';
 import { type Database, openDatabase } from './db';
 import type { AppDeps } from './deps';
@@ -309,6 +310,15 @@ export async function startService(config: Config, options: { log?: Logger } = {
     await core.close();
     throw e;
   }
+  // The devnets serve real interfaces (issue 16): printed for notary-verify, recorded for `devnet:info`.
+  const devnets = anchoring?.devnets;
+  if (devnets) {
+    const lines = devnetEndpointLines(devnets);
+    for (const line of lines) notary.info(line);
+    await recordDevnetEndpoints(config.dataDir, lines).catch((e: unknown) => {
+      notary.warn(`[notary] devnet endpoints not recorded for devnet:info: ${String(e)}`);
+    });
+  }
   // Ready: `/health` says ok from here on.
   handler = app;
   return {
@@ -327,6 +337,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       await reconcile.stop();
       await orphanSweep.stop();
       await queue?.stop();
+      if (devnets) await forgetDevnetEndpoints(config.dataDir);
       await anchoring?.stop();
       await core.close();
     },

@@ -4,6 +4,7 @@ import { createCore, publicUrlFor, serviceLogger } from '../bootstrap';
 import { loadConfig } from '../config';
 import { type OperatorCommand, runOperatorCommand } from '../domain/operator/commands';
 import { sendAdminCommand } from './admin-socket';
+import { devnetInfo } from './devnet-info';
 
 const USAGE = `Usage: npm run notary -- <command> [options]
 
@@ -17,6 +18,8 @@ const USAGE = `Usage: npm run notary -- <command> [options]
   anchors:status                                anchoring: "unbatched <n>", "batch <status> <n>",
                                                 "tx <chain> <state> <n>", then failed/retrying transactions:
                                                 "error <chain> <state> <batch> <attempts> <tx> <next> <last error>"
+  devnet:info                                   the running devnets' endpoints (ANCHORING=devnet), one per line:
+                                                "evm-rpc <url>", "stacks-api <url>" (for notary-verify)
   storage:sweep [--grace-minutes M]             remove stored objects no live document references (bytes of an
                                                 upload whose process died before its row), older than M minutes
                                                 (default 60), and incomplete uploads older than a day; prints
@@ -74,6 +77,11 @@ function parse(argv: string[]): OperatorCommand {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'devnet:info' && process.argv.length === 3) {
+    // Read from the running service's data directory: no database is opened.
+    process.stdout.write(await devnetInfo(loadConfig().dataDir));
+    return;
+  }
   const command = parse(process.argv.slice(2));
   const config = loadConfig();
   if (!config.databaseUrl) {
