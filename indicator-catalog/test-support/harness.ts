@@ -30,6 +30,7 @@ export async function startTestCatalog(
     CATALOG_DATA_DIR: dataDir,
     CATALOG_REFERENCE_PROVIDER: '0',
     CATALOG_ADMIN_OPEN: '1',
+    LOG_LEVEL: 'warn',
     ...options.env,
   });
   const { env: _env, dataDir: _dir, ...catalogOptions } = options;

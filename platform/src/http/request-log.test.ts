@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodError } from 'zod';
 import { createLogger } from '../log';
 import { httpErrors } from './errors';
-import { REQUEST_ID_HEADER, requestLogging } from './request-log';
+import { loggableUrl, REQUEST_ID_HEADER, requestLogging } from './request-log';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -136,5 +136,26 @@ describe('requestLogging: redaction', () => {
     for (const secret of ['session-token-secret', 'cookie-secret', 'set-cookie-secret']) {
       expect(all).not.toContain(secret);
     }
+  });
+
+  it('never writes a query string or a share token: signed URLs and feed tokens stay out of the logs', async () => {
+    const res = await fetch(`${base}/share/share-token-secret?sig=signature-secret&token=feed-secret`, {
+      headers: { [REQUEST_ID_HEADER]: 'redact-2' },
+    });
+    expect(res.status).toBe(404);
+    const done = await lineWhere((l) => l.reqId === 'redact-2' && typeof l.msg === 'string');
+    expect(done.msg).toBe('GET /share/[redacted]?[redacted] 404');
+    const all = raw.join('\n');
+    for (const secret of ['share-token-secret', 'signature-secret', 'feed-secret']) {
+      expect(all).not.toContain(secret);
+    }
+  });
+});
+
+describe('loggableUrl', () => {
+  it('keeps the path, drops the query and masks a share token', () => {
+    expect(loggableUrl('/api/documents')).toBe('/api/documents');
+    expect(loggableUrl('/files/a/b?exp=1&sig=x')).toBe('/files/a/b?[redacted]');
+    expect(loggableUrl('/share/abc/def')).toBe('/share/[redacted]/def');
   });
 });

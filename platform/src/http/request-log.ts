@@ -23,6 +23,15 @@ export function requestIdFor(req: IncomingMessage): string {
   return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
 }
 
+/**
+ * A request's URL as it may be logged: without its query string (signed file URLs carry their signature there,
+ * the acervo feed its token) and with the bearer segment of a share link (`/share/<token>`) masked.
+ */
+export function loggableUrl(url: string): string {
+  const path = url.split('?', 1)[0] ?? '';
+  return path.replace(/^(\/share\/)[^/]+/, '$1[redacted]') + (path.length < url.length ? '?[redacted]' : '');
+}
+
 /** The message of the Error pino-http makes up for a 5xx answer. */
 const MADE_UP_ERROR = /^failed with status code \d+$/;
 
@@ -43,8 +52,15 @@ export function requestLogging(log: Logger): RequestHandler {
     // `req.log` carries the id only; the request itself is logged once, on the completion line.
     quietReqLogger: true,
     customLogLevel: (_req, res, error): Level => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    customSuccessMessage: (req, res) => `${req.method} ${req.originalUrl} ${res.statusCode}`,
-    customErrorMessage: (req, res) => `${req.method} ${req.originalUrl} ${res.statusCode}`,
+    customSuccessMessage: (req, res) => `${req.method} ${loggableUrl(req.originalUrl)} ${res.statusCode}`,
+    customErrorMessage: (req, res) => `${req.method} ${loggableUrl(req.originalUrl)} ${res.statusCode}`,
+    // Secrets travel in some URLs: the logged request keeps the path only (see `loggableUrl`).
+    serializers: {
+      req: (req: { url?: string; query?: unknown } & Record<string, unknown>) => {
+        const { query: _query, ...rest } = req;
+        return { ...rest, url: loggableUrl(String(req.url ?? '')) };
+      },
+    },
     // For a 5xx without an error of its own pino-http makes one up, whose stack says nothing: the cause is
     // on the error mapping's line, which has the same reqId.
     customErrorObject: (_req, _res, error, val: Record<string, unknown>) => {
