@@ -92,6 +92,15 @@ export class Canvas {
     this.ops.push(parts.join('\n'));
   }
 
+  /**
+   * Image XObject `name` scaled to `w` x `h` points at (x, y) bottom-left, clipped to the box (x, clipY,
+   * w, clipH) when given: the part of the image outside it is not painted (ISO 32000-1, 8.5.4 and 8.9.5).
+   */
+  image(name: string, x: number, y: number, w: number, h: number, clip?: { y: number; h: number }): void {
+    const clipOps = clip ? `${num(x)} ${num(clip.y)} ${num(w)} ${num(clip.h)} re W n ` : '';
+    this.ops.push(`q ${clipOps}${num(w)} 0 0 ${num(h)} ${num(x)} ${num(y)} cm /${name} Do Q`);
+  }
+
   /** The content stream text. */
   toString(): string {
     return this.ops.join('\n');

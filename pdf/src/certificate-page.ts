@@ -1,4 +1,4 @@
-import { type PDFDocument, PDFName, PDFPage } from 'pdf-lib';
+import { type PDFDocument, PDFName, PDFPage, type PDFRef } from 'pdf-lib';
 import { Canvas, type Rgb } from './canvas';
 import type { FontRole, FontSet } from './fonts';
 import { type CertificateStrings, formatUtc, stringsFor } from './i18n';
@@ -22,6 +22,8 @@ const LABEL_W = 118;
 const VALUE_X = MARGIN_X + LABEL_W + 8;
 const VALUE_W = A4[0] - MARGIN_X - VALUE_X;
 const QR_SIZE = 104;
+/** Tallest screenshot box: 40% of the page; a taller (full-page) screenshot shows its top part. */
+const SCREENSHOT_MAX_H = 0.4 * A4[1];
 
 const INK: Rgb = [0.11, 0.12, 0.14];
 const MUTED: Rgb = [0.4, 0.43, 0.48];
@@ -33,11 +35,22 @@ const PENDING: Rgb = [0.66, 0.38, 0.02];
 
 /** Resource names of the three fonts in every certificate page. */
 const FONT_NAMES: Record<FontRole, string> = { sans: 'F1', bold: 'F2', mono: 'F3' };
+/** Resource name of the screenshot image XObject. */
+const SCREENSHOT_NAME = 'Im1';
+
+/** A web capture's screenshot embedded in the document (`embedScreenshot`): its object and pixel size. */
+export interface ScreenshotImage {
+  ref: PDFRef;
+  width: number;
+  height: number;
+}
 
 export interface CertificateLayoutOptions {
   lang: CertificateLanguage;
   /** Byte length of the original when the certificate is appended to it (stamped layout), else null. */
   originalBytes: number | null;
+  /** The screenshot of a web capture, already embedded (`embedScreenshot`); none for other sources. */
+  screenshot?: ScreenshotImage;
 }
 
 /** A value cell: text and the font it is set in. */
@@ -225,6 +238,28 @@ class Flow {
     this.y = top - height - 6;
   }
 
+  /**
+   * The screenshot at the content width, framed, its caption under it. Taller than `SCREENSHOT_MAX_H` once
+   * scaled, it is cropped to its top part (a clipping path, the caption says so) rather than shrunk: the
+   * top is what a visitor saw first, and a full-page capture shrunk to 40% of A4 would be unreadable.
+   */
+  screenshot(image: { width: number; height: number }): void {
+    const fullH = (CONTENT_W * image.height) / image.width;
+    const cropped = fullH > SCREENSHOT_MAX_H;
+    const boxH = Math.min(fullH, SCREENSHOT_MAX_H);
+    const caption = wrapText(this.fonts.sans, this.s.screenshotCaption(cropped), 7.8, CONTENT_W);
+    this.ensure(boxH + 6 + caption.length * 10.2);
+    const top = this.y;
+    const clip = cropped ? { y: top - boxH, h: boxH } : undefined;
+    this.page.image(SCREENSHOT_NAME, MARGIN_X, top - fullH, CONTENT_W, fullH, clip);
+    this.page.rect(MARGIN_X, top - boxH, CONTENT_W, boxH, { stroke: RULE, lineWidth: 0.4 });
+    this.y = top - boxH - 6;
+    caption.forEach((line, i) => {
+      this.page.text(MARGIN_X, this.y - 7 - i * 10.2, 'sans', 7.8, line, MUTED);
+    });
+    this.y -= caption.length * 10.2 + 4;
+  }
+
   /** Footers, once the page count is known. */
   footers(): void {
     const total = this.pages.length;
@@ -275,6 +310,10 @@ export function layoutCertificate(
   for (const line of data.notes ?? []) {
     flow.space(2);
     flow.paragraph(line, { size: 7.8, color: MUTED });
+  }
+  if (options.screenshot) {
+    flow.space(6);
+    flow.screenshot(options.screenshot);
   }
 
   flow.section(s.sectionVerification, QR_SIZE + 20);
@@ -389,14 +428,36 @@ export function createCertificatePages(
     [FONT_NAMES.bold]: fonts.bold.pdf.ref,
     [FONT_NAMES.mono]: fonts.mono.pdf.ref,
   });
+  const resources = options.screenshot
+    ? { XObject: { [SCREENSHOT_NAME]: options.screenshot.ref }, ProcSet: ['PDF', 'Text', 'ImageC'] }
+    : { ProcSet: ['PDF', 'Text'] };
   return layoutCertificate(fonts, data, options).map((content) => {
     const page = PDFPage.create(doc);
     const box = context.obj([0, 0, A4[0], A4[1]]);
     page.node.set(PDFName.of('MediaBox'), box);
     page.node.set(PDFName.of('CropBox'), box);
     page.node.set(PDFName.of('Rotate'), context.obj(0));
-    page.node.set(PDFName.of('Resources'), context.obj({ Font: fontDict, ProcSet: ['PDF', 'Text'] }));
+    page.node.set(PDFName.of('Resources'), context.obj({ Font: fontDict, ...resources }));
     page.node.set(PDFName.of('Contents'), context.register(context.flateStream(content)));
     return page;
   });
+}
+
+/**
+ * Embeds `data.screenshot` (a PNG, ISO/IEC 15948) in `doc` as an image XObject, with its alpha channel as a
+ * soft mask when it has one (pdf-lib writes the object when the document is saved or flushed). Undefined
+ * when there is none or pdf-lib cannot decode it: the certificate is issued without the image.
+ */
+export async function embedScreenshot(
+  doc: PDFDocument,
+  data: CertificateData,
+): Promise<ScreenshotImage | undefined> {
+  if (!data.screenshot) return undefined;
+  try {
+    const image = await doc.embedPng(data.screenshot);
+    if (image.width <= 0 || image.height <= 0) return undefined;
+    return { ref: image.ref, width: image.width, height: image.height };
+  } catch {
+    return undefined;
+  }
 }

@@ -26,6 +26,8 @@ export interface CertificateStrings {
   /** Registered on a network without a public attestation explorer (e.g. the devnet), or no EVM anchoring. */
   qrNoExplorer: string;
   publicRecord: string;
+  /** Caption under a web capture's screenshot; `cropped` when only its top part is shown. */
+  screenshotCaption: (cropped: boolean) => string;
 
   sectionMerkle: string;
   merklePending: string;
@@ -105,6 +107,10 @@ const PT: CertificateStrings = {
   qrNoExplorer:
     'Esta rede não tem um explorador público de atestados: o código QR abre a página pública de verificação deste registro (os dados do atestado estão abaixo):',
   publicRecord: 'Verificação pública',
+  screenshotCaption: (cropped) =>
+    cropped
+      ? 'Captura de tela da página (parte superior; a página inteira está no arquivo WACZ)'
+      : 'Captura de tela da página',
 
   sectionMerkle: 'Prova de inclusão (árvore de Merkle)',
   merklePending: 'Pendente — o documento ainda não foi incluído em um lote de ancoragem',
@@ -220,6 +226,10 @@ const EN: CertificateStrings = {
   qrNoExplorer:
     'This network has no public attestation explorer: the QR code opens the public verification page of this record (the attestation details are below):',
   publicRecord: 'Public verification',
+  screenshotCaption: (cropped) =>
+    cropped
+      ? 'Screenshot of the page as captured (top part; the whole page is in the WACZ archive)'
+      : 'Screenshot of the page as captured',
 
   sectionMerkle: 'Inclusion proof (Merkle tree)',
   merklePending: 'Pending — the document is not in an anchoring batch yet',

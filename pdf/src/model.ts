@@ -89,4 +89,10 @@ export interface CertificateData {
    * was not stamped: an IPFS import whose gateways failed). None when absent.
    */
   notes?: string[];
+  /**
+   * The PNG screenshot of a web capture (issue 15), printed under the document's fields at the content
+   * width, its top part when taller than 40% of the page. Plain bytes: the model is copied to the stamping
+   * worker. A PNG pdf-lib cannot read is left out (the certificate still issues). None for other sources.
+   */
+  screenshot?: Uint8Array;
 }

@@ -6,7 +6,7 @@ import {
   PDF_WORKER_MAX_OLD_GENERATION_MB,
   PDF_WORKER_MAX_YOUNG_GENERATION_MB,
 } from './bounds';
-import { createCertificatePages } from './certificate-page';
+import { createCertificatePages, embedScreenshot } from './certificate-page';
 import { embedFonts } from './fonts';
 import { stringsFor } from './i18n';
 import type { CertificateData, CertificateLanguage } from './model';
@@ -107,7 +107,12 @@ async function renderSeparate(data: CertificateData, options: RenderOptions): Pr
   doc.setModificationDate(data.issuedAt);
   doc.setLanguage(options.lang === 'en' ? 'en' : 'pt-BR');
   const fonts = await embedFonts(doc);
-  const pages = createCertificatePages(doc, fonts, data, { lang: options.lang, originalBytes: null });
+  const screenshot = await embedScreenshot(doc, data);
+  const pages = createCertificatePages(doc, fonts, data, {
+    lang: options.lang,
+    originalBytes: null,
+    ...(screenshot ? { screenshot } : {}),
+  });
   for (const page of pages) doc.addPage(page);
   for (const file of options.attachments ?? []) attachFile(doc, file);
   if (options.signaturePlaceholder) addSignaturePlaceholder(doc, pages, options.signaturePlaceholder);

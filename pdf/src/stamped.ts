@@ -11,7 +11,7 @@ import {
 } from 'pdf-lib';
 import { attachFile, type PdfAttachment } from './attachment';
 import { PdfBoundError } from './bounds';
-import { createCertificatePages } from './certificate-page';
+import { createCertificatePages, embedScreenshot } from './certificate-page';
 import { embedFonts } from './fonts';
 import { IncrementalUpdate, inspectOriginal, UnsoundPdfError } from './incremental';
 import type { CertificateData, CertificateLanguage } from './model';
@@ -111,9 +111,11 @@ async function renderStamped(
 
   const fonts = await embedFonts(doc);
   stampPages(doc.context, pages, fonts, data, options.lang);
+  const screenshot = await embedScreenshot(doc, data);
   const certificate = createCertificatePages(doc, fonts, data, {
     lang: options.lang,
     originalBytes: source.length,
+    ...(screenshot ? { screenshot } : {}),
   });
   appendToPageTree(doc, catalog, certificate);
   for (const file of options.attachments ?? []) attachFile(doc, file);

@@ -87,8 +87,9 @@ export async function issueCertificate(
   const source = await readStampableSource(ctx, doc, signal);
   signal?.throwIfAborted();
   if (source.unavailable) data.notes = [notStampedNote(request.lang, doc, source.unavailable)];
-  const captured = await webCaptureNotes(ctx.storage, doc, request.lang);
-  if (captured.length > 0) data.notes = [...(data.notes ?? []), ...captured];
+  const captured = await webCaptureFacts(ctx.storage, doc, request.lang);
+  if (captured.notes.length > 0) data.notes = [...(data.notes ?? []), ...captured.notes];
+  if (captured.screenshot) data.screenshot = captured.screenshot;
   // The receipt travels inside the certificate, within the signed range (issue 16): proof without us.
   const receipt = await buildReceipt(em, ctx, doc);
   data.notes = [...(data.notes ?? []), receiptNote(request.lang)];
@@ -338,26 +339,32 @@ function notStampedNote(lang: CertificateLanguage, doc: DocumentEntity, why: str
 
 /** Largest screenshot read for its capture record (a full-page PNG of the height cap is far smaller). */
 const SCREENSHOT_READ_MAX = 64 * 1024 * 1024;
+/**
+ * Largest screenshot printed on the certificate: pdf-lib decodes the whole PNG (about 4 bytes a pixel) to
+ * embed it, so a larger one is left out and the certificate keeps only the facts.
+ */
+const SCREENSHOT_EMBED_MAX = 8 * 1024 * 1024;
 
 /**
  * What the certificate of a web capture states (issue 15), in its language: requested and final URL, HTTP
  * status, capture times (UTC), the server's address and its TLS certificate's SHA-256 fingerprint, read from
  * the record the stored screenshot carries (`readCaptureRecord`; the same bytes as the WACZ's
  * `screenshot.png`, whose digest is in its `datapackage.json`). None for other documents, or when the
- * screenshot is gone (LGPD deletion).
+ * screenshot is gone (LGPD deletion). `screenshot`: the PNG bytes themselves, printed on the certificate, when
+ * they carry the record and are at most `SCREENSHOT_EMBED_MAX` bytes.
  */
-async function webCaptureNotes(
+async function webCaptureFacts(
   storage: ObjectStorage,
   doc: DocumentEntity,
   lang: CertificateLanguage,
-): Promise<string[]> {
-  if (doc.sourceType !== 'web-capture' || !doc.screenshotKey || doc.deletedAt) return [];
+): Promise<{ notes: string[]; screenshot?: Uint8Array }> {
+  if (doc.sourceType !== 'web-capture' || !doc.screenshotKey || doc.deletedAt) return { notes: [] };
   const png = await storage
     .get(doc.screenshotKey)
     .then((s) => readAll(s, SCREENSHOT_READ_MAX))
     .catch(() => undefined);
   const record = png ? readCaptureRecord(png) : undefined;
-  if (!record) return [];
+  if (!png || !record) return { notes: [] };
   const utc = (iso: string) => `${iso.replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`;
   const en = lang === 'en';
   const lines = [
@@ -380,7 +387,7 @@ async function webCaptureNotes(
       ? 'The file is a WACZ web archive (every HTTP exchange as WARC, screenshot, PDF rendering, capture.json); the SHA-256 above is that of the archive. Replay it in ReplayWeb.page.'
       : 'O arquivo é um arquivo web WACZ (cada troca HTTP em WARC, captura de tela, renderização em PDF, capture.json); o SHA-256 acima é o do arquivo. Reproduza-o no ReplayWeb.page.',
   );
-  return lines;
+  return png.length <= SCREENSHOT_EMBED_MAX ? { notes: lines, screenshot: png } : { notes: lines };
 }
 
 async function readAll(stream: Readable, max: number): Promise<Uint8Array> {
