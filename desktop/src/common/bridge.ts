@@ -90,6 +90,16 @@ export interface GatewayLink {
   url: string;
 }
 
+/** What `captureWeb` sends (spec: `POST /api/documents/capture`, tRPC `documents.capture`, issue 15). */
+export interface WebCaptureRequest {
+  /** An http(s) address without credentials, already checked with `common/capture-url.ts`. */
+  url: string;
+  /** The name the record keeps; the server defaults it to `<host>-<time>.wacz`. */
+  fileName?: string;
+  /** The LGPD consent checkbox, ticked (a literal: the UI never calls without it). */
+  consent: true;
+}
+
 export interface Bridge {
   readonly platform: 'electron' | 'web';
 
@@ -127,6 +137,13 @@ export interface Bridge {
    * `bad-gateway` (gateway down, timed out, or content that does not match the CID).
    */
   importIpfs(request: IpfsImportRequest): Promise<DocumentDto>;
+  /**
+   * `documents.capture`: the server loads the page in an isolated browser, archives every exchange (WACZ)
+   * and notarizes the archive; takes seconds. Rejects with `bad-request` (URL, scheme or destination
+   * refused), `forbidden` (below editor), `rate-limited` (5 a minute or queue full), `bad-gateway` (502 site
+   * unreachable, 504 capture timed out: see `status`), `unavailable` (503, no Chromium on the server).
+   */
+  captureWeb(request: WebCaptureRequest): Promise<DocumentDto>;
 
   publicVerify(hash: string): Promise<VerifyByHashDto>;
   publicDocument(serial: string): Promise<PublicDocumentDto>;

@@ -19,7 +19,14 @@ import type { AppRouter } from '@notary/server/router';
 import type { DocumentDto, HashComparisonDto, MeDto, PublicDocumentDto } from '@notary/shared';
 import { createTRPCClient, httpLink, type TRPCClient, TRPCClientError } from '@trpc/client';
 import { z } from 'zod';
-import type { GatewayLink, IpfsImportRequest, Language, Organization, SessionInfo } from './bridge';
+import type {
+  GatewayLink,
+  IpfsImportRequest,
+  Language,
+  Organization,
+  SessionInfo,
+  WebCaptureRequest,
+} from './bridge';
 import { cidOfSource } from './cid';
 import { assertDerSequence, assertPdf, certificateFileName, timestampFileName } from './downloads';
 import {
@@ -448,6 +455,21 @@ export class NotaryClient {
     const { cid, fileName, consent } = request;
     return this.call(() =>
       this.api.documents.importIpfs.mutate({ cid, consent, ...(fileName ? { fileName } : {}) }),
+    );
+  }
+
+  /**
+   * tRPC `documents.capture` (REST `POST /api/documents/capture`, issue 15): the server captures the page and
+   * records its WACZ (201, `sourceType: "web-capture"`, `sourceUri` the URL, `screenshot` a presigned PNG URL
+   * valid 300 s). Not retried but on a 401 before the server acted (`authorized`).
+   * @throws ClientError `bad-request` (400 URL, scheme or destination), `forbidden` (403 below editor),
+   *   `rate-limited` (429), `bad-gateway` (502 unreachable, 504 timed out; `status` tells), `unavailable`
+   *   (503 no Chromium).
+   */
+  captureWeb(request: WebCaptureRequest): Promise<DocumentDto> {
+    const { url, fileName, consent } = request;
+    return this.call(() =>
+      this.api.documents.capture.mutate({ url, consent, ...(fileName ? { fileName } : {}) }),
     );
   }
 

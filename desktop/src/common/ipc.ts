@@ -24,6 +24,7 @@ import type {
   SavedFile,
   SessionInfo,
   SessionState,
+  WebCaptureRequest,
 } from './bridge';
 import type { ClientErrorData } from './errors';
 
@@ -51,6 +52,7 @@ export const CHANNELS = {
   documentsCompare: 'documents:compare',
   documentsImportIpfs: 'documents:import-ipfs',
   documentsGatewayLink: 'documents:gateway-link',
+  documentsCaptureWeb: 'documents:capture-web',
   teamAcceptInvitation: 'team:accept-invitation',
   certificateSave: 'certificate:save',
   certificateOpen: 'certificate:open',
@@ -97,6 +99,7 @@ export interface IpcContract {
   'documents:compare': { input: { id: string; hash: string }; output: HashComparisonDto };
   'documents:import-ipfs': { input: IpfsImportRequest; output: DocumentDto };
   'documents:gateway-link': { input: { id: string }; output: GatewayLink };
+  'documents:capture-web': { input: WebCaptureRequest; output: DocumentDto };
   'team:accept-invitation': { input: { invitationId: string }; output: string };
   'certificate:save': { input: { id: string; language: Language }; output: SavedFile | null };
   'certificate:open': { input: { id: string; language: Language }; output: SavedFile };

@@ -231,6 +231,7 @@ export class MainController {
       'documents:get': async ({ id }) => (await this.client()).getDocument(id),
       'documents:compare': async ({ id, hash }) => (await this.client()).compareHash(id, hash.toLowerCase()),
       'documents:import-ipfs': async (request) => (await this.client()).importIpfs(request),
+      'documents:capture-web': async (request) => (await this.client()).captureWeb(request),
       'documents:gateway-link': async ({ id }) => {
         const link = await (await this.client()).gatewayLink(id);
         this.rememberGatewayLink(link.url);

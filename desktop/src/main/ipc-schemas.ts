@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { isCaptureUrl, MAX_CAPTURE_URL_LENGTH } from '../common/capture-url';
 import { isBareCid, MAX_CID_LENGTH } from '../common/cid';
 import type { Channel, IpcContract } from '../common/ipc';
 
@@ -39,6 +40,11 @@ const DocumentName = z
   .max(1024)
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
   .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
+/** A page to capture (`common/capture-url.ts`): http(s), a host, no credentials, trimmed. */
+const CaptureUrl = z
+  .string()
+  .max(MAX_CAPTURE_URL_LENGTH)
+  .refine(isCaptureUrl, 'must be an http(s) URL with a host and without credentials');
 const HttpUrl = z
   .string()
   .max(2048)
@@ -87,6 +93,11 @@ export const IPC_SCHEMAS = {
     consent: z.literal(true),
   }),
   'documents:gateway-link': z.strictObject({ id: ServerId }),
+  'documents:capture-web': z.strictObject({
+    url: CaptureUrl,
+    fileName: DocumentName.optional(),
+    consent: z.literal(true),
+  }),
   'team:accept-invitation': z.strictObject({ invitationId: ServerId }),
   'certificate:save': z.strictObject({ id: ServerId, language: Language }),
   'certificate:open': z.strictObject({ id: ServerId, language: Language }),

@@ -62,6 +62,7 @@ const VALID: Record<Channel, unknown> = {
   'documents:compare': { id: UUID, hash: HASH },
   'documents:import-ipfs': { cid: CID, fileName: 'Contrato.pdf', consent: true },
   'documents:gateway-link': { id: UUID },
+  'documents:capture-web': { url: 'https://example.com/page', fileName: 'page.wacz', consent: true },
   'team:accept-invitation': { invitationId: 'abcDEF123' },
   'certificate:save': { id: UUID, language: 'pt' },
   'certificate:open': { id: UUID, language: 'pt' },
@@ -119,6 +120,21 @@ const HOSTILE: [string, Channel, unknown[]][] = [
   ['an empty document name', 'documents:import-ipfs', [{ cid: CID, fileName: '', consent: true }]],
   ['a name with a newline', 'documents:import-ipfs', [{ cid: CID, fileName: 'a\nb', consent: true }]],
   ['an extra key in an import', 'documents:import-ipfs', [{ cid: CID, consent: true, orgId: 'x' }]],
+  ['a capture without consent', 'documents:capture-web', [{ url: 'https://example.com', consent: false }]],
+  ['a file: URL to capture', 'documents:capture-web', [{ url: 'file:///etc/passwd', consent: true }]],
+  ['a javascript: URL to capture', 'documents:capture-web', [{ url: 'javascript:alert(1)', consent: true }]],
+  [
+    'a capture URL with credentials',
+    'documents:capture-web',
+    [{ url: 'https://u:p@example.com', consent: true }],
+  ],
+  ['a capture URL without scheme', 'documents:capture-web', [{ url: 'example.com', consent: true }]],
+  ['a 1 MB capture URL', 'documents:capture-web', [{ url: `https://example.com/${huge}`, consent: true }]],
+  [
+    'an extra key in a capture',
+    'documents:capture-web',
+    [{ url: 'https://example.com', consent: true, x: 1 }],
+  ],
 ];
 
 describe('IPC: every payload is validated in main before anything runs', () => {

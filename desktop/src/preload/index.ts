@@ -37,6 +37,7 @@ const api: PreloadApi = {
   documentsCompare: invoke(CHANNELS.documentsCompare),
   documentsImportIpfs: invoke(CHANNELS.documentsImportIpfs),
   documentsGatewayLink: invoke(CHANNELS.documentsGatewayLink),
+  documentsCaptureWeb: invoke(CHANNELS.documentsCaptureWeb),
   teamAcceptInvitation: invoke(CHANNELS.teamAcceptInvitation),
   certificateSave: invoke(CHANNELS.certificateSave),
   certificateOpen: invoke(CHANNELS.certificateOpen),

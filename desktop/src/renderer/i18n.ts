@@ -57,6 +57,7 @@ const pt = {
   'docs.count.other': '{n} documentos',
   'docs.refresh': 'Atualizar',
   'docs.ipfs': 'IPFS',
+  'docs.web': 'Web',
 
   'status.registered': 'Registrado',
   'status.pending': 'Em registro',
@@ -131,6 +132,45 @@ const pt = {
   'ipfs.err.badGateway':
     'O gateway IPFS falhou ou devolveu um conteúdo que não corresponde ao CID; nada foi registrado.',
   'ipfs.err.notOffered': 'Este servidor não oferece importação do IPFS.',
+
+  'capture.open': 'Capturar uma página web',
+  'capture.title': 'Capturar uma página web',
+  'capture.help':
+    'O serviço abre a página num navegador isolado, arquiva tudo o que ela carrega (WACZ, com captura de tela e PDF) e registra o arquivo. Leva alguns segundos.',
+  'capture.url': 'Endereço da página',
+  'capture.urlPlaceholder': 'https://…',
+  'capture.urlHint': 'Um endereço http:// ou https:// público, sem usuário nem senha.',
+  'capture.name': 'Nome do registro (opcional)',
+  'capture.namePlaceholder': 'Se vazio, <site>-<data>.wacz',
+  'capture.consent': 'Consentimento (LGPD) para esta captura',
+  'capture.consentText':
+    'Declaro que tenho autorização para notarizar esta página e consinto com o tratamento dos dados pessoais nela contidos para registro e prova de existência (LGPD, Lei 13.709/2018, art. 7º, I). A página é capturada pelo serviço e o seu arquivo (WACZ) fica guardado nele; o hash SHA-256 é registrado publicamente em blockchain.',
+  'capture.submit': 'Capturar e notarizar',
+  'capture.capturing': 'Capturando… (alguns segundos)',
+  'capture.done': 'Notarizado: {serial}',
+  'capture.page': 'Página',
+  'capture.screenshot': 'Captura de tela da página',
+  'capture.noScreenshot': 'Sem captura de tela para mostrar.',
+  'capture.url.empty': 'Informe o endereço da página.',
+  'capture.url.tooLong': 'Endereço longo demais (mais de 8192 caracteres).',
+  'capture.url.noScheme': 'Inclua http:// ou https:// no início do endereço.',
+  'capture.url.noSchemeSuggest': 'Inclua http:// ou https:// no início do endereço, por exemplo {url}',
+  'capture.url.scheme': 'Só páginas http:// ou https:// podem ser capturadas.',
+  'capture.url.credentials': 'Tire o usuário e a senha do endereço: eles ficariam no arquivo.',
+  'capture.url.invalid': 'Não é um endereço de página válido.',
+  'capture.err.invalidUrl':
+    'O servidor recusou o endereço: só http(s), sem usuário e senha, de um destino permitido (não local nem privado).',
+  'capture.err.consent': 'O servidor exige o consentimento (LGPD) para capturar.',
+  'capture.err.forbidden':
+    'Seu papel neste espaço não permite capturar páginas (é preciso ser editor ou superior).',
+  'capture.err.tooLarge': 'O arquivo da página excede o limite de 250 MB ou a cota; nada foi registrado.',
+  'capture.err.rateLimited': 'Muitas capturas (5 por minuto) ou fila cheia; tente novamente em {seconds} s.',
+  'capture.err.rateLimitedShort':
+    'Muitas capturas (5 por minuto) ou fila cheia; aguarde um pouco e tente novamente.',
+  'capture.err.unreachable': 'O site não pôde ser acessado (DNS, conexão ou TLS); nada foi registrado.',
+  'capture.err.noBrowser': 'O servidor não tem o Chromium instalado; a captura não está disponível.',
+  'capture.err.timeout': 'A captura demorou demais e foi interrompida; nada foi registrado.',
+  'capture.err.notOffered': 'Este servidor não oferece captura de páginas web.',
 
   'detail.back': 'Documentos',
   'detail.serial': 'Número de série',
@@ -307,6 +347,7 @@ const en: Record<MessageKey, string> = {
   'docs.count.other': '{n} documents',
   'docs.refresh': 'Refresh',
   'docs.ipfs': 'IPFS',
+  'docs.web': 'Web',
 
   'status.registered': 'Registered',
   'status.pending': 'Registering',
@@ -381,6 +422,45 @@ const en: Record<MessageKey, string> = {
   'ipfs.err.badGateway':
     'The IPFS gateway failed or returned content that does not match the CID; nothing was recorded.',
   'ipfs.err.notOffered': 'This server does not offer IPFS import.',
+
+  'capture.open': 'Capture a web page',
+  'capture.title': 'Capture a web page',
+  'capture.help':
+    'The service opens the page in an isolated browser, archives everything it loads (WACZ, with a screenshot and a PDF) and records the archive. It takes a few seconds.',
+  'capture.url': 'Page address',
+  'capture.urlPlaceholder': 'https://…',
+  'capture.urlHint': 'A public http:// or https:// address, without user name or password.',
+  'capture.name': 'Record name (optional)',
+  'capture.namePlaceholder': 'When empty, <site>-<date>.wacz',
+  'capture.consent': 'Consent (LGPD) for this capture',
+  'capture.consentText':
+    'I am authorized to notarize this page and I consent to the processing of the personal data it contains for registration and proof of existence (LGPD, Law 13.709/2018, Art. 7 I). The page is captured by the service and its archive (WACZ) is stored there; the SHA-256 hash is recorded publicly on blockchains.',
+  'capture.submit': 'Capture and notarize',
+  'capture.capturing': 'Capturing… (a few seconds)',
+  'capture.done': 'Notarized: {serial}',
+  'capture.page': 'Page',
+  'capture.screenshot': 'Screenshot of the page',
+  'capture.noScreenshot': 'No screenshot to show.',
+  'capture.url.empty': 'Enter the page’s address.',
+  'capture.url.tooLong': 'Address too long (over 8192 characters).',
+  'capture.url.noScheme': 'Start the address with http:// or https://.',
+  'capture.url.noSchemeSuggest': 'Start the address with http:// or https://, e.g. {url}',
+  'capture.url.scheme': 'Only http:// or https:// pages can be captured.',
+  'capture.url.credentials': 'Remove the user name and password from the address: they would be archived.',
+  'capture.url.invalid': 'Not a valid page address.',
+  'capture.err.invalidUrl':
+    'The server refused the address: only http(s), without user name and password, to an allowed destination (not local or private).',
+  'capture.err.consent': 'The server requires the consent (LGPD) to capture.',
+  'capture.err.forbidden':
+    'Your role in this workspace does not allow capturing pages (editor or higher is needed).',
+  'capture.err.tooLarge': 'The page’s archive exceeds the 250 MB limit or the quota; nothing was recorded.',
+  'capture.err.rateLimited': 'Too many captures (5 a minute) or the queue is full; try again in {seconds} s.',
+  'capture.err.rateLimitedShort':
+    'Too many captures (5 a minute) or the queue is full; wait a moment and try again.',
+  'capture.err.unreachable': 'The site could not be reached (DNS, connection or TLS); nothing was recorded.',
+  'capture.err.noBrowser': 'The server has no Chromium installed; capturing is not available.',
+  'capture.err.timeout': 'The capture took too long and was stopped; nothing was recorded.',
+  'capture.err.notOffered': 'This server does not offer web page capture.',
 
   'detail.back': 'Documents',
   'detail.serial': 'Serial number',

@@ -23,6 +23,8 @@ const ICONS = {
   alert: 'M12 3l10 18H2zM12 10v5M12 18v.5',
   download: 'M12 4v12M7 11l5 5 5-5M5 20h14',
   back: 'M15 18l-6-6 6-6',
+  globe:
+    'M12 21a9 9 0 100-18 9 9 0 000 18zM3 12h18M12 3c2.5 2.7 3.8 5.7 3.8 9s-1.3 6.3-3.8 9c-2.5-2.7-3.8-5.7-3.8-9S9.5 5.7 12 3',
   link: 'M10 14a4 4 0 005.7 0l3-3a4 4 0 00-5.7-5.7l-1 1M14 10a4 4 0 00-5.7 0l-3 3a4 4 0 005.7 5.7l1-1',
 } as const;
 export type IconName = keyof typeof ICONS;
@@ -190,8 +192,8 @@ export function DropZone({
   buttonLabel: string;
   compact?: boolean;
   testId?: string;
-  /** A second action beside the pick button (Notarize: "Import from IPFS"). */
-  secondary?: { label: string; onClick: () => void; testId?: string; pressed?: boolean };
+  /** Other actions beside the pick button (Notarize: "Import from IPFS", "Capture a web page"). */
+  secondary?: { label: string; onClick: () => void; testId?: string; pressed?: boolean; icon?: IconName }[];
 }) {
   const [over, setOver] = useState(false);
   const depth = useRef(0);
@@ -229,17 +231,18 @@ export function DropZone({
         <button type="button" className="button dropzone-button" onClick={onPick}>
           {buttonLabel}
         </button>
-        {secondary && (
+        {secondary?.map((action) => (
           <button
+            key={action.label}
             type="button"
             className="button button-ghost dropzone-button"
-            data-testid={secondary.testId}
-            aria-pressed={secondary.pressed}
-            onClick={secondary.onClick}
+            data-testid={action.testId}
+            aria-pressed={action.pressed}
+            onClick={action.onClick}
           >
-            <Icon name="link" size={16} /> {secondary.label}
+            <Icon name={action.icon ?? 'link'} size={16} /> {action.label}
           </button>
-        )}
+        ))}
       </div>
     </section>
   );

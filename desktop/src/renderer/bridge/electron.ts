@@ -64,6 +64,7 @@ export function electronBridge(api: PreloadApi): Bridge {
     compareHash: (id, hash) => unwrap(api.documentsCompare({ id, hash })),
     importIpfs: (request) => unwrap(api.documentsImportIpfs(request)),
     gatewayLink: (id) => unwrap(api.documentsGatewayLink({ id })),
+    captureWeb: (request) => unwrap(api.documentsCaptureWeb(request)),
     acceptInvitation: (invitationId) => unwrap(api.teamAcceptInvitation({ invitationId })),
     saveCertificate: (id, language) => unwrap(api.certificateSave({ id, language })),
     openCertificate: (id, language) => unwrap(api.certificateOpen({ id, language })),

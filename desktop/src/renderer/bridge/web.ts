@@ -7,6 +7,7 @@ import type {
   SavedFile,
   SessionState,
 } from '../../common/bridge';
+import { isCaptureUrl } from '../../common/capture-url';
 import { isBareCid } from '../../common/cid';
 import { NotaryClient } from '../../common/client';
 import { ClientError, errorFromResponse, isClientError, offlineError } from '../../common/errors';
@@ -221,6 +222,13 @@ export function webBridge(): Bridge {
       return client.importIpfs(request);
     },
     gatewayLink: (id) => client.gatewayLink(id),
+    captureWeb: async (request) => {
+      // The same check as Electron main's IPC schema: a non-http(s) address never reaches the server.
+      if (!isCaptureUrl(request.url)) {
+        throw new ClientError({ kind: 'invalid-input', message: 'Not an http(s) URL without credentials' });
+      }
+      return client.captureWeb(request);
+    },
     acceptInvitation: (invitationId) => client.acceptInvitation(invitationId),
     saveCertificate: async (id, language): Promise<SavedFile> => {
       const file = await client.certificate(id, language);

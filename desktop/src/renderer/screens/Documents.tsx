@@ -220,10 +220,21 @@ export function Documents() {
   );
 }
 
-/** The CID of a document imported from IPFS, under its name (nothing for other sources). */
+/**
+ * Under a document's name: `IPFS` and the CID of an import, `Web` and the page's address of a capture
+ * (nothing for uploads).
+ */
 function SourceLine({ doc }: { doc: DocumentDto }) {
   const { t } = useI18n();
   const cid = cidOfSource(doc);
+  if (doc.sourceType === 'web-capture') {
+    return (
+      <div className="muted small" data-testid="document-web">
+        <span className="source-badge">{t('docs.web')}</span>
+        {doc.sourceUri && <code title={doc.sourceUri}>{shorten(doc.sourceUri, 28, 8)}</code>}
+      </div>
+    );
+  }
   if (!cid) return null;
   return (
     <div className="muted small" data-testid="document-cid">

@@ -1,6 +1,7 @@
 import { type DocumentDto, LIMITS } from '@notary/shared';
 import { type FormEvent, useId, useState, useSyncExternalStore } from 'react';
 import { useApp } from '../app-context';
+import { captureErrorText, captureRecord, captureRequest, captureUrlProblemText } from '../capture';
 import { formatBytes, overallStatus } from '../format';
 import { useI18n } from '../i18n';
 import { cidProblemText, ipfsImportErrorText, ipfsRequest } from '../ipfs';
@@ -11,7 +12,8 @@ import { type QueueItem, sendable } from '../upload-queue';
 /**
  * Drop or pick files -> local SHA-256 with progress -> public verify (already notarized: its record, no
  * upload) -> LGPD consent (per file or for the batch) -> upload queue with progress and cancel. Beside the
- * picker, "Import from IPFS": a CID (checked locally), an optional name and the same consent.
+ * picker, "Import from IPFS": a CID (checked locally), an optional name and the same consent; and "Capture a
+ * web page": an http(s) address (checked locally), an optional name and the consent.
  */
 export function Notarize() {
   const { t } = useI18n();
@@ -19,6 +21,7 @@ export function Notarize() {
   const items = useSyncExternalStore(queue.subscribe, queue.snapshot);
   const readerOnly = session?.me.role === 'reader';
   const [ipfsOpen, setIpfsOpen] = useState(false);
+  const [captureOpen, setCaptureOpen] = useState(false);
 
   const pick = async () => {
     try {
@@ -50,14 +53,24 @@ export function Notarize() {
         title={t('notarize.drop')}
         hint={t('notarize.limit')}
         buttonLabel={t('notarize.pick')}
-        secondary={{
-          label: t('ipfs.open'),
-          onClick: () => setIpfsOpen((open) => !open),
-          testId: 'ipfs-open',
-          pressed: ipfsOpen,
-        }}
+        secondary={[
+          {
+            label: t('ipfs.open'),
+            onClick: () => setIpfsOpen((open) => !open),
+            testId: 'ipfs-open',
+            pressed: ipfsOpen,
+          },
+          {
+            label: t('capture.open'),
+            onClick: () => setCaptureOpen((open) => !open),
+            testId: 'capture-open',
+            pressed: captureOpen,
+            icon: 'globe',
+          },
+        ]}
       />
       {ipfsOpen && <ImportIpfs readerOnly={readerOnly} onClose={() => setIpfsOpen(false)} />}
+      {captureOpen && <CaptureWeb readerOnly={readerOnly} onClose={() => setCaptureOpen(false)} />}
       {items.length > 0 && (
         <div className="card queue" data-testid="upload-queue">
           <ul className="queue-list">
@@ -362,6 +375,178 @@ function ImportIpfs({ readerOnly, onClose }: { readerOnly: boolean; onClose: () 
           disabled={!check.ok || busy || readerOnly}
         >
           {busy ? <Spinner /> : <Icon name="notarize" size={16} />} {t('ipfs.submit')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * "Capture a web page": the address is checked as typed (http or https, no credentials: a sentence for each
+ * mistake), the name is optional, and nothing is sent before the consent box is ticked. The server loads
+ * and archives the page, which takes seconds: a spinner until it answers, then the record (serial, the
+ * page's address and its screenshot when the link is a plain http(s) one).
+ */
+function CaptureWeb({ readerOnly, onClose }: { readerOnly: boolean; onClose: () => void }) {
+  const { t } = useI18n();
+  const { bridge, settings } = useApp();
+  const ids = useId();
+  const [url, setUrl] = useState('');
+  const [name, setName] = useState('');
+  const [consent, setConsent] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState<DocumentDto | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const check = captureRequest({ url, name, consent });
+  // The sentence shows once something is typed: an empty field is not yet a mistake.
+  const problem = !check.ok && url.trim() ? captureUrlProblemText(t, check.url) : null;
+  const record = done ? captureRecord(done) : null;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!check.ok || busy || readerOnly) return;
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    try {
+      const doc = await bridge.captureWeb(check.request);
+      setDone(doc);
+      // Consent is per capture: the next one asks again.
+      setUrl('');
+      setName('');
+      setConsent(false);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card ipfs-import" data-testid="capture-web" onSubmit={(e) => void submit(e)}>
+      <div className="section-title">
+        <h2>{t('capture.title')}</h2>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="icon-button"
+          onClick={onClose}
+          title={t('common.close')}
+          aria-label={t('common.close')}
+        >
+          <Icon name="x" size={16} />
+        </button>
+      </div>
+      <p className="muted small">{t('capture.help')}</p>
+      <div className="form-grid">
+        <label className="field" htmlFor={`${ids}-url`}>
+          <span>{t('capture.url')}</span>
+          <input
+            id={`${ids}-url`}
+            type="url"
+            className="cid-input"
+            data-testid="capture-url"
+            value={url}
+            maxLength={8192}
+            spellCheck={false}
+            autoComplete="url"
+            autoCapitalize="off"
+            placeholder={t('capture.urlPlaceholder')}
+            aria-invalid={problem !== null}
+            aria-describedby={`${ids}-url-help`}
+            disabled={busy}
+            onChange={(e) => setUrl(e.target.value)}
+          />
+          <span
+            id={`${ids}-url-help`}
+            className={problem ? 'field-problem' : 'field-hint'}
+            data-testid="capture-url-help"
+          >
+            {problem ?? t('capture.urlHint')}
+          </span>
+        </label>
+        <label className="field" htmlFor={`${ids}-name`}>
+          <span>{t('capture.name')}</span>
+          <input
+            id={`${ids}-name`}
+            data-testid="capture-name"
+            value={name}
+            maxLength={255}
+            placeholder={t('capture.namePlaceholder')}
+            disabled={busy}
+            onChange={(e) => setName(e.target.value)}
+          />
+        </label>
+      </div>
+      <div className="consent">
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            data-testid="capture-consent"
+            checked={consent}
+            disabled={busy}
+            onChange={(e) => setConsent(e.target.checked)}
+          />
+          <span>
+            <strong>{t('capture.consent')}</strong>
+            <span className="consent-text">{t('capture.consentText')}</span>
+          </span>
+        </label>
+      </div>
+      {readerOnly && (
+        <Notice kind="warn">{t('notarize.readerRole', { role: t('tenant.role.reader') })}</Notice>
+      )}
+      {error !== null && (
+        <ErrorNotice error={error} compact headline={captureErrorText(t, error, settings.serverUrl)} />
+      )}
+      {done && record && (
+        <div className="capture-record" data-testid="capture-done">
+          <Notice kind="ok">
+            {t('capture.done', { serial: record.serial })}{' '}
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => navigate({ name: 'document', id: done.id })}
+            >
+              {t('notarize.open')}
+            </button>
+          </Notice>
+          {record.pageUrl && (
+            <p className="small">
+              {t('capture.page')}: <code className="capture-url">{record.pageUrl}</code>
+            </p>
+          )}
+          {record.screenshot ? (
+            <img
+              className="capture-screenshot"
+              data-testid="capture-screenshot"
+              src={record.screenshot}
+              alt={t('capture.screenshot')}
+              referrerPolicy="no-referrer"
+            />
+          ) : (
+            <p className="muted small">{t('capture.noScreenshot')}</p>
+          )}
+        </div>
+      )}
+      <div className="ipfs-import-actions">
+        {busy && (
+          <span className="muted small" role="status" data-testid="capture-busy">
+            <Spinner /> {t('capture.capturing')}
+          </span>
+        )}
+        <span className="spacer" />
+        {!consent && url.trim() !== '' && !problem && (
+          <span className="muted small">{t('notarize.needConsent')}</span>
+        )}
+        <button
+          type="submit"
+          className="button button-primary"
+          data-testid="capture-submit"
+          disabled={!check.ok || busy || readerOnly}
+        >
+          {busy ? <Spinner /> : <Icon name="globe" size={16} />} {t('capture.submit')}
         </button>
       </div>
     </form>
