@@ -236,7 +236,7 @@ describe('desktop client (web build) in Chromium against the real service', () =
     await page.getByRole('link', { name: 'Documentos' }).click();
     const rows = page.getByTestId('document-row');
     await expect.poll(() => rows.count()).toBe(1);
-    const search = page.getByPlaceholder('Buscar por nome, número de série ou hash');
+    const search = page.getByPlaceholder('Buscar por nome, número de série, hash ou CID');
     for (const q of [serial.toLowerCase(), (await sha256sum(UPLOADED)).slice(20, 40), 'tracemonkey']) {
       await search.fill(q);
       await expect.poll(() => rows.count()).toBe(1);
