@@ -1,15 +1,11 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { type SweepReport, sweepOrphanedObjects } from '../domain/documents/orphans';
 import type { ObjectStorage } from '../ports/storage';
+import { type PeriodicJob, startPeriodicJob } from './periodic';
 import type { JobLog } from './reconcile';
 
 /** The periodic orphan sweep (see `startOrphanSweepJob`). */
-export interface OrphanSweepJob {
-  /** Sweeps now (or joins the sweep in progress); undefined when it failed (logged). */
-  runOnce(): Promise<SweepReport | undefined>;
-  /** Stops the timer and waits for a sweep in progress. */
-  stop(): Promise<void>;
-}
+export type OrphanSweepJob = PeriodicJob<SweepReport>;
 
 /**
  * Every `intervalHours` (0: never), removes stored objects no live document references
@@ -23,9 +19,7 @@ export function startOrphanSweepJob(options: {
   intervalHours: number;
   log: JobLog;
 }): OrphanSweepJob {
-  let running: Promise<SweepReport | undefined> | undefined;
-  let stopped = false;
-  const run = async (): Promise<SweepReport | undefined> => {
+  return startPeriodicJob(options.intervalHours * 3600 * 1000, async () => {
     try {
       const report = await sweepOrphanedObjects(options.fork(), options.storage);
       if (report.removed.length + report.incompleteUploads > 0) {
@@ -39,29 +33,5 @@ export function startOrphanSweepJob(options: {
       options.log.error('[storage] orphan sweep failed; retrying at the next interval', e);
       return undefined;
     }
-  };
-  const runOnce = () => {
-    running ??= run().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const timer =
-    options.intervalHours > 0
-      ? setInterval(
-          () => {
-            if (!stopped && !running) void runOnce();
-          },
-          options.intervalHours * 3600 * 1000,
-        )
-      : undefined;
-  timer?.unref();
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      await running;
-    },
-  };
+  });
 }

@@ -3,6 +3,7 @@ import type { Logger } from '@notary/platform/log';
 import { IdentityWebhookDelivery } from '../db/entities';
 import { applyMembershipEvent, type ReconcileSummary, reconcileAll } from '../domain/tenancy/reconcile';
 import type { MembershipEvent, OrganizationDirectory } from '../ports/directory';
+import { type PeriodicJob, startPeriodicJob } from './periodic';
 
 /** Where the jobs report: errors always, summaries only when something changed and `info` is enabled. */
 export interface JobLog {
@@ -30,16 +31,8 @@ export function jobLog(log: Logger): JobLog {
  */
 export const WEBHOOK_DELIVERY_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
-/** The periodic reconcile (see `startReconcileJob`). */
-export interface ReconcileJob {
-  /**
-   * Runs a reconcile now (or joins the one in progress). Resolves with its summary, or undefined when it
-   * failed (the error is logged).
-   */
-  runOnce(): Promise<ReconcileSummary | undefined>;
-  /** Stops the timer and waits for a run in progress. */
-  stop(): Promise<void>;
-}
+/** The periodic reconcile (see `startReconcileJob`): `runOnce` resolves with its summary, undefined on failure. */
+export type ReconcileJob = PeriodicJob<ReconcileSummary>;
 
 /**
  * Every `intervalSeconds` (0: never), reconciles the role table with the provider's memberships
@@ -55,10 +48,7 @@ export function startReconcileJob(options: {
   intervalSeconds: number;
   log: JobLog;
 }): ReconcileJob {
-  let running: Promise<ReconcileSummary | undefined> | undefined;
-  let stopped = false;
-
-  const run = async (): Promise<ReconcileSummary | undefined> => {
+  return startPeriodicJob(options.intervalSeconds * 1000, async (): Promise<ReconcileSummary | undefined> => {
     try {
       const em = options.fork();
       const summary = await reconcileAll(em, options.directory);
@@ -76,31 +66,7 @@ export function startReconcileJob(options: {
       options.log.error('[reconcile] failed; retrying at the next interval', e);
       return undefined;
     }
-  };
-
-  const runOnce = (): Promise<ReconcileSummary | undefined> => {
-    running ??= run().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  const timer =
-    options.intervalSeconds > 0
-      ? setInterval(() => {
-          if (!stopped && !running) void runOnce();
-        }, options.intervalSeconds * 1000)
-      : undefined;
-  timer?.unref();
-
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      await running;
-    },
-  };
+  });
 }
 
 /**
