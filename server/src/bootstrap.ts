@@ -144,6 +144,10 @@ export async function createCore(
       ipfs: createIpfsGateways(config.ipfs),
       rateLimiter,
       invitationMailQuota,
+      verifyEndpoints: {
+        evmRpcUrls: [...config.verifyEndpoints.evmRpcUrls],
+        stacksApiUrls: [...config.verifyEndpoints.stacksApiUrls],
+      },
     };
     // Membership changes made through the provider in this process keep the role table in step.
     const membershipEvents = subscribeMembershipEvents({
@@ -313,6 +317,9 @@ export async function startService(config: Config, options: { log?: Logger } = {
   // The devnets serve real interfaces (issue 16): printed for notary-verify, recorded for `devnet:info`.
   const devnets = anchoring?.devnets;
   if (devnets) {
+    // Announced to verifiers too (`GET /api/onchain/info`): the web verify page asks them from the browser.
+    core.deps.verifyEndpoints.evmRpcUrls.unshift(devnets.evm.rpcUrl);
+    core.deps.verifyEndpoints.stacksApiUrls.unshift(devnets.stacks.url);
     const lines = devnetEndpointLines(devnets);
     for (const line of lines) notary.info(line);
     await recordDevnetEndpoints(config.dataDir, lines).catch((e: unknown) => {

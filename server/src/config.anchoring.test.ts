@@ -47,7 +47,27 @@ describe('anchoring configuration', () => {
       stacksNetwork: 'devnet',
       stacksEnabled: false,
       stacksExplorerTxPrefix: '',
+      verification: { evmRpcUrls: [], stacksApiUrls: [] },
     });
+  });
+
+  it("announces the public verification endpoints given (never the service's own RPC, which may hold a key)", () => {
+    const config = loadConfig({
+      EVM_NETWORK: 'base-sepolia',
+      EVM_RPC_URL: 'https://base-sepolia.example/v2/SECRET-KEY',
+      EVM_PRIVATE_KEY: key,
+      VERIFY_EVM_RPC_URLS: ' https://sepolia.base.org/ , https://base-sepolia-rpc.publicnode.com',
+      VERIFY_STACKS_API_URLS: 'https://api.testnet.hiro.so/',
+    });
+    expect(onchainInfo(config, config.verifyEndpoints).verification).toEqual({
+      evmRpcUrls: ['https://sepolia.base.org', 'https://base-sepolia-rpc.publicnode.com'],
+      stacksApiUrls: ['https://api.testnet.hiro.so'],
+    });
+    expect(JSON.stringify(onchainInfo(config, config.verifyEndpoints))).not.toContain('SECRET-KEY');
+    expect(() => loadConfig({ VERIFY_EVM_RPC_URLS: 'ftp://node.example' })).toThrow(/VERIFY_EVM_RPC_URLS/);
+    expect(() => loadConfig({ VERIFY_STACKS_API_URLS: 'https://user:pw@api.example' })).toThrow(
+      /VERIFY_STACKS_API_URLS/,
+    );
   });
 
   it('Stacks alone: testnet, Hiro explorer', () => {

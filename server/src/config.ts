@@ -45,6 +45,14 @@ function isBaseUrl(value: string): boolean {
   );
 }
 
+/** A comma-separated list of URLs, trimmed, without trailing slashes or empty entries. */
+function urlList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => stripSlash(s.trim()))
+    .filter(Boolean);
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -157,6 +165,16 @@ const EnvSchema = z.object({
     .transform((v) => stripSlash(v.trim()))
     .refine(isBaseUrl, 'an http(s) URL without query or fragment'),
   IPFS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  VERIFY_EVM_RPC_URLS: z
+    .string()
+    .default('')
+    .transform(urlList)
+    .refine((list) => list.every(isBaseUrl), 'comma-separated http(s) URLs without query or fragment'),
+  VERIFY_STACKS_API_URLS: z
+    .string()
+    .default('')
+    .transform(urlList)
+    .refine((list) => list.every(isBaseUrl), 'comma-separated http(s) URLs without query or fragment'),
   REDIS_URL: optionalString.pipe(z.url().optional()),
 });
 
@@ -279,6 +297,14 @@ export interface IpfsConfig {
   timeoutMs: number;
 }
 
+/** Chain endpoints a verifier may ask (issue 16), as `GET /api/onchain/info` announces them. */
+export interface VerifyEndpoints {
+  /** EVM JSON-RPC URLs (no trailing slash). */
+  evmRpcUrls: string[];
+  /** Stacks API base URLs (stacks-core `/v2` and Hiro `/extended`), no trailing slash. */
+  stacksApiUrls: string[];
+}
+
 /** Web capture (issue 15): the browser, the bounds, and the exceptions to the public-addresses-only rule. */
 export interface CaptureSettings {
   /** The Chromium executable (`CHROMIUM_PATH`); when missing the capture route answers 503. */
@@ -354,6 +380,12 @@ export interface Config {
   tsa: TsaConfig | undefined;
   /** Web capture: Chromium, bounds, allowed destinations. */
   capture: CaptureSettings;
+  /**
+   * Public endpoints announced to verifiers (`VERIFY_EVM_RPC_URLS`, `VERIFY_STACKS_API_URLS`; issue 16): the
+   * web verify page asks them, with CORS, from the user's browser. Never the service's own `EVM_RPC_URL` /
+   * `STACKS_API_URL`, which may carry an API key. The devnets' endpoints are added at start (`ANCHORING=devnet`).
+   */
+  verifyEndpoints: VerifyEndpoints;
   /** IPFS import: gateways, public links, timeout. */
   ipfs: IpfsConfig;
 }
@@ -429,6 +461,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowHosts: parseAllowHosts(e.CAPTURE_ALLOW_HOSTS),
       caCertsPath: e.CAPTURE_CA_CERTS === undefined ? undefined : path.resolve(e.CAPTURE_CA_CERTS),
     },
+    verifyEndpoints: { evmRpcUrls: e.VERIFY_EVM_RPC_URLS, stacksApiUrls: e.VERIFY_STACKS_API_URLS },
     ipfs: {
       gateways: e.IPFS_GATEWAYS,
       publicGateway: e.IPFS_PUBLIC_GATEWAY,

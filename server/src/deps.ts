@@ -1,5 +1,5 @@
 import type { Logger } from '@notary/platform/log';
-import type { Config } from './config';
+import type { Config, VerifyEndpoints } from './config';
 import type { Database } from './db';
 import type { AcervoFeedCache } from './domain/acervo/cache';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
@@ -60,4 +60,9 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   /** Team invitation mails per inviter and per organization per hour (`INVITATION_MAIL_LIMITS`). */
   invitationMailQuota: QuotaCounter;
+  /**
+   * Chain endpoints announced to verifiers (`GET /api/onchain/info`, issue 16): the configured public ones,
+   * and the devnets' once they run (`startService` adds them).
+   */
+  verifyEndpoints: VerifyEndpoints;
 }

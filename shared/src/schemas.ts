@@ -120,6 +120,11 @@ export const OnchainInfoSchema = z
     stacksNetwork: z.string(),
     stacksEnabled: z.boolean(),
     stacksExplorerTxPrefix: z.string(),
+    /**
+     * Public endpoints a verifier may ask (issue 16): EVM JSON-RPC URLs and Stacks API base URLs, reachable
+     * with CORS. The web verify page asks them from the browser; `notary-verify --evm-rpc/--stacks-api` too.
+     */
+    verification: z.object({ evmRpcUrls: z.array(z.string()), stacksApiUrls: z.array(z.string()) }),
   })
   .meta({ id: 'OnchainInfo' });
 export type OnchainInfoDto = z.infer<typeof OnchainInfoSchema>;

@@ -87,6 +87,11 @@ describe.each(DATABASE_KINDS)('anchoring on the devnets, %s', (kind) => {
       stacksNetwork: 'devnet',
       stacksEnabled: true,
       stacksExplorerTxPrefix: '',
+      // The devnets' own endpoints, for the verify page and notary-verify (issue 16).
+      verification: {
+        evmRpcUrls: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/)],
+        stacksApiUrls: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/)],
+      },
     });
   });
 

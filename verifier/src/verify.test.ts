@@ -118,6 +118,28 @@ describe('verify without chains', () => {
     expect(changed).toMatchObject({ ok: false, failedAt: 1 });
   });
 
+  it('runs only the requested checks; the others are not run, "not requested"', async () => {
+    const file = new Uint8Array([9, 9]);
+    const receipt = receiptFor(file, {
+      hashing: 'sha256-rfc6962',
+      leafIndex: 0,
+      leafCount: 1,
+      siblings: [],
+      root: sha(file).toString('hex'),
+    });
+    const report = await verify({ file: new Uint8Array([9, 8]), receipt, checks: [2] });
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      [1, 'not-run'],
+      [2, 'passed'],
+      [3, 'not-run'],
+      [4, 'not-run'],
+      [5, 'not-run'],
+      [6, 'not-run'],
+    ]);
+    expect(report.checks[0]?.summary).toBe('not requested');
+    expect(report.ok).toBe(true);
+  });
+
   it('a check with a part that could not run is partial; a contradiction makes it failed', () => {
     const partial = new CheckBuilder(5);
     partial.expect(true, 'signature', 'valid');

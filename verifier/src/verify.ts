@@ -5,7 +5,7 @@ import type { Transport } from './http.ts';
 import { merkleProofHolds, recomputeMerkleRoot } from './merkle.ts';
 import { checkPadesSignature } from './pades.ts';
 import { parseReceipt, type Receipt } from './receipt.ts';
-import { CheckBuilder, type CheckResult, notRun, type VerifyReport } from './report.ts';
+import { CheckBuilder, type CheckId, type CheckResult, notRun, type VerifyReport } from './report.ts';
 import { checkStacks } from './stacks.ts';
 import { checkTimestamp } from './timestamp.ts';
 
@@ -37,6 +37,11 @@ export interface VerifyInput {
   timeoutMs?: number;
   /** The current time (expirations, the chain of a signature without timestamp). Default now. */
   now?: Date;
+  /**
+   * The checks to run, default all six. The others are reported `not-run` ("not requested"): the web verify
+   * page runs 1 to 4, which need no trust anchor.
+   */
+  checks?: readonly CheckId[];
 }
 
 /**
@@ -63,13 +68,20 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   };
   const now = input.now ?? new Date();
   const confirmations = input.confirmations ?? 1;
+  const wanted = new Set<CheckId>(input.checks ?? [1, 2, 3, 4, 5, 6]);
+  const run = (id: CheckId, check: () => Promise<CheckResult>): Promise<CheckResult> =>
+    wanted.has(id) ? check() : Promise.resolve(notRun(id, 'not requested'));
   const checks: CheckResult[] = [
-    await checkFile(receipt, input, attached),
-    await checkMerkle(receipt),
-    await checkEvm(receipt, transport, { endpoints: input.evmRpcUrls ?? [], confirmations, now }),
-    await checkStacks(receipt, transport, { endpoints: input.stacksApiUrls ?? [], confirmations }),
-    await checkTimestamp(receipt, input.tsaCa),
-    await checkPadesSignature(input.certificate, input.trustCa, input.tsaCa, now),
+    await run(1, () => checkFile(receipt, input, attached)),
+    await run(2, () => checkMerkle(receipt)),
+    await run(3, () =>
+      checkEvm(receipt, transport, { endpoints: input.evmRpcUrls ?? [], confirmations, now }),
+    ),
+    await run(4, () =>
+      checkStacks(receipt, transport, { endpoints: input.stacksApiUrls ?? [], confirmations }),
+    ),
+    await run(5, () => checkTimestamp(receipt, input.tsaCa)),
+    await run(6, () => checkPadesSignature(input.certificate, input.trustCa, input.tsaCa, now)),
   ];
   const failed = checks.find((c) => c.status === 'failed');
   return {

@@ -55,6 +55,9 @@ describe('web client at /app/', () => {
     expect(await res.text()).toContain('<title>Notary</title>');
     expect(res.headers.get('content-security-policy')).toBe(WEB_CLIENT_CSP);
     expect(WEB_CLIENT_CSP).not.toContain('unsafe');
+    // Chain endpoints for the verify page (https, or loopback devnets); scripts from this origin only.
+    expect(WEB_CLIENT_CSP).toContain("connect-src 'self' https: http://127.0.0.1:* http://localhost:*");
+    expect(WEB_CLIENT_CSP).toContain("script-src 'self';");
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     expect(res.headers.get('cache-control')).toBe('no-cache');
   });

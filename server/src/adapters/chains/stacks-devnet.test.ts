@@ -56,6 +56,26 @@ describe('Stacks devnet (Clarity VM behind the node API)', () => {
     expect(await (await fetch(`${dev.url}/v2/fees/transfer`)).json()).toBe(1);
   });
 
+  it('answers CORS like the public Stacks APIs (the web verify page reads it from a browser)', async () => {
+    const preflight = await fetch(
+      `${dev.url}/v2/contracts/call-read/${dev.contractId.replace('.', '/')}/get-anchor`,
+      {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'http://127.0.0.1:3000',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      },
+    );
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('content-type');
+    const info = await fetch(`${dev.url}/v2/info`, { headers: { origin: 'http://127.0.0.1:3000' } });
+    expect(info.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('mines a contract call, records the root and reads it back with call-read', async () => {
     const root = 'cd'.repeat(32);
     const tx = await signed(Cl.bufferFromHex(root), 0);

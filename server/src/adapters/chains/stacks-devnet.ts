@@ -151,6 +151,17 @@ export async function startStacksDevnet(options: StacksDevnetOptions = {}): Prom
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // CORS as the public Stacks APIs answer it: the web verify page reads the devnet from the browser.
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, {
+        'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+        'Access-Control-Allow-Headers': 'content-type',
+        'Access-Control-Max-Age': '600',
+      });
+      res.end();
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://devnet');
     const path = url.pathname;
     const parts = path.split('/').filter((p) => p !== '');

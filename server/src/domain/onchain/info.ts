@@ -1,5 +1,5 @@
 import type { OnchainInfoDto } from '@notary/shared';
-import type { Config } from '../../config';
+import type { Config, VerifyEndpoints } from '../../config';
 import { DEVNET_EVM_NETWORK } from '../../ports/chains';
 
 /**
@@ -10,8 +10,14 @@ import { DEVNET_EVM_NETWORK } from '../../ports/chains';
  * - configured: each chain enabled when its variables are set, with its explorer prefixes (EVM
  *   `<explorerTxPrefix>/<0xhash>`, easscan `<attestationScanPrefix>/<uid>`, Stacks
  *   `<stacksExplorerTxPrefix>/0x<txid>?chain=<stacksNetwork>`).
+ * `verification` lists `endpoints` (issue 16: the configured public ones, plus the devnets' when they run;
+ * none when not given, e.g. for the certificate's and the receipt's own use).
  */
-export function onchainInfo(config: Pick<Config, 'anchoring'>): OnchainInfoDto {
+export function onchainInfo(
+  config: Pick<Config, 'anchoring'>,
+  endpoints: VerifyEndpoints = { evmRpcUrls: [], stacksApiUrls: [] },
+): OnchainInfoDto {
+  const verification = { evmRpcUrls: [...endpoints.evmRpcUrls], stacksApiUrls: [...endpoints.stacksApiUrls] };
   const a = config.anchoring;
   if (a.mode !== 'configured') {
     const on = a.mode === 'devnet';
@@ -23,6 +29,7 @@ export function onchainInfo(config: Pick<Config, 'anchoring'>): OnchainInfoDto {
       stacksNetwork: 'devnet',
       stacksEnabled: on,
       stacksExplorerTxPrefix: '',
+      verification,
     };
   }
   return {
@@ -34,5 +41,6 @@ export function onchainInfo(config: Pick<Config, 'anchoring'>): OnchainInfoDto {
     stacksNetwork: a.stacks?.network ?? 'devnet',
     stacksEnabled: a.stacks !== undefined,
     stacksExplorerTxPrefix: a.stacks?.explorerTxPrefix ?? '',
+    verification,
   };
 }
