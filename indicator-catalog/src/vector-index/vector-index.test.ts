@@ -123,6 +123,91 @@ describe.each(backends)('vector index: $name', (backend) => {
   });
 });
 
+/** The reference: a plain dot-product loop over every allowed point and a stable sort, best first. */
+function bruteForce(
+  points: ReadonlyMap<string, VectorPoint>,
+  order: readonly string[],
+  query: Float32Array,
+  limit: number,
+  providerSlugs?: readonly string[],
+): [string, number][] {
+  const scored = order
+    .map((id) => points.get(id) as VectorPoint)
+    .filter((p) => !providerSlugs || providerSlugs.includes(p.payload.providerSlug))
+    .map((p): [string, number] => {
+      let dot = 0;
+      for (let i = 0; i < query.length; i++) dot += (p.vector[i] as number) * (query[i] as number);
+      return [p.id, Math.fround(dot)];
+    });
+  return scored.sort((a, b) => b[1] - a[1]).slice(0, limit);
+}
+
+describe('embedded index: exact search', () => {
+  it('answers what a plain dot-product loop answers (sparse and dense queries, after growth, removals, replacements and a reopen)', async () => {
+    const dir = path.join(tempDir, 'exact');
+    const index = new EmbeddedVectorIndex({ dimensions: DIMS, dir });
+    await index.init();
+    // Past the initial capacity (1,024 points), so that the matrix is regrown once.
+    const points = new Map<string, VectorPoint>();
+    let order: string[] = [];
+    const put = (p: VectorPoint) => {
+      if (!points.has(p.id)) order.push(p.id);
+      points.set(p.id, p);
+    };
+    for (let i = 0; i < 2100; i++) {
+      put(point(i % 3 === 0 ? 'b' : 'a', `I${i}`, `indicador ${i % 700} de ${TEXTS[i % 5]?.[1]}`));
+    }
+    await index.upsert([...points.values()]);
+    // Swap-removal moves the last points into the freed slots: the reference follows the same slot order.
+    const removed = ['I5', 'I6', 'I1000', 'I2099'].map((id, k) => pointId(k % 2 === 0 ? 'a' : 'b', id));
+    await index.remove(removed.filter((id) => points.has(id)));
+    for (const id of removed) {
+      if (!points.has(id)) continue;
+      const slot = order.indexOf(id);
+      const last = order.pop() as string;
+      if (last !== id) order[slot] = last;
+      points.delete(id);
+    }
+    const replaced = point('a', 'I1', 'Taxa de mortalidade infantil', 'h2');
+    await index.upsert([replaced]);
+    put(replaced);
+
+    let dense = new Float32Array(DIMS).map((_, i) => Math.sin(i * 12.9898) * 0.5);
+    const norm = Math.hypot(...dense);
+    dense = dense.map((x) => x / norm);
+    const queries = [
+      embedder.embedOne('mortalidade de crianças'),
+      embedder.embedOne('indicador 42'),
+      dense,
+      new Float32Array(DIMS),
+    ];
+    const check = async (target: EmbeddedVectorIndex) => {
+      for (const q of queries) {
+        for (const [limit, slugs] of [
+          [10, undefined],
+          [50, ['b']],
+          [3000, undefined],
+        ] as const) {
+          const hits = await target.query(q, { limit, ...(slugs ? { providerSlugs: slugs } : {}) });
+          expect(hits.map((h) => [h.id, h.score])).toEqual(bruteForce(points, order, q, limit, slugs));
+        }
+      }
+    };
+    await check(index);
+    await index.close();
+
+    // The file holds the same points in the same slots.
+    const reopened = new EmbeddedVectorIndex({ dimensions: DIMS, dir });
+    await reopened.init();
+    expect(await reopened.count()).toBe(points.size);
+    await check(reopened);
+    expect(await reopened.query(dense, { limit: 0 })).toEqual([]);
+    await expect(reopened.query(new Float32Array(3), { limit: 1 })).rejects.toThrow(/dimensions/);
+    order = [];
+    await reopened.close();
+  });
+});
+
 describe('embedded index persistence', () => {
   it('survives a reopen (atomic file write) and refuses a second process on the same directory', async () => {
     const dir = path.join(tempDir, 'persist');
