@@ -8,7 +8,8 @@
  * Screenshots of the main screens go to `test/e2e/screenshots/` (git-ignored).
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -42,6 +43,9 @@ describe('desktop client (web build) in Chromium against the real service', () =
   const email = freshEmail('tabeliao');
   let documentId = '';
   let serial = '';
+  /** Where the test keeps the saved certificate and a tampered copy of the file. */
+  let workDir = '';
+  let certificatePath = '';
   const pageErrors: string[] = [];
   /** Console errors other than the expected 401 of `/api/auth/token` while signed out (CSP violations...). */
   const consoleErrors: string[] = [];
@@ -49,6 +53,7 @@ describe('desktop client (web build) in Chromium against the real service', () =
   beforeAll(async () => {
     await rm(SCREENSHOTS, { recursive: true, force: true });
     await mkdir(SCREENSHOTS, { recursive: true });
+    workDir = await mkdtemp(path.join(os.tmpdir(), 'desktop-web-'));
     pki = await createTestPki();
     tsa = await startTestTsa(pki);
     t = await startTestService('pglite', {
@@ -102,6 +107,7 @@ describe('desktop client (web build) in Chromium against the real service', () =
     await t?.close();
     await tsa?.stop();
     await pki?.dispose();
+    if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
   it('signs in with the e-mail code read from the development mailbox (Portuguese by default)', async () => {
@@ -175,6 +181,8 @@ describe('desktop client (web build) in Chromium against the real service', () =
     const pdf = await readFile((await cert.path()) ?? '');
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(pdf.includes(Buffer.from('/ETSI.CAdES.detached'))).toBe(true);
+    certificatePath = path.join(workDir, `certificado-${serial}.pdf`);
+    await cert.saveAs(certificatePath);
     await expect
       .poll(() => page.getByTestId('certificate-result').textContent())
       .toContain('assinado pelo serviço');
@@ -302,6 +310,65 @@ describe('desktop client (web build) in Chromium against the real service', () =
     await expect.poll(() => result.getAttribute('data-found')).toBe('true');
     expect(await pub.getByTestId('verify-serial').textContent()).toBe(serial);
     await shot(pub, '10-verify-public');
+    await anonymous.close();
+  });
+
+  it('checks a file against its certificate in the browser (checks 1 to 4 on the devnets): match, then a tampered file', async () => {
+    const anonymous = await browser.newContext({ locale: 'pt-BR', viewport: { width: 1360, height: 1400 } });
+    const pub = await anonymous.newPage();
+    pub.on('pageerror', (e) => pageErrors.push(e.message));
+    pub.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 401/.test(m.text())) consoleErrors.push(m.text());
+    });
+    pub.setDefaultTimeout(30_000);
+    await pub.goto(`${url}/app/`);
+    await pub.getByRole('button', { name: 'Verificar um arquivo sem entrar' }).click();
+    const panel = pub.getByTestId('certificate-check-panel');
+    // The endpoints the service announces (GET /api/onchain/info): the devnets' own, on loopback.
+    await panel.getByText('Endpoints das blockchains').click();
+    await expect
+      .poll(() => panel.getByTestId('endpoints-evm').inputValue())
+      .toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await panel.getByTestId('endpoints-stacks').inputValue()).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const pickInto = async (zone: string, button: string, file: string) => {
+      const chooser = pub.waitForEvent('filechooser');
+      await pub.getByTestId(zone).getByRole('button', { name: button }).click();
+      await (await chooser).setFiles(file);
+    };
+    await pickInto('verify-dropzone', 'Escolher arquivo', UPLOADED);
+    await pickInto('certificate-dropzone', 'Escolher certificado', certificatePath);
+    const report = pub.getByTestId('certificate-check');
+    await expect.poll(() => report.getAttribute('data-ok'), { timeout: 30_000 }).toBe('true');
+    for (const id of [1, 2, 3, 4]) {
+      expect(await pub.getByTestId(`check-${id}`).getAttribute('data-status')).toBe('passed');
+    }
+    expect(await report.textContent()).toContain('A prova confere');
+    expect(await pub.getByTestId('check-3').textContent()).toContain('Atestação EVM (EAS)');
+    expect(await pub.getByTestId('verify-result').getAttribute('data-found')).toBe('true');
+    await shot(pub, '10b-verify-certificate-match');
+
+    // The same file with one byte changed: no record, and check 1 fails while the proof itself still holds.
+    const bytes = await readFile(UPLOADED);
+    const middle = Math.floor(bytes.length / 2);
+    bytes[middle] = (bytes[middle] ?? 0) ^ 0x01;
+    const tampered = path.join(workDir, 'tracemonkey.pdf');
+    await writeFile(tampered, bytes);
+    await pickInto('verify-dropzone', 'Escolher arquivo', tampered);
+    await expect.poll(() => report.getAttribute('data-failed-at'), { timeout: 30_000 }).toBe('1');
+    expect(await report.getAttribute('data-ok')).toBe('false');
+    expect(await pub.getByTestId('check-1').getAttribute('data-status')).toBe('failed');
+    for (const id of [2, 3, 4]) {
+      expect(await pub.getByTestId(`check-${id}`).getAttribute('data-status')).toBe('passed');
+    }
+    expect(await report.textContent()).toContain('A prova não confere (verificação 1)');
+    await expect.poll(() => pub.getByTestId('verify-result').getAttribute('data-found')).toBe('false');
+    await shot(pub, '10c-verify-certificate-tampered');
+
+    // A PDF without a receipt is said so, not reported as a failed proof.
+    await pickInto('certificate-dropzone', 'Escolher certificado', OTHER);
+    await pub.getByTestId('certificate-unreadable').waitFor();
+    expect(await pub.getByTestId('certificate-unreadable').textContent()).toContain('receipt.json');
     await anonymous.close();
   });
 

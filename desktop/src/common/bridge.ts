@@ -15,6 +15,7 @@ import type {
   PublicDocumentDto,
   VerifyByHashDto,
 } from '@notary/shared';
+import type { CertificateCheck, ChainEndpoints } from './certificate-check';
 
 export type Language = 'pt' | 'en';
 
@@ -146,6 +147,18 @@ export interface Bridge {
   captureWeb(request: WebCaptureRequest): Promise<DocumentDto>;
 
   publicVerify(hash: string): Promise<VerifyByHashDto>;
+  /**
+   * Checks 1 to 4 of `notary-verify` (issue 16) on a local file against a local certificate PDF: its SHA-256,
+   * the Merkle proof of the certificate's `receipt.json`, the EAS attestation and the Stacks anchor, read from
+   * `endpoints` (each asked; they must agree), never from the service. Runs in the page (web) or in main
+   * (Electron). Rejects with `too-large` past 250 MB, `file` when a file cannot be read, `invalid-input` for
+   * an endpoint refused by `endpointProblem`; an unreadable certificate is a result (`no-receipt`), not an error.
+   */
+  checkCertificate(
+    fileId: string,
+    certificateId: string,
+    endpoints: ChainEndpoints,
+  ): Promise<CertificateCheck>;
   publicDocument(serial: string): Promise<PublicDocumentDto>;
   onchainInfo(): Promise<OnchainInfoDto>;
   listDocuments(): Promise<DocumentDto[]>;

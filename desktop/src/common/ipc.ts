@@ -26,6 +26,7 @@ import type {
   SessionState,
   WebCaptureRequest,
 } from './bridge';
+import type { CertificateCheck, ChainEndpoints } from './certificate-check';
 import type { ClientErrorData } from './errors';
 
 /** Invoke channels (renderer -> main, with an answer). */
@@ -45,6 +46,7 @@ export const CHANNELS = {
   filesUpload: 'files:upload',
   jobsCancel: 'jobs:cancel',
   publicVerify: 'public:verify',
+  publicCheckCertificate: 'public:check-certificate',
   publicDocument: 'public:document',
   onchainInfo: 'public:onchain-info',
   documentsList: 'documents:list',
@@ -92,6 +94,10 @@ export interface IpcContract {
   'files:upload': { input: { fileId: string; jobId: string; consent: true }; output: DocumentDto };
   'jobs:cancel': { input: { jobId: string }; output: null };
   'public:verify': { input: { hash: string }; output: VerifyByHashDto };
+  'public:check-certificate': {
+    input: { fileId: string; certificateId: string; endpoints: ChainEndpoints };
+    output: CertificateCheck;
+  };
   'public:document': { input: { serial: string }; output: PublicDocumentDto };
   'public:onchain-info': { input: undefined; output: OnchainInfoDto };
   'documents:list': { input: undefined; output: DocumentDto[] };

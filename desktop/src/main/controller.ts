@@ -1,8 +1,13 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DocumentSchema, type OnchainInfoDto } from '@notary/shared';
 import { type BrowserWindow, dialog, shell } from 'electron';
 import type { SavedFile, SessionState } from '../common/bridge';
+import {
+  checkAgainstCertificate,
+  MAX_CERTIFICATE_BYTES,
+  MAX_CHECKED_FILE_BYTES,
+} from '../common/certificate-check';
 import { type BinaryFile, NotaryClient } from '../common/client';
 import { ClientError, isClientError } from '../common/errors';
 import { EVENTS, type ProgressEvent } from '../common/ipc';
@@ -225,6 +230,19 @@ export class MainController {
         return null;
       },
       'public:verify': async ({ hash }) => (await this.client()).publicVerify(hash.toLowerCase()),
+      'public:check-certificate': async ({ fileId, certificateId, endpoints }) => {
+        const file = this.files.get(fileId);
+        const certificate = this.files.get(certificateId);
+        if (file.size > MAX_CHECKED_FILE_BYTES || certificate.size > MAX_CERTIFICATE_BYTES) {
+          throw new ClientError({ kind: 'too-large', message: 'The file exceeds the 250 MB limit' });
+        }
+        const [fileBytes, certificateBytes] = await Promise.all([
+          readLocal(file.path),
+          readLocal(certificate.path),
+        ]);
+        // Here in main, as every request: the renderer's CSP allows it none.
+        return checkAgainstCertificate(fileBytes, certificateBytes, endpoints);
+      },
       'public:document': async ({ serial }) => (await this.client()).publicDocument(serial.trim()),
       'public:onchain-info': async () => this.rememberPrefixes(await (await this.client()).onchainInfo()),
       'documents:list': async () => (await this.client()).listDocuments(),
@@ -272,5 +290,14 @@ export class MainController {
         return null;
       },
     };
+  }
+}
+
+/** A registered file's bytes. @throws ClientError `file` when it can no longer be read. */
+async function readLocal(filePath: string): Promise<Uint8Array> {
+  try {
+    return await readFile(filePath);
+  } catch (e) {
+    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${(e as Error).message}` });
   }
 }

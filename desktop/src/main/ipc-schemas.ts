@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { isCaptureUrl, MAX_CAPTURE_URL_LENGTH } from '../common/capture-url';
+import { endpointProblem, MAX_ENDPOINTS } from '../common/certificate-check';
 import { isBareCid, MAX_CID_LENGTH } from '../common/cid';
 import type { Channel, IpcContract } from '../common/ipc';
 
@@ -56,6 +57,11 @@ const HttpUrl = z
       return false;
     }
   }, 'must be an http(s) URL without credentials');
+/** A chain endpoint the user may enter (`common/certificate-check.ts`): https, or http on loopback. */
+const ChainEndpoint = z
+  .string()
+  .max(2048)
+  .refine((s) => endpointProblem(s) === null, 'must be an https URL (http only on loopback), no credentials');
 /** A path from `webUtils.getPathForFile`: absolute, normalized, bounded. */
 export const LocalPath = z
   .string()
@@ -82,6 +88,14 @@ export const IPC_SCHEMAS = {
   'files:upload': z.strictObject({ fileId: LocalId, jobId: LocalId, consent: z.literal(true) }),
   'jobs:cancel': z.strictObject({ jobId: LocalId }),
   'public:verify': z.strictObject({ hash: Sha256 }),
+  'public:check-certificate': z.strictObject({
+    fileId: LocalId,
+    certificateId: LocalId,
+    endpoints: z.strictObject({
+      evmRpcUrls: z.array(ChainEndpoint).max(MAX_ENDPOINTS),
+      stacksApiUrls: z.array(ChainEndpoint).max(MAX_ENDPOINTS),
+    }),
+  }),
   'public:document': z.strictObject({ serial: Serial }),
   'public:onchain-info': z.undefined(),
   'documents:list': z.undefined(),

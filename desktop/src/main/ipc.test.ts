@@ -55,6 +55,11 @@ const VALID: Record<Channel, unknown> = {
   'files:upload': { fileId: UUID, jobId: UUID, consent: true },
   'jobs:cancel': { jobId: UUID },
   'public:verify': { hash: HASH },
+  'public:check-certificate': {
+    fileId: UUID,
+    certificateId: UUID,
+    endpoints: { evmRpcUrls: ['http://127.0.0.1:8545'], stacksApiUrls: ['https://api.testnet.hiro.so'] },
+  },
   'public:document': { serial: 'CARTORIO-7K2M9Q4XTB' },
   'public:onchain-info': undefined,
   'documents:list': undefined,
@@ -120,6 +125,47 @@ const HOSTILE: [string, Channel, unknown[]][] = [
   ['an empty document name', 'documents:import-ipfs', [{ cid: CID, fileName: '', consent: true }]],
   ['a name with a newline', 'documents:import-ipfs', [{ cid: CID, fileName: 'a\nb', consent: true }]],
   ['an extra key in an import', 'documents:import-ipfs', [{ cid: CID, consent: true, orgId: 'x' }]],
+  [
+    'a plain-http chain endpoint beyond loopback (answers could be altered on the way)',
+    'public:check-certificate',
+    [
+      {
+        fileId: UUID,
+        certificateId: UUID,
+        endpoints: { evmRpcUrls: ['http://rpc.example'], stacksApiUrls: [] },
+      },
+    ],
+  ],
+  [
+    'a chain endpoint with credentials',
+    'public:check-certificate',
+    [
+      {
+        fileId: UUID,
+        certificateId: UUID,
+        endpoints: { evmRpcUrls: [], stacksApiUrls: ['https://u:p@api.example'] },
+      },
+    ],
+  ],
+  [
+    'nine endpoints for one chain',
+    'public:check-certificate',
+    [
+      {
+        fileId: UUID,
+        certificateId: UUID,
+        endpoints: {
+          evmRpcUrls: Array.from({ length: 9 }, (_, i) => `https://rpc${i}.example`),
+          stacksApiUrls: [],
+        },
+      },
+    ],
+  ],
+  [
+    'a certificate named by path',
+    'public:check-certificate',
+    [{ fileId: UUID, certificateId: '/etc/passwd', endpoints: { evmRpcUrls: [], stacksApiUrls: [] } }],
+  ],
   ['a capture without consent', 'documents:capture-web', [{ url: 'https://example.com', consent: false }]],
   ['a file: URL to capture', 'documents:capture-web', [{ url: 'file:///etc/passwd', consent: true }]],
   ['a javascript: URL to capture', 'documents:capture-web', [{ url: 'javascript:alert(1)', consent: true }]],

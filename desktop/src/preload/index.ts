@@ -30,6 +30,7 @@ const api: PreloadApi = {
   filesUpload: invoke(CHANNELS.filesUpload),
   jobsCancel: invoke(CHANNELS.jobsCancel),
   publicVerify: invoke(CHANNELS.publicVerify),
+  publicCheckCertificate: invoke(CHANNELS.publicCheckCertificate),
   publicDocument: invoke(CHANNELS.publicDocument),
   onchainInfo: invoke(CHANNELS.onchainInfo),
   documentsList: invoke(CHANNELS.documentsList),

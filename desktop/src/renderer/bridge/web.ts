@@ -8,6 +8,13 @@ import type {
   SessionState,
 } from '../../common/bridge';
 import { isCaptureUrl } from '../../common/capture-url';
+import {
+  type ChainEndpoints,
+  checkAgainstCertificate,
+  endpointProblem,
+  MAX_CERTIFICATE_BYTES,
+  MAX_CHECKED_FILE_BYTES,
+} from '../../common/certificate-check';
 import { isBareCid } from '../../common/cid';
 import { NotaryClient } from '../../common/client';
 import { ClientError, errorFromResponse, isClientError, offlineError } from '../../common/errors';
@@ -96,6 +103,15 @@ function downloadBytes(bytes: Uint8Array, fileName: string, type: string): void 
  * page's own server; the session token stays in the server's HttpOnly cookie and the JWT in memory; files are
  * hashed here (WebCrypto / @noble/hashes) and uploaded with XHR; saves are browser downloads.
  */
+/** The bytes of a picked or dropped file. @throws ClientError `file` when the browser cannot read it. */
+async function readBlob(blob: Blob): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await blob.arrayBuffer());
+  } catch (e) {
+    throw new ClientError({ kind: 'file', message: `Cannot read the file: ${String(e)}` });
+  }
+}
+
 export function webBridge(): Bridge {
   const serverUrl = serverUrlFor(window.location);
   const expiredListeners = new Set<() => void>();
@@ -209,6 +225,23 @@ export function webBridge(): Bridge {
       }),
     cancel: async (jobId) => jobs.get(jobId)?.abort(),
     publicVerify: (hash) => client.publicVerify(hash.toLowerCase()),
+    checkCertificate: async (fileId, certificateId, endpoints: ChainEndpoints) => {
+      // The same checks as Electron main's IPC schema.
+      const urls = [...endpoints.evmRpcUrls, ...endpoints.stacksApiUrls];
+      if (urls.some((u) => endpointProblem(u) !== null)) {
+        throw new ClientError({
+          kind: 'invalid-input',
+          message: 'An endpoint is not https (or loopback http)',
+        });
+      }
+      const file = fileById(fileId);
+      const certificate = fileById(certificateId);
+      if (file.size > MAX_CHECKED_FILE_BYTES || certificate.size > MAX_CERTIFICATE_BYTES) {
+        throw new ClientError({ kind: 'too-large', message: 'The file exceeds the 250 MB limit' });
+      }
+      const [fileBytes, certificateBytes] = await Promise.all([readBlob(file), readBlob(certificate)]);
+      return checkAgainstCertificate(fileBytes, certificateBytes, endpoints);
+    },
     publicDocument: (serial) => client.publicDocument(serial.trim()),
     onchainInfo: () => client.onchainInfo(),
     listDocuments: () => client.listDocuments(),

@@ -15,6 +15,7 @@ import {
   ProgressBar,
   StatusBadge,
 } from '../ui';
+import { CertificateCheckPanel } from './CertificateCheck';
 
 type Outcome =
   | { kind: 'found'; doc: PublicDocumentDto; fileName: string | null }
@@ -22,7 +23,8 @@ type Outcome =
 
 /**
  * Public verification, no sign-in (spec: GET /api/public/verify and /api/public/documents/:serial): a file is
- * hashed here and looked up by hash, or a serial number is looked up; the public projection is shown.
+ * hashed here and looked up by hash, or a serial number is looked up; the public projection is shown. With
+ * the certificate too, checks 1 to 4 of `notary-verify` run on this side against chain endpoints (issue 16).
  */
 export function Verify() {
   const { t } = useI18n();
@@ -31,10 +33,12 @@ export function Verify() {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [serial, setSerial] = useState('');
+  const [chosen, setChosen] = useState<LocalFile | null>(null);
 
   const verifyFiles = async (files: LocalFile[]) => {
     const file = files[0];
     if (!file) return;
+    setChosen(file);
     setOutcome(null);
     setError(null);
     setProgress(0);
@@ -122,6 +126,7 @@ export function Verify() {
         </div>
       )}
       {outcome?.kind === 'found' && <PublicRecord doc={outcome.doc} fileName={outcome.fileName} />}
+      <CertificateCheckPanel file={chosen} />
     </div>
   );
 }
