@@ -97,6 +97,6 @@ export function httpErrors(options: HttpErrorOptions): HttpErrors {
 
 /** The request's logger (`requestLogging`); an app without it (a bare test app) logs nothing. */
 function requestLog(res: Response): Logger {
-  // Typed as always there by pino-http's augmentation of IncomingMessage, which holds only behind it.
+  // Typed as always there by requestLogging's augmentation of IncomingMessage, which holds only behind it.
   return (res.req as { log?: Logger } | undefined)?.log ?? silentLogger;
 }

@@ -6,12 +6,14 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { AppDeps } from '../deps';
 import { createContext } from '../trpc/context';
 import { appRouter } from '../trpc/router';
+import { PUBLIC_VERIFY_PATH } from '../trpc/routers/public/verify';
 import { certificateRoute, timestampRoute } from './certificates';
 import { corsPolicy } from './cors';
 import { errorHandler, sendError, toAppError } from './errors';
 import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook';
 import { rejectNulBytes } from './input';
 import { buildOpenApiDocument } from './openapi';
+import { publicVerifyRoute } from './public-verify';
 import { rateLimited } from './rate-limit';
 import { publicRoute } from './route';
 import { uploadRoute } from './upload';
@@ -47,6 +49,8 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   app.use('/app', webClientRouter());
   // The service's own origin (PUBLIC_URL, or the computed one) is always allowed: the web client at /app/.
   app.use(corsPolicy(deps.config.allowedOrigins, () => deps.publicUrl));
+  // The busiest public route, ahead of the routes and parsers it does not use (issue 17: public-verify.ts).
+  app.get(PUBLIC_VERIFY_PATH, rejectNulBytes, publicVerifyRoute(deps));
 
   // Before any body parser: these read the raw request themselves.
   if (options.authHandler) app.all('/api/auth/{*rest}', options.authHandler);

@@ -21,6 +21,7 @@ import { TENANT_FILTER } from '../tenancy/scope';
 import { screenshotUrl, toDocumentDto, toPublicDto } from './projection';
 import { lockAndAssertStorageRoom } from './quota';
 import { newSerialNumber } from './serial';
+import type { PublicVerifyCache } from './verify-cache';
 
 /**
  * A file whose bytes were read and hashed (and, unless the record is reference-only, stored), ready to be
@@ -272,6 +273,20 @@ export async function compareHash(
 export async function verifyByHash(em: EntityManager, sha256Hash: string): Promise<VerifyByHashDto> {
   const doc = await em.findOne(Document, { sha256Hash }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   return doc ? { found: true, document: toPublicDto(doc) } : { found: false };
+}
+
+/**
+ * `verifyByHash` through the public verify cache: a positive answer from memory for up to 60 s (spec, Limits;
+ * dropped on every instance when its document is LGPD-deleted), a negative one always from the database, so a
+ * fresh upload is never hidden. What both faces of `GET /api/public/verify` answer: the `public.verify`
+ * procedure (tRPC, REST binder) and the HTTP fast route (`http/public-verify.ts`). `em` is called on a miss only.
+ */
+export function verifyByHashCached(
+  cache: PublicVerifyCache,
+  em: () => EntityManager,
+  sha256Hash: string,
+): Promise<VerifyByHashDto> {
+  return cache.get(sha256Hash, (hash) => verifyByHash(em(), hash));
 }
 
 /** `GET /api/public/documents/:serial`. @throws AppError NOT_FOUND for an unknown serial. */

@@ -1,0 +1,48 @@
+import { bearerFrom } from '@notary/platform/trpc/context';
+import type { RequestHandler } from 'express';
+import type { AppDeps } from '../deps';
+import { verifyByHashCached } from '../domain/documents/service';
+import {
+  PUBLIC_VERIFY_RATE_LIMIT,
+  PublicVerifyInput,
+  publicVerifyCacheControl,
+} from '../trpc/routers/public/verify';
+import { sendError } from './errors';
+import { enforceRateLimit } from './rate-limit';
+
+/**
+ * `GET /api/public/verify?hash=` (spec: public verification), served without the tRPC caller: the busiest
+ * public route, where the caller's per-request work (a proxy per call, a context object spread at each of
+ * four middlewares, output validation) cost more than the cached answer itself (issue 17, profiled with
+ * `--cpu-prof`). It answers exactly what the `public.verify` procedure answers, which stays the route of the
+ * tRPC face and of the OpenAPI document: the same limits (`global` and `publicVerify`, counted before the
+ * input is validated, as the procedure's middleware does), the same input schema, the same domain function
+ * and cache (`verifyByHashCached`), the same `Cache-Control`, the same error table (`sendError`: 400 for a
+ * malformed hash, 429 over a limit). Statuses: 200 `{found, document?}`; 400; 429.
+ * Mount it after request logging, the security headers and CORS, behind `rejectNulBytes`.
+ */
+export function publicVerifyRoute(deps: AppDeps): RequestHandler {
+  const limits = ['global', PUBLIC_VERIFY_RATE_LIMIT] as const;
+  const fork = () => deps.db.fork();
+  return async (req, res) => {
+    try {
+      // With the limits off (an operator's RATE_LIMITS=off) there is nothing to wait for.
+      if (deps.rateLimiter.enabled) {
+        await enforceRateLimit(
+          deps,
+          { bearer: bearerFrom(req.headers.authorization), ip: req.ip ?? null },
+          limits,
+          (name, value) => {
+            if (!res.headersSent) res.setHeader(name, value);
+          },
+        );
+      }
+      const { hash } = PublicVerifyInput.parse({ ...req.query });
+      const answer = await verifyByHashCached(deps.verifyCache, fork, hash);
+      res.setHeader('Cache-Control', publicVerifyCacheControl(answer));
+      res.json(answer);
+    } catch (e) {
+      sendError(res, e);
+    }
+  };
+}
