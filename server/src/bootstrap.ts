@@ -299,9 +299,12 @@ export async function startService(config: Config, options: { log?: Logger } = {
       queue = await startJobQueue(core.db, config.databaseUrl, {
         onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, '[jobs] pg-boss error'),
       });
-      await queue.registerAnchoring(async () => {
-        await runner.triggerCollection();
-      }, config.anchoring.batchSeconds);
+      // The document that makes ANCHOR_BATCH_MAX pending requests a collection at once (issue 17).
+      await queue.registerAnchoring(
+        () => runner.triggerCollection(),
+        config.anchoring.batchSeconds,
+        config.anchoring.batchMax,
+      );
       jobs = queue;
     }
   } catch (e) {

@@ -4,14 +4,20 @@ import type { HardhatDevnet } from '../adapters/chains/hardhat-devnet';
 import type { StacksDevnet } from '../adapters/chains/stacks-devnet';
 import type { AnchoringConfig } from '../config';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
-import { AnchorWorker, collectBatch, type WorkerOptions } from '../domain/anchoring/pipeline';
+import { AnchorWorker, type CutRule, collectBatch, type WorkerOptions } from '../domain/anchoring/pipeline';
 import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../ports/chains';
 import type { JobLog } from './reconcile';
 
 /**
  * The anchoring runner (issue 4): builds the chains from configuration, collects pending documents into
- * batches on a timer (`triggerCollection`, also what the pg-boss collection job calls), and runs one
- * `AnchorWorker` per chain (its own loop is the pipeline's sweep: every due row is re-driven).
+ * batches (`triggerCollection`: what the pg-boss collection job calls, a periodic sweep, and a timer set for
+ * the instant a waiting partial batch becomes due), and runs one `AnchorWorker` per chain (its own loop is the
+ * pipeline's sweep: every due row is re-driven).
+ *
+ * Every collection follows one rule (issue 17, `CutRule`): a batch is cut when `ANCHOR_BATCH_MAX` documents
+ * are pending, or when the uploads have paused for `ANCHOR_BATCH_SECONDS` (its newest document has waited the
+ * window), or when its oldest document has waited `BATCH_MAX_WAIT_WINDOWS` windows; a partial batch not yet
+ * due stays pending. A burst of uploads is thus cut by count, not split by the clock.
  *
  * - `devnet`: starts the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract
  *   deployed) and anchors on them. Both are fresh chains on every start, so anchoring records left in the
@@ -21,6 +27,26 @@ import type { JobLog } from './reconcile';
  *   (`ensureSchema`, before any nonce is read); while the node is unreachable this is retried with backoff
  *   (logged) and the EVM worker starts once it succeeds; Stacks starts at once.
  */
+
+/**
+ * The longest a document waits for its batch, in batch windows (`CutRule.maxWaitMs`): uploads that never pause
+ * for a whole window are still cut this often. A burst of `ANCHOR_BATCH_MAX` documents lasting up to about
+ * twice that long takes at most 2 batches.
+ */
+export const BATCH_MAX_WAIT_WINDOWS = 5;
+
+/** What one `triggerCollection` did. */
+export interface CollectionOutcome {
+  /** Documents put into batches. */
+  batched: number;
+  /**
+   * Unbatched pending documents left for a later cut (a partial batch not yet due, as far as this collection
+   * could see: rows another collection held are not counted); undefined after a failed collection.
+   */
+  pending: number | undefined;
+  /** When the partial batch left pending becomes due (a collection is scheduled then); else undefined. */
+  dueAt: Date | undefined;
+}
 
 /** Worker tuning per mode (see `WorkerOptions`): the devnets mine at once, real networks take seconds. */
 const DEVNET_WORKER = {
@@ -47,12 +73,13 @@ export interface AnchoringRunner {
   /** The in-process devnets (`devnet` mode only): tests read attestations back through their RPC. */
   readonly devnets: { evm: HardhatDevnet; stacks: StacksDevnet } | undefined;
   /**
-   * Collects now: batches of at most `batchMax` pending documents until none is left, then wakes the workers.
-   * Runs never overlap: a call during a run is served by one more run right after it (a document committed
-   * meanwhile is not missed). Resolves with the number of documents batched; never rejects (errors are logged
-   * and the next trigger retries).
+   * Collects now under the cut rule (module comment): full batches of `batchMax` documents while there are
+   * that many, then the partial rest if it is due, then wakes the workers. A partial batch not yet due stays
+   * pending and a collection is scheduled for when it becomes due. Runs never overlap: a call during a run is
+   * served by one more run right after it (a document committed meanwhile is not missed). Never rejects
+   * (errors are logged and the next trigger retries).
    */
-  triggerCollection(): Promise<number>;
+  triggerCollection(): Promise<CollectionOutcome>;
   /** Stops the timer and the workers (waiting for their step in progress), then the devnets. */
   stop(): Promise<void>;
 }
@@ -62,11 +89,13 @@ export interface StartAnchoringOptions {
   fork: () => EntityManager;
   log: JobLog;
   /**
-   * Seconds between two sweeps that batch whatever is pending. Default `config.batchSeconds`, for when nothing
-   * else triggers collections; with the pg-boss collection job wired (bootstrap), the sweep only catches what a
-   * lost job left behind, so it can be slower.
+   * Seconds between two sweeps (collections under the cut rule). Default `config.batchSeconds`, for when
+   * nothing else triggers collections; with the pg-boss collection job wired (bootstrap), the sweep only
+   * catches what a lost job left behind, so it can be slower.
    */
   sweepSeconds?: number;
+  /** The clock the cut rule compares with the documents' `created_at` (tests; default the system clock). */
+  now?: () => Date;
 }
 
 /** Starts anchoring per `config` (see the module comment); `undefined` when `ANCHORING=off`. */
@@ -152,25 +181,55 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
   // Documents are batched for every configured chain, also while one of them is still being set up.
   const chainKinds = (): ChainKind[] => entries.map((e) => e.kind);
 
-  const collectAll = async (): Promise<number> => {
-    let total = 0;
+  const now = options.now ?? (() => new Date());
+  const cut: CutRule = {
+    windowMs: config.batchSeconds * 1000,
+    maxWaitMs: BATCH_MAX_WAIT_WINDOWS * config.batchSeconds * 1000,
+    now,
+  };
+
+  // The collection scheduled for when a waiting partial batch becomes due (an in-process timer: any instance's
+  // job, sweep or own timer would cut it too, so nothing depends on this one).
+  let dueTimer: NodeJS.Timeout | undefined;
+  let dueTimerAt = Number.POSITIVE_INFINITY;
+  const collectAt = (dueAt: Date): void => {
+    if (stopped || dueAt.getTime() >= dueTimerAt) return;
+    if (dueTimer) clearTimeout(dueTimer);
+    dueTimerAt = dueAt.getTime();
+    dueTimer = setTimeout(
+      () => {
+        dueTimer = undefined;
+        dueTimerAt = Number.POSITIVE_INFINITY;
+        void triggerCollection();
+      },
+      Math.max(0, dueTimerAt - now().getTime()),
+    ).unref();
+  };
+
+  const collectAll = async (): Promise<CollectionOutcome> => {
+    let batched = 0;
+    let waiting: { documents: number; dueAt: Date } | undefined;
+    let failed = false;
     try {
       for (;;) {
-        const r = await collectBatch(fork(), { chains: chainKinds(), maxBatchSize: config.batchMax });
-        total += r.leafCount;
+        const r = await collectBatch(fork(), { chains: chainKinds(), maxBatchSize: config.batchMax, cut });
+        batched += r.leafCount;
+        waiting = r.waiting;
         if (r.batchId) log.info(`[anchor] batch ${r.batchId}: ${r.leafCount} documents`);
         if (!r.more || stopped) break;
       }
     } catch (e) {
+      failed = true;
       log.error('[anchor] batch collection failed; retrying at the next trigger', e);
     }
-    if (total > 0) for (const w of workers) void w.tick();
-    return total;
+    if (waiting) collectAt(waiting.dueAt);
+    if (batched > 0) for (const w of workers) void w.tick();
+    return { batched, pending: failed ? undefined : (waiting?.documents ?? 0), dueAt: waiting?.dueAt };
   };
 
-  let running: Promise<number> | undefined;
-  let queued: Promise<number> | undefined;
-  const triggerCollection = (): Promise<number> => {
+  let running: Promise<CollectionOutcome> | undefined;
+  let queued: Promise<CollectionOutcome> | undefined;
+  const triggerCollection = (): Promise<CollectionOutcome> => {
     if (!running) {
       running = collectAll().finally(() => {
         running = undefined;
@@ -198,6 +257,7 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      if (dueTimer) clearTimeout(dueTimer);
       if (setupTimer) clearTimeout(setupTimer);
       await Promise.all([running, queued]);
       await Promise.all(workers.map((w) => w.stop()));

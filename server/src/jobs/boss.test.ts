@@ -167,7 +167,9 @@ describe.each<Kind>(['pglite', 'postgresql'])('job queue on %s', (kind) => {
     });
     queue = await startJobQueue(db, url, { pollingIntervalSeconds: 0.5 });
     const before = await jobCount();
-    await queue.registerAnchoring(async () => ran(), 0);
+    await queue.registerAnchoring(async () => {
+      ran();
+    }, 0);
     const doc = await within(
       10_000,
       'upload',

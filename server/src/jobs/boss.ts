@@ -26,6 +26,14 @@ import type { AnchoringQueue } from '../ports/queue';
 /** Queue of the batch window: at most one queued job (`short` policy), deferred by the window. */
 export const ANCHOR_COLLECT_QUEUE = 'anchor-collect';
 
+/**
+ * What a collection handler may report back: the unbatched pending documents it left, as far as it could see
+ * (undefined when the collection failed and does not know).
+ */
+export interface CollectReport {
+  pending: number | undefined;
+}
+
 /** Tunables of `startJobQueue` (defaults suit production). */
 export interface JobQueueOptions {
   /** How often an idle worker polls for jobs, in seconds (pg-boss minimum 0.5; default 2). */
@@ -51,14 +59,23 @@ export interface JobQueue extends AnchoringQueue {
   requestCollect(em: EntityManager, afterSeconds: number): Promise<void>;
   /**
    * Runs `handler` for every `anchor-collect` job (one at a time) and makes `enqueueAnchoring` request a
-   * collection `batchSeconds` after the first document of a window. A handler that throws fails the job, which
-   * pg-boss retries; the documents stay `pending`, so the batcher's own sweep finds them anyway.
+   * collection `batchSeconds` after the first document of a window. Besides (issue 17), when the commit of a
+   * document recorded by this process makes `batchMax` documents pending (default: never), `handler` runs at
+   * once in this process. That count is this process's own: documents committed since the last collection's
+   * report, added to the `pending` it reported; it errs high (a collection that cuts nothing), never low for
+   * one instance; with several instances a full batch spread over them is cut by the window instead. A handler
+   * that throws fails the job, which pg-boss retries; the documents stay `pending`, so the batcher's own sweep
+   * finds them anyway.
    */
-  registerAnchoring(handler: () => Promise<void>, batchSeconds: number): Promise<void>;
+  registerAnchoring(
+    handler: () => Promise<CollectReport | undefined>,
+    batchSeconds: number,
+    batchMax?: number,
+  ): Promise<void>;
   /**
    * Enqueues the anchoring of a new document inside its transaction (`tx` must be the transaction's
-   * EntityManager), as `requestCollect` with the registered batch window; a no-op before `registerAnchoring`
-   * and after `stop`.
+   * EntityManager), as `requestCollect` with the registered batch window, and counts the document once that
+   * transaction commits (see `registerAnchoring`); a no-op before `registerAnchoring` and after `stop`.
    */
   enqueueAnchoring(tx: EntityManager): Promise<void>;
   /** Stops the worker and pg-boss (waiting for a running handler); `enqueueAnchoring` takes nothing from then on. */
@@ -110,6 +127,37 @@ export async function startJobQueue(
 
   // The batch window `enqueueAnchoring` requests; undefined while anchoring is not registered (or stopped).
   let batchSeconds: number | undefined;
+  let batchMax = Number.POSITIVE_INFINITY;
+  let collect: (() => Promise<CollectReport | undefined>) | undefined;
+  // Unbatched pending documents as this process sees them: the last collection's report plus the documents
+  // committed since it started (those committed before its read are counted twice: harmless, see above).
+  let pending = 0;
+  // Documents recorded by this process and committed, ever: tells which ones came during a collection.
+  let committed = 0;
+  // Transactions that enqueued an anchoring, until they commit or roll back.
+  const awaitingCommit = new WeakSet<object>();
+
+  const collectReporting = async (): Promise<void> => {
+    if (!collect) return;
+    const before = committed;
+    const report = await collect();
+    if (report?.pending !== undefined) pending = report.pending + (committed - before);
+  };
+  // The commit is the moment a document counts: a collection started then sees it (issue 17).
+  db.orm.em.getEventManager().registerSubscriber({
+    afterTransactionCommit: ({ transaction }) => {
+      if (!transaction || !awaitingCommit.delete(transaction)) return;
+      committed += 1;
+      pending += 1;
+      if (pending < batchMax || batchSeconds === undefined) return;
+      pending = 0;
+      collectReporting().catch((e: unknown) => onError(e instanceof Error ? e : new Error(String(e))));
+    },
+    afterTransactionRollback: ({ transaction }) => {
+      if (transaction) awaitingCommit.delete(transaction);
+    },
+  });
+
   const queue: JobQueue = {
     boss,
     requestCollect: async (em, afterSeconds) => {
@@ -118,18 +166,21 @@ export async function startJobQueue(
         boss.send(ANCHOR_COLLECT_QUEUE, {}, { db: tx, startAfter: Math.max(0, Math.round(afterSeconds)) }),
       );
     },
-    registerAnchoring: async (handler, seconds) => {
-      await boss.work(ANCHOR_COLLECT_QUEUE, { batchSize: 1, ...polling }, async () => {
-        await handler();
-      });
+    registerAnchoring: async (handler, seconds, max) => {
+      collect = handler;
+      await boss.work(ANCHOR_COLLECT_QUEUE, { batchSize: 1, ...polling }, collectReporting);
+      batchMax = max ?? Number.POSITIVE_INFINITY;
       batchSeconds = seconds;
     },
     enqueueAnchoring: async (tx) => {
       if (batchSeconds === undefined) return;
       await queue.requestCollect(tx, batchSeconds);
+      const transaction = tx.getTransactionContext();
+      if (transaction) awaitingCommit.add(transaction);
     },
     stop: async () => {
       batchSeconds = undefined;
+      pending = 0;
       await boss.stop({ graceful: true, timeout: options.stopTimeoutMs ?? 5000 });
     },
   };

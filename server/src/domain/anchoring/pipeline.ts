@@ -9,7 +9,8 @@ import { buildMerkleTree } from './merkle';
  *
  * 1. `collectBatch`: pending documents not yet in a batch (oldest first, at most `maxBatchSize`) become one
  *    `AnchorBatch` with its Merkle root, one `DocumentAnchor` (leaf index and proof) per document and one
- *    `AnchorTx` per configured chain, in one transaction.
+ *    `AnchorTx` per configured chain, in one transaction. With a `CutRule` (issue 17) a full batch is cut at
+ *    once and a partial one only once it is due (`partialBatchDue`), else it stays pending for a later cut.
  * 2. `AnchorWorker` drives each `AnchorTx` through its states:
  *    - `queued` → the nonce is allocated under a per-chain advisory lock (the larger of the chain's pending
  *      nonce, read fresh: the resync, and one past the highest nonce this database has signed), the
@@ -35,12 +36,40 @@ export interface PipelineLog {
   error(message: string, error: unknown): void;
 }
 
+/**
+ * When a partial batch may be cut (issue 17). A full batch (`maxBatchSize` unbatched pending documents) is cut
+ * at once, whatever its age. A partial one is cut once the uploads have paused for the window (its newest
+ * document has waited `windowMs`: a burst ends up in as few batches as its size allows, whatever its upload
+ * rate, and a lone document waits exactly the window), or once its oldest document has waited `maxWaitMs` (a
+ * steady stream that never pauses is still anchored). Either way its oldest document has waited at least the
+ * window, so `maxWaitMs` must be at least `windowMs`.
+ */
+export interface CutRule {
+  /** The batch window (`ANCHOR_BATCH_SECONDS`), in milliseconds. */
+  windowMs: number;
+  /** The longest a document waits for its batch to fill or the uploads to pause, in milliseconds. */
+  maxWaitMs: number;
+  /** The clock compared with `document.created_at` (default: the system clock). */
+  now?: () => Date;
+}
+
+/**
+ * `true` when a partial batch whose oldest and newest documents were created at `oldest` and `newest` may be
+ * cut at `now` under `rule` (see `CutRule`), else the instant it becomes due.
+ */
+export function partialBatchDue(oldest: Date, newest: Date, now: Date, rule: CutRule): true | Date {
+  const due = Math.min(newest.getTime() + rule.windowMs, oldest.getTime() + rule.maxWaitMs);
+  return due <= now.getTime() ? true : new Date(due);
+}
+
 export interface CollectOptions {
   chains: ChainKind[];
   /** Default `buildMerkleTree`. */
   buildTree?: MerkleBuilder;
   /** Largest batch (documents per Merkle tree). */
   maxBatchSize: number;
+  /** When a partial batch may be cut; without it whatever is pending is cut at once. */
+  cut?: CutRule;
 }
 
 /** The outcome of one `collectBatch`. */
@@ -49,17 +78,30 @@ export interface CollectResult {
   leafCount: number;
   /** True when more unbatched pending documents remain (collect again right away). */
   more: boolean;
+  /**
+   * A partial batch left pending by the `CutRule`: its documents (those this collection could lock) and the
+   * instant it becomes due. Undefined when nothing was left that way.
+   */
+  waiting?: { documents: number; dueAt: Date };
+}
+
+/** `created_at` as the driver returns it (a `Date` from pg and PGlite; a string is parsed). */
+function instant(value: Date | string): Date {
+  return value instanceof Date ? value : new Date(value);
 }
 
 /**
- * Builds one batch from the oldest pending documents that are in no batch yet. Safe to run concurrently
- * (rows are claimed with `FOR UPDATE SKIP LOCKED`, and a document has at most one `DocumentAnchor`).
+ * Builds one batch from the oldest pending documents that are in no batch yet: `maxBatchSize` of them when
+ * there are that many, else all of them when `options.cut` says the partial batch is due (or there is no
+ * rule); otherwise nothing, and `waiting` says when it will be due. Safe to run concurrently (rows are claimed
+ * with `FOR UPDATE SKIP LOCKED` and re-read after the claim; a document has at most one `DocumentAnchor`).
  */
 export async function collectBatch(em: EntityManager, options: CollectOptions): Promise<CollectResult> {
   if (options.chains.length === 0) return { batchId: undefined, leafCount: 0, more: false };
   return em.transactional(async (tx) => {
-    const rows: { id: string; sha256_hash: string }[] = await (tx as SqlEntityManager).execute(
-      `select d.id, d.sha256_hash from document d
+    const sql = tx as SqlEntityManager;
+    const locked: { id: string; sha256_hash: string; created_at: Date | string }[] = await sql.execute(
+      `select d.id, d.sha256_hash, d.created_at from document d
         where (d.onchain_status = 'pending' or d.stacks_status = 'pending')
           and not exists (select 1 from document_anchor a where a.document_id = d.id)
         order by d.created_at, d.id
@@ -67,9 +109,40 @@ export async function collectBatch(em: EntityManager, options: CollectOptions): 
         for update of d skip locked`,
       [options.maxBatchSize + 1],
     );
+    // A row whose lock was released by a concurrent collection's commit was locked here unchanged, past this
+    // statement's snapshot of `document_anchor`: read again (a new snapshot) which of them that one batched.
+    const taken = new Set<string>();
+    if (locked.length > 0) {
+      const again: { document_id: string }[] = await sql.execute(
+        `select a.document_id from document_anchor a where a.document_id in (${locked.map(() => '?').join(', ')})`,
+        locked.map((r) => r.id),
+      );
+      for (const r of again) taken.add(r.document_id);
+    }
+    const rows = taken.size === 0 ? locked : locked.filter((r) => !taken.has(r.id));
     const more = rows.length > options.maxBatchSize;
     const docs = rows.slice(0, options.maxBatchSize);
-    if (docs.length === 0) return { batchId: undefined, leafCount: 0, more: false };
+    const first = docs[0];
+    const last = docs.at(-1);
+    if (!first || !last) return { batchId: undefined, leafCount: 0, more: false };
+    if (docs.length < options.maxBatchSize && options.cut) {
+      const rule = options.cut;
+      const due = partialBatchDue(
+        instant(first.created_at),
+        instant(last.created_at),
+        (rule.now ?? (() => new Date()))(),
+        rule,
+      );
+      // Not due: the rows stay as they are (the locks go with this transaction) for a later cut.
+      if (due !== true) {
+        return {
+          batchId: undefined,
+          leafCount: 0,
+          more: false,
+          waiting: { documents: docs.length, dueAt: due },
+        };
+      }
+    }
     const tree = (options.buildTree ?? buildMerkleTree)(docs.map((d) => Buffer.from(d.sha256_hash, 'hex')));
     const batch = tx.create(AnchorBatch, {
       id: crypto.randomUUID(),

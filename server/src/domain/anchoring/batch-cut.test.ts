@@ -1,0 +1,197 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../../../test/harness/postgres';
+import { type Database, openDatabase } from '../../db';
+import { AnchorBatch, Document, DocumentAnchor, Tenant } from '../../db/entities';
+import { type CutRule, collectBatch, partialBatchDue } from './pipeline';
+
+/**
+ * The cut rule of `collectBatch` (issue 17) on both database kinds, with an injected clock: a full batch is
+ * cut at once, a partial one only once the uploads paused for the window or its oldest waited the longest
+ * wait; concurrent collections (PostgreSQL) never put a document in two batches.
+ */
+
+const MAX = 5;
+const WINDOW_MS = 3_600_000;
+const MAX_WAIT_MS = 5 * WINDOW_MS;
+
+describe('partialBatchDue', () => {
+  const rule: CutRule = { windowMs: 10_000, maxWaitMs: 50_000 };
+  const t = (s: number) => new Date(1_000_000 + s * 1000);
+  it('is due once the newest document has waited the window', () => {
+    expect(partialBatchDue(t(0), t(0), t(9.999), rule)).toEqual(t(10));
+    expect(partialBatchDue(t(0), t(0), t(10), rule)).toBe(true);
+    expect(partialBatchDue(t(0), t(8), t(17), rule)).toEqual(t(18));
+    expect(partialBatchDue(t(0), t(8), t(18), rule)).toBe(true);
+  });
+  it('is due once the oldest has waited the longest wait, however recent the newest', () => {
+    expect(partialBatchDue(t(0), t(45), t(49), rule)).toEqual(t(50));
+    expect(partialBatchDue(t(0), t(49), t(50), rule)).toBe(true);
+  });
+});
+
+type Kind = 'pglite' | 'postgresql';
+
+describe.each<Kind>(['pglite', 'postgresql'])('collectBatch with the cut rule on %s', (kind) => {
+  let db: Database;
+  let dispose: () => Promise<void>;
+  let tenantId: string;
+  let serial = 0;
+  // The injected clock: the real time moved by `advance`.
+  let offsetMs = 0;
+  const rule: CutRule = {
+    windowMs: WINDOW_MS,
+    maxWaitMs: MAX_WAIT_MS,
+    now: () => new Date(Date.now() + offsetMs),
+  };
+  const collect = (maxBatchSize = MAX) =>
+    collectBatch(db.fork(), { chains: ['evm', 'stacks'], maxBatchSize, cut: rule });
+
+  beforeAll(async () => {
+    if (kind === 'pglite') {
+      db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+      dispose = () => db.close();
+    } else {
+      const pg = await createTestDatabase();
+      db = await openDatabase({ databaseUrl: pg.url, dataDir: '' });
+      dispose = async () => {
+        await db.close();
+        await pg.drop();
+      };
+    }
+    const em = db.fork();
+    tenantId = randomUUID();
+    em.create(Tenant, {
+      id: tenantId,
+      kind: 'personal',
+      externalId: `u-${kind}`,
+      name: 'T',
+      serialPrefix: 'BC',
+    });
+    await em.flush();
+  }, 60_000);
+
+  afterAll(async () => {
+    await dispose?.();
+  });
+
+  /** `n` pending documents created now (by the injected clock), one per transaction as uploads are. */
+  async function add(n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const em = db.fork();
+      const id = randomUUID();
+      em.create(Document, {
+        id,
+        tenant: tenantId,
+        serialNumber: `BC-${kind}-${++serial}`,
+        fileName: 'f.txt',
+        fileSize: 1,
+        mimeType: 'text/plain',
+        sha256Hash: createHash('sha256').update(id).digest('hex'),
+        sourceType: 'upload',
+        consentGiven: true,
+        consentTimestamp: new Date(),
+        uploaderUserId: 'u1',
+        createdAt: rule.now?.() ?? new Date(),
+      });
+      await em.flush();
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  /** Documents in no batch yet. */
+  const unbatched = async (): Promise<number> => {
+    const em = db.fork();
+    return (await em.count(Document, {})) - (await em.count(DocumentAnchor, {}));
+  };
+
+  /** Collects until nothing more is cut; the sizes of the batches cut and what the last call left waiting. */
+  async function collectUntilIdle() {
+    const sizes: number[] = [];
+    for (;;) {
+      const r = await collect();
+      if (r.batchId) sizes.push(r.leafCount);
+      if (!r.more) return { sizes, waiting: r.waiting };
+    }
+  }
+
+  it('2 × max documents: 2 full batches at once, with the window far away', async () => {
+    await add(2 * MAX);
+    const { sizes, waiting } = await collectUntilIdle();
+    expect(sizes).toEqual([MAX, MAX]);
+    expect(waiting).toBeUndefined();
+    expect(await unbatched()).toBe(0);
+  });
+
+  it('2 × max + 2: 2 full batches; the 2 left wait for the window, then are cut', async () => {
+    await add(2 * MAX + 2);
+    const first = await collectUntilIdle();
+    expect(first.sizes).toEqual([MAX, MAX]);
+    expect(first.waiting?.documents).toBe(2);
+    expect(await unbatched()).toBe(2);
+    // Another sweep before the window: the partial batch stays.
+    expect(await collect()).toMatchObject({ batchId: undefined, waiting: { documents: 2 } });
+    expect(await unbatched()).toBe(2);
+    offsetMs += WINDOW_MS;
+    const second = await collectUntilIdle();
+    expect(second.sizes).toEqual([2]);
+    expect(await unbatched()).toBe(0);
+  });
+
+  it('a partial batch whose oldest is younger than the window is not cut; due = newest + window', async () => {
+    const start = rule.now?.().getTime() ?? 0;
+    await add(1);
+    const r = await collect();
+    expect(r).toMatchObject({ batchId: undefined, leafCount: 0, more: false, waiting: { documents: 1 } });
+    expect(r.waiting?.dueAt.getTime()).toBeGreaterThanOrEqual(start + WINDOW_MS);
+    offsetMs += WINDOW_MS;
+    expect((await collect()).leafCount).toBe(1);
+  });
+
+  it('uploads that keep coming are not cut by the window, but by the longest wait of their oldest', async () => {
+    // One document every half window, batches of up to 100: the uploads never pause for a whole window.
+    const cuts: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      await add(1);
+      const r = await collect(100);
+      cuts.push(r.leafCount);
+      offsetMs += WINDOW_MS / 2;
+    }
+    // Collected after each: nothing until the oldest has waited 5 windows (the 11th document's time), then
+    // those 11 in one batch (not 5 batches of 2 as one window each would give), then the 12th waits.
+    expect(cuts).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11, 0]);
+    offsetMs += WINDOW_MS;
+    expect((await collect(100)).leafCount).toBe(1);
+    expect(await unbatched()).toBe(0);
+  });
+
+  it('a full batch is cut at once even while a partial rest waits', async () => {
+    await add(MAX - 1);
+    expect((await collect()).waiting?.documents).toBe(MAX - 1);
+    await add(1);
+    expect((await collect()).leafCount).toBe(MAX);
+  });
+
+  it.runIf(kind === 'postgresql')(
+    'concurrent collections (several instances) put every document in exactly one batch',
+    async () => {
+      const ids = await add(4 * MAX + 1);
+      const results = await Promise.all(Array.from({ length: 6 }, () => collectUntilIdle()));
+      // Collections that each saw part of the rows (the rest locked by another) may both have left them:
+      // the next one, alone, cuts what is full.
+      results.push(await collectUntilIdle());
+      const em = db.fork();
+      const anchors = await em.find(DocumentAnchor, { document: { $in: ids } });
+      expect(new Set(anchors.map((a) => a.document.id)).size).toBe(anchors.length);
+      // Every full batch is cut, only full ones (the odd document stays for its window).
+      expect(anchors.length).toBe(4 * MAX);
+      expect(results.flatMap((r) => r.sizes).every((n) => n === MAX)).toBe(true);
+      const batches = await em.find(AnchorBatch, {
+        id: { $in: [...new Set(anchors.map((a) => a.batch.id))] },
+      });
+      expect(batches.map((b) => b.leafCount)).toEqual([MAX, MAX, MAX, MAX]);
+    },
+  );
+});
