@@ -192,3 +192,87 @@ describe.each<Kind>(['pglite', 'postgresql'])('job queue on %s', (kind) => {
     expect(await jobCount()).toBe(before + 1);
   });
 });
+
+describe.each<Kind>(['pglite', 'postgresql'])('full batch signal on %s (issue 17)', (kind) => {
+  let db: Database;
+  let url: string | undefined;
+  let dispose: () => Promise<void>;
+  let queue: JobQueue | undefined;
+  let actor: Actor;
+
+  beforeAll(async () => {
+    ({ db, url, dispose } = await openKind(kind));
+    const em = db.fork();
+    const tenant = em.create(Tenant, {
+      id: crypto.randomUUID(),
+      kind: 'personal',
+      externalId: `f-${kind}`,
+      name: 'T',
+      serialPrefix: 'FB',
+    });
+    await em.flush();
+    actor = { userId: 'u1', email: null, tenant, role: 'owner', ip: null };
+  }, 60_000);
+
+  afterAll(async () => {
+    await queue?.stop();
+    await dispose?.();
+  });
+
+  let n = 0;
+  const upload = (q: JobQueue) =>
+    recordUploadedDocument(
+      db.fork(),
+      actor,
+      {
+        storageKey: `k${++n}`,
+        fileName: 'a.txt',
+        fileSize: 1,
+        mimeType: 'text/plain',
+        sha256Hash: n.toString(16).padStart(64, '0'),
+        consentTimestamp: new Date(),
+      },
+      { anchoring: q },
+    );
+
+  it('the commit that makes batchMax documents pending runs a collection at once; a rollback does not count', async () => {
+    const q = await startJobQueue(db, url, { pollingIntervalSeconds: 0.5 });
+    queue = q;
+    // Each collection reports what it "left": the test's answers stand in for the batcher's.
+    const reports = [2, 0];
+    const runs: (() => void)[] = [];
+    let calls = 0;
+    const nextRun = () => new Promise<void>((resolve) => runs.push(resolve));
+    // A window of an hour: only the count can start a collection during the test.
+    await q.registerAnchoring(
+      async () => {
+        calls++;
+        runs.shift()?.();
+        return { pending: reports.shift() ?? 0 };
+      },
+      3600,
+      3,
+    );
+    await upload(q);
+    await upload(q);
+    const rolledBack = db.fork().transactional(async (tx) => {
+      await q.enqueueAnchoring(tx);
+      throw new Error('abort');
+    });
+    await expect(rolledBack).rejects.toThrow('abort');
+    expect(calls).toBe(0);
+    const first = nextRun();
+    await upload(q);
+    await within(10_000, 'collection at the third commit', first);
+    expect(calls).toBe(1);
+    // That collection reported 2 documents left: the next commit makes 3 again.
+    const second = nextRun();
+    await upload(q);
+    await within(10_000, 'collection at the count resumed from the report', second);
+    expect(calls).toBe(2);
+    // It reported none left: two more uploads do not reach 3.
+    await upload(q);
+    await upload(q);
+    expect(calls).toBe(2);
+  });
+});
