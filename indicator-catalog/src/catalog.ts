@@ -1,7 +1,8 @@
 import { createLogger, type Logger, logFormatFor } from '@notary/platform/log';
 import type { CatalogConfig } from './config';
 import { type Database, openDatabase } from './db';
-import { createEmbedder, type Embedder } from './embeddings';
+import { createEmbedder, type Embedder, LocalEmbedder } from './embeddings';
+import { QueryEmbeddingCache } from './embeddings/query-cache';
 import { createConnector } from './providers/connectors';
 import { ProviderEgress } from './providers/egress';
 import type { ProviderConnector } from './providers/port';
@@ -22,6 +23,8 @@ export interface CatalogDeps {
   log: Logger;
   db: Database;
   embedder: Embedder;
+  /** The search's recently embedded queries; none with the local embedder (it costs less than a lookup's memory). */
+  queryEmbeddings: QueryEmbeddingCache | undefined;
   index: VectorIndex;
   catalog: CatalogCache;
   sync: SyncRunner;
@@ -115,6 +118,7 @@ export async function openCatalog(config: CatalogConfig, options: CatalogOptions
     log,
     db,
     embedder,
+    queryEmbeddings: embedder instanceof LocalEmbedder ? undefined : new QueryEmbeddingCache(embedder),
     index,
     catalog,
     sync,

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CountingEmbedder } from '../../test-support/harness';
 import { type OpenAIServer, startOpenAIServer } from '../../test-support/openai-server';
 import { fold, stem, synonymHeads } from '../text/portuguese';
 import { LocalEmbedder } from './local';
 import { OpenAIEmbedder } from './openai';
+import { QueryEmbeddingCache } from './query-cache';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * (b[i] as number), 0);
 const local = new LocalEmbedder();
@@ -83,5 +85,35 @@ describe('OpenAI-compatible embedder (real openai client, loopback server)', () 
       maxRetries: 0,
     });
     await expect(wrong.embed(['a'])).rejects.toThrow(/401/);
+  });
+});
+
+describe('query embedding cache', () => {
+  it('embeds a text once, shares a call in flight, keeps no failure, evicts the least recently used', async () => {
+    const counting = new CountingEmbedder(local);
+    const cache = new QueryEmbeddingCache(counting, 2);
+    const [a1, a2] = await Promise.all([
+      cache.embed('taxa de mortalidade'),
+      cache.embed('taxa de mortalidade'),
+    ]);
+    expect(a1).toBe(a2);
+    expect(Array.from(a1)).toEqual(Array.from(local.embedOne('taxa de mortalidade')));
+    expect(await cache.embed('taxa de mortalidade')).toBe(a1);
+    expect(counting.calls).toBe(1);
+
+    counting.failNext = 1;
+    await expect(cache.embed('pib')).rejects.toThrow(/unavailable/);
+    expect(Array.from(await cache.embed('pib'))).toEqual(Array.from(local.embedOne('pib')));
+    expect(counting.calls).toBe(2);
+
+    // Capacity 2: "taxa de mortalidade" was used before "pib" and is evicted by a third text.
+    await cache.embed('pib');
+    await cache.embed('escolas');
+    expect(counting.calls).toBe(3);
+    await cache.embed('pib');
+    expect(counting.calls).toBe(3);
+    await cache.embed('taxa de mortalidade');
+    expect(counting.calls).toBe(4);
+    expect(counting.texts).toEqual(['taxa de mortalidade', 'pib', 'escolas', 'taxa de mortalidade']);
   });
 });

@@ -1,5 +1,6 @@
 import type { Logger } from '@notary/platform/log';
 import type { Embedder } from '../embeddings/port';
+import type { QueryEmbeddingCache } from '../embeddings/query-cache';
 import { compact } from '../text/portuguese';
 import type { VectorIndex } from '../vector-index/port';
 import type { CatalogSnapshot, IndicatorDoc } from './catalog-cache';
@@ -25,6 +26,8 @@ export interface RankedIndicator {
 export interface RankDeps {
   embedder: Embedder;
   index: VectorIndex;
+  /** Recently embedded queries of `embedder` (default: every query is embedded). */
+  queryEmbeddings?: QueryEmbeddingCache | undefined;
   /** Where a failed query embedding is reported (default: nowhere). */
   log?: Logger;
 }
@@ -46,7 +49,10 @@ export async function semanticLeg(
   if (providerSlugs.length === 0 || snapshot.docs.size === 0) return [];
   let vector: Float32Array;
   try {
-    [vector] = (await deps.embedder.embed([query])) as [Float32Array];
+    vector =
+      deps.queryEmbeddings?.embedder === deps.embedder
+        ? await deps.queryEmbeddings.embed(query)
+        : ((await deps.embedder.embed([query]))[0] as Float32Array);
   } catch (e) {
     deps.log?.warn(`[catalog] query embedding failed; lexical leg only: ${(e as Error).message}`);
     return [];

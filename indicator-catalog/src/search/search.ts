@@ -3,6 +3,7 @@ import { AppError } from '@notary/shared';
 import pLimit from 'p-limit';
 import type { CatalogConfig } from '../config';
 import type { Embedder } from '../embeddings/port';
+import type { QueryEmbeddingCache } from '../embeddings/query-cache';
 import type { IndicatorValue } from '../providers/contract';
 import { ProviderError } from '../providers/http-client';
 import type { ProviderConnector, ValuesAnswer } from '../providers/port';
@@ -13,6 +14,8 @@ import type { Attribution, SearchInput, SearchResponse, SearchResult } from './s
 
 export interface SearchDeps {
   embedder: Embedder;
+  /** Recently embedded queries of `embedder` (default: every query is embedded). */
+  queryEmbeddings?: QueryEmbeddingCache | undefined;
   index: VectorIndex;
   catalog: CatalogCache;
   connectorFor(provider: ProviderInfo): ProviderConnector;

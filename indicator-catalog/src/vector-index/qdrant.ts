@@ -114,6 +114,8 @@ export class QdrantVectorIndex implements VectorIndex {
       query: Array.from(vector),
       limit: options.limit,
       with_payload: true,
+      // The hits' vectors are never used: not sent (1,536 floats of JSON each).
+      with_vector: false,
       ...(options.providerSlugs
         ? { filter: { must: [{ key: 'providerSlug', match: { any: [...options.providerSlugs] } }] } }
         : {}),

@@ -25,6 +25,7 @@ export const search = publicProcedure
     searchIndicators(
       {
         embedder: ctx.deps.embedder,
+        queryEmbeddings: ctx.deps.queryEmbeddings,
         index: ctx.deps.index,
         catalog: ctx.deps.catalog,
         connectorFor: ctx.deps.connectorFor,
