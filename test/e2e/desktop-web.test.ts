@@ -17,10 +17,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mailbox, mailedCode } from '../harness/dev-mailbox';
 import { FIXTURES_DIR, sha256sum } from '../harness/fixtures';
 import { api } from '../harness/http';
+import { type IpfsTestGateway, startIpfsGateway } from '../harness/ipfs-gateway';
 import { createTestPki, type TestPki } from '../harness/pki';
 import { startTestService, type TestService } from '../harness/service';
 import { freshEmail, makeOrg } from '../harness/tenants';
 import { startTestTsa, type TestTsa } from '../harness/tsa';
+import { startSite, type TestSite } from '../harness/web-site';
 
 const exec = promisify(execFile);
 const CHROMIUM = '/usr/bin/chromium';
@@ -35,6 +37,9 @@ async function shot(page: Page, name: string): Promise<void> {
 describe('desktop client (web build) in Chromium against the real service', () => {
   let pki: TestPki;
   let tsa: TestTsa;
+  /** A trustless IPFS gateway and a web site on loopback, for the Notarize screen's two other intakes. */
+  let gateway: IpfsTestGateway;
+  let site: TestSite;
   let t: TestService | undefined;
   let url: string;
   let browser: Browser;
@@ -56,7 +61,14 @@ describe('desktop client (web build) in Chromium against the real service', () =
     workDir = await mkdtemp(path.join(os.tmpdir(), 'desktop-web-'));
     pki = await createTestPki();
     tsa = await startTestTsa(pki);
+    gateway = await startIpfsGateway();
+    site = await startSite((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><title>Edital 12/2026</title><h1>Edital 12/2026</h1><p>Prazo: 30 dias.</p>');
+    });
     t = await startTestService('pglite', {
+      IPFS_GATEWAYS: gateway.url,
+      CAPTURE_ALLOW_HOSTS: '127.0.0.1',
       ANCHORING: 'devnet',
       MAIL_DEV: '1',
       SESSION_TTL_SECONDS: '30',
@@ -106,6 +118,8 @@ describe('desktop client (web build) in Chromium against the real service', () =
     await browser?.close();
     await t?.close();
     await tsa?.stop();
+    await gateway?.close();
+    await site?.close();
     await pki?.dispose();
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
@@ -389,6 +403,48 @@ describe('desktop client (web build) in Chromium against the real service', () =
     await page.getByRole('button', { name: 'Entrar', exact: true }).click();
     await expect.poll(() => page.getByTestId('document-row').count()).toBe(1);
     expect(documentId).not.toBe('');
+  });
+
+  it('imports from IPFS and captures a web page from the Notarize screen (local checks, consent, record)', async () => {
+    await page.getByRole('link', { name: 'Notarizar' }).click();
+    const bytes = Buffer.from(`ata da reunião ${Date.now()}`);
+    const cid = (await gateway.addFile(bytes, 'v1')).toString();
+    await page.getByTestId('ipfs-open').click();
+    const ipfs = page.getByTestId('ipfs-import');
+    // A path instead of a bare CID: a sentence with the CID to use, and no way to send.
+    await ipfs.getByTestId('ipfs-cid').fill(`/ipfs/${cid}`);
+    expect(await ipfs.getByTestId('ipfs-cid-help').textContent()).toContain(cid);
+    expect(await ipfs.getByTestId('ipfs-submit').isDisabled()).toBe(true);
+    await ipfs.getByTestId('ipfs-cid').fill(cid);
+    await ipfs.getByTestId('ipfs-name').fill('ata.txt');
+    expect(await ipfs.getByTestId('ipfs-submit').isDisabled()).toBe(true);
+    await ipfs.getByTestId('ipfs-consent').check();
+    await ipfs.getByTestId('ipfs-submit').click();
+    await ipfs.getByTestId('ipfs-done').waitFor();
+    expect(await ipfs.getByTestId('ipfs-done').textContent()).toMatch(/[A-Z0-9]+-[0-9A-Z]{10}/);
+    // Consent is per item: cleared for the next import.
+    expect(await ipfs.getByTestId('ipfs-consent').isChecked()).toBe(false);
+    await shot(page, '12a-ipfs-import');
+
+    await page.getByTestId('capture-open').click();
+    const capture = page.getByTestId('capture-web');
+    await capture.getByTestId('capture-url').fill('file:///etc/passwd');
+    expect(await capture.getByTestId('capture-url-help').getAttribute('class')).toBe('field-problem');
+    await capture.getByTestId('capture-url').fill(`${site.origin}/edital`);
+    await capture.getByTestId('capture-consent').check();
+    await capture.getByTestId('capture-submit').click();
+    await capture.getByTestId('capture-done').waitFor({ timeout: 60_000 });
+    expect(await capture.getByTestId('capture-done').textContent()).toContain(`${site.origin}/edital`);
+    await expect
+      .poll(() =>
+        capture
+          .getByTestId('capture-screenshot')
+          .evaluate((img) => (img as { naturalWidth: number }).naturalWidth),
+      )
+      .toBeGreaterThan(0);
+    await shot(page, '12b-capture-web');
+    await page.getByRole('link', { name: 'Documentos' }).click();
+    await expect.poll(() => page.getByTestId('document-row').count()).toBe(3);
   });
 
   it('says clearly when the server is down', async () => {

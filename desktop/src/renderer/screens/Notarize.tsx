@@ -1,5 +1,5 @@
-import { type DocumentDto, LIMITS } from '@notary/shared';
-import { type FormEvent, useId, useState, useSyncExternalStore } from 'react';
+import { LIMITS } from '@notary/shared';
+import { useState, useSyncExternalStore } from 'react';
 import { useApp } from '../app-context';
 import { captureErrorText, captureRecord, captureRequest, captureUrlProblemText } from '../capture';
 import { formatBytes, overallStatus } from '../format';
@@ -8,6 +8,7 @@ import { cidProblemText, ipfsImportErrorText, ipfsRequest } from '../ipfs';
 import { navigate } from '../router';
 import { DropZone, ErrorNotice, Icon, Notice, PageHeader, ProgressBar, Spinner, StatusBadge } from '../ui';
 import { type QueueItem, sendable } from '../upload-queue';
+import { IntakeForm } from './IntakeForm';
 
 /**
  * Drop or pick files -> local SHA-256 with progress -> public verify (already notarized: its record, no
@@ -239,145 +240,43 @@ function QueueRow({ item }: { item: QueueItem }) {
 function ImportIpfs({ readerOnly, onClose }: { readerOnly: boolean; onClose: () => void }) {
   const { t } = useI18n();
   const { bridge, settings } = useApp();
-  const ids = useId();
-  const [cid, setCid] = useState('');
-  const [name, setName] = useState('');
-  const [consent, setConsent] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState<DocumentDto | null>(null);
-  const [error, setError] = useState<unknown>(null);
-
-  const check = ipfsRequest({ cid, name, consent });
-  // The sentence shows once something is typed: an empty field is not yet a mistake.
-  const problem = !check.ok && cid.trim() ? cidProblemText(t, check.cid) : null;
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!check.ok || busy || readerOnly) return;
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
-      const doc = await bridge.importIpfs(check.request);
-      setDone(doc);
-      // Consent is per file: the next import asks again.
-      setCid('');
-      setName('');
-      setConsent(false);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
-    <form className="card ipfs-import" data-testid="ipfs-import" onSubmit={(e) => void submit(e)}>
-      <div className="section-title">
-        <h2>{t('ipfs.title')}</h2>
-        <span className="spacer" />
-        <button
-          type="button"
-          className="icon-button"
-          onClick={onClose}
-          title={t('common.close')}
-          aria-label={t('common.close')}
-        >
-          <Icon name="x" size={16} />
-        </button>
-      </div>
-      <p className="muted small">{t('ipfs.help')}</p>
-      <div className="form-grid">
-        <label className="field" htmlFor={`${ids}-cid`}>
-          <span>{t('ipfs.cid')}</span>
-          <input
-            id={`${ids}-cid`}
-            className="cid-input"
-            data-testid="ipfs-cid"
-            value={cid}
-            maxLength={400}
-            spellCheck={false}
-            autoComplete="off"
-            autoCapitalize="off"
-            placeholder={t('ipfs.cidPlaceholder')}
-            aria-invalid={problem !== null}
-            aria-describedby={`${ids}-cid-help`}
-            onChange={(e) => setCid(e.target.value)}
-          />
-          <span
-            id={`${ids}-cid-help`}
-            className={problem ? 'field-problem' : 'field-hint'}
-            data-testid="ipfs-cid-help"
-          >
-            {problem ?? t('ipfs.cidHint')}
-          </span>
-        </label>
-        <label className="field" htmlFor={`${ids}-name`}>
-          <span>{t('ipfs.name')}</span>
-          <input
-            id={`${ids}-name`}
-            data-testid="ipfs-name"
-            value={name}
-            maxLength={255}
-            placeholder={t('ipfs.namePlaceholder')}
-            onChange={(e) => setName(e.target.value)}
-          />
-        </label>
-      </div>
-      <div className="consent">
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            data-testid="ipfs-consent"
-            checked={consent}
-            onChange={(e) => setConsent(e.target.checked)}
-          />
-          <span>
-            <strong>{t('ipfs.consent')}</strong>
-            <span className="consent-text">{t('ipfs.consentText')}</span>
-          </span>
-        </label>
-      </div>
-      {readerOnly && (
-        <Notice kind="warn">{t('notarize.readerRole', { role: t('tenant.role.reader') })}</Notice>
-      )}
-      {error !== null && (
-        <ErrorNotice error={error} compact headline={ipfsImportErrorText(t, error, settings.serverUrl)} />
-      )}
-      {done && (
+    <IntakeForm
+      readerOnly={readerOnly}
+      onClose={onClose}
+      texts={{
+        prefix: 'ipfs',
+        formTestId: 'ipfs-import',
+        title: t('ipfs.title'),
+        help: t('ipfs.help'),
+        source: {
+          key: 'cid',
+          label: t('ipfs.cid'),
+          hint: t('ipfs.cidHint'),
+          placeholder: t('ipfs.cidPlaceholder'),
+          maxLength: 400,
+          autoComplete: 'off',
+        },
+        nameLabel: t('ipfs.name'),
+        namePlaceholder: t('ipfs.namePlaceholder'),
+        consentTitle: t('ipfs.consent'),
+        consentText: t('ipfs.consentText'),
+        submit: t('ipfs.submit'),
+        submitIcon: 'notarize',
+        busy: t('ipfs.importing'),
+      }}
+      check={({ source, name, consent }) => {
+        const check = ipfsRequest({ cid: source, name, consent });
+        return check.ok ? check : { ok: false, problem: cidProblemText(t, check.cid) };
+      }}
+      send={(request) => bridge.importIpfs(request)}
+      errorText={(error) => ipfsImportErrorText(t, error, settings.serverUrl)}
+      renderDone={(done) => (
         <div data-testid="ipfs-done">
-          <Notice kind="ok">
-            {t('ipfs.done', { serial: done.serialNumber })}{' '}
-            <button
-              type="button"
-              className="link-button"
-              onClick={() => navigate({ name: 'document', id: done.id })}
-            >
-              {t('notarize.open')}
-            </button>
-          </Notice>
+          <DoneNotice text={t('ipfs.done', { serial: done.serialNumber })} id={done.id} />
         </div>
       )}
-      <div className="ipfs-import-actions">
-        {busy && (
-          <span className="muted small">
-            <Spinner /> {t('ipfs.importing')}
-          </span>
-        )}
-        <span className="spacer" />
-        {!consent && cid.trim() !== '' && !problem && (
-          <span className="muted small">{t('notarize.needConsent')}</span>
-        )}
-        <button
-          type="submit"
-          className="button button-primary"
-          data-testid="ipfs-submit"
-          disabled={!check.ok || busy || readerOnly}
-        >
-          {busy ? <Spinner /> : <Icon name="notarize" size={16} />} {t('ipfs.submit')}
-        </button>
-      </div>
-    </form>
+    />
   );
 }
 
@@ -390,165 +289,76 @@ function ImportIpfs({ readerOnly, onClose }: { readerOnly: boolean; onClose: () 
 function CaptureWeb({ readerOnly, onClose }: { readerOnly: boolean; onClose: () => void }) {
   const { t } = useI18n();
   const { bridge, settings } = useApp();
-  const ids = useId();
-  const [url, setUrl] = useState('');
-  const [name, setName] = useState('');
-  const [consent, setConsent] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState<DocumentDto | null>(null);
-  const [error, setError] = useState<unknown>(null);
-
-  const check = captureRequest({ url, name, consent });
-  // The sentence shows once something is typed: an empty field is not yet a mistake.
-  const problem = !check.ok && url.trim() ? captureUrlProblemText(t, check.url) : null;
-  const record = done ? captureRecord(done) : null;
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!check.ok || busy || readerOnly) return;
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
-      const doc = await bridge.captureWeb(check.request);
-      setDone(doc);
-      // Consent is per capture: the next one asks again.
-      setUrl('');
-      setName('');
-      setConsent(false);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
-    <form className="card ipfs-import" data-testid="capture-web" onSubmit={(e) => void submit(e)}>
-      <div className="section-title">
-        <h2>{t('capture.title')}</h2>
-        <span className="spacer" />
-        <button
-          type="button"
-          className="icon-button"
-          onClick={onClose}
-          title={t('common.close')}
-          aria-label={t('common.close')}
-        >
-          <Icon name="x" size={16} />
-        </button>
-      </div>
-      <p className="muted small">{t('capture.help')}</p>
-      <div className="form-grid">
-        <label className="field" htmlFor={`${ids}-url`}>
-          <span>{t('capture.url')}</span>
-          <input
-            id={`${ids}-url`}
-            type="url"
-            className="cid-input"
-            data-testid="capture-url"
-            value={url}
-            maxLength={8192}
-            spellCheck={false}
-            autoComplete="url"
-            autoCapitalize="off"
-            placeholder={t('capture.urlPlaceholder')}
-            aria-invalid={problem !== null}
-            aria-describedby={`${ids}-url-help`}
-            disabled={busy}
-            onChange={(e) => setUrl(e.target.value)}
-          />
-          <span
-            id={`${ids}-url-help`}
-            className={problem ? 'field-problem' : 'field-hint'}
-            data-testid="capture-url-help"
-          >
-            {problem ?? t('capture.urlHint')}
-          </span>
-        </label>
-        <label className="field" htmlFor={`${ids}-name`}>
-          <span>{t('capture.name')}</span>
-          <input
-            id={`${ids}-name`}
-            data-testid="capture-name"
-            value={name}
-            maxLength={255}
-            placeholder={t('capture.namePlaceholder')}
-            disabled={busy}
-            onChange={(e) => setName(e.target.value)}
-          />
-        </label>
-      </div>
-      <div className="consent">
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            data-testid="capture-consent"
-            checked={consent}
-            disabled={busy}
-            onChange={(e) => setConsent(e.target.checked)}
-          />
-          <span>
-            <strong>{t('capture.consent')}</strong>
-            <span className="consent-text">{t('capture.consentText')}</span>
-          </span>
-        </label>
-      </div>
-      {readerOnly && (
-        <Notice kind="warn">{t('notarize.readerRole', { role: t('tenant.role.reader') })}</Notice>
-      )}
-      {error !== null && (
-        <ErrorNotice error={error} compact headline={captureErrorText(t, error, settings.serverUrl)} />
-      )}
-      {done && record && (
-        <div className="capture-record" data-testid="capture-done">
-          <Notice kind="ok">
-            {t('capture.done', { serial: record.serial })}{' '}
-            <button
-              type="button"
-              className="link-button"
-              onClick={() => navigate({ name: 'document', id: done.id })}
-            >
-              {t('notarize.open')}
-            </button>
-          </Notice>
-          {record.pageUrl && (
-            <p className="small">
-              {t('capture.page')}: <code className="capture-url">{record.pageUrl}</code>
-            </p>
-          )}
-          {record.screenshot ? (
-            <img
-              className="capture-screenshot"
-              data-testid="capture-screenshot"
-              src={record.screenshot}
-              alt={t('capture.screenshot')}
-              referrerPolicy="no-referrer"
-            />
-          ) : (
-            <p className="muted small">{t('capture.noScreenshot')}</p>
-          )}
-        </div>
-      )}
-      <div className="ipfs-import-actions">
-        {busy && (
-          <span className="muted small" role="status" data-testid="capture-busy">
-            <Spinner /> {t('capture.capturing')}
-          </span>
-        )}
-        <span className="spacer" />
-        {!consent && url.trim() !== '' && !problem && (
-          <span className="muted small">{t('notarize.needConsent')}</span>
-        )}
-        <button
-          type="submit"
-          className="button button-primary"
-          data-testid="capture-submit"
-          disabled={!check.ok || busy || readerOnly}
-        >
-          {busy ? <Spinner /> : <Icon name="globe" size={16} />} {t('capture.submit')}
-        </button>
-      </div>
-    </form>
+    <IntakeForm
+      readerOnly={readerOnly}
+      onClose={onClose}
+      texts={{
+        prefix: 'capture',
+        formTestId: 'capture-web',
+        title: t('capture.title'),
+        help: t('capture.help'),
+        source: {
+          key: 'url',
+          label: t('capture.url'),
+          hint: t('capture.urlHint'),
+          placeholder: t('capture.urlPlaceholder'),
+          maxLength: 8192,
+          type: 'url',
+          autoComplete: 'url',
+        },
+        nameLabel: t('capture.name'),
+        namePlaceholder: t('capture.namePlaceholder'),
+        consentTitle: t('capture.consent'),
+        consentText: t('capture.consentText'),
+        submit: t('capture.submit'),
+        submitIcon: 'globe',
+        busy: t('capture.capturing'),
+      }}
+      check={({ source, name, consent }) => {
+        const check = captureRequest({ url: source, name, consent });
+        return check.ok ? check : { ok: false, problem: captureUrlProblemText(t, check.url) };
+      }}
+      send={(request) => bridge.captureWeb(request)}
+      errorText={(error) => captureErrorText(t, error, settings.serverUrl)}
+      renderDone={(done) => {
+        const record = captureRecord(done);
+        if (!record) return null;
+        return (
+          <div className="capture-record" data-testid="capture-done">
+            <DoneNotice text={t('capture.done', { serial: record.serial })} id={done.id} />
+            {record.pageUrl && (
+              <p className="small">
+                {t('capture.page')}: <code className="capture-url">{record.pageUrl}</code>
+              </p>
+            )}
+            {record.screenshot ? (
+              <img
+                className="capture-screenshot"
+                data-testid="capture-screenshot"
+                src={record.screenshot}
+                alt={t('capture.screenshot')}
+                referrerPolicy="no-referrer"
+              />
+            ) : (
+              <p className="muted small">{t('capture.noScreenshot')}</p>
+            )}
+          </div>
+        );
+      }}
+    />
+  );
+}
+
+/** "Registered as <serial>" with a link to the new document. */
+function DoneNotice({ text, id }: { text: string; id: string }) {
+  const { t } = useI18n();
+  return (
+    <Notice kind="ok">
+      {text}{' '}
+      <button type="button" className="link-button" onClick={() => navigate({ name: 'document', id })}>
+        {t('notarize.open')}
+      </button>
+    </Notice>
   );
 }
