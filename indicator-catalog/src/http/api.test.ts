@@ -182,6 +182,15 @@ describe('service surface', () => {
       '/api/providers/{slug}/sync': ['get', 'post'],
       '/api/search': ['get'],
     });
+    // Each operation lists the success status the REST face answers.
+    const statuses = (path: string, method: string) =>
+      Object.keys(
+        (body.paths[path]?.[method] as { responses?: Record<string, unknown> } | undefined)?.responses ?? {},
+      );
+    expect(statuses('/api/providers', 'post')).toContain('201');
+    expect(statuses('/api/providers', 'post')).not.toContain('200');
+    expect(statuses('/api/providers/{slug}/sync', 'post')).toContain('202');
+    expect(statuses('/api/providers', 'get')).toContain('200');
   });
 
   it('answers /health 503 until ready, then {status:"ok"}', async () => {

@@ -1,3 +1,4 @@
+import { withRestStatuses } from '@notary/platform/http/rest';
 import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
@@ -7,7 +8,7 @@ import { z } from 'zod';
  * procedures' metadata, plus `GET /health`.
  */
 export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): OpenAPIObject {
-  return generateOpenApiDocument(appRouter, {
+  const document = generateOpenApiDocument(appRouter, {
     title: 'Indicator catalog',
     description:
       'Federates indicator providers: syncs their catalogs (metadata and 1536-dimension embeddings) and answers searches with values fetched live from the providers, each with an attribution block. Errors are `{message, code, fields?}`. Routes that change the catalog (registering, updating, removing providers, triggering syncs) need `Authorization: Bearer <CATALOG_ADMIN_TOKEN>`.',
@@ -38,4 +39,6 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
       },
     },
   });
+  // 201 on registering a provider, 202 on triggering a sync: the statuses the REST face answers.
+  return withRestStatuses(document, appRouter);
 }

@@ -1,6 +1,11 @@
 import { type AnyTRPCRouter, initTRPC } from '@trpc/server';
 import { type Request, type Response, Router } from 'express';
-import { forEachOpenApiProcedure, getInputOutputParsers, type OpenApiMethod } from 'trpc-to-openapi';
+import {
+  forEachOpenApiProcedure,
+  getInputOutputParsers,
+  type OpenAPIObject,
+  type OpenApiMethod,
+} from 'trpc-to-openapi';
 
 /** Extra procedure metadata read by the REST binder, beside trpc-to-openapi's `openapi`. */
 export interface RestMeta {
@@ -37,6 +42,8 @@ export interface RestBinding {
   method: (typeof EXPRESS_METHODS)[OpenApiMethod];
   /** The Express route of the OpenAPI path (`/api/documents/{id}` is served at `/api/documents/:id`). */
   route: string;
+  /** The OpenAPI path, e.g. `/api/documents/{id}`. */
+  openapiPath: string;
   /** Input from the JSON body (POST, PATCH, PUT), else from the query string; path params win over both. */
   takesBody: boolean;
   /** Whether the procedure declares an input; one without is called with `undefined`. */
@@ -56,12 +63,30 @@ export function restBindings(appRouter: AnyTRPCRouter): RestBinding[] {
       path: path.split('.'),
       method,
       route: meta.openapi.path.replace(/\{(\w+)\}/g, ':$1'),
+      openapiPath: meta.openapi.path,
       takesBody: method === 'post' || method === 'patch' || method === 'put',
       hasInput: getInputOutputParsers(procedure).hasInputsDefined,
       rest: meta.rest,
     });
   });
   return bindings;
+}
+
+/**
+ * `document` (trpc-to-openapi's, which lists every success as 200) with each procedure's own success status
+ * (`meta.rest.status`, e.g. 201 Created, 202 Accepted) in its responses, as the binder answers it.
+ * Mutates and returns `document`.
+ */
+export function withRestStatuses(document: OpenAPIObject, appRouter: AnyTRPCRouter): OpenAPIObject {
+  for (const binding of restBindings(appRouter)) {
+    const status = binding.rest?.status;
+    if (status === undefined || status === 200) continue;
+    const responses = document.paths?.[binding.openapiPath]?.[binding.method]?.responses;
+    if (!responses?.['200']) continue;
+    responses[String(status)] = responses['200'];
+    delete responses['200'];
+  }
+  return document;
 }
 
 /** tRPC's server-side caller factory; a caller takes everything (middlewares, parsers) from the router given. */

@@ -1,3 +1,4 @@
+import { withRestStatuses } from '@notary/platform/http/rest';
 import { DocumentSchema, ErrorBodySchema } from '@notary/shared';
 import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
@@ -13,7 +14,7 @@ const errorResponse = (description: string) => ({
  * procedures' metadata, plus the hand-written Express routes (multipart upload, signed file URLs).
  */
 export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): OpenAPIObject {
-  return generateOpenApiDocument(appRouter, {
+  const document = generateOpenApiDocument(appRouter, {
     title: 'Notary service',
     description:
       'Document notarization: upload with consent, SHA-256, serial numbers, public verification. Errors are `{message, code}`.',
@@ -115,4 +116,6 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
       },
     },
   });
+  // 201 Created where the procedure answers it (spec: invitations, access policies, imports, captures).
+  return withRestStatuses(document, appRouter);
 }
