@@ -1,7 +1,7 @@
 /**
  * Helpers for `npm run bench` (see `run.ts`): child processes that are always reaped, free loopback ports,
  * a random file streamed to disk, `/proc` readings (RSS, CPU time) of another process, a streamed multipart
- * upload over `http.request` and an autocannon load run.
+ * upload over `http.request` or by curl, and an autocannon load run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -318,6 +318,35 @@ export async function uploadFile(
       (e: Error) => setTimeout(() => settle(e), 1000),
     );
   });
+}
+
+/**
+ * The same upload as `uploadFile` (multipart: `consent=true`, then `file` streamed from disk, an exact
+ * Content-Length, a fresh connection) sent by `curl -F`, a client whose own cost is far below Node's
+ * `http.request` loop. Without `Expect: 100-continue` (curl asks for it above 1 MiB), so neither receiver
+ * pays a round trip the other does not. `wallMs` is curl's own `time_total` (connect to last response byte,
+ * curl's start-up excluded). The token, when given, travels as `Authorization: Bearer`.
+ */
+export async function curlUpload(
+  baseUrl: string,
+  file: string,
+  options: { token?: string; cwd: string; timeoutMs?: number },
+): Promise<{ status: number; body: string; wallMs: number }> {
+  const url = new URL('/api/documents/upload', baseUrl);
+  const args = ['-sS', '-H', 'Expect:', '-w', '\n%{http_code} %{time_total}', '-F', 'consent=true'];
+  args.push('-F', `file=@${file};type=application/octet-stream`);
+  if (options.token) args.push('-H', `Authorization: Bearer ${options.token}`);
+  args.push(url.href);
+  const r = await runCommand('curl', args, { cwd: options.cwd, timeoutMs: options.timeoutMs ?? 120_000 });
+  const nl = r.stdout.lastIndexOf('\n');
+  const [code, seconds] = r.stdout
+    .slice(nl + 1)
+    .trim()
+    .split(' ');
+  if (r.code !== 0 || !code || !seconds) {
+    throw new Error(`curl upload to ${url.href} failed (${r.code}): ${r.stderr}${r.stdout.slice(0, 500)}`);
+  }
+  return { status: Number(code), body: r.stdout.slice(0, nl), wallMs: Number(seconds) * 1000 };
 }
 
 export interface LoadResult {

@@ -1,23 +1,31 @@
 /**
- * `npm run bench`: two service figures, each as a ratio to a baseline measured in the same run on the same
- * machine, printed as a markdown table and written to `test/bench/results.json`.
+ * `npm run bench`: service figures, each as a ratio to a baseline measured in the same run on the same
+ * machine, printed as a markdown table and written to `test/bench/results.json`. `npm run bench -- http` runs
+ * parts 1 and 2 alone (printed, `results.json` left as it is).
  *
- * 1. Upload ingest. A 200 MiB file of random bytes is streamed to a temp dir and read once (page cache hot).
- *    `sha256sum` hashes it twice (best wall time kept). The real server is started as its own process
- *    (`node --import tsx server/src/main.ts`, embedded PGlite, fs storage, 127.0.0.1, free port, temp DATA_DIR);
- *    a user and a session token come from the operator CLI (through the server's admin socket). After a 1 MiB
- *    warm-up upload, the file is uploaded 3 times over loopback: `POST /api/documents/upload`, multipart
- *    (`consent=true`, then `file`) framed by hand, streamed from disk through `http.request` with an exact
- *    Content-Length. Wall time runs from the first byte written to the last byte of the 201 answer, whose
- *    `sha256Hash` must equal sha256sum's (the bench throws otherwise). Ingest ratio = sha256sum time / upload
- *    time (a throughput ratio; goal >= 0.6), best of the 3 runs. Meanwhile the server's `VmRSS`
- *    (`/proc/<pid>/status`) is sampled every 10 ms; growth = peak - RSS just before that upload (goal < 64 MB,
- *    worst of the 3 runs). Server CPU time (`/proc/<pid>/stat`) per upload is reported as a diagnostic.
- * 2. Public verify. `GET /api/public/verify?hash=<uploaded hash>` is loaded with autocannon, 50 connections,
- *    2 s warm-up then 10 s measured; the server is then stopped and a bare Express 5 app (`bare-express.ts`,
- *    own process) answering a JSON body of the same size is loaded the same way. Reported: requests/s
- *    (autocannon's per-second average) and p99 latency (ms, 2xx only, 1 ms resolution) for both, and the ratios
- *    service/bare. Any non-2xx answer (a 429 in particular, should rate limiting appear) is reported loudly.
+ * 1. Upload ingest (issue 17). A 200 MiB file of random bytes is streamed to a temp dir and read once (page
+ *    cache hot); `sha256sum` and `openssl dgst -sha256` hash it once each (diagnostics only: their speed
+ *    depends on the CPU's SHA extensions, not on the service). The real server is started as its own process
+ *    (`node --import tsx server/src/main.ts`, embedded PGlite, fs storage, 127.0.0.1, free port, temp DATA_DIR,
+ *    an explicit `RATE_LIMITS=off`); a user and a session token come from the operator CLI (through the
+ *    server's admin socket). The baseline is `receiver.ts`, its own process: busboy, SHA-256 of the file part,
+ *    write, fsync, the hash as JSON, nothing else. The same client, `curl -F` (multipart `consent=true` then
+ *    `file`, streamed from disk, exact Content-Length, no `Expect: 100-continue`), uploads the file to the
+ *    receiver and to `POST /api/documents/upload`, alternately, 3 times each after a 1 MiB warm-up each: the
+ *    two targets share the machine's noise. Time = curl's `time_total`; every answer's hash must equal
+ *    sha256sum's (the bench throws otherwise). Ingest ratio = best receiver time / best service time (goal
+ *    >= 0.85). During each service upload the server's `VmRSS` (`/proc/<pid>/status`) is sampled every 10 ms;
+ *    growth = peak - RSS just before that upload (goal < 64 MB, worst run). Diagnostics: server CPU time per
+ *    upload (`/proc/<pid>/stat`), and the bench's own Node client (`http.request`) to the receiver, to show
+ *    which client is faster.
+ * 2. Public verify (issue 17). `GET /api/public/verify?hash=` at 50 connections with autocannon (1 s warm-up,
+ *    then 10 s measured) against the service (positive: the uploaded file's hash, cached; negative: a random
+ *    hash, answered from the database every time by design) and a bare Express 5 app (`bare-express.ts`, own
+ *    process) answering the positive body, same size. Two rounds, each service positive, bare, service
+ *    negative; the best requests/s of each kept with its p99. Reported: requests/s (autocannon's per-second
+ *    average), p99 latency (ms, 2xx only, 1 ms resolution), the ratios to bare (goals: rps >= 0.6, p99 <= 2x),
+ *    server CPU µs per request (less sensitive to other load than requests/s) and the 1-minute load average
+ *    after each run. Any non-2xx answer (a 429 in particular, should rate limiting appear) is reported loudly.
  * 3. Anchoring (issue 4, `anchoring.ts`): gas/fee per document for batches of 1, 100 and 1,000 on the
  *    devnets, and time from upload to `registered` through a second server process with `ANCHORING=devnet`.
  * 4. Certificates (issue 5, `certificates.ts`): certificate time for a 1-page and a 352-page source, signed and
@@ -33,8 +41,8 @@
  * failure or Ctrl-C. `BENCH_SERVER_NODE_ARGS` adds Node flags to the server process, e.g.
  * `BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench` to profile it.
  */
-import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +52,7 @@ import { benchCatalog, type CatalogBenchResults, reportCatalog } from './catalog
 import { benchCertificates, type CertificateResults, reportCertificates } from './certificates';
 import {
   type Child,
+  curlUpload,
   freePort,
   type LoadResult,
   loadTest,
@@ -65,13 +74,15 @@ const RESULTS_FILE = path.join(ROOT, 'test', 'bench', 'results.json');
 const FILE_BYTES = 200 * MiB;
 const WARMUP_UPLOAD_BYTES = 1 * MiB;
 const UPLOAD_RUNS = 3;
-const SHA256SUM_RUNS = 2;
 const RSS_SAMPLE_MS = 10;
 const CONNECTIONS = 50;
-const LOAD_WARMUP_S = 2;
+const LOAD_WARMUP_S = 1;
 const LOAD_S = 10;
+const VERIFY_ROUNDS = 2;
 const SERVER_START_TIMEOUT_MS = 120_000;
-const GOALS = { ingestRatio: 0.6, rssGrowthMB: 64 };
+/** A fresh session token before a service upload once the last is this old (tokens live 300 s). */
+const TOKEN_REFRESH_MS = 200_000;
+const GOALS = { ingestRatio: 0.85, rssGrowthMB: 64, verifyRpsRatio: 0.6, verifyP99Ratio: 2 };
 const EMAIL = 'bench@example.com';
 
 /** Cleanup steps run in reverse order of registration, once, whatever happened. */
@@ -93,12 +104,18 @@ class Cleanup {
   }
 }
 
-interface UploadRun {
+/** One upload of the big file by the measured client (curl) to the baseline receiver. */
+interface ReceiverRun {
   wallS: number;
-  /** Time until the last request byte was handed to the socket. */
-  sentS: number;
-  ratio: number;
   throughputMBps: number;
+  /** 1-minute load average right after the run (the bench's own processes count in it). */
+  loadAverage: number;
+}
+
+/** One upload of the big file by the same client to the service. */
+interface UploadRun extends ReceiverRun {
+  /** The receiver's time in the same round / this time. */
+  ratio: number;
   rssBaselineMB: number;
   rssPeakMB: number;
   rssGrowthMB: number;
@@ -106,39 +123,72 @@ interface UploadRun {
   serverCpuS: number;
 }
 
-interface Results {
-  date: string;
-  machine: {
-    node: string;
-    cpus: number;
-    cpuModel: string;
-    memoryGB: number;
-    /** 1-minute load average before and after the run: other work on the machine skews every figure. */
-    loadAverage: { before: number; after: number };
-  };
+/** One autocannon run, with its target's CPU cost and the machine's load. */
+interface LoadRun extends LoadResult {
+  /** CPU time (user + system) of the target process per request answered, µs. */
+  cpuUsPerRequest: number;
+  /** 1-minute load average right after the run. */
+  loadAverage: number;
+}
+
+/** Parts 1 and 2 (issue 17): ingest against the minimal receiver, public verify against bare Express. */
+interface HttpResults {
   file: { bytes: number; sha256: string };
   serverStartS: number;
-  sha256sum: { runsS: number[]; bestS: number };
-  uploads: UploadRun[];
+  /** Diagnostics only: hashing the file on this CPU (sha256sum has no SHA extensions here, openssl does). */
+  hashTools: { sha256sumS: number; opensslS: number };
+  ingest: {
+    client: string;
+    /** The bench's own Node client (`uploadFile`) to the receiver: which client is faster. */
+    nodeClientToReceiverS: number;
+    receiver: ReceiverRun[];
+    service: UploadRun[];
+  };
   verify: {
-    url: string;
+    positiveUrl: string;
+    negativeUrl: string;
     bodyBytes: number;
     connections: number;
     durationS: number;
-    service: LoadResult;
-    bare: LoadResult;
-    rpsRatio: number;
-    p99Ratio: number;
+    /** Per round: service positive, bare, service negative. */
+    positive: LoadRun[];
+    bare: LoadRun[];
+    negative: LoadRun[];
   };
   summary: {
-    bestUploadS: number;
-    bestIngestRatio: number;
+    bestReceiverS: number;
+    bestServiceS: number;
+    /** Best receiver time / best service time. */
+    ingestRatio: number;
     worstRssGrowthMB: number;
     ingestGoalMet: boolean;
     rssGoalMet: boolean;
+    /** Best run (highest requests/s) of each target. */
+    verifyService: LoadRun;
+    verifyBare: LoadRun;
+    verifyNegative: LoadRun;
+    verifyRpsRatio: number;
+    verifyP99Ratio: number;
+    verifyGoalMet: boolean;
+    negativeRpsRatio: number;
+    negativeP99Ratio: number;
     serviceNon2xx: number;
     service429: number;
   };
+}
+
+interface Machine {
+  node: string;
+  cpus: number;
+  cpuModel: string;
+  memoryGB: number;
+  /** 1-minute load average before and after the run: other work on the machine skews every figure. */
+  loadAverage: { before: number; after: number };
+}
+
+interface Results extends HttpResults {
+  date: string;
+  machine: Machine;
   /** Issue 4: anchoring cost per batch and latency to `registered` (see `anchoring.ts`). */
   anchoring: AnchoringResults;
   certificates: CertificateResults;
@@ -147,6 +197,8 @@ interface Results {
 }
 
 const mb = (bytes: number) => bytes / MiB;
+const load1 = () => os.loadavg()[0] ?? 0;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...process.env, ...extra };
@@ -165,36 +217,33 @@ async function operator(env: NodeJS.ProcessEnv, args: string[], all = false): Pr
   return last;
 }
 
-async function sha256sum(file: string): Promise<{ hash: string; wallMs: number }> {
-  const r = await runCommand('sha256sum', [file], { cwd: ROOT });
-  const hash = /^([0-9a-f]{64})\s/.exec(r.stdout)?.[1];
-  if (r.code !== 0 || !hash) throw new Error(`sha256sum failed (${r.code}): ${r.stderr}`);
+/** Hashes `file` with a command printing `<hex>` somewhere in its output (`sha256sum`, `openssl dgst`). */
+async function hashTool(command: string, args: string[]): Promise<{ hash: string; wallMs: number }> {
+  const r = await runCommand(command, args, { cwd: ROOT });
+  const hash = /\b([0-9a-f]{64})\b/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || !hash) throw new Error(`${command} failed (${r.code}): ${r.stderr}`);
   return { hash, wallMs: r.wallMs };
 }
 
-/** Uploads `file` and checks the 201 answer's hash; throws loudly on any mismatch. */
-async function checkedUpload(url: string, token: string, file: string, expectedHash: string, server: Child) {
-  const outcome = await uploadFile(url, token, file, path.basename(file));
-  if (outcome.status !== 201) {
-    throw new Error(`upload answered ${outcome.status}: ${outcome.body}\nserver output:\n${server.tail()}`);
-  }
-  const doc = JSON.parse(outcome.body) as { sha256Hash?: unknown };
-  if (doc.sha256Hash !== expectedHash) {
-    throw new Error(
-      `HASH MISMATCH: server says ${String(doc.sha256Hash)}, sha256sum says ${expectedHash} for ${file}`,
-    );
-  }
-  return outcome;
+/** Removes every file in `dir` (the receiver's uploads, outside the timed window). */
+async function emptyDir(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) await rm(path.join(dir, name), { force: true });
 }
 
-async function load(label: string, url: string): Promise<LoadResult> {
-  console.log(`[bench] ${label}: warm-up ${LOAD_WARMUP_S} s, then ${LOAD_S} s at ${CONNECTIONS} connections`);
+/** Loads `url` (warm-up, then the measured run) and reads the CPU time `pid` spent on the measured run. */
+async function load(label: string, url: string, pid: number, clockTicks: number): Promise<LoadRun> {
   await loadTest(url, CONNECTIONS, LOAD_WARMUP_S);
+  const cpuBefore = readCpuSeconds(pid, clockTicks);
   const r = await loadTest(url, CONNECTIONS, LOAD_S);
+  const cpuUsPerRequest = ((readCpuSeconds(pid, clockTicks) - cpuBefore) * 1e6) / Math.max(1, r.requests);
+  const run: LoadRun = { ...r, cpuUsPerRequest, loadAverage: load1() };
   const codes = Object.entries(r.statusCodes)
     .map(([code, n]) => `${code}×${n}`)
     .join(' ');
-  console.log(`[bench] ${label}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, statuses ${codes || 'none'}`);
+  console.log(
+    `[bench] ${label}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${cpuUsPerRequest.toFixed(0)} µs CPU/request, ` +
+      `statuses ${codes || 'none'}, load average ${run.loadAverage.toFixed(2)}`,
+  );
   if (r.non2xx > 0 || r.errors > 0) {
     console.warn(
       `[bench] WARNING ${label}: ${r.non2xx} non-2xx answers (${codes}), ${r.errors} errors, ${r.timeouts} timeouts` +
@@ -203,19 +252,35 @@ async function load(label: string, url: string): Promise<LoadResult> {
           : ''),
     );
   }
-  return r;
+  return run;
 }
 
-async function bench(cleanup: Cleanup): Promise<Results> {
-  const loadBefore = os.loadavg()[0] ?? 0;
+/** The run with the most requests per second. */
+const bestRun = (runs: LoadRun[]): LoadRun => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
+
+function machineInfo(loadBefore: number): Machine {
+  const cpus = os.cpus();
+  return {
+    node: process.version,
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    memoryGB: Math.round(os.totalmem() / 2 ** 30),
+    loadAverage: { before: loadBefore, after: load1() },
+  };
+}
+
+/** Parts 1 and 2: see the file's comment. */
+async function benchHttp(cleanup: Cleanup): Promise<HttpResults> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'notary-bench-'));
   cleanup.add('temp dir', () => rm(tmp, { recursive: true, force: true }));
   const big = path.join(tmp, 'big.bin');
   const small = path.join(tmp, 'small.bin');
   const dataDir = path.join(tmp, 'data');
+  const receiverDir = path.join(tmp, 'receiver');
   await mkdir(dataDir);
+  await mkdir(receiverDir);
 
-  // --- Baseline: sha256sum on a hot page cache --------------------------------------------------------------
+  // --- The file; sha256sum and openssl on a hot page cache (diagnostics) ------------------------------------
   console.log(`[bench] writing ${mb(FILE_BYTES)} MB of random bytes to ${big}`);
   await writeRandomFile(big, FILE_BYTES);
   await writeRandomFile(small, WARMUP_UPLOAD_BYTES);
@@ -223,16 +288,14 @@ async function bench(cleanup: Cleanup): Promise<Results> {
     .update(await readFile(small))
     .digest('hex');
   await readThrough(big);
-  const shaRuns: number[] = [];
-  let bigHash = '';
-  for (let i = 0; i < SHA256SUM_RUNS; i++) {
-    const r = await sha256sum(big);
-    if (bigHash && r.hash !== bigHash) throw new Error('sha256sum gave two different hashes');
-    bigHash = r.hash;
-    shaRuns.push(r.wallMs / 1000);
-  }
-  const shaBestS = Math.min(...shaRuns);
-  console.log(`[bench] sha256sum: ${shaRuns.map((s) => s.toFixed(3)).join(' s, ')} s (${bigHash})`);
+  const sha = await hashTool('sha256sum', [big]);
+  const bigHash = sha.hash;
+  const openssl = await hashTool('openssl', ['dgst', '-sha256', '-r', big]);
+  if (openssl.hash !== bigHash) throw new Error(`openssl says ${openssl.hash}, sha256sum ${bigHash}`);
+  const hashTools = { sha256sumS: sha.wallMs / 1000, opensslS: openssl.wallMs / 1000 };
+  console.log(
+    `[bench] sha256sum ${hashTools.sha256sumS.toFixed(3)} s, openssl ${hashTools.opensslS.toFixed(3)} s (${bigHash})`,
+  );
 
   // --- The service, as its own process ----------------------------------------------------------------------
   const port = await freePort();
@@ -258,26 +321,85 @@ async function bench(cleanup: Cleanup): Promise<Results> {
 
   console.log(`[bench] creating ${EMAIL} and a session token with the operator CLI`);
   await operator(env, ['user:create', '--email', EMAIL]);
-  const token = await operator(env, ['token', '--email', EMAIL]);
-
+  let token = await operator(env, ['token', '--email', EMAIL]);
+  let tokenAt = performance.now();
+  const freshToken = async () => {
+    if (performance.now() - tokenAt > TOKEN_REFRESH_MS) {
+      token = await operator(env, ['token', '--email', EMAIL]);
+      tokenAt = performance.now();
+    }
+    return token;
+  };
   const clockTicks = Number((await runCommand('getconf', ['CLK_TCK'], { cwd: ROOT })).stdout.trim()) || 100;
-  console.log(`[bench] warm-up upload (${mb(WARMUP_UPLOAD_BYTES)} MB)`);
-  await checkedUpload(url, token, small, smallHash, server);
 
-  // --- Uploads ----------------------------------------------------------------------------------------------
+  // --- The baseline receiver, as its own process ------------------------------------------------------------
+  const receiver = startChild('receiver', NODE, ['--import', 'tsx', 'test/bench/receiver.ts'], {
+    cwd: ROOT,
+    env: childEnv({ HOST: '127.0.0.1', PORT: String(await freePort()), RECEIVER_DIR: receiverDir }),
+  });
+  cleanup.add('receiver', () => receiver.stop());
+  const receiverUrl = (await receiver.waitForLine(/\[receiver\] listening on (\S+)/, 60_000))[1] ?? '';
+
+  /** Checks an upload's answer (status, hash); throws loudly otherwise. Returns the time in seconds. */
+  const checked = (
+    who: string,
+    outcome: { status: number; body: string; wallMs: number },
+    status: number,
+    hashOf: (body: Record<string, unknown>) => unknown,
+    expected: string,
+    child: Child,
+  ): number => {
+    if (outcome.status !== status) {
+      throw new Error(`${who} answered ${outcome.status}: ${outcome.body}\n${who} output:\n${child.tail()}`);
+    }
+    const got = hashOf(JSON.parse(outcome.body) as Record<string, unknown>);
+    if (got !== expected)
+      throw new Error(`HASH MISMATCH: ${who} says ${String(got)}, sha256sum says ${expected}`);
+    return outcome.wallMs / 1000;
+  };
+  const toReceiver = async (file: string, expected: string): Promise<number> => {
+    const outcome = await curlUpload(receiverUrl, file, { cwd: ROOT });
+    // The receiver's files are removed outside the timed window.
+    await emptyDir(receiverDir);
+    return checked('receiver', outcome, 200, (b) => b.sha256, expected, receiver);
+  };
+  const toService = async (file: string, expected: string, bearer: string): Promise<number> =>
+    checked(
+      'server',
+      await curlUpload(url, file, { cwd: ROOT, token: bearer }),
+      201,
+      (b) => b.sha256Hash,
+      expected,
+      server,
+    );
+
+  // --- Ingest: the same curl upload to the receiver and to the service, alternately -------------------------
+  console.log(`[bench] warm-up uploads (${mb(WARMUP_UPLOAD_BYTES)} MB) to the receiver and the service`);
+  await toReceiver(small, smallHash);
+  await toService(small, smallHash, token);
+  const nodeOutcome = await uploadFile(receiverUrl, 'none', big, path.basename(big));
+  await emptyDir(receiverDir);
+  const nodeClientToReceiverS = checked('receiver', nodeOutcome, 200, (b) => b.sha256, bigHash, receiver);
+  console.log(`[bench] the bench's Node client to the receiver: ${nodeClientToReceiverS.toFixed(3)} s`);
+
+  const receiverRuns: ReceiverRun[] = [];
   const uploads: UploadRun[] = [];
   for (let i = 1; i <= UPLOAD_RUNS; i++) {
-    await new Promise((r) => setTimeout(r, 500));
+    await pause(500);
+    const receiverS = await toReceiver(big, bigHash);
+    receiverRuns.push({ wallS: receiverS, throughputMBps: mb(FILE_BYTES) / receiverS, loadAverage: load1() });
+    const bearer = await freshToken();
+    await pause(500);
     const baseline = readRss(server.pid);
     const cpuBefore = readCpuSeconds(server.pid, clockTicks);
     const sampler = sampleRss(server.pid, RSS_SAMPLE_MS);
-    const outcome = await checkedUpload(url, token, big, bigHash, server).finally(() => sampler.stop());
+    const wallS = await toService(big, bigHash, bearer).finally(() => sampler.stop());
     const { peak, samples } = sampler.stop();
     const run: UploadRun = {
-      wallS: outcome.wallMs / 1000,
-      sentS: outcome.sentMs / 1000,
-      ratio: shaBestS / (outcome.wallMs / 1000),
-      throughputMBps: mb(FILE_BYTES) / (outcome.wallMs / 1000),
+      wallS,
+      throughputMBps: mb(FILE_BYTES) / wallS,
+      loadAverage: load1(),
+      ratio: receiverS / wallS,
       rssBaselineMB: mb(baseline),
       rssPeakMB: mb(peak),
       rssGrowthMB: mb(peak - baseline),
@@ -286,36 +408,104 @@ async function bench(cleanup: Cleanup): Promise<Results> {
     };
     uploads.push(run);
     console.log(
-      `[bench] upload ${i}/${UPLOAD_RUNS}: ${run.wallS.toFixed(3)} s (body sent at ${run.sentS.toFixed(3)} s), ` +
+      `[bench] upload ${i}/${UPLOAD_RUNS} by curl: receiver ${receiverS.toFixed(3)} s, service ${wallS.toFixed(3)} s, ` +
         `ratio ${run.ratio.toFixed(2)}, RSS ${run.rssBaselineMB.toFixed(1)} → ${run.rssPeakMB.toFixed(1)} MB ` +
-        `(+${run.rssGrowthMB.toFixed(1)}, ${samples} samples), server CPU ${run.serverCpuS.toFixed(2)} s`,
+        `(+${run.rssGrowthMB.toFixed(1)}, ${samples} samples), server CPU ${run.serverCpuS.toFixed(2)} s, ` +
+        `load average ${run.loadAverage.toFixed(2)}`,
     );
   }
+  await receiver.stop();
 
-  // --- Public verify: service, then bare Express ------------------------------------------------------------
-  const verifyPath = `/api/public/verify?hash=${bigHash}`;
-  const probe = await fetch(`${url}${verifyPath}`);
+  // --- Public verify: service (known and unknown hash) and bare Express, alternately -------------------------
+  const positivePath = `/api/public/verify?hash=${bigHash}`;
+  const negativePath = `/api/public/verify?hash=${randomBytes(32).toString('hex')}`;
+  const probe = await fetch(`${url}${positivePath}`);
   const verifyBody = await probe.text();
   if (probe.status !== 200 || !(JSON.parse(verifyBody) as { found?: unknown }).found) {
     throw new Error(`verify probe answered ${probe.status}: ${verifyBody}`);
   }
+  const negativeProbe = await fetch(`${url}${negativePath}`);
+  const negativeBody = await negativeProbe.text();
+  if (negativeProbe.status !== 200 || (JSON.parse(negativeBody) as { found?: unknown }).found !== false) {
+    throw new Error(`verify probe of an unknown hash answered ${negativeProbe.status}: ${negativeBody}`);
+  }
   const bodyBytes = Buffer.byteLength(verifyBody);
-  const service = await load('service verify', `${url}${verifyPath}`);
-  await server.stop();
 
-  const barePort = await freePort();
   const bare = startChild('bare', NODE, ['--import', 'tsx', 'test/bench/bare-express.ts'], {
     cwd: ROOT,
-    env: childEnv({ HOST: '127.0.0.1', PORT: String(barePort), BARE_BODY: verifyBody }),
+    env: childEnv({ HOST: '127.0.0.1', PORT: String(await freePort()), BARE_BODY: verifyBody }),
   });
   cleanup.add('bare express', () => bare.stop());
   const bareUrl = (await bare.waitForLine(/\[bare\] listening on (\S+)/, 60_000))[1] ?? '';
-  const bareProbe = await (await fetch(`${bareUrl}${verifyPath}`)).text();
+  const bareProbe = await (await fetch(`${bareUrl}${positivePath}`)).text();
   if (Buffer.byteLength(bareProbe) !== bodyBytes) {
     throw new Error(`bare body is ${Buffer.byteLength(bareProbe)} bytes, service body ${bodyBytes}`);
   }
-  const bareResult = await load('bare express', `${bareUrl}${verifyPath}`);
+
+  console.log(
+    `[bench] verify: ${VERIFY_ROUNDS} rounds of service (known hash), bare Express, service (unknown hash); ` +
+      `each ${LOAD_WARMUP_S} s warm-up then ${LOAD_S} s at ${CONNECTIONS} connections`,
+  );
+  const positive: LoadRun[] = [];
+  const bareRuns: LoadRun[] = [];
+  const negative: LoadRun[] = [];
+  for (let round = 1; round <= VERIFY_ROUNDS; round++) {
+    const of = `${round}/${VERIFY_ROUNDS}`;
+    positive.push(await load(`service, known hash ${of}`, `${url}${positivePath}`, server.pid, clockTicks));
+    bareRuns.push(await load(`bare Express ${of}`, `${bareUrl}${positivePath}`, bare.pid, clockTicks));
+    negative.push(await load(`service, unknown hash ${of}`, `${url}${negativePath}`, server.pid, clockTicks));
+  }
   await bare.stop();
+  await server.stop();
+
+  const bestReceiverS = Math.min(...receiverRuns.map((u) => u.wallS));
+  const bestServiceS = Math.min(...uploads.map((u) => u.wallS));
+  const worstRssGrowthMB = Math.max(...uploads.map((u) => u.rssGrowthMB));
+  const verifyService = bestRun(positive);
+  const verifyBare = bestRun(bareRuns);
+  const verifyNegative = bestRun(negative);
+  const verifyRpsRatio = verifyService.rps / verifyBare.rps;
+  const verifyP99Ratio = verifyService.p99 / verifyBare.p99;
+  const all = [...positive, ...negative];
+  return {
+    file: { bytes: FILE_BYTES, sha256: bigHash },
+    serverStartS,
+    hashTools,
+    ingest: { client: 'curl', nodeClientToReceiverS, receiver: receiverRuns, service: uploads },
+    verify: {
+      positiveUrl: positivePath,
+      negativeUrl: negativePath,
+      bodyBytes,
+      connections: CONNECTIONS,
+      durationS: LOAD_S,
+      positive,
+      bare: bareRuns,
+      negative,
+    },
+    summary: {
+      bestReceiverS,
+      bestServiceS,
+      ingestRatio: bestReceiverS / bestServiceS,
+      worstRssGrowthMB,
+      ingestGoalMet: bestReceiverS / bestServiceS >= GOALS.ingestRatio,
+      rssGoalMet: worstRssGrowthMB < GOALS.rssGrowthMB,
+      verifyService,
+      verifyBare,
+      verifyNegative,
+      verifyRpsRatio,
+      verifyP99Ratio,
+      verifyGoalMet: verifyRpsRatio >= GOALS.verifyRpsRatio && verifyP99Ratio <= GOALS.verifyP99Ratio,
+      negativeRpsRatio: verifyNegative.rps / verifyBare.rps,
+      negativeP99Ratio: verifyNegative.p99 / verifyBare.p99,
+      serviceNon2xx: all.reduce((n, r) => n + r.non2xx, 0),
+      service429: all.reduce((n, r) => n + (r.statusCodes['429'] ?? 0), 0),
+    },
+  };
+}
+
+async function bench(cleanup: Cleanup): Promise<Results> {
+  const loadBefore = load1();
+  const http = await benchHttp(cleanup);
 
   const anchoring = await benchAnchoring({
     root: ROOT,
@@ -325,42 +515,9 @@ async function bench(cleanup: Cleanup): Promise<Results> {
     childEnv,
   });
 
-  const bestUploadS = Math.min(...uploads.map((u) => u.wallS));
-  const bestIngestRatio = Math.max(...uploads.map((u) => u.ratio));
-  const worstRssGrowthMB = Math.max(...uploads.map((u) => u.rssGrowthMB));
-  const cpus = os.cpus();
   return {
     date: new Date().toISOString(),
-    machine: {
-      node: process.version,
-      cpus: cpus.length,
-      cpuModel: cpus[0]?.model ?? 'unknown',
-      memoryGB: Math.round(os.totalmem() / 2 ** 30),
-      loadAverage: { before: loadBefore, after: os.loadavg()[0] ?? 0 },
-    },
-    file: { bytes: FILE_BYTES, sha256: bigHash },
-    serverStartS,
-    sha256sum: { runsS: shaRuns, bestS: shaBestS },
-    uploads,
-    verify: {
-      url: verifyPath,
-      bodyBytes,
-      connections: CONNECTIONS,
-      durationS: LOAD_S,
-      service,
-      bare: bareResult,
-      rpsRatio: service.rps / bareResult.rps,
-      p99Ratio: service.p99 / bareResult.p99,
-    },
-    summary: {
-      bestUploadS,
-      bestIngestRatio,
-      worstRssGrowthMB,
-      ingestGoalMet: bestIngestRatio >= GOALS.ingestRatio,
-      rssGoalMet: worstRssGrowthMB < GOALS.rssGrowthMB,
-      serviceNon2xx: service.non2xx,
-      service429: service.statusCodes['429'] ?? 0,
-    },
+    ...http,
     anchoring,
     certificates: await benchCertificates({
       root: ROOT,
@@ -369,39 +526,55 @@ async function bench(cleanup: Cleanup): Promise<Results> {
       childEnv,
     }),
     catalog: await benchCatalog(),
+    machine: machineInfo(loadBefore),
   };
 }
 
-function report(r: Results): string {
+function reportHttp(r: HttpResults & { date: string; machine: Machine }): string {
   const f = (n: number, digits: number) => n.toFixed(digits);
   const mark = (ok: boolean) => (ok ? '✅' : '❌');
   const s = r.summary;
   const v = r.verify;
+  const [vs, vb, vn] = [s.verifyService, s.verifyBare, s.verifyNegative];
   const rateNote = s.service429 > 0 ? ` ⚠ ${s.service429}× 429 (rate limited)` : '';
-  const lines = [
+  const loads = (runs: { loadAverage: number }[]) => runs.map((x) => f(x.loadAverage, 1)).join(', ');
+  return [
     `Notary bench, ${r.date}, Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpuModel}, ` +
       `load average ${f(r.machine.loadAverage.before, 2)} → ${f(r.machine.loadAverage.after, 2)}`,
     '',
     '| measure | value | goal |',
     '| --- | --- | --- |',
-    `| upload 200 MB time (s), best of ${r.uploads.length} | ${f(s.bestUploadS, 3)} | |`,
-    `| sha256sum time (s), best of ${r.sha256sum.runsS.length} | ${f(r.sha256sum.bestS, 3)} | |`,
-    `| ingest ratio (sha256sum / upload time) | ${f(s.bestIngestRatio, 2)} | ≥ ${GOALS.ingestRatio} ${mark(s.ingestGoalMet)} |`,
-    `| peak RSS growth during upload (MB), worst of ${r.uploads.length} | ${f(s.worstRssGrowthMB, 1)} | < ${GOALS.rssGrowthMB} ${mark(s.rssGoalMet)} |`,
-    `| verify rps, ${v.connections} conns (service / bare / ratio) | ${f(v.service.rps, 0)} / ${f(v.bare.rps, 0)} / ${f(v.rpsRatio, 2)}${rateNote} | |`,
-    `| verify p99 ms (service / bare / ratio) | ${f(v.service.p99, 0)} / ${f(v.bare.p99, 0)} / ${f(v.p99Ratio, 2)} | |`,
-    `| verify non-2xx (service / bare) | ${v.service.non2xx} / ${v.bare.non2xx} | 0 |`,
+    `| upload 200 MB by curl to the minimal receiver (s), best of ${r.ingest.receiver.length} | ${f(s.bestReceiverS, 3)} | |`,
+    `| upload 200 MB by curl to the service (s), best of ${r.ingest.service.length} | ${f(s.bestServiceS, 3)} | |`,
+    `| ingest ratio (receiver time / service time) | ${f(s.ingestRatio, 2)} | ≥ ${GOALS.ingestRatio} ${mark(s.ingestGoalMet)} |`,
+    `| peak RSS growth during upload (MB), worst of ${r.ingest.service.length} | ${f(s.worstRssGrowthMB, 1)} | < ${GOALS.rssGrowthMB} ${mark(s.rssGoalMet)} |`,
+    `| verify rps, known hash (service / bare / ratio) | ${f(vs.rps, 0)} / ${f(vb.rps, 0)} / ${f(s.verifyRpsRatio, 2)}${rateNote} | ≥ ${GOALS.verifyRpsRatio} ${mark(s.verifyRpsRatio >= GOALS.verifyRpsRatio)} |`,
+    `| verify p99 ms, known hash (service / bare / ratio) | ${vs.p99} / ${vb.p99} / ${f(s.verifyP99Ratio, 2)} | ≤ ${GOALS.verifyP99Ratio} ${mark(s.verifyP99Ratio <= GOALS.verifyP99Ratio)} |`,
+    `| verify rps, unknown hash (service / ratio to bare) | ${f(vn.rps, 0)} / ${f(s.negativeRpsRatio, 2)} | |`,
+    `| verify p99 ms, unknown hash (service / ratio to bare) | ${vn.p99} / ${f(s.negativeP99Ratio, 2)} | |`,
+    `| server CPU µs per request (known / unknown / bare) | ${f(vs.cpuUsPerRequest, 0)} / ${f(vn.cpuUsPerRequest, 0)} / ${f(vb.cpuUsPerRequest, 0)} | |`,
+    `| verify non-2xx (service / bare) | ${s.serviceNon2xx} / ${v.bare.reduce((n, x) => n + x.non2xx, 0)} | 0 |`,
     '',
-    '| upload run | wall (s) | body sent (s) | MB/s | ratio | RSS before (MB) | RSS peak (MB) | growth (MB) | samples | server CPU (s) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...r.uploads.map(
+    '| upload round | receiver (s) | service (s) | ratio | service MB/s | RSS before (MB) | RSS peak (MB) | growth (MB) | samples | server CPU (s) | load avg |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...r.ingest.service.map(
       (u, i) =>
-        `| ${i + 1} | ${f(u.wallS, 3)} | ${f(u.sentS, 3)} | ${f(u.throughputMBps, 0)} | ${f(u.ratio, 2)} | ` +
-        `${f(u.rssBaselineMB, 1)} | ${f(u.rssPeakMB, 1)} | ${f(u.rssGrowthMB, 1)} | ${u.rssSamples} | ${f(u.serverCpuS, 2)} |`,
+        `| ${i + 1} | ${f(r.ingest.receiver[i]?.wallS ?? Number.NaN, 3)} | ${f(u.wallS, 3)} | ${f(u.ratio, 2)} | ` +
+        `${f(u.throughputMBps, 0)} | ${f(u.rssBaselineMB, 1)} | ${f(u.rssPeakMB, 1)} | ${f(u.rssGrowthMB, 1)} | ` +
+        `${u.rssSamples} | ${f(u.serverCpuS, 2)} | ${f(u.loadAverage, 1)} |`,
     ),
     '',
-    `Verify body ${v.bodyBytes} bytes; p50 ms service ${v.service.p50} / bare ${v.bare.p50}; ` +
-      `requests service ${v.service.requests} / bare ${v.bare.requests} in ${v.durationS} s; server cold start ${f(r.serverStartS, 1)} s.`,
+    `Diagnostics: sha256sum ${f(r.hashTools.sha256sumS, 3)} s, openssl ${f(r.hashTools.opensslS, 3)} s for the file; ` +
+      `the bench's Node client to the receiver ${f(r.ingest.nodeClientToReceiverS, 3)} s (curl is the client measured). ` +
+      `Verify body ${v.bodyBytes} bytes; p50 ms known ${vs.p50} / unknown ${vn.p50} / bare ${vb.p50}; load average after ` +
+      `each verify run: known ${loads(v.positive)}, bare ${loads(v.bare)}, unknown ${loads(v.negative)}; ` +
+      `server cold start ${f(r.serverStartS, 1)} s.`,
+  ].join('\n');
+}
+
+function report(r: Results): string {
+  const lines = [
+    reportHttp(r),
     '',
     reportAnchoring(r.anchoring),
     '',
@@ -429,6 +602,13 @@ async function main(): Promise<void> {
         childEnv,
       });
       console.log(`\n${reportCertificates(certificates)}\n`);
+      return;
+    }
+    if (process.argv[2] === 'http') {
+      const loadBefore = load1();
+      const http = await benchHttp(cleanup);
+      const date = new Date().toISOString();
+      console.log(`\n${reportHttp({ ...http, date, machine: machineInfo(loadBefore) })}\n`);
       return;
     }
     const results = await bench(cleanup);
