@@ -11,7 +11,11 @@
  *    the 10,000 synthetic definitions: 20 warm-up then 200 measured searches, sequential, cycling through the
  *    labeled queries with a municipality (`city`, resolved by the reference provider) for every other one.
  *    Reported p50 and p95 of: the whole request (client side), the providers' own time (municipality
- *    resolution + live values, from the `Server-Timing` header) and the catalog's own time (the rest).
+ *    resolution + live values, from the `Server-Timing` header), the catalog's own time (the rest) and,
+ *    within it, the ranking (`rank` of `Server-Timing`: query embedding, vector query, lexical leg, fusion).
+ *    The search runs on the catalog's defaults (local embedder, embedded vector index, in this process): no
+ *    fake OpenAI or Qdrant server takes part in these figures. The providers' time includes the catalog's
+ *    own parsing of their answers, and the in-process providers' work.
  * 3. recall@5 of the labeled queries on the reference provider alone, and with the 10,000 synthetic
  *    definitions as distractors.
  *
@@ -65,7 +69,13 @@ export interface LatencyFigure {
 export interface CatalogBenchResults {
   embedder: string;
   sync: SyncFigure[];
-  search: { count: number; total: LatencyFigure; provider: LatencyFigure; catalog: LatencyFigure };
+  search: {
+    count: number;
+    total: LatencyFigure;
+    provider: LatencyFigure;
+    catalog: LatencyFigure;
+    rank: LatencyFigure;
+  };
   recall: { queries: number; hybrid: number; semantic: number; hybridWithDistractors: number };
 }
 
@@ -153,6 +163,7 @@ export async function benchCatalog(): Promise<CatalogBenchResults> {
     const totals: number[] = [];
     const providerTimes: number[] = [];
     const own: number[] = [];
+    const rankTimes: number[] = [];
     for (let i = 0; i < WARMUP_SEARCHES + SEARCHES; i++) {
       const query = LABELED_QUERIES[i % LABELED_QUERIES.length];
       const params = new URLSearchParams({ q: query?.q ?? 'populacao', limit: '10' });
@@ -174,6 +185,7 @@ export async function benchCatalog(): Promise<CatalogBenchResults> {
       totals.push(total);
       providerTimes.push(providerTime);
       own.push(total - providerTime);
+      rankTimes.push(timing.rank ?? 0);
     }
 
     // 1b. The same first sync through the adapters against the loopback OpenAI-compatible and Qdrant servers.
@@ -217,6 +229,7 @@ export async function benchCatalog(): Promise<CatalogBenchResults> {
         total: latency(totals),
         provider: latency(providerTimes),
         catalog: latency(own),
+        rank: latency(rankTimes),
       },
       recall: {
         queries: recall.queries,
@@ -245,6 +258,7 @@ export function reportCatalog(r: CatalogBenchResults): string {
     `| Search, whole request (${r.search.count} searches, p50 / p95) | ${ms(r.search.total.p50)} / ${ms(r.search.total.p95)} |`,
     `| of which providers' own time (city + live values) | ${ms(r.search.provider.p50)} / ${ms(r.search.provider.p95)} |`,
     `| of which the catalog's own time (ranking, HTTP) | ${ms(r.search.catalog.p50)} / ${ms(r.search.catalog.p95)} |`,
+    `| of which ranking (query embedding, vector index, lexical leg) | ${ms(r.search.rank.p50)} / ${ms(r.search.rank.p95)} |`,
     `| recall@5, ${r.recall.queries} labeled queries, ${r.embedder} (hybrid / semantic leg alone) | ${pct(r.recall.hybrid)} / ${pct(r.recall.semantic)} |`,
     `| recall@5 with the ${DEFINITIONS.toLocaleString('en')} synthetic definitions as distractors (hybrid) | ${pct(r.recall.hybridWithDistractors)} |`,
   ];
