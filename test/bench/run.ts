@@ -15,9 +15,9 @@
  *    two targets share the machine's noise. Time = curl's `time_total`; every answer's hash must equal
  *    sha256sum's (the bench throws otherwise). Ingest ratio = best receiver time / best service time (goal
  *    >= 0.85). During each service upload the server's `VmRSS` (`/proc/<pid>/status`) is sampled every 10 ms;
- *    growth = peak - RSS just before that upload (goal < 64 MB, worst run). Diagnostics: server CPU time per
- *    upload (`/proc/<pid>/stat`), and the bench's own Node client (`http.request`) to the receiver, to show
- *    which client is faster.
+ *    growth = peak - RSS just before that upload (goal < 64 MB, worst run). Diagnostics: CPU time of the
+ *    receiver and of the server per upload (`/proc/<pid>/stat`), and the bench's own Node client
+ *    (`http.request`) to the receiver, to show which client is faster.
  * 2. Public verify (issue 17). `GET /api/public/verify?hash=` at 50 connections with autocannon (1 s warm-up,
  *    then 10 s measured) against the service (positive: the uploaded file's hash, cached; negative: a random
  *    hash, answered from the database every time by design) and a bare Express 5 app (`bare-express.ts`, own
@@ -33,6 +33,9 @@
  *
  * 5. Indicator catalog (issue 7, `catalog.ts`): sync throughput for 10,000 definitions, search latency p50/p95
  *    with the provider's own time apart, recall@5 on the labeled query set.
+ * 6. Memory and start-up (issue 17, `idle.ts`): `npm start` on the embedded defaults, time to `/health` ok and
+ *    idle RSS/PSS of its whole process tree, with each part (PGlite, the devnets, the modules) measured alone.
+ *    Alone: `npm run bench -- idle` (results printed, `results.json` left as it is).
  *
  * `npm run bench -- certificates` runs part 4 alone, `npm run bench:catalog` part 5 (results printed,
  * `results.json` left as it is).
@@ -50,6 +53,7 @@ import { fileURLToPath } from 'node:url';
 import { type AnchoringResults, benchAnchoring, reportAnchoring } from './anchoring';
 import { benchCatalog, type CatalogBenchResults, reportCatalog } from './catalog';
 import { benchCertificates, type CertificateResults, reportCertificates } from './certificates';
+import { benchIdle, type IdleResults, reportIdle } from './idle';
 import {
   type Child,
   curlUpload,
@@ -108,6 +112,8 @@ class Cleanup {
 interface ReceiverRun {
   wallS: number;
   throughputMBps: number;
+  /** CPU time (user + system) of the receiving process during the upload, s. */
+  cpuS: number;
   /** 1-minute load average right after the run (the bench's own processes count in it). */
   loadAverage: number;
 }
@@ -120,7 +126,6 @@ interface UploadRun extends ReceiverRun {
   rssPeakMB: number;
   rssGrowthMB: number;
   rssSamples: number;
-  serverCpuS: number;
 }
 
 /** One autocannon run, with its target's CPU cost and the machine's load. */
@@ -194,6 +199,8 @@ interface Results extends HttpResults {
   certificates: CertificateResults;
   /** Issue 7: catalog sync throughput, search latency, recall@5 (see `catalog.ts`). */
   catalog: CatalogBenchResults;
+  /** Issue 17: `npm start` time to `/health` ok, idle RSS/PSS and its breakdown (see `idle.ts`). */
+  idle: IdleResults;
 }
 
 const mb = (bytes: number) => bytes / MiB;
@@ -386,8 +393,14 @@ async function benchHttp(cleanup: Cleanup): Promise<HttpResults> {
   const uploads: UploadRun[] = [];
   for (let i = 1; i <= UPLOAD_RUNS; i++) {
     await pause(500);
+    const receiverCpuBefore = readCpuSeconds(receiver.pid, clockTicks);
     const receiverS = await toReceiver(big, bigHash);
-    receiverRuns.push({ wallS: receiverS, throughputMBps: mb(FILE_BYTES) / receiverS, loadAverage: load1() });
+    receiverRuns.push({
+      wallS: receiverS,
+      throughputMBps: mb(FILE_BYTES) / receiverS,
+      cpuS: readCpuSeconds(receiver.pid, clockTicks) - receiverCpuBefore,
+      loadAverage: load1(),
+    });
     const bearer = await freshToken();
     await pause(500);
     const baseline = readRss(server.pid);
@@ -404,13 +417,14 @@ async function benchHttp(cleanup: Cleanup): Promise<HttpResults> {
       rssPeakMB: mb(peak),
       rssGrowthMB: mb(peak - baseline),
       rssSamples: samples,
-      serverCpuS: readCpuSeconds(server.pid, clockTicks) - cpuBefore,
+      cpuS: readCpuSeconds(server.pid, clockTicks) - cpuBefore,
     };
     uploads.push(run);
     console.log(
       `[bench] upload ${i}/${UPLOAD_RUNS} by curl: receiver ${receiverS.toFixed(3)} s, service ${wallS.toFixed(3)} s, ` +
         `ratio ${run.ratio.toFixed(2)}, RSS ${run.rssBaselineMB.toFixed(1)} → ${run.rssPeakMB.toFixed(1)} MB ` +
-        `(+${run.rssGrowthMB.toFixed(1)}, ${samples} samples), server CPU ${run.serverCpuS.toFixed(2)} s, ` +
+        `(+${run.rssGrowthMB.toFixed(1)}, ${samples} samples), CPU receiver ${receiverRuns[i - 1]?.cpuS.toFixed(2)} s ` +
+        `/ server ${run.cpuS.toFixed(2)} s, ` +
         `load average ${run.loadAverage.toFixed(2)}`,
     );
   }
@@ -526,6 +540,7 @@ async function bench(cleanup: Cleanup): Promise<Results> {
       childEnv,
     }),
     catalog: await benchCatalog(),
+    idle: await benchIdle({ root: ROOT, node: NODE, addCleanup: (label, run) => cleanup.add(label, run) }),
     machine: machineInfo(loadBefore),
   };
 }
@@ -555,13 +570,13 @@ function reportHttp(r: HttpResults & { date: string; machine: Machine }): string
     `| server CPU µs per request (known / unknown / bare) | ${f(vs.cpuUsPerRequest, 0)} / ${f(vn.cpuUsPerRequest, 0)} / ${f(vb.cpuUsPerRequest, 0)} | |`,
     `| verify non-2xx (service / bare) | ${s.serviceNon2xx} / ${v.bare.reduce((n, x) => n + x.non2xx, 0)} | 0 |`,
     '',
-    '| upload round | receiver (s) | service (s) | ratio | service MB/s | RSS before (MB) | RSS peak (MB) | growth (MB) | samples | server CPU (s) | load avg |',
+    '| upload round | receiver (s) | service (s) | ratio | service MB/s | RSS before (MB) | RSS peak (MB) | growth (MB) | samples | CPU receiver / server (s) | load avg |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...r.ingest.service.map(
       (u, i) =>
         `| ${i + 1} | ${f(r.ingest.receiver[i]?.wallS ?? Number.NaN, 3)} | ${f(u.wallS, 3)} | ${f(u.ratio, 2)} | ` +
         `${f(u.throughputMBps, 0)} | ${f(u.rssBaselineMB, 1)} | ${f(u.rssPeakMB, 1)} | ${f(u.rssGrowthMB, 1)} | ` +
-        `${u.rssSamples} | ${f(u.serverCpuS, 2)} | ${f(u.loadAverage, 1)} |`,
+        `${u.rssSamples} | ${f(r.ingest.receiver[i]?.cpuS ?? Number.NaN, 2)} / ${f(u.cpuS, 2)} | ${f(u.loadAverage, 1)} |`,
     ),
     '',
     `Diagnostics: sha256sum ${f(r.hashTools.sha256sumS, 3)} s, openssl ${f(r.hashTools.opensslS, 3)} s for the file; ` +
@@ -581,6 +596,8 @@ function report(r: Results): string {
     reportCertificates(r.certificates),
     '',
     reportCatalog(r.catalog),
+    '',
+    reportIdle(r.idle),
   ];
   return lines.join('\n');
 }
@@ -602,6 +619,15 @@ async function main(): Promise<void> {
         childEnv,
       });
       console.log(`\n${reportCertificates(certificates)}\n`);
+      return;
+    }
+    if (process.argv[2] === 'idle') {
+      const idle = await benchIdle({
+        root: ROOT,
+        node: NODE,
+        addCleanup: (label, run) => cleanup.add(label, run),
+      });
+      console.log(`\n${reportIdle(idle)}\n`);
       return;
     }
     if (process.argv[2] === 'http') {
