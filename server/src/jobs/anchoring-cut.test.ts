@@ -1,8 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
 import { type Database, openDatabase } from '../db';
 import { AnchorBatch, AnchorTx, Document, Tenant } from '../db/entities';
+import { addPendingDocument } from '../domain/anchoring/pending-documents.testing';
 import { type AnchoringRunner, BATCH_MAX_WAIT_WINDOWS, startAnchoring } from './anchoring';
 
 /**
@@ -68,22 +69,7 @@ async function add(n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const em = db.fork();
-    const id = randomUUID();
-    em.create(Document, {
-      id,
-      tenant: tenantId,
-      serialNumber: `RC-${++serial}`,
-      fileName: 'f.txt',
-      fileSize: 1,
-      mimeType: 'text/plain',
-      sha256Hash: createHash('sha256').update(id).digest('hex'),
-      sourceType: 'upload',
-      consentGiven: true,
-      consentTimestamp: new Date(),
-      uploaderUserId: 'u1',
-      // Created by the injected clock, as the cut rule reads it.
-      createdAt: new Date(Date.now() + offsetMs),
-    });
+    const id = addPendingDocument(em, tenantId, `RC-${++serial}`, new Date(Date.now() + offsetMs));
     await em.flush();
     ids.push(id);
   }

@@ -33,6 +33,24 @@ async function openKind(
   };
 }
 
+/** A database of `kind` with one personal tenant (serial prefix `prefix`) and its owner as the actor. */
+async function openWithOwner(
+  kind: Kind,
+  prefix: string,
+): Promise<{ db: Database; url: string | undefined; dispose(): Promise<void>; actor: Actor }> {
+  const opened = await openKind(kind);
+  const em = opened.db.fork();
+  const tenant = em.create(Tenant, {
+    id: crypto.randomUUID(),
+    kind: 'personal',
+    externalId: `${prefix}-${kind}`,
+    name: 'T',
+    serialPrefix: prefix,
+  });
+  await em.flush();
+  return { ...opened, actor: { userId: 'u1', email: null, tenant, role: 'owner', ip: null } };
+}
+
 /** Resolves with `value` or rejects after `ms`: a hang fails the test in seconds, with a message. */
 function within<T>(ms: number, what: string, value: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -51,17 +69,7 @@ describe.each<Kind>(['pglite', 'postgresql'])('job queue on %s', (kind) => {
   let serial = 0;
 
   beforeAll(async () => {
-    ({ db, url, dispose } = await openKind(kind));
-    const em = db.fork();
-    const tenant = em.create(Tenant, {
-      id: crypto.randomUUID(),
-      kind: 'personal',
-      externalId: `u-${kind}`,
-      name: 'T',
-      serialPrefix: 'JQ',
-    });
-    await em.flush();
-    actor = { userId: 'u1', email: null, tenant, role: 'owner', ip: null };
+    ({ db, url, dispose, actor } = await openWithOwner(kind, 'JQ'));
   }, 60_000);
 
   afterAll(async () => {
@@ -201,17 +209,7 @@ describe.each<Kind>(['pglite', 'postgresql'])('full batch signal on %s (issue 17
   let actor: Actor;
 
   beforeAll(async () => {
-    ({ db, url, dispose } = await openKind(kind));
-    const em = db.fork();
-    const tenant = em.create(Tenant, {
-      id: crypto.randomUUID(),
-      kind: 'personal',
-      externalId: `f-${kind}`,
-      name: 'T',
-      serialPrefix: 'FB',
-    });
-    await em.flush();
-    actor = { userId: 'u1', email: null, tenant, role: 'owner', ip: null };
+    ({ db, url, dispose, actor } = await openWithOwner(kind, 'FB'));
   }, 60_000);
 
   afterAll(async () => {

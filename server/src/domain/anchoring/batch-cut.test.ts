@@ -1,8 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { type Database, openDatabase } from '../../db';
 import { AnchorBatch, Document, DocumentAnchor, Tenant } from '../../db/entities';
+import { addPendingDocument } from './pending-documents.testing';
 import { type CutRule, collectBatch, partialBatchDue } from './pipeline';
 
 /**
@@ -80,21 +81,7 @@ describe.each<Kind>(['pglite', 'postgresql'])('collectBatch with the cut rule on
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       const em = db.fork();
-      const id = randomUUID();
-      em.create(Document, {
-        id,
-        tenant: tenantId,
-        serialNumber: `BC-${kind}-${++serial}`,
-        fileName: 'f.txt',
-        fileSize: 1,
-        mimeType: 'text/plain',
-        sha256Hash: createHash('sha256').update(id).digest('hex'),
-        sourceType: 'upload',
-        consentGiven: true,
-        consentTimestamp: new Date(),
-        uploaderUserId: 'u1',
-        createdAt: rule.now?.() ?? new Date(),
-      });
+      const id = addPendingDocument(em, tenantId, `BC-${kind}-${++serial}`, rule.now?.() ?? new Date());
       await em.flush();
       ids.push(id);
     }

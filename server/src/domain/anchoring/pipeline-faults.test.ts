@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { type AddressInfo, createServer, Socket } from 'node:net';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
@@ -12,6 +11,7 @@ import { type StacksDevnet, startStacksDevnet } from '../../adapters/chains/stac
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor, Tenant } from '../../db/entities';
 import { baseOrmOptions } from '../../db/orm-config';
 import type { AnchorChain } from '../../ports/chains';
+import { addPendingDocument } from './pending-documents.testing';
 import { AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 
 /**
@@ -68,21 +68,7 @@ async function addDocuments(n: number): Promise<string[]> {
   const em = orm.em.fork();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const id = crypto.randomUUID();
-    ids.push(id);
-    em.create(Document, {
-      id,
-      tenant: tenantId,
-      serialNumber: `TT-${++serial}`,
-      fileName: 'f.txt',
-      fileSize: 1,
-      mimeType: 'text/plain',
-      sha256Hash: createHash('sha256').update(id).digest('hex'),
-      sourceType: 'upload',
-      consentGiven: true,
-      consentTimestamp: new Date(),
-      uploaderUserId: 'u1',
-    });
+    ids.push(addPendingDocument(em, tenantId, `TT-${++serial}`));
   }
   await em.flush();
   return ids;

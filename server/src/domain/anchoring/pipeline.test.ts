@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmEasChain } from '../../adapters/chains/evm-eas';
@@ -7,6 +6,7 @@ import { AnchorBatch, AnchorTx, Document, DocumentAnchor, Tenant } from '../../d
 import { baseOrmOptions } from '../../db/orm-config';
 import type { AnchorChain } from '../../ports/chains';
 import { hashFromHex, type MerkleProof, verifyMerkleProof } from './merkle';
+import { addPendingDocument } from './pending-documents.testing';
 import { AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 
 /** Pipeline against the real Hardhat devnet with the EAS contracts (EVM chain only here). */
@@ -60,21 +60,7 @@ async function addDocuments(n: number): Promise<string[]> {
   const em = orm.em.fork();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const id = crypto.randomUUID();
-    ids.push(id);
-    em.create(Document, {
-      id,
-      tenant: tenantId,
-      serialNumber: `TT-${++serial}`,
-      fileName: 'f.txt',
-      fileSize: 1,
-      mimeType: 'text/plain',
-      sha256Hash: createHash('sha256').update(id).digest('hex'),
-      sourceType: 'upload',
-      consentGiven: true,
-      consentTimestamp: new Date(),
-      uploaderUserId: 'u1',
-    });
+    ids.push(addPendingDocument(em, tenantId, `TT-${++serial}`));
   }
   await em.flush();
   return ids;
