@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgresORM } from '@mikro-orm/postgresql';
 import type { SqlEntityManager } from '@mikro-orm/sql';
@@ -7,6 +8,16 @@ import { acquireDirectoryLock, type DirectoryLock, type LockHolder } from './dir
 import type { ServiceOrmOptions } from './orm-options';
 
 export type Orm = PostgresORM | PgliteORM;
+
+/**
+ * Server settings of the embedded PGlite database, as `postgres -c` options (the data directory's
+ * `postgresql.conf` is left as initdb wrote it). PGlite's Postgres touches all of `shared_buffers` when it
+ * starts, inside the WebAssembly memory: initdb's 128 MB were 120 MB of the service's idle RSS. 16 MB holds
+ * the catalog and the hot pages of a small deployment; colder pages come from the files through the OS page
+ * cache (no slowdown measured against 128 MB: docs/benchmarks.md, Memory and start-up). Durability
+ * settings are untouched (fsync stays on).
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 
 export interface Database {
   orm: Orm;
@@ -67,7 +78,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     dbName = dir;
   }
   try {
-    const orm = await PgliteORM.init({ ...options.ormOptions, dbName });
+    const orm = await PgliteORM.init({
+      ...options.ormOptions,
+      dbName,
+      driverOptions: { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] },
+    });
     if (migrate) await orm.migrator.up();
     return {
       orm,
