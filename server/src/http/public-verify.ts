@@ -1,4 +1,5 @@
 import { bearerFrom } from '@notary/platform/trpc/context';
+import type { VerifyByHashDto } from '@notary/shared';
 import type { RequestHandler } from 'express';
 import type { AppDeps } from '../deps';
 import { verifyByHashCached } from '../domain/documents/service';
@@ -21,6 +22,20 @@ import { enforceRateLimit } from './rate-limit';
  * malformed hash, 429 over a limit). Statuses: 200 `{found, document?}`; 400; 429.
  * Mount it after request logging, the security headers and CORS, behind `rejectNulBytes`.
  */
+/**
+ * The JSON text of an answer, kept per answer object: the cache hands out the same object for a known hash,
+ * so a warm hash is serialized once, not per request (entries go with the cache's own).
+ */
+const bodies = new WeakMap<VerifyByHashDto, string>();
+function serialized(answer: VerifyByHashDto): string {
+  let body = bodies.get(answer);
+  if (body === undefined) {
+    body = JSON.stringify(answer);
+    bodies.set(answer, body);
+  }
+  return body;
+}
+
 export function publicVerifyRoute(deps: AppDeps): RequestHandler {
   const limits = ['global', PUBLIC_VERIFY_RATE_LIMIT] as const;
   const fork = () => deps.db.fork();
@@ -40,7 +55,9 @@ export function publicVerifyRoute(deps: AppDeps): RequestHandler {
       const { hash } = PublicVerifyInput.parse({ ...req.query });
       const answer = await verifyByHashCached(deps.verifyCache, fork, hash);
       res.setHeader('Cache-Control', publicVerifyCacheControl(answer));
-      res.json(answer);
+      // What `res.json` sends, without its content-type negotiation; Node sets Content-Length.
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(serialized(answer));
     } catch (e) {
       sendError(res, e);
     }
