@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ContractFactory, JsonRpcProvider, Network, Wallet } from 'ethers';
 import { resolveConfig } from 'hardhat/internal/core/config/config-resolution.js';
@@ -81,6 +82,8 @@ export async function startHardhatDevnet(options: HardhatDevnetOptions = {}): Pr
   const node: EIP1193Provider = await createProvider(config, 'hardhat');
   const server = new JsonRpcServer({ hostname: '127.0.0.1', port: 0, provider: node });
   const { port } = await server.listen();
+  // As the Stacks devnet: no idle timeout on kept-alive loopback connections (its HTTP server is internal too).
+  (server as unknown as { _httpServer: Server })._httpServer.keepAliveTimeout = 0;
   const rpcUrl = `http://127.0.0.1:${port}`;
   let stopped = false;
   const stop = async (): Promise<void> => {

@@ -350,6 +350,9 @@ export async function startStacksDevnet(options: StacksDevnetOptions = {}): Prom
     });
   };
 
+  // Loopback only: no idle timeout on kept-alive connections, so a client that blocked its event loop (the
+  // devnets start WebAssembly in-process) never sends on a socket this side is closing (ECONNRESET).
+  server.keepAliveTimeout = 0;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   server.unref();
