@@ -310,8 +310,11 @@ function judge(
   );
 }
 
-/** Every endpoint must have read the same facts; the first differing fields are named per endpoint. */
-function compareEndpoints(c: CheckBuilder, seen: { url: string; facts: EvmFacts }[]): void {
+/**
+ * Every endpoint must have read the same facts (checks 3 and 4): each one's differences from the first are
+ * named as a failed `endpoints agree` evidence.
+ */
+export function compareEndpoints<F>(c: CheckBuilder, seen: readonly { url: string; facts: F }[]): void {
   const [first, ...rest] = seen;
   if (!first) return;
   for (const other of rest) {

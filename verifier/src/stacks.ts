@@ -1,5 +1,5 @@
 import { Cl, ClarityType, cvToString, hexToCV, serializeCV } from '@stacks/transactions';
-import { agreement, differences } from './evm.ts';
+import { agreement, compareEndpoints } from './evm.ts';
 import { EndpointError, requestJson, type Transport } from './http.ts';
 import type { Receipt } from './receipt.ts';
 import { CheckBuilder, type CheckResult, notRun } from './report.ts';
@@ -126,19 +126,8 @@ export async function checkStacks(
       );
     }
   }
-  const [first, ...rest] = seen;
-  for (const other of rest) {
-    if (!first) break;
-    const diffs = differences(first.facts, other.facts);
-    c.expect(
-      diffs.length === 0,
-      'endpoints agree',
-      diffs.length === 0
-        ? `${other.url} reads what ${first.url} reads`
-        : `${other.url} and ${first.url} disagree on ${diffs.join(', ')}`,
-      other.url,
-    );
-  }
+  compareEndpoints(c, seen);
+  const first = seen[0];
   const height = first?.facts.anchor?.height;
   return c.result(
     `the root is on record in ${leg.contractId} since block ${height ?? '?'} ` +
