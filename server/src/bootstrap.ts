@@ -123,7 +123,11 @@ export async function createCore(
     await identity.migrate();
     const signer = config.signing ? await createSigner(config.signing) : undefined;
     const tsa = config.tsa ? await createTimestampAuthority(config.tsa) : undefined;
-    const capturer = await createCapturer(config.capture, { publicUrl, serviceName: config.serviceName });
+    const capturer = await createCapturer(config.capture, {
+      publicUrl,
+      serviceName: config.serviceName,
+      log: log.child({ module: 'capture' }),
+    });
     const deps: AppDeps = {
       config,
       log,

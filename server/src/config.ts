@@ -147,6 +147,11 @@ const EnvSchema = z.object({
       }
     }, 'comma-separated host, host:port, [IPv6]:port or CIDR entries'),
   CAPTURE_CA_CERTS: optionalString,
+  CAPTURE_USER: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_-]{0,31}\$?$/i, 'a user name')
+    .refine((v) => v !== 'root', 'not root: the capture browser must run unprivileged')
+    .default('nobody'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   IPFS_GATEWAYS: z
     .string()
@@ -317,6 +322,11 @@ export interface CaptureSettings {
   allowHosts: AllowEntry[];
   /** PEM file of extra CA certificates the capture browser trusts (`CAPTURE_CA_CERTS`); unset: none. */
   caCertsPath: string | undefined;
+  /**
+   * The account capture processes run as when the service runs as root (`CAPTURE_USER`, default `nobody`;
+   * a dedicated system account is better, see docs/api.md, Web capture). Ignored when the service is not root.
+   */
+  user: string;
 }
 
 /** RFC 3161 Time-Stamp Authority (`TSA_URL`; spec, Documents rule 6). */
@@ -460,6 +470,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.CAPTURE_CONCURRENCY,
       allowHosts: parseAllowHosts(e.CAPTURE_ALLOW_HOSTS),
       caCertsPath: e.CAPTURE_CA_CERTS === undefined ? undefined : path.resolve(e.CAPTURE_CA_CERTS),
+      user: e.CAPTURE_USER,
     },
     verifyEndpoints: { evmRpcUrls: e.VERIFY_EVM_RPC_URLS, stacksApiUrls: e.VERIFY_STACKS_API_URLS },
     ipfs: {

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -71,14 +72,14 @@ export interface CaptureRecord {
 
 /** One finished capture, on local disk until `dispose`. */
 export interface WebCapture {
-  /** Path of the WACZ file (a zip). */
-  waczPath: string;
+  /** The WACZ (a zip), read once: a stream of its bytes. */
+  openWacz(): Readable;
   /** Its size in bytes. */
   waczBytes: number;
   /** The full-page screenshot (PNG) exactly as the WACZ holds it, record chunk included. */
   screenshot: Buffer;
   record: CaptureRecord;
-  /** Removes the local files. */
+  /** Removes the local files (and closes the archive if it was not read). */
   dispose(): Promise<void>;
 }
 

@@ -1,15 +1,22 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { AppError } from '@notary/shared';
 import type { CaptureSettings } from '../../config';
 import type { WebCapturer } from '../../ports/capture';
+import type { Log } from '../../ports/log';
+import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
 
 /**
- * The web capturer of the configuration (`CHROMIUM_PATH`, `CAPTURE_*`; docs/api.md, Web capture). Chromium is
- * looked for at each capture, so the service starts without it (the route then answers 503).
+ * The web capturer of the configuration (`CHROMIUM_PATH`, `CAPTURE_*`; docs/api.md, Web capture): every
+ * capture in a process of its own (`IsolatedCapturer`), as `CAPTURE_USER` when the service runs as root.
+ * Chromium and the account are looked for at the first capture, so the service starts without them (the route
+ * then answers 503 saying what is missing).
  * @throws Error when `CAPTURE_CA_CERTS` cannot be read or holds no certificate.
  */
 export async function createCapturer(
   config: CaptureSettings,
-  service: { publicUrl: string; serviceName: string },
+  service: { publicUrl: string; serviceName: string; log: Log },
 ): Promise<WebCapturer> {
   let caCertsPem: string | undefined;
   if (config.caCertsPath) {
@@ -18,23 +25,29 @@ export async function createCapturer(
       throw new Error(`CAPTURE_CA_CERTS ${config.caCertsPath}: no certificate`);
     }
   }
-  // playwright-core and warcio are loaded at the first capture, not at start: about 70 MB of the idle
-  // service's RSS and 1.5 s of its start for a route most deployments seldom use (issue 17).
   let capturer: Promise<WebCapturer> | undefined;
   const load = async (): Promise<WebCapturer> => {
-    const { ChromiumCapturer } = await import('./chromium');
-    return new ChromiumCapturer(
+    const account = process.getuid?.() === 0 ? await captureAccount(config.user) : undefined;
+    if (!account) {
+      service.log.warn(
+        { uid: process.getuid?.() },
+        'captures run as the service user: run the service as root with CAPTURE_USER, or as a user of its own, so that a captured page cannot reach what the service can read',
+      );
+    }
+    return new IsolatedCapturer(
       { ...config, caCertsPem },
       {
         // A product token (RFC 9110 section 10.1.5) naming the service, with its URL as the comment.
         userAgentProduct: `NotaryCapture/1.0 (+${service.publicUrl})`,
         software: `${service.serviceName} web capture (Chromium via playwright-core, warcio)`,
+        account,
+        log: service.log,
       },
     );
   };
   return {
     capture: async (url, options) => {
-      // A failed import is not cached: the next capture tries again.
+      // A failed look-up is not cached: the next capture tries again (the account may be created meanwhile).
       capturer ??= load().catch((e: unknown) => {
         capturer = undefined;
         throw e;
@@ -42,4 +55,30 @@ export async function createCapturer(
       return (await capturer).capture(url, options);
     },
   };
+}
+
+/**
+ * The account `name` (`getent passwd`, so NSS sources count), never root.
+ * @throws AppError SERVICE_UNAVAILABLE when there is no such account or it is root.
+ */
+async function captureAccount(name: string): Promise<CaptureAccount> {
+  const entry = await promisify(execFile)('getent', ['passwd', name]).then(
+    (r) => r.stdout.trim(),
+    () => '',
+  );
+  const [, , uid, gid] = entry.split(':');
+  const account = { name, uid: Number(uid), gid: Number(gid) };
+  if (!entry || !Number.isInteger(account.uid) || !Number.isInteger(account.gid)) {
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      `Web capture is unavailable: the account CAPTURE_USER=${name} does not exist (create it, e.g. useradd --system --no-create-home ${name})`,
+    );
+  }
+  if (account.uid === 0 || account.gid === 0) {
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      `Web capture is unavailable: CAPTURE_USER=${name} is privileged`,
+    );
+  }
+  return account;
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError, can, type DocumentDto, type WebCaptureInput } from '@notary/shared';
@@ -124,14 +123,14 @@ function defaultFileName(url: URL, startedAt: string): string {
   return `${url.hostname}-${stamp}.wacz`;
 }
 
-/** The capture's WACZ as an intake: its size announced, its bytes read from the local file. */
+/** The capture's WACZ as an intake: its size announced, its bytes read once from the capture's archive. */
 function waczSource(capture: WebCapture, fileName: string, consentAt: Date): IntakeSource {
   const name = /\.wacz$/i.test(fileName) ? fileName : `${fileName}.wacz`;
   return {
     announce: () => capture.waczBytes,
     read: (onFile) =>
       new Promise((resolve, reject) => {
-        const stream = createReadStream(capture.waczPath);
+        const stream = capture.openWacz();
         stream.once('error', reject);
         // Resolves once the file was consumed or its consumer stopped (a bound): `notarize` reports which.
         stream.once('close', () => resolve({ consentAt }));

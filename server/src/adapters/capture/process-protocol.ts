@@ -1,0 +1,89 @@
+import { ERROR_TABLE, type ErrorCode } from '@notary/shared';
+import { z } from 'zod';
+import type { CaptureRecord } from '../../ports/capture';
+
+/**
+ * The messages between the service and a capture process (Node IPC, one request and one answer). The capture
+ * process renders what a user names: the service treats whatever it sends as untrusted and validates it here
+ * before using it.
+ */
+
+const allowEntry = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('host'), host: z.string(), port: z.number().int().optional() }),
+  z.object({
+    kind: z.literal('cidr'),
+    network: z.string(),
+    prefix: z.number().int(),
+    family: z.enum(['ipv4', 'ipv6']),
+  }),
+]);
+
+/** Service to capture process: what to capture and with which settings; no secret is ever part of it. */
+export const captureRequestSchema = z.object({
+  url: z.string().url(),
+  workDir: z.string(),
+  config: z.object({
+    chromiumPath: z.string(),
+    timeoutMs: z.number().int().positive(),
+    allowHosts: z.array(allowEntry),
+    caCertsPem: z.string().optional(),
+  }),
+  options: z.object({ userAgentProduct: z.string(), software: z.string() }),
+});
+export type CaptureRequest = z.infer<typeof captureRequestSchema>;
+
+const text = z.string().max(64 * 1024);
+const iso = z.string().max(64);
+
+/** `CaptureRecord` as the capture process may send it: shapes checked, strings and lists bounded. */
+const captureRecordSchema: z.ZodType<CaptureRecord> = z.object({
+  format: z.literal('notary-web-capture/1'),
+  requestedUrl: text,
+  finalUrl: text,
+  status: z.number().int(),
+  redirects: z.array(z.object({ url: text, status: z.number().int(), location: text })).max(64),
+  serverIp: z.string().max(64).nullable(),
+  tls: z
+    .object({
+      protocol: z.string().max(64).nullable(),
+      subject: text,
+      issuer: text,
+      validFrom: iso,
+      validTo: iso,
+      sha256Fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+    })
+    .nullable(),
+  responseHeaders: z.array(z.tuple([text, text])).max(1_000),
+  servers: z.array(z.object({ host: text, port: z.number().int(), ip: z.string().max(64) })).max(10_000),
+  blocked: z.array(z.object({ url: text, ip: z.string().max(64).nullable(), reason: text })).max(10_000),
+  failed: z.array(z.object({ url: text, reason: text })).max(10_000),
+  unfinished: z.array(text).max(10_000),
+  startedAt: iso,
+  finishedAt: iso,
+  browser: z.object({ name: text, version: text }),
+  userAgent: text,
+  locale: text,
+  timezone: text,
+  viewport: z.object({ width: z.number().int(), height: z.number().int() }),
+  screenshot: z.object({ width: z.number().int(), height: z.number().int(), truncated: z.boolean() }),
+  title: text,
+});
+
+const errorCodes = Object.keys(ERROR_TABLE) as [ErrorCode, ...ErrorCode[]];
+
+/** Capture process to service: the capture's record and file sizes, or the error to answer with. */
+export const captureAnswerSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('done'),
+    record: captureRecordSchema,
+    waczBytes: z.number().int().nonnegative(),
+    screenshotBytes: z.number().int().positive(),
+  }),
+  z.object({
+    type: z.literal('failed'),
+    code: z.enum(errorCodes),
+    message: z.string().max(4_096),
+    retryAfterSeconds: z.number().int().positive().optional(),
+  }),
+]);
+export type CaptureAnswer = z.infer<typeof captureAnswerSchema>;
