@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { redactDeep } from './redact';
 
 export type { Logger } from 'pino';
 
@@ -51,7 +52,10 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   const destination =
     options.destination ??
     (options.format === 'json' ? pino.destination({ dest: fd, sync: true }) : textDestination(fd === 2));
-  return pino({ level: options.level, redact: REDACTED_PATHS }, destination);
+  return pino(
+    { level: options.level, redact: REDACTED_PATHS, serializers: { err: redactedError } },
+    destination,
+  );
 }
 
 /**
@@ -61,6 +65,14 @@ export function createLogger(options: CreateLoggerOptions): Logger {
  */
 export function lifecycleLogger(log: Logger, module: string): Logger {
   return log.child({ module }, { level: log.isLevelEnabled('debug') ? log.level : 'info' });
+}
+
+/**
+ * pino's error serializer, then every string of the result redacted (`redactDeep`): libraries put the URL they
+ * called into their errors (ethers: the message and `info.requestUrl`), and chain RPC URLs carry API keys.
+ */
+function redactedError(err: unknown): unknown {
+  return redactDeep(err instanceof Error ? pino.stdSerializers.err(err) : err);
 }
 
 /** A logger that writes nothing: the default where a caller passes none. */

@@ -22,6 +22,7 @@ import {
   type TxStatus,
 } from '../../ports/chains';
 import { easAbi, schemaRegistryAbi } from './eas-abi';
+import { ChainEndpoint } from './endpoint';
 
 /**
  * EVM implementation of the chain port: one EAS attestation per batch (Ethereum Attestation Service,
@@ -91,9 +92,15 @@ interface RpcErrorBody {
   result?: unknown;
 }
 
+/**
+ * Errors leave this adapter redacted (`ChainEndpoint`): thrown errors are plain `Error`s with the RPC URL's
+ * key hidden from message and stack (ethers' own fields, which repeat the URL, are dropped), and refusal
+ * reasons are redacted text.
+ */
 export class EvmEasChain implements AnchorChain {
   readonly kind = 'evm' as const;
   readonly provider: JsonRpcProvider;
+  private readonly endpoint: ChainEndpoint;
   private readonly wallet: Wallet;
   private readonly eas: Interface;
   private readonly schemaUid: string;
@@ -107,6 +114,7 @@ export class EvmEasChain implements AnchorChain {
       );
     }
     this.schemaUid = EAS_SCHEMA_UID;
+    this.endpoint = new ChainEndpoint(config.rpcUrl);
     // staticNetwork: no chain-id probe loop when the node is down; cacheTimeout -1: every read hits the node
     // (a cached "no receipt" or nonce would hide a change the pipeline polls for).
     this.provider = new JsonRpcProvider(config.rpcUrl, Network.from(config.chainId), {
@@ -132,7 +140,11 @@ export class EvmEasChain implements AnchorChain {
    * Call it at start, before the pipeline reads `chainNonce()`: it spends one nonce of the signer.
    * Throws on RPC errors, on a failed registration, or if the registry returns a UID other than ours.
    */
-  async ensureSchema(): Promise<EnsureSchemaResult> {
+  ensureSchema(): Promise<EnsureSchemaResult> {
+    return this.endpoint.guard(() => this.registerSchema());
+  }
+
+  private async registerSchema(): Promise<EnsureSchemaResult> {
     const signer = this.wallet.connect(this.provider);
     const registry = new Contract(this.config.schemaRegistryAddress, schemaRegistryAbi(), signer);
     const existing = (await registry.getFunction('getSchema').staticCall(this.schemaUid)) as { uid: string };
@@ -146,15 +158,21 @@ export class EvmEasChain implements AnchorChain {
   }
 
   /** `eth_getTransactionCount(address, "pending")`. Throws on RPC errors. */
-  async chainNonce(): Promise<bigint> {
-    return BigInt(await this.provider.getTransactionCount(this.wallet.address, 'pending'));
+  chainNonce(): Promise<bigint> {
+    return this.endpoint.guard(async () =>
+      BigInt(await this.provider.getTransactionCount(this.wallet.address, 'pending')),
+    );
   }
 
   /**
    * From `eth_feeHistory`/`eth_maxPriorityFeePerGas` via ethers `getFeeData` (maxFee = 2 × base fee + tip);
    * falls back to `gasPrice` for both on a node without EIP-1559. Wei per gas. Throws on RPC errors.
    */
-  async suggestFees(): Promise<FeeParams> {
+  suggestFees(): Promise<FeeParams> {
+    return this.endpoint.guard(() => this.feeData());
+  }
+
+  private async feeData(): Promise<FeeParams> {
     const f = await this.provider.getFeeData();
     const maxFee = f.maxFeePerGas ?? f.gasPrice;
     const priorityFee = f.maxPriorityFeePerGas ?? f.gasPrice;
@@ -232,9 +250,9 @@ export class EvmEasChain implements AnchorChain {
   async broadcast(raw: Uint8Array): Promise<BroadcastResult> {
     let body: RpcErrorBody;
     try {
-      const res = await fetch(this.config.rpcUrl, {
+      const res = await fetch(this.endpoint.fetchUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { ...this.endpoint.headers, 'content-type': 'application/json' },
         body: JSON.stringify({
           jsonrpc: '2.0',
           id: 1,
@@ -247,13 +265,14 @@ export class EvmEasChain implements AnchorChain {
       try {
         body = JSON.parse(text) as RpcErrorBody;
       } catch {
-        return { ok: false, kind: 'unreachable', reason: `HTTP ${res.status}: ${text.slice(0, 200)}` };
+        const reason = this.endpoint.redact(`HTTP ${res.status}: ${text.slice(0, 200)}`);
+        return { ok: false, kind: 'unreachable', reason };
       }
     } catch (err) {
-      return { ok: false, kind: 'unreachable', reason: describeFetchError(err) };
+      return { ok: false, kind: 'unreachable', reason: this.endpoint.redact(describeFetchError(err)) };
     }
     if (body.error !== undefined) {
-      const reason = body.error.message ?? JSON.stringify(body.error);
+      const reason = this.endpoint.redact(body.error.message ?? JSON.stringify(body.error));
       return { ok: false, kind: classifyRefusal(reason), reason };
     }
     return { ok: true };
@@ -269,7 +288,11 @@ export class EvmEasChain implements AnchorChain {
    * - `unknown` when it knows neither (never sent, dropped, or its block was reorged away / reverted).
    * Throws on RPC errors (the caller retries).
    */
-  async getStatus(txHash: string): Promise<TxStatus> {
+  getStatus(txHash: string): Promise<TxStatus> {
+    return this.endpoint.guard(() => this.status(txHash));
+  }
+
+  private async status(txHash: string): Promise<TxStatus> {
     const receipt = await this.provider.getTransactionReceipt(txHash);
     if (receipt === null) {
       const tx = await this.provider.getTransaction(txHash);

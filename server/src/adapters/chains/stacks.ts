@@ -15,7 +15,9 @@
  * - `GET /v2/fees/transfer` (µSTX per byte) for fees.
  *
  * Errors: network failures of `broadcast` become `{ ok: false, kind: 'unreachable' }`; the read methods throw
- * `StacksApiError` (HTTP status + body) or the fetch error, which the pipeline retries.
+ * `StacksApiError` (HTTP status + body) or the fetch error, which the pipeline retries. Whatever leaves the
+ * adapter (thrown errors, refusal reasons) is redacted of the API URL's secrets (`ChainEndpoint`): a key in
+ * the path (Hiro Platform's `/v1/ext/<key>/…`), the query or `user:pass@` (sent as Basic authentication).
  */
 import {
   Cl,
@@ -36,6 +38,7 @@ import type {
   SignedAnchorTx,
   TxStatus,
 } from '../../ports/chains';
+import { ChainEndpoint } from './endpoint';
 
 export type StacksNetworkName = 'mainnet' | 'testnet' | 'devnet';
 
@@ -85,12 +88,14 @@ interface TxResponse {
 export class StacksNotaryChain implements AnchorChain {
   readonly kind = 'stacks' as const;
   private readonly apiUrl: string;
+  private readonly endpoint: ChainEndpoint;
   private readonly contractAddress: string;
   private readonly contractName: string;
   readonly senderAddress: string;
 
   constructor(private readonly config: StacksNotaryConfig) {
-    this.apiUrl = config.apiUrl.replace(/\/+$/, '');
+    this.endpoint = new ChainEndpoint(config.apiUrl);
+    this.apiUrl = this.endpoint.fetchUrl.replace(/\/+$/, '');
     const [address, name, ...rest] = config.contractId.split('.');
     if (!address || !name || rest.length > 0) throw new Error(`bad Stacks contract id: ${config.contractId}`);
     this.contractAddress = address;
@@ -113,7 +118,11 @@ export class StacksNotaryChain implements AnchorChain {
     return `${this.config.explorerTxPrefix}/0x${stripHex(txHash)}?chain=${this.config.network}`;
   }
 
-  async chainNonce(): Promise<bigint> {
+  chainNonce(): Promise<bigint> {
+    return this.endpoint.guard(() => this.nextNonce());
+  }
+
+  private async nextNonce(): Promise<bigint> {
     const res = await this.request('GET', `/extended/v1/address/${this.senderAddress}/nonces`);
     if (res.status === 200) {
       const body = JSON.parse(res.body) as { possible_next_nonce?: number };
@@ -179,16 +188,22 @@ export class StacksNotaryChain implements AnchorChain {
     try {
       res = await this.request('POST', '/v2/transactions', raw);
     } catch (err) {
-      return { ok: false, kind: 'unreachable', reason: errorText(err) };
+      return { ok: false, kind: 'unreachable', reason: this.endpoint.redact(errorText(err)) };
     }
     if (res.status === 200) return { ok: true };
     if (res.status >= 500 || res.status === 429) {
-      return { ok: false, kind: 'unreachable', reason: `HTTP ${res.status}: ${res.body.slice(0, 300)}` };
+      const reason = this.endpoint.redact(`HTTP ${res.status}: ${res.body.slice(0, 300)}`);
+      return { ok: false, kind: 'unreachable', reason };
     }
-    return classifyRejection(res.body, stripHex(deserializeTxidSafe(raw)));
+    const refusal = classifyRejection(res.body, stripHex(deserializeTxidSafe(raw)));
+    return refusal.ok ? refusal : { ...refusal, reason: this.endpoint.redact(refusal.reason) };
   }
 
-  async getStatus(txHash: string): Promise<TxStatus> {
+  getStatus(txHash: string): Promise<TxStatus> {
+    return this.endpoint.guard(() => this.status(txHash));
+  }
+
+  private async status(txHash: string): Promise<TxStatus> {
     const txid = stripHex(txHash);
     const res = await this.request('GET', `/extended/v1/tx/0x${txid}`);
     if (res.status === 404) return { state: 'unknown' };
@@ -229,13 +244,17 @@ export class StacksNotaryChain implements AnchorChain {
     }
     const root = result.value.value.root;
     if (!root || root.type !== ClarityType.Buffer) throw new Error('anchor result without root');
-    const onChain = await this.readAnchor(root.value);
+    const onChain = await this.getAnchor(root.value);
     if (!onChain) throw new Error(`root 0x${root.value} has no record in ${this.config.contractId}`);
     return `0x${root.value.toLowerCase()}`;
   }
 
   /** `get-anchor` read-only call; `undefined` when the root is not recorded. */
-  async readAnchor(rootHex: string): Promise<{ height: bigint; sender: string } | undefined> {
+  readAnchor(rootHex: string): Promise<{ height: bigint; sender: string } | undefined> {
+    return this.endpoint.guard(() => this.getAnchor(rootHex));
+  }
+
+  private async getAnchor(rootHex: string): Promise<{ height: bigint; sender: string } | undefined> {
     const path = `/v2/contracts/call-read/${this.contractAddress}/${this.contractName}/get-anchor`;
     const res = await this.request(
       'POST',
@@ -273,7 +292,7 @@ export class StacksNotaryChain implements AnchorChain {
     path: string,
     body?: Uint8Array | string,
   ): Promise<{ status: number; body: string }> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...this.endpoint.headers };
     if (body instanceof Uint8Array) headers['content-type'] = 'application/octet-stream';
     else if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(`${this.apiUrl}${path}`, {

@@ -135,8 +135,9 @@ describe('HttpTimestampAuthority', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
+    // A key in the URL (path and query) is not told to the client the 502 goes to.
     const closed = new HttpTimestampAuthority({
-      url: `http://127.0.0.1:${port}/tsa`,
+      url: `http://127.0.0.1:${port}/tsa/k3yInPath0123456789abcdef?apikey=qu3ryKey`,
       trustedCertificates: [pki.root.certDer],
       timeoutMs: 5_000,
     });
@@ -144,6 +145,8 @@ describe('HttpTimestampAuthority', () => {
     expect(error.code).toBe('BAD_GATEWAY');
     expect(error.message).toMatch(/unreachable/);
     expect(error.message).toMatch(/ECONNREFUSED/);
+    expect(error.message).toContain(`http://127.0.0.1:${port}/tsa/***?apikey=***`);
+    expect(error.message).not.toMatch(/k3yInPath|qu3ryKey/);
   });
 
   it('gives up on a TSA that does not answer within timeoutMs', async () => {

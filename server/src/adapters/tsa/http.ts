@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { asn1js, pkijs } from '@notary/pdf/asn1';
 import { essCertIdMatches, HASH_BY_OID, OID, readEssCertIds } from '@notary/pdf/cades';
+import { redactUrl } from '@notary/platform/redact';
 import { AppError } from '@notary/shared';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 
@@ -59,12 +60,15 @@ export class HttpTimestampAuthority implements TimestampAuthority {
   private readonly url: string;
   private readonly trusted: pkijs.Certificate[];
   private readonly timeoutMs: number;
+  /** The URL as error messages (answered to clients as 502, and logged) name it: a key in it redacted. */
+  private readonly shownUrl: string;
   private readonly maxClockSkewMs: number;
   private readonly fetchFn: typeof fetch;
 
   /** @throws Error when a trusted certificate does not parse. */
   constructor(opts: HttpTimestampAuthorityOptions) {
     this.url = opts.url;
+    this.shownUrl = redactUrl(opts.url);
     this.trusted = opts.trustedCertificates.map((der) => pkijs.Certificate.fromBER(der));
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxClockSkewMs = opts.maxClockSkewMs ?? 10 * 60_000;
@@ -105,7 +109,7 @@ export class HttpTimestampAuthority implements TimestampAuthority {
       });
       if (!response.ok) {
         await response.body?.cancel();
-        throw bad(`TSA ${this.url} answered HTTP ${response.status} ${response.statusText}`.trim());
+        throw bad(`TSA ${this.shownUrl} answered HTTP ${response.status} ${response.statusText}`.trim());
       }
       return {
         bytes: new Uint8Array(await response.arrayBuffer()),
@@ -115,10 +119,10 @@ export class HttpTimestampAuthority implements TimestampAuthority {
       if (e instanceof AppError) throw e;
       const err = e as Error & { cause?: { code?: string; message?: string } };
       if (err.name === 'TimeoutError') {
-        throw bad(`TSA ${this.url} did not answer within ${this.timeoutMs} ms`, e);
+        throw bad(`TSA ${this.shownUrl} did not answer within ${this.timeoutMs} ms`, e);
       }
       const detail = err.cause?.code ?? err.cause?.message ?? err.message;
-      throw bad(`TSA ${this.url} is unreachable: ${detail}`, e);
+      throw bad(`TSA ${this.shownUrl} is unreachable: ${detail}`, e);
     }
   }
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { redactText } from '@notary/platform/redact';
 import { AnchorBatch, AnchorTx, type AnchorTxEntity, Document, DocumentAnchor } from '../../db/entities';
 import type { AnchorChain, ChainKind, FeeParams, TxStatus } from '../../ports/chains';
 import { buildMerkleTree } from './merkle';
@@ -204,6 +205,15 @@ function hex(bytes: Uint8Array): string {
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * A reason as stored in `anchor_tx.last_error` and written to the log: URLs redacted (`redactText`: keys in
+ * the path, query values, credentials). The adapters already redact their own endpoint's secrets; this also
+ * covers an unexpected error that names a URL (a driver, a proxy's error page).
+ */
+function storedReason(reason: string): string {
+  return redactText(reason);
 }
 
 /**
@@ -521,7 +531,8 @@ export class AnchorWorker {
   }
 
   /** Back to `queued` (a fresh nonce and signature); `refusal` counts towards `maxAttempts`. */
-  private async requeue(em: EntityManager, row: AnchorTxEntity, reason: string, refusal: boolean) {
+  private async requeue(em: EntityManager, row: AnchorTxEntity, refusalReason: string, refusal: boolean) {
+    const reason = storedReason(refusalReason);
     const attempts = row.attempts + (refusal ? 1 : 0);
     row.attempts = attempts;
     // Outages only back off; refusals are what can fail a batch (an outage must not use up its attempts).
@@ -544,7 +555,8 @@ export class AnchorWorker {
   }
 
   /** Keeps the state, records the error and retries after the backoff. */
-  private async retryLater(id: string, reason: string, error?: unknown): Promise<void> {
+  private async retryLater(id: string, retryReason: string, error?: unknown): Promise<void> {
+    const reason = storedReason(retryReason);
     const { em, row } = await this.load(id);
     row.attempts += 1;
     row.lastError = reason;
