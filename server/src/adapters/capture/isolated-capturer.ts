@@ -37,6 +37,10 @@ export interface IsolatedCapturerOptions {
   /** The account capture processes drop to; undefined: they keep the service's own (not root). */
   account: CaptureAccount | undefined;
   log: Log;
+  /** The capture process's entry module (tests: a stand-in); default `capture-process.ts` beside this file. */
+  entry?: string;
+  /** Time the capture process gets beyond `CAPTURE_TIMEOUT_MS` to start and exit, ms (default 15 000). */
+  graceMs?: number;
 }
 
 const ENTRY = fileURLToPath(
@@ -171,9 +175,10 @@ export class IsolatedCapturer implements WebCapturer {
     signal: AbortSignal | undefined,
   ): Promise<CaptureAnswer> {
     const { account, log } = this.options;
-    const child = fork(ENTRY, [], {
+    const entry = this.options.entry ?? ENTRY;
+    const child = fork(entry, [], {
       execPath: process.execPath,
-      execArgv: loaderArgs(),
+      execArgv: loaderArgs(entry),
       cwd: workDir,
       env: {
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -198,10 +203,13 @@ export class IsolatedCapturer implements WebCapturer {
       let invalid = false;
       let timedOut = false;
       const stop = () => stopProcess(child);
-      const deadline = setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, this.config.timeoutMs + PROCESS_GRACE_MS);
+      const deadline = setTimeout(
+        () => {
+          timedOut = true;
+          stop();
+        },
+        this.config.timeoutMs + (this.options.graceMs ?? PROCESS_GRACE_MS),
+      );
       const onAbort = () => stop();
       signal?.addEventListener('abort', onAbort, { once: true });
       child.on('message', (message: unknown) => {
@@ -249,9 +257,9 @@ export class IsolatedCapturer implements WebCapturer {
  * The Node options a capture process starts with: the TypeScript loader when the service runs from sources (as
  * `npm start` does), and a heap bound (the archive is written from the browser's recording in memory).
  */
-function loaderArgs(): string[] {
+function loaderArgs(entry: string): string[] {
   const args = ['--max-old-space-size=1536'];
-  if (ENTRY.endsWith('.ts')) {
+  if (entry.endsWith('.ts')) {
     const tsx = createRequire(import.meta.url).resolve('tsx');
     args.push('--import', pathToFileURL(tsx).href);
   }
