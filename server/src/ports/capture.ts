@@ -17,8 +17,26 @@ export interface ServerContact {
 /** A request the capture refused, and why (an address that is not public, a scheme, a download). */
 export interface BlockedRequest {
   url: string;
-  /** The address that was refused, when the refusal was about an address. */
+  /**
+   * The refused address when the URL itself was that address (an IP literal); null otherwise, also when a
+   * name was refused for what it resolved to: that address goes to the operator's log only, so that a capture
+   * never tells its user what a name resolves to inside the service's network.
+   */
   ip: string | null;
+  reason: string;
+}
+
+/**
+ * A response whose body the browser did not hand over whole. Its WARC response record holds what there is
+ * (nothing, for `missing`) and says so with `WARC-Truncated: unspecified` and `WARC-Notary-Body: <kind>`.
+ */
+export interface MissingBody {
+  url: string;
+  /** The response's HTTP status. */
+  status: number;
+  /** `missing`: no byte of the body; `incomplete`: fewer bytes than the response announced. */
+  kind: 'missing' | 'incomplete';
+  /** Why, as far as known: the browser's error text (`net::ERR_…`), a redirect, a length short of the announced. */
   reason: string;
 }
 
@@ -57,6 +75,12 @@ export interface CaptureRecord {
   failed: Array<{ url: string; reason: string }>;
   /** Requests still running when the capture's time ran out: cut, their bodies incomplete or absent. */
   unfinished: string[];
+  /**
+   * Archived responses whose body the browser did not hand over whole (a redirect's, one evicted from the
+   * browser's buffers, one cut while it came): never passed off as empty. Absent in records made before
+   * bodies were checked.
+   */
+  missingBodies?: MissingBody[];
   startedAt: string;
   finishedAt: string;
   browser: { name: string; version: string };

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import os from 'node:os';
 
 /**
  * Address ranges a capture never connects to (issue 15, "Never a way into our network"): this host, private
@@ -97,17 +98,52 @@ export function parseAllowHosts(value: string): AllowEntry[] {
 }
 
 /**
- * Decides where a capture may connect: public addresses only, unless `CAPTURE_ALLOW_HOSTS` opens an
- * exception. Checked by the capture proxy on the address it is about to connect to (DNS rebinding does not
- * pass: the checked address is the one connected to).
+ * Every address of every network interface of this machine (`os.networkInterfaces()`, loopback, private and
+ * public alike), read now: an address added since the last call (a new interface, a renumbering) is included.
+ */
+export function interfaceAddresses(): string[] {
+  return Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+}
+
+/**
+ * Why an address is refused: outside the public ranges, or held by this machine itself. For the operator's
+ * log, beside the address; a client is only told that the destination is not a public address.
+ */
+export type AddressRefusal = 'not an IP address' | 'not a public address' | 'an address of this machine';
+
+/**
+ * How long one reading of this machine's interface addresses is used, in milliseconds: an address the machine
+ * gains is refused at most this long after (reading them costs a system call walk of every interface, about
+ * 0.2 ms, and a page may open thousands of connections).
+ */
+export const INTERFACE_REFRESH_MS = 1_000;
+
+/** What `AddressPolicy` reads beside its allow list (tests inject the interfaces and the clock). */
+export interface AddressPolicyOptions {
+  /** This machine's interface addresses (default: `interfaceAddresses`). */
+  interfaceAddresses?: () => string[];
+  /** A monotonic clock in milliseconds (default: `performance.now`). */
+  now?: () => number;
+}
+
+/**
+ * Decides where a capture may connect: public addresses only, never one of this machine's own interface
+ * addresses (a public address the host holds reaches the service's own ports as surely as loopback does),
+ * unless `CAPTURE_ALLOW_HOSTS` opens an exception. Checked by the capture proxy on the address it is about to
+ * connect to (DNS rebinding does not pass: the checked address is the one connected to).
  */
 export class AddressPolicy {
   private readonly hosts: Array<{ host: string; port: number | undefined }>;
   private readonly ranges = new BlockList();
+  private readonly readInterfaces: () => string[];
+  private readonly now: () => number;
+  private own: { list: BlockList; readAt: number } | undefined;
 
-  constructor(allow: AllowEntry[]) {
+  constructor(allow: AllowEntry[], options: AddressPolicyOptions = {}) {
     this.hosts = allow.flatMap((e) => (e.kind === 'host' ? [{ host: e.host, port: e.port }] : []));
     for (const e of allow) if (e.kind === 'cidr') this.ranges.addSubnet(e.network, e.prefix, e.family);
+    this.readInterfaces = options.interfaceAddresses ?? interfaceAddresses;
+    this.now = options.now ?? (() => performance.now());
   }
 
   /** Whether `host` (as written in the URL, brackets removed) at `port` is named by an allow entry. */
@@ -117,17 +153,37 @@ export class AddressPolicy {
   }
 
   /**
-   * Why `address` (an IP literal) may not be connected to, or undefined when it may: a public address, an
-   * address of an allowed CIDR range, or any address of a host named by an allow entry (`hostAllowed`).
+   * Why `address` (an IP literal) may not be connected to, or undefined when it may: a public address that is
+   * not this machine's own, an address of an allowed CIDR range that is not this machine's own, or any address
+   * of a host named by an allow entry (`hostAllowed`: the only way to reach this machine itself, by naming it).
+   * The interfaces are read again when the last reading is `INTERFACE_REFRESH_MS` old, so an address the
+   * machine gains is refused too.
    */
-  refusal(address: string, hostAllowed: boolean): string | undefined {
+  refusal(address: string, hostAllowed: boolean): AddressRefusal | undefined {
     if (hostAllowed) return undefined;
     const ip = unmapIpv4(address);
     const family = isIP(ip);
-    if (family === 0) return `not an IP address: ${address}`;
+    if (family === 0) return 'not an IP address';
     const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (this.isOwn(ip, type)) return 'an address of this machine';
     if (this.ranges.check(ip, type)) return undefined;
-    if (denied.check(ip, type)) return `${address} is not a public address`;
+    if (denied.check(ip, type)) return 'not a public address';
     return undefined;
+  }
+
+  /** Whether `ip` (unmapped) is one of this machine's interface addresses (a reading at most a second old). */
+  private isOwn(ip: string, type: 'ipv4' | 'ipv6'): boolean {
+    const now = this.now();
+    if (!this.own || now - this.own.readAt >= INTERFACE_REFRESH_MS) {
+      const list = new BlockList();
+      for (const raw of this.readInterfaces()) {
+        // A link-local IPv6 address may carry its zone (`fe80::1%eth0`): the address is what is compared.
+        const a = unmapIpv4(raw.split('%')[0] ?? raw);
+        const f = isIP(a);
+        if (f !== 0) list.addAddress(a, f === 4 ? 'ipv4' : 'ipv6');
+      }
+      this.own = { list, readAt: now };
+    }
+    return this.own.list.check(ip, type);
   }
 }

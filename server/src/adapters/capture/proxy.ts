@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { BlockedRequest, ServerContact } from '../../ports/capture';
-import type { AddressPolicy } from './address-policy';
+import type { AddressPolicy, AddressRefusal } from './address-policy';
 
 /** Resolves a host name to its addresses (IPv4 and IPv6), as `dns.lookup` with `all: true` does. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -29,13 +29,49 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-/** A connection the proxy could not make, and why (what `capture.json` lists besides the blocked ones). */
+/** A connection the proxy could not make, and why. */
 export interface FailedConnection {
   host: string;
   port: number;
   /** `dns`: the name did not resolve; `tcp`: the address did not answer. */
   stage: 'dns' | 'tcp';
+  /** The system's error code (`ENOTFOUND`, `ECONNREFUSED`) or the proxy's own words; never an address. */
   reason: string;
+}
+
+/**
+ * What `blocked` says of a destination refused by address. The same words for every such refusal and never
+ * the address a name resolved to: a capture must not tell its user what internal names resolve to (a DNS
+ * oracle into the service's network), nor which refused address is this machine's own.
+ */
+export const NOT_PUBLIC_REASON = 'the destination is not a public address';
+
+/**
+ * A destination refused by address, for the operator's log only (see `NOT_PUBLIC_REASON`): the host as the
+ * page named it, every address it resolved to, the one refused and why.
+ */
+export interface RefusedDestination {
+  url: string;
+  host: string;
+  port: number;
+  /** Every address the host resolved to, in the resolver's order (the literal itself for an IP in the URL). */
+  addresses: string[];
+  /** The address that was refused. */
+  address: string;
+  reason: AddressRefusal;
+}
+
+/** What a `CaptureProxy` is set up with beside its address policy. */
+export interface CaptureProxyOptions {
+  /** Bytes received from origins past which every connection is cut (the archive's bound). */
+  maxBytes: number;
+  /** Name resolution (default: the system's `getaddrinfo`); tests inject one. */
+  resolve?: Resolver;
+  /**
+   * Called for each destination refused by address, with the address: the operator's log, the only place
+   * it goes (the capture process passes it to the service, which logs it).
+   */
+  onRefusal?: (refused: RefusedDestination) => void;
 }
 
 /**
@@ -46,7 +82,8 @@ export interface FailedConnection {
  * address with the `AddressPolicy`, and connects to the address it checked (a second lookup could answer
  * differently: DNS rebinding). A refused connection is cut without an answer of the origin's (a refused plain
  * HTTP request gets its socket closed, so no forged response lands in the archive; a refused CONNECT gets 403)
- * and listed in `blocked`. Every address connected to is listed in `servers`. Past `maxBytes` received from
+ * and listed in `blocked` without the address a name resolved to (`NOT_PUBLIC_REASON`), which goes to
+ * `onRefusal` only. Every address connected to is listed in `servers`. Past `maxBytes` received from
  * origins, every connection is cut (the archive's bound) and `overLimit` is set.
  * One proxy serves one capture, on 127.0.0.1 and a free port.
  */
@@ -62,7 +99,7 @@ export class CaptureProxy {
 
   constructor(
     private readonly policy: AddressPolicy,
-    private readonly options: { maxBytes: number; resolve?: Resolver },
+    private readonly options: CaptureProxyOptions,
   ) {}
 
   /** Starts listening; resolves with the proxy's URL (`http://127.0.0.1:<port>`). */
@@ -117,7 +154,8 @@ export class CaptureProxy {
 
   /**
    * Resolves and checks `host:port`; returns the address to connect to, or undefined after recording why not
-   * (`blocked` for a refused address, `failed` for a name that does not resolve).
+   * (`blocked` and `onRefusal` for a refused address, `failed` for a name that does not resolve). `blocked`
+   * names the refused address only when the URL itself was that address (it tells the client nothing new).
    */
   private async pick(host: string, port: number, url: string): Promise<string | undefined> {
     const name = stripBrackets(host).toLowerCase();
@@ -144,7 +182,8 @@ export class CaptureProxy {
     for (const address of addresses) {
       const refusal = this.policy.refusal(address, hostAllowed);
       if (refusal) {
-        this.blocked.push({ url, ip: address, reason: `address not allowed: ${refusal}` });
+        this.blocked.push({ url, ip: isIP(name) ? name : null, reason: NOT_PUBLIC_REASON });
+        this.options.onRefusal?.({ url, host: name, port, addresses, address, reason: refusal });
         return undefined;
       }
     }
@@ -278,12 +317,13 @@ function stripBrackets(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
+/**
+ * An error in words that never hold an address: the system's code when there is one (its message names the
+ * address connected to, `connect ECONNREFUSED 10.0.0.5:80`), else the proxy's own message.
+ */
 function errorText(e: unknown): string {
-  if (e instanceof Error) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return code ? `${code}: ${e.message}` : e.message;
-  }
-  return String(e);
+  if (e instanceof Error) return (e as NodeJS.ErrnoException).code ?? e.message;
+  return 'failed';
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

@@ -5,6 +5,7 @@ import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Zip, ZipPassThrough } from 'fflate';
 import { CDXIndexer, WARCParser, WARCRecord, WARCSerializer } from 'warcio';
+import type { MissingBody } from '../../ports/capture';
 
 /** One HTTP exchange as the browser recorded it (Playwright's HAR, `content: 'embed'`). */
 export interface HarEntry {
@@ -21,11 +22,17 @@ export interface HarEntry {
     statusText: string;
     httpVersion: string;
     headers: Array<{ name: string; value: string }>;
+    /**
+     * The body as the browser handed it over, decoded: `text` (base64 when `encoding` says so) and its length
+     * in `size`. Without `text` (`size` -1) the browser did not hand the body over.
+     */
     content: { size: number; mimeType?: string; text?: string; encoding?: string };
     redirectURL?: string;
+    /** Playwright: the exchange failed (before a response: status -1; else while its body was coming). */
+    _failureText?: string;
+    /** Chrome DevTools' spelling of the same. */
+    _error?: string;
   };
-  /** Playwright: the exchange failed before a response (status 0, `_failureText`). */
-  _failureText?: string;
 }
 
 /** What `writeWacz` packs besides the exchanges. */
@@ -166,18 +173,13 @@ async function writeWarc(file: string, input: WaczInput): Promise<{ sha256: stri
     ),
   );
   for (const entry of input.entries) {
-    if (!entry.response || entry.response.status <= 0) continue;
-    let url: URL;
-    try {
-      url = new URL(entry.request.url);
-    } catch {
-      continue;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
+    const url = archivedUrl(entry);
+    if (!url) continue;
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     const ip = input.addressOf(url.hostname, port);
     const date = new Date(entry.startedDateTime).toISOString();
     const body = bodyOf(entry.response.content);
+    const gap = bodyGap(entry);
     const responseHeaders = entry.response.headers
       .filter((h) => {
         const name = h.name.toLowerCase();
@@ -193,7 +195,13 @@ async function writeWarc(file: string, input: WaczInput): Promise<{ sha256: stri
         warcVersion: 'WARC/1.1',
         statusline: `HTTP/1.1 ${entry.response.status} ${entry.response.statusText || 'OK'}`,
         httpHeaders: responseHeaders,
-        warcHeaders: ip ? { 'WARC-IP-Address': ip } : {},
+        warcHeaders: {
+          ...(ip ? { 'WARC-IP-Address': ip } : {}),
+          // WARC 1.1, WARC-Truncated: "When a 'response' is known to have been truncated, this shall be
+          // noted"; `unspecified` as the browser does not say why it kept the body back. The extension field
+          // tells a missing body from a partial one.
+          ...(gap ? { 'WARC-Truncated': 'unspecified', [BODY_FIELD]: gap.kind } : {}),
+        },
       },
       [body],
     );
@@ -226,6 +234,95 @@ async function writeWarc(file: string, input: WaczInput): Promise<{ sha256: stri
 function bodyOf(content: HarEntry['response']['content']): Buffer {
   if (!content.text) return Buffer.alloc(0);
   return content.encoding === 'base64' ? Buffer.from(content.text, 'base64') : Buffer.from(content.text);
+}
+
+/**
+ * The WARC extension field on a response record whose body the browser did not hand over whole (beside
+ * `WARC-Truncated`): `missing` (no byte of it) or `incomplete` (fewer bytes than the response announced).
+ */
+export const BODY_FIELD = 'WARC-Notary-Body';
+
+/**
+ * Responses that have no content by definition (RFC 9110 sections 6.4.1, 15.3.5, 15.3.6, 15.4.5 and 9.3.2:
+ * 1xx, 204, 205, 304, and any answer to HEAD): an empty body is their whole body.
+ */
+function hasNoContent(entry: HarEntry): boolean {
+  const status = entry.response.status;
+  return (
+    entry.request.method.toUpperCase() === 'HEAD' ||
+    (status >= 100 && status < 200) ||
+    status === 204 ||
+    status === 205 ||
+    status === 304
+  );
+}
+
+/**
+ * What is missing of one exchange's body, or undefined when the browser handed it over whole (or it has none
+ * by definition, or announced none: `Content-Length: 0`). Missing: no `text` (the browser kept it back: a
+ * redirect, whose body Chromium never keeps, a body evicted from its buffers, or an exchange that failed while
+ * the body was coming). Incomplete: fewer bytes than the HAR's own `size`, or than the `Content-Length` of a
+ * response sent without `Content-Encoding` (the browser hands bodies over decoded, so an encoded one cannot be
+ * compared), or an exchange that failed after its body came.
+ */
+function bodyGap(entry: HarEntry): Omit<MissingBody, 'url'> | undefined {
+  if (hasNoContent(entry)) return undefined;
+  const { content, status } = entry.response;
+  const failure = entry.response._failureText ?? entry.response._error;
+  const header = (name: string) =>
+    entry.response.headers.find((h) => h.name.toLowerCase() === name)?.value.trim();
+  const encoding = header('content-encoding')?.toLowerCase();
+  const declared = header('content-length');
+  const length = declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : undefined;
+  const comparable = encoding === undefined || encoding === '' || encoding === 'identity';
+  if (content.text === undefined) {
+    // Announced empty (a redirect's usual `Content-Length: 0`) and not cut: there was nothing to hand over.
+    if (comparable && length === 0 && !failure) return undefined;
+    const reason =
+      failure ??
+      (status >= 300 && status < 400
+        ? 'the browser does not keep the body of a redirect'
+        : 'the browser did not hand the body over');
+    return { status, kind: 'missing', reason };
+  }
+  const bytes = Buffer.byteLength(content.text, content.encoding === 'base64' ? 'base64' : 'utf8');
+  if (content.size >= 0 && bytes !== content.size) {
+    return { status, kind: 'incomplete', reason: `${bytes} of ${content.size} bytes handed over` };
+  }
+  if (comparable && length !== undefined && bytes < length) {
+    return { status, kind: 'incomplete', reason: `${bytes} of ${length} bytes (Content-Length) handed over` };
+  }
+  if (failure) return { status, kind: 'incomplete', reason: failure };
+  return undefined;
+}
+
+/**
+ * The exchanges `writeWacz` archives whose body the browser did not hand over whole, in HAR order: for the
+ * capture's record (`CaptureRecord.missingBodies`), written before the archive. Each of their response records
+ * in the WARC carries `WARC-Truncated: unspecified` and `WARC-Notary-Body: missing | incomplete` (`BODY_FIELD`),
+ * so neither the record nor the archive passes an absent body off as an empty one.
+ */
+export function missingBodies(entries: HarEntry[]): MissingBody[] {
+  const out: MissingBody[] = [];
+  for (const entry of entries) {
+    const url = archivedUrl(entry);
+    if (!url) continue;
+    const gap = bodyGap(entry);
+    if (gap) out.push({ url: url.href, ...gap });
+  }
+  return out;
+}
+
+/** The URL an exchange is archived under, or undefined when `writeWacz` leaves it out (no response, not http). */
+function archivedUrl(entry: HarEntry): URL | undefined {
+  if (!entry.response || entry.response.status <= 0) return undefined;
+  let url: URL;
+  try {
+    url = new URL(entry.request.url);
+  } catch {
+    return undefined;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
 }
 
 /** The CDXJ index of a WARC file (warcio's indexer: SURT key, timestamp, JSON with offset and length), sorted. */

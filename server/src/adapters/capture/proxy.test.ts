@@ -1,0 +1,212 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AddressPolicy,
+  type AddressPolicyOptions,
+  INTERFACE_REFRESH_MS,
+  parseAllowHosts,
+} from './address-policy';
+import { CaptureProxy, NOT_PUBLIC_REASON, type RefusedDestination, type Resolver } from './proxy';
+
+/** A loopback origin that counts the TCP connections it accepted and answers every request `hello`. */
+async function startOrigin() {
+  let connections = 0;
+  const server = http.createServer((_req, res) => res.end('hello'));
+  server.on('connection', () => connections++);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A loopback port nothing listens on (bound once, then released). */
+async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A plain HTTP request through the proxy (absolute form, as Chromium sends it): status and body, or the error. */
+function viaProxy(
+  proxyUrl: string,
+  target: string,
+): Promise<{ status: number; body: string } | { error: string }> {
+  const proxy = new URL(proxyUrl);
+  return new Promise((resolve) => {
+    const req = http.request({
+      host: proxy.hostname,
+      port: Number(proxy.port),
+      path: target,
+      headers: { host: new URL(target).host },
+      agent: false,
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        body += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', (e) => resolve({ error: e.message }));
+    });
+    req.on('error', (e) => resolve({ error: e.message }));
+    req.end();
+  });
+}
+
+/** `CONNECT authority` through the proxy: the status line's code (the tunnel is closed at once). */
+function connectVia(proxyUrl: string, authority: string): Promise<number> {
+  const proxy = new URL(proxyUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: proxy.hostname,
+      port: Number(proxy.port),
+      method: 'CONNECT',
+      path: authority,
+      agent: false,
+    });
+    req.on('connect', (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const fixed =
+  (table: Record<string, string[]>): Resolver =>
+  async (host) => {
+    const addresses = table[host];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return addresses;
+  };
+
+describe('capture proxy: refusals without the resolved address, this machine refused', () => {
+  let origin: Awaited<ReturnType<typeof startOrigin>>;
+  const proxies: CaptureProxy[] = [];
+
+  beforeAll(async () => {
+    origin = await startOrigin();
+  });
+  afterAll(async () => {
+    await origin.close();
+  });
+  afterEach(async () => {
+    await Promise.all(proxies.splice(0).map((p) => p.close()));
+  });
+
+  async function proxyWith(allow: string, resolve: Resolver, policyOptions: AddressPolicyOptions = {}) {
+    const refusals: RefusedDestination[] = [];
+    const proxy = new CaptureProxy(new AddressPolicy(parseAllowHosts(allow), policyOptions), {
+      maxBytes: 1024 * 1024,
+      resolve,
+      onRefusal: (r) => refusals.push(r),
+    });
+    proxies.push(proxy);
+    return { proxy, url: await proxy.start(), refusals };
+  }
+
+  it('a name resolving to a private address: 403, listed without the address, which only the operator gets', async () => {
+    // One public and one private address: refused whole, and neither is told.
+    const { proxy, url, refusals } = await proxyWith(
+      '',
+      fixed({ 'internal.test': ['93.184.215.14', '10.20.30.40'] }),
+    );
+    expect(await connectVia(url, 'internal.test:443')).toBe(403);
+    expect(proxy.blocked).toEqual([
+      { url: 'https://internal.test:443', ip: null, reason: NOT_PUBLIC_REASON },
+    ]);
+    const clientFacing = JSON.stringify({
+      blocked: proxy.blocked,
+      failed: proxy.failed,
+      servers: proxy.servers,
+    });
+    expect(clientFacing).not.toContain('10.20.30.40');
+    expect(clientFacing).not.toContain('93.184.215.14');
+    expect(refusals).toEqual([
+      {
+        url: 'https://internal.test:443',
+        host: 'internal.test',
+        port: 443,
+        addresses: ['93.184.215.14', '10.20.30.40'],
+        address: '10.20.30.40',
+        reason: 'not a public address',
+      },
+    ]);
+  });
+
+  it('plain HTTP to a name resolving to loopback: cut before any connection, the address not listed', async () => {
+    const { proxy, url, refusals } = await proxyWith('', fixed({ 'app.test': ['127.0.0.1'] }));
+    const target = `http://app.test:${origin.port}/secret`;
+    const res = await viaProxy(url, target);
+    expect(res).toHaveProperty('error');
+    expect(origin.connections()).toBe(0);
+    expect(proxy.blocked).toEqual([{ url: target, ip: null, reason: NOT_PUBLIC_REASON }]);
+    expect(refusals.map((r) => r.address)).toEqual(['127.0.0.1']);
+    expect(refusals[0]?.reason).toBe('an address of this machine');
+  });
+
+  it('an IP literal in the URL is named in `blocked` (the client wrote it: nothing to hide)', async () => {
+    const { proxy, url } = await proxyWith('', fixed({}));
+    const target = `http://127.0.0.1:${origin.port}/x`;
+    expect(await viaProxy(url, target)).toHaveProperty('error');
+    expect(await connectVia(url, '[::ffff:a00:1]:443')).toBe(403);
+    expect(proxy.blocked).toEqual([
+      { url: target, ip: '127.0.0.1', reason: NOT_PUBLIC_REASON },
+      { url: 'https://[::ffff:a00:1]:443', ip: '::ffff:a00:1', reason: NOT_PUBLIC_REASON },
+    ]);
+    expect(origin.connections()).toBe(0);
+  });
+
+  it("this machine's own addresses are refused inside an allowed range; a host entry naming them opens them", async () => {
+    const target = `http://127.0.0.1:${origin.port}/x`;
+    // The real interfaces (127.0.0.1 is the loopback interface's), under a range that allows all loopback.
+    const ranged = await proxyWith('127.0.0.0/8', fixed({}));
+    expect(await viaProxy(ranged.url, target)).toHaveProperty('error');
+    expect(ranged.refusals.map((r) => r.reason)).toEqual(['an address of this machine']);
+    expect(origin.connections()).toBe(0);
+    // Named explicitly, host and port: reached.
+    const named = await proxyWith(`127.0.0.1:${origin.port}`, fixed({}));
+    expect(await viaProxy(named.url, target)).toEqual({ status: 200, body: 'hello' });
+    expect(named.proxy.blocked).toEqual([]);
+    expect(origin.connections()).toBe(1);
+  });
+
+  it('an address the machine gains is refused from the next reading of its interfaces on', async () => {
+    let now = 0;
+    const held: string[] = [];
+    const { proxy, url } = await proxyWith('127.0.0.0/8', fixed({ 'site.test': ['127.0.0.1'] }), {
+      interfaceAddresses: () => [...held],
+      now: () => now,
+    });
+    const before = origin.connections();
+    const target = `http://site.test:${origin.port}/x`;
+    expect(await viaProxy(url, target)).toEqual({ status: 200, body: 'hello' });
+    held.push('127.0.0.1');
+    now += INTERFACE_REFRESH_MS;
+    expect(await viaProxy(url, target)).toHaveProperty('error');
+    expect(origin.connections()).toBe(before + 1);
+    expect(proxy.blocked).toEqual([{ url: target, ip: null, reason: NOT_PUBLIC_REASON }]);
+  });
+
+  it('failed connections carry the error code, never the address connected to', async () => {
+    const port = await closedPort();
+    const { proxy, url } = await proxyWith('gone.test', fixed({ 'gone.test': ['127.0.0.1'] }));
+    expect(await connectVia(url, `gone.test:${port}`)).toBe(502);
+    expect(await connectVia(url, 'unknown.test:443')).toBe(403);
+    expect(proxy.failed).toEqual([
+      { host: 'gone.test', port, stage: 'tcp', reason: 'ECONNREFUSED' },
+      { host: 'unknown.test', port: 443, stage: 'dns', reason: 'ENOTFOUND' },
+    ]);
+    expect(proxy.blocked).toEqual([]);
+  });
+});
