@@ -1,6 +1,8 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { bearerFrom, lazyEntityManager } from '@notary/platform/trpc/context';
 import type { AppDeps } from '../deps';
+import { isDirectLoopbackRequest } from '../http/local-request';
 
 /** Per-request context of every procedure, for both faces (tRPC at `/trpc`, REST at the spec's paths). */
 export interface Context {
@@ -16,6 +18,11 @@ export interface Context {
   acceptLanguage: string | null;
   /** Sets a header of the response (rate limit headers); a no-op where there is no response (tests' callers). */
   setHeader: (name: string, value: string) => void;
+  /**
+   * True when the request came from this machine's loopback with no proxy header (`isDirectLoopbackRequest`):
+   * the only requests development conveniences are served to. False for calls without a request.
+   */
+  directLoopback: boolean;
 }
 
 /** What a call brings besides the service's dependencies, already read from its request (if there is one). */
@@ -27,6 +34,8 @@ export interface CallOrigin {
   acceptLanguage?: string | null;
   /** Where response headers go; none for a call without a response. */
   setHeader?: (name: string, value: string) => void;
+  /** See `Context.directLoopback`; default false. */
+  directLoopback?: boolean;
 }
 
 /**
@@ -42,18 +51,20 @@ export function createInnerContext(deps: AppDeps, origin: CallOrigin = {}): Cont
     ip: origin.ip ?? null,
     acceptLanguage: origin.acceptLanguage ?? null,
     setHeader: origin.setHeader ?? (() => {}),
+    directLoopback: origin.directLoopback ?? false,
   };
 }
 
 /**
  * The context of an HTTP request, on either face: `createInnerContext` with the request's bearer token (RFC 6750
- * section 2.1), address and `Accept-Language`; response headers are set until the response has started.
+ * section 2.1), address, `Accept-Language` and whether it came straight from loopback; response headers are set until the response has started.
  */
 export function createContext(
   deps: AppDeps,
   req: {
-    headers: { authorization?: string | undefined; 'accept-language'?: string | undefined };
+    headers: IncomingHttpHeaders;
     ip?: string | undefined;
+    socket?: { remoteAddress?: string | undefined } | undefined;
   },
   res?: { setHeader(name: string, value: string): unknown; headersSent: boolean },
 ): Context {
@@ -61,6 +72,7 @@ export function createContext(
     bearer: bearerFrom(req.headers.authorization),
     ip: req.ip ?? null,
     acceptLanguage: req.headers['accept-language'] ?? null,
+    directLoopback: isDirectLoopbackRequest(req),
     setHeader: (name, value) => {
       if (res && !res.headersSent) res.setHeader(name, value);
     },

@@ -4,7 +4,9 @@ import { publicProcedure } from '../../trpc';
 
 /**
  * `POST /access/email/{documentId}/request` (spec) `{email}`: the same answer whether or not the address is
- * authorized; `token` only in development; nothing is sent (delivery not wired, spec).
+ * authorized; `token` only in development, and there only to a request made directly from this machine (no proxy
+ * header, loopback peer): through a reverse proxy or from elsewhere the answer is the production one, which the
+ * spec allows in every mode. Nothing is sent (delivery not wired, spec).
  */
 export const emailAccessRequest = publicProcedure
   .meta({
@@ -21,7 +23,10 @@ export const emailAccessRequest = publicProcedure
   .mutation(({ ctx, input }) =>
     requestEmailAccess(
       ctx.em(),
-      { secret: ctx.deps.secret, development: ctx.deps.config.env === 'development' },
+      {
+        secret: ctx.deps.secret,
+        development: ctx.deps.config.env === 'development' && ctx.directLoopback,
+      },
       input.documentId,
       input.email,
     ),
