@@ -1,9 +1,17 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { initTrpc } from '../trpc/init';
 import { restRouter } from './rest';
+
+/** What the `hold` procedure saw: its signal, and when it started and ended. */
+const held: { signal: AbortSignal | undefined; started: () => void; ended: () => void } = {
+  signal: undefined,
+  started: () => undefined,
+  ended: () => undefined,
+};
 
 /** A router exercising what the binder reads: path params, query, body, `meta.rest`, no input, errors. */
 const t = initTrpc<{ user: string }>().create();
@@ -29,6 +37,13 @@ const router = t.router({
       .mutation(() => {
         throw new Error('boom');
       }),
+    hold: t.procedure.meta({ openapi: { method: 'POST', path: '/hold' } }).mutation(async ({ signal }) => {
+      held.signal = signal;
+      held.started();
+      if (signal && !signal.aborted) await once(signal, 'abort');
+      held.ended();
+      throw new Error('aborted');
+    }),
     hidden: t.procedure.query(() => 'tRPC only'),
     disabled: t.procedure
       .meta({ openapi: { method: 'GET', path: '/disabled', enabled: false } })
@@ -110,6 +125,28 @@ describe('restRouter', () => {
     ).toBe(500);
     expect(errors).toHaveLength(2);
     expect((await fetch(`${base}/hidden`)).status).toBe(404);
+  });
+
+  it('gives the procedure a signal that aborts when the client hangs up, and then answers nothing', async () => {
+    errors.length = 0;
+    const started = new Promise<void>((resolve) => {
+      held.started = resolve;
+    });
+    const ended = new Promise<void>((resolve) => {
+      held.ended = resolve;
+    });
+    const client = new AbortController();
+    const request = fetch(`${base}/hold`, { method: 'POST', signal: client.signal }).catch((e: unknown) => e);
+    await started;
+    expect(held.signal?.aborted).toBe(false);
+    client.abort();
+    expect(await request).toBeInstanceOf(Error);
+    await ended;
+    expect(held.signal?.reason).toEqual(new Error('the client closed the connection'));
+    // The procedure's rejection reaches the binder in microtasks, all run before the next macrotask.
+    await new Promise((resolve) => setImmediate(resolve));
+    // The abort's error is nobody's to answer.
+    expect(errors).toEqual([]);
   });
 
   it('serves a procedure nested deeper at its own path, and none whose openapi is disabled', async () => {

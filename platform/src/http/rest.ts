@@ -119,7 +119,8 @@ function procedureCall(caller: unknown, path: readonly string[]): CallerNode {
  * error statuses (410, 502, 503) and cache headers do not fit its HTTP handler.
  * Input: path params plus query string (GET, DELETE) or JSON body (POST, PATCH, PUT); `undefined` for a
  * procedure without input. Success: `meta.rest.status` (default 200) with the output as JSON and
- * `Cache-Control` from `meta.rest.cacheControl(output)` or `defaultCacheControl`. Errors: `sendError`.
+ * `Cache-Control` from `meta.rest.cacheControl(output)` or `defaultCacheControl`. Errors: `sendError`. The
+ * procedure's `signal` aborts when the client hangs up first; then nothing is answered.
  * @param createContext the context of one request (as the tRPC adapter builds it); `res` lets procedures set
  *   response headers (e.g. the rate limit headers).
  */
@@ -132,15 +133,26 @@ export function restRouter<Context extends object>(
   const createCaller = createCallerFactory(appRouter);
   for (const binding of restBindings(appRouter)) {
     express[binding.method](binding.route, async (req: Request, res: Response) => {
+      // The procedure's `signal`, as tRPC's own adapter gives it on /trpc: aborted when the client hangs up
+      // before the answer is complete (the response closed unfinished), so long work stops for nobody.
+      const left = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) left.abort(new Error('the client closed the connection'));
+      });
       try {
         const ctx = createContext(req, res);
-        const call = procedureCall(createCaller(ctx), binding.path);
+        const call = procedureCall(createCaller(ctx, { signal: left.signal }), binding.path);
         const source: object = binding.takesBody ? (req.body ?? {}) : req.query;
         const output = await call(binding.hasInput ? { ...source, ...req.params } : undefined);
         options.beforeSend?.(res, ctx, output);
         res.setHeader('Cache-Control', binding.rest?.cacheControl?.(output) ?? options.defaultCacheControl);
         res.status(binding.rest?.status ?? 200).json(output);
       } catch (e) {
+        // Nobody is left to answer: the error is what the abort made the work throw.
+        if (left.signal.aborted) {
+          res.destroy();
+          return;
+        }
         options.sendError(res, e);
       }
     });
