@@ -12,7 +12,7 @@ import {
 } from '../../ports/capture';
 import { AddressPolicy, type AllowEntry } from './address-policy';
 import { CaptureProxy, type Resolver } from './proxy';
-import { type HarEntry, writeWacz } from './wacz';
+import { type HarEntry, missingBodies, writeWacz } from './wacz';
 
 /** What the capture adapter is configured with (`CHROMIUM_PATH`, `CAPTURE_*`; see `CaptureSettings`). */
 export interface CaptureConfig {
@@ -226,6 +226,7 @@ export async function captureInBrowser(
       blocked: [...proxy.blocked, ...session.blocked],
       failed: session.failed,
       unfinished,
+      missingBodies: missingBodies(har.log.entries),
       startedAt: started.toISOString(),
       finishedAt: finished.toISOString(),
       browser: { name: 'Chromium', version },

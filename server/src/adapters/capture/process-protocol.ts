@@ -58,6 +58,17 @@ const captureRecordSchema: z.ZodType<CaptureRecord> = z.object({
   blocked: z.array(z.object({ url: text, ip: z.string().max(64).nullable(), reason: text })).max(10_000),
   failed: z.array(z.object({ url: text, reason: text })).max(10_000),
   unfinished: z.array(text).max(10_000),
+  missingBodies: z
+    .array(
+      z.object({
+        url: text,
+        status: z.number().int(),
+        kind: z.enum(['missing', 'incomplete']),
+        reason: text,
+      }),
+    )
+    .max(10_000)
+    .optional(),
   startedAt: iso,
   finishedAt: iso,
   browser: z.object({ name: text, version: text }),
