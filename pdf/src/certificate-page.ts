@@ -1,8 +1,10 @@
+import { SCREENSHOT_MAX_PIXELS } from '@notary/shared/limits';
 import { type PDFDocument, PDFName, PDFPage, type PDFRef } from 'pdf-lib';
 import { Canvas, type Rgb } from './canvas';
 import type { FontRole, FontSet } from './fonts';
 import { type CertificateStrings, formatUtc, stringsFor } from './i18n';
 import type { CertificateData, CertificateLanguage } from './model';
+import { checkScreenshotHeader, decodeScreenshot } from './png';
 import { coverText, measure, wrapText } from './text';
 
 /**
@@ -38,19 +40,22 @@ const FONT_NAMES: Record<FontRole, string> = { sans: 'F1', bold: 'F2', mono: 'F3
 /** Resource name of the screenshot image XObject. */
 const SCREENSHOT_NAME = 'Im1';
 
-/** A web capture's screenshot embedded in the document (`embedScreenshot`): its object and pixel size. */
-export interface ScreenshotImage {
-  ref: PDFRef;
-  width: number;
-  height: number;
-}
+/**
+ * Where a web capture's screenshot stands on the certificate (`placeScreenshot`): embedded (its image object
+ * and pixel size), or left out with a sentence saying why and where it is instead: its declared size is over
+ * `SCREENSHOT_MAX_PIXELS` (`too-large`), or it could not be read within its bounds (`unavailable`).
+ */
+export type ScreenshotPlacement =
+  | { kind: 'image'; ref: PDFRef; width: number; height: number }
+  | { kind: 'too-large'; width: number; height: number }
+  | { kind: 'unavailable' };
 
 export interface CertificateLayoutOptions {
   lang: CertificateLanguage;
   /** Byte length of the original when the certificate is appended to it (stamped layout), else null. */
   originalBytes: number | null;
-  /** The screenshot of a web capture, already embedded (`embedScreenshot`); none for other sources. */
-  screenshot?: ScreenshotImage;
+  /** The screenshot of a web capture, embedded or left out (`placeScreenshot`); none for other sources. */
+  screenshot?: ScreenshotPlacement;
 }
 
 /** A value cell: text and the font it is set in. */
@@ -311,9 +316,15 @@ export function layoutCertificate(
     flow.space(2);
     flow.paragraph(line, { size: 7.8, color: MUTED });
   }
-  if (options.screenshot) {
+  const shot = options.screenshot;
+  if (shot) {
     flow.space(6);
-    flow.screenshot(options.screenshot);
+    if (shot.kind === 'image') flow.screenshot(shot);
+    else {
+      const why =
+        shot.kind === 'too-large' ? s.screenshotTooLarge(shot.width, shot.height) : s.screenshotUnavailable;
+      flow.paragraph(why, { size: 7.8, color: MUTED });
+    }
   }
 
   flow.section(s.sectionVerification, QR_SIZE + 20);
@@ -428,9 +439,10 @@ export function createCertificatePages(
     [FONT_NAMES.bold]: fonts.bold.pdf.ref,
     [FONT_NAMES.mono]: fonts.mono.pdf.ref,
   });
-  const resources = options.screenshot
-    ? { XObject: { [SCREENSHOT_NAME]: options.screenshot.ref }, ProcSet: ['PDF', 'Text', 'ImageC'] }
-    : { ProcSet: ['PDF', 'Text'] };
+  const resources =
+    options.screenshot?.kind === 'image'
+      ? { XObject: { [SCREENSHOT_NAME]: options.screenshot.ref }, ProcSet: ['PDF', 'Text', 'ImageC'] }
+      : { ProcSet: ['PDF', 'Text'] };
   return layoutCertificate(fonts, data, options).map((content) => {
     const page = PDFPage.create(doc);
     const box = context.obj([0, 0, A4[0], A4[1]]);
@@ -444,20 +456,55 @@ export function createCertificatePages(
 }
 
 /**
- * Embeds `data.screenshot` (a PNG, ISO/IEC 15948) in `doc` as an image XObject, with its alpha channel as a
- * soft mask when it has one (pdf-lib writes the object when the document is saved or flushed). Undefined
- * when there is none or pdf-lib cannot decode it: the certificate is issued without the image.
+ * Where `data.screenshot` (a PNG) goes on the certificate; undefined when there is none (not a web capture).
+ * With `decode`, a PNG whose header passes `checkScreenshotHeader` is decoded within its bounds
+ * (`decodeScreenshot`) and embedded in `doc` as an image XObject (ISO 32000-1, 8.9.5: /FlateDecode with the PNG
+ * predictors), its alpha channel as a soft mask (11.6.5.3); decoding spends CPU and memory in proportion to the
+ * image, so `decode` is for the bounded stamping worker only. With `header-only` (the calling thread must not
+ * decode) only the header is read: a screenshot it would have shown is `unavailable`. A PNG over the pixel cap
+ * is `too-large`, one that cannot be read within its bounds `unavailable`: the certificate is issued either way.
  */
-export async function embedScreenshot(
+export function placeScreenshot(
   doc: PDFDocument,
   data: CertificateData,
-): Promise<ScreenshotImage | undefined> {
-  if (!data.screenshot) return undefined;
-  try {
-    const image = await doc.embedPng(data.screenshot);
-    if (image.width <= 0 || image.height <= 0) return undefined;
-    return { ref: image.ref, width: image.width, height: image.height };
-  } catch {
-    return undefined;
-  }
+  how: 'decode' | 'header-only',
+): ScreenshotPlacement | undefined {
+  const png = data.screenshot;
+  if (!png) return undefined;
+  const read =
+    how === 'decode'
+      ? decodeScreenshot(png, SCREENSHOT_MAX_PIXELS)
+      : checkScreenshotHeader(png, SCREENSHOT_MAX_PIXELS);
+  if (read.kind === 'too-large') return { kind: 'too-large', width: read.width, height: read.height };
+  if (read.kind !== 'image') return { kind: 'unavailable' };
+  const { image } = read;
+  const context = doc.context;
+  const parms = (colors: number) => ({
+    Predictor: 15,
+    Colors: colors,
+    BitsPerComponent: 8,
+    Columns: image.width,
+  });
+  const common = {
+    Type: 'XObject',
+    Subtype: 'Image',
+    Width: image.width,
+    Height: image.height,
+    BitsPerComponent: 8,
+    Filter: 'FlateDecode',
+  };
+  const mask = image.alpha
+    ? context.register(
+        context.stream(image.alpha, { ...common, ColorSpace: 'DeviceGray', DecodeParms: parms(1) }),
+      )
+    : undefined;
+  const ref = context.register(
+    context.stream(image.color, {
+      ...common,
+      ColorSpace: image.colors === 3 ? 'DeviceRGB' : 'DeviceGray',
+      DecodeParms: parms(image.colors),
+      ...(mask ? { SMask: mask } : {}),
+    }),
+  );
+  return { kind: 'image', ref, width: image.width, height: image.height };
 }

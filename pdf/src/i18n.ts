@@ -28,6 +28,10 @@ export interface CertificateStrings {
   publicRecord: string;
   /** Caption under a web capture's screenshot; `cropped` when only its top part is shown. */
   screenshotCaption: (cropped: boolean) => string;
+  /** In place of a screenshot whose declared size (pixels) is over the cap: where the image is instead. */
+  screenshotTooLarge: (width: number, height: number) => string;
+  /** In place of a screenshot that could not be read within its bounds: where the image is instead. */
+  screenshotUnavailable: string;
 
   sectionMerkle: string;
   merklePending: string;
@@ -111,6 +115,10 @@ const PT: CertificateStrings = {
     cropped
       ? 'Captura de tela da página (parte superior; a página inteira está no arquivo WACZ)'
       : 'Captura de tela da página',
+  screenshotTooLarge: (width, height) =>
+    `A captura de tela da página (${width} × ${height} pixels) é grande demais para ser mostrada neste certificado. Ela está no arquivo WACZ registrado, coberto pelo SHA-256 acima: a integridade da captura não é afetada.`,
+  screenshotUnavailable:
+    'A captura de tela da página não pôde ser mostrada neste certificado. Ela está no arquivo WACZ registrado, coberto pelo SHA-256 acima: a integridade da captura não é afetada.',
 
   sectionMerkle: 'Prova de inclusão (árvore de Merkle)',
   merklePending: 'Pendente — o documento ainda não foi incluído em um lote de ancoragem',
@@ -230,6 +238,10 @@ const EN: CertificateStrings = {
     cropped
       ? 'Screenshot of the page as captured (top part; the whole page is in the WACZ archive)'
       : 'Screenshot of the page as captured',
+  screenshotTooLarge: (width, height) =>
+    `The screenshot of the page (${width} × ${height} pixels) is too large to show on this certificate. It is in the registered WACZ archive, covered by the SHA-256 above: the integrity of the capture is not affected.`,
+  screenshotUnavailable:
+    'The screenshot of the page could not be shown on this certificate. It is in the registered WACZ archive, covered by the SHA-256 above: the integrity of the capture is not affected.',
 
   sectionMerkle: 'Inclusion proof (Merkle tree)',
   merklePending: 'Pending — the document is not in an anchoring batch yet',

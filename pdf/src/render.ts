@@ -1,17 +1,16 @@
-import { PDFDocument } from 'pdf-lib';
-import { attachFile, type PdfAttachment } from './attachment';
+import { SCREENSHOT_MAX_PIXELS } from '@notary/shared/limits';
+import type { PdfAttachment } from './attachment';
 import { BoundedWorkerPool, WorkerBoundError } from './bounded-worker';
 import {
   PDF_WORKER_DEADLINE_MS,
   PDF_WORKER_MAX_OLD_GENERATION_MB,
   PDF_WORKER_MAX_YOUNG_GENERATION_MB,
 } from './bounds';
-import { createCertificatePages, embedScreenshot } from './certificate-page';
-import { embedFonts } from './fonts';
-import { stringsFor } from './i18n';
 import type { CertificateData, CertificateLanguage } from './model';
-import { addSignaturePlaceholder, type SignaturePlaceholderOptions } from './placeholder';
-import type { StampJob } from './stamp-worker';
+import type { SignaturePlaceholderOptions } from './placeholder';
+import { checkScreenshotHeader } from './png';
+import { renderSeparate } from './separate';
+import type { CertificateJob, CertificateJobOutcome } from './stamp-worker';
 import { boundReason, type StampOutcome } from './stamped';
 
 export type { PdfAttachment } from './attachment';
@@ -38,11 +37,12 @@ export interface RenderedCertificate {
 }
 
 /**
- * Stamping workers of this process (`stamp-worker.ts`), bounded by `bounds.ts`. Two stay warm (the HTTP
- * route renders two at a time), each for at most 100 jobs and while its heap stays under 96 MB after a job
- * (a warm worker holds about 40 MB: pdf-lib, fontkit and the parsed fonts); idle ones leave after a minute.
+ * Certificate workers of this process (`stamp-worker.ts`), bounded by `bounds.ts`: they stamp source PDFs and
+ * render the certificates that show a web capture's screenshot. Two stay warm (the HTTP route renders two at a
+ * time), each for at most 100 jobs and while its heap stays under 96 MB after a job (a warm worker holds about
+ * 40 MB: pdf-lib, fontkit and the parsed fonts); idle ones leave after a minute.
  */
-const stampers = new BoundedWorkerPool<StampJob, StampOutcome>(
+const stampers = new BoundedWorkerPool<CertificateJob, CertificateJobOutcome>(
   new URL('./stamp-worker.ts', import.meta.url),
   {
     maxOldGenerationSizeMb: PDF_WORKER_MAX_OLD_GENERATION_MB,
@@ -61,6 +61,11 @@ const stampers = new BoundedWorkerPool<StampJob, StampOutcome>(
  *   worker thread bounded by `bounds.ts` (heap, deadline, decoded stream sizes). Any other PDF (encrypted,
  *   damaged cross-reference data, page tree loop, unparseable, past a bound) gives a standalone certificate
  *   with `fallbackReason`; this function never throws because of the source.
+ * - A web capture's screenshot (`data.screenshot`) is decoded only in that worker too: the calling thread
+ *   reads its PNG header and nothing more. One declaring more than `SCREENSHOT_MAX_PIXELS` pixels is never
+ *   decoded, one that cannot be read within its bounds (a decompression bomb, a damaged file, the worker's
+ *   heap or deadline) is left out: either way the certificate is issued, with a sentence in the image's
+ *   place saying that the screenshot is in the WACZ archive.
  * - With `signaturePlaceholder`, an invisible PAdES signature field (`/SubFilter /ETSI.CAdES.detached`,
  *   /ByteRange and zeroed /Contents placeholders) is added on the last certificate page, ready for
  *   `@signpdf/signpdf`'s `sign()`; an existing signature of a stamped original stays valid (its bytes are
@@ -73,48 +78,50 @@ export async function renderCertificate(
   source: Uint8Array | null,
   options: RenderOptions,
 ): Promise<RenderedCertificate> {
-  if (source === null) return { pdf: await renderSeparate(data, options), layout: 'separate' };
-  const { signal, ...stampOptions } = options;
-  let outcome: StampOutcome;
-  try {
-    // The source is copied to the worker: the caller keeps its bytes.
-    outcome = await stampers.run({ data, source, options: stampOptions }, signal ? { signal } : {});
-  } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    const detail = error instanceof Error ? error.message : String(error);
-    // Past a bound is the source's doing; anything else (the worker did not start, crashed) is ours.
-    if (!(error instanceof WorkerBoundError)) console.error('[certificate] stamping worker failed', error);
-    outcome = {
-      kind: 'fallback',
-      reason: error instanceof WorkerBoundError ? boundReason(detail) : `could not stamp the PDF: ${detail}`,
-    };
+  const { signal, ...jobOptions } = options;
+  const run = (job: CertificateJob) => stampers.run(job, signal ? { signal } : {});
+  let fallbackReason: string | undefined;
+  if (source !== null) {
+    let outcome: StampOutcome;
+    try {
+      // The source is copied to the worker: the caller keeps its bytes.
+      const answer = await run({ kind: 'stamp', data, source, options: jobOptions });
+      if (answer.kind === 'separate')
+        throw new Error('the worker answered a stamping job with a separate PDF');
+      outcome = answer;
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      const detail = error instanceof Error ? error.message : String(error);
+      // Past a bound is the source's doing; anything else (the worker did not start, crashed) is ours.
+      if (!(error instanceof WorkerBoundError)) console.error('[certificate] stamping worker failed', error);
+      outcome = {
+        kind: 'fallback',
+        reason:
+          error instanceof WorkerBoundError ? boundReason(detail) : `could not stamp the PDF: ${detail}`,
+      };
+    }
+    if (outcome.kind === 'stamped') return { pdf: outcome.pdf, layout: 'stamped' };
+    signal?.throwIfAborted();
+    fallbackReason = outcome.reason;
   }
-  if (outcome.kind === 'stamped') return { pdf: outcome.pdf, layout: 'stamped' };
-  signal?.throwIfAborted();
-  return { pdf: await renderSeparate(data, options), layout: 'separate', fallbackReason: outcome.reason };
-}
-
-async function renderSeparate(data: CertificateData, options: RenderOptions): Promise<Uint8Array> {
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  const s = stringsFor(options.lang);
-  // The exact file name, whatever its script: document metadata is UTF-16 text (7.9.2.2).
-  doc.setTitle(data.document.fileName, { showInWindowTitleBar: true });
-  doc.setSubject(`${s.title} — ${s.certificateNo(data.document.serialNumber)}`);
-  doc.setAuthor(data.serviceName);
-  doc.setCreator(data.serviceName);
-  doc.setProducer(data.serviceName);
-  doc.setCreationDate(data.issuedAt);
-  doc.setModificationDate(data.issuedAt);
-  doc.setLanguage(options.lang === 'en' ? 'en' : 'pt-BR');
-  const fonts = await embedFonts(doc);
-  const screenshot = await embedScreenshot(doc, data);
-  const pages = createCertificatePages(doc, fonts, data, {
-    lang: options.lang,
-    originalBytes: null,
-    ...(screenshot ? { screenshot } : {}),
+  const separate = (pdf: Uint8Array): RenderedCertificate => ({
+    pdf,
+    layout: 'separate',
+    ...(fallbackReason !== undefined ? { fallbackReason } : {}),
   });
-  for (const page of pages) doc.addPage(page);
-  for (const file of options.attachments ?? []) attachFile(doc, file);
-  if (options.signaturePlaceholder) addSignaturePlaceholder(doc, pages, options.signaturePlaceholder);
-  return doc.save({ useObjectStreams: false, addDefaultPage: false, updateFieldAppearances: false });
+  // A screenshot to show is decoded in the worker; one refused by its header is left out here, undecoded.
+  if (data.screenshot && checkScreenshotHeader(data.screenshot, SCREENSHOT_MAX_PIXELS).kind === 'ok') {
+    try {
+      const answer = await run({ kind: 'separate', data, options: jobOptions });
+      if (answer.kind === 'separate') return separate(answer.pdf);
+      throw new Error(`the worker answered a separate certificate with '${answer.kind}'`);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      // Past a bound is the screenshot's doing; anything else is ours. The certificate goes without the image.
+      if (!(error instanceof WorkerBoundError))
+        console.error('[certificate] certificate worker failed', error);
+    }
+  }
+  signal?.throwIfAborted();
+  return separate(await renderSeparate(data, jobOptions, 'header-only'));
 }

@@ -11,7 +11,7 @@ import {
 } from 'pdf-lib';
 import { attachFile, type PdfAttachment } from './attachment';
 import { PdfBoundError } from './bounds';
-import { createCertificatePages, embedScreenshot } from './certificate-page';
+import { createCertificatePages, placeScreenshot } from './certificate-page';
 import { embedFonts } from './fonts';
 import { IncrementalUpdate, inspectOriginal, UnsoundPdfError } from './incremental';
 import type { CertificateData, CertificateLanguage } from './model';
@@ -111,7 +111,8 @@ async function renderStamped(
 
   const fonts = await embedFonts(doc);
   stampPages(doc.context, pages, fonts, data, options.lang);
-  const screenshot = await embedScreenshot(doc, data);
+  // In the stamping worker: the screenshot is decoded here, within its bounds.
+  const screenshot = placeScreenshot(doc, data, 'decode');
   const certificate = createCertificatePages(doc, fonts, data, {
     lang: options.lang,
     originalBytes: source.length,

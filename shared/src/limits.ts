@@ -55,3 +55,21 @@ export const INVITATION_MAIL_LIMITS = { perInviter: 20, perOrganization: 50, win
 
 /** Most calls in one tRPC batch request (`/trpc/a,b,c`); a larger batch is refused whole with 400. */
 export const TRPC_MAX_BATCH_SIZE = 50;
+
+/**
+ * The screenshot a web capture takes: the capture viewport's width and the full page cut at `maxHeight`, in CSS
+ * pixels, at `deviceScaleFactor` device pixels per CSS pixel (docs/api.md, Web capture); the capture adapter's
+ * own constants must agree (a test checks them). The certificate decodes nothing larger (`SCREENSHOT_MAX_PIXELS`).
+ */
+export const CAPTURE_SCREENSHOT = { width: 1280, maxHeight: 16_384, deviceScaleFactor: 1 } as const;
+
+/**
+ * Most pixels of a screenshot printed on a certificate: the largest one a capture makes (`CAPTURE_SCREENSHOT`,
+ * 1280 x 16384 at scale 1, about 21 million). Read from the PNG's header before any decoding: a larger image
+ * is left off the certificate, which says that it is in the archive.
+ */
+export const SCREENSHOT_MAX_PIXELS =
+  CAPTURE_SCREENSHOT.width *
+  CAPTURE_SCREENSHOT.maxHeight *
+  CAPTURE_SCREENSHOT.deviceScaleFactor *
+  CAPTURE_SCREENSHOT.deviceScaleFactor;

@@ -64,7 +64,9 @@ export interface IssuedCertificate {
  * page with the certificate appended as an incremental update; anything else gets a separate certificate.
  * `signed` applies a PAdES signature when a signer is configured (B-T when a TSA is too), else it is ignored.
  * The stored original is only read, and parsed only inside the bounded stamping worker (`@notary/pdf/render`):
- * a PDF past its bounds gets a separate certificate. `signal` (the client left) stops the work between steps and
+ * a PDF past its bounds gets a separate certificate. A web capture's screenshot is decoded only there too, and
+ * only up to `SCREENSHOT_MAX_PIXELS` (read from its header first); one past its bounds is left out, the
+ * certificate saying that it is in the WACZ. `signal` (the client left) stops the work between steps and
  * terminates a running stamping worker. Every certificate carries the document's receipt (`buildReceipt`) as
  * the associated file `receipt.json`, inside the signed range when signed (issue 16).
  * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T signature
@@ -337,21 +339,20 @@ function notStampedNote(lang: CertificateLanguage, doc: DocumentEntity, why: str
     : `Este PDF não foi carimbado: seus bytes (${doc.sourceUri}) não puderam ser obtidos e verificados nos gateways IPFS (${reason}). Este certificado é emitido como documento separado.`;
 }
 
-/** Largest screenshot read for its capture record (a full-page PNG of the height cap is far smaller). */
-const SCREENSHOT_READ_MAX = 64 * 1024 * 1024;
 /**
- * Largest screenshot printed on the certificate: pdf-lib decodes the whole PNG (about 4 bytes a pixel) to
- * embed it, so a larger one is left out and the certificate keeps only the facts.
+ * Largest screenshot read for its capture record and printed on the certificate (a full-page PNG of the
+ * height cap is far smaller). What it costs to print is bounded by its declared pixels, not its bytes:
+ * `renderCertificate` decodes it only in its bounded worker, never past `SCREENSHOT_MAX_PIXELS`.
  */
-const SCREENSHOT_EMBED_MAX = 8 * 1024 * 1024;
+const SCREENSHOT_READ_MAX = 64 * 1024 * 1024;
 
 /**
  * What the certificate of a web capture states (issue 15), in its language: requested and final URL, HTTP
  * status, capture times (UTC), the server's address and its TLS certificate's SHA-256 fingerprint, read from
  * the record the stored screenshot carries (`readCaptureRecord`; the same bytes as the WACZ's
  * `screenshot.png`, whose digest is in its `datapackage.json`). None for other documents, or when the
- * screenshot is gone (LGPD deletion). `screenshot`: the PNG bytes themselves, printed on the certificate, when
- * they carry the record and are at most `SCREENSHOT_EMBED_MAX` bytes.
+ * screenshot is gone (LGPD deletion). `screenshot`: the PNG bytes themselves, printed on the certificate when
+ * they carry the record (one too large or unreadable to print leaves a sentence saying it is in the WACZ).
  */
 async function webCaptureFacts(
   storage: ObjectStorage,
@@ -387,7 +388,7 @@ async function webCaptureFacts(
       ? 'The file is a WACZ web archive (every HTTP exchange as WARC, screenshot, PDF rendering, capture.json); the SHA-256 above is that of the archive. Replay it in ReplayWeb.page.'
       : 'O arquivo é um arquivo web WACZ (cada troca HTTP em WARC, captura de tela, renderização em PDF, capture.json); o SHA-256 acima é o do arquivo. Reproduza-o no ReplayWeb.page.',
   );
-  return png.length <= SCREENSHOT_EMBED_MAX ? { notes: lines, screenshot: png } : { notes: lines };
+  return { notes: lines, screenshot: png };
 }
 
 async function readAll(stream: Readable, max: number): Promise<Uint8Array> {
