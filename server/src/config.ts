@@ -170,6 +170,9 @@ const EnvSchema = z.object({
     .transform((v) => stripSlash(v.trim()))
     .refine(isBaseUrl, 'an http(s) URL without query or fragment'),
   IPFS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  // 5 minutes: a 250 MB file at 1 MB/s, with room; past it the import is 504.
+  IPFS_IMPORT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+  IPFS_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   VERIFY_EVM_RPC_URLS: z
     .string()
     .default('')
@@ -291,7 +294,8 @@ export interface SigningConfig {
 
 /**
  * IPFS import (issue 14): trustless gateways the bytes are fetched from and verified (`IPFS_GATEWAYS`), the
- * public gateway of download and view links (`IPFS_PUBLIC_GATEWAY`), and how long one block request may take.
+ * public gateway of download and view links (`IPFS_PUBLIC_GATEWAY`), how long one block request and one whole
+ * import may take, and how many imports run at once.
  */
 export interface IpfsConfig {
   /** Trustless gateway base URLs (no trailing slash), tried in order. */
@@ -300,6 +304,16 @@ export interface IpfsConfig {
   publicGateway: string;
   /** Longest one block request may take, connect to last byte, ms (`IPFS_TIMEOUT_MS`). */
   timeoutMs: number;
+  /**
+   * Longest one whole import (or certificate read) may take, root block to last byte, ms
+   * (`IPFS_IMPORT_TIMEOUT_MS`, default 300 000); past it the import fails with GATEWAY_TIMEOUT (504).
+   */
+  importTimeoutMs: number;
+  /**
+   * Files read from IPFS at once in this process (`IPFS_IMPORT_CONCURRENCY`, default 4); one more is refused
+   * with RATE_LIMITED (429) and a `retryAfterSeconds`.
+   */
+  concurrency: number;
 }
 
 /** Chain endpoints a verifier may ask (issue 16), as `GET /api/onchain/info` announces them. */
@@ -396,7 +410,7 @@ export interface Config {
    * `STACKS_API_URL`, which may carry an API key. The devnets' endpoints are added at start (`ANCHORING=devnet`).
    */
   verifyEndpoints: VerifyEndpoints;
-  /** IPFS import: gateways, public links, timeout. */
+  /** IPFS import: gateways, public links, timeouts, concurrency. */
   ipfs: IpfsConfig;
 }
 
@@ -477,6 +491,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       gateways: e.IPFS_GATEWAYS,
       publicGateway: e.IPFS_PUBLIC_GATEWAY,
       timeoutMs: e.IPFS_TIMEOUT_MS,
+      importTimeoutMs: e.IPFS_IMPORT_TIMEOUT_MS,
+      concurrency: e.IPFS_IMPORT_CONCURRENCY,
     },
   };
 }

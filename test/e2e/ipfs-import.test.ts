@@ -482,6 +482,162 @@ describe.each(DATABASE_KINDS)('IPFS gateways down or stalling, and the rate limi
   });
 });
 
+describe('IPFS import budgets: crafted DAGs, a stalling gateway, the concurrency cap, a client that hangs up', () => {
+  let gw: IpfsTestGateway;
+  /** One import at a time, the default deadline. */
+  let t: TestService;
+  /** A 1 s deadline for the whole import. */
+  let hasty: TestService;
+  let token: string;
+  let hastyToken: string;
+
+  beforeAll(async () => {
+    gw = await startIpfsGateway();
+    [t, hasty] = await Promise.all([
+      startTestService('pglite', { IPFS_GATEWAYS: gw.url, IPFS_IMPORT_CONCURRENCY: '1' }),
+      startTestService('pglite', { IPFS_GATEWAYS: gw.url, IPFS_IMPORT_TIMEOUT_MS: '1000' }),
+    ]);
+    token = await t.token(freshEmail('budgets'));
+    hastyToken = await hasty.token(freshEmail('hasty'));
+  });
+  afterAll(async () => {
+    await t?.close();
+    await hasty?.close();
+    await gw?.close();
+  });
+
+  /** Resolves once the gateway has emitted `n` more `event`s (counted from the call). */
+  function gatewayEvents(event: 'request' | 'abandoned', n: number): Promise<void> {
+    return new Promise((resolve) => {
+      let seen = 0;
+      const on = () => {
+        if (++seen < n) return;
+        gw.events.off(event, on);
+        resolve();
+      };
+      gw.events.on(event, on);
+    });
+  }
+  const requestsFor = (...cids: CID[]) =>
+    gw.requests.filter((r) => cids.some((cid) => cid.toString() === r.cid)).length;
+
+  it('a block linked 5000 times is fetched once (201); a 2 MiB node of a tiny file linked 5000 times and links to empty parts are 400 within their budgets; nothing recorded for them', async () => {
+    const leaf = await gw.putBlock(Buffer.alloc(1024, 3), 'raw');
+    const repeated = await gw.putFileNode({
+      links: Array.from({ length: 5000 }, () => ({ cid: leaf, size: 1024 })),
+    });
+    const ok = await importRest(t, token, { cid: repeated.toString(), fileName: 'same.bin', consent: true });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    expect(ok.body).toMatchObject({
+      fileSize: 5000 * 1024,
+      sha256Hash: sha256(Buffer.alloc(5000 * 1024, 3)),
+    });
+    expect(requestsFor(leaf)).toBe(1);
+
+    const tiny = await gw.putBlock(Buffer.from('t'), 'raw');
+    const huge = await gw.putFileNode({ links: [{ cid: tiny, size: 1, name: 'h'.repeat(2 * MiB - 200) }] });
+    const abusive = await gw.putFileNode({
+      links: Array.from({ length: 5000 }, () => ({ cid: huge, size: 1 })),
+    });
+    const empty = await gw.putFileNode({ links: [] });
+    const zeros = await gw.putFileNode({
+      links: Array.from({ length: 5000 }, () => ({ cid: empty, size: 0 })),
+    });
+    const documents = await documentCount(t);
+    const rest = await importRest(t, token, { cid: abusive.toString(), consent: true });
+    expect(rest.status).toBe(400);
+    expect(rest.body).toEqual({
+      code: 'BAD_REQUEST',
+      message: `cid: ${abusive} names a DAG this service does not read: it takes more than ${Math.ceil(5000 / 256) + 64} blocks for a file of 5000 bytes (blocks linked over and over, or far larger than the file they make)`,
+      fields: ['cid'],
+    });
+    expect(requestsFor(huge)).toBe(1);
+    const trpc = await importTrpc(t, token, { cid: abusive.toString(), consent: true });
+    expect(trpc.status).toBe(400);
+    expect(trpc.error?.data.code).toBe('BAD_REQUEST');
+    expect(trpc.error?.message).toContain('names a DAG this service does not read');
+
+    const before = gw.requests.length;
+    const empties = await importRest(t, token, { cid: zeros.toString(), consent: true });
+    expect(empties.status).toBe(400);
+    expect(empties.body.message).toContain(`links a part of 0 bytes (${empty}), which no importer writes`);
+    expect(gw.requests.slice(before)).toEqual([{ cid: zeros.toString(), format: 'raw' }]);
+    expect(await documentCount(t)).toBe(documents);
+  });
+
+  it('a gateway stalling between blocks: 504 naming IPFS_IMPORT_TIMEOUT_MS, its held requests closed, nothing recorded', async () => {
+    const a = await gw.putBlock(Buffer.from('deadline a'), 'raw');
+    const b = await gw.putBlock(Buffer.from('deadline b'), 'raw');
+    const root = await gw.putFileNode({ links: [a, b].map((cid) => ({ cid, size: 10 })) });
+    gw.hold = (cid) => cid === a.toString() || cid === b.toString();
+    try {
+      const abandoned = gatewayEvents('abandoned', 2);
+      const res = await importRest(hasty, hastyToken, { cid: root.toString(), consent: true });
+      expect(res.status).toBe(504);
+      expect(res.body).toEqual({
+        code: 'GATEWAY_TIMEOUT',
+        message: `Reading ${root} from the IPFS gateways did not finish within 1000 ms (IPFS_IMPORT_TIMEOUT_MS)`,
+      });
+      await abandoned;
+      expect(requestsFor(a, b)).toBe(2);
+      expect(await documentCount(hasty)).toBe(0);
+    } finally {
+      gw.hold = undefined;
+    }
+  });
+
+  for (const face of ['REST', 'tRPC'] as const) {
+    it(`${face}: while an import holds the only slot the service answers, a second import is 429 with Retry-After; the client hanging up stops the fetching and frees the slot`, async () => {
+      const a = await gw.putBlock(Buffer.from(`${face} held a`), 'raw');
+      const b = await gw.putBlock(Buffer.from(`${face} held b`), 'raw');
+      const root = await gw.putFileNode({ links: [a, b].map((cid) => ({ cid, size: 12 })) });
+      const other = await gw.addFile(Buffer.from(`${face} ${randomUUID()}`), 'v1');
+      const documents = await documentCount(t);
+      gw.hold = (cid) => cid === a.toString() || cid === b.toString();
+      try {
+        const held = gatewayEvents('request', 3);
+        const client = new AbortController();
+        const body = JSON.stringify({ cid: root.toString(), consent: true });
+        const leaving = fetch(
+          `${t.url}${face === 'REST' ? '/api/documents/import/ipfs' : '/trpc/documents.importIpfs'}`,
+          {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body,
+            signal: client.signal,
+          },
+        ).catch((e: unknown) => e);
+        await held;
+
+        // The service answers meanwhile; another import is refused before any request.
+        expect((await api(t.url, '/health')).status).toBe(200);
+        const before = gw.requests.length;
+        const busy = await importRest(t, token, { cid: other.toString(), consent: true });
+        expect(busy.status).toBe(429);
+        expect(busy.headers.get('retry-after')).toBe('10');
+        expect(busy.body).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 10 });
+        expect(busy.body.message).toContain('as many IPFS files at once as it allows (1)');
+        const busyTrpc = await importTrpc(t, token, { cid: other.toString(), consent: true });
+        expect(busyTrpc.status).toBe(429);
+        expect(gw.requests.length).toBe(before);
+
+        const abandoned = gatewayEvents('abandoned', 2);
+        client.abort();
+        expect(await leaving).toBeInstanceOf(Error);
+        await abandoned;
+        // The slot was freed with the abort, before the gateway saw its requests closed.
+        const next = await importRest(t, token, { cid: other.toString(), consent: true });
+        expect(next.status, JSON.stringify(next.body)).toBe(201);
+        // Nothing more was asked for the abandoned file, and it was not recorded.
+        expect(requestsFor(a, b)).toBe(2);
+        expect(await documentCount(t)).toBe(documents + 1);
+      } finally {
+        gw.hold = undefined;
+      }
+    });
+  }
+});
+
 describe('the IPFS client (adapter) against loopback gateways', () => {
   let honest: IpfsTestGateway;
   let liar: IpfsTestGateway;
@@ -501,7 +657,13 @@ describe('the IPFS client (adapter) against loopback gateways', () => {
   });
 
   const client = (gateways: string[], timeoutMs = 30_000) =>
-    createIpfsGateways({ gateways, publicGateway: PUBLIC_GATEWAY, timeoutMs });
+    createIpfsGateways({
+      gateways,
+      publicGateway: PUBLIC_GATEWAY,
+      timeoutMs,
+      importTimeoutMs: 300_000,
+      concurrency: 4,
+    });
 
   /** Reads the whole file through `client`, returning its SHA-256 and size, or the AppError it failed with. */
   async function read(gateways: string[], cid: CID, timeoutMs?: number) {
@@ -522,16 +684,22 @@ describe('the IPFS client (adapter) against loopback gateways', () => {
       gateways: ['https://trustless-gateway.link'],
       publicGateway: 'https://ipfs.io',
       timeoutMs: 30_000,
+      importTimeoutMs: 300_000,
+      concurrency: 4,
     });
     const custom = loadConfig({
       IPFS_GATEWAYS: ' https://a.example/ , http://127.0.0.1:8080',
       IPFS_PUBLIC_GATEWAY: 'https://dweb.example/',
       IPFS_TIMEOUT_MS: '1500',
+      IPFS_IMPORT_TIMEOUT_MS: '60000',
+      IPFS_IMPORT_CONCURRENCY: '2',
     });
     expect(custom.ipfs).toEqual({
       gateways: ['https://a.example', 'http://127.0.0.1:8080'],
       publicGateway: 'https://dweb.example',
       timeoutMs: 1500,
+      importTimeoutMs: 60_000,
+      concurrency: 2,
     });
     for (const env of [
       { IPFS_GATEWAYS: '' },
@@ -539,6 +707,10 @@ describe('the IPFS client (adapter) against loopback gateways', () => {
       { IPFS_GATEWAYS: 'https://a.example/?format=raw' },
       { IPFS_PUBLIC_GATEWAY: 'ipfs.io' },
       { IPFS_TIMEOUT_MS: '0' },
+      { IPFS_IMPORT_TIMEOUT_MS: '0' },
+      { IPFS_IMPORT_TIMEOUT_MS: 'soon' },
+      { IPFS_IMPORT_CONCURRENCY: '0' },
+      { IPFS_IMPORT_CONCURRENCY: '1.5' },
     ]) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(/IPFS_/);
     }

@@ -4,10 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { CarWriter } from '@ipld/car';
 import * as dagPb from '@ipld/dag-pb';
 import { MemoryBlockstore } from 'blockstore-core/memory';
+import { UnixFS } from 'ipfs-unixfs';
 import { type ImporterOptions, importer } from 'ipfs-unixfs-importer';
 import { fixedSize } from 'ipfs-unixfs-importer/chunker';
 import { balanced } from 'ipfs-unixfs-importer/layout';
 import { CID } from 'multiformats/cid';
+import { sha256 } from 'multiformats/hashes/sha2';
 
 /**
  * A loopback trustless gateway (IPFS Trustless Gateway spec) over a real IPFS implementation: files are added
@@ -15,7 +17,9 @@ import { CID } from 'multiformats/cid';
  * `application/vnd.ipld.raw` blocks (`GET /ipfs/<cid>?format=raw` or `Accept: application/vnd.ipld.raw`) and
  * `application/vnd.ipld.car` DAGs (`?format=car` or the Accept type; CARv1, depth-first, no duplicates).
  * Faults for tests: a block served in place of the real one (`replaceBlock`), HTTP errors for every request
- * (`fault: {status}`), requests held without an answer (`fault: 'stall'`). Started on 127.0.0.1, free port.
+ * (`fault: {status}`), requests held without an answer (`fault: 'stall'`, or `hold` for some blocks only),
+ * and crafted DAGs no importer writes (`putBlock`, `putFileNode`: blocks linked over and over, empty parts,
+ * huge nodes of tiny files). Started on 127.0.0.1, free port.
  */
 export interface IpfsTestGateway {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
@@ -23,10 +27,24 @@ export interface IpfsTestGateway {
   blockstore: MemoryBlockstore;
   /** Every request received, in order: the CID text and the format asked for. */
   requests: { cid: string; format: 'raw' | 'car' }[];
-  /** `request` (a request arrived; before the fault applies) with its `{cid, format}`. */
+  /**
+   * `request` (a request arrived; before the fault applies) with its `{cid, format}`; `abandoned` with the same
+   * when the client closed a request's connection before its answer was complete (a held one, say).
+   */
   events: EventEmitter;
+  /** Requests whose connection the client closed before their answer was complete, in order. */
+  abandoned: { cid: string; format: 'raw' | 'car' }[];
   /** `undefined`: honest; `{status}`: every request answers it; `'stall'`: no request is ever answered. */
   fault: { status: number } | 'stall' | undefined;
+  /** Requests for the blocks it returns true for get no answer (a gateway stalling between blocks). */
+  hold: ((cid: string) => boolean) | undefined;
+  /** Stores `bytes` as a block of `codec` (CIDv1, sha2-256) and returns its CID. */
+  putBlock(bytes: Uint8Array, codec: 'raw' | 'dag-pb'): Promise<CID>;
+  /**
+   * Stores a UnixFS `file` node (dag-pb, CIDv1) with its own `data` and these links, each declared `size`
+   * bytes (`blockSizes`), whatever the blocks linked hold; `name` pads a link (a huge node of a tiny file).
+   */
+  putFileNode(node: { data?: Uint8Array; links: { cid: CID; size: number; name?: string }[] }): Promise<CID>;
   /** Serves `bytes` whenever the block `cid` is asked for (a lying gateway); `undefined` restores it. */
   replaceBlock(cid: CID, bytes: Uint8Array | undefined): void;
   /** Adds a file (UnixFS, `profile` chunking and layout set explicitly) and returns its root CID. */
@@ -79,6 +97,7 @@ export async function startIpfsGateway(blockstore = new MemoryBlockstore()): Pro
   const replaced = new Map<string, Uint8Array>();
   const events = new EventEmitter();
   const requests: IpfsTestGateway['requests'] = [];
+  const abandoned: IpfsTestGateway['abandoned'] = [];
   // Blocks are found by multihash, as the blockstore keys them: a CIDv0 and its CIDv1 name the same block.
   const keyOf = (cid: CID) => Buffer.from(cid.multihash.bytes).toString('hex');
   const read = async (cid: CID): Promise<Uint8Array> => {
@@ -93,8 +112,26 @@ export async function startIpfsGateway(blockstore = new MemoryBlockstore()): Pro
     url: '',
     blockstore,
     requests,
+    abandoned,
     events,
     fault: undefined,
+    hold: undefined,
+    async putBlock(bytes, codec) {
+      const cid = CID.createV1(codec === 'raw' ? RAW : DAG_PB, await sha256.digest(bytes));
+      await blockstore.put(cid, bytes);
+      return cid;
+    },
+    async putFileNode({ data, links }) {
+      const unixfs = new UnixFS({ type: 'file', ...(data ? { data } : {}) });
+      for (const link of links) unixfs.addBlockSize(BigInt(link.size));
+      const block = dagPb.encode(
+        dagPb.prepare({
+          Data: unixfs.marshal(),
+          Links: links.map((l) => ({ Hash: l.cid, Name: l.name ?? '', Tsize: l.size })),
+        }),
+      );
+      return gateway.putBlock(block, 'dag-pb');
+    },
     replaceBlock(cid, bytes) {
       if (bytes) replaced.set(keyOf(cid), bytes);
       else replaced.delete(keyOf(cid));
@@ -157,9 +194,16 @@ export async function startIpfsGateway(blockstore = new MemoryBlockstore()): Pro
       res.writeHead(406, { 'content-type': 'text/plain' }).end('ask for application/vnd.ipld.raw or .car');
       return;
     }
-    requests.push({ cid: match?.[1] ?? '', format });
-    events.emit('request', { cid: match?.[1] ?? '', format });
-    if (gateway.fault === 'stall') return; // The socket stays open until the client gives up or close().
+    const seen = { cid: match?.[1] ?? '', format } as const;
+    requests.push(seen);
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      abandoned.push(seen);
+      events.emit('abandoned', seen);
+    });
+    events.emit('request', seen);
+    // The socket stays open until the client gives up or close().
+    if (gateway.fault === 'stall' || gateway.hold?.(seen.cid)) return;
     if (gateway.fault) {
       res.writeHead(gateway.fault.status, { 'content-type': 'text/plain' }).end('gateway fault');
       return;

@@ -80,6 +80,8 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
       // Each call of a batch counts against the limits; a batch over the maximum is refused whole (400).
       maxBatchSize: TRPC_MAX_BATCH_SIZE,
       onError: ({ error, req }) => {
+        // A call whose client hung up fails with the abort that caused: nobody's fault, nobody to tell.
+        if (error.cause instanceof Error && error.cause.name === 'AbortError' && req.socket.destroyed) return;
         if (toAppError(error).code === 'INTERNAL')
           req.log.error({ err: error.cause ?? error }, '[trpc] internal error');
       },

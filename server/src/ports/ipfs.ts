@@ -5,9 +5,10 @@ import type { Readable } from 'node:stream';
  * (IPFS Trustless Gateway spec) and verified block by block against the CID, so that no gateway can make the
  * service read bytes that are not the CID's; and the public gateway links of download and view (spec,
  * Documents rule 3). Implemented by `adapters/ipfs` (HTTP only: no libp2p, DHT, bootstrap peers or routing).
- * Errors are `AppError`s: BAD_REQUEST for what the CID names (not accepted, a directory, not a UnixFS file),
- * BAD_GATEWAY for every gateway failure (unreachable, timed out, 5xx, a block that does not hash to its CID),
- * with a message naming it.
+ * Errors are `AppError`s: BAD_REQUEST for what the CID names (not accepted, a directory, not a UnixFS file, a
+ * DAG past the read's budgets), BAD_GATEWAY for every gateway failure (unreachable, timed out, 5xx, a block
+ * that does not hash to its CID), RATE_LIMITED when as many reads run as the service allows, GATEWAY_TIMEOUT
+ * past the whole read's deadline, with a message naming it (and the setting, for the last two).
  */
 export interface IpfsGateways {
   /**
@@ -20,10 +21,15 @@ export interface IpfsGateways {
    * Starts reading the file `cid` names: resolves once its root block is fetched and verified, with the
    * file's size as the UnixFS root declares it, and a stream of the file's bytes in order, each block
    * verified against its CID before any of its bytes are pushed. The stream errors with an AppError
-   * (BAD_GATEWAY; BAD_REQUEST when a block is not part of a UnixFS file) and never ends early: a complete
-   * stream is the CID's whole content. Destroying it (or aborting `signal`) stops every request.
-   * @throws AppError BAD_REQUEST for a CID that is not accepted or names no file (a directory); BAD_GATEWAY
-   *   when the root block cannot be had from any gateway; `signal`'s reason once it aborts.
+   * (BAD_GATEWAY; BAD_REQUEST when a block is not part of a UnixFS file or the DAG passes the read's budgets of
+   * blocks and bytes, set from the declared size; GATEWAY_TIMEOUT past the read's deadline), or with `signal`'s
+   * reason once it aborts, and never ends early: a complete stream is the CID's whole content. Destroying it
+   * (or aborting `signal`) stops every request at once; the read holds one of the service's concurrent read
+   * slots from the call until then.
+   * @throws AppError BAD_REQUEST for a CID that is not accepted or names no file (a directory); RATE_LIMITED
+   *   (with `retryAfterSeconds`) when as many reads are running as the service allows, before any request;
+   *   BAD_GATEWAY when the root block cannot be had from any gateway; GATEWAY_TIMEOUT past the deadline;
+   *   `signal`'s reason once it aborts.
    */
   fetchFile(cid: string, options: { signal: AbortSignal }): Promise<IpfsFile>;
   /**

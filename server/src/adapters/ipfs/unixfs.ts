@@ -2,8 +2,8 @@ import * as dagPb from '@ipld/dag-pb';
 import { AppError } from '@notary/shared';
 import { UnixFS } from 'ipfs-unixfs';
 import type { CID } from 'multiformats/cid';
-import type { BlockSource } from './blocks';
 import { DAG_PB, RAW } from './cid';
+import type { DagReader } from './dag';
 
 /** Blocks requested ahead of the one being read, per level of the DAG: keeps gateways busy, memory bounded. */
 const PREFETCH = 4;
@@ -26,8 +26,9 @@ export interface FileNode {
 
 /**
  * Decodes a verified block as part of a UnixFS file: a raw block (codec `raw`) is file bytes; a dag-pb node
- * must carry UnixFS `Data` of type `file` (or the legacy `raw`) with one `blockSizes` entry per link.
- * @throws AppError BAD_REQUEST for a directory, a symlink, another codec, or a malformed node.
+ * must carry UnixFS `Data` of type `file` (or the legacy `raw`) with one `blockSizes` entry per link, none 0.
+ * @throws AppError BAD_REQUEST for a directory, a symlink, another codec, a link to an empty part, or a
+ *   malformed node.
  */
 export function decodeFileNode(cid: CID, bytes: Uint8Array, root: CID): FileNode {
   if (cid.code === RAW) return { data: bytes, children: [], size: bytes.length };
@@ -50,6 +51,13 @@ export function decodeFileNode(cid: CID, bytes: Uint8Array, root: CID): FileNode
   if (unixfs.blockSizes.length !== node.Links.length) {
     throw notAFile(`block ${cid} has ${node.Links.length} links but ${unixfs.blockSizes.length} block sizes`);
   }
+  // Importers never link an empty part; links to empty parts would let a tiny file take any number of reads.
+  const empty = unixfs.blockSizes.indexOf(0n);
+  if (empty >= 0) {
+    throw notAFile(
+      `block ${cid} links a part of 0 bytes (${node.Links[empty]?.Hash}), which no importer writes`,
+    );
+  }
   return {
     data: unixfs.data ?? new Uint8Array(0),
     children: node.Links.map((link, i) => ({ cid: link.Hash, size: Number(unixfs.blockSizes[i]) })),
@@ -58,38 +66,30 @@ export function decodeFileNode(cid: CID, bytes: Uint8Array, root: CID): FileNode
 }
 
 /**
- * The bytes of the file whose root is `root` (already decoded), in order (depth first, a node's own data
- * before its children's, as the UnixFS exporter reads it), every block verified by `blocks` before its bytes
- * are yielded. Each child must be exactly as large as its parent declares, so the total is the root's `size`.
- * @throws AppError BAD_GATEWAY from `blocks`; BAD_REQUEST for a block that is not part of a UnixFS file, a
- *   size that disagrees with the parent's, or a DAG deeper than `MAX_DEPTH`.
+ * The bytes of the file whose root is `root` (already decoded by `reader.readRoot()`), in order (depth first,
+ * a node's own data before its children's, as the UnixFS exporter reads it), every block read through
+ * `reader` (verified, cached, counted against the import's budgets) before its bytes are yielded. Each child
+ * must be exactly as large as its parent declares, so the total is the root's `size`.
+ * @throws AppError BAD_GATEWAY from the gateways; BAD_REQUEST for a block that is not part of a UnixFS file,
+ *   a size that disagrees with the parent's, a DAG deeper than `MAX_DEPTH`, or one past the reader's budgets.
  */
-export async function* fileBytes(
-  blocks: BlockSource,
-  rootCid: CID,
-  root: FileNode,
-  signal: AbortSignal,
-): AsyncGenerator<Uint8Array> {
-  yield* nodeBytes(blocks, rootCid, root, signal, 0);
+export async function* fileBytes(reader: DagReader, root: FileNode): AsyncGenerator<Uint8Array> {
+  yield* nodeBytes(reader, root, 0);
 }
 
-async function* nodeBytes(
-  blocks: BlockSource,
-  rootCid: CID,
-  node: FileNode,
-  signal: AbortSignal,
-  depth: number,
-): AsyncGenerator<Uint8Array> {
+async function* nodeBytes(reader: DagReader, node: FileNode, depth: number): AsyncGenerator<Uint8Array> {
   if (depth > MAX_DEPTH) {
-    throw new AppError('BAD_REQUEST', `cid: ${rootCid} names a DAG deeper than ${MAX_DEPTH} levels`);
+    throw new AppError('BAD_REQUEST', `cid: ${reader.root} names a DAG deeper than ${MAX_DEPTH} levels`, {
+      fields: ['cid'],
+    });
   }
   if (node.data.length > 0) yield node.data;
-  const pending: Promise<Uint8Array>[] = [];
+  const pending: Promise<FileNode>[] = [];
   let next = 0;
   const fill = () => {
     while (next < node.children.length && pending.length < PREFETCH) {
       const child = node.children[next++] as FileNode['children'][number];
-      const block = blocks.get(child.cid, signal);
+      const block = reader.node(child.cid);
       // Awaited in turn below; a prefetch left behind by an earlier failure must not be an unhandled rejection.
       block.catch(() => undefined);
       pending.push(block);
@@ -97,16 +97,15 @@ async function* nodeBytes(
   };
   fill();
   for (const child of node.children) {
-    const bytes = await (pending.shift() as Promise<Uint8Array>);
+    const decoded = await (pending.shift() as Promise<FileNode>);
     fill();
-    const decoded = decodeFileNode(child.cid, bytes, rootCid);
     if (decoded.size !== child.size) {
       throw new AppError(
         'BAD_REQUEST',
-        `cid: ${rootCid} is not a well-formed UnixFS file: block ${child.cid} holds ${decoded.size} bytes, its parent says ${child.size}`,
+        `cid: ${reader.root} is not a well-formed UnixFS file: block ${child.cid} holds ${decoded.size} bytes, its parent says ${child.size}`,
         { fields: ['cid'] },
       );
     }
-    yield* nodeBytes(blocks, rootCid, decoded, signal, depth + 1);
+    yield* nodeBytes(reader, decoded, depth + 1);
   }
 }

@@ -21,20 +21,24 @@ const ImportIpfsInput = z.object({
  * a CID names without storing it. The bytes come from the configured trustless gateways, verified block by
  * block against the CID, and are hashed as they stream (`notarize`, reference intake: the same role, consent
  * and anchoring as an upload; no storage, no quota). 201 Document with `sourceType: "ipfs"`,
- * `sourceUri: "ipfs://<cid>"`. 400 a CID not accepted, a directory, no consent; 403 below editor in an
- * organization; 413 over 250 MB (as soon as the UnixFS root says so); 502 gateway unreachable, timed out,
- * failing, or sending bytes that are not the CID's (nothing is recorded). 10 a minute (`ipfsImport`).
+ * `sourceUri: "ipfs://<cid>"`. 400 a CID not accepted, a directory, no consent, a DAG past the import's
+ * budgets (blocks or bytes fetched for the size its root declares, links to empty parts); 403 below editor in
+ * an organization; 413 over 250 MB (as soon as the UnixFS root says so); 429 over 10 a minute (`ipfsImport`)
+ * or as many imports running as `IPFS_IMPORT_CONCURRENCY` allows; 502 gateway unreachable, timed out,
+ * failing, or sending bytes that are not the CID's; 504 not done within `IPFS_IMPORT_TIMEOUT_MS` (nothing is
+ * recorded on any failure). A client that hangs up (either face) stops the fetching: `signal`.
  */
 export const importIpfs = authedProcedure
   .meta({
     openapi: {
       errorResponses: {
-        400: 'A CID other than a bare CIDv0 or base32 CIDv1 of a file (a directory, a path, another base), or consent not true',
+        400: 'A CID other than a bare CIDv0 or base32 CIDv1 of a file (a directory, a path, another base), a DAG past the import budgets (blocks linked over and over, empty parts), or consent not true',
         401: 'Missing or invalid session token',
         403: 'Below editor in the organization',
         413: 'The file exceeds 250 MB',
-        429: `Over ${RATE_LIMITS.ipfsImport} imports a minute`,
+        429: `Over ${RATE_LIMITS.ipfsImport} imports a minute, or as many imports running as the service allows (IPFS_IMPORT_CONCURRENCY)`,
         502: 'IPFS gateway unreachable, timed out or failing, or a block that does not verify against its CID',
+        504: 'The import did not finish within IPFS_IMPORT_TIMEOUT_MS',
       },
       method: 'POST',
       path: '/api/documents/import/ipfs',
