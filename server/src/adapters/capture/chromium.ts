@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError, LIMITS } from '@notary/shared';
+import { CAPTURE_SCREENSHOT } from '@notary/shared/limits';
 import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
 import {
   type BlockedRequest,
@@ -28,11 +29,11 @@ export interface CaptureConfig {
 }
 
 /** The fixed, documented browsing conditions of every capture (docs/api.md, Web capture). */
-export const CAPTURE_VIEWPORT = { width: 1280, height: 800 } as const;
+export const CAPTURE_VIEWPORT = { width: CAPTURE_SCREENSHOT.width, height: 800 } as const;
 export const CAPTURE_LOCALE = 'en-US';
 export const CAPTURE_TIMEZONE = 'UTC';
 /** The screenshot's height cap in CSS pixels: a taller page is cut there (recorded as `truncated`). */
-export const SCREENSHOT_MAX_HEIGHT = 16_384;
+export const SCREENSHOT_MAX_HEIGHT = CAPTURE_SCREENSHOT.maxHeight;
 /** Run in the page (a string: the server's TypeScript has no DOM types): the document's height in CSS px. */
 const PAGE_HEIGHT_SCRIPT =
   'Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)';
