@@ -7,7 +7,7 @@ import { deflateSync } from 'node:zlib';
 import { SCREENSHOT_MAX_PIXELS } from '@notary/shared/limits';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assemblePng, bandedPng, bombPng, hugeDeclaredPng, patternPng } from './hostile-pngs';
+import { assemblePng, bandedPng, bombPng, hugeDeclaredPng, patternPng } from './hostile-pngs.testing';
 import type { CertificateData } from './model';
 import { checkScreenshotHeader, decodeScreenshot, screenshotDecodes } from './png';
 import { renderCertificate } from './render';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { bandedPng, bombPng, hugeDeclaredPng } from '@notary/pdf/hostile-pngs';
+import { bandedPng, bombPng, hugeDeclaredPng } from '@notary/pdf/hostile-pngs.testing';
 import { screenshotDecodes } from '@notary/pdf/png';
 import { CAPTURE_VIEWPORT, SCREENSHOT_MAX_HEIGHT } from '@notary/server/adapters/capture/chromium';
 import { Document } from '@notary/server/db/entities';
