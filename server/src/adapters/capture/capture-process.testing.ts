@@ -62,8 +62,9 @@ process.once('message', (message: unknown) => {
       await writeFile(wacz, 'wacz');
     }
     const title = JSON.stringify({ env: Object.keys(process.env).sort(), uid: process.getuid?.() });
-    process.send?.({ type: 'done', record: record(title), waczBytes: size, screenshotBytes: 3 }, () =>
-      process.exit(0),
+    process.send?.(
+      { type: 'done', record: record(title), waczBytes: size, screenshotBytes: 3, refusals: [] },
+      () => process.exit(0),
     );
   })();
 });

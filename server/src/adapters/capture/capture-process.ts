@@ -1,6 +1,7 @@
 import { AppError } from '@notary/shared';
 import { captureInBrowser } from './chromium';
 import { type CaptureAnswer, captureRequestSchema } from './process-protocol';
+import type { RefusedDestination } from './proxy';
 
 /**
  * Entry point of a capture process (started by `IsolatedCapturer`, one per capture): it receives one
@@ -24,6 +25,10 @@ process.once('disconnect', () => abort.abort(new Error('the service closed the c
 process.once('message', (message: unknown) => {
   void (async () => {
     let answer: CaptureAnswer;
+    const refusals: RefusedDestination[] = [];
+    const onRefusal = (r: RefusedDestination) => {
+      if (refusals.length < 1_000) refusals.push(r);
+    };
     try {
       const request = captureRequestSchema.parse(message);
       const config = {
@@ -37,11 +42,11 @@ process.once('message', (message: unknown) => {
       const result = await captureInBrowser(
         new URL(request.url),
         config,
-        request.options,
+        { ...request.options, onRefusal },
         request.workDir,
         abort.signal,
       );
-      answer = { type: 'done', ...result };
+      answer = { type: 'done', ...result, refusals };
     } catch (e) {
       if (e instanceof AppError) {
         answer = {
@@ -49,9 +54,10 @@ process.once('message', (message: unknown) => {
           code: e.code,
           message: e.message,
           ...(e.retryAfterSeconds ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+          refusals,
         };
       } else {
-        answer = { type: 'failed', code: 'INTERNAL', message: 'The capture failed' };
+        answer = { type: 'failed', code: 'INTERNAL', message: 'The capture failed', refusals };
       }
       // The cause, for the operator: the service copies the capture process's stderr into its log.
       const cause = e instanceof Error && e.cause !== undefined ? e.cause : e;

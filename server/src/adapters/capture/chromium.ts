@@ -12,7 +12,7 @@ import {
   withCaptureRecord,
 } from '../../ports/capture';
 import { AddressPolicy, type AllowEntry } from './address-policy';
-import { CaptureProxy, type Resolver } from './proxy';
+import { CaptureProxy, type RefusedDestination, type Resolver } from './proxy';
 import { type HarEntry, missingBodies, writeWacz } from './wacz';
 
 /** What the capture adapter is configured with (`CHROMIUM_PATH`, `CAPTURE_*`; see `CaptureSettings`). */
@@ -62,6 +62,8 @@ export interface BrowserCaptureOptions {
   userAgentProduct: string;
   software: string;
   resolve?: Resolver;
+  /** Told of each destination refused by address, with what it resolved to (for the operator's log only). */
+  onRefusal?: (refused: RefusedDestination) => void;
 }
 
 /** The files a capture leaves in its work directory, for the process that started it to read. */
@@ -131,6 +133,7 @@ export async function captureInBrowser(
   const proxy = new CaptureProxy(policy, {
     maxBytes: LIMITS.maxUploadBytes,
     ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.onRefusal ? { onRefusal: options.onRefusal } : {}),
   });
   let browser: Browser | undefined;
   let timedOut = false;

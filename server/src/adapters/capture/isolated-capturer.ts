@@ -227,6 +227,9 @@ export class IsolatedCapturer implements WebCapturer {
         killGroup(child);
         if (signal?.aborted) return reject(signal.reason);
         if (answer && !invalid) {
+          if (answer.refusals.length > 0) {
+            log.warn({ url: request.url, refusals: answer.refusals }, 'capture refused destinations');
+          }
           if (answer.type === 'failed' && answer.code === 'INTERNAL') {
             log.error({ stderr, url: request.url }, 'capture failed');
           }

@@ -80,6 +80,23 @@ const captureRecordSchema: z.ZodType<CaptureRecord> = z.object({
   title: text,
 });
 
+/**
+ * Destinations the capture's proxy refused by address, with what their names resolved to: for the operator's
+ * log, never for the client (an internal DNS oracle otherwise).
+ */
+const refusals = z
+  .array(
+    z.object({
+      url: text,
+      host: text,
+      port: z.number().int(),
+      addresses: z.array(z.string().max(64)).max(64),
+      address: z.string().max(64),
+      reason: text,
+    }),
+  )
+  .max(1_000);
+
 const errorCodes = Object.keys(ERROR_TABLE) as [ErrorCode, ...ErrorCode[]];
 
 /** Capture process to service: the capture's record and file sizes, or the error to answer with. */
@@ -89,12 +106,14 @@ export const captureAnswerSchema = z.discriminatedUnion('type', [
     record: captureRecordSchema,
     waczBytes: z.number().int().nonnegative(),
     screenshotBytes: z.number().int().positive(),
+    refusals,
   }),
   z.object({
     type: z.literal('failed'),
     code: z.enum(errorCodes),
     message: z.string().max(4_096),
     retryAfterSeconds: z.number().int().positive().optional(),
+    refusals,
   }),
 ]);
 export type CaptureAnswer = z.infer<typeof captureAnswerSchema>;
