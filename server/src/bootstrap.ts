@@ -196,8 +196,9 @@ export function startWarnings(config: Config): string[] {
   }
   if (config.env === 'development' && config.hostExplicit && !isLoopbackHost(config.host)) {
     warnings.push(
-      `NODE_ENV=development listening on ${config.host}: development conveniences are reachable from the network ` +
-        '(the e-mail access answer carries its token). Deploy with NODE_ENV=production',
+      `NODE_ENV=development listening on ${config.host}: development defaults face the network; its conveniences ` +
+        "(the e-mail access answer's token) stay served to direct requests from this machine only. " +
+        'Deploy with NODE_ENV=production',
     );
   }
   return warnings;

@@ -36,8 +36,9 @@ describe('safe defaults', () => {
     expect(publicUrlFor(dev, 3000)).toBe('http://localhost:3000');
     const exposed = loadConfig({ HOST: '0.0.0.0' });
     expect(startWarnings(exposed)).toEqual([
-      'NODE_ENV=development listening on 0.0.0.0: development conveniences are reachable from the network ' +
-        '(the e-mail access answer carries its token). Deploy with NODE_ENV=production',
+      'NODE_ENV=development listening on 0.0.0.0: development defaults face the network; its conveniences ' +
+        "(the e-mail access answer's token) stay served to direct requests from this machine only. " +
+        'Deploy with NODE_ENV=production',
     ]);
     expect(startWarnings(loadConfig({ HOST: '127.0.0.1' }))).toEqual([]);
     expect(loadConfig({ NODE_ENV: 'production', ANCHORING: 'off' }).host).toBe('0.0.0.0');
