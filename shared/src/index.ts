@@ -2,3 +2,4 @@ export * from './errors';
 export * from './limits';
 export * from './roles';
 export * from './schemas';
+export * from './serial-prefix';

@@ -19,9 +19,15 @@ export const Tenant = defineEntity({
     name: p.string().length(200),
     /** Upper-case serial prefix, 2 to 12 characters [A-Z0-9] (README, Serial numbers). */
     serialPrefix: p.string().length(12),
+    /**
+     * `serialPrefixKey(serialPrefix)` (`@notary/shared`: `O`→`0`, `I`/`L`→`1`), unique: no two tenants hold
+     * prefixes that read alike. Null only on tenants created before the key existed that shared their key with
+     * an older tenant: they keep their prefix (issued serials name them), and the older one holds the key.
+     */
+    serialPrefixKey: p.string().length(12).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
-  uniques: [{ properties: ['kind', 'externalId'] }],
+  uniques: [{ properties: ['kind', 'externalId'] }, { properties: ['serialPrefixKey'] }],
 });
 export type TenantEntity = InferEntity<typeof Tenant>;
 

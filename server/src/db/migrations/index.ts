@@ -7,6 +7,7 @@ import { Migration20261121081826 as m4 } from './Migration20261121081826';
 import { Migration20261121085418 as m5 } from './Migration20261121085418';
 import { Migration20261121085747 as m6 } from './Migration20261121085747';
 import { Migration20261125095459 as m7 } from './Migration20261125095459';
+import { Migration20261126074617 as m8 } from './Migration20261126074617';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121085418', class: m5 },
   { name: 'Migration20261121085747', class: m6 },
   { name: 'Migration20261125095459', class: m7 },
+  { name: 'Migration20261126074617', class: m8 },
 ];

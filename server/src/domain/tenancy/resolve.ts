@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { AppError, type Role } from '@notary/shared';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import {
+  AppError,
+  isPersonalSerialPrefixForm,
+  organizationPrefixReservation,
+  organizationSerialPrefix,
+  type Role,
+  serialPrefixKey,
+} from '@notary/shared';
 import { Tenant, type TenantEntity, TenantMember } from '../../db/entities';
 import type { SessionClaims } from '../../ports/identity';
 
@@ -13,22 +21,48 @@ export interface MembershipLookup {
   ): Promise<{ role: Role; organizationName: string; organizationSlug: string } | null>;
 }
 
+export { organizationSerialPrefix };
+
 /**
  * Serial prefix of a personal workspace: `U` plus 5 Crockford base32 characters of SHA-256(userId). Derived,
  * never from the e-mail: serials are public and must not reveal who owns a workspace.
  */
 export function personalSerialPrefix(userId: string): string {
-  const digest = createHash('sha256').update(userId).digest();
-  return `U${toCrockford(digest).slice(0, 5)}`;
+  return personalSerialPrefixCandidates(userId)[0] as string;
 }
 
-/** Serial prefix of an organization: its slug upper-cased, letters and digits only, 2 to 8 characters. */
-export function organizationSerialPrefix(slug: string): string {
-  const cleaned = slug
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, '')
-    .slice(0, 8);
-  return cleaned.length >= 2 ? cleaned : `${cleaned}ORG`.slice(0, 3);
+/**
+ * The prefixes a personal workspace may get, in order: `U` plus the first 5, then 6, ... 11 Crockford
+ * characters of SHA-256(userId). Five characters (25 bits) collide among a few thousand users: the next
+ * candidate, one character longer, keeps the workspace's prefix unique and still derived from its user only.
+ */
+export function personalSerialPrefixCandidates(userId: string): string[] {
+  const digest = toCrockford(createHash('sha256').update(userId).digest());
+  return [5, 6, 7, 8, 9, 10, 11].map((n) => `U${digest.slice(0, n)}`);
+}
+
+/**
+ * The prefixes an organization's tenant may get, in order (README, Serial numbers): the one its slug gives
+ * (`organizationSerialPrefix`) unless reserved (`organizationPrefixReservation`); then 10-character forms that
+ * keep the slug's prefix readable: its first 8 characters and Crockford characters of SHA-256 of the
+ * organization id (a slug's own prefix has at most 8, so these never equal one); then `T` and 9 such
+ * characters (for a slug whose every extension is reserved). Deterministic: every instance creating the same
+ * organization's tenant tries the same prefixes. Reserved candidates are left out, and so are the 10-character
+ * ones with the shape of any personal workspace's (`isPersonalSerialPrefixForm`).
+ */
+export function organizationSerialPrefixCandidates(organization: { id: string; slug: string }): string[] {
+  const own = organizationSerialPrefix(organization.slug);
+  const digest = toCrockford(createHash('sha256').update(`serial-prefix:${organization.id}`).digest());
+  const head = own.slice(0, 8);
+  const candidates = [own];
+  for (let i = 0; i < 6; i++) {
+    const n = 10 - head.length;
+    candidates.push(`${head}${digest.slice(i * n, i * n + n)}`);
+  }
+  for (let i = 0; i < 4; i++) candidates.push(`T${digest.slice(i * 9, i * 9 + 9)}`);
+  return candidates.filter(
+    (c) => organizationPrefixReservation(c) === undefined && !isPersonalSerialPrefixForm(c),
+  );
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -52,7 +86,38 @@ export function toCrockford(bytes: Uint8Array): string {
 }
 
 /**
- * Finds or creates the personal workspace tenant of `userId` (race-safe: insert-if-absent, then read).
+ * Creates the tenant `(kind, externalId)` with the first of `candidates` whose key (`serialPrefixKey`) no
+ * tenant holds, or returns the tenant when it exists (created meanwhile by another request or instance).
+ * Race-safe without failing a statement (a failed statement would abort the caller's transaction): keys
+ * already held are skipped after one indexed read, and the insert does nothing on any conflict; a key taken
+ * between the read and the insert moves on to the next candidate.
+ * @throws AppError CONFLICT when every candidate is held (not expected: see the candidate lists).
+ */
+async function createTenant(
+  em: EntityManager,
+  row: { kind: 'personal' | 'organization'; externalId: string; name: string },
+  candidates: readonly string[],
+): Promise<TenantEntity> {
+  const sql = em as SqlEntityManager;
+  for (const prefix of candidates) {
+    const key = serialPrefixKey(prefix);
+    if ((await em.count(Tenant, { serialPrefixKey: key })) > 0) continue;
+    await sql.execute(
+      `insert into tenant (id, kind, external_id, name, serial_prefix, serial_prefix_key, created_at)
+       values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+      [crypto.randomUUID(), row.kind, row.externalId, row.name, prefix, key, new Date()],
+    );
+    const created = await em.findOne(Tenant, { kind: row.kind, externalId: row.externalId });
+    if (created) return created;
+  }
+  const existing = await em.findOne(Tenant, { kind: row.kind, externalId: row.externalId });
+  if (existing) return existing;
+  throw new AppError('CONFLICT', `No free serial prefix for this ${row.kind} workspace`);
+}
+
+/**
+ * Finds or creates the personal workspace tenant of `userId`, with the first free prefix of
+ * `personalSerialPrefixCandidates` (race-safe, see `createTenant`).
  */
 export async function ensurePersonalTenant(
   em: EntityManager,
@@ -62,37 +127,28 @@ export async function ensurePersonalTenant(
   // Read first: every authenticated request lands here, and the row exists after the first one.
   const existing = await em.findOne(Tenant, { kind: 'personal', externalId: userId });
   if (existing) return existing;
-  await em.upsert(
-    Tenant,
-    {
-      kind: 'personal',
-      externalId: userId,
-      name,
-      serialPrefix: personalSerialPrefix(userId),
-      id: crypto.randomUUID(),
-    },
-    { onConflictFields: ['kind', 'externalId'], onConflictAction: 'ignore' },
+  return createTenant(
+    em,
+    { kind: 'personal', externalId: userId, name },
+    personalSerialPrefixCandidates(userId),
   );
-  return em.findOneOrFail(Tenant, { kind: 'personal', externalId: userId });
 }
 
-/** Finds or creates the tenant of organization `organizationId`. */
+/**
+ * Finds or creates the tenant of organization `organization.id`, with the first free prefix of
+ * `organizationSerialPrefixCandidates` (race-safe, see `createTenant`). An existing tenant keeps its prefix.
+ */
 export async function ensureOrganizationTenant(
   em: EntityManager,
   organization: { id: string; name: string; slug: string },
 ): Promise<TenantEntity> {
-  await em.upsert(
-    Tenant,
-    {
-      kind: 'organization',
-      externalId: organization.id,
-      name: organization.name,
-      serialPrefix: organizationSerialPrefix(organization.slug),
-      id: crypto.randomUUID(),
-    },
-    { onConflictFields: ['kind', 'externalId'], onConflictAction: 'ignore' },
+  const existing = await em.findOne(Tenant, { kind: 'organization', externalId: organization.id });
+  if (existing) return existing;
+  return createTenant(
+    em,
+    { kind: 'organization', externalId: organization.id, name: organization.name },
+    organizationSerialPrefixCandidates(organization),
   );
-  return em.findOneOrFail(Tenant, { kind: 'organization', externalId: organization.id });
 }
 
 /** Sets `userId`'s role in `tenant` in the service's role table (insert or update). */

@@ -8,7 +8,7 @@ import { APIError } from 'better-auth';
 import type { IdentityAdmin, IdentityOrganization, IdentityUser } from '../../../ports/identity';
 import type { MembershipEventHub } from './membership-events';
 import type { BetterAuthInstance } from './options';
-import { SLUG_PATTERN } from './organization-guard';
+import { SLUG_PATTERN, serialPrefixRefusal } from './organization-guard';
 import { claimsFor, type FindMember } from './session-jwt';
 import { bestRole } from './store';
 
@@ -116,6 +116,12 @@ export function createAdmin(
           'BAD_REQUEST',
           `Invalid slug "${slug}": lower-case letters, digits and inner hyphens`,
         );
+      }
+      if (explicit) {
+        // A slug the caller chose is held to the same serial prefix rules as over HTTP; a derived one is not
+        // (the tenant then gets the next free prefix, see organizationSerialPrefixCandidates).
+        const refusal = await serialPrefixRefusal((await getAuth().$context).adapter, base);
+        if (refusal) throw new AppError(refusal.status, refusal.message);
       }
       for (let attempt = 1; attempt <= 50; attempt++) {
         const candidate = attempt === 1 ? base : `${base}-${attempt}`;

@@ -709,6 +709,40 @@ describe.each(backends)('better-auth organization directory on $name', (backend)
     expect((await call('/organization/create', { body: { name: 'Other', slug } })).status).toBe(401);
   });
 
+  it("HTTP: a slug whose serial prefix is reserved (400) or reads as another organization's (409)", async () => {
+    const ana = await signedInUser('ana');
+    const create = (slug: string) =>
+      call('/organization/create', { body: { name: 'Prefix', slug }, bearer: ana.sessionToken });
+    // A fresh 8-character prefix for this run, with letters that read as digits.
+    const hex = tag().slice(0, 5);
+    const head = `q0l${hex}`;
+    const first = await create(`${head}-first`);
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    // Another slug with the same first 8 letters and digits, the same with hyphens, and O/0 I/L/1 spellings.
+    for (const slug of [`${head}-second`, head.split('').join('-'), `qo1${hex}x`, `q0i${hex}`]) {
+      const taken = await create(slug);
+      expect(taken.status, slug).toBe(409);
+      expect(taken.json, slug).toMatchObject({ code: 'CONFLICT' });
+      expect((taken.json as { message: string }).message).toMatch(/serial prefix .* another organization/);
+    }
+    for (const slug of ['notary', 'notary-brasil', 'n0tary', 'admin', 'verify', 'uabcde', 'u-0-d-4-t-3']) {
+      const reserved = await create(slug);
+      expect(reserved.status, slug).toBe(400);
+      expect(reserved.json, slug).toMatchObject({ code: 'BAD_REQUEST' });
+      expect((reserved.json as { message: string }).message, slug).toMatch(/serial prefix/);
+    }
+    // An operator choosing the slug is held to the same rules; a derived slug is not refused.
+    await expect(
+      identity.admin.createOrganization({ name: 'X', slug: `${head}-third`, ownerUserId: ana.id }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(
+      identity.admin.createOrganization({ name: 'X', slug: 'notary-x', ownerUserId: ana.id }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    expect(
+      (await identity.admin.createOrganization({ name: `${head} Fourth`, ownerUserId: ana.id })).slug,
+    ).toBe(`${head}-fourth`);
+  });
+
   it('HTTP: members leave (reported), the last owner cannot', async () => {
     const ana = await signedInUser('ana');
     const bruno = await signedInUser('bruno');

@@ -5,10 +5,18 @@
  * invitations are managed through the service's `/api/team/*` and `/api/org/*` routes instead, which apply
  * the spec's role hierarchy (better-auth's own endpoints do not).
  */
+import { organizationPrefixReservation, organizationSerialPrefix, serialPrefixKey } from '@notary/shared';
 import { APIError } from 'better-auth';
 import { createAuthMiddleware } from 'better-auth/api';
 import type { MembershipEventHub } from './membership-events';
-import { bestRole, countOwners, findMemberRow } from './store';
+import {
+  bestRole,
+  countOwners,
+  type DirectoryAdapter,
+  findAll,
+  findMemberRow,
+  type OrganizationRow,
+} from './store';
 
 /** Longest organization name accepted (spec, org profile: 1 to 120 characters). */
 export const ORGANIZATION_NAME_MAX = 120;
@@ -62,6 +70,41 @@ export function blockedOrganizationBody(endpoint: string): { message: string; co
   };
 }
 
+/**
+ * Why `slug` may not name a new organization because of the serial prefix it gives (`organizationSerialPrefix`,
+ * README Serial numbers), or undefined: `BAD_REQUEST` when the prefix is reserved
+ * (`organizationPrefixReservation`: the personal-workspace form, the service's own name, official words),
+ * `CONFLICT` when another organization's slug gives a prefix that reads the same (`serialPrefixKey`: equal up
+ * to O/0 and I/L/1). Reads every organization's slug (paged): organization creation is rare.
+ */
+export async function serialPrefixRefusal(
+  adapter: Pick<DirectoryAdapter, 'findMany'>,
+  slug: string,
+): Promise<{ status: 'BAD_REQUEST' | 'CONFLICT'; message: string } | undefined> {
+  const prefix = organizationSerialPrefix(slug);
+  const reserved = organizationPrefixReservation(prefix);
+  if (reserved) {
+    return {
+      status: 'BAD_REQUEST',
+      message: `Slug "${slug}" cannot be used: ${reserved}. Choose another slug`,
+    };
+  }
+  const key = serialPrefixKey(prefix);
+  const organizations = await findAll<OrganizationRow>(adapter as DirectoryAdapter, 'organization', []);
+  const holder = organizations.find(
+    (o) => o.slug !== slug && serialPrefixKey(organizationSerialPrefix(o.slug)) === key,
+  );
+  if (holder) {
+    return {
+      status: 'CONFLICT',
+      message:
+        `Slug "${slug}" gives the serial prefix ${prefix}, which reads as another organization's: ` +
+        'serial numbers must name one organization. Choose another slug',
+    };
+  }
+  return undefined;
+}
+
 function refuse(status: 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT', message: string): never {
   throw new APIError(status, { message, code: status });
 }
@@ -79,7 +122,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * - `POST /organization/create` `{name, slug, metadata?: {description?}, logo?: null,
  *   keepCurrentActiveOrganization?}`: 400 `BAD_REQUEST` for a name outside 1..120 characters, a slug that is
  *   not lower-case letters, digits and inner hyphens (1..64), other metadata than a description of at most
- *   500 characters, a logo, or a `userId`; 409 `CONFLICT` when the slug is taken. The creator becomes owner.
+ *   500 characters, a logo, or a `userId`; 409 `CONFLICT` when the slug is taken. Then the serial prefix the
+ *   slug gives (`serialPrefixRefusal`): 400 when it is reserved, 409 when another organization's reads the
+ *   same. The creator becomes owner.
  * - `POST /organization/leave` `{organizationId}`: 400 `BAD_REQUEST` "The last owner cannot leave ..." when
  *   the caller is the organization's only owner; on success the after hook reports `member.removed`.
  * - `GET /organization/get-full-organization`: answered with `invitations: []` (any member may read it; the
@@ -131,6 +176,8 @@ export function createOrganizationGuard(input: {
         where: [{ field: 'slug', value: slug }],
       });
       if (taken) refuse('CONFLICT', `Organization slug "${slug}" is taken`);
+      const prefixRefusal = await serialPrefixRefusal(ctx.context.adapter, slug);
+      if (prefixRefusal) refuse(prefixRefusal.status, prefixRefusal.message);
       return;
     }
     if (path === '/organization/leave') {
