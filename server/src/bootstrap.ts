@@ -1,12 +1,15 @@
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { createLogger, type Logger, lifecycleLogger, logFormatFor } from '@notary/platform/log';
 import { INVITATION_MAIL_LIMITS } from '@notary/shared';
 import type { Express } from 'express';
 import { redisInvalidationBus } from './adapters/cache-bus/redis';
 import { createCapturer } from './adapters/capture';
+import { CAPTURE_QUEUE_MAX } from './adapters/capture/isolated-capturer';
+import { statfsFreeSpace } from './adapters/free-space/statfs';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createIpfsGateways } from './adapters/ipfs';
 import { createMailer } from './adapters/mail';
@@ -23,6 +26,7 @@ import type { Config } from './config';
 import { type Database, openDatabase } from './db';
 import type { AppDeps } from './deps';
 import { AcervoFeedCache } from './domain/acervo/cache';
+import { CaptureShare, defaultCaptureTenantMax } from './domain/documents/capture-share';
 import { PublicVerifyCache } from './domain/documents/verify-cache';
 import { runOperatorCommand } from './domain/operator/commands';
 import { createHttpApp } from './http/app';
@@ -117,6 +121,27 @@ export async function createCore(
       sessionTtlSeconds: config.sessionTtlSeconds,
       allowedOrigins: config.allowedOrigins,
       mailer,
+      // Sign-in and sign-up budgets per client IP in the service's own rate limit store (Redis across
+      // instances), in place of better-auth's limiter; with RATE_LIMITS=off neither counts.
+      rateLimit: false,
+      limits: {
+        signIn: {
+          perWindow: config.authLimits.signInPerMinute,
+          counter: createQuotaCounter(config.rateLimits, redis, {
+            windowSeconds: 60,
+            prefix: 'sign-in',
+            log: jobLog(log.child({ module: 'rate-limit' })),
+          }),
+        },
+        signUp: {
+          perWindow: config.authLimits.signUpPerHour,
+          counter: createQuotaCounter(config.rateLimits, redis, {
+            windowSeconds: 3600,
+            prefix: 'sign-up',
+            log: jobLog(log.child({ module: 'rate-limit' })),
+          }),
+        },
+      },
       logLevel: config.logLevel === 'debug' ? 'debug' : 'warn',
       log: log.child({ module: 'identity' }),
     });
@@ -145,6 +170,19 @@ export async function createCore(
       signer,
       tsa,
       capturer,
+      captureShare: new CaptureShare(
+        config.capture.tenantMax ?? defaultCaptureTenantMax(config.capture.concurrency, CAPTURE_QUEUE_MAX),
+        Math.ceil(config.capture.timeoutMs / 1000),
+      ),
+      freeSpace: statfsFreeSpace({
+        // What lives under DATA_DIR: the embedded database and the file storage (which may be mounted apart).
+        data: [
+          ...(config.databaseUrl === undefined || config.storage.kind === 'fs' ? [config.dataDir] : []),
+          ...(config.storage.kind === 'fs' ? [config.storage.root] : []),
+        ],
+        // Where each capture's browser profile and archive are written (the capture process's TMPDIR parent).
+        temp: [os.tmpdir()],
+      }),
       ipfs: createIpfsGateways(config.ipfs),
       rateLimiter,
       invitationMailQuota,

@@ -152,7 +152,16 @@ const EnvSchema = z.object({
     .regex(/^[a-z_][a-z0-9_-]{0,31}\$?$/i, 'a user name')
     .refine((v) => v !== 'root', 'not root: the capture browser must run unprivileged')
     .default('nobody'),
+  CAPTURE_TENANT_MAX: z.coerce.number().int().min(1).max(1000).optional(),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  SIGNIN_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
+  SIGNUP_LIMIT_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(10),
+  // 1 GiB; 0 turns the guard off.
+  DISK_FREE_FLOOR_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1024 ** 3),
   IPFS_GATEWAYS: z
     .string()
     .default(DEFAULT_IPFS_GATEWAY)
@@ -341,6 +350,11 @@ export interface CaptureSettings {
    * a dedicated system account is better, see docs/api.md, Web capture). Ignored when the service is not root.
    */
   user: string;
+  /**
+   * Captures one tenant may have running or waiting at once on this instance (`CAPTURE_TENANT_MAX`); undefined:
+   * half of the browsers and the waiting queue together, at least 1 (resolved where the capturer is built).
+   */
+  tenantMax: number | undefined;
 }
 
 /** RFC 3161 Time-Stamp Authority (`TSA_URL`; spec, Documents rule 6). */
@@ -363,6 +377,18 @@ export interface Config {
    * (refused in production); counted in Redis when `redisUrl` is set (one budget for all instances).
    */
   rateLimits: { enabled: boolean; redisUrl: string | undefined };
+  /**
+   * Sign-in and sign-up budgets per client IP (`SIGNIN_LIMIT_PER_MINUTE`, `SIGNUP_LIMIT_PER_HOUR`), counted in
+   * the rate limit store (Redis with `REDIS_URL`); off with `RATE_LIMITS=off`. `signInPerMinute`: requests to
+   * the endpoints that start or finish a sign-in (SIWE nonce and verify, code e-mail and code sign-in);
+   * `signUpPerHour`: accounts and organizations created.
+   */
+  authLimits: { signInPerMinute: number; signUpPerHour: number };
+  /**
+   * Free bytes the volumes holding `DATA_DIR` (and the stored files) and the capture's temporary directory keep
+   * (`DISK_FREE_FLOOR_BYTES`, default 1 GiB): below it every intake is refused with 507. 0: no guard.
+   */
+  diskFreeFloorBytes: number;
   dataDir: string;
   /** Base URL the service is reached at; used in signed file URLs, mail links and the auth issuer. */
   publicUrl: string | undefined;
@@ -450,6 +476,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST ?? (e.NODE_ENV === 'development' ? '127.0.0.1' : '0.0.0.0'),
     hostExplicit: e.HOST !== undefined,
     rateLimits: { enabled: e.RATE_LIMITS === 'on', redisUrl: e.REDIS_URL },
+    authLimits: { signInPerMinute: e.SIGNIN_LIMIT_PER_MINUTE, signUpPerHour: e.SIGNUP_LIMIT_PER_HOUR },
+    diskFreeFloorBytes: e.DISK_FREE_FLOOR_BYTES,
     dataDir,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
@@ -485,6 +513,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowHosts: parseAllowHosts(e.CAPTURE_ALLOW_HOSTS),
       caCertsPath: e.CAPTURE_CA_CERTS === undefined ? undefined : path.resolve(e.CAPTURE_CA_CERTS),
       user: e.CAPTURE_USER,
+      tenantMax: e.CAPTURE_TENANT_MAX,
     },
     verifyEndpoints: { evmRpcUrls: e.VERIFY_EVM_RPC_URLS, stacksApiUrls: e.VERIFY_STACKS_API_URLS },
     ipfs: {

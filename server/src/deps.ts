@@ -2,10 +2,12 @@ import type { Logger } from '@notary/platform/log';
 import type { Config, VerifyEndpoints } from './config';
 import type { Database } from './db';
 import type { AcervoFeedCache } from './domain/acervo/cache';
+import type { CaptureShare } from './domain/documents/capture-share';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
 import type { WebCapturer } from './ports/capture';
 import type { OrganizationDirectory } from './ports/directory';
+import type { FreeSpace } from './ports/free-space';
 import type { TokenVerifier } from './ports/identity';
 import type { IpfsGateways } from './ports/ipfs';
 import type { Mailer } from './ports/mail';
@@ -54,6 +56,10 @@ export interface AppDeps {
   tsa: TimestampAuthority | undefined;
   /** Web capture (issue 15): Chromium behind the address-checking proxy; 503 per call without Chromium. */
   capturer: WebCapturer;
+  /** Each tenant's share of this instance's capture slots (`CAPTURE_TENANT_MAX`). */
+  captureShare: CaptureShare;
+  /** Free space of the volumes intakes write to: the disk guard (`DISK_FREE_FLOOR_BYTES`). */
+  freeSpace: FreeSpace;
   /** IPFS import: verified fetches from the trustless gateways, public gateway links (`IPFS_*`). */
   ipfs: IpfsGateways;
   /** The spec's rate limits (`RATE_LIMITS`, `REDIS_URL`): in process, in Redis, or off. */

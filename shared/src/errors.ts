@@ -16,6 +16,9 @@ export const ERROR_TABLE = {
   BAD_GATEWAY: { status: 502, trpc: 'BAD_GATEWAY' },
   SERVICE_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
   GATEWAY_TIMEOUT: { status: 504, trpc: 'GATEWAY_TIMEOUT' },
+  // RFC 4918 section 11.5: the server cannot store what the request brings (its disk is near full). tRPC has
+  // no such code: its nearest, 503, on the tRPC face; REST answers 507.
+  INSUFFICIENT_STORAGE: { status: 507, trpc: 'SERVICE_UNAVAILABLE' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

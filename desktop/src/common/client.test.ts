@@ -89,6 +89,7 @@ describe('errors', () => {
     [429, 'RATE_LIMITED', 'rate-limited'],
     [502, undefined, 'bad-gateway'],
     [503, undefined, 'unavailable'],
+    [507, 'INSUFFICIENT_STORAGE', 'unavailable'],
     [500, undefined, 'server'],
   ])('HTTP %s (%s) is %s', (status, code, kind) => {
     expect(kindForStatus(status, code)).toBe(kind);

@@ -20,7 +20,7 @@ export const ERROR_KINDS = [
   'too-large', // 413: over 250 MB
   'rate-limited', // 429
   'bad-request', // 400
-  'unavailable', // 503 (e.g. no TSA configured)
+  'unavailable', // 503 (e.g. no TSA configured), 507 (the server's disk is nearly full)
   'bad-gateway', // 502 (e.g. TSA unreachable)
   'server', // 500 or an answer we cannot read
   'cancelled', // the user cancelled (upload, hashing, save dialog)
@@ -109,6 +109,7 @@ export function kindForStatus(status: number, code?: string): ErrorKind {
     case 504:
       return 'bad-gateway';
     case 503:
+    case 507: // the server's disk is below its floor: no new files for now, try again later
       return 'unavailable';
     default:
       return 'server';

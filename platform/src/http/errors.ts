@@ -39,7 +39,8 @@ export interface HttpErrors {
   errorHandler: ErrorRequestHandler;
 }
 
-// GONE shares NOT_FOUND's tRPC code: a tRPC NOT_FOUND maps back to NOT_FOUND.
+// GONE shares NOT_FOUND's tRPC code and INSUFFICIENT_STORAGE SERVICE_UNAVAILABLE's: a bare tRPC code maps
+// back to the first of the two (an AppError cause keeps its own code).
 // tRPC's own request errors (malformed input JSON, wrong method or content type) are the client's: 400.
 const TRPC_TO_APP: Partial<Record<string, ErrorCode>> = {
   PARSE_ERROR: 'BAD_REQUEST',
@@ -47,7 +48,7 @@ const TRPC_TO_APP: Partial<Record<string, ErrorCode>> = {
   UNSUPPORTED_MEDIA_TYPE: 'BAD_REQUEST',
   ...Object.fromEntries(
     Object.entries(ERROR_TABLE)
-      .filter(([code]) => code !== 'GONE')
+      .filter(([code]) => code !== 'GONE' && code !== 'INSUFFICIENT_STORAGE')
       .map(([code, row]) => [row.trpc, code as ErrorCode]),
   ),
 };

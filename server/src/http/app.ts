@@ -53,7 +53,9 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   app.get(PUBLIC_VERIFY_PATH, rejectNulBytes, publicVerifyRoute(deps));
 
   // Before any body parser: these read the raw request themselves.
-  if (options.authHandler) app.all('/api/auth/{*rest}', options.authHandler);
+  // The identity provider's routes count against the global limit like every other call (better-auth's own
+  // limiter is off); its sign-in and sign-up budgets are counted inside it (auth-limits.ts).
+  if (options.authHandler) app.all('/api/auth/{*rest}', rateLimited(deps, ['global']), options.authHandler);
   if (options.filesRouter) app.use('/files', options.filesRouter);
   // Limits are counted before anything else is done for the request (spec, Limits).
   app.post('/api/documents/upload', rateLimited(deps, ['global', 'upload']), uploadRoute(deps));

@@ -7,6 +7,8 @@ import type { WebCapture, WebCapturer } from '../../ports/capture';
 import { silentLog } from '../../ports/log';
 import type { TimestampAuthority } from '../../ports/tsa';
 import type { Actor } from '../tenancy/actor';
+import type { CaptureShare } from './capture-share';
+import { assertDiskRoom } from './disk-floor';
 import { type IntakeSource, type NotarizeDeps, notarize } from './notarize';
 import { screenshotUrl, toDocumentDto } from './projection';
 
@@ -15,6 +17,8 @@ export interface CaptureDeps extends NotarizeDeps {
   capturer: WebCapturer;
   /** `TSA_URL`: the WACZ's hash is timestamped (RFC 3161) at capture time; undefined: not. */
   tsa: TimestampAuthority | undefined;
+  /** Each tenant's share of the capture slots (`CAPTURE_TENANT_MAX`). */
+  captureShare: CaptureShare;
 }
 
 /**
@@ -22,12 +26,14 @@ export interface CaptureDeps extends NotarizeDeps {
  * every connection checked, public addresses only unless `CAPTURE_ALLOW_HOSTS` says otherwise), stores the
  * screenshot on its own (the `screenshot` preview), and notarizes the WACZ through the one notarization path
  * (`notarize`, intake `stored` with origin `web-capture`): `sha256Hash` is the WACZ's, `sourceUri` the URL
- * as requested. Role and consent are checked before the browser starts.
+ * as requested. Role, consent, the service's free disk (its data volume and the temporary directory the
+ * browser works in) and the tenant's share of the capture slots are checked before the browser starts.
  * @returns the Document as the owner sees it, with the screenshot's presigned URL (300 s).
  * @throws AppError FORBIDDEN below editor in an organization; BAD_REQUEST without consent, for an invalid URL,
- *   a scheme other than http(s), credentials in the URL, or a destination that is not allowed; and the
- *   capturer's errors (502 unreachable, 504 too slow, 429 queue full, 503 without Chromium); those of
- *   `notarize` (413 over the quota).
+ *   a scheme other than http(s), credentials in the URL, or a destination that is not allowed; RATE_LIMITED
+ *   when the tenant already holds its share of the capture slots; INSUFFICIENT_STORAGE (507) below the disk
+ *   floor; and the capturer's errors (502 unreachable, 504 too slow, 429 queue full, 503 without Chromium);
+ *   those of `notarize` (413 over the quota).
  */
 export async function captureWebPage(
   em: EntityManager,
@@ -47,7 +53,11 @@ export async function captureWebPage(
   }
   const consentAt = new Date();
   const url = parseCaptureUrl(input.url);
-  const capture = await deps.capturer.capture(url, signal ? { signal } : {});
+  await assertDiskRoom(deps, ['data', 'temp']);
+  // One workspace cannot hold the queue every tenant shares: its share is taken before a place in it.
+  const capture = await deps.captureShare.run(actor.tenant.id, () =>
+    deps.capturer.capture(url, signal ? { signal } : {}),
+  );
   try {
     const screenshotKey = `${actor.tenant.id}/${randomUUID()}`;
     await deps.storage.put(screenshotKey, Readable.from([capture.screenshot]), { contentType: 'image/png' });

@@ -15,10 +15,18 @@ export interface IngestResult {
 }
 
 /**
+ * Asked before a chunk is stored, with the bytes stored so far and the chunk's length: undefined to pass it at
+ * once, or a promise the chunk waits for; a rejection stops the intake with its error (the disk guard,
+ * `disk-floor.ts`).
+ */
+export type IngestGate = (stored: number, next: number) => Promise<void> | undefined;
+
+/**
  * Passes bytes through unchanged while hashing them, counting them and keeping the head. Memory is
  * bounded by the stream's highWaterMark plus `SNIFF_BYTES`, whatever the file size. Past `maxBytes` it
  * passes nothing more on and calls `onLimit` once (which aborts the put: the storage adapter then destroys
- * the tap and removes what it wrote, as for any abort).
+ * the tap and removes what it wrote, as for any abort); likewise with `gate`'s error when the gate refuses
+ * a chunk.
  */
 class HashingTap extends Transform {
   private readonly hash = createHash('sha256');
@@ -29,20 +37,39 @@ class HashingTap extends Transform {
 
   constructor(
     private readonly maxBytes: number,
-    private readonly onLimit: () => void,
+    private readonly onLimit: (refusal?: unknown) => void,
+    private readonly gate?: IngestGate,
   ) {
     super();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     if (this.over || this.size + chunk.length > this.maxBytes) {
-      if (!this.over) {
-        this.over = true;
-        this.onLimit();
-      }
+      this.stop(undefined);
       callback();
       return;
     }
+    const waiting = this.gate?.(this.size, chunk.length);
+    if (!waiting) {
+      this.pass(chunk, callback);
+      return;
+    }
+    waiting.then(
+      () => (this.over ? callback() : this.pass(chunk, callback)),
+      (refusal: unknown) => {
+        this.stop(refusal);
+        callback();
+      },
+    );
+  }
+
+  private stop(refusal: unknown): void {
+    if (this.over) return;
+    this.over = true;
+    this.onLimit(refusal);
+  }
+
+  private pass(chunk: Buffer, callback: TransformCallback): void {
     this.hash.update(chunk);
     this.size += chunk.length;
     if (this.headLength < SNIFF_BYTES) {
@@ -64,20 +91,31 @@ class HashingTap extends Transform {
 
 /**
  * Streams `source` into `storage` under `key`, computing SHA-256 on the fly (DESIGN.md, main job step 2).
- * If `source` errors, `signal` aborts or the bytes pass `maxBytes` (default: no bound; then it rejects with
- * `tooLarge()`, default a plain Error), the storage adapter removes whatever it wrote, and this rejects.
+ * If `source` errors, `signal` aborts, the bytes pass `maxBytes` (default: no bound; then it rejects with
+ * `tooLarge()`, default a plain Error) or `gate` refuses a chunk (then it rejects with the gate's error), the
+ * storage adapter removes whatever it wrote, and this rejects.
  * Either way `source` is read to its end, so the request carrying it completes.
  */
 export async function ingestStream(
   storage: ObjectStorage,
   key: string,
   source: Readable,
-  options: { signal: AbortSignal; contentType?: string; maxBytes?: number; tooLarge?: () => Error },
+  options: {
+    signal: AbortSignal;
+    contentType?: string;
+    maxBytes?: number;
+    tooLarge?: () => Error;
+    gate?: IngestGate | undefined;
+  },
 ): Promise<IngestResult> {
-  // Past `maxBytes` the put is aborted with `tooLarge()`, the same way as an abort of the caller's `signal`.
+  // Past `maxBytes` the put is aborted with `tooLarge()`, the same way as an abort of the caller's `signal`;
+  // a chunk `gate` refuses aborts it with the gate's error.
   const limit = new AbortController();
-  const tap = new HashingTap(options.maxBytes ?? Number.POSITIVE_INFINITY, () =>
-    limit.abort(options.tooLarge?.() ?? new Error(`More than ${options.maxBytes} bytes`)),
+  const tap = new HashingTap(
+    options.maxBytes ?? Number.POSITIVE_INFINITY,
+    (refusal) =>
+      limit.abort(refusal ?? options.tooLarge?.() ?? new Error(`More than ${options.maxBytes} bytes`)),
+    options.gate,
   );
   source.on('error', (e) => tap.destroy(e));
   // When storage gives up (abort, error), keep reading the source into the void so the request finishes and

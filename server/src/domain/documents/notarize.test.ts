@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,11 +7,14 @@ import { finished } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatedDisk, usedBytes } from '../../adapters/free-space/simulated.testing';
 import { FsObjectStorage } from '../../adapters/storage/fs';
 import { type Database, openDatabase } from '../../db';
 import { Document, Tenant, type TenantEntity } from '../../db/entities';
+import type { FreeSpace } from '../../ports/free-space';
 import type { AnchoringQueue } from '../../ports/queue';
 import type { Actor } from '../tenancy/actor';
+import { DISK_RECHECK_BYTES } from './disk-floor';
 import { type IntakeSource, type NotarizeDeps, notarize } from './notarize';
 
 /**
@@ -60,10 +63,12 @@ describe('notarize', () => {
       enqueued.push(tx.isInTransaction());
     },
   };
-  const deps = (quotaBytes = 0): NotarizeDeps => ({
+  const roomWithoutEnd: FreeSpace = { freeBytes: async () => Number.POSITIVE_INFINITY };
+  const deps = (quotaBytes = 0, disk?: { freeSpace: FreeSpace; floorBytes: number }): NotarizeDeps => ({
     storage,
     anchoringQueue,
-    config: { tenantStorageQuotaBytes: quotaBytes },
+    config: { tenantStorageQuotaBytes: quotaBytes, diskFreeFloorBytes: disk?.floorBytes ?? 0 },
+    freeSpace: disk?.freeSpace ?? roomWithoutEnd,
   });
   const actor = (role: Role = 'owner'): Actor => ({
     userId: 'u1',
@@ -290,5 +295,121 @@ describe('notarize', () => {
       }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(source.pulled).toBe(0);
+  });
+
+  /** An upload intake streaming `total` bytes in chunks of 1 MiB (as busboy hands them over), never announced. */
+  function chunkedIntake(total: number): IntakeSource & { wasRead: boolean } {
+    const source = {
+      wasRead: false,
+      announce: () => undefined,
+      read: async (onFile: Parameters<IntakeSource['read']>[0]) => {
+        source.wasRead = true;
+        const stream = Readable.from(
+          (function* () {
+            for (let left = total; left > 0; left -= MiB) yield Buffer.alloc(Math.min(MiB, left), 5);
+          })(),
+          { objectMode: false },
+        );
+        onFile({ stream, fileName: 'big.bin', declaredType: undefined });
+        await finished(stream);
+        return { consentAt: new Date() };
+      },
+    };
+    return source;
+  }
+
+  describe('the disk floor (DISK_FREE_FLOOR_BYTES)', () => {
+    const floorBytes = 16 * MiB;
+    const upload = (source: IntakeSource) =>
+      ({ kind: 'stored', origin: { sourceType: 'upload' }, source }) as const;
+
+    it('below the floor: 507 before a byte is read, for uploads and IPFS imports alike; nothing stored or recorded', async () => {
+      const before = await keys();
+      const documents = await db.fork().count(Document, {});
+      // The files already kept fill the disk to 1 byte under the floor.
+      const disk = simulatedDisk({ dir, capacityBytes: (await usedBytes(dir)) + floorBytes - 1 });
+      const refused = {
+        code: 'INSUFFICIENT_STORAGE',
+        message: 'The server is running out of disk space and accepts no new files for now: try again later',
+      };
+      const file = intake(Buffer.from('x'));
+      await expect(
+        notarize(db.fork(), deps(0, { freeSpace: disk, floorBytes }), actor(), upload(file)),
+      ).rejects.toMatchObject(refused);
+      const imported = referenceIntake(function* () {
+        yield Buffer.from('x');
+      });
+      await expect(
+        notarize(db.fork(), deps(0, { freeSpace: disk, floorBytes }), actor(), {
+          kind: 'reference',
+          sourceType: 'ipfs',
+          sourceUri: 'ipfs://x',
+          source: imported,
+        }),
+      ).rejects.toMatchObject(refused);
+      expect([file.wasRead, imported.pulled]).toEqual([false, 0]);
+      // An announced size that would cross the floor is refused up front too.
+      disk.capacityBytes += 2 * MiB;
+      const announced = intake(Buffer.alloc(2 * MiB), { announced: 2 * MiB });
+      await expect(
+        notarize(db.fork(), deps(0, { freeSpace: disk, floorBytes }), actor(), upload(announced)),
+      ).rejects.toMatchObject(refused);
+      expect(announced.wasRead).toBe(false);
+      expect(await keys()).toEqual(before);
+      expect(await db.fork().count(Document, {})).toBe(documents);
+    });
+
+    it('a file that crosses the floor while it streams is cut off and removed (507); earlier files stay whole; the room left still takes a smaller one', async () => {
+      const kept = await notarize(db.fork(), deps(), actor(), upload(intake(Buffer.from('kept before'))));
+      const before = await keys();
+      const documents = await db.fork().count(Document, {});
+      // 20 MiB above the floor: a 40 MiB file, never announced, gets past the first check only.
+      const disk = simulatedDisk({ dir, capacityBytes: (await usedBytes(dir)) + floorBytes + 20 * MiB });
+      const big = chunkedIntake(40 * MiB);
+      await expect(
+        notarize(db.fork(), deps(0, { freeSpace: disk, floorBytes }), actor(), upload(big)),
+      ).rejects.toMatchObject({ code: 'INSUFFICIENT_STORAGE' });
+      expect(big.wasRead).toBe(true);
+      expect(await keys()).toEqual(before);
+      expect(await readdir(path.join(dir, '.tmp'))).toEqual([]);
+      expect(await db.fork().count(Document, {})).toBe(documents);
+      // What it had written is gone: the room above the floor is whole again.
+      expect(await disk.freeBytes('data')).toBe(floorBytes + 20 * MiB);
+      const readings = disk.readings;
+      // A file that fits the room left above the floor is taken, checked now and then, not at every chunk.
+      const fits = await notarize(
+        db.fork(),
+        deps(0, { freeSpace: disk, floorBytes }),
+        actor(),
+        upload(chunkedIntake(10 * MiB)),
+      );
+      expect(fits.fileSize).toBe(10 * MiB);
+      expect(disk.readings - readings).toBeLessThanOrEqual(2 + Math.ceil((10 * MiB) / DISK_RECHECK_BYTES));
+      const stored = await storage.get(kept.storageKey ?? '');
+      expect(Buffer.concat(await stored.toArray()).toString()).toBe('kept before');
+    });
+
+    it('a free space that cannot be read lets the intake through; a floor of 0 never asks', async () => {
+      const broken: FreeSpace = {
+        freeBytes: async () => {
+          throw new Error('statfs failed');
+        },
+      };
+      const doc = await notarize(
+        db.fork(),
+        deps(0, { freeSpace: broken, floorBytes }),
+        actor(),
+        upload(chunkedIntake(3 * MiB)),
+      );
+      expect(doc.fileSize).toBe(3 * MiB);
+      const asked = simulatedDisk({ dir, capacityBytes: 0 });
+      await notarize(
+        db.fork(),
+        deps(0, { freeSpace: asked, floorBytes: 0 }),
+        actor(),
+        upload(intake(Buffer.from('y'))),
+      );
+      expect(asked.readings).toBe(0);
+    });
   });
 });

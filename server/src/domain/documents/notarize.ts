@@ -3,10 +3,12 @@ import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError, can, LIMITS } from '@notary/shared';
 import type { DocumentEntity } from '../../db/entities';
+import type { FreeSpace } from '../../ports/free-space';
 import { type Log, silentLog } from '../../ports/log';
 import type { AnchoringQueue } from '../../ports/queue';
 import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
+import { assertDiskRoom, diskFloorGate } from './disk-floor';
 import { cleanFileName } from './file-name';
 import { hashStream, type IngestResult, ingestStream } from './ingest';
 import { detectMimeType } from './mime';
@@ -73,25 +75,32 @@ export type Intake =
 export interface NotarizeDeps {
   storage: ObjectStorage;
   anchoringQueue: AnchoringQueue;
-  /** `tenantStorageQuotaBytes`: bytes a tenant may keep in storage (`TENANT_STORAGE_QUOTA_BYTES`, 0: none). */
-  config: { tenantStorageQuotaBytes: number };
+  /**
+   * `tenantStorageQuotaBytes`: bytes a tenant may keep in storage (`TENANT_STORAGE_QUOTA_BYTES`, 0: none);
+   * `diskFreeFloorBytes`: free bytes the service's volumes keep (`DISK_FREE_FLOOR_BYTES`, 0: no guard).
+   */
+  config: { tenantStorageQuotaBytes: number; diskFreeFloorBytes: number };
+  /** Free space of the volumes intakes write to (the disk guard, `disk-floor.ts`). */
+  freeSpace: FreeSpace;
   /** Where a failed removal is reported (the upload's request logger; default: nowhere). */
   log?: Log;
 }
 
 /**
  * The one notarization path every intake goes through (DESIGN.md, The main job; issues 13 and 14): the role
- * table (`upload`), the announced size and the tenant's storage quota before any byte is read, the bytes
- * streamed into storage while SHA-256 is computed (memory flat; past 250 MB or past what the quota has left the
- * object is removed and 413 answered once the intake is read), consent, the real media type, then the
- * Document row and its anchoring job in one transaction. No object outlives a failure: whatever the intake
- * brought is removed when no row results. A `reference` intake goes the same way without storage: its bytes
- * are hashed and dropped (Rule 1), its record has no storage key and costs no quota, and 413 comes as soon as
- * the source's declared size or the bytes pass 250 MB (the rest is never read).
+ * table (`upload`), the announced size, the service's free disk (`disk-floor.ts`) and the tenant's storage
+ * quota before any byte is read, the bytes streamed into storage while SHA-256 is computed (memory flat; past
+ * 250 MB or past what the quota has left the object is removed and 413 answered once the intake is read; into
+ * file storage, a file that would take the volume below `DISK_FREE_FLOOR_BYTES` is removed and 507 answered),
+ * consent, the real media type, then the Document row and its anchoring job in one transaction. No object
+ * outlives a failure: whatever the intake brought is removed when no row results. A `reference` intake goes
+ * the same way without storage: its bytes are hashed and dropped (Rule 1), its record has no storage key and
+ * costs no quota, and 413 comes as soon as the source's declared size or the bytes pass 250 MB (the rest is
+ * never read).
  * @returns the new Document (status `pending` on both chains).
  * @throws AppError FORBIDDEN below editor in an organization; BAD_REQUEST malformed intake, missing file or
- *   consent; PAYLOAD_TOO_LARGE past 250 MB or the quota; the source's error when it cannot deliver the file
- *   (BAD_GATEWAY from an IPFS gateway) or the client went away.
+ *   consent; PAYLOAD_TOO_LARGE past 250 MB or the quota; INSUFFICIENT_STORAGE (507) below the disk floor; the
+ *   source's error when it cannot deliver the file (BAD_GATEWAY from an IPFS gateway) or the client went away.
  */
 export async function notarize(
   em: EntityManager,
@@ -118,6 +127,8 @@ export async function notarize(
     if (announced !== undefined && announced > LIMITS.maxUploadBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
     }
+    // The disk as a whole, whatever the quota: below the floor nothing new comes in (507).
+    await assertDiskRoom(deps, ['data'], announced ?? 0);
     const quotaBytes = deps.config.tenantStorageQuotaBytes;
     // Early 413 when the quota is already full or the announced file cannot fit; the exact check runs again
     // under a lock when the row is written (concurrent uploads).
@@ -176,6 +187,8 @@ async function notarizeReference(
   if (announced !== undefined && announced > LIMITS.maxUploadBytes) {
     throw new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
   }
+  // Only a row is written, but into the same database: below the floor nothing new comes in (507).
+  await assertDiskRoom(deps, ['data']);
   const received = await hashIntake(intake.source, LIMITS.maxUploadBytes);
   if (!received.file) throw new AppError('BAD_REQUEST', 'Missing file: the source delivered none');
   const consentAt = received.fields.consentAt;
@@ -259,11 +272,12 @@ interface Received {
 /**
  * Reads `source`, streaming its file into storage under `key` while hashing it. Resolves once the whole
  * intake is read and the object is stored. Rejects, with the object removed, with PAYLOAD_TOO_LARGE past
- * `maxBytes` (after the intake was read to its end, so the client sees the answer), with the source's error
- * when it fails (malformed, client gone).
+ * `maxBytes` and INSUFFICIENT_STORAGE when file storage's volume would fall below the disk floor (after the
+ * intake was read to its end, so the client sees the answer), with the source's error when it fails
+ * (malformed, client gone).
  */
 async function receive(
-  { storage, log }: Pick<NotarizeDeps, 'storage' | 'log'>,
+  deps: NotarizeDeps,
   source: IntakeSource,
   key: string,
   maxBytes: number,
@@ -275,6 +289,9 @@ async function receive(
           `The file does not fit in this workspace's storage quota (${maxBytes} bytes left)`,
         )
       : new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
+  const { storage, log } = deps;
+  // Files kept on this machine's disk are watched as they grow; S3 keeps them elsewhere.
+  const gate = storage.kind === 'fs' ? diskFloorGate(deps, 'data') : undefined;
   const abort = new AbortController();
   let tooLarge = false;
   let ingest: Promise<NonNullable<Received['file']>> | undefined;
@@ -289,6 +306,7 @@ async function receive(
       ingest = ingestStream(storage, key, file.stream, {
         signal: abort.signal,
         maxBytes,
+        gate,
         tooLarge: () => {
           tooLarge = true;
           return tooLargeError();

@@ -1,7 +1,7 @@
 /**
  * The Node/Express handler of `/api/auth/*`: refuses the organization endpoints the service does not serve,
- * hands Express's `req.ip` to better-auth's rate limiter through a header of its own, and lets requests
- * without `Origin` pass like curl's (see the comments), before better-auth's own handler.
+ * hands Express's `req.ip` to the sign-in budgets (`auth-limits.ts`) and better-auth through a header of its
+ * own, and lets requests without `Origin` pass like curl's (see the comments), before better-auth's own handler.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from 'better-auth/node';

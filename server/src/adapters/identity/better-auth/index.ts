@@ -22,8 +22,11 @@
  *
  * Errors are JSON `{"message","code"}`: 400 `INVALID_OTP` (wrong or expired code), 403 `TOO_MANY_ATTEMPTS`
  * (code burnt after 3 wrong tries: request a new one), 401 on a bad SIWE message, signature or spent nonce,
- * 401 on `/token` without a live session, 429 `Too many requests` (per client IP: 3 code e-mails a minute,
- * 3 sign-ins per 10 s, 100 requests per 10 s elsewhere; header `X-Retry-After` in seconds).
+ * 401 on `/token` without a live session. 429 with the service's budgets (`limits`, `auth-limits.ts`): per
+ * client IP, sign-in steps a minute and accounts and organizations created an hour, body
+ * `{"message","code":"RATE_LIMITED","retryAfterSeconds"}` and `Retry-After`; without them, better-auth's own
+ * limiter (`rateLimit`): `Too many requests`, 3 code e-mails a minute, 3 sign-ins per 10 s, 100 requests per
+ * 10 s elsewhere, header `X-Retry-After` in seconds.
  *
  * E-mail one-time code (6 digits, valid 5 minutes, 3 attempts, single use; a new request replaces the code):
  * ```
@@ -108,7 +111,8 @@
  * - `index.ts` (this file): `createBetterAuthIdentity`, which wires the parts below together.
  * - `options.ts`: better-auth's options; `email-otp.ts`, `siwe.ts`, `organizations.ts`, `session-jwt.ts`:
  *   its plugins as the service configures them; `date-columns.ts`: the Kysely plugin giving it `Date`s.
- * - `handler.ts`: the `/api/auth/*` handler; `organization-guard.ts`: which organization endpoints are served.
+ * - `handler.ts`: the `/api/auth/*` handler; `organization-guard.ts`: which organization endpoints are served;
+ *   `auth-limits.ts`: the sign-in and sign-up budgets per client IP.
  * - `verifier.ts`: the `TokenVerifier` of session JWTs; `admin.ts`: operator operations; `migrate.ts`: tables.
  * - `directory.ts` (+ `directory-organizations.ts`, `directory-members.ts`, `directory-invitations.ts`):
  *   the `OrganizationDirectory`; `membership-events.ts`: membership events out of better-auth;

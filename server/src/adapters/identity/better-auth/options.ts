@@ -9,6 +9,7 @@ import { bearer } from 'better-auth/plugins';
 import type { Kysely } from 'kysely';
 import { type Log, silentLog } from '../../../ports/log';
 import type { Mailer } from '../../../ports/mail';
+import { type AuthLimits, authLimitsPlugin, CLIENT_IP_HEADER, signUpDatabaseHooks } from './auth-limits';
 import { emailOtpPlugin } from './email-otp';
 import type { MembershipEventHub } from './membership-events';
 import { createOrganizationGuard } from './organization-guard';
@@ -50,9 +51,15 @@ export interface BetterAuthIdentityOptions {
   /**
    * better-auth's request rate limiter (sign-in 3 per 10 s, code e-mails 3 per 60 s per client IP):
    * `'database'` (default, shared by every instance), `'memory'`, or `false`. The client IP is Express's
-   * `req.ip`, so the app's `trust proxy` setting decides whether `X-Forwarded-For` counts.
+   * `req.ip`, so the app's `trust proxy` setting decides whether `X-Forwarded-For` counts. The service turns
+   * it off and counts with `limits` instead.
    */
   rateLimit?: 'database' | 'memory' | false;
+  /**
+   * The service's sign-in and sign-up budgets per client IP (`auth-limits.ts`), in its own rate limit store;
+   * unset: none.
+   */
+  limits?: AuthLimits;
   /** better-auth's log level (default `warn`). */
   logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /**
@@ -64,8 +71,7 @@ export interface BetterAuthIdentityOptions {
   logError?: (message: string, error: unknown) => void;
 }
 
-/** Request header carrying Express's `req.ip` to better-auth's rate limiter (set by `handler`, never trusted from outside). */
-export const CLIENT_IP_HEADER = 'x-notary-client-ip';
+export { CLIENT_IP_HEADER };
 
 function deriveSecret(secret: string): string {
   if (secret.length < 32) throw new Error('SECRET must be at least 32 characters long');
@@ -129,7 +135,9 @@ export function buildOptions(
     },
     // Locks the organization plugin's HTTP endpoints down (organization-guard.ts, ORGANIZATION_HTTP_ENDPOINTS).
     hooks: { before: guard.before, after: guard.after },
+    ...(options.limits ? { databaseHooks: signUpDatabaseHooks(options.limits) } : {}),
     plugins: [
+      ...(options.limits ? [authLimitsPlugin(options.limits)] : []),
       emailOtpPlugin(mailer),
       siwePlugin(siweDomain, options.siweChainIds),
       organizationPlugin(organizations.events),
