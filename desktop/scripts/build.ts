@@ -1,6 +1,7 @@
 /**
  * Builds the desktop client into `desktop/dist/` (configurations in `vite-config.ts`): `web/` (the renderer;
- * the server serves it at `/app/`), `main/index.cjs` and `preload/index.cjs` (Electron).
+ * the server serves it at `/app/`), `main/index.cjs` with `main/certificate-worker.cjs`, and
+ * `preload/index.cjs` (Electron).
  * `tsx scripts/build.ts` builds all three (root `prepare` on `npm install`/`npm ci`, and `npm run build`);
  * `tsx scripts/build.ts web` only the web client.
  */
@@ -12,6 +13,7 @@ const started = Date.now();
 await build(webConfig);
 if (only !== 'web') {
   await build(electronConfig('src/main/index.ts', 'dist/main'));
+  await build(electronConfig('src/main/certificate-worker.ts', 'dist/main', 'certificate-worker.cjs', true));
   await build(electronConfig('src/preload/index.ts', 'dist/preload'));
 }
 console.log(

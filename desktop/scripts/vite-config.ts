@@ -3,7 +3,8 @@
  * `vite.dev.config.ts`:
  * - `dist/web/`: the renderer, a static React app. Electron loads it at `app://notary/`; the server serves the
  *   same files at `/app/` as the web client. Relative asset paths (`base: './'`) make both work.
- * - `dist/main/index.cjs`: the Electron main process, every dependency bundled (only `electron` is external).
+ * - `dist/main/index.cjs`: the Electron main process, every dependency bundled (only `electron` is external);
+ *   `dist/main/certificate-worker.cjs` beside it: the worker thread that parses certificate PDFs.
  * - `dist/preload/index.cjs`: the sandboxed preload (a sandboxed preload may only require `electron`).
  */
 import path from 'node:path';
@@ -31,8 +32,16 @@ export const webConfig: InlineConfig = {
   },
 };
 
-/** A Node-side bundle for Electron (main or preload), CommonJS. */
-export function electronConfig(entry: string, outDir: string): InlineConfig {
+/**
+ * A Node-side bundle for Electron (main, preload, or a worker of main), CommonJS, written as `fileName` in
+ * `outDir` (emptied first unless `keepOutDir`: a second bundle beside the first).
+ */
+export function electronConfig(
+  entry: string,
+  outDir: string,
+  fileName = 'index.cjs',
+  keepOutDir = false,
+): InlineConfig {
   return {
     ...shared,
     root: desktopDir,
@@ -40,12 +49,12 @@ export function electronConfig(entry: string, outDir: string): InlineConfig {
     build: {
       ssr: path.join(desktopDir, entry),
       outDir: path.join(desktopDir, outDir),
-      emptyOutDir: true,
+      emptyOutDir: !keepOutDir,
       target: 'node22',
       minify: false,
       rolldownOptions: {
         external: ['electron'],
-        output: { format: 'cjs', entryFileNames: 'index.cjs' },
+        output: { format: 'cjs', entryFileNames: fileName },
       },
     },
     ssr: { noExternal: true, external: ['electron'], target: 'node' },

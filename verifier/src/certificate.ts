@@ -38,10 +38,28 @@ const MAX_TREE_NODES = 10_000;
 const MAX_TREE_DEPTH = 32;
 
 /**
+ * Largest decoded `receipt.json`, bytes: a receipt is a few KB; its stream is decoded in chunks and refused
+ * past this (a Flate bomb in place of the receipt is read no further).
+ */
+export const MAX_RECEIPT_BYTES = 1024 * 1024;
+/** Bytes read at a time from pdf-lib's decoder. */
+const DECODE_CHUNK = 64 * 1024;
+
+/**
  * The `receipt.json` attached to `pdf` (the name tree's entry; with several revisions the newest catalog's).
- * @throws CertificateError when the PDF does not load or has no such attachment.
+ * @throws CertificateError when the PDF does not load, its structure is not what the reading expects (a
+ *   damaged or hostile file: any error of the reading counts), or it has no such attachment.
  */
 export async function extractReceipt(pdf: Uint8Array): Promise<AttachedReceipt> {
+  try {
+    return await readReceipt(pdf);
+  } catch (e) {
+    if (e instanceof CertificateError) throw e;
+    throw new CertificateError(`the certificate is not a readable PDF: ${(e as Error).message}`);
+  }
+}
+
+async function readReceipt(pdf: Uint8Array): Promise<AttachedReceipt> {
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
@@ -63,7 +81,7 @@ export async function extractReceipt(pdf: Uint8Array): Promise<AttachedReceipt> 
   }
   let bytes: Uint8Array;
   try {
-    bytes = decodePDFRawStream(stream).decode();
+    bytes = decodeAtMost(stream, MAX_RECEIPT_BYTES);
   } catch (e) {
     throw new CertificateError(`the attached ${RECEIPT_FILE_NAME} does not decode: ${(e as Error).message}`);
   }
@@ -75,6 +93,30 @@ export async function extractReceipt(pdf: Uint8Array): Promise<AttachedReceipt> 
       .some((item) => item === specRef || (item instanceof PDFRef && context.lookup(item) === spec));
   const rel = spec.lookup(PDFName.of('AFRelationship'));
   return { bytes, inAssociatedFiles, relationship: rel instanceof PDFName ? rel.decodeText() : null };
+}
+
+/**
+ * The decoded bytes of `stream` (pdf-lib's filters), read in chunks.
+ * @throws Error when they pass `max` bytes (nothing more is decoded), or pdf-lib's decoding errors.
+ */
+function decodeAtMost(stream: PDFRawStream, max: number): Uint8Array {
+  const decoder = decodePDFRawStream(stream);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = decoder.getBytes(DECODE_CHUNK);
+    if (chunk.length === 0) break;
+    total += chunk.length;
+    if (total > max) throw new Error(`it decodes to more than ${max} bytes`);
+    chunks.push(new Uint8Array(chunk));
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /** The value of `key` in a name tree (ISO 32000-1 7.9.6), walked iteratively with bounds. */

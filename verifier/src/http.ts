@@ -1,4 +1,11 @@
-/** Requests of the checking core to the endpoints the user named: `fetch` only, each with a timeout. */
+/**
+ * Requests of the checking core to the endpoints the user named: `fetch` only, each with a timeout, never
+ * following a redirect (the user chose the endpoint: an answer from elsewhere, perhaps over plain http or from
+ * an internal address, is not that endpoint's), and read up to `MAX_RESPONSE_BYTES`.
+ */
+
+/** Largest answer read from an endpoint, bytes: JSON-RPC and Stacks API answers here are a few KB. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** What the checks need from the environment. */
 export interface Transport {
@@ -25,12 +32,25 @@ export async function requestJson(
       method: init.method ?? 'GET',
       headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      redirect: 'error',
       signal: AbortSignal.timeout(t.timeoutMs),
     });
   } catch (e) {
     throw new EndpointError(`unreachable: ${describe(e)}`);
   }
-  const text = await res.text();
+  // A redirect answered despite `redirect: 'error'` (a fetch that does not honour it, `manual` semantics).
+  if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new EndpointError(
+      `HTTP ${res.status}: redirects are not followed (ask the final endpoint directly)`,
+    );
+  }
+  let text: string;
+  try {
+    text = await readText(res, MAX_RESPONSE_BYTES);
+  } catch (e) {
+    throw new EndpointError(`unreachable: ${describe(e)}`);
+  }
   try {
     return { status: res.status, body: JSON.parse(text) as unknown };
   } catch {
@@ -62,9 +82,37 @@ export async function jsonRpc(
   return answer.result;
 }
 
+/** The body of `res` as UTF-8 text. @throws Error past `max` bytes (the rest is not read). */
+async function readText(res: Response, max: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`the answer is larger than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 function describe(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   if (e.name === 'TimeoutError') return 'timed out';
   const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
+  // Node's fetch refuses a redirect with `redirect: 'error'` as "fetch failed", cause "unexpected redirect".
+  if (cause?.message && /redirect/i.test(cause.message))
+    return `${cause.message}: redirects are not followed`;
   return cause?.code ?? cause?.message ?? e.message;
 }

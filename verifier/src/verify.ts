@@ -1,5 +1,5 @@
 import { sha256Hex } from './bytes.ts';
-import { CertificateError, extractReceipt, startsWith } from './certificate.ts';
+import { type AttachedReceipt, CertificateError, extractReceipt, startsWith } from './certificate.ts';
 import { checkEvm } from './evm.ts';
 import type { Transport } from './http.ts';
 import { merkleProofHolds, recomputeMerkleRoot } from './merkle.ts';
@@ -21,6 +21,12 @@ export interface VerifyInput {
   receipt?: unknown;
   /** The certificate PDF's bytes. */
   certificate?: Uint8Array;
+  /**
+   * The receipt `extractReceipt` read from `certificate` elsewhere (a caller that parses untrusted PDFs only in
+   * a bounded worker): used instead of parsing `certificate` again; `certificate` is still needed for check 1's
+   * stamped/separate note and for check 6.
+   */
+  attachedReceipt?: AttachedReceipt;
   /** EVM JSON-RPC endpoints; every one is asked, and they must agree. */
   evmRpcUrls?: string[];
   /** Stacks API endpoints (stacks-core `/v2` and Hiro `/extended`); every one is asked, and they must agree. */
@@ -56,6 +62,9 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   let attached: Awaited<ReturnType<typeof extractReceipt>> | undefined;
   if (input.receipt !== undefined) {
     receipt = parseReceipt(input.receipt);
+  } else if (input.attachedReceipt) {
+    attached = input.attachedReceipt;
+    receipt = parseReceipt(new TextDecoder('utf-8', { fatal: false }).decode(attached.bytes));
   } else if (input.certificate) {
     attached = await extractReceipt(input.certificate);
     receipt = parseReceipt(new TextDecoder('utf-8', { fatal: false }).decode(attached.bytes));

@@ -7,6 +7,7 @@
  * Platform-neutral: no Node module, no DOM beyond `fetch` and WebCrypto.
  */
 import type { CheckId, VerifyReport } from '@notary/verify';
+import type { AttachedReceipt } from '@notary/verify/certificate';
 
 /** The checks the verify screen runs: 5 and 6 need trust anchors the user would have to supply. */
 export const SCREEN_CHECKS: readonly CheckId[] = [1, 2, 3, 4];
@@ -70,14 +71,16 @@ export function parseEndpoints(text: string): {
 
 /**
  * Runs checks 1 to 4 on `file` against the receipt attached to `certificate`, asking every endpoint given
- * (they must agree). Network failures are failures of their check, in the report; `@notary/verify` is loaded
- * on first use (it brings ethers, pdf-lib and the Stacks codec).
+ * (they must agree; a redirect is never followed). Network failures are failures of their check, in the
+ * report; `@notary/verify` is loaded on first use (it brings ethers, pdf-lib and the Stacks codec).
+ * `options.attachedReceipt`: the receipt already read from `certificate` (Electron main reads it in a bounded
+ * worker), so the certificate is not parsed here.
  */
 export async function checkAgainstCertificate(
   file: Uint8Array,
   certificate: Uint8Array,
   endpoints: ChainEndpoints,
-  options: { fetch?: typeof fetch } = {},
+  options: { fetch?: typeof fetch; attachedReceipt?: AttachedReceipt } = {},
 ): Promise<CertificateCheck> {
   const { CertificateError, ReceiptFormatError, verify } = await import('@notary/verify');
   try {
@@ -88,6 +91,7 @@ export async function checkAgainstCertificate(
       stacksApiUrls: endpoints.stacksApiUrls.slice(0, MAX_ENDPOINTS),
       checks: SCREEN_CHECKS,
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.attachedReceipt ? { attachedReceipt: options.attachedReceipt } : {}),
     });
     return { kind: 'report', report };
   } catch (e) {

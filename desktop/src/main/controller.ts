@@ -1,16 +1,12 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DocumentSchema, type OnchainInfoDto } from '@notary/shared';
 import { type BrowserWindow, dialog, shell } from 'electron';
 import type { SavedFile, SessionState } from '../common/bridge';
-import {
-  checkAgainstCertificate,
-  MAX_CERTIFICATE_BYTES,
-  MAX_CHECKED_FILE_BYTES,
-} from '../common/certificate-check';
 import { type BinaryFile, NotaryClient } from '../common/client';
 import { ClientError, isClientError } from '../common/errors';
 import { EVENTS, type ProgressEvent } from '../common/ipc';
+import { CertificateChecker } from './certificate-check';
 import { FileRegistry } from './files';
 import { hashFile } from './hash';
 import type { IpcHandlers } from './ipc';
@@ -28,6 +24,11 @@ export interface ControllerOptions {
   documentsDir: string;
   /** The app window (parent of dialogs, target of events); null while none is open. */
   window: () => BrowserWindow | null;
+  /**
+   * Entry of the worker that parses certificate PDFs (`certificate-worker`): the bundled app passes
+   * `certificate-worker.cjs` beside `index.cjs`; default the TypeScript source beside this module.
+   */
+  certificateWorker?: URL;
 }
 
 /**
@@ -59,6 +60,7 @@ export class MainController {
   /** Gateway links of imported documents the server gave (`gatewayLink`): they may be opened outside. */
   private gatewayLinks: string[] = [];
   private serverUrl = '';
+  private checker: CertificateChecker | undefined;
 
   constructor(private readonly options: ControllerOptions) {
     this.settings = new SettingsStore(path.join(options.userDataDir, 'settings.json'));
@@ -92,6 +94,15 @@ export class MainController {
   close(): void {
     for (const job of this.jobs.values()) job.abort();
     this.clientValue?.close();
+    void this.checker?.close();
+  }
+
+  /** The certificate checker, its worker pool started on first use. */
+  private certificateChecker(): CertificateChecker {
+    this.checker ??= new CertificateChecker(
+      this.options.certificateWorker ?? new URL('./certificate-worker.ts', import.meta.url),
+    );
+    return this.checker;
   }
 
   private progress(jobId: string) {
@@ -233,15 +244,8 @@ export class MainController {
       'public:check-certificate': async ({ fileId, certificateId, endpoints }) => {
         const file = this.files.get(fileId);
         const certificate = this.files.get(certificateId);
-        if (file.size > MAX_CHECKED_FILE_BYTES || certificate.size > MAX_CERTIFICATE_BYTES) {
-          throw new ClientError({ kind: 'too-large', message: 'The file exceeds the 250 MB limit' });
-        }
-        const [fileBytes, certificateBytes] = await Promise.all([
-          readLocal(file.path),
-          readLocal(certificate.path),
-        ]);
-        // Here in main, as every request: the renderer's CSP allows it none.
-        return checkAgainstCertificate(fileBytes, certificateBytes, endpoints);
+        // Here in main, as every request (the renderer's CSP allows it none); the PDF only in a bounded worker.
+        return this.certificateChecker().check(file.path, certificate.path, endpoints);
       },
       'public:document': async ({ serial }) => (await this.client()).publicDocument(serial.trim()),
       'public:onchain-info': async () => this.rememberPrefixes(await (await this.client()).onchainInfo()),
@@ -290,14 +294,5 @@ export class MainController {
         return null;
       },
     };
-  }
-}
-
-/** A registered file's bytes. @throws ClientError `file` when it can no longer be read. */
-async function readLocal(filePath: string): Promise<Uint8Array> {
-  try {
-    return await readFile(filePath);
-  } catch (e) {
-    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${(e as Error).message}` });
   }
 }

@@ -4,6 +4,7 @@
  * the app never needs. Bundled to `dist/main/index.cjs` by `scripts/build.ts`.
  */
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { app, type BrowserWindow, session } from 'electron';
 import { MainController } from './controller';
 import { registerIpcHandlers } from './ipc';
@@ -46,6 +47,8 @@ if (!app.requestSingleInstanceLock()) {
       tempDir: app.getPath('temp'),
       documentsDir: app.getPath('documents'),
       window: () => mainWindow,
+      // Bundled beside this file by scripts/build.ts: the only code that parses a certificate PDF.
+      certificateWorker: pathToFileURL(path.join(__dirname, 'certificate-worker.cjs')),
     });
     // Only the app's own top-level page may call main.
     registerIpcHandlers(controller.handlers(), (event) => {

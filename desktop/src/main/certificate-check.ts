@@ -1,0 +1,146 @@
+import { open } from 'node:fs/promises';
+import { BoundedWorkerPool, WorkerBoundError } from '@notary/pdf/bounded-worker';
+import {
+  PDF_WORKER_DEADLINE_MS,
+  PDF_WORKER_MAX_OLD_GENERATION_MB,
+  PDF_WORKER_MAX_YOUNG_GENERATION_MB,
+} from '@notary/pdf/bounds';
+import {
+  type CertificateCheck,
+  type ChainEndpoints,
+  checkAgainstCertificate,
+  MAX_CERTIFICATE_BYTES,
+  MAX_CHECKED_FILE_BYTES,
+} from '../common/certificate-check';
+import { ClientError } from '../common/errors';
+import type { ReceiptJob, ReceiptJobOutcome } from './certificate-worker';
+
+/**
+ * The verify screen's certificate check in Electron main, held to the bounds the service puts on untrusted
+ * PDFs (`@notary/pdf/bounds`, DEPENDENCIES.md Worker isolation): both files are read to at most their limit
+ * (checked while reading, whatever size the file had when it was picked), the certificate is parsed only in a
+ * bounded worker thread (`certificate-worker.ts`: heap and CPU deadline, every decoded stream and their total
+ * capped), and every request to a chain endpoint refuses redirects. One check runs at a time.
+ */
+export class CertificateChecker {
+  private readonly pool: BoundedWorkerPool<ReceiptJob, ReceiptJobOutcome>;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * @param workerEntry the worker module: `certificate-worker.cjs` beside the bundled main, or the TypeScript
+   *   source (`certificate-worker.ts`) when main runs from source (tests).
+   * @param fetchFn what requests go through (tests); redirects are refused whatever it does.
+   */
+  constructor(
+    workerEntry: URL,
+    private readonly fetchFn: typeof fetch = globalThis.fetch.bind(globalThis),
+  ) {
+    this.pool = new BoundedWorkerPool(
+      workerEntry,
+      {
+        maxOldGenerationSizeMb: PDF_WORKER_MAX_OLD_GENERATION_MB,
+        maxYoungGenerationSizeMb: PDF_WORKER_MAX_YOUNG_GENERATION_MB,
+        deadlineMs: PDF_WORKER_DEADLINE_MS,
+      },
+      // One warm worker for the next check; replaced after 20 checks or when a check left its heap large.
+      { maxIdle: 1, maxJobsPerWorker: 20, retireHeapBytes: 96 * 1024 * 1024, idleMs: 60_000 },
+    );
+  }
+
+  /**
+   * Checks 1 to 4 of the file at `filePath` against the certificate at `certificatePath` (see
+   * `checkAgainstCertificate`). A certificate past a bound is reported as `no-receipt` with the bound named.
+   * @throws ClientError `too-large` when a file passes its limit, `file` when it cannot be read.
+   */
+  check(filePath: string, certificatePath: string, endpoints: ChainEndpoints): Promise<CertificateCheck> {
+    const run = this.queue.then(() => this.run(filePath, certificatePath, endpoints));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Ends the workers. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private async run(
+    filePath: string,
+    certificatePath: string,
+    endpoints: ChainEndpoints,
+  ): Promise<CertificateCheck> {
+    const file = await readFileAtMost(filePath, MAX_CHECKED_FILE_BYTES);
+    const read = await readFileAtMost(certificatePath, MAX_CERTIFICATE_BYTES);
+    let outcome: ReceiptJobOutcome;
+    try {
+      outcome = await this.pool.run({ certificate: read }, { transfer: [read.buffer as ArrayBuffer] });
+    } catch (e) {
+      if (e instanceof WorkerBoundError) {
+        return { kind: 'no-receipt', message: `the certificate is not a readable PDF: it ${e.message}` };
+      }
+      throw e;
+    }
+    if (outcome.kind === 'none') return { kind: 'no-receipt', message: outcome.message };
+    return checkAgainstCertificate(file, outcome.certificate, endpoints, {
+      fetch: withoutRedirects(this.fetchFn),
+      attachedReceipt: outcome.receipt,
+    });
+  }
+}
+
+/**
+ * `fetchFn` with every redirect refused (`redirect: 'error'`, whatever the caller asked): a chain endpoint the
+ * user chose answers itself, or the request fails.
+ */
+export function withoutRedirects(fetchFn: typeof fetch): typeof fetch {
+  return (input, init) => fetchFn(input, { ...init, redirect: 'error' });
+}
+
+/**
+ * The bytes of the file at `filePath`, read to at most `max` bytes: its size when opened is read into a buffer
+ * of exactly that size (which the result owns: it can be moved to a worker), then reading goes on until the end
+ * of the file, so a file that grew since it was picked is read whole or, past `max`, refused.
+ * @throws ClientError `too-large` past `max`; `file` when it cannot be opened or read.
+ */
+export async function readFileAtMost(filePath: string, max: number): Promise<Uint8Array> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(filePath, 'r');
+    const size = (await handle.stat()).size;
+    if (size > max) throw tooLarge();
+    const head = new Uint8Array(size);
+    let length = 0;
+    while (length < size) {
+      const { bytesRead } = await handle.read(head, length, size - length, length);
+      if (bytesRead === 0) return head.slice(0, length); // it shrank meanwhile
+      length += bytesRead;
+    }
+    // Whatever was appended since: read on, in chunks, to the end or past the limit.
+    const more: Uint8Array[] = [];
+    for (;;) {
+      const chunk = new Uint8Array(64 * 1024);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > max) throw tooLarge();
+      more.push(chunk.subarray(0, bytesRead));
+    }
+    if (more.length === 0) return head;
+    const whole = new Uint8Array(length);
+    whole.set(head);
+    let at = size;
+    for (const c of more) {
+      whole.set(c, at);
+      at += c.length;
+    }
+    return whole;
+  } catch (e) {
+    if (e instanceof ClientError) throw e;
+    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${(e as Error).message}` });
+  } finally {
+    await handle?.close();
+  }
+}
+
+function tooLarge(): ClientError {
+  return new ClientError({ kind: 'too-large', message: 'The file exceeds the 250 MB limit' });
+}
