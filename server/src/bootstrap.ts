@@ -29,7 +29,7 @@ import { AcervoFeedCache } from './domain/acervo/cache';
 import { CaptureShare, defaultCaptureTenantMax } from './domain/documents/capture-share';
 import { PublicVerifyCache } from './domain/documents/verify-cache';
 import { runOperatorCommand } from './domain/operator/commands';
-import { createHttpApp } from './http/app';
+import { applyHttpTimeouts, createHttpApp } from './http/app';
 import { createSignedFileRoute } from './http/files';
 import { answerWhileStarting } from './http/starting';
 import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
@@ -271,6 +271,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
   // Until the core is ready every request gets an answer at once (503, `/health` `starting`), never a hang.
   let handler: http.RequestListener = answerWhileStarting;
   const server = http.createServer((req, res) => handler(req, res));
+  // Kept-alive connections outlive the clients' and load balancers' own idle timeouts (http/app.ts).
+  applyHttpTimeouts(server, config.http);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -63,6 +63,8 @@ const EnvSchema = z.object({
   SECRET: optionalString,
   ALLOWED_ORIGINS: z.string().default(''),
   TRUST_PROXY: z.string().default('loopback'),
+  HTTP_KEEP_ALIVE_SECONDS: z.coerce.number().int().min(1).max(3600).default(65),
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(1800),
   S3_ENDPOINT: optionalString,
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default('us-east-1'),
@@ -399,6 +401,12 @@ export interface Config {
   allowedOrigins: string[];
   /** Express `trust proxy` setting: which proxies may set X-Forwarded-For (client IPs in records, rate limits). */
   trustProxy: string | boolean | number;
+  /**
+   * Timeouts of the HTTP server (`HTTP_KEEP_ALIVE_SECONDS`, default 65: longer than the 60 s idle timeout of
+   * common load balancers; `HTTP_REQUEST_TIMEOUT_SECONDS`, default 1800: a whole request, a 250 MB upload on a
+   * slow line included). See `applyHttpTimeouts`.
+   */
+  http: { keepAliveSeconds: number; requestTimeoutSeconds: number };
   storage: StorageConfig;
   mail: { smtpUrl: string | undefined; from: string; devMailbox: string; devCountsAsConfigured: boolean };
   sessionTtlSeconds: number;
@@ -486,6 +494,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter(Boolean),
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    http: {
+      keepAliveSeconds: e.HTTP_KEEP_ALIVE_SECONDS,
+      requestTimeoutSeconds: e.HTTP_REQUEST_TIMEOUT_SECONDS,
+    },
     storage,
     mail: {
       smtpUrl: e.SMTP_URL,

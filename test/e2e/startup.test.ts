@@ -1,10 +1,14 @@
 import { chmod, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { type Service, startService } from '@notary/server/bootstrap';
 import { loadConfig } from '@notary/server/config';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type Child, startChild } from '../bench/lib';
 import { createTestDatabase } from '../harness/postgres';
 import { startTestService } from '../harness/service';
 
@@ -59,6 +63,43 @@ async function databaseGate(target: URL): Promise<{ url: string; open(): void; c
         server.close(() => resolve());
       }),
   };
+}
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The project's Node (the `node` devDependency), as `npm start` runs. */
+const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
+
+/** The longest a liveness probe may wait for `/health`: what the service promises at every moment. */
+const PROBE_BOUND_MS = 1000;
+
+/** What one probe of `/health` got: a status, or why it got none. */
+type ProbeOutcome = { status: number } | { error: string };
+
+/**
+ * One `GET /health` on a new connection, as an orchestrator's liveness probe makes it, bounded by
+ * `PROBE_BOUND_MS`. When the bound's timer fires, one turn of I/O runs before the probe is judged, so that an
+ * answer which arrived while this process itself was descheduled (the machine is loaded on purpose) is read.
+ */
+function probeHealth(port: number): Promise<ProbeOutcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (outcome: ProbeOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      resolve(outcome);
+    };
+    const req = http.get({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
+      res.resume();
+      done({ status: res.statusCode ?? 0 });
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => done({ error: e.code ?? e.message }));
+    const timer = setTimeout(
+      () => setImmediate(() => done({ error: `no answer within ${PROBE_BOUND_MS} ms` })),
+      PROBE_BOUND_MS,
+    );
+  });
 }
 
 describe('requests that arrive while the service starts', () => {
@@ -125,6 +166,60 @@ describe('requests that arrive while the service starts', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ok' });
   });
+
+  it('/health answers within a second at every moment of `npm start` (fresh DATA_DIR, devnets, a loaded machine)', async () => {
+    const burners: Child[] = [];
+    for (let i = 0; i < 2; i++)
+      burners.push(startChild(`cpu-${i}`, NODE, ['-e', 'for(;;){}'], { cwd: ROOT, env: {} }));
+    cleanups.push(async () => {
+      await Promise.all(burners.map((b) => b.stop(1000)));
+    });
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-live-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const port = await freePort();
+    // The embedded defaults: PGlite created in DATA_DIR, its migrations, the Hardhat and Stacks devnets.
+    const service = startChild(
+      'notary',
+      NODE,
+      ['--max-semi-space-size=16', '--import', 'tsx', 'server/src/main.ts'],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          NODE_ENV: undefined,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATA_DIR: dataDir,
+          LOG_LEVEL: 'warn',
+        },
+      },
+    );
+    cleanups.push(() => service.stop());
+    let ready = false;
+    void service.waitForLine(/\[notary\] listening on/, 170_000).then(
+      () => {
+        ready = true;
+      },
+      () => undefined,
+    );
+    // Probes one after the other from the spawn until the service is ready and has answered a few more.
+    const answered: ProbeOutcome[] = [];
+    let okAfterReady = 0;
+    while (okAfterReady < 5) {
+      const outcome = await probeHealth(port);
+      // Before the port listens the connection is refused: the process is still loading its code.
+      if (answered.length > 0 || !('error' in outcome && outcome.error === 'ECONNREFUSED'))
+        answered.push(outcome);
+      if (ready && 'status' in outcome && outcome.status === 200) okAfterReady += 1;
+      expect(service.process.exitCode, service.tail()).toBeNull();
+      await sleep(50);
+    }
+    const seen = answered.map((o) => ('status' in o ? o.status : o.error));
+    // Every probe from the first answer on was answered: 503 `starting`, then 200 once ready, nothing else.
+    expect(seen.filter((s) => s !== 503 && s !== 200)).toEqual([]);
+    expect(seen).toContain(503);
+    expect(seen.indexOf(200)).toBeGreaterThan(seen.lastIndexOf(503));
+  }, 180_000);
 
   it('DATA_DIR is made private (0700) even when it existed open, and the operator socket in it is 0600', async () => {
     const parent = await mkdtemp(path.join(os.tmpdir(), 'notary-perm-'));

@@ -47,11 +47,8 @@ export async function startTestService(
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
+  // The production timeouts (`applyHttpTimeouts`): tests see what clients see.
   const service = await startService(config);
-  // No idle timeout on kept-alive connections: a test that blocks its event loop for seconds (a devnet's
-  // WebAssembly start, a big PDF) and then sends on a pooled connection would race the server's 5 s timer,
-  // which runs before the request is read and resets the socket (ECONNRESET). `close()` ends idle ones.
-  service.server.keepAliveTimeout = 0;
   const operator = (command: Parameters<typeof runOperatorCommand>[1]) =>
     runOperatorCommand(
       {

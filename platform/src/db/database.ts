@@ -6,6 +6,7 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import pg from 'pg';
 import { acquireDirectoryLock, type DirectoryLock, type LockHolder } from './dir-lock';
 import type { ServiceOrmOptions } from './orm-options';
+import { openPgliteWorker, type PgliteWorker } from './pglite-worker';
 
 export type Orm = PostgresORM | PgliteORM;
 
@@ -77,23 +78,39 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     lock = await acquireDirectoryLock(dir, { lockedMessage: options.lockedMessage });
     dbName = dir;
   }
+  let pglite: PgliteWorker | undefined;
   try {
+    // PGlite runs in its own thread (pglite-worker.ts): its start and its statements never hold up this
+    // thread's event loop. MikroORM is handed that instance; closing it stays ours (`close` below).
+    const worker = await openPgliteWorker({
+      dataDir: dbName,
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+    });
+    pglite = worker;
+    // A factory, not the object: MikroORM copies plain option values, which a class instance does not survive.
     const orm = await PgliteORM.init({
       ...options.ormOptions,
       dbName,
-      driverOptions: { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] },
+      driverOptions: { pglite: () => worker },
     });
-    if (migrate) await orm.migrator.up();
+    if (migrate) {
+      await orm.migrator.up().catch(async (e: unknown) => {
+        await orm.close();
+        throw e;
+      });
+    }
     return {
       orm,
       kind: 'pglite',
       fork: () => orm.em.fork(),
       close: async () => {
         await orm.close();
+        await worker.close();
         await lock?.release();
       },
     };
   } catch (e) {
+    await pglite?.close().catch(() => undefined);
     await lock?.release();
     throw e;
   }

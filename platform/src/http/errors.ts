@@ -17,6 +17,13 @@ export interface HttpErrorOptions {
   fromZod: (error: ZodError) => AppError;
 }
 
+/** An error answer as `sendError` writes it. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: RestErrorBody;
+}
+
 /** The error mapping of one service's HTTP face. */
 export interface HttpErrors {
   /**
@@ -32,6 +39,12 @@ export interface HttpErrors {
    * the spec's body is `{message, code}`, which clients compare whole.
    */
   sendError(res: Response, error: unknown): void;
+  /**
+   * What `sendError` would write for `error`, for a caller that writes the answer itself (an upload answered
+   * before its body was read, whose connection closes only after a bounded drain): the status, the
+   * `Retry-After` header when the error knows the wait, and the body. Logs INTERNAL errors as `sendError` does.
+   */
+  errorAnswer(res: Response, error: unknown): ErrorAnswer;
   /**
    * Express error middleware, the last resort: body-parser's 400 (malformed JSON) and 413 (too large) become
    * BAD_REQUEST and PAYLOAD_TOO_LARGE; never leaks a stack trace.
@@ -67,22 +80,29 @@ export function httpErrors(options: HttpErrorOptions): HttpErrors {
     return new AppError('INTERNAL', 'Internal error', { cause: error });
   };
 
-  const sendError = (res: Response, error: unknown): void => {
+  const errorAnswer = (res: Response, error: unknown): ErrorAnswer => {
     const app = toAppError(error);
     if (app.code === 'INTERNAL') {
       requestLog(res).error({ err: app.cause ?? app }, `${options.logPrefix} internal error`);
     }
+    const body: RestErrorBody = { message: app.message, code: app.code };
+    const headers: Record<string, string> = {};
+    if (app.fields) body.fields = app.fields;
+    if (app.retryAfterSeconds !== undefined) {
+      body.retryAfterSeconds = app.retryAfterSeconds;
+      headers['Retry-After'] = String(app.retryAfterSeconds);
+    }
+    return { status: app.status, headers, body };
+  };
+
+  const sendError = (res: Response, error: unknown): void => {
+    const answer = errorAnswer(res, error);
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    const body: RestErrorBody = { message: app.message, code: app.code };
-    if (app.fields) body.fields = app.fields;
-    if (app.retryAfterSeconds !== undefined) {
-      body.retryAfterSeconds = app.retryAfterSeconds;
-      res.setHeader('Retry-After', String(app.retryAfterSeconds));
-    }
-    res.status(app.status).json(body);
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    res.status(answer.status).json(answer.body);
   };
 
   const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
@@ -93,7 +113,7 @@ export function httpErrors(options: HttpErrorOptions): HttpErrors {
     sendError(res, err);
   };
 
-  return { toAppError, sendError, errorHandler };
+  return { toAppError, sendError, errorAnswer, errorHandler };
 }
 
 /** The request's logger (`requestLogging`); an app without it (a bare test app) logs nothing. */

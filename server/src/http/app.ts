@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { requestLogging } from '@notary/platform/http/request-log';
 import { restRouter } from '@notary/platform/http/rest';
 import { AppError, TRPC_MAX_BATCH_SIZE } from '@notary/shared';
@@ -18,6 +19,33 @@ import { rateLimited } from './rate-limit';
 import { publicRoute } from './route';
 import { uploadRoute } from './upload';
 import { webClientRouter } from './web-client';
+
+/** How long the HTTP server waits on its clients (`HTTP_KEEP_ALIVE_SECONDS`, `HTTP_REQUEST_TIMEOUT_SECONDS`). */
+export interface HttpTimeouts {
+  /** Idle seconds a kept-alive connection is held open after an answer (default 65). */
+  keepAliveSeconds: number;
+  /** Seconds a whole request, body included, may take to arrive (default 1800: a 250 MB upload at 1.2 Mbit/s). */
+  requestTimeoutSeconds: number;
+}
+
+/**
+ * Sets the timeouts of the service's HTTP server, in this one place, for clients and load balancers:
+ * - `keepAliveTimeout`: an idle kept-alive connection stays open this long (Node's default is 5 s). Clients
+ *   and proxies that pool connections close theirs after their own idle time (AWS ALB 60 s, nginx upstream
+ *   keepalive 60 s; Node's fetch follows the `Keep-Alive: timeout=` hint less a second or two): the server
+ *   must be the last to close, or a request sent on a connection it is closing at that instant is lost (the
+ *   client sees a reset). With Node's 5 s, an event loop busy for a few seconds, or a client that reused a
+ *   connection after 4.9 s, met exactly that.
+ * - `headersTimeout`: a request's headers must arrive within it; longer than the keep-alive time, as load
+ *   balancers expect of their targets (a pooled connection is never cut by this timer first).
+ * - `requestTimeout`: the whole request, body included; long enough for the largest upload (250 MB) on a
+ *   slow line. A client that stops sending is cut off then (408).
+ */
+export function applyHttpTimeouts(server: Server, timeouts: HttpTimeouts): void {
+  server.keepAliveTimeout = timeouts.keepAliveSeconds * 1000;
+  server.headersTimeout = (timeouts.keepAliveSeconds + 1) * 1000;
+  server.requestTimeout = Math.max(timeouts.requestTimeoutSeconds, timeouts.keepAliveSeconds + 1) * 1000;
+}
 
 export interface HttpOptions {
   /** The identity provider's own routes, mounted at `/api/auth` (better-auth in-process). */

@@ -1,7 +1,7 @@
 import { bearerFrom } from '@notary/platform/trpc/context';
 import { AppError, type DocumentDto } from '@notary/shared';
 import busboy from 'busboy';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import {
   type IntakeFields,
@@ -11,7 +11,7 @@ import {
 } from '../domain/documents/notarize';
 import { toDocumentDto } from '../domain/documents/projection';
 import { authenticate } from '../domain/tenancy/authenticate';
-import { sendError } from './errors';
+import { errorAnswer, sendError } from './errors';
 
 /** Multipart framing allowance on top of the file itself when judging a declared Content-Length. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
@@ -22,8 +22,8 @@ const MULTIPART_OVERHEAD = 1024 * 1024;
  * Document row and its anchoring job, no object without its row).
  * Statuses: 201 Document; 400 missing file or consent, not multipart; 401; 403 role below editor in an
  * organization; 413 over 250 MB or over the tenant's storage quota. Answers given before the body is read
- * (401, 403, 413 by Content-Length or a full quota) reach the client (lingering close). A client that
- * disconnects mid-upload leaves nothing behind.
+ * (401, 403, 413 by Content-Length or a full quota) reach the client and close the connection (`answerEarly`).
+ * A client that disconnects mid-upload leaves nothing behind.
  */
 export function uploadRoute(deps: AppDeps): RequestHandler {
   return async (req, res) => {
@@ -41,21 +41,56 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
     } catch (e) {
       // A client that hung up gets no answer (its socket is gone); everyone else gets the error body.
       if (res.socket?.destroyed) return;
-      // Answering before the body is read (bad token, role, declared size): keep reading and discarding it
-      // for a while, so the client sees the answer instead of a broken pipe; then cut it off.
-      if (!req.complete) lingerThenClose(req);
-      sendError(res, e);
+      if (req.complete) sendError(res, e);
+      else answerEarly(req, res, e);
     }
   };
 }
 
-/** Seconds an early-answered upload may keep sending before the connection is cut (like nginx's lingering close). */
-const LINGER_SECONDS = 15;
+/**
+ * Bytes of an early-answered upload's body read and dropped after the answer, at most, before the connection
+ * is closed. Clients that read while they send (curl, Node's fetch, browsers) see the answer within the
+ * first of them and stop; the rest of a 250 MB body is never read.
+ */
+export const EARLY_ANSWER_DRAIN_BYTES = 8 * 1024 * 1024;
 
-function lingerThenClose(req: Request): void {
-  const timer = setTimeout(() => req.socket.destroy(), LINGER_SECONDS * 1000).unref();
-  req.once('end', () => clearTimeout(timer));
-  req.once('close', () => clearTimeout(timer));
+/** Seconds the same drain may last, at most (a client that keeps the connection open without sending). */
+const EARLY_ANSWER_DRAIN_SECONDS = 10;
+
+/**
+ * Answers an upload whose body is still arriving (401, 403, 413 by Content-Length or quota, 507), like
+ * nginx's lingering close: the whole answer is written at once with `Connection: close`, the body that
+ * follows is read and dropped up to `EARLY_ANSWER_DRAIN_BYTES` or `EARLY_ANSWER_DRAIN_SECONDS`, and only
+ * then is the response ended (Node closes the connection after it). Closing at once would reset a connection
+ * whose unread bytes are still arriving, and a client that had not yet read the answer would see the reset
+ * instead; keeping the connection alive would read the rest of the body for nothing, and the connection
+ * would be reused mid-way through that body.
+ */
+function answerEarly(req: Request, res: Response, error: unknown): void {
+  const answer = errorAnswer(res, error);
+  const text = JSON.stringify(answer.body);
+  res.writeHead(answer.status, {
+    ...answer.headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(text)),
+    Connection: 'close',
+  });
+  res.write(text);
+  // The answer's bytes are complete on the wire; ending the response is what closes the connection.
+  let drained = 0;
+  const end = () => {
+    clearTimeout(timer);
+    req.off('data', onData).off('end', end).off('close', end);
+    if (!res.writableEnded) res.end();
+  };
+  const onData = (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained >= EARLY_ANSWER_DRAIN_BYTES) end();
+  };
+  const timer = setTimeout(end, EARLY_ANSWER_DRAIN_SECONDS * 1000).unref();
+  // Busboy may have been reading it (a quota passed mid-stream): the body goes nowhere from now on.
+  req.unpipe();
+  req.on('data', onData).once('end', end).once('close', end);
   req.resume();
 }
 

@@ -1,9 +1,13 @@
 import type { AnchoringConfig } from '../../config';
 import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../../ports/chains';
+import {
+  type HardhatDevnetEndpoint,
+  type StacksDevnetEndpoint,
+  startHardhatDevnetWorker,
+  startStacksDevnetWorker,
+} from './devnet-worker';
 import { EvmEasChain } from './evm-eas';
-import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
 import { StacksNotaryChain } from './stacks';
-import { type StacksDevnet, startStacksDevnet } from './stacks-devnet';
 
 /** A chain to anchor on, built from configuration by the registry. */
 export interface ChainEntry {
@@ -20,10 +24,10 @@ export interface ChainEntry {
   readonly close?: () => Promise<void> | void;
 }
 
-/** The in-process devnets and the chains on them (`ANCHORING=devnet`). */
+/** The devnets (each in a worker thread of this process) and the chains on them (`ANCHORING=devnet`). */
 export interface DevnetChains {
   readonly entries: ChainEntry[];
-  readonly devnets: { evm: HardhatDevnet; stacks: StacksDevnet };
+  readonly devnets: { evm: HardhatDevnetEndpoint; stacks: StacksDevnetEndpoint };
   /** Stops the devnets. */
   stop(): Promise<void>;
 }
@@ -65,8 +69,8 @@ export function configuredChains(config: ConfiguredAnchoring): ChainEntry[] {
 }
 
 /**
- * Starts the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract deployed)
- * and builds the chains on them. If either devnet fails to start, the other is stopped again.
+ * Starts the Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract deployed), each in a
+ * worker thread (devnet-worker.ts), and builds the chains on them. If either devnet fails to start, the other is stopped again.
  * @throws the devnet's own error.
  */
 export async function startDevnetChains(confirmations: {
@@ -74,8 +78,8 @@ export async function startDevnetChains(confirmations: {
   stacks: number;
 }): Promise<DevnetChains> {
   const [evmStart, stacksStart] = await Promise.allSettled([
-    startHardhatDevnet({ chainId: DEVNET_EVM_NETWORK.chainId }),
-    startStacksDevnet(),
+    startHardhatDevnetWorker({ chainId: DEVNET_EVM_NETWORK.chainId }),
+    startStacksDevnetWorker(),
   ]);
   if (evmStart.status === 'rejected' || stacksStart.status === 'rejected') {
     if (evmStart.status === 'fulfilled') await evmStart.value.stop();

@@ -1,0 +1,14 @@
+/** The thread of `startStacksDevnetWorker` (devnet-worker.ts): the Stacks devnet, its endpoint posted back. */
+import { type StacksDevnetEndpoint, serveDevnetInThread } from './devnet-worker';
+import { startStacksDevnet } from './stacks-devnet';
+
+await serveDevnetInThread(
+  startStacksDevnet,
+  (d): Omit<StacksDevnetEndpoint, 'stop'> => ({
+    url: d.url,
+    network: d.network,
+    contractId: d.contractId,
+    senderKey: d.senderKey,
+    senderAddress: d.senderAddress,
+  }),
+);
