@@ -5,7 +5,18 @@ import { pathToFileURL } from 'node:url';
  * The `execArgv` of a worker thread whose entry is a TypeScript file: tsx's loader (the services run from
  * source under tsx, in development, tests and production alike). The caller's own flags (vitest's, tsx's
  * CLI) are not inherited, so one rule holds under `npm start`, the CLI and the tests.
+ * `erasableOnly`: the entry and everything it imports from this repository use only type syntax Node strips
+ * itself (no parameter properties or enums, `.ts` extensions on relative imports): Node runs it without
+ * tsx where it strips types (Node 22.18 and later), which saves the thread tsx's memory.
  */
-export function typescriptWorkerExecArgv(): string[] {
+export function typescriptWorkerExecArgv(options: { erasableOnly?: boolean } = {}): string[] {
+  if (options.erasableOnly && process.features.typescript) return [];
   return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 }
+
+/**
+ * V8 heap limits of a long-lived worker thread that keeps little JavaScript state (its work is WebAssembly or
+ * native): a young generation of 8 MB instead of V8's default, whose unused reserve each thread would
+ * otherwise keep resident.
+ */
+export const SMALL_WORKER_HEAP = { maxYoungGenerationSizeMb: 8 } as const;

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -190,4 +192,34 @@ describe('kept-alive connections across idle gaps, the service busy and the mach
     expect(curl.code, curl.stderr).toBe(0);
     expect(curl.stdout).toBe('401 close');
   }, 120_000);
+
+  it('an early-answered upload that keeps sending is cut off after a bounded part of its body', async () => {
+    const url = new URL(base);
+    const socket = net.connect(Number(url.port), url.hostname);
+    await once(socket, 'connect');
+    const declared = 100 * MiB;
+    // A client that never stops to read: it writes its whole body whatever the server says.
+    socket.write(
+      'POST /api/documents/upload HTTP/1.1\r\nHost: notary.test\r\nAuthorization: Bearer not-a-token\r\n' +
+        `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: ${declared}\r\n\r\n`,
+    );
+    let answer = '';
+    socket.on('data', (d: Buffer) => {
+      answer += d.toString('latin1');
+    });
+    socket.on('error', () => {});
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    let sent = 0;
+    while (!socket.destroyed && sent < declared) {
+      sent += chunk.length;
+      if (!socket.write(chunk)) await Promise.race([once(socket, 'drain').catch(() => undefined), closed]);
+    }
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    // 8 MiB read by the server, the rest of what was written sat in the two sockets' buffers (15 MiB in all
+    // when measured on loopback), far from the 100 MiB announced.
+    expect(sent).toBeLessThan(40 * MiB);
+  }, 60_000);
 });

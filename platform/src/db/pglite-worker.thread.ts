@@ -1,11 +1,11 @@
 /**
  * The thread that owns the embedded database (`pglite-worker.ts`): opens PGlite where `workerData` says, then
  * answers each request with PGlite's own result. Requests are not serialized here: PGlite's own locks order
- * them, as they would in one thread.
+ * them, as they would in one thread. Node runs it without tsx (`typescriptWorkerExecArgv`): type syntax only,
+ * and nothing of this repository imported but types.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { messages, PGlite, type Transaction, types } from '@electric-sql/pglite';
-import { createPostgreSqlTypeParsers } from '@mikro-orm/sql';
 import type { PgliteReply, PgliteRequest, PgliteWireError, PgliteWorkerOptions } from './pglite-worker';
 
 /** A rollback asked for by the caller's thread: thrown out of PGlite's transaction callback, not an error. */
@@ -18,6 +18,18 @@ interface OpenTransaction {
   /** The `end` request to answer once PGlite has committed or rolled back. */
   endId: number | undefined;
 }
+
+/**
+ * The type parsers MikroORM's PGlite driver sets when it opens PGlite itself (`createPostgreSqlTypeParsers` of
+ * `@mikro-orm/sql`, not imported here: it would load MikroORM into this thread): date, timestamp, timestamptz
+ * and interval stay strings, as MikroORM maps them, and so do the elements of their arrays.
+ */
+const MIKRO_ORM_TYPE_PARSERS: Record<number, (value: string) => unknown> = {
+  ...Object.fromEntries([1082, 1114, 1184, 1186].map((oid) => [oid, (value: string) => value])),
+  ...Object.fromEntries(
+    [1182, 1115, 1185, 1187].map((oid) => [oid, (value: string) => types.arrayParser(value, (v) => v, oid)]),
+  ),
+};
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker.thread.ts runs as a worker thread');
@@ -62,9 +74,7 @@ async function main(): Promise<void> {
     db = await PGlite.create({
       dataDir: options.dataDir,
       startParams: options.startParams,
-      // The type parsers MikroORM's PGlite driver sets when it opens PGlite itself: dates, timestamps and
-      // intervals stay strings (arrays of them too), as MikroORM maps them.
-      parsers: createPostgreSqlTypeParsers((value) => types.arrayParser(value, (v) => v, 0)),
+      parsers: MIKRO_ORM_TYPE_PARSERS,
     });
   } catch (e) {
     reply({ started: false, error: toWire(e) });

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { messages, type Results } from '@electric-sql/pglite';
-import { typescriptWorkerExecArgv } from '../worker-exec-argv';
+import { SMALL_WORKER_HEAP, typescriptWorkerExecArgv } from '../worker-exec-argv';
 
 /**
  * The embedded database (PGlite) in a worker thread. PGlite is PostgreSQL compiled to WebAssembly and runs
@@ -91,7 +91,9 @@ const WORKER_ENTRY = new URL('./pglite-worker.thread.ts', import.meta.url);
 export async function openPgliteWorker(options: PgliteWorkerOptions): Promise<PgliteWorker> {
   const worker = new Worker(WORKER_ENTRY, {
     workerData: options,
-    execArgv: typescriptWorkerExecArgv(),
+    // The thread's code imports PGlite and types only (see pglite-worker.thread.ts).
+    execArgv: typescriptWorkerExecArgv({ erasableOnly: true }),
+    resourceLimits: SMALL_WORKER_HEAP,
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -145,7 +147,8 @@ export class PgliteWorker {
       else call.reject(fromWire(reply.error));
     });
     const fail = (error: Error) => {
-      this.#failure ??= error;
+      // After `close()` the thread's end is the expected one: later calls hear that the database is closed.
+      if (!this.#closed) this.#failure ??= error;
       this.#closed = true;
       for (const [id, call] of this.#pending) {
         this.#settled(id);

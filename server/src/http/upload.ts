@@ -49,10 +49,10 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
 
 /**
  * Bytes of an early-answered upload's body read and dropped after the answer, at most, before the connection
- * is closed. Clients that read while they send (curl, Node's fetch, browsers) see the answer within the
- * first of them and stop; the rest of a 250 MB body is never read.
+ * is closed. Clients that read while they send (curl, Node's fetch) see the answer within the first of them
+ * and stop; the rest of a 250 MB body is never read.
  */
-export const EARLY_ANSWER_DRAIN_BYTES = 8 * 1024 * 1024;
+const EARLY_ANSWER_DRAIN_BYTES = 8 * 1024 * 1024;
 
 /** Seconds the same drain may last, at most (a client that keeps the connection open without sending). */
 const EARLY_ANSWER_DRAIN_SECONDS = 10;
@@ -63,8 +63,8 @@ const EARLY_ANSWER_DRAIN_SECONDS = 10;
  * follows is read and dropped up to `EARLY_ANSWER_DRAIN_BYTES` or `EARLY_ANSWER_DRAIN_SECONDS`, and only
  * then is the response ended (Node closes the connection after it). Closing at once would reset a connection
  * whose unread bytes are still arriving, and a client that had not yet read the answer would see the reset
- * instead; keeping the connection alive would read the rest of the body for nothing, and the connection
- * would be reused mid-way through that body.
+ * instead; keeping it alive would read all the rest of the body for nothing before the connection could
+ * carry another request.
  */
 function answerEarly(req: Request, res: Response, error: unknown): void {
   const answer = errorAnswer(res, error);

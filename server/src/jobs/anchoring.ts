@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { type ChainEntry, configuredChains, startDevnetChains } from '../adapters/chains';
-import type { HardhatDevnetEndpoint, StacksDevnetEndpoint } from '../adapters/chains/devnet-worker';
+import type { StacksDevnetEndpoint } from '../adapters/chains/devnet-worker';
+import type { HardhatDevnet } from '../adapters/chains/hardhat-devnet';
 import type { AnchoringConfig } from '../config';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
 import { AnchorWorker, type CutRule, collectBatch, type WorkerOptions } from '../domain/anchoring/pipeline';
@@ -69,8 +70,8 @@ const NETWORK_WORKER = {
 export interface AnchoringRunner {
   /** The chains anchored on (EVM first), once their setup is done. */
   readonly chains: readonly AnchorChain[];
-  /** The devnets (`devnet` mode only, in worker threads): tests read attestations back through their RPC. */
-  readonly devnets: { evm: HardhatDevnetEndpoint; stacks: StacksDevnetEndpoint } | undefined;
+  /** The devnets (`devnet` mode; Stacks in a worker thread): tests read attestations back through their RPC. */
+  readonly devnets: { evm: HardhatDevnet; stacks: StacksDevnetEndpoint } | undefined;
   /**
    * Collects now under the cut rule (module comment): full batches of `batchMax` documents while there are
    * that many, then the partial rest if it is due, then wakes the workers. A partial batch not yet due stays

@@ -1,33 +1,24 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { typescriptWorkerExecArgv } from '@notary/platform/worker-exec-argv';
-import type { HardhatDevnet, HardhatDevnetOptions } from './hardhat-devnet';
+import { SMALL_WORKER_HEAP, typescriptWorkerExecArgv } from '@notary/platform/worker-exec-argv';
 import type { StacksDevnet, StacksDevnetOptions } from './stacks-devnet';
 
 /**
- * The service's devnets (`ANCHORING=devnet`) in worker threads. Both are virtual machines that run
- * synchronously on the thread that calls them: the Clarity VM's session start (WebAssembly: boot contracts,
- * the notary contract's deployment) held the service's event loop for 1.2 s at start-up, Hardhat's for
- * 0.4 s (its modules, key derivations, the EAS deployments), and each mined block or JSON-RPC call for its
- * own time after. In a worker none of it reaches the service's HTTP. The service talks to them over their
- * loopback HTTP interfaces anyway, as to real nodes, so what it keeps of each is its endpoint and `stop`.
+ * A devnet of the service (`ANCHORING=devnet`) in a worker thread. The Clarity VM of the Stacks devnet is
+ * WebAssembly that runs synchronously on the thread that calls it: its session start (boot contracts, the
+ * notary contract's deployment) held the service's event loop for 1.2 s at start-up, and each block it mines
+ * (one a second) for its own time after. In a worker none of it reaches the service's HTTP. The service
+ * talks to it over its loopback HTTP interface anyway, as to a real node: it keeps the endpoint and `stop`.
+ *
+ * The Hardhat devnet stays in the service's thread: its start costs the event loop about 0.4 s in small
+ * pieces (module loading, two key derivations, the EAS deployments through EDR, native and asynchronous),
+ * and a thread of its own would cost 66 MB of resident memory (its module graph, ethers included, loaded a
+ * second time), against 39 MB for the Stacks devnet's.
  */
 
 /** What the service uses of the Stacks devnet: its endpoint and funded account, and `stop`. */
 export type StacksDevnetEndpoint = Pick<
   StacksDevnet,
   'url' | 'network' | 'contractId' | 'senderKey' | 'senderAddress' | 'stop'
->;
-
-/** What the service uses of the Hardhat devnet: its endpoint, funded account and EAS contracts, and `stop`. */
-export type HardhatDevnetEndpoint = Pick<
-  HardhatDevnet,
-  | 'rpcUrl'
-  | 'chainId'
-  | 'funderPrivateKey'
-  | 'funderAddress'
-  | 'easAddress'
-  | 'schemaRegistryAddress'
-  | 'stop'
 >;
 
 /** The thread's messages: its start (the endpoint, or why it failed), then the end of a `stop`. */
@@ -44,20 +35,15 @@ export function startStacksDevnetWorker(options: StacksDevnetOptions = {}): Prom
   return startDevnetWorker(new URL('./stacks-devnet.thread.ts', import.meta.url), options);
 }
 
-/**
- * Starts the Hardhat devnet (`hardhat-devnet.ts`, EAS deployed) in a worker thread; resolves once it serves
- * JSON-RPC on loopback.
- * @throws Error with the devnet's message when it fails to start.
- */
-export function startHardhatDevnetWorker(options: HardhatDevnetOptions = {}): Promise<HardhatDevnetEndpoint> {
-  return startDevnetWorker(new URL('./hardhat-devnet.thread.ts', import.meta.url), options);
-}
-
 async function startDevnetWorker<E extends object>(
   entry: URL,
   options: object,
 ): Promise<E & { stop(): Promise<void> }> {
-  const worker = new Worker(entry, { workerData: options, execArgv: typescriptWorkerExecArgv() });
+  const worker = new Worker(entry, {
+    workerData: options,
+    execArgv: typescriptWorkerExecArgv(),
+    resourceLimits: SMALL_WORKER_HEAP,
+  });
   let endpoint: E;
   try {
     endpoint = await new Promise<E>((resolve, reject) => {
@@ -83,7 +69,8 @@ async function startDevnetWorker<E extends object>(
     await worker.terminate();
     throw e;
   }
-  // A failure after the start reaches the anchoring as a node that does not answer, never as an uncaught error.
+  // A failure after the start reaches the anchoring as a node that does not answer, never as an uncaught
+  // error.
   worker.on('error', () => {});
   // As the devnets in-process (their servers and timers are unref'd), a running one keeps no process alive.
   worker.unref();

@@ -1,12 +1,8 @@
 import type { AnchoringConfig } from '../../config';
 import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../../ports/chains';
-import {
-  type HardhatDevnetEndpoint,
-  type StacksDevnetEndpoint,
-  startHardhatDevnetWorker,
-  startStacksDevnetWorker,
-} from './devnet-worker';
+import { type StacksDevnetEndpoint, startStacksDevnetWorker } from './devnet-worker';
 import { EvmEasChain } from './evm-eas';
+import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
 import { StacksNotaryChain } from './stacks';
 
 /** A chain to anchor on, built from configuration by the registry. */
@@ -24,10 +20,10 @@ export interface ChainEntry {
   readonly close?: () => Promise<void> | void;
 }
 
-/** The devnets (each in a worker thread of this process) and the chains on them (`ANCHORING=devnet`). */
+/** The devnets (the Stacks one in a worker thread) and the chains on them (`ANCHORING=devnet`). */
 export interface DevnetChains {
   readonly entries: ChainEntry[];
-  readonly devnets: { evm: HardhatDevnetEndpoint; stacks: StacksDevnetEndpoint };
+  readonly devnets: { evm: HardhatDevnet; stacks: StacksDevnetEndpoint };
   /** Stops the devnets. */
   stop(): Promise<void>;
 }
@@ -69,8 +65,8 @@ export function configuredChains(config: ConfiguredAnchoring): ChainEntry[] {
 }
 
 /**
- * Starts the Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract deployed), each in a
- * worker thread (devnet-worker.ts), and builds the chains on them. If either devnet fails to start, the other is stopped again.
+ * Starts the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract deployed,
+ * in a worker thread: devnet-worker.ts) and builds the chains on them. If either devnet fails to start, the other is stopped again.
  * @throws the devnet's own error.
  */
 export async function startDevnetChains(confirmations: {
@@ -78,7 +74,7 @@ export async function startDevnetChains(confirmations: {
   stacks: number;
 }): Promise<DevnetChains> {
   const [evmStart, stacksStart] = await Promise.allSettled([
-    startHardhatDevnetWorker({ chainId: DEVNET_EVM_NETWORK.chainId }),
+    startHardhatDevnet({ chainId: DEVNET_EVM_NETWORK.chainId }),
     startStacksDevnetWorker(),
   ]);
   if (evmStart.status === 'rejected' || stacksStart.status === 'rejected') {
