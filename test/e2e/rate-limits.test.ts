@@ -157,9 +157,23 @@ describe('rate limits (spec, Limits), counted per procedure on both faces', () =
       if (res.status === 429) {
         expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
         expect(await res.json()).toMatchObject({ code: 'RATE_LIMITED' });
+        // Refused before its body is read: the connection is not kept for the rest of it.
+        expect(res.headers.get('connection')).toBe('close');
       } else await res.arrayBuffer();
     }
     expect(statuses).toEqual([...Array(RATE_LIMITS.upload).fill(201), 429]);
+    // A large refused upload gets its 429 too, not a reset, although its body is not read to the end.
+    const big = new FormData();
+    big.set('consent', 'true');
+    big.set('file', new Blob([Buffer.alloc(32 * 1024 * 1024, 1)]), 'big.bin');
+    const refused = await fetch(`${t.url}/api/documents/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: big,
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('connection')).toBe('close');
+    expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED' });
     const listed = await api<{ documents: unknown[] }>(t.url, '/api/documents', { token });
     expect(listed.body.documents).toHaveLength(RATE_LIMITS.upload);
     expect((await uploadFile(t.url, await t.token(freshEmail('u2')), file)).status).toBe(201);

@@ -1,9 +1,9 @@
 import { bearerFrom } from '@notary/platform/trpc/context';
-import { AppError, LIMITS, type RateLimitName } from '@notary/shared';
-import type { Request, RequestHandler } from 'express';
+import { AppError, type RateLimitName } from '@notary/shared';
+import type { RequestHandler } from 'express';
 import { rateLimitSubject } from '../adapters/rate-limit/limiter';
 import type { AppDeps } from '../deps';
-import { sendError } from './errors';
+import { answerEarly } from './early-answer';
 
 /**
  * Counts one call of the caller against `limits` (spec, Limits) and writes the standard rate limit headers
@@ -42,9 +42,9 @@ export async function enforceRateLimit(
 }
 
 /**
- * The same limits for the hand-written Express routes (upload, certificate, timestamp). A refused request
- * that carries a body (an upload) is answered with `Connection: close` and its body read and discarded up
- * to the upload limit, so that an ordinary client reads the 429 instead of a broken pipe.
+ * The same limits for the hand-written Express routes (upload, certificate, timestamp). A refused request is
+ * answered at once with `Connection: close` (`answerEarly`): an upload's body is not read for nothing, and
+ * an ordinary client reads the 429 instead of a broken pipe.
  */
 export function rateLimited(deps: AppDeps, limits: readonly RateLimitName[]): RequestHandler {
   return (req, res, next) => {
@@ -55,38 +55,7 @@ export function rateLimited(deps: AppDeps, limits: readonly RateLimitName[]): Re
       (name, value) => res.setHeader(name, value),
     ).then(
       () => next(),
-      (e: unknown) => {
-        res.setHeader('Connection', 'close');
-        discardBody(req, () => sendError(res, e));
-      },
+      (e: unknown) => answerEarly(req, res, e),
     );
   };
-}
-
-/**
- * Reads and drops a request body the route will not use, then answers (`respond`): a client still sending
- * would otherwise see a broken pipe instead of the answer. Past the upload limit it answers at once.
- */
-function discardBody(req: Request, respond: () => void): void {
-  if (
-    req.readableEnded ||
-    (req.headers['content-length'] === undefined && !req.headers['transfer-encoding'])
-  ) {
-    respond();
-    return;
-  }
-  let seen = 0;
-  let answered = false;
-  const answer = () => {
-    if (answered) return;
-    answered = true;
-    respond();
-  };
-  req.on('data', (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen > LIMITS.maxUploadBytes) answer();
-  });
-  req.once('end', answer);
-  req.once('error', answer);
-  req.resume();
 }

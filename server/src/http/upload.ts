@@ -1,7 +1,7 @@
 import { bearerFrom } from '@notary/platform/trpc/context';
 import { AppError, type DocumentDto } from '@notary/shared';
 import busboy from 'busboy';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { AppDeps } from '../deps';
 import {
   type IntakeFields,
@@ -11,7 +11,8 @@ import {
 } from '../domain/documents/notarize';
 import { toDocumentDto } from '../domain/documents/projection';
 import { authenticate } from '../domain/tenancy/authenticate';
-import { errorAnswer, sendError } from './errors';
+import { answerEarly } from './early-answer';
+import { sendError } from './errors';
 
 /** Multipart framing allowance on top of the file itself when judging a declared Content-Length. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
@@ -45,53 +46,6 @@ export function uploadRoute(deps: AppDeps): RequestHandler {
       else answerEarly(req, res, e);
     }
   };
-}
-
-/**
- * Bytes of an early-answered upload's body read and dropped after the answer, at most, before the connection
- * is closed. Clients that read while they send (curl, Node's fetch) see the answer within the first of them
- * and stop; the rest of a 250 MB body is never read.
- */
-const EARLY_ANSWER_DRAIN_BYTES = 8 * 1024 * 1024;
-
-/** Seconds the same drain may last, at most (a client that keeps the connection open without sending). */
-const EARLY_ANSWER_DRAIN_SECONDS = 10;
-
-/**
- * Answers an upload whose body is still arriving (401, 403, 413 by Content-Length or quota, 507), like
- * nginx's lingering close: the whole answer is written at once with `Connection: close`, the body that
- * follows is read and dropped up to `EARLY_ANSWER_DRAIN_BYTES` or `EARLY_ANSWER_DRAIN_SECONDS`, and only
- * then is the response ended (Node closes the connection after it). Closing at once would reset a connection
- * whose unread bytes are still arriving, and a client that had not yet read the answer would see the reset
- * instead; keeping it alive would read all the rest of the body for nothing before the connection could
- * carry another request.
- */
-function answerEarly(req: Request, res: Response, error: unknown): void {
-  const answer = errorAnswer(res, error);
-  const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, {
-    ...answer.headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(text)),
-    Connection: 'close',
-  });
-  res.write(text);
-  // The answer's bytes are complete on the wire; ending the response is what closes the connection.
-  let drained = 0;
-  const end = () => {
-    clearTimeout(timer);
-    req.off('data', onData).off('end', end).off('close', end);
-    if (!res.writableEnded) res.end();
-  };
-  const onData = (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained >= EARLY_ANSWER_DRAIN_BYTES) end();
-  };
-  const timer = setTimeout(end, EARLY_ANSWER_DRAIN_SECONDS * 1000).unref();
-  // Busboy may have been reading it (a quota passed mid-stream): the body goes nowhere from now on.
-  req.unpipe();
-  req.on('data', onData).once('end', end).once('close', end);
-  req.resume();
 }
 
 /** The request as an intake: the size its Content-Length announces, and its multipart body read with busboy. */
