@@ -233,16 +233,19 @@ export class SyncRunner {
     stamp: { syncStatus: SyncOutcome['status']; lastError: string | null; lastSyncAt?: Date },
   ): Promise<void> {
     const em = this.deps.db.fork();
-    await em.nativeUpdate(
-      Provider,
-      { slug: outcome.providerSlug },
-      { ...stamp, syncProgress: null, syncHeartbeatAt: null },
-    );
-    await em.nativeUpdate(
-      SyncRun,
-      { id: outcome.runId },
-      { finishedAt: new Date(), status: outcome.status, stats: outcome.stats, error: outcome.error },
-    );
+    // One transaction: whoever sees the provider no longer running also sees its run's outcome and stats.
+    await em.transactional(async (tx) => {
+      await tx.nativeUpdate(
+        SyncRun,
+        { id: outcome.runId },
+        { finishedAt: new Date(), status: outcome.status, stats: outcome.stats, error: outcome.error },
+      );
+      await tx.nativeUpdate(
+        Provider,
+        { slug: outcome.providerSlug },
+        { ...stamp, syncProgress: null, syncHeartbeatAt: null },
+      );
+    });
     // The history keeps the last KEEP_RUNS runs of each provider.
     const old = await em.find(
       SyncRun,
