@@ -141,6 +141,14 @@ export async function createCore(
             log: jobLog(log.child({ module: 'rate-limit' })),
           }),
         },
+        codeMail: {
+          perWindow: config.authLimits.codeMailPerHour,
+          counter: createQuotaCounter(config.rateLimits, redis, {
+            windowSeconds: 3600,
+            prefix: 'code-mail',
+            log: jobLog(log.child({ module: 'rate-limit' })),
+          }),
+        },
       },
       logLevel: config.logLevel === 'debug' ? 'debug' : 'warn',
       log: log.child({ module: 'identity' }),

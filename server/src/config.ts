@@ -158,6 +158,7 @@ const EnvSchema = z.object({
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   SIGNIN_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
   SIGNUP_LIMIT_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(10),
+  CODE_MAIL_LIMIT_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(5),
   // 1 GiB; 0 turns the guard off.
   DISK_FREE_FLOOR_BYTES: z.coerce
     .number()
@@ -383,9 +384,10 @@ export interface Config {
    * Sign-in and sign-up budgets per client IP (`SIGNIN_LIMIT_PER_MINUTE`, `SIGNUP_LIMIT_PER_HOUR`), counted in
    * the rate limit store (Redis with `REDIS_URL`); off with `RATE_LIMITS=off`. `signInPerMinute`: requests to
    * the endpoints that start or finish a sign-in (SIWE nonce and verify, code e-mail and code sign-in);
-   * `signUpPerHour`: accounts and organizations created.
+   * `signUpPerHour`: accounts and organizations created; `codeMailPerHour`: code e-mails to one address
+   * (`CODE_MAIL_LIMIT_PER_HOUR`), whatever the client IP.
    */
-  authLimits: { signInPerMinute: number; signUpPerHour: number };
+  authLimits: { signInPerMinute: number; signUpPerHour: number; codeMailPerHour: number };
   /**
    * Free bytes the volumes holding `DATA_DIR` (and the stored files) and the capture's temporary directory keep
    * (`DISK_FREE_FLOOR_BYTES`, default 1 GiB): below it every intake is refused with 507. 0: no guard.
@@ -484,7 +486,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST ?? (e.NODE_ENV === 'development' ? '127.0.0.1' : '0.0.0.0'),
     hostExplicit: e.HOST !== undefined,
     rateLimits: { enabled: e.RATE_LIMITS === 'on', redisUrl: e.REDIS_URL },
-    authLimits: { signInPerMinute: e.SIGNIN_LIMIT_PER_MINUTE, signUpPerHour: e.SIGNUP_LIMIT_PER_HOUR },
+    authLimits: {
+      signInPerMinute: e.SIGNIN_LIMIT_PER_MINUTE,
+      signUpPerHour: e.SIGNUP_LIMIT_PER_HOUR,
+      codeMailPerHour: e.CODE_MAIL_LIMIT_PER_HOUR,
+    },
     diskFreeFloorBytes: e.DISK_FREE_FLOOR_BYTES,
     dataDir,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { RATE_LIMITS } from '@notary/shared';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +14,10 @@ const randomIp = () => `10.${randomBytes(3).join('.')}`;
 
 const SIGN_INS = 10;
 const SIGN_UPS = 3;
+const CODE_MAILS = 4;
 const ENV = {
   RATE_LIMITS: 'on',
+  CODE_MAIL_LIMIT_PER_HOUR: String(CODE_MAILS),
   SIGNIN_LIMIT_PER_MINUTE: String(SIGN_INS),
   SIGNUP_LIMIT_PER_HOUR: String(SIGN_UPS),
 };
@@ -180,6 +184,45 @@ describe('sign-in and sign-up limits per client IP (SIGNIN_LIMIT_PER_MINUTE, SIG
     for (let i = 0; i < SIGN_UPS; i++) expect((await signUp(freshEmail(`new${i}`))).status).toBe(200);
     expectSignUpRefusal(await signUp(freshEmail('one-too-many')));
     expect(await users()).toBe(before + SIGN_UPS);
+  });
+
+  it(`one mailbox from twenty IPs: ${CODE_MAILS} codes, then 429 for that address only, and no mail more`, async () => {
+    const victim = freshEmail('victim');
+    const before = await mailbox(t.dataDir);
+    const send = (email: string) =>
+      fetch(`${t.url}/api/auth/email-otp/send-verification-otp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': randomIp() },
+        body: JSON.stringify({ email, type: 'sign-in' }),
+      });
+    const answers: Array<{ status: number; body: Record<string, unknown> }> = [];
+    for (let i = 0; i < 20; i++) {
+      // The same address in either case: one recipient.
+      const res = await send(i % 2 ? victim.toUpperCase() : victim);
+      answers.push({ status: res.status, body: (await res.json()) as Record<string, unknown> });
+    }
+    expect(answers.map((a) => a.status)).toEqual([
+      ...Array(CODE_MAILS).fill(200),
+      ...Array(20 - CODE_MAILS).fill(429),
+    ]);
+    expect(answers[CODE_MAILS]?.body).toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringMatching(
+        new RegExp(
+          `^Too many codes sent to this e-mail address \\(${CODE_MAILS} an hour\\): try again in \\d+ s$`,
+        ),
+      ),
+    });
+    // Another address is served meanwhile; once its code is there, so are the victim's (sent before it).
+    const bystander = freshEmail('bystander');
+    expect((await send(bystander)).status).toBe(200);
+    await mailedCode(t.dataDir, bystander, before);
+    const texts = await Promise.all(
+      (await mailbox(t.dataDir))
+        .filter((f) => !before.includes(f))
+        .map((f) => readFile(path.join(t.dataDir, 'mail', f), 'utf8')),
+    );
+    expect(texts.filter((text) => text.includes(`To: ${victim}`)).length).toBeLessThanOrEqual(CODE_MAILS);
   });
 
   it('organizations created over HTTP spend the same budget (each is a workspace with its own quota); refused ones spend nothing', async () => {

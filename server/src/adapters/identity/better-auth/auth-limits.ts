@@ -15,6 +15,7 @@
  * CLI, the team routes) are not counted. The client IP is Express's `req.ip` (`TRUST_PROXY` decides whether
  * `X-Forwarded-For` counts), handed over by `handler.ts` in `CLIENT_IP_HEADER`; IPv6 addresses count by /56.
  */
+import { createHash } from 'node:crypto';
 import { APIError, type BetterAuthPlugin } from 'better-auth';
 import { createAuthMiddleware } from 'better-auth/api';
 import type { QuotaCounter } from '../../../ports/rate-limit';
@@ -36,7 +37,15 @@ export interface AuthLimits {
   signIn: AuthBudget;
   /** Accounts and organizations created per client IP (`SIGNUP_LIMIT_PER_HOUR` in a 3600 s window). */
   signUp: AuthBudget;
+  /**
+   * Code e-mails per recipient address, whatever the client IP (`CODE_MAIL_LIMIT_PER_HOUR` in a 3600 s
+   * window): the per-IP budget alone lets many addresses flood one mailbox.
+   */
+  codeMail?: AuthBudget;
 }
+
+/** The endpoint that sends a one-time code by e-mail (better-auth's email-otp plugin). */
+const CODE_MAIL_PATH = '/email-otp/send-verification-otp';
 
 const SIGN_IN_PREFIXES = [
   '/siwe/',
@@ -64,14 +73,12 @@ function clientIp(headers: Headers | undefined): string | null {
 }
 
 /**
- * Counts one event of `ip` against `budget`.
+ * Counts one event of `key` (a client IP's `rateLimitSubject`, a recipient's `recipientKey`) against `budget`.
  * @throws APIError 429 with the service's error body and `Retry-After` when the budget is spent.
  */
-async function spend(budget: AuthBudget, ip: string, what: (limit: number) => string): Promise<void> {
+async function spend(budget: AuthBudget, key: string, what: (limit: number) => string): Promise<void> {
   if (!budget.counter.enabled) return;
-  const decision = await budget.counter.consume([
-    { key: rateLimitSubject(null, ip), limit: budget.perWindow },
-  ]);
+  const decision = await budget.counter.consume([{ key, limit: budget.perWindow }]);
   if (decision.allowed) return;
   const wait = decision.retryAfterSeconds;
   throw new APIError(
@@ -87,6 +94,7 @@ async function spend(budget: AuthBudget, ip: string, what: (limit: number) => st
 
 const signInRefusal = (limit: number) =>
   `Too many sign-in attempts from your network address (${limit} a minute)`;
+const codeMailRefusal = (limit: number) => `Too many codes sent to this e-mail address (${limit} an hour)`;
 const signUpRefusal = (limit: number) =>
   `Too many new accounts and organizations from your network address (${limit} an hour)`;
 
@@ -104,8 +112,13 @@ export function authLimitsPlugin(limits: AuthLimits) {
           handler: createAuthMiddleware(async (ctx) => {
             const ip = clientIp(ctx.request?.headers);
             if (!ctx.request || ip === null) return;
-            if (ctx.path === '/organization/create') await spend(limits.signUp, ip, signUpRefusal);
-            else await spend(limits.signIn, ip, signInRefusal);
+            const subject = rateLimitSubject(null, ip);
+            if (ctx.path === '/organization/create') await spend(limits.signUp, subject, signUpRefusal);
+            else await spend(limits.signIn, subject, signInRefusal);
+            const email = (ctx.body as { email?: unknown } | undefined)?.email;
+            if (ctx.path === CODE_MAIL_PATH && limits.codeMail && typeof email === 'string') {
+              await spend(limits.codeMail, recipientKey(email), codeMailRefusal);
+            }
           }),
         },
       ],
@@ -125,9 +138,17 @@ export function signUpDatabaseHooks(limits: AuthLimits) {
         before: async (_user: unknown, ctx: { request?: Request | undefined } | null): Promise<void> => {
           const ip = clientIp(ctx?.request?.headers);
           if (ip === null) return;
-          await spend(limits.signUp, ip, signUpRefusal);
+          await spend(limits.signUp, rateLimitSubject(null, ip), signUpRefusal);
         },
       },
     },
   };
+}
+
+/**
+ * The rate limit key of an e-mail recipient: a hash of the address as better-auth compares it (trimmed, lower
+ * case), so the store never holds the address itself.
+ */
+function recipientKey(email: string): string {
+  return `mail:${createHash('sha256').update(email.trim().toLowerCase()).digest('hex')}`;
 }
