@@ -4,7 +4,7 @@
  * (`email-otp.ts`, `siwe.ts`, `organizations.ts`, `session-jwt.ts`, bearer sessions).
  */
 import { createHmac } from 'node:crypto';
-import type { Auth, BetterAuthOptions } from 'better-auth';
+import { APIError, type Auth, type BetterAuthOptions } from 'better-auth';
 import { bearer } from 'better-auth/plugins';
 import type { Kysely } from 'kysely';
 import { type Log, silentLog } from '../../../ports/log';
@@ -121,6 +121,16 @@ export function buildOptions(
               (options.log ?? silentLog)[level](fields, `[better-auth] ${message}`);
             },
           },
+    // better-auth prints every refused request (a taken slug, a spent budget) on the console at error level,
+    // past the logger above: a 4xx is the client's answer, logged at debug; anything else is a failure.
+    onAPIError: {
+      onError: (e: unknown) => {
+        const log = options.log ?? silentLog;
+        if (e instanceof APIError && e.statusCode < 500) {
+          log.debug({ status: e.statusCode }, `[better-auth] ${e.message}`);
+        } else log.error({ err: e }, '[better-auth] request failed');
+      },
+    },
     // The session token (the client's refresh credential) lives 7 days and is extended once a day of use.
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
     rateLimit:
