@@ -14,8 +14,9 @@ const EARLY_ANSWER_DRAIN_SECONDS = 10;
 /**
  * Answers `error` to a request whose body may still be arriving (an upload refused by 401, 403, 413, 429 or
  * 507 before it was read), like nginx's lingering close: the whole answer is written at once with
- * `Connection: close`, the body that follows is read and dropped up to `EARLY_ANSWER_DRAIN_BYTES` or
- * `EARLY_ANSWER_DRAIN_SECONDS`, and only then is the response ended (Node closes the connection after it).
+ * `Connection: close`, the body that follows is read and dropped up to `EARLY_ANSWER_DRAIN_BYTES` (then no
+ * longer read: the client's sending stalls), and the response is ended (Node closes the connection after it)
+ * when the client has sent all of it, has gone, or after `EARLY_ANSWER_DRAIN_SECONDS`.
  * Closing at once would reset a connection whose unread bytes are still arriving, and a client that had not
  * yet read the answer would see the reset instead; keeping it alive would read all the rest of the body for
  * nothing before the connection could carry another request. A request without a body is answered and
@@ -47,7 +48,10 @@ export function answerEarly(req: Request, res: Response, error: unknown): void {
   };
   const onData = (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained >= EARLY_ANSWER_DRAIN_BYTES) end();
+    // Enough read: stop reading, so the client's sending stalls, but keep the connection until it goes or the
+    // time is up. Closing now, with its bytes still arriving, would reset the connection, and a reset can wipe
+    // the answer from a client that had not read it yet.
+    if (drained >= EARLY_ANSWER_DRAIN_BYTES) req.pause();
   };
   const timer = setTimeout(end, EARLY_ANSWER_DRAIN_SECONDS * 1000).unref();
   // A parser may have been reading it (a quota passed mid-stream): the body goes nowhere from now on.
