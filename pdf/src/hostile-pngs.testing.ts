@@ -6,6 +6,7 @@
  */
 import { crc32, deflateSync } from 'node:zlib';
 import { deflatePrefixAndZeros } from './hostile-pdfs';
+import { paeth } from './incremental';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -42,16 +43,6 @@ export function assemblePng(header: IhdrFields, zlibData: Uint8Array): Buffer {
     pngChunk('IDAT', zlibData),
     pngChunk('IEND', Buffer.alloc(0)),
   ]);
-}
-
-/** The Paeth predictor (9.4). */
-function paeth(a: number, b: number, c: number): number {
-  const p = a + b - c;
-  const pa = Math.abs(p - a);
-  const pb = Math.abs(p - b);
-  const pc = Math.abs(p - c);
-  if (pa <= pb && pa <= pc) return a;
-  return pb <= pc ? b : c;
 }
 
 /** `raw` (one row of samples) filtered with `type` (9.2: 0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth). */

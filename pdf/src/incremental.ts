@@ -320,7 +320,8 @@ function undoPngPredictor(data: Uint8Array, columns: number): Uint8Array {
   return out;
 }
 
-function paeth(a: number, b: number, c: number): number {
+/** The PNG Paeth predictor (PNG spec 9.4): of left `a`, up `b` and up-left `c`, the one nearest `a + b - c`. */
+export function paeth(a: number, b: number, c: number): number {
   const p = a + b - c;
   const pa = Math.abs(p - a);
   const pb = Math.abs(p - b);

@@ -95,16 +95,12 @@ export async function createCore(
       redis = await connectRedis(config.rateLimits.redisUrl, jobLog(log.child({ module: 'redis' })));
       bus = await redisInvalidationBus(redis, jobLog(log.child({ module: 'cache-bus' })));
     }
-    const rateLimiter = createRateLimiter(
-      config.rateLimits,
-      redis,
-      jobLog(log.child({ module: 'rate-limit' })),
-    );
-    const invitationMailQuota = createQuotaCounter(config.rateLimits, redis, {
-      windowSeconds: INVITATION_MAIL_LIMITS.windowSeconds,
-      prefix: 'invitation-mail',
-      log: jobLog(log.child({ module: 'rate-limit' })),
-    });
+    const rateLimitLog = jobLog(log.child({ module: 'rate-limit' }));
+    const rateLimiter = createRateLimiter(config.rateLimits, redis, rateLimitLog);
+    // A budget counted in fixed windows of `windowSeconds`, in Redis across instances (REDIS_URL).
+    const quotaCounter = (prefix: string, windowSeconds: number) =>
+      createQuotaCounter(config.rateLimits, redis, { windowSeconds, prefix, log: rateLimitLog });
+    const invitationMailQuota = quotaCounter('invitation-mail', INVITATION_MAIL_LIMITS.windowSeconds);
     const storage: ObjectStorage =
       config.storage.kind === 's3'
         ? new S3ObjectStorage(config.storage, { log: log.child({ module: 'storage' }) })
@@ -125,30 +121,9 @@ export async function createCore(
       // instances), in place of better-auth's limiter; with RATE_LIMITS=off neither counts.
       rateLimit: false,
       limits: {
-        signIn: {
-          perWindow: config.authLimits.signInPerMinute,
-          counter: createQuotaCounter(config.rateLimits, redis, {
-            windowSeconds: 60,
-            prefix: 'sign-in',
-            log: jobLog(log.child({ module: 'rate-limit' })),
-          }),
-        },
-        signUp: {
-          perWindow: config.authLimits.signUpPerHour,
-          counter: createQuotaCounter(config.rateLimits, redis, {
-            windowSeconds: 3600,
-            prefix: 'sign-up',
-            log: jobLog(log.child({ module: 'rate-limit' })),
-          }),
-        },
-        codeMail: {
-          perWindow: config.authLimits.codeMailPerHour,
-          counter: createQuotaCounter(config.rateLimits, redis, {
-            windowSeconds: 3600,
-            prefix: 'code-mail',
-            log: jobLog(log.child({ module: 'rate-limit' })),
-          }),
-        },
+        signIn: { perWindow: config.authLimits.signInPerMinute, counter: quotaCounter('sign-in', 60) },
+        signUp: { perWindow: config.authLimits.signUpPerHour, counter: quotaCounter('sign-up', 3600) },
+        codeMail: { perWindow: config.authLimits.codeMailPerHour, counter: quotaCounter('code-mail', 3600) },
       },
       logLevel: config.logLevel === 'debug' ? 'debug' : 'warn',
       log: log.child({ module: 'identity' }),

@@ -5,13 +5,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Child, freePort, runCommand, startChild } from '../bench/lib';
+import { type Child, freePort, runCommand } from '../bench/lib';
+import { NODE, ROOT, startCpuBurners, startNpmStart } from '../harness/npm-start';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The project's Node (the `node` devDependency, 24). */
-const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
 /** An older Node whose fetch (undici 6) clients still use, where the machine has one. */
 const SYSTEM_NODE_20 = '/usr/bin/node';
 const CLIENT = path.join(ROOT, 'test', 'harness', 'pooled-client.mjs');
@@ -49,7 +46,7 @@ async function curlPaced(
  * connections under the clients (a reset when the two crossed, a new connection otherwise).
  */
 describe('kept-alive connections across idle gaps, the service busy and the machine loaded', () => {
-  const burners: Child[] = [];
+  let burners: Child[] = [];
   let service: Child;
   let base: string;
   let dataDir: string;
@@ -59,28 +56,11 @@ describe('kept-alive connections across idle gaps, the service busy and the mach
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-keepalive-'));
     work = await mkdtemp(path.join(os.tmpdir(), 'notary-keepalive-files-'));
     const port = await freePort();
-    service = startChild(
-      'notary',
-      NODE,
-      ['--max-semi-space-size=16', '--import', 'tsx', 'server/src/main.ts'],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          NODE_ENV: undefined,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          DATA_DIR: dataDir,
-          LOG_LEVEL: 'warn',
-          // Uploads back to back from one account are the load here, not what the limits are for.
-          RATE_LIMITS: 'off',
-        },
-      },
-    );
+    // Uploads back to back from one account are the load here, not what the limits are for.
+    service = startNpmStart(dataDir, port, { RATE_LIMITS: 'off' });
     await service.waitForLine(/\[notary\] listening on/, 170_000);
     base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 2; i++)
-      burners.push(startChild(`cpu-${i}`, NODE, ['-e', 'for(;;){}'], { cwd: ROOT, env: {} }));
+    burners = startCpuBurners(2);
   }, 180_000);
 
   afterAll(async () => {

@@ -4,22 +4,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { type Service, startService } from '@notary/server/bootstrap';
 import { loadConfig } from '@notary/server/config';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Child, startChild } from '../bench/lib';
+import { freePort } from '../bench/lib';
+import { startCpuBurners, startNpmStart } from '../harness/npm-start';
 import { createTestDatabase } from '../harness/postgres';
 import { startTestService } from '../harness/service';
-
-/** A free loopback port (listen on 0, read it, close). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * A TCP gate in front of PostgreSQL: it accepts connections but forwards nothing until `open()`, so the
@@ -64,10 +55,6 @@ async function databaseGate(target: URL): Promise<{ url: string; open(): void; c
       }),
   };
 }
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The project's Node (the `node` devDependency), as `npm start` runs. */
-const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
 
 /** The longest a liveness probe may wait for `/health`: what the service promises at every moment. */
 const PROBE_BOUND_MS = 1000;
@@ -168,9 +155,7 @@ describe('requests that arrive while the service starts', () => {
   });
 
   it('/health answers within a second at every moment of `npm start` (fresh DATA_DIR, devnets, a loaded machine)', async () => {
-    const burners: Child[] = [];
-    for (let i = 0; i < 2; i++)
-      burners.push(startChild(`cpu-${i}`, NODE, ['-e', 'for(;;){}'], { cwd: ROOT, env: {} }));
+    const burners = startCpuBurners(2);
     cleanups.push(async () => {
       await Promise.all(burners.map((b) => b.stop(1000)));
     });
@@ -178,22 +163,7 @@ describe('requests that arrive while the service starts', () => {
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const port = await freePort();
     // The embedded defaults: PGlite created in DATA_DIR, its migrations, the Hardhat and Stacks devnets.
-    const service = startChild(
-      'notary',
-      NODE,
-      ['--max-semi-space-size=16', '--import', 'tsx', 'server/src/main.ts'],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          NODE_ENV: undefined,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          DATA_DIR: dataDir,
-          LOG_LEVEL: 'warn',
-        },
-      },
-    );
+    const service = startNpmStart(dataDir, port);
     cleanups.push(() => service.stop());
     let ready = false;
     void service.waitForLine(/\[notary\] listening on/, 170_000).then(

@@ -17,9 +17,9 @@ import type { ReceiptJob, ReceiptJobOutcome } from './certificate-worker';
 
 /**
  * The verify screen's certificate check in Electron main, held to the bounds the service puts on untrusted
- * PDFs (`@notary/pdf/bounds`, DEPENDENCIES.md Worker isolation): both files are read to at most their limit
- * (checked while reading, whatever size the file had when it was picked), the certificate is parsed only in a
- * bounded worker thread (`certificate-worker.ts`: heap and CPU deadline, every decoded stream and their total
+ * PDFs (`@notary/pdf/bounds`; a worker's heap limit does not count Buffers, so inflation is capped itself):
+ * both files are read to at most their limit (checked while reading, whatever size the file had when it was
+ * picked), the certificate is parsed only in a bounded worker thread (`certificate-worker.ts`: heap and CPU deadline, every decoded stream and their total
  * capped), and every request to a chain endpoint refuses redirects. One check runs at a time.
  */
 export class CertificateChecker {

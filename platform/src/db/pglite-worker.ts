@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { messages, type Results } from '@electric-sql/pglite';
 import { SMALL_WORKER_HEAP, typescriptWorkerExecArgv } from '../worker-exec-argv';
+import { awaitWorkerStart } from '../worker-start';
 
 /**
  * The embedded database (PGlite) in a worker thread. PGlite is PostgreSQL compiled to WebAssembly and runs
@@ -95,31 +96,10 @@ export async function openPgliteWorker(options: PgliteWorkerOptions): Promise<Pg
     execArgv: typescriptWorkerExecArgv({ erasableOnly: true }),
     resourceLimits: SMALL_WORKER_HEAP,
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const onMessage = (reply: PgliteReply) => {
-        if (!('started' in reply)) return;
-        cleanup();
-        if (reply.started) resolve();
-        else reject(fromWire(reply.error));
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        reject(error);
-      };
-      const onExit = (code: number) => {
-        cleanup();
-        reject(new Error(`The embedded database's worker exited with code ${code} while starting`));
-      };
-      const cleanup = () => {
-        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-      };
-      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-    });
-  } catch (e) {
-    await worker.terminate();
-    throw e;
-  }
+  await awaitWorkerStart(worker, "The embedded database's worker", (reply: PgliteReply) => {
+    if (!('started' in reply)) return undefined;
+    return reply.started ? { value: undefined } : fromWire(reply.error);
+  });
   return new PgliteWorker(worker);
 }
 

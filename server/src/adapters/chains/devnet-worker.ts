@@ -1,5 +1,6 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { SMALL_WORKER_HEAP, typescriptWorkerExecArgv } from '@notary/platform/worker-exec-argv';
+import { awaitWorkerStart } from '@notary/platform/worker-start';
 import type { StacksDevnet, StacksDevnetOptions } from './stacks-devnet';
 
 /**
@@ -44,31 +45,10 @@ async function startDevnetWorker<E extends object>(
     execArgv: typescriptWorkerExecArgv(),
     resourceLimits: SMALL_WORKER_HEAP,
   });
-  let endpoint: E;
-  try {
-    endpoint = await new Promise<E>((resolve, reject) => {
-      const onMessage = (message: ThreadMessage<E>) => {
-        cleanup();
-        if ('started' in message && message.started) resolve(message.endpoint);
-        else reject(new Error('message' in message ? message.message : 'the devnet did not start'));
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        reject(error);
-      };
-      const onExit = (code: number) => {
-        cleanup();
-        reject(new Error(`the devnet's worker exited with code ${code} while starting`));
-      };
-      const cleanup = () => {
-        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-      };
-      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-    });
-  } catch (e) {
-    await worker.terminate();
-    throw e;
-  }
+  const endpoint = await awaitWorkerStart(worker, "the devnet's worker", (message: ThreadMessage<E>) => {
+    if ('started' in message && message.started) return { value: message.endpoint };
+    return new Error('message' in message ? message.message : 'the devnet did not start');
+  });
   // A failure after the start reaches the anchoring as a node that does not answer, never as an uncaught
   // error.
   worker.on('error', () => {});

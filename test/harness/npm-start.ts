@@ -1,0 +1,35 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Child, startChild } from '../bench/lib';
+
+/** The repository's root: the working directory of `npm start`. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The project's Node (the `node` devDependency, 24). */
+export const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
+
+/**
+ * The service as `npm start` runs it (the start script's Node flags and entry), in a process of its own on
+ * 127.0.0.1:`port`, its embedded defaults under `dataDir` (PGlite, files, both devnets), `env` added to this
+ * process's environment. Wait for it with `waitForLine(/\[notary\] listening on/)`.
+ */
+export function startNpmStart(dataDir: string, port: number, env: NodeJS.ProcessEnv = {}): Child {
+  return startChild('notary', NODE, ['--max-semi-space-size=16', '--import', 'tsx', 'server/src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: undefined,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+  });
+}
+
+/** `count` processes that each keep one CPU busy (a loaded machine), until `stop`. */
+export function startCpuBurners(count: number): Child[] {
+  return Array.from({ length: count }, (_, i) =>
+    startChild(`cpu-${i}`, NODE, ['-e', 'for(;;){}'], { cwd: ROOT, env: {} }),
+  );
+}
