@@ -19,4 +19,11 @@ export {
   serializeReceipt,
 } from './receipt.ts';
 export type { CheckId, CheckResult, CheckStatus, Evidence, VerifyReport } from './report.ts';
+export {
+  TSA_MAX_RESPONSE_BYTES,
+  TsaClient,
+  type TsaClientOptions,
+  TsaError,
+  type TsaTimestamp,
+} from './tsa-client.ts';
 export { type VerifyInput, verify } from './verify.ts';
