@@ -334,6 +334,10 @@ export function layoutCertificate(
   } else {
     flow.qrPanel(data.verifyUrl, data.evm?.status === 'pending' ? s.qrPending : s.qrNoExplorer, null);
   }
+  // VALIDAR reads a QR code of the public record's URL, then asks its user for the code printed beside it.
+  if (data.validar) {
+    flow.qrPanel(data.verifyUrl, s.validarQr, { label: s.validarCode, url: data.validar.accessCode });
+  }
 
   merkleSection(flow, s, data);
   evmSection(flow, s, data);

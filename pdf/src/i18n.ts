@@ -26,6 +26,10 @@ export interface CertificateStrings {
   /** Registered on a network without a public attestation explorer (e.g. the devnet), or no EVM anchoring. */
   qrNoExplorer: string;
   publicRecord: string;
+  /** Caption of the VALIDAR panel: how ITI's validator reads this certificate through the QR code. */
+  validarQr: string;
+  /** Label of the VALIDAR access code (one line). */
+  validarCode: string;
   /** Caption under a web capture's screenshot; `cropped` when only its top part is shown. */
   screenshotCaption: (cropped: boolean) => string;
   /** In place of a screenshot whose declared size (pixels) is over the cap: where the image is instead. */
@@ -111,6 +115,9 @@ const PT: CertificateStrings = {
   qrNoExplorer:
     'Esta rede não tem um explorador público de atestados: o código QR abre a página pública de verificação deste registro (os dados do atestado estão abaixo):',
   publicRecord: 'Verificação pública',
+  validarQr:
+    'Valide a assinatura deste certificado no VALIDAR do ITI (validar.iti.gov.br): em "Ler QR Code", leia este código QR e informe o código de acesso abaixo.',
+  validarCode: 'Código de acesso (VALIDAR)',
   screenshotCaption: (cropped) =>
     cropped
       ? 'Captura de tela da página (parte superior; a página inteira está no arquivo WACZ)'
@@ -234,6 +241,9 @@ const EN: CertificateStrings = {
   qrNoExplorer:
     'This network has no public attestation explorer: the QR code opens the public verification page of this record (the attestation details are below):',
   publicRecord: 'Public verification',
+  validarQr:
+    'Validate this certificate\'s signature at ITI\'s VALIDAR (validar.iti.gov.br): under "Ler QR Code", read this QR code and enter the access code below.',
+  validarCode: 'Access code (VALIDAR)',
   screenshotCaption: (cropped) =>
     cropped
       ? 'Screenshot of the page as captured (top part; the whole page is in the WACZ archive)'

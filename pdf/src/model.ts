@@ -95,4 +95,10 @@ export interface CertificateData {
    * worker. A PNG pdf-lib cannot read is left out (the certificate still issues). None for other sources.
    */
   screenshot?: Uint8Array;
+  /**
+   * ITI's VALIDAR (validar.iti.gov.br): the access code its user types after reading the QR code of
+   * `verifyUrl`, with which that URL hands VALIDAR the signed certificate. Printed beside a QR code of
+   * `verifyUrl`. None: no VALIDAR panel.
+   */
+  validar?: { accessCode: string };
 }

@@ -8,7 +8,7 @@ import type { AppDeps } from '../deps';
 import { createContext } from '../trpc/context';
 import { appRouter } from '../trpc/router';
 import { PUBLIC_VERIFY_PATH } from '../trpc/routers/public/verify';
-import { certificateRoute, timestampRoute } from './certificates';
+import { certificateRoute, publicCertificateRoute, timestampRoute } from './certificates';
 import { corsPolicy } from './cors';
 import { errorHandler, sendError, toAppError } from './errors';
 import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook';
@@ -18,6 +18,7 @@ import { publicVerifyRoute } from './public-verify';
 import { rateLimited } from './rate-limit';
 import { publicRoute } from './route';
 import { uploadRoute } from './upload';
+import { PUBLIC_SERIAL_PATH, validarRoute } from './validar';
 import { webClientRouter } from './web-client';
 
 /** How long the HTTP server waits on its clients (`HTTP_KEEP_ALIVE_SECONDS`, `HTTP_REQUEST_TIMEOUT_SECONDS`). */
@@ -90,6 +91,15 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   app.post(IDENTITY_WEBHOOK_PATH, identityWebhookRoute(deps));
   app.get('/api/documents/:id/certificate', rateLimited(deps, ['global']), certificateRoute(deps));
   app.post('/api/documents/:id/timestamp', rateLimited(deps, ['global', 'timestamp']), timestampRoute(deps));
+  // ITI's VALIDAR reading the certificate's QR code (other calls of that path go on to the REST router), and
+  // where it downloads the certificate.
+  app.get(PUBLIC_SERIAL_PATH, rejectNulBytes, validarRoute(deps));
+  app.get(
+    `${PUBLIC_SERIAL_PATH}/certificate`,
+    rejectNulBytes,
+    rateLimited(deps, ['global', 'publicVerify']),
+    publicCertificateRoute(deps),
+  );
 
   app.use(express.json({ limit: '256kb' }));
   app.use(rejectNulBytes);

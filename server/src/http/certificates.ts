@@ -4,8 +4,14 @@ import { AppError } from '@notary/shared';
 import type { Request, RequestHandler } from 'express';
 import { contentDispositionHeader } from '../adapters/storage/validate';
 import type { AppDeps } from '../deps';
-import { issueCertificate, timestampDocument } from '../domain/certificates/service';
-import { route } from './route';
+import {
+  type IssuedCertificate,
+  issueCertificate,
+  issuePublicCertificate,
+  timestampDocument,
+} from '../domain/certificates/service';
+import { publicRoute, route } from './route';
+import { ValidarQuery } from './validar';
 
 /**
  * Certificates rendered at once by this process: each holds its source PDF in memory and runs a stamping
@@ -56,29 +62,80 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
               ipfs: deps.ipfs,
               signer: deps.signer,
               tsa: deps.tsa,
+              secret: deps.secret,
             },
             actor,
             { id: String(req.params.id), signed: signedParam === '1', lang, ...(signal ? { signal } : {}) },
           ),
         clientLeft,
       )
-      .catch((e: unknown) => {
-        if (!(e instanceof QueueFullError)) throw e;
-        throw new AppError('RATE_LIMITED', 'Too many certificates being rendered: try again shortly', {
-          retryAfterSeconds: RENDER_QUEUE_RETRY_AFTER_SECONDS,
-        });
-      });
+      .catch(queueFull);
     if (issued.fallbackReason) {
       req.log.debug(`[certificate] ${req.params.id}: separate certificate (${issued.fallbackReason})`);
     }
-    res.status(200);
-    res.setHeader('Content-Type', 'application/pdf');
-    res.setHeader('Content-Disposition', contentDispositionHeader('attachment', issued.fileName));
-    res.setHeader('Content-Length', String(issued.pdf.byteLength));
-    res.setHeader('X-Service-Signed', issued.signed ? 'pades' : 'none');
-    res.setHeader('Cache-Control', 'private, no-store');
-    res.end(issued.pdf);
+    sendCertificate(res, issued, 'attachment');
   });
+}
+
+/**
+ * `GET /api/public/documents/:serial/certificate?_secretCode=<code>[&lang=pt|en]`: where ITI's VALIDAR downloads
+ * the certificate the QR code's URL named (`http/validar.ts`): the certificate of that serial, PAdES-signed
+ * when a signing certificate is configured (`X-Service-Signed: pades`, else `none`), `inline` as VALIDAR
+ * fetches it. No session: the access code printed on the certificate is the credential. Rendered through the
+ * same queue as the owner's certificates; limits: global and public verification (spec, Limits).
+ * Statuses: 200; 400 malformed serial or lang; 401 wrong or missing code; 404 unknown serial; 429; 502 TSA.
+ */
+export function publicCertificateRoute(deps: AppDeps): RequestHandler {
+  return publicRoute(async ({ req, res, signal: clientLeft }) => {
+    const input = ValidarQuery.parse({ serial: req.params.serial, _secretCode: req.query._secretCode });
+    const lang = certificateLanguage(req);
+    const ctx = {
+      config: deps.config,
+      publicUrl: deps.publicUrl,
+      storage: deps.storage,
+      ipfs: deps.ipfs,
+      signer: deps.signer,
+      tsa: deps.tsa,
+      secret: deps.secret,
+    };
+    const em = deps.db.fork();
+    const issued = await certificateRenders
+      .run(
+        (signal) =>
+          issuePublicCertificate(em, ctx, {
+            serialNumber: input.serial,
+            code: input._secretCode,
+            lang,
+            ...(signal ? { signal } : {}),
+          }),
+        clientLeft,
+      )
+      .catch(queueFull);
+    sendCertificate(res, issued, 'inline');
+  });
+}
+
+/** A full render queue as 429 with `Retry-After`; anything else as it was thrown. */
+function queueFull(e: unknown): never {
+  if (!(e instanceof QueueFullError)) throw e;
+  throw new AppError('RATE_LIMITED', 'Too many certificates being rendered: try again shortly', {
+    retryAfterSeconds: RENDER_QUEUE_RETRY_AFTER_SECONDS,
+  });
+}
+
+/** The certificate as `application/pdf` with `X-Service-Signed: pades | none`, never cached. */
+function sendCertificate(
+  res: Parameters<RequestHandler>[1],
+  issued: IssuedCertificate,
+  disposition: 'attachment' | 'inline',
+): void {
+  res.status(200);
+  res.setHeader('Content-Type', 'application/pdf');
+  res.setHeader('Content-Disposition', contentDispositionHeader(disposition, issued.fileName));
+  res.setHeader('Content-Length', String(issued.pdf.byteLength));
+  res.setHeader('X-Service-Signed', issued.signed ? 'pades' : 'none');
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.end(issued.pdf);
 }
 
 /**

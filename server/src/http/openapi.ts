@@ -94,6 +94,35 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
           },
         },
       },
+      '/api/public/documents/{serial}/certificate': {
+        get: {
+          tags: ['public'],
+          summary:
+            "The certificate of a serial for the holder of its access code: where ITI's VALIDAR downloads it after reading the certificate's QR code (GET /api/public/documents/{serial}?_format=application/validador-iti+json&_secretCode=<code> answers {version, prescription: {signatureFiles: [{url}]}} naming this route)",
+          requestParams: {
+            path: z.object({ serial: z.string() }),
+            query: z.object({
+              _secretCode: z.string().meta({ description: 'The access code printed on the certificate' }),
+              lang: z
+                .enum(['pt', 'en'])
+                .optional()
+                .meta({ description: 'Default: Accept-Language, else pt' }),
+            }),
+          },
+          responses: {
+            '200': {
+              description:
+                'application/pdf inline; header `X-Service-Signed` is `pades` or `none` (no signing certificate configured)',
+              content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } },
+            },
+            '400': errorResponse('Malformed serial number'),
+            '401': errorResponse('Wrong or missing access code'),
+            '404': errorResponse('Unknown serial number'),
+            '429': errorResponse('Over the public verification limit'),
+            '502': errorResponse('The TSA of a PAdES B-T signature failed'),
+          },
+        },
+      },
       '/api/documents/{id}/timestamp': {
         post: {
           tags: ['documents'],

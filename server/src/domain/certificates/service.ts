@@ -13,6 +13,7 @@ import {
   DocumentAnchor,
   type DocumentEntity,
   DocumentTimestamp,
+  Tenant,
 } from '../../db/entities';
 import { readCaptureRecord } from '../../ports/capture';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
@@ -25,6 +26,7 @@ import { buildReceipt } from '../documents/receipt';
 import { findDocumentInTenant, ipfsCidOf } from '../documents/service';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
+import { documentForValidar, validarAccessCode } from './validar';
 
 /**
  * Source PDFs larger than this get a separate certificate instead of being stamped: pdf-lib holds the whole
@@ -45,6 +47,8 @@ export interface CertificateContext {
   signer: DocumentSigner | undefined;
   /** Configured TSA (`TSA_URL`): timestamps, and PAdES B-T signature timestamps. */
   tsa: TimestampAuthority | undefined;
+  /** The service secret: the VALIDAR access code printed on the certificate is derived from it (`validar.ts`). */
+  secret: string;
 }
 
 export interface IssuedCertificate {
@@ -78,13 +82,45 @@ export async function issueCertificate(
   actor: Actor,
   request: { id: string; signed: boolean; lang: CertificateLanguage; signal?: AbortSignal },
 ): Promise<IssuedCertificate> {
-  const { signal } = request;
   const doc = await findDocumentInTenant(em, actor, request.id);
+  return issueCertificateOf(em, ctx, doc, actor.tenant.name, request);
+}
+
+/**
+ * `GET /api/public/documents/:serial/certificate?_secretCode=` (ITI's VALIDAR downloading what the QR code's
+ * URL named, `validar.ts`): the certificate of the document of `serialNumber`, issued as its owner would get
+ * it, PAdES-signed whenever a signer is configured, for whoever holds the access code printed on it.
+ * @throws AppError NOT_FOUND unknown serial; UNAUTHENTICATED wrong or missing code; as `issueCertificate`.
+ */
+export async function issuePublicCertificate(
+  em: EntityManager,
+  ctx: CertificateContext,
+  request: {
+    serialNumber: string;
+    code: string | undefined;
+    lang: CertificateLanguage;
+    signal?: AbortSignal;
+  },
+): Promise<IssuedCertificate> {
+  const doc = await documentForValidar(em, ctx.secret, request.serialNumber, request.code);
+  const tenant = await em.findOneOrFail(Tenant, { id: doc.tenant.id });
+  return issueCertificateOf(em, ctx, doc, tenant.name, { ...request, signed: true });
+}
+
+/** The certificate of `doc` (of the tenant named `tenantName`), as `issueCertificate` describes. */
+async function issueCertificateOf(
+  em: EntityManager,
+  ctx: CertificateContext,
+  doc: DocumentEntity,
+  tenantName: string,
+  request: { signed: boolean; lang: CertificateLanguage; signal?: AbortSignal },
+): Promise<IssuedCertificate> {
+  const { signal } = request;
   const sign = request.signed && ctx.signer !== undefined;
   const data = await certificateData(em, ctx, doc, {
     signed: sign,
     issuedAt: new Date(),
-    tenantName: actor.tenant.name,
+    tenantName,
   });
   const source = await readStampableSource(ctx, doc, signal);
   signal?.throwIfAborted();
@@ -179,7 +215,7 @@ export async function timestampDocument(
  */
 export async function certificateData(
   em: EntityManager,
-  ctx: Pick<CertificateContext, 'config' | 'publicUrl'>,
+  ctx: Pick<CertificateContext, 'config' | 'publicUrl' | 'secret'>,
   doc: DocumentEntity,
   options: { signed: boolean; issuedAt: Date; tenantName: string },
 ): Promise<CertificateData> {
@@ -255,6 +291,7 @@ export async function certificateData(
         : null,
     issuedAt: options.issuedAt,
     signed: options.signed,
+    validar: { accessCode: validarAccessCode(ctx.secret, doc.serialNumber) },
   };
 }
 

@@ -12,6 +12,8 @@ export const publicDocumentBySerial = publicProcedure
       path: '/api/public/documents/{serial}',
       tags: ['public'],
       summary: 'Look up a serial number',
+      description:
+        "Also the target of the certificate's QR code: with `_format=application/validador-iti+json` and `_secretCode=<access code printed on the certificate>` (ITI's VALIDAR) it answers `{version: '1.0.0', prescription: {signatureFiles: [{url}]}}` instead, `url` naming GET /api/public/documents/{serial}/certificate; 401 for a wrong or missing code.",
     },
     // A serial lookup is a public verification (spec, Limits): one budget with verify by hash.
     rateLimit: 'publicVerify',
