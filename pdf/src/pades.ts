@@ -1,11 +1,14 @@
 /**
- * PAdES signing of the notarization certificate PDF (issue 5; ETSI EN 319 142-1 baseline B-B, B-T with a
- * TSA). `@signpdf/signpdf` fills `/ByteRange` and `/Contents` of the placeholder the renderer added;
- * `cades.ts` builds the CMS.
+ * PAdES signing of the notarization certificate PDF (ETSI EN 319 142-1 baseline levels B-B, B-T with a TSA,
+ * B-LT with validation data, B-LTA with a document timestamp). `@signpdf/signpdf` fills `/ByteRange` and
+ * `/Contents` of the placeholder the renderer added; `cades.ts` builds the CMS; `ltv.ts` appends the
+ * validation data and the document timestamp as incremental updates.
  */
 import { SignPdf } from '@signpdf/signpdf';
 import { findByteRange, Signer } from '@signpdf/utils';
-import { buildCadesSignature, type CmsSigner, type SignatureTimestamper } from './cades';
+import { pkijs } from './asn1';
+import { buildCadesSignature, type CmsSigner, readSignedData, type SignatureTimestamper } from './cades';
+import { appendDocumentTimestamp, appendValidationData, type ValidationMaterial } from './ltv';
 
 /**
  * `signatureLength` to pass to `pdflibAddPlaceholder`: the number of hex digits of the `/Contents <...>`
@@ -37,8 +40,12 @@ class CadesSigner extends Signer {
           `add the placeholder with signatureLength (hex digits) >= ${cms.byteLength * 2} (PADES_SIGNATURE_LENGTH)`,
       );
     }
+    this.cms = cms;
     return Buffer.from(cms);
   }
+
+  /** The CMS of the last `sign` (what /Contents holds, without the padding). */
+  cms: Uint8Array | undefined;
 }
 
 /**
@@ -57,9 +64,19 @@ export async function signPdf(
   signer: CmsSigner,
   tsa?: SignatureTimestamper,
 ): Promise<Uint8Array> {
+  return (await signWithCms(pdfWithPlaceholder, signer, tsa)).pdf;
+}
+
+async function signWithCms(
+  pdfWithPlaceholder: Uint8Array,
+  signer: CmsSigner,
+  tsa: SignatureTimestamper | undefined,
+): Promise<{ pdf: Uint8Array; cms: Uint8Array }> {
   const pdf = Buffer.from(pdfWithPlaceholder);
-  const signed = await new SignPdf().sign(pdf, new CadesSigner(signer, placeholderCapacity(pdf), tsa));
-  return new Uint8Array(signed);
+  const cades = new CadesSigner(signer, placeholderCapacity(pdf), tsa);
+  const signed = await new SignPdf().sign(pdf, cades);
+  if (!cades.cms) throw new Error('PAdES: the signer produced no CMS');
+  return { pdf: new Uint8Array(signed), cms: cades.cms };
 }
 
 /** Bytes the `/Contents <...>` placeholder after the `/ByteRange` placeholder can hold (same scan as @signpdf). */
@@ -74,4 +91,156 @@ function placeholderCapacity(pdf: Buffer): number {
   if (close === -1)
     throw new Error('PAdES: the signature placeholder has no /Contents <...> after /ByteRange');
   return Math.floor((close - open - 1) / 2);
+}
+
+/**
+ * PAdES baseline levels (ETSI EN 319 142-1 clause 6): B-B a CAdES signature; B-T plus a signature timestamp;
+ * B-LT plus the validation data of every certificate (DSS); B-LTA plus a document timestamp.
+ */
+export type SignatureLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+
+/** The levels from lowest to highest. */
+export const SIGNATURE_LEVELS: readonly SignatureLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
+
+/**
+ * Gathers the revocation data of `chain` (DER certificates, any order): OCSP responses and CRLs for every
+ * certificate whose issuer is in `chain`, and certificates they need; `missing` names each certificate for
+ * which none could be had and why. The server's revocation port has this shape.
+ */
+export type GatherValidationData = (chain: readonly Uint8Array[]) => Promise<{
+  material: ValidationMaterial;
+  missing: { subject: string; reason: string }[];
+}>;
+
+export interface LevelOptions {
+  level: SignatureLevel;
+  /** Needed from B-T up: the signature timestamp, and the document timestamp of B-LTA. */
+  tsa?: SignatureTimestamper;
+  /** Needed from B-LT up. */
+  gather?: GatherValidationData;
+}
+
+export interface LevelledSignature {
+  pdf: Uint8Array;
+  /** The level the file reached: the one asked, or lower when validation data could not all be had. */
+  level: SignatureLevel;
+  /** Why the level reached is below the one asked (one English sentence per gap); empty when it is not. */
+  shortfall: string[];
+}
+
+/**
+ * Signs `pdfWithPlaceholder` (as `signPdf`) and extends it to `options.level`:
+ * - B-B: `signPdf` without TSA; B-T: with `tsa` (a signature timestamp);
+ * - B-LT: then an incremental update with the /DSS (`appendValidationData`): the signer's chain and the
+ *   signature timestamp token's certificates, with what `gather` found for them, and a /VRI entry for the
+ *   signature. Reached only when every certificate of those chains that is not self-issued (a root) had its
+ *   issuer among them and got an OCSP response or a CRL; else the file stays at B-T with the shortfall;
+ * - B-LTA: then a document timestamp (`appendDocumentTimestamp`) and one more /DSS update with its TSA's chain
+ *   and revocation data (and a /VRI entry for it). Reached only when B-LT was and that chain is fully covered
+ *   too; the document timestamp is added either way (it protects the data gathered).
+ * @throws Error when `tsa` (B-T and up) or `gather` (B-LT and up) is missing; what `signPdf`,
+ *   `appendValidationData`, `appendDocumentTimestamp` and `gather` throw (a TSA failure is never a shortfall:
+ *   the signature is not silently downgraded).
+ */
+export async function signPdfAtLevel(
+  pdfWithPlaceholder: Uint8Array,
+  signer: CmsSigner,
+  options: LevelOptions,
+): Promise<LevelledSignature> {
+  const { level, tsa, gather } = options;
+  if (level === 'B-B') return { pdf: await signPdf(pdfWithPlaceholder, signer), level, shortfall: [] };
+  if (!tsa) throw new Error(`PAdES ${level}: a TSA is needed for the signature timestamp`);
+  let token: Uint8Array | undefined;
+  const recording: SignatureTimestamper = {
+    timestamp: async (digest) => {
+      const result = await tsa.timestamp(digest);
+      token = result.token;
+      return result;
+    },
+  };
+  const signed = await signWithCms(pdfWithPlaceholder, signer, recording);
+  if (level === 'B-T') return { pdf: signed.pdf, level, shortfall: [] };
+  if (!gather) throw new Error(`PAdES ${level}: a source of revocation data is needed`);
+  if (!token) throw new Error('PAdES: the signature timestamp token was not kept');
+
+  const signatureChain = uniqueDer([...signer.certificateChain, ...tokenCertificates(token)]);
+  const first = await validationData(signatureChain, gather);
+  let pdf = await appendValidationData(signed.pdf, first.material, [
+    { signatureContents: signed.cms, ...first.material },
+  ]);
+  const shortfall = [...first.shortfall];
+  let reached: SignatureLevel = shortfall.length === 0 ? 'B-LT' : 'B-T';
+  if (level === 'B-LT') return { pdf, level: reached, shortfall };
+
+  const stamped = await appendDocumentTimestamp(pdf, tsa);
+  const second = await validationData(uniqueDer(tokenCertificates(stamped.token)), gather);
+  pdf = await appendValidationData(stamped.pdf, second.material, [
+    { signatureContents: stamped.token, ...second.material },
+  ]);
+  for (const gap of second.shortfall) if (!shortfall.includes(gap)) shortfall.push(gap);
+  if (reached === 'B-LT' && second.shortfall.length === 0) reached = 'B-LTA';
+  return { pdf, level: reached, shortfall };
+}
+
+/** What `gather` found for `chain`, the chain's certificates added, and the gaps as sentences. */
+async function validationData(
+  chain: Uint8Array[],
+  gather: GatherValidationData,
+): Promise<{ material: ValidationMaterial; shortfall: string[] }> {
+  const { material, missing } = await gather(chain);
+  const shortfall = [
+    ...issuerGaps(chain),
+    ...missing.map((m) => `no revocation data for certificate "${m.subject}": ${m.reason}`),
+  ];
+  return {
+    material: {
+      certs: uniqueDer([...chain, ...material.certs]),
+      ocsps: uniqueDer(material.ocsps),
+      crls: uniqueDer(material.crls),
+    },
+    shortfall,
+  };
+}
+
+/**
+ * Certificates of `chain` that are not self-issued and whose issuer is not in `chain`: their revocation
+ * cannot be gathered (OCSP and CRLs are checked against the issuer's key, RFC 6960 4.1.1, RFC 5280 6.3).
+ */
+function issuerGaps(chain: readonly Uint8Array[]): string[] {
+  const certs = chain.map((der) => pkijs.Certificate.fromBER(der));
+  return certs
+    .filter((c) => !c.issuer.isEqual(c.subject) && !certs.some((i) => i.subject.isEqual(c.issuer)))
+    .map(
+      (c) =>
+        `no issuer certificate for "${commonName(c.subject)}" in its chain: its revocation data cannot be gathered`,
+    );
+}
+
+/** The CN of a name, else its first attribute's value, for messages. */
+function commonName(dn: pkijs.RelativeDistinguishedNames): string {
+  const pick = dn.typesAndValues.find((t) => t.type === '2.5.4.3') ?? dn.typesAndValues[0];
+  const value: unknown = pick?.value.valueBlock.value;
+  return typeof value === 'string' ? value : '(unnamed)';
+}
+
+/**
+ * The certificates (DER) a TimeStampToken carries (RFC 3161 2.4.2: the TSA's, with its chain when the
+ * request asked for it, `certReq`).
+ * @throws Error when the token is not a CMS SignedData.
+ */
+function tokenCertificates(token: Uint8Array): Uint8Array[] {
+  const { signedData } = readSignedData(token);
+  return (signedData.certificates ?? [])
+    .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
+    .map((c) => new Uint8Array(c.toSchema().toBER(false)));
+}
+
+function uniqueDer(blobs: readonly Uint8Array[]): Uint8Array[] {
+  const seen = new Set<string>();
+  return blobs.filter((b) => {
+    const key = Buffer.from(b).toString('base64');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -1,0 +1,356 @@
+/**
+ * PAdES B-LT and B-LTA: validation data (/DSS, /VRI) and document timestamps appended as incremental updates
+ * to a PDF signed with the test PKI (`test/harness/pki.ts`) and the loopback TSA (`test/harness/tsa.ts`),
+ * checked by third parties: `qpdf --check`, poppler's `pdfsig`, `openssl ts -verify` on the document
+ * timestamp, and pikepdf (python3-pikepdf) reading the /DSS independently.
+ */
+import { execFile } from 'node:child_process';
+import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
+import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestPki, type TestPki } from '../../test/harness/pki';
+import { startTestTsa, type TestTsa } from '../../test/harness/tsa';
+import type { CmsSigner, SignatureTimestamper } from './cades';
+import { appendDocumentTimestamp, appendValidationData, vriKey } from './ltv';
+import { type GatherValidationData, PADES_SIGNATURE_LENGTH, signPdf, signPdfAtLevel } from './pades';
+
+const run = promisify(execFile);
+/** Debian's interpreter: python3-pikepdf is installed for it, not for other pythons on the PATH. */
+const PYTHON = '/usr/bin/python3';
+
+let pki: TestPki;
+let tsaServer: TestTsa;
+let tmp: string;
+let signer: CmsSigner;
+let tsa: SignatureTimestamper;
+let fileCount = 0;
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  tsaServer = await startTestTsa(pki);
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'notary-ltv-test-'));
+  const key = createPrivateKey(pki.rsa.keyPem);
+  signer = {
+    certificateChain: [pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer],
+    algorithm: 'RSASSA-PKCS1-v1_5-SHA256',
+    sign: async (data) => new Uint8Array(cryptoSign('sha256', data, key)),
+  };
+  tsa = opensslTsaClient(tsaServer.url);
+});
+
+afterAll(async () => {
+  await tsaServer?.stop();
+  await pki?.dispose();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+async function file(bytes: Uint8Array, ext = 'pdf'): Promise<string> {
+  fileCount += 1;
+  const p = path.join(tmp, `f${fileCount}.${ext}`);
+  await writeFile(p, bytes);
+  return p;
+}
+
+/** RFC 3161 client made of the openssl CLI (query and token extraction) and fetch, for the loopback TSA. */
+function opensslTsaClient(url: string): SignatureTimestamper {
+  return {
+    timestamp: async (digest) => {
+      const query = path.join(tmp, `q${++fileCount}.tsq`);
+      await run('openssl', [
+        'ts',
+        '-query',
+        '-digest',
+        Buffer.from(digest).toString('hex'),
+        '-sha256',
+        '-cert',
+        '-out',
+        query,
+      ]);
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/timestamp-query' },
+        body: await readFile(query),
+      });
+      if (!response.ok) throw new Error(`test TSA: HTTP ${response.status}`);
+      const reply = await file(new Uint8Array(await response.arrayBuffer()), 'tsr');
+      const token = `${reply}.tok`;
+      await run('openssl', ['ts', '-reply', '-in', reply, '-token_out', '-out', token]);
+      return { token: new Uint8Array(await readFile(token)) };
+    },
+  };
+}
+
+/** A one-page PDF with a PAdES placeholder (no object streams, as the service's renderer writes it). */
+async function placeholderPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  page.drawText('Certificate of notarization', {
+    x: 50,
+    y: 780,
+    size: 18,
+    font: await doc.embedFont(StandardFonts.Helvetica),
+  });
+  pdflibAddPlaceholder({
+    pdfDoc: doc,
+    reason: 'Notarization certificate',
+    contactInfo: 'notary@example.test',
+    name: 'Notary',
+    location: 'Test',
+    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
+    signatureLength: PADES_SIGNATURE_LENGTH,
+    widgetRect: [0, 0, 0, 0],
+  });
+  return doc.save({ useObjectStreams: false });
+}
+
+/** `pdfsig` stdout (it may exit non-zero on a bad signature; stdout still counts). */
+async function pdfsig(pdf: Uint8Array): Promise<string> {
+  const result = await run('pdfsig', ['-nssdir', `sql:${pki.nssDir}`, await file(pdf)]).catch(
+    (e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }),
+  );
+  return result.stdout;
+}
+
+/**
+ * pdfsig on a signed and document-timestamped file. Poppler 22.12 does not verify ETSI.RFC3161 document
+ * timestamps ("Signature Type: unknown", "not yet been verified"; `openssl ts -verify` is their judge here),
+ * but it does list the field and the TSA as its signer, and it still finds the signature, whose range the
+ * later updates leave, valid and trusted.
+ */
+function expectPdfsigBoth(out: string): void {
+  const [, first = '', second = ''] = out.split(/Signature #\d+:/);
+  expect(first).toContain('Signature Type: ETSI.CAdES.detached');
+  expect(first).toContain('Signature Validation: Signature is Valid.');
+  expect(first).toContain('Certificate Validation: Certificate is Trusted.');
+  expect(second).toContain('Signature Field Name: DocumentTimestamp');
+  expect(second).toContain('Signer Certificate Common Name: Notary Test TSA');
+  expect(second).toContain('Signing Hash Algorithm: SHA-256');
+  expect(second).not.toMatch(/Invalid|Mismatch/);
+}
+
+/** openssl: the token's imprint is SHA-256 of the two byte ranges, and it chains to the test CA. */
+async function expectTimestampVerifies(pdf: Uint8Array, byteRange: number[], token: Uint8Array) {
+  const [a = 0, b = 0, c = 0, d = 0] = byteRange;
+  const ranges = await file(Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]), 'bin');
+  const { stdout } = await run('openssl', [
+    'ts',
+    '-verify',
+    '-data',
+    ranges,
+    '-in',
+    await file(token, 'tok'),
+    '-token_in',
+    '-CAfile',
+    pki.caChainPath,
+  ]);
+  expect(stdout).toContain('Verification: OK');
+}
+
+async function qpdfCheck(pdf: Uint8Array): Promise<void> {
+  // qpdf exits 0 only without errors and warnings (3 for warnings).
+  await run('qpdf', ['--check', await file(pdf)]);
+}
+
+/** Every /ByteRange and the DER value of its /Contents, in file order. */
+function signatures(pdf: Uint8Array): { byteRange: number[]; contents: Uint8Array }[] {
+  const text = Buffer.from(pdf).toString('latin1');
+  return [...text.matchAll(/\/ByteRange \[ *(\d+) (\d+) (\d+) (\d+) *\]/g)].map((m) => {
+    const byteRange = m.slice(1, 5).map(Number);
+    const [a = 0, b = 0, c = 0] = byteRange;
+    const hex = text.slice(a + b + 1, c - 1);
+    return { byteRange, contents: new Uint8Array(Buffer.from(hex, 'hex')) };
+  });
+}
+
+/** What pikepdf reads of the /DSS: counts of each array, and per /VRI key the counts of its arrays. */
+async function readDss(pdf: Uint8Array): Promise<{
+  certs: number;
+  ocsps: number;
+  crls: number;
+  certSha256: string[];
+  vri: Record<string, { cert: number; ocsp: number; crl: number }>;
+}> {
+  const script = `
+import hashlib, json, sys, pikepdf
+pdf = pikepdf.open(sys.argv[1])
+dss = pdf.Root.get('/DSS')
+count = lambda d, k: len(d.get(k)) if d is not None and k in d else 0
+out = {'certs': count(dss, '/Certs'), 'ocsps': count(dss, '/OCSPs'), 'crls': count(dss, '/CRLs'), 'vri': {},
+       'certSha256': [hashlib.sha256(s.read_bytes()).hexdigest() for s in (dss.get('/Certs') or [])]}
+for key, entry in (dss.get('/VRI') or {}).items():
+    out['vri'][key[1:]] = {'cert': count(entry, '/Cert'), 'ocsp': count(entry, '/OCSP'), 'crl': count(entry, '/CRL')}
+print(json.dumps(out))
+`;
+  const { stdout } = await run(PYTHON, ['-c', script, await file(pdf)]);
+  return JSON.parse(stdout);
+}
+
+const sha256Hex = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const sha1Upper = (b: Uint8Array) => createHash('sha1').update(b).digest('hex').toUpperCase();
+
+/** Trims the placeholder's zero padding off a /Contents value: the DER length says where it ends. */
+function der(contents: Uint8Array): Uint8Array {
+  const first = contents[1] ?? 0;
+  if (!(first & 0x80)) return contents.subarray(0, 2 + first);
+  const n = first & 0x7f;
+  let len = 0;
+  for (let i = 0; i < n; i += 1) len = len * 256 + (contents[2 + i] ?? 0);
+  return contents.subarray(0, 2 + n + len);
+}
+
+/** A source that finds nothing and reports nothing missing: the level logic then reaches what is asked. */
+const noRevocation: GatherValidationData = async () => ({
+  material: { certs: [], ocsps: [], crls: [] },
+  missing: [],
+});
+
+describe('appendValidationData', () => {
+  it('adds /DSS with /Certs and a /VRI keyed by SHA-1 of the CMS, as an incremental update', async () => {
+    const signed = await signPdf(await placeholderPdf(), signer, tsa);
+    const [signature] = signatures(signed);
+    expect(signature).toBeDefined();
+    const cms = der(signature?.contents ?? new Uint8Array());
+    const certs = [...signer.certificateChain, pki.tsa.certDer];
+    const extended = await appendValidationData(signed, { certs, ocsps: [], crls: [] }, [
+      { signatureContents: cms, certs, ocsps: [], crls: [] },
+    ]);
+
+    expect(Buffer.from(extended.subarray(0, signed.length)).equals(Buffer.from(signed))).toBe(true);
+    await qpdfCheck(extended);
+    const out = await pdfsig(extended);
+    expect(out).toContain('Signature Validation: Signature is Valid.');
+    expect(out).toContain('Certificate Validation: Certificate is Trusted.');
+
+    const dss = await readDss(extended);
+    expect(dss).toMatchObject({ certs: 4, ocsps: 0, crls: 0 });
+    expect(dss.certSha256.sort()).toEqual(certs.map(sha256Hex).sort());
+    expect(Object.keys(dss.vri)).toEqual([sha1Upper(cms)]);
+    expect(vriKey(signature?.contents ?? new Uint8Array())).toBe(sha1Upper(cms));
+    expect(dss.vri[sha1Upper(cms)]).toEqual({ cert: 4, ocsp: 0, crl: 0 });
+  });
+
+  it('merges into an existing /DSS: identical blobs written once, earlier entries kept', async () => {
+    const signed = await signPdf(await placeholderPdf(), signer);
+    const cms = der(signatures(signed)[0]?.contents ?? new Uint8Array());
+    const firstCerts = [pki.rsa.certDer, pki.intermediate.certDer];
+    const once = await appendValidationData(signed, { certs: firstCerts, ocsps: [], crls: [] }, [
+      { signatureContents: cms, certs: firstCerts, ocsps: [], crls: [] },
+    ]);
+    // Fake revocation blobs are fine here: the store holds bytes, it does not judge them.
+    const ocsp = new Uint8Array([0x30, 0x03, 0x0a, 0x01, 0x00]);
+    const secondCerts = [pki.intermediate.certDer, pki.root.certDer];
+    const twice = await appendValidationData(once, { certs: secondCerts, ocsps: [ocsp], crls: [] }, [
+      { signatureContents: cms, certs: secondCerts, ocsps: [ocsp], crls: [] },
+    ]);
+    const thrice = await appendValidationData(twice, { certs: firstCerts, ocsps: [ocsp], crls: [] });
+
+    expect(Buffer.from(twice.subarray(0, once.length)).equals(Buffer.from(once))).toBe(true);
+    await qpdfCheck(thrice);
+    const dss = await readDss(thrice);
+    expect(dss).toMatchObject({ certs: 3, ocsps: 1, crls: 0 });
+    expect(dss.certSha256.sort()).toEqual(
+      [pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer].map(sha256Hex).sort(),
+    );
+    expect(dss.vri).toEqual({ [sha1Upper(cms)]: { cert: 3, ocsp: 1, crl: 0 } });
+    expect(await pdfsig(thrice)).toContain('Signature Validation: Signature is Valid.');
+  });
+});
+
+describe('appendDocumentTimestamp', () => {
+  it('adds a /DocTimeStamp over the whole file that openssl and pdfsig accept', async () => {
+    const signed = await signPdf(await placeholderPdf(), signer, tsa);
+    const { pdf, token } = await appendDocumentTimestamp(signed, tsa);
+    expect(Buffer.from(pdf.subarray(0, signed.length)).equals(Buffer.from(signed))).toBe(true);
+    await qpdfCheck(pdf);
+
+    const all = signatures(pdf);
+    expect(all).toHaveLength(2);
+    const stamp = all[1];
+    const [a = 0, , c = 0, d = 0] = stamp?.byteRange ?? [];
+    expect(a).toBe(0);
+    expect(c + d).toBe(pdf.length);
+    expect(Buffer.from(der(stamp?.contents ?? new Uint8Array())).equals(Buffer.from(token))).toBe(true);
+    const text = Buffer.from(pdf).toString('latin1');
+    expect(text).toMatch(/\/Type \/DocTimeStamp/);
+    expect(text).toMatch(/\/SubFilter \/ETSI\.RFC3161/);
+
+    await expectTimestampVerifies(pdf, stamp?.byteRange ?? [], token);
+
+    const out = await pdfsig(pdf);
+    expectPdfsigBoth(out);
+    expect(out.split('Signature #2:')[1]).toContain('Total document signed');
+  });
+});
+
+describe('signPdfAtLevel', () => {
+  it('B-LTA with the test PKI (no AIA): DSS gets the certificates, level B-T with the shortfall', async () => {
+    const original = await placeholderPdf();
+    const gathered: (readonly Uint8Array[])[] = [];
+    const gather: GatherValidationData = async (chain) => {
+      gathered.push(chain);
+      return {
+        material: { certs: [], ocsps: [], crls: [] },
+        missing: [{ subject: 'Notary Test Signer', reason: 'no OCSP or CRL URL in the certificate' }],
+      };
+    };
+    const result = await signPdfAtLevel(original, signer, { level: 'B-LTA', tsa, gather });
+    expect(result.level).toBe('B-T');
+    expect(result.shortfall).toEqual([
+      'no revocation data for certificate "Notary Test Signer": no OCSP or CRL URL in the certificate',
+    ]);
+    expect(gathered).toHaveLength(2);
+    // The signer chain and the signature timestamp's TSA chain, once each.
+    expect(gathered[0]?.map(sha256Hex).sort()).toEqual(
+      [pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer, pki.tsa.certDer].map(sha256Hex).sort(),
+    );
+    await qpdfCheck(result.pdf);
+    const dss = await readDss(result.pdf);
+    expect(dss).toMatchObject({ certs: 4, ocsps: 0, crls: 0 });
+    const [signature, stamp] = signatures(result.pdf);
+    expect(Object.keys(dss.vri).sort()).toEqual(
+      [signature, stamp].map((s) => sha1Upper(der(s?.contents ?? new Uint8Array()))).sort(),
+    );
+    await expectTimestampVerifies(
+      result.pdf,
+      stamp?.byteRange ?? [],
+      der(stamp?.contents ?? new Uint8Array()),
+    );
+    // Four revisions: the signed file (its signature covers it all), the /DSS, the document timestamp (its
+    // range ends where the last /DSS update starts) and the /DSS of the timestamp's chain.
+    const text = Buffer.from(result.pdf).toString('latin1');
+    expect(text.match(/%%EOF/g)).toHaveLength(4);
+    const [, , c = 0, d = 0] = signature?.byteRange ?? [];
+    expect(text.slice(0, c + d).endsWith('%%EOF')).toBe(true);
+    const [, , sc = 0, sd = 0] = stamp?.byteRange ?? [];
+    expect(text.slice(0, sc + sd).endsWith('%%EOF\n')).toBe(true);
+    expectPdfsigBoth(await pdfsig(result.pdf));
+  });
+
+  it('B-LTA reached when every certificate is covered', async () => {
+    const result = await signPdfAtLevel(await placeholderPdf(), signer, {
+      level: 'B-LTA',
+      tsa,
+      gather: noRevocation,
+    });
+    expect(result).toMatchObject({ level: 'B-LTA', shortfall: [] });
+    await qpdfCheck(result.pdf);
+  });
+
+  it('B-B and B-T are plain signatures; a missing TSA or revocation source is an error', async () => {
+    const bb = await signPdfAtLevel(await placeholderPdf(), signer, { level: 'B-B' });
+    expect(bb.level).toBe('B-B');
+    expect(signatures(bb.pdf)).toHaveLength(1);
+    const bt = await signPdfAtLevel(await placeholderPdf(), signer, { level: 'B-T', tsa });
+    expect(bt.level).toBe('B-T');
+    await expect(signPdfAtLevel(await placeholderPdf(), signer, { level: 'B-T' })).rejects.toThrow(/TSA/);
+    await expect(signPdfAtLevel(await placeholderPdf(), signer, { level: 'B-LT', tsa })).rejects.toThrow(
+      /revocation/,
+    );
+  });
+});

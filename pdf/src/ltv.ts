@@ -1,0 +1,375 @@
+/**
+ * Long-term validation data of a signed PDF (PAdES baseline B-LT and B-LTA, ETSI EN 319 142-1 clauses 5.4 and
+ * 6.3): the Document Security Store (`/DSS`, ISO 32000-2 12.8.4.3; ETSI EN 319 142-1 5.4.2) holding the
+ * certificates, OCSP responses and CRLs a verifier needs once the responders are gone, and the document
+ * timestamp (`/Type /DocTimeStamp`, `/SubFilter /ETSI.RFC3161`, ISO 32000-2 12.8.5; ETSI EN 319 142-1 5.4.3)
+ * that seals the file with that data. Each is an incremental update (ISO 32000-1 7.5.6, `incremental.ts`):
+ * the bytes before it, earlier signatures included, never change.
+ */
+import { createHash } from 'node:crypto';
+import {
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFRawStream,
+  PDFRef,
+  PDFString,
+} from 'pdf-lib';
+import { decodeBounded } from './bounded-decode';
+import type { SignatureTimestamper } from './cades';
+import { IncrementalUpdate, inspectOriginal, UnsoundPdfError } from './incremental';
+
+/** DER blobs, as a PAdES /DSS holds them (ETSI EN 319 142-1 5.4.2). */
+export interface ValidationMaterial {
+  certs: Uint8Array[];
+  ocsps: Uint8Array[];
+  crls: Uint8Array[];
+}
+
+/** The validation data of one signature, for its /VRI entry (ETSI EN 319 142-1 5.4.2.2). */
+export interface SignatureValidationData extends ValidationMaterial {
+  /**
+   * The signature's /Contents bytes: the DER CMS (a trailing zero padding, as the placeholder leaves it, is
+   * ignored: the key is over the DER value only).
+   */
+  signatureContents: Uint8Array;
+}
+
+/**
+ * Most entries an existing /DSS array or /VRI dictionary may have: a store of a real file holds tens. Past
+ * it the file is refused (hostile input), not read.
+ */
+export const DSS_MAX_ENTRIES = 10_000;
+
+/** Largest decoded size of one existing /DSS stream read to find duplicates (a large CA's CRL is a few MB). */
+export const DSS_MAX_STREAM_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Bytes reserved at first for a document timestamp token (/Contents holds twice as many hex digits). The
+ * test TSA's token with its chain is about 5 KiB; public TSAs' up to about 8. A larger token is fitted by a
+ * second attempt with a placeholder its size plus `DOC_TIMESTAMP_SLACK_BYTES`.
+ */
+export const DOC_TIMESTAMP_PLACEHOLDER_BYTES = 16 * 1024;
+const DOC_TIMESTAMP_SLACK_BYTES = 2 * 1024;
+/** Largest token ever placed (the second attempt's bound): a TSA answering more is refused. */
+export const DOC_TIMESTAMP_MAX_BYTES = 256 * 1024;
+
+const name = (n: string) => PDFName.of(n);
+
+/**
+ * The /VRI key of a signature: uppercase hex SHA-1 of its /Contents DER value (ETSI EN 319 142-1 5.4.2.2;
+ * ISO 32000-2 12.8.4.4). `contents` may carry the placeholder's zero padding after the DER value.
+ * @throws Error when `contents` does not start with a DER length the bytes can hold.
+ */
+export function vriKey(contents: Uint8Array): string {
+  return createHash('sha1').update(derValue(contents)).digest('hex').toUpperCase();
+}
+
+/** The first DER TLV of `bytes` (X.690 8.1: definite length, short or long form up to 4 length bytes). */
+function derValue(bytes: Uint8Array): Uint8Array {
+  const first = bytes[1];
+  if (bytes.length < 2 || first === undefined) throw new Error('signature contents: not DER');
+  let length = first;
+  let header = 2;
+  if (first & 0x80) {
+    const count = first & 0x7f;
+    if (count === 0 || count > 4) throw new Error('signature contents: unsupported DER length');
+    length = 0;
+    for (let i = 0; i < count; i += 1) length = length * 256 + (bytes[2 + i] ?? 0);
+    header += count;
+  }
+  if (header + length > bytes.length) throw new Error('signature contents: DER value longer than the bytes');
+  return bytes.subarray(0, header + length);
+}
+
+/** Loads `pdf` for an incremental update; throws `UnsoundPdfError` for files that cannot get one. */
+async function beginUpdate(pdf: Uint8Array): Promise<{ doc: PDFDocument; update: IncrementalUpdate }> {
+  const structure = inspectOriginal(pdf);
+  if (structure.encrypted) throw new UnsoundPdfError('encrypted PDF: validation data cannot be added');
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  return { doc, update: IncrementalUpdate.begin(doc, pdf, structure) };
+}
+
+/**
+ * The array under `key` of `dict` for appending: an indirect array is changed in place (only that object is
+ * rewritten), a direct one too, a missing one created direct. Bounded by `DSS_MAX_ENTRIES`.
+ * @throws UnsoundPdfError when the entry is not an array or is too long.
+ */
+function arrayOf(doc: PDFDocument, dict: PDFDict, key: string): PDFArray {
+  const value = dict.lookup(name(key));
+  if (value === undefined) {
+    const created = doc.context.obj([]);
+    dict.set(name(key), created);
+    return created;
+  }
+  if (!(value instanceof PDFArray)) throw new UnsoundPdfError(`/${key} is not an array`);
+  if (value.size() > DSS_MAX_ENTRIES)
+    throw new UnsoundPdfError(`/${key} has more than ${DSS_MAX_ENTRIES} entries`);
+  return value;
+}
+
+const sha256Hex = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** One /DSS stream array (/Certs, /OCSPs or /CRLs) with the SHA-256 of each blob already in it. */
+class StreamArray {
+  private readonly byDigest = new Map<string, PDFRef>();
+  /** Streams appended by `add`. */
+  added = 0;
+
+  constructor(
+    private readonly doc: PDFDocument,
+    private readonly array: PDFArray,
+  ) {
+    for (const item of array.asArray()) {
+      if (!(item instanceof PDFRef)) continue;
+      const stream = doc.context.lookup(item);
+      if (!(stream instanceof PDFRawStream)) continue;
+      let bytes: Uint8Array;
+      try {
+        bytes = decodeBounded(stream, DSS_MAX_STREAM_BYTES);
+      } catch {
+        // An undecodable entry of another writer stays as it is; it just cannot be matched.
+        continue;
+      }
+      this.byDigest.set(sha256Hex(bytes), item);
+    }
+  }
+
+  /** The reference of the stream holding `der`: the existing one, else a new Flate stream appended. */
+  add(der: Uint8Array): PDFRef {
+    const digest = sha256Hex(der);
+    const existing = this.byDigest.get(digest);
+    if (existing) return existing;
+    const ref = this.doc.context.register(this.doc.context.flateStream(der));
+    this.array.push(ref);
+    this.added += 1;
+    this.byDigest.set(digest, ref);
+    return ref;
+  }
+}
+
+/**
+ * Appends an incremental update merging `material` into the catalog's /DSS (ETSI EN 319 142-1 5.4.2; ISO
+ * 32000-2 12.8.4.3), creating it (an indirect dictionary) when absent:
+ * - /Certs, /OCSPs, /CRLs: arrays of indirect streams (Flate) holding each DER blob; blobs already in the
+ *   store (same decoded bytes, whoever wrote them) are not written again, and existing entries are kept;
+ * - /VRI: per signature of `vri`, the entry keyed by `vriKey(signatureContents)` with /Cert, /OCSP, /CRL
+ *   arrays referencing the same streams (merged with an existing entry of that key). Empty arrays are left out.
+ * Returns the original bytes followed by the update (only the changed objects: the catalog when the /DSS is
+ * new, the store's dictionaries and arrays, the new streams), or `pdf` itself when everything was there.
+ * @throws UnsoundPdfError when the file cannot be updated incrementally (broken cross-reference chain,
+ *   encryption, a /DSS that is not a dictionary or has more than `DSS_MAX_ENTRIES` entries); pdf-lib's
+ *   parsing errors; `PdfBoundError` past the bounds of `inspectOriginal`.
+ */
+export async function appendValidationData(
+  pdf: Uint8Array,
+  material: ValidationMaterial,
+  vri?: SignatureValidationData[],
+): Promise<Uint8Array> {
+  const { doc, update } = await beginUpdate(pdf);
+  const { context, catalog } = doc;
+  // Whether anything is new: an update with nothing in it would be an empty xref section (invalid).
+  let changed = false;
+  let dss = catalog.lookup(name('DSS'));
+  if (dss === undefined) {
+    changed = true;
+    dss = context.obj({});
+    catalog.set(name('DSS'), context.register(dss));
+  }
+  if (!(dss instanceof PDFDict)) throw new UnsoundPdfError('/DSS is not a dictionary');
+  const store = dss;
+  const lazy = new Map<string, StreamArray>();
+  const streams = (key: 'Certs' | 'OCSPs' | 'CRLs'): StreamArray => {
+    let found = lazy.get(key);
+    if (!found) {
+      found = new StreamArray(doc, arrayOf(doc, store, key));
+      lazy.set(key, found);
+    }
+    return found;
+  };
+  const addAll = (key: 'Certs' | 'OCSPs' | 'CRLs', blobs: readonly Uint8Array[]) =>
+    blobs.map((der) => streams(key).add(der));
+
+  addAll('Certs', material.certs);
+  addAll('OCSPs', material.ocsps);
+  addAll('CRLs', material.crls);
+
+  if (vri && vri.length > 0) {
+    let vriDict = store.lookup(name('VRI'));
+    if (vriDict === undefined) {
+      changed = true;
+      vriDict = context.obj({});
+      store.set(name('VRI'), vriDict);
+    }
+    if (!(vriDict instanceof PDFDict)) throw new UnsoundPdfError('/DSS /VRI is not a dictionary');
+    if (vriDict.keys().length > DSS_MAX_ENTRIES) {
+      throw new UnsoundPdfError(`/DSS /VRI has more than ${DSS_MAX_ENTRIES} entries`);
+    }
+    for (const signature of vri) {
+      const key = name(vriKey(signature.signatureContents));
+      let entry = vriDict.lookup(key);
+      if (entry === undefined) {
+        changed = true;
+        entry = context.obj({});
+        vriDict.set(key, entry);
+      }
+      if (!(entry instanceof PDFDict))
+        throw new UnsoundPdfError(`/VRI /${key.decodeText()} is not a dictionary`);
+      const vriEntry = entry;
+      const link = (vriName: 'Cert' | 'OCSP' | 'CRL', refs: PDFRef[]) => {
+        if (refs.length === 0) return;
+        const array = arrayOf(doc, vriEntry, vriName);
+        const present = new Set(array.asArray().filter((r): r is PDFRef => r instanceof PDFRef));
+        for (const ref of refs) {
+          if (!present.has(ref)) {
+            array.push(ref);
+            changed = true;
+          }
+          present.add(ref);
+        }
+      };
+      link('Cert', addAll('Certs', signature.certs));
+      link('OCSP', addAll('OCSPs', signature.ocsps));
+      link('CRL', addAll('CRLs', signature.crls));
+    }
+  }
+  // Arrays created for nothing are left out (an empty /CRLs says nothing).
+  for (const key of ['Certs', 'OCSPs', 'CRLs']) {
+    const value = store.get(name(key));
+    if (value instanceof PDFArray && value.size() === 0) store.delete(name(key));
+  }
+  if (!changed && [...lazy.values()].every((s) => s.added === 0)) return pdf;
+  await doc.flush();
+  return update.write();
+}
+
+/** Placeholder of /ByteRange as @signpdf writes it (filled in place, padded with spaces to its length). */
+const BYTE_RANGE_PLACEHOLDER = '**********';
+
+/**
+ * Appends an incremental update adding a document timestamp (ISO 32000-2 12.8.5; ETSI EN 319 142-1 5.4.3,
+ * PAdES B-LTA): a new signature field (a widget with /Rect [0 0 0 0] on the last page, a /T no other field
+ * has, added to the AcroForm's /Fields, /SigFlags 3) whose value dictionary is
+ * `/Type /DocTimeStamp /Filter /Adobe.PPKLite /SubFilter /ETSI.RFC3161 /ByteRange [...] /Contents <...>`,
+ * /Contents holding the RFC 3161 TimeStampToken (DER, zero-padded) that `tsa` returns for SHA-256 of the two
+ * byte ranges (everything but /Contents' hex string, up to the end of the update).
+ * The placeholder holds `DOC_TIMESTAMP_PLACEHOLDER_BYTES`; a larger token (up to `DOC_TIMESTAMP_MAX_BYTES`)
+ * costs one more TSA request with a placeholder sized to it.
+ * @returns the new PDF (the original bytes, then the update) and the token.
+ * @throws UnsoundPdfError as `appendValidationData`, and when the file has no page; Error when the token does
+ *   not fit; the TSA's errors (the server's TSA adapter: `AppError('BAD_GATEWAY')`).
+ */
+export async function appendDocumentTimestamp(
+  pdf: Uint8Array,
+  tsa: SignatureTimestamper,
+): Promise<{ pdf: Uint8Array; token: Uint8Array }> {
+  const first = await timestampAttempt(pdf, tsa, DOC_TIMESTAMP_PLACEHOLDER_BYTES);
+  if ('pdf' in first) return first;
+  if (first.tokenBytes + DOC_TIMESTAMP_SLACK_BYTES > DOC_TIMESTAMP_MAX_BYTES) {
+    throw new Error(
+      `document timestamp: the TSA's token is ${first.tokenBytes} bytes, more than ${DOC_TIMESTAMP_MAX_BYTES}`,
+    );
+  }
+  const second = await timestampAttempt(pdf, tsa, first.tokenBytes + DOC_TIMESTAMP_SLACK_BYTES);
+  if ('pdf' in second) return second;
+  throw new Error(
+    `document timestamp: the TSA's token grew to ${second.tokenBytes} bytes between two requests`,
+  );
+}
+
+async function timestampAttempt(
+  pdf: Uint8Array,
+  tsa: SignatureTimestamper,
+  capacity: number,
+): Promise<{ pdf: Uint8Array; token: Uint8Array } | { tokenBytes: number }> {
+  const prepared = await withTimestampPlaceholder(pdf, capacity);
+  const { bytes, byteRange } = fillByteRange(prepared, pdf.length);
+  const [, contentsStart = 0, contentsEnd = 0] = byteRange;
+  const digest = createHash('sha256')
+    .update(bytes.subarray(0, contentsStart))
+    .update(bytes.subarray(contentsEnd))
+    .digest();
+  const { token } = await tsa.timestamp(new Uint8Array(digest));
+  if (token.length > capacity) return { tokenBytes: token.length };
+  const hex = Buffer.from(token)
+    .toString('hex')
+    .padEnd(capacity * 2, '0');
+  bytes.write(hex, contentsStart + 1, 'latin1');
+  return { pdf: new Uint8Array(bytes), token };
+}
+
+/** `pdf` plus an update adding the document timestamp field with placeholders of `capacity` token bytes. */
+async function withTimestampPlaceholder(pdf: Uint8Array, capacity: number): Promise<Uint8Array> {
+  const { doc, update } = await beginUpdate(pdf);
+  const { context, catalog } = doc;
+  const page = doc.getPages().at(-1);
+  if (!page) throw new UnsoundPdfError('the PDF has no page to hold the document timestamp field');
+
+  const byteRange = PDFArray.withContext(context);
+  byteRange.push(PDFNumber.of(0));
+  for (let i = 0; i < 3; i += 1) byteRange.push(name(BYTE_RANGE_PLACEHOLDER));
+  // /ByteRange before /Contents: the filling below finds them in that order.
+  const value = context.obj({ Type: 'DocTimeStamp', Filter: 'Adobe.PPKLite', SubFilter: 'ETSI.RFC3161' });
+  value.set(name('ByteRange'), byteRange);
+  value.set(name('Contents'), PDFHexString.of('0'.repeat(capacity * 2)));
+  const valueRef = context.register(value);
+
+  let acroForm = catalog.lookup(name('AcroForm'));
+  if (acroForm === undefined) {
+    acroForm = context.obj({});
+    catalog.set(name('AcroForm'), context.register(acroForm));
+  }
+  if (!(acroForm instanceof PDFDict)) throw new UnsoundPdfError('/AcroForm is not a dictionary');
+  const fields = arrayOf(doc, acroForm, 'Fields');
+  const taken = new Set<string>();
+  for (const field of fields.asArray()) {
+    const dict = field instanceof PDFRef ? context.lookup(field) : field;
+    const title = dict instanceof PDFDict ? dict.lookup(name('T')) : undefined;
+    if (title instanceof PDFString || title instanceof PDFHexString) taken.add(title.decodeText());
+  }
+  let title = 'DocumentTimestamp';
+  for (let i = 2; taken.has(title); i += 1) title = `DocumentTimestamp${i}`;
+
+  // A merged field and widget (ISO 32000-1 12.7.3.1), invisible (/Rect [0 0 0 0]), flags Print + Locked.
+  const widget = context.obj({
+    Type: 'Annot',
+    Subtype: 'Widget',
+    FT: 'Sig',
+    Rect: [0, 0, 0, 0],
+    F: 132,
+    P: page.ref,
+  });
+  widget.set(name('T'), PDFString.of(title));
+  widget.set(name('V'), valueRef);
+  const widgetRef = context.register(widget);
+  fields.push(widgetRef);
+  // SignaturesExist | AppendOnly (12.7.2): viewers must save incrementally.
+  acroForm.set(name('SigFlags'), PDFNumber.of(3));
+  arrayOf(doc, page.node, 'Annots').push(widgetRef);
+
+  await doc.flush();
+  return update.write();
+}
+
+/**
+ * Fills the /ByteRange placeholder of the update (after `from`) in place: [0, start of /Contents' `<`, end
+ * after its `>`, rest of the file], padded with spaces to the placeholder's length (@signpdf's layout).
+ */
+function fillByteRange(pdf: Uint8Array, from: number): { bytes: Buffer; byteRange: number[] } {
+  const bytes = Buffer.from(pdf);
+  const at = bytes.indexOf('/ByteRange', from, 'latin1');
+  const close = at < 0 ? -1 : bytes.indexOf(']', at, 'latin1');
+  const contents = close < 0 ? -1 : bytes.indexOf('/Contents', close, 'latin1');
+  const open = contents < 0 ? -1 : bytes.indexOf('<', contents, 'latin1');
+  const end = open < 0 ? -1 : bytes.indexOf('>', open, 'latin1');
+  if (end < 0) throw new Error('document timestamp: placeholder not found in the update');
+  const byteRange = [0, open, end + 1, bytes.length - (end + 1)];
+  const placeholderLength = close + 1 - at;
+  const filled = `/ByteRange [${byteRange.join(' ')}]`;
+  if (filled.length > placeholderLength) throw new Error('document timestamp: /ByteRange does not fit');
+  bytes.write(filled.padEnd(placeholderLength, ' '), at, 'latin1');
+  return { bytes, byteRange };
+}
