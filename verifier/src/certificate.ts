@@ -99,7 +99,7 @@ async function readReceipt(pdf: Uint8Array): Promise<AttachedReceipt> {
  * The decoded bytes of `stream` (pdf-lib's filters), read in chunks.
  * @throws Error when they pass `max` bytes (nothing more is decoded), or pdf-lib's decoding errors.
  */
-function decodeAtMost(stream: PDFRawStream, max: number): Uint8Array {
+export function decodeAtMost(stream: PDFRawStream, max: number): Uint8Array {
   const decoder = decodePDFRawStream(stream);
   const chunks: Uint8Array[] = [];
   let total = 0;

@@ -8,6 +8,14 @@ export { EAS_ABI, SCHEMA_REGISTRY_ABI } from './evm.ts';
 export { formatReport } from './format.ts';
 export { recomputeMerkleRoot } from './merkle.ts';
 export {
+  type Dss,
+  type DssMaterial,
+  type PdfSignature,
+  PdfSignatureError,
+  type PdfSignatures,
+  readPdfSignatures,
+} from './pdf-signatures.ts';
+export {
   MERKLE_HASHING,
   parseReceipt,
   RECEIPT_FILE_NAME,
@@ -18,7 +26,15 @@ export {
   ReceiptSchema,
   serializeReceipt,
 } from './receipt.ts';
-export type { CheckId, CheckResult, CheckStatus, Evidence, VerifyReport } from './report.ts';
+export type {
+  CheckId,
+  CheckResult,
+  CheckStatus,
+  Evidence,
+  PadesLevel,
+  PadesReport,
+  VerifyReport,
+} from './report.ts';
 export {
   TSA_MAX_RESPONSE_BYTES,
   TsaClient,

@@ -29,6 +29,26 @@ export interface CheckResult {
   /** One line: why it passed, failed or did not run. */
   summary: string;
   evidence: Evidence[];
+  /** Check 6 only, when the certificate is signed: the PAdES level reached at the time judged. */
+  pades?: PadesReport;
+}
+
+/** ETSI EN 319 142-1 baseline levels, lowest first. */
+export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+
+/** Check 6's verdict on the PAdES level (ETSI EN 319 142-1 6.2 to 6.5). */
+export interface PadesReport {
+  /** The time T the signature was judged at, ISO 8601 UTC (`--at`, default now). */
+  at: string;
+  /** The level reached; null when the check failed or the SubFilter is not a PAdES baseline one. */
+  level: PadesLevel | null;
+  /** Why the next level is not reached (empty at B-LTA). */
+  notHigher: string[];
+  /** Document timestamps after the signature, and how many of them are valid. */
+  documentTimestamps: number;
+  validDocumentTimestamps: number;
+  /** Whether missing revocation data could be fetched (`--online`). */
+  online: boolean;
 }
 
 export interface VerifyReport {

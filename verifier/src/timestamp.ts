@@ -18,7 +18,9 @@ import { CheckBuilder, type CheckResult, notRun } from './report.ts';
  * encapsulating a TSTInfo whose message imprint is the expected hash; its signature (signed attributes
  * contentType id-ct-TSTInfo, messageDigest of the TSTInfo) verifies with the TSA certificate it carries, which
  * the ESS signing-certificate attribute names, whose extended key usage is exactly a critical
- * id-kp-timeStamping, and which chains to one of the given trust anchors at genTime.
+ * id-kp-timeStamping, and which chains to one of the given trust anchors at genTime (unless `chain` is
+ * false: the caller judges the TSA certificate itself, e.g. at another time). Returns genTime, the TSA
+ * certificate and the certificates the token carries; null when the token does not parse.
  */
 export async function verifyTimestampToken(
   c: CheckBuilder,
@@ -26,7 +28,8 @@ export async function verifyTimestampToken(
   imprint: Uint8Array,
   imprintLabel: string,
   tsaCa: Uint8Array[] | undefined,
-): Promise<{ genTime: Date } | null> {
+  chain = true,
+): Promise<{ genTime: Date; tsa?: pkijs.Certificate; certificates: pkijs.Certificate[] } | null> {
   let parsed: ReturnType<typeof parseSignedData>;
   let tst: pkijs.TSTInfo;
   let tstDer: Uint8Array;
@@ -55,7 +58,7 @@ export async function verifyTimestampToken(
   const cert = signerCertificate(parsed);
   if (!cert) {
     c.fail('TSA certificate', 'the token does not carry the certificate its SignerInfo names');
-    return { genTime: tst.genTime };
+    return { genTime: tst.genTime, certificates: parsed.certificates };
   }
   c.note('TSA', subjectName(cert));
   let sig: Awaited<ReturnType<typeof verifySignerInfo>>;
@@ -63,7 +66,7 @@ export async function verifyTimestampToken(
     sig = await verifySignerInfo(parsed, cert, tstDer, OID.tstInfo);
   } catch (e) {
     c.fail('signature', (e as Error).message);
-    return { genTime: tst.genTime };
+    return { genTime: tst.genTime, tsa: cert, certificates: parsed.certificates };
   }
   c.expect(
     sig.contentType,
@@ -88,17 +91,19 @@ export async function verifyTimestampToken(
     'extended key usage',
     eku ? 'critical id-kp-timeStamping only' : 'not exactly a critical id-kp-timeStamping',
   );
-  if (tsaCa && tsaCa.length > 0) {
-    const chain = await chainsTo(cert, parsed.certificates, tsaCa, tst.genTime);
+  if (!chain) {
+    // The caller judges the chain.
+  } else if (tsaCa && tsaCa.length > 0) {
+    const trusted = await chainsTo(cert, parsed.certificates, tsaCa, tst.genTime);
     c.expect(
-      chain.ok,
+      trusted.ok,
       'chain to --tsa-ca',
-      chain.ok ? `trusted at ${tst.genTime.toISOString()}` : chain.message,
+      trusted.ok ? `trusted at ${tst.genTime.toISOString()}` : trusted.message,
     );
   } else {
     c.skip('the TSA certificate chain (no --tsa-ca given)');
   }
-  return { genTime: tst.genTime };
+  return { genTime: tst.genTime, tsa: cert, certificates: parsed.certificates };
 }
 
 /** Check 5: the receipt's RFC 3161 token over the document's SHA-256. */
