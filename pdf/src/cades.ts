@@ -49,6 +49,10 @@ export const OID = {
   signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
   /** id-aa-signatureTimeStampToken (RFC 3161 appendix A). */
   signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
+  /** id-aa-ets-sigPolicyId (RFC 5126 5.8.1): the signature-policy-identifier signed attribute. */
+  sigPolicyId: '1.2.840.113549.1.9.16.2.15',
+  /** id-spq-ets-uri (RFC 5126 5.8.1): a SigPolicyQualifierInfo holding the policy's URL. */
+  spqEtsUri: '1.2.840.113549.1.9.16.5.1',
   tstInfo: '1.2.840.113549.1.9.16.1.4',
   sha1: '1.3.14.3.2.26',
   sha256: '2.16.840.1.101.3.4.2.1',
@@ -66,6 +70,24 @@ export const HASH_BY_OID: Readonly<Record<string, string>> = {
   [OID.sha512]: 'sha512',
 };
 
+/**
+ * A signature policy to sign under (RFC 5126 5.8.1, ETSI EN 319 122-1 5.2.9 signature-policy-identifier):
+ * the policy OID, the digest algorithm OID and hash of the policy document as the policy defines it, and
+ * optionally its URL (one `spuri` qualifier). ICP-Brasil values: `icp-brasil.ts`.
+ */
+export interface SignaturePolicyReference {
+  oid: string;
+  hashAlgorithm: string;
+  hash: Uint8Array;
+  uri?: string;
+}
+
+/** Options of `buildCadesSignature`. */
+export interface CadesOptions {
+  /** Adds the signature-policy-identifier signed attribute (CAdES-EPES; required by ICP-Brasil policies). */
+  policy?: SignaturePolicyReference;
+}
+
 export const sha256 = (data: Uint8Array): Uint8Array =>
   new Uint8Array(createHash('sha256').update(data).digest());
 
@@ -77,7 +99,10 @@ export const sha256 = (data: Uint8Array): Uint8Array =>
  * - certificates: `signer.certificateChain` as given;
  * - one `SignerInfo`, `sid` issuerAndSerialNumber, signed attributes exactly contentType (id-data),
  *   messageDigest and signingCertificateV2 (RFC 5035: SHA-256 of the signer certificate, hashAlgorithm omitted
- *   as the default, with issuerSerial). No signingTime: PAdES baseline forbids it, the time is the PDF's /M;
+ *   as the default, with issuerSerial), plus with `options.policy` the signature-policy-identifier
+ *   (SignaturePolicyId { sigPolicyId, sigPolicyHash, sigPolicyQualifiers: one spuri when `uri` is given },
+ *   hash AlgorithmIdentifier without parameters: DOC-ICP-15.03 Anexo 1 Notas 1 and 3). No signingTime: PAdES
+ *   baseline forbids it (and so does DOC-ICP-15.03 Tabela A.14), the time is the PDF's /M;
  * - signatureAlgorithm sha256WithRSAEncryption or ecdsa-with-SHA256 per `signer.algorithm`;
  * - with `tsa` (PAdES B-T): the unsigned attribute id-aa-signatureTimeStampToken holding the TSA token over
  *   SHA-256 of the signature value (RFC 3161 appendix A).
@@ -89,6 +114,7 @@ export async function buildCadesSignature(
   data: Uint8Array,
   signer: CmsSigner,
   tsa?: SignatureTimestamper,
+  options: CadesOptions = {},
 ): Promise<Uint8Array> {
   const signerDer = signer.certificateChain[0];
   if (!signerDer) throw new Error('CAdES: the signer has no certificate');
@@ -108,6 +134,9 @@ export async function buildCadesSignature(
       type: OID.signingCertificateV2,
       values: [signingCertificateV2(signerDer, signerCert)],
     }),
+    ...(options.policy
+      ? [new pkijs.Attribute({ type: OID.sigPolicyId, values: [signaturePolicyId(options.policy)] })]
+      : []),
   ]);
   // RFC 5652 5.4: the signature covers the DER of the attributes as a SET OF (tag 0x31); they are stored in
   // the SignerInfo as [0] IMPLICIT with the same content.
@@ -175,6 +204,38 @@ function signingCertificateV2(certDer: Uint8Array, cert: pkijs.Certificate): asn
     value: [new asn1js.OctetString({ valueHex: sha256(certDer) }), issuerSerial.toSchema()],
   });
   return new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] });
+}
+
+/**
+ * SignaturePolicyId ::= SEQUENCE { sigPolicyId OID, sigPolicyHash OtherHashAlgAndValue,
+ * sigPolicyQualifiers SEQUENCE OF SigPolicyQualifierInfo OPTIONAL } (RFC 5126 5.8.1), the explicit choice of
+ * SignaturePolicyIdentifier; the qualifier, when a URI is given, is { id-spq-ets-uri, IA5String uri }.
+ */
+function signaturePolicyId(policy: SignaturePolicyReference): asn1js.Sequence {
+  const fields: asn1js.AsnType[] = [
+    new asn1js.ObjectIdentifier({ value: policy.oid }),
+    new asn1js.Sequence({
+      value: [
+        new pkijs.AlgorithmIdentifier({ algorithmId: policy.hashAlgorithm }).toSchema(),
+        new asn1js.OctetString({ valueHex: policy.hash }),
+      ],
+    }),
+  ];
+  if (policy.uri !== undefined) {
+    fields.push(
+      new asn1js.Sequence({
+        value: [
+          new asn1js.Sequence({
+            value: [
+              new asn1js.ObjectIdentifier({ value: OID.spqEtsUri }),
+              new asn1js.IA5String({ value: policy.uri }),
+            ],
+          }),
+        ],
+      }),
+    );
+  }
+  return new asn1js.Sequence({ value: fields });
 }
 
 /** DER orders a SET OF by the encodings of its elements (X.690 11.6); asn1js keeps the given order. */
