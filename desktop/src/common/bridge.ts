@@ -15,7 +15,7 @@ import type {
   PublicDocumentDto,
   VerifyByHashDto,
 } from '@notary/shared';
-import type { CertificateCheck, ChainEndpoints } from './certificate-check';
+import type { CertificateCheck, ChainEndpoints, CheckOptions } from './certificate-check';
 
 export type Language = 'pt' | 'en';
 
@@ -148,16 +148,20 @@ export interface Bridge {
 
   publicVerify(hash: string): Promise<VerifyByHashDto>;
   /**
-   * Checks 1 to 4 of `notary-verify` (issue 16) on a local file against a local certificate PDF: its SHA-256,
-   * the Merkle proof of the certificate's `receipt.json`, the EAS attestation and the Stacks anchor, read from
-   * `endpoints` (each asked; they must agree), never from the service. Runs in the page (web) or in main
-   * (Electron). Rejects with `too-large` past 250 MB, `file` when a file cannot be read, `invalid-input` for
-   * an endpoint refused by `endpointProblem`; an unreadable certificate is a result (`no-receipt`), not an error.
+   * The six checks of `notary-verify` on a local file against a local certificate PDF: its SHA-256, the
+   * Merkle proof of the certificate's `receipt.json`, the EAS attestation and the Stacks anchor, read from
+   * `endpoints` (each asked; they must agree), never from the service; then, with no request, the receipt's
+   * RFC 3161 token and the certificate's PAdES signature, chained to the anchors of `options.trust` (picked
+   * PEM files are named by their ids). Runs in the page (web) or in main (Electron). Rejects with `too-large`
+   * past 250 MB, `file` when a file cannot be read, `invalid-input` for an endpoint refused by
+   * `endpointProblem`, `unavailable` for ICP-Brasil roots this build does not ship; an unreadable certificate
+   * (`no-receipt`) or anchor file (`bad-anchor`) is a result, not an error.
    */
   checkCertificate(
     fileId: string,
     certificateId: string,
     endpoints: ChainEndpoints,
+    options: CheckOptions,
   ): Promise<CertificateCheck>;
   publicDocument(serial: string): Promise<PublicDocumentDto>;
   onchainInfo(): Promise<OnchainInfoDto>;

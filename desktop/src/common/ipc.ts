@@ -26,7 +26,7 @@ import type {
   SessionState,
   WebCaptureRequest,
 } from './bridge';
-import type { CertificateCheck, ChainEndpoints } from './certificate-check';
+import type { CertificateCheck, ChainEndpoints, CheckOptions } from './certificate-check';
 import type { ClientErrorData } from './errors';
 
 /** Invoke channels (renderer -> main, with an answer). */
@@ -95,7 +95,7 @@ export interface IpcContract {
   'jobs:cancel': { input: { jobId: string }; output: null };
   'public:verify': { input: { hash: string }; output: VerifyByHashDto };
   'public:check-certificate': {
-    input: { fileId: string; certificateId: string; endpoints: ChainEndpoints };
+    input: { fileId: string; certificateId: string; endpoints: ChainEndpoints } & CheckOptions;
     output: CertificateCheck;
   };
   'public:document': { input: { serial: string }; output: PublicDocumentDto };

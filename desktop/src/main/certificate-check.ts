@@ -6,11 +6,19 @@ import {
   PDF_WORKER_MAX_YOUNG_GENERATION_MB,
 } from '@notary/pdf/bounds';
 import {
+  AnchorFileError,
+  badAnchor,
   type CertificateCheck,
   type ChainEndpoints,
+  type CheckOptions,
   checkAgainstCertificate,
+  MAX_ANCHOR_FILE_BYTES,
   MAX_CERTIFICATE_BYTES,
   MAX_CHECKED_FILE_BYTES,
+  NETWORK_CHECKS,
+  OFFLINE_CHECKS,
+  trustAnchors,
+  withChecks,
 } from '../common/certificate-check';
 import { ClientError } from '../common/errors';
 import type { ReceiptJob, ReceiptJobOutcome } from './certificate-worker';
@@ -19,8 +27,10 @@ import type { ReceiptJob, ReceiptJobOutcome } from './certificate-worker';
  * The verify screen's certificate check in Electron main, held to the bounds the service puts on untrusted
  * PDFs (`@notary/pdf/bounds`; a worker's heap limit does not count Buffers, so inflation is capped itself):
  * both files are read to at most their limit (checked while reading, whatever size the file had when it was
- * picked), the certificate is parsed only in a bounded worker thread (`certificate-worker.ts`: heap and CPU deadline, every decoded stream and their total
- * capped), and every request to a chain endpoint refuses redirects. One check runs at a time.
+ * picked), the certificate is parsed only in a bounded worker thread (`certificate-worker.ts`: heap and CPU
+ * deadline, every decoded stream and their total capped), which also runs the offline checks 5 and 6 (they
+ * parse the certificate's CMS), and every request to a chain endpoint refuses redirects. One check runs at a
+ * time.
  */
 export class CertificateChecker {
   private readonly pool: BoundedWorkerPool<ReceiptJob, ReceiptJobOutcome>;
@@ -48,12 +58,22 @@ export class CertificateChecker {
   }
 
   /**
-   * Checks 1 to 4 of the file at `filePath` against the certificate at `certificatePath` (see
-   * `checkAgainstCertificate`). A certificate past a bound is reported as `no-receipt` with the bound named.
-   * @throws ClientError `too-large` when a file passes its limit, `file` when it cannot be read.
+   * Checks 1 to 6 of the file at `filePath` against the certificate at `certificatePath` (see
+   * `checkAgainstCertificate`): 1 to 4 here, 5 and 6 in the worker, chained to the anchors of `options.trust`,
+   * whose picked files `fileOf` names (each read to at most `MAX_ANCHOR_FILE_BYTES`), and judged at
+   * `options.at`. A certificate past a bound is
+   * reported as `no-receipt` with the bound named; an anchor file that cannot serve as `bad-anchor`.
+   * @throws ClientError `too-large` when a file passes its limit, `file` when it cannot be read, `unavailable`
+   *   for ICP-Brasil roots this build does not ship; whatever `fileOf` throws for an unknown id.
    */
-  check(filePath: string, certificatePath: string, endpoints: ChainEndpoints): Promise<CertificateCheck> {
-    const run = this.queue.then(() => this.run(filePath, certificatePath, endpoints));
+  check(
+    filePath: string,
+    certificatePath: string,
+    endpoints: ChainEndpoints,
+    options: CheckOptions = { trust: { kind: 'none' }, at: null },
+    fileOf: (id: string) => { name: string; path: string } = unknownFile,
+  ): Promise<CertificateCheck> {
+    const run = this.queue.then(() => this.run(filePath, certificatePath, endpoints, options, fileOf));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -67,12 +87,25 @@ export class CertificateChecker {
     filePath: string,
     certificatePath: string,
     endpoints: ChainEndpoints,
+    { trust, at }: CheckOptions,
+    fileOf: (id: string) => { name: string; path: string },
   ): Promise<CertificateCheck> {
+    let anchors: Uint8Array[] | null;
+    try {
+      anchors = await trustAnchors(trust, (id) => readAnchorFile(fileOf(id)));
+    } catch (e) {
+      if (e instanceof AnchorFileError) return badAnchor(e);
+      throw e;
+    }
     const file = await readFileAtMost(filePath, MAX_CHECKED_FILE_BYTES);
     const read = await readFileAtMost(certificatePath, MAX_CERTIFICATE_BYTES);
     let outcome: ReceiptJobOutcome;
     try {
-      outcome = await this.pool.run({ certificate: read }, { transfer: [read.buffer as ArrayBuffer] });
+      // Both buffers move to the worker and come back with the answer (no copy of up to 250 MB).
+      outcome = await this.pool.run(
+        { certificate: read, offline: { file, anchors, at } },
+        { transfer: [read.buffer as ArrayBuffer, file.buffer as ArrayBuffer] },
+      );
     } catch (e) {
       if (e instanceof WorkerBoundError) {
         return { kind: 'no-receipt', message: `the certificate is not a readable PDF: it ${e.message}` };
@@ -80,10 +113,45 @@ export class CertificateChecker {
       throw e;
     }
     if (outcome.kind === 'none') return { kind: 'no-receipt', message: outcome.message };
-    return checkAgainstCertificate(file, outcome.certificate, endpoints, {
+    const result = await checkAgainstCertificate(outcome.file ?? file, outcome.certificate, endpoints, {
       fetch: withoutRedirects(this.fetchFn),
       attachedReceipt: outcome.receipt,
+      checks: NETWORK_CHECKS,
     });
+    if (result.kind !== 'report') return result;
+    const offline = outcome.offline ?? { error: 'not run' };
+    return {
+      kind: 'report',
+      report: withChecks(
+        result.report,
+        'checks' in offline
+          ? offline.checks
+          : OFFLINE_CHECKS.map((id) => ({
+              id,
+              name: result.report.checks.find((c) => c.id === id)?.name ?? `check ${id}`,
+              status: 'failed' as const,
+              summary: `failed: ${offline.error}`,
+              evidence: [{ label: 'certificate', value: offline.error, ok: false }],
+            })),
+      ),
+    };
+  }
+}
+
+function unknownFile(id: string): never {
+  throw new ClientError({ kind: 'not-found', message: `Unknown file ${id}: pick it again` });
+}
+
+/** A picked anchor file, read to at most `MAX_ANCHOR_FILE_BYTES`. @throws AnchorFileError past it. */
+async function readAnchorFile(file: {
+  name: string;
+  path: string;
+}): Promise<{ name: string; bytes: Uint8Array }> {
+  try {
+    return { name: file.name, bytes: await readFileAtMost(file.path, MAX_ANCHOR_FILE_BYTES) };
+  } catch (e) {
+    if (e instanceof ClientError && e.kind === 'too-large') throw new AnchorFileError(file.name, 'too-large');
+    throw e;
   }
 }
 

@@ -241,11 +241,13 @@ export class MainController {
         return null;
       },
       'public:verify': async ({ hash }) => (await this.client()).publicVerify(hash.toLowerCase()),
-      'public:check-certificate': async ({ fileId, certificateId, endpoints }) => {
+      'public:check-certificate': async ({ fileId, certificateId, endpoints, trust, at }) => {
         const file = this.files.get(fileId);
         const certificate = this.files.get(certificateId);
         // Here in main, as every request (the renderer's CSP allows it none); the PDF only in a bounded worker.
-        return this.certificateChecker().check(file.path, certificate.path, endpoints);
+        return this.certificateChecker().check(file.path, certificate.path, endpoints, { trust, at }, (id) =>
+          this.files.get(id),
+        );
       },
       'public:document': async ({ serial }) => (await this.client()).publicDocument(serial.trim()),
       'public:onchain-info': async () => this.rememberPrefixes(await (await this.client()).onchainInfo()),

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { isCaptureUrl, MAX_CAPTURE_URL_LENGTH } from '../common/capture-url';
-import { endpointProblem, MAX_ENDPOINTS } from '../common/certificate-check';
+import { endpointProblem, MAX_ANCHOR_FILES, MAX_ENDPOINTS } from '../common/certificate-check';
 import { isBareCid, MAX_CID_LENGTH } from '../common/cid';
 import type { Channel, IpcContract } from '../common/ipc';
 
@@ -62,6 +62,14 @@ const ChainEndpoint = z
   .string()
   .max(2048)
   .refine((s) => endpointProblem(s) === null, 'must be an https URL (http only on loopback), no credentials');
+/** Trust anchors of the certificate check (`TrustChoice`): none, the shipped ICP-Brasil roots, or picked files. */
+const TrustChoice = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('none') }),
+  z.strictObject({ kind: z.literal('icp-brasil') }),
+  z.strictObject({ kind: z.literal('files'), fileIds: z.array(LocalId).min(1).max(MAX_ANCHOR_FILES) }),
+]);
+/** The time certificates are judged at: a UTC date-time as `Date.toISOString()` writes it. */
+const JudgeAt = z.iso.datetime({ precision: 3 }).nullable();
 /** A path from `webUtils.getPathForFile`: absolute, normalized, bounded. */
 export const LocalPath = z
   .string()
@@ -95,6 +103,8 @@ export const IPC_SCHEMAS = {
       evmRpcUrls: z.array(ChainEndpoint).max(MAX_ENDPOINTS),
       stacksApiUrls: z.array(ChainEndpoint).max(MAX_ENDPOINTS),
     }),
+    trust: TrustChoice,
+    at: JudgeAt,
   }),
   'public:document': z.strictObject({ serial: Serial }),
   'public:onchain-info': z.undefined(),

@@ -57,8 +57,8 @@ export function electronBridge(api: PreloadApi): Bridge {
       await unwrap(api.jobsCancel({ jobId }));
     },
     publicVerify: (hash) => unwrap(api.publicVerify({ hash })),
-    checkCertificate: (fileId, certificateId, endpoints) =>
-      unwrap(api.publicCheckCertificate({ fileId, certificateId, endpoints })),
+    checkCertificate: (fileId, certificateId, endpoints, options) =>
+      unwrap(api.publicCheckCertificate({ fileId, certificateId, endpoints, ...options })),
     publicDocument: (serial) => unwrap(api.publicDocument({ serial })),
     onchainInfo: () => unwrap(api.onchainInfo()),
     listDocuments: () => unwrap(api.documentsList()),

@@ -9,11 +9,17 @@ import type {
 } from '../../common/bridge';
 import { isCaptureUrl } from '../../common/capture-url';
 import {
+  AnchorFileError,
+  badAnchor,
   type ChainEndpoints,
+  type CheckOptions,
   checkAgainstCertificate,
   endpointProblem,
+  judgeAt,
+  MAX_ANCHOR_FILE_BYTES,
   MAX_CERTIFICATE_BYTES,
   MAX_CHECKED_FILE_BYTES,
+  trustAnchors,
 } from '../../common/certificate-check';
 import { isBareCid } from '../../common/cid';
 import { NotaryClient } from '../../common/client';
@@ -225,7 +231,7 @@ export function webBridge(): Bridge {
       }),
     cancel: async (jobId) => jobs.get(jobId)?.abort(),
     publicVerify: (hash) => client.publicVerify(hash.toLowerCase()),
-    checkCertificate: async (fileId, certificateId, endpoints: ChainEndpoints) => {
+    checkCertificate: async (fileId, certificateId, endpoints: ChainEndpoints, options: CheckOptions) => {
       // The same checks as Electron main's IPC schema.
       const urls = [...endpoints.evmRpcUrls, ...endpoints.stacksApiUrls];
       if (urls.some((u) => endpointProblem(u) !== null)) {
@@ -234,13 +240,28 @@ export function webBridge(): Bridge {
           message: 'An endpoint is not https (or loopback http)',
         });
       }
+      const at = judgeAt(options.at);
       const file = fileById(fileId);
       const certificate = fileById(certificateId);
       if (file.size > MAX_CHECKED_FILE_BYTES || certificate.size > MAX_CERTIFICATE_BYTES) {
         throw new ClientError({ kind: 'too-large', message: 'The file exceeds the 250 MB limit' });
       }
+      let anchors: Uint8Array[] | null;
+      try {
+        anchors = await trustAnchors(options.trust, async (id) => {
+          const pem = fileById(id);
+          if (pem.size > MAX_ANCHOR_FILE_BYTES) throw new AnchorFileError(pem.name, 'too-large');
+          return { name: pem.name, bytes: await readBlob(pem) };
+        });
+      } catch (e) {
+        if (e instanceof AnchorFileError) return badAnchor(e);
+        throw e;
+      }
       const [fileBytes, certificateBytes] = await Promise.all([readBlob(file), readBlob(certificate)]);
-      return checkAgainstCertificate(fileBytes, certificateBytes, endpoints);
+      return checkAgainstCertificate(fileBytes, certificateBytes, endpoints, {
+        anchors,
+        at,
+      });
     },
     publicDocument: (serial) => client.publicDocument(serial.trim()),
     onchainInfo: () => client.onchainInfo(),

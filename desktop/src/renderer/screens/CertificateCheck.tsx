@@ -1,31 +1,46 @@
 import type { CheckResult, VerifyReport } from '@notary/verify';
 import { useEffect, useRef, useState } from 'react';
 import type { LocalFile } from '../../common/bridge';
-import { type CertificateCheck, type ChainEndpoints, parseEndpoints } from '../../common/certificate-check';
+import {
+  type CertificateCheck,
+  type ChainEndpoints,
+  ICP_BRASIL_AVAILABLE,
+  MAX_ANCHOR_FILES,
+  parseEndpoints,
+  type TrustChoice,
+} from '../../common/certificate-check';
 import { useApp } from '../app-context';
 import { type MessageKey, useI18n } from '../i18n';
 import { DropZone, ErrorNotice, Icon, Spinner } from '../ui';
 
-/** The checks the screen shows, with their names (`SCREEN_CHECKS`: 5 and 6 need trust anchors). */
+/** The checks the screen shows, with their names (`SCREEN_CHECKS`: all six). */
 const CHECK_NAMES: Readonly<Record<number, MessageKey>> = {
   1: 'verify.cert.check.1',
   2: 'verify.cert.check.2',
   3: 'verify.cert.check.3',
   4: 'verify.cert.check.4',
+  5: 'verify.cert.check.5',
+  6: 'verify.cert.check.6',
 };
+
+/** The trust choice as the radio buttons hold it: the picked PEM files are kept apart (switching keeps them). */
+type TrustKind = TrustChoice['kind'];
 
 type PanelState =
   | { kind: 'idle' }
   | { kind: 'checking' }
-  | { kind: 'done'; result: CertificateCheck }
+  /** `trust`: the choice the result was obtained with (a chain not checked is said so with no anchors). */
+  | { kind: 'done'; result: CertificateCheck; trust: TrustKind }
   | { kind: 'bad-endpoint'; value: string }
   | { kind: 'error'; error: unknown };
 
 /**
- * The verify screen's certificate check (issue 16): with the file chosen above and its certificate PDF,
- * checks 1 to 4 of `notary-verify` run here (browser) or in main (Electron) against the chain endpoints the
- * service announces, which the user may edit or extend; each check is shown with its result and evidence.
- * A new file or certificate runs the checks again; "Check again" after editing the endpoints.
+ * The verify screen's certificate check: with the file chosen above and its certificate PDF, the six checks
+ * of `notary-verify` run here (browser) or in main (Electron): 1 to 4 against the chain endpoints the service
+ * announces, which the user may edit or extend; 5 (RFC 3161 token) and 6 (the certificate's PAdES signature)
+ * with no request, chained to the trust anchors the user chooses: none (the chains are reported not checked),
+ * the ICP-Brasil roots, or PEM files. Each check is shown with its result and evidence. A new file,
+ * certificate or trust choice runs the checks again; "Check again" after editing the endpoints.
  */
 export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
   const { t } = useI18n();
@@ -34,14 +49,33 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
   // null: not edited, the announced endpoints are used (they arrive after the screen opens).
   const [evmText, setEvmText] = useState<string | null>(null);
   const [stacksText, setStacksText] = useState<string | null>(null);
+  const [trustKind, setTrustKind] = useState<TrustKind>('none');
+  const [anchorFiles, setAnchorFiles] = useState<LocalFile[]>([]);
+  // `<input type="datetime-local">` value, in the computer's time zone; empty: now.
+  const [atText, setAtText] = useState('');
+  const at = localDateTimeToIso(atText);
   const [state, setState] = useState<PanelState>({ kind: 'idle' });
   const latestRun = useRef(0);
+  // The files kind without files yet checks as none until some are picked.
+  const trust: TrustChoice =
+    trustKind === 'files' && anchorFiles.length > 0
+      ? { kind: 'files', fileIds: anchorFiles.map((f) => f.id) }
+      : trustKind === 'icp-brasil'
+        ? { kind: 'icp-brasil' }
+        : { kind: 'none' };
 
   const announced = onchainInfo?.verification;
   const evm = evmText ?? announced?.evmRpcUrls.join('\n') ?? '';
   const stacks = stacksText ?? announced?.stacksApiUrls.join('\n') ?? '';
 
-  const run = async (target: LocalFile, cert: LocalFile, evmList: string, stacksList: string) => {
+  const run = async (
+    target: LocalFile,
+    cert: LocalFile,
+    evmList: string,
+    stacksList: string,
+    trustChoice: TrustChoice,
+    atIso: string | null,
+  ) => {
     const runId = latestRun.current + 1;
     latestRun.current = runId;
     const evmUrls = parseEndpoints(evmList);
@@ -54,28 +88,42 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
     const endpoints: ChainEndpoints = { evmRpcUrls: evmUrls.urls, stacksApiUrls: stacksUrls.urls };
     setState({ kind: 'checking' });
     try {
-      const result = await bridge.checkCertificate(target.id, cert.id, endpoints);
-      // A newer run (another file or certificate) supersedes this one.
-      if (latestRun.current === runId) setState({ kind: 'done', result });
+      const result = await bridge.checkCertificate(target.id, cert.id, endpoints, {
+        trust: trustChoice,
+        at: atIso,
+      });
+      // A newer run (another file, certificate or trust choice) supersedes this one.
+      if (latestRun.current === runId) setState({ kind: 'done', result, trust: trustChoice.kind });
     } catch (error) {
       if (latestRun.current === runId) setState({ kind: 'error', error });
     }
   };
 
-  // A new file or certificate: check again with the endpoints shown.
+  // A new file, certificate or trust choice: check again with the endpoints shown.
   const runRef = useRef(run);
   runRef.current = run;
-  const endpointsRef = useRef({ evm, stacks });
-  endpointsRef.current = { evm, stacks };
+  const endpointsRef = useRef({ evm, stacks, at });
+  endpointsRef.current = { evm, stacks, at };
+  const trustKey = JSON.stringify(trust);
   useEffect(() => {
     if (file && certificate) {
-      void runRef.current(file, certificate, endpointsRef.current.evm, endpointsRef.current.stacks);
+      void runRef.current(
+        file,
+        certificate,
+        endpointsRef.current.evm,
+        endpointsRef.current.stacks,
+        JSON.parse(trustKey) as TrustChoice,
+        endpointsRef.current.at,
+      );
     }
-  }, [file, certificate]);
+  }, [file, certificate, trustKey]);
 
   const choose = (files: LocalFile[]) => {
     const first = files[0];
     if (first) setCertificate(first);
+  };
+  const chooseAnchors = (files: LocalFile[]) => {
+    if (files.length > 0) setAnchorFiles(files.slice(0, MAX_ANCHOR_FILES));
   };
 
   return (
@@ -117,15 +165,87 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
             onChange={(e) => setStacksText(e.target.value)}
           />
         </label>
+      </details>
+      <fieldset className="cert-trust" data-testid="trust-anchors">
+        <legend>{t('verify.cert.trust')}</legend>
+        <p className="muted small">{t('verify.cert.trustHelp')}</p>
+        <label className="radio">
+          <input
+            type="radio"
+            name="trust"
+            data-testid="trust-none"
+            checked={trustKind === 'none'}
+            onChange={() => setTrustKind('none')}
+          />
+          <span>{t('verify.cert.trust.none')}</span>
+        </label>
+        <label className="radio">
+          <input
+            type="radio"
+            name="trust"
+            data-testid="trust-icp-brasil"
+            checked={trustKind === 'icp-brasil'}
+            disabled={!ICP_BRASIL_AVAILABLE}
+            onChange={() => setTrustKind('icp-brasil')}
+          />
+          <span>
+            {t('verify.cert.trust.icpBrasil')}
+            {!ICP_BRASIL_AVAILABLE && (
+              <span className="muted"> {t('verify.cert.trust.icpBrasilMissing')}</span>
+            )}
+          </span>
+        </label>
+        <label className="radio">
+          <input
+            type="radio"
+            name="trust"
+            data-testid="trust-files"
+            checked={trustKind === 'files'}
+            onChange={() => setTrustKind('files')}
+          />
+          <span>{t('verify.cert.trust.files')}</span>
+        </label>
+        {trustKind === 'files' && (
+          <DropZone
+            compact
+            testId="anchors-dropzone"
+            onFiles={(files) =>
+              void bridge.dropFiles(files).then(chooseAnchors, (error) => setState({ kind: 'error', error }))
+            }
+            onPick={() =>
+              void bridge.pickFiles().then(chooseAnchors, (error) => setState({ kind: 'error', error }))
+            }
+            title={
+              anchorFiles.length > 0
+                ? t('verify.cert.trust.chosen', { names: anchorFiles.map((f) => f.name).join(', ') })
+                : t('verify.cert.trust.drop')
+            }
+            hint={t('verify.cert.trust.filesHint', { max: MAX_ANCHOR_FILES })}
+            buttonLabel={t('verify.cert.trust.pick')}
+          />
+        )}
+      </fieldset>
+      <label className="field cert-at">
+        <span>{t('verify.cert.at')}</span>
+        <input
+          type="datetime-local"
+          step={1}
+          data-testid="judge-at"
+          value={atText}
+          onChange={(e) => setAtText(e.target.value)}
+        />
+        <span className="muted small">{at ? t('verify.cert.atUtc', { at }) : t('verify.cert.atHelp')}</span>
+      </label>
+      <div>
         <button
           type="button"
           className="button"
           disabled={!file || !certificate || state.kind === 'checking'}
-          onClick={() => file && certificate && void run(file, certificate, evm, stacks)}
+          onClick={() => file && certificate && void run(file, certificate, evm, stacks, trust, at)}
         >
           {t('verify.cert.run')}
         </button>
-      </details>
+      </div>
       {certificate && !file && <p className="muted small">{t('verify.cert.needFile')}</p>}
       {state.kind === 'checking' && (
         <p className="muted small" data-testid="certificate-checking">
@@ -148,12 +268,30 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
           {t('verify.cert.badReceipt')} <span className="small">{state.result.message}</span>
         </p>
       )}
-      {state.kind === 'done' && state.result.kind === 'report' && <ReportView report={state.result.report} />}
+      {state.kind === 'done' && state.result.kind === 'bad-anchor' && (
+        <p className="field-problem" role="alert" data-testid="anchor-unusable">
+          {t(`verify.cert.badAnchor.${state.result.problem}`, { name: state.result.fileName })}
+        </p>
+      )}
+      {state.kind === 'done' && state.result.kind === 'report' && (
+        <ReportView report={state.result.report} anchored={state.trust !== 'none'} />
+      )}
     </section>
   );
 }
 
-function ReportView({ report }: { report: VerifyReport }) {
+/** `anchored`: the run had trust anchors (without, checks 5 and 6 say their chains were not checked). */
+/**
+ * The UTC ISO 8601 date-time (`toISOString`) of a `datetime-local` value (`YYYY-MM-DDTHH:mm[:ss]`, the
+ * computer's time zone); null when empty or not a date.
+ */
+export function localDateTimeToIso(value: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+function ReportView({ report, anchored }: { report: VerifyReport; anchored: boolean }) {
   const { t } = useI18n();
   const shown = report.checks.filter((c) => CHECK_NAMES[c.id] !== undefined);
   return (
@@ -172,16 +310,25 @@ function ReportView({ report }: { report: VerifyReport }) {
       </div>
       <ol className="check-list">
         {shown.map((check) => (
-          <CheckRow key={check.id} check={check} />
+          <CheckRow key={check.id} check={check} anchored={anchored} />
         ))}
       </ol>
     </div>
   );
 }
 
-function CheckRow({ check }: { check: CheckResult }) {
+/** Evidence of a part the check could not do (`CheckBuilder.skip` in `@notary/verify`). */
+const NOT_CHECKED = /(^|: )not checked$/;
+
+function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }) {
   const { t } = useI18n();
   const name = CHECK_NAMES[check.id];
+  // Checks 5 and 6 judged without anchors: integrity and timestamps hold, the chains are not checked.
+  const chainNotChecked =
+    !anchored &&
+    (check.id === 5 || check.id === 6) &&
+    check.status === 'partial' &&
+    check.evidence.some((e) => NOT_CHECKED.test(e.label));
   return (
     <li
       className={`check-row check-${check.status}`}
@@ -195,6 +342,22 @@ function CheckRow({ check }: { check: CheckResult }) {
         </strong>
       </div>
       <p className="small check-summary">{check.summary}</p>
+      {check.pades && (
+        <p className="small check-note-level" data-testid="pades-level" data-level={check.pades.level ?? ''}>
+          {t('verify.cert.level', { level: check.pades.level ?? '—', at: check.pades.at })}
+          {check.pades.notHigher.length > 0 && (
+            <span className="muted">
+              {' '}
+              · {t('verify.cert.notHigher', { why: check.pades.notHigher.join('; ') })}
+            </span>
+          )}
+        </p>
+      )}
+      {chainNotChecked && (
+        <p className="small check-note" data-testid={`chain-not-checked-${check.id}`}>
+          {t('verify.cert.chainNotChecked')}
+        </p>
+      )}
       {check.evidence.length > 0 && (
         <details>
           <summary className="small">{t('verify.cert.evidence')}</summary>
