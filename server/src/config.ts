@@ -131,6 +131,7 @@ const EnvSchema = z.object({
   SIGNING_KEY: optionalString,
   SIGNING_CERT_PASSWORD: z.string().optional(),
   SIGNING_LOCATION: z.string().max(120).default(''),
+  SIGNING_LEVEL: z.enum(['B-B', 'B-T', 'B-LT', 'B-LTA']).optional(),
   TSA_URL: optionalString.pipe(z.url().optional()),
   TSA_CA_CERTS: optionalString,
   TSA_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
@@ -302,6 +303,12 @@ export interface SigningConfig {
   password: string | undefined;
   /** `/Location` of the PDF signature dictionary; empty to omit. */
   location: string;
+  /**
+   * PAdES baseline level asked for (`SIGNING_LEVEL`, ETSI EN 319 142-1): B-B, B-T (a TSA's signature
+   * timestamp), B-LT (plus revocation data in a /DSS), B-LTA (plus a document timestamp). Default B-LTA with
+   * `TSA_URL`, else B-B; B-T and up without `TSA_URL` is refused at start.
+   */
+  level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 }
 
 /**
@@ -545,6 +552,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 function signingConfig(e: Env): SigningConfig | undefined {
+  const level = e.SIGNING_LEVEL ?? (e.TSA_URL === undefined ? 'B-B' : 'B-LTA');
+  if (level !== 'B-B' && e.TSA_URL === undefined) {
+    throw new Error(
+      `Invalid configuration:\n  SIGNING_LEVEL=${level} needs a Time-Stamping Authority for its timestamps: set TSA_URL, or SIGNING_LEVEL=B-B`,
+    );
+  }
   if (e.SIGNING_CERT === undefined) {
     if (e.SIGNING_KEY !== undefined) {
       throw new Error('Invalid configuration:\n  SIGNING_KEY is set: also set SIGNING_CERT (the PEM chain)');
@@ -556,6 +569,7 @@ function signingConfig(e: Env): SigningConfig | undefined {
     keyPath: e.SIGNING_KEY === undefined ? undefined : path.resolve(e.SIGNING_KEY),
     password: e.SIGNING_CERT_PASSWORD,
     location: e.SIGNING_LOCATION,
+    level,
   };
 }
 
