@@ -348,7 +348,12 @@ export function layoutCertificate(
 
   flow.section(s.sectionCompliance);
   flow.list(
-    s.compliance({ signed: data.signed, evm: data.evm !== null, stacks: data.stacks !== null }),
+    s.compliance({
+      signed: data.signed,
+      evm: data.evm !== null,
+      stacks: data.stacks !== null,
+      ...(data.signatureLevel ? { level: data.signatureLevel } : {}),
+    }),
     false,
   );
 

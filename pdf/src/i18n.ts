@@ -71,7 +71,13 @@ export interface CertificateStrings {
   consentMissing: string;
 
   sectionCompliance: string;
-  compliance: (opts: { signed: boolean; evm: boolean; stacks: boolean }) => string[];
+  compliance: (opts: {
+    signed: boolean;
+    evm: boolean;
+    stacks: boolean;
+    /** PAdES baseline level of the signature (ETSI EN 319 142-1), when known. */
+    level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+  }) => string[];
 
   sectionHowTo: string;
   howTo: (opts: {
@@ -87,6 +93,25 @@ export interface CertificateStrings {
   markVerify: string;
   formatSize: (bytes: number) => string;
 }
+
+/** What each PAdES level adds to the signature, as the end of the compliance sentence. */
+const LEVEL_PT: Record<'B-B' | 'B-T' | 'B-LT' | 'B-LTA', string> = {
+  'B-B': '',
+  'B-T': ', com um carimbo de tempo RFC 3161 que prova a hora da assinatura',
+  'B-LT':
+    ', com um carimbo de tempo RFC 3161 e os dados de validação (certificados, respostas OCSP e LCRs) embutidos para verificação futura',
+  'B-LTA':
+    ', com um carimbo de tempo RFC 3161, os dados de validação (certificados, respostas OCSP e LCRs) embutidos e um carimbo de tempo do documento que os preserva a longo prazo',
+};
+
+const LEVEL_EN: Record<'B-B' | 'B-T' | 'B-LT' | 'B-LTA', string> = {
+  'B-B': '',
+  'B-T': ', with an RFC 3161 timestamp proving when it was made',
+  'B-LT':
+    ', with an RFC 3161 timestamp and the validation data (certificates, OCSP responses and CRLs) embedded for later verification',
+  'B-LTA':
+    ', with an RFC 3161 timestamp, the validation data (certificates, OCSP responses and CRLs) embedded and a document timestamp preserving them for the long term',
+};
 
 const PT: CertificateStrings = {
   title: 'Certificado de Notarização',
@@ -162,7 +187,7 @@ const PT: CertificateStrings = {
   consentMissing: 'Nenhum consentimento registrado no envio.',
 
   sectionCompliance: 'Conformidade técnica e jurídica',
-  compliance: ({ signed, evm, stacks }) => [
+  compliance: ({ signed, evm, stacks, level }) => [
     'Integridade: o SHA-256 (FIPS 180-4) acima foi calculado sobre os bytes exatos do arquivo recebido; qualquer alteração do arquivo muda o hash.',
     'Lote: os hashes são agregados em uma árvore de Merkle conforme a RFC 6962, com prefixo 0x00 para folhas e 0x01 para nós internos; em um lote de um único documento a raiz é o próprio hash do documento.',
     ...(evm
@@ -177,7 +202,9 @@ const PT: CertificateStrings = {
       : []),
     ...(signed
       ? [
-          'Assinatura: este PDF recebe uma assinatura eletrônica PAdES (ETSI EN 319 142) do serviço, que permite detectar qualquer alteração posterior.',
+          level
+            ? `Assinatura PAdES ${level} (ETSI EN 319 142-1): este PDF recebe uma assinatura eletrônica do serviço, que permite detectar qualquer alteração posterior${LEVEL_PT[level]}.`
+            : 'Assinatura: este PDF recebe uma assinatura eletrônica PAdES (ETSI EN 319 142) do serviço, que permite detectar qualquer alteração posterior.',
         ]
       : []),
     'Carimbos de tempo RFC 3161 do hash estão disponíveis separadamente.',
@@ -288,7 +315,7 @@ const EN: CertificateStrings = {
   consentMissing: 'No consent was recorded on upload.',
 
   sectionCompliance: 'Technical and legal compliance',
-  compliance: ({ signed, evm, stacks }) => [
+  compliance: ({ signed, evm, stacks, level }) => [
     'Integrity: the SHA-256 (FIPS 180-4) above was computed over the exact bytes of the file received; any change to the file changes the hash.',
     "Batching: hashes are aggregated in a Merkle tree per RFC 6962, with a 0x00 prefix for leaves and 0x01 for inner nodes; in a batch of one document the root is the document's own hash.",
     ...(evm
@@ -303,7 +330,9 @@ const EN: CertificateStrings = {
       : []),
     ...(signed
       ? [
-          "Signature: this PDF carries the service's PAdES electronic signature (ETSI EN 319 142), which reveals any later change.",
+          level
+            ? `PAdES ${level} signature (ETSI EN 319 142-1): this PDF carries the service's electronic signature, which reveals any later change${LEVEL_EN[level]}.`
+            : "Signature: this PDF carries the service's PAdES electronic signature (ETSI EN 319 142), which reveals any later change.",
         ]
       : []),
     'RFC 3161 timestamps of the hash are available separately.',

@@ -85,6 +85,12 @@ export interface CertificateData {
   /** Whether a PAdES signature will be applied (the compliance text says so). */
   signed: boolean;
   /**
+   * The PAdES baseline level the signature is made at (ETSI EN 319 142-1: `B-B`, `B-T`, `B-LT`, `B-LTA`),
+   * stated by the compliance text when `signed`. The page is rendered before signing: this is the level asked
+   * for (`SIGNING_LEVEL`).
+   */
+  signatureLevel?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+  /**
    * Lines printed under the document's fields, already in the certificate's language (e.g. why a PDF source
    * was not stamped: an IPFS import whose gateways failed). None when absent.
    */

@@ -260,6 +260,8 @@ describe('certificate flood (PostgreSQL, PKCS#12 key, gated loopback TSA)', () =
       SIGNING_CERT_PASSWORD: pki.p12Password,
       TSA_URL: gate.url,
       TSA_CA_CERTS: pki.caChainPath,
+      // One TSA request per certificate: the gate below counts them.
+      SIGNING_LEVEL: 'B-T',
     });
     token = await t.token('flood@example.com');
     const up = await uploadFile(t.url, token, path.join(FIXTURES_DIR, 'files', 'contrato.txt'));

@@ -289,6 +289,8 @@ describe('signed certificates and timestamps (PGlite, devnet anchoring, PKCS#12 
       SIGNING_CERT_PASSWORD: pki.p12Password,
       TSA_URL: tsa.url,
       TSA_CA_CERTS: pki.caChainPath,
+      // These tests read a B-T file (the signature is the last revision); B-LTA is tested in @notary/pdf.
+      SIGNING_LEVEL: 'B-T',
       // The timestamp limit below is the app-wide limiter's (spec, Limits); the harness turns limits off.
       RATE_LIMITS: 'on',
     });
@@ -323,6 +325,7 @@ describe('signed certificates and timestamps (PGlite, devnet anchoring, PKCS#12 
     const res = await fetchCertificate(t, token, signedDoc.id, '?signed=1');
     expect(res.status).toBe(200);
     expect(res.headers.get('x-service-signed')).toBe('pades');
+    expect(res.headers.get('x-signature-level')).toBe('B-T');
     const out = await save('signed.pdf', res.bytes);
     await qpdfCheck(out);
     const { stdout } = await exec('pdfsig', ['-nssdir', `sql:${pki.nssDir}`, out]);

@@ -1,5 +1,31 @@
-import { describe, expect, it } from 'vitest';
-import { checkAgainstCertificate, endpointProblem, parseEndpoints } from './certificate-check';
+import type { CheckResult, VerifyReport } from '@notary/verify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestPki, type TestPki } from '../../../test/harness/pki';
+import { startTestTsa, type TestTsa } from '../../../test/harness/tsa';
+import { signedCertificate } from '../main/testing/signed-certificate';
+import {
+  AnchorFileError,
+  anchorCertificates,
+  checkAgainstCertificate,
+  endpointProblem,
+  ICP_BRASIL_AVAILABLE,
+  judgeAt,
+  MAX_ANCHOR_CERTIFICATES,
+  MAX_ANCHOR_FILE_BYTES,
+  MAX_ANCHOR_FILES,
+  NETWORK_CHECKS,
+  OFFLINE_CHECKS,
+  parseEndpoints,
+  SCREEN_CHECKS,
+  trustAnchors,
+  withChecks,
+} from './certificate-check';
+
+/**
+ * The verify screen's checking code as the web client runs it in the page: endpoints the user enters, the
+ * trust anchors of checks 5 and 6 (PEM files, their bounds and errors), the judging date, and the six checks
+ * on a certificate signed by the test PKI with a loopback TSA (no request made for checks 5 and 6).
+ */
 
 describe('chain endpoints the user enters on the verify screen', () => {
   it('takes https anywhere and http on loopback only', () => {
@@ -41,5 +67,204 @@ describe('checkAgainstCertificate', () => {
     );
     expect(result.kind).toBe('no-receipt');
     expect(asked).toEqual([]);
+  });
+});
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+const pemOf = (der: Uint8Array) =>
+  `-----BEGIN CERTIFICATE-----\n${Buffer.from(der).toString('base64')}\n-----END CERTIFICATE-----\n`;
+
+describe('the trust anchors the user chooses', () => {
+  let pki: TestPki;
+  beforeAll(async () => {
+    pki = await createTestPki();
+  }, 60_000);
+  afterAll(async () => {
+    await pki?.dispose();
+  });
+
+  it('the screen runs all six checks: 1 to 4 may ask the network, 5 and 6 never', () => {
+    expect(SCREEN_CHECKS).toEqual([1, 2, 3, 4, 5, 6]);
+    expect([...NETWORK_CHECKS, ...OFFLINE_CHECKS].sort()).toEqual([...SCREEN_CHECKS]);
+  });
+
+  it('reads every certificate of the picked PEM files, in order', () => {
+    const certs = anchorCertificates([
+      { name: 'chain.pem', bytes: utf8(pki.caChainPem) },
+      { name: 'other.pem', bytes: utf8(`subject=CN=Other\n${pki.otherRoot.certPem}`) },
+    ]);
+    expect(certs.map((c) => Buffer.from(c).toString('hex'))).toEqual(
+      [pki.intermediate.certDer, pki.root.certDer, pki.otherRoot.certDer].map((c) =>
+        Buffer.from(c).toString('hex'),
+      ),
+    );
+  });
+
+  it('names the file that holds no certificate, is too large, or brings too many', () => {
+    const problem = (files: { name: string; bytes: Uint8Array }[]) => {
+      try {
+        anchorCertificates(files);
+        return null;
+      } catch (e) {
+        expect(e).toBeInstanceOf(AnchorFileError);
+        return { name: (e as AnchorFileError).fileName, problem: (e as AnchorFileError).problem };
+      }
+    };
+    const root = { name: 'root.pem', bytes: utf8(pki.root.certPem) };
+    expect(problem([root, { name: 'notes.txt', bytes: utf8('hello') }])).toEqual({
+      name: 'notes.txt',
+      problem: 'no-certificate',
+    });
+    expect(problem([{ name: 'signer.key', bytes: utf8(pki.rsa.keyPem) }])).toMatchObject({
+      problem: 'no-certificate',
+    });
+    // Base64 that is not a DER SEQUENCE ("hello"), and a block that is not base64.
+    for (const body of ['aGVsbG8=', '%%%%']) {
+      expect(
+        problem([
+          {
+            name: 'fake.pem',
+            bytes: utf8(`-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----`),
+          },
+        ]),
+      ).toEqual({ name: 'fake.pem', problem: 'no-certificate' });
+    }
+    expect(problem([{ name: 'empty.pem', bytes: new Uint8Array(0) }])).toMatchObject({
+      problem: 'no-certificate',
+    });
+    expect(
+      problem([{ name: 'big.pem', bytes: new Uint8Array(MAX_ANCHOR_FILE_BYTES + 1).fill(0x20) }]),
+    ).toEqual({ name: 'big.pem', problem: 'too-large' });
+    const many = pemOf(pki.root.certDer).repeat(MAX_ANCHOR_CERTIFICATES + 1);
+    expect(utf8(many).length).toBeLessThan(MAX_ANCHOR_FILE_BYTES);
+    expect(problem([{ name: 'bundle.pem', bytes: utf8(many) }])).toEqual({
+      name: 'bundle.pem',
+      problem: 'too-many',
+    });
+    expect(problem([root])).toBeNull();
+  });
+
+  it('resolves a choice: none is null, files are read through the bridge (at most 8), ICP-Brasil as shipped', async () => {
+    expect(
+      await trustAnchors({ kind: 'none' }, () => Promise.reject(new Error('no file is read'))),
+    ).toBeNull();
+    const read: string[] = [];
+    const anchors = await trustAnchors(
+      { kind: 'files', fileIds: Array.from({ length: MAX_ANCHOR_FILES + 2 }, (_, i) => `id-${i}`) },
+      async (id) => {
+        read.push(id);
+        return { name: `${id}.pem`, bytes: utf8(pki.root.certPem) };
+      },
+    );
+    expect(read).toHaveLength(MAX_ANCHOR_FILES);
+    expect(anchors).toHaveLength(MAX_ANCHOR_FILES);
+    if (ICP_BRASIL_AVAILABLE) {
+      const roots = await trustAnchors({ kind: 'icp-brasil' }, () => Promise.reject(new Error('no file')));
+      expect(roots?.length).toBeGreaterThan(0);
+    } else {
+      await expect(
+        trustAnchors({ kind: 'icp-brasil' }, () => Promise.reject(new Error('no file'))),
+      ).rejects.toMatchObject({
+        kind: 'unavailable',
+      });
+    }
+  });
+
+  it('the judging date is a UTC date-time as toISOString writes it, or null for now', () => {
+    expect(judgeAt(null)).toBeNull();
+    expect(judgeAt('2026-11-26T10:00:00.000Z')?.getTime()).toBe(Date.UTC(2026, 10, 26, 10));
+    for (const bad of ['yesterday', '2026-11-26', '2026-11-26T10:00:00+01:00', '2026-13-45T10:00:00.000Z']) {
+      expect(() => judgeAt(bad), bad).toThrow(/Not a UTC date-time/);
+    }
+  });
+
+  it('merges checks run elsewhere into a report, recomputing ok and the first failure', () => {
+    const check = (id: 1 | 5 | 6, status: CheckResult['status']): CheckResult => ({
+      id,
+      name: `check ${id}`,
+      status,
+      summary: '',
+      evidence: [],
+    });
+    const report: VerifyReport = {
+      ok: true,
+      failedAt: null,
+      document: { serialNumber: 'A-1', sha256: '00', fileName: 'f' },
+      service: { name: 'Notary', url: 'http://localhost' },
+      checks: [check(1, 'passed'), check(5, 'not-run'), check(6, 'not-run')],
+    };
+    const merged = withChecks(report, [check(5, 'partial'), check(6, 'failed')]);
+    expect(merged.checks.map((c) => c.status)).toEqual(['passed', 'partial', 'failed']);
+    expect(merged).toMatchObject({ ok: false, failedAt: 6 });
+    expect(withChecks(report, [check(5, 'passed')])).toMatchObject({ ok: true, failedAt: null });
+  });
+});
+
+describe('the six checks in the page on a signed certificate', () => {
+  let pki: TestPki;
+  let tsa: TestTsa;
+  const file = utf8('procuração\n');
+  let certificate: Uint8Array;
+  beforeAll(async () => {
+    pki = await createTestPki();
+    tsa = await startTestTsa(pki);
+    certificate = await signedCertificate(pki, tsa.url, file);
+  }, 60_000);
+  afterAll(async () => {
+    await tsa?.stop();
+    await pki?.dispose();
+  });
+
+  /** The report, asserting that nothing was requested (no chain endpoint given; 5 and 6 are offline). */
+  async function report(options: { anchors?: Uint8Array[] | null; at?: Date | null }): Promise<VerifyReport> {
+    const asked: string[] = [];
+    const requests = tsa.requests;
+    const result = await checkAgainstCertificate(
+      file,
+      certificate,
+      { evmRpcUrls: [], stacksApiUrls: [] },
+      {
+        ...options,
+        fetch: async (input) => {
+          asked.push(String(input));
+          throw new Error('no request expected');
+        },
+      },
+    );
+    expect(asked).toEqual([]);
+    expect(tsa.requests).toBe(requests);
+    if (result.kind !== 'report') throw new Error(JSON.stringify(result));
+    return result.report;
+  }
+
+  it('without anchors: 5 and 6 partial, the chains not checked; with the root: passed', async () => {
+    const none = await report({ anchors: null });
+    expect(none.checks.map((c) => c.status)).toEqual([
+      'passed',
+      'passed',
+      'not-run',
+      'not-run',
+      'partial',
+      'partial',
+    ]);
+    const rooted = await report({ anchors: [pki.root.certDer] });
+    expect(rooted.checks.map((c) => c.status)).toEqual([
+      'passed',
+      'passed',
+      'not-run',
+      'not-run',
+      'passed',
+      'passed',
+    ]);
+    expect(rooted.checks[5]?.pades?.level).toBe('B-T');
+    // An empty anchor list is no anchor, not a list nothing can chain to.
+    expect((await report({ anchors: [] })).checks[5]?.status).toBe('partial');
+  });
+
+  it('judged at a date before the signer existed, check 6 fails', async () => {
+    const at = new Date('2001-01-01T00:00:00.000Z');
+    const r = await report({ anchors: [pki.root.certDer], at });
+    expect(r.checks[5]?.status).toBe('failed');
+    expect(r.checks[5]?.pades?.at).toBe(at.toISOString());
   });
 });

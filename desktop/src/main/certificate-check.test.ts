@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -8,17 +7,24 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { deflatePrefixAndZeros, objectStreamBombPdf } from '@notary/pdf/hostile-pdfs';
 import type { VerifyReport } from '@notary/verify';
-import { PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES_DIR } from '../../../test/harness/fixtures';
+import { createTestPki, type TestPki } from '../../../test/harness/pki';
+import { startTestTsa, type TestTsa } from '../../../test/harness/tsa';
 import type { LocalFile } from '../common/bridge';
-import { type CertificateCheck, MAX_CERTIFICATE_BYTES } from '../common/certificate-check';
+import {
+  type CertificateCheck,
+  type CheckOptions,
+  MAX_ANCHOR_FILE_BYTES,
+  MAX_CERTIFICATE_BYTES,
+} from '../common/certificate-check';
 import type { IpcResult } from '../common/ipc';
 import { readFileAtMost, withoutRedirects } from './certificate-check';
 import { MainController } from './controller';
 import { registerIpcHandlers } from './ipc';
 import { isAppUrl } from './navigation';
 import { BrowserWindow, ipcMain } from './testing/electron-stand-in';
+import { pdfWithReceiptStream, receiptOf, signedCertificate } from './testing/signed-certificate';
 
 vi.mock('electron', () => import('./testing/electron-stand-in'));
 
@@ -27,84 +33,16 @@ vi.mock('electron', () => import('./testing/electron-stand-in'));
  * holds the service's bounds on untrusted PDFs and never follows a redirect of a chain endpoint: hostile
  * PDFs (fuzzed files of the fixtures, a Flate bomb in an object stream, a Flate bomb in place of the receipt)
  * end as "no receipt" naming the bound, a certificate grown past its limit after it was picked is refused,
- * and loopback chain endpoints that redirect to another loopback server are never followed there.
+ * and loopback chain endpoints that redirect to another loopback server are never followed there. Checks 5
+ * and 6 (RFC 3161 token, the certificate's PAdES signature) run in the worker with the trust anchors the
+ * renderer chose: none (chains reported not checked), PEM files picked like any file (the test PKI's root,
+ * an unrelated root, files that are not certificates), judged at a chosen date.
  */
 
 const APP = 'app://notary/index.html';
-const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 function invoke<T>(channel: string, payload: unknown): Promise<IpcResult<T>> {
   return ipcMain.invoke(channel, APP, payload) as Promise<IpcResult<T>>;
-}
-
-/** A one-page PDF carrying `receipt.json` whose embedded file stream is `stream` (raw, with `filter`). */
-async function pdfWithReceiptStream(stream: Uint8Array, filter?: 'FlateDecode'): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  doc.addPage();
-  const ctx = doc.context;
-  const embedded = PDFRawStream.of(
-    ctx.obj({ Type: 'EmbeddedFile', ...(filter ? { Filter: filter } : {}) }),
-    stream,
-  );
-  const spec = ctx.register(
-    ctx.obj({
-      Type: 'Filespec',
-      F: PDFString.of('receipt.json'),
-      UF: PDFHexString.fromText('receipt.json'),
-      EF: { F: ctx.register(embedded) },
-      AFRelationship: 'Supplement',
-    }),
-  );
-  doc.catalog.set(
-    PDFName.of('Names'),
-    ctx.obj({ EmbeddedFiles: ctx.obj({ Names: [PDFHexString.fromText('receipt.json'), spec] }) }),
-  );
-  doc.catalog.set(PDFName.of('AF'), ctx.obj([spec]));
-  return doc.save({ useObjectStreams: false });
-}
-
-/** A receipt of `file` anchored (as it claims) on both chains, in a batch of one. */
-function receiptOf(file: Uint8Array): unknown {
-  const hash = sha256(file);
-  const hex32 = (c: string) => `0x${c.repeat(64)}`;
-  return {
-    format: 'notary-receipt',
-    version: 1,
-    service: { name: 'Notary', url: 'http://localhost:3000' },
-    document: {
-      id: '6f1c1d2e-0000-4000-8000-000000000001',
-      serialNumber: 'ACME-7K2M9Q4XTB',
-      sha256: hash,
-      fileName: 'contrato.txt',
-      fileSize: file.length,
-      mimeType: 'text/plain',
-      registeredAt: '2026-01-01T00:00:00.000Z',
-    },
-    merkle: { hashing: 'sha256-rfc6962', leafIndex: 0, leafCount: 1, siblings: [], root: hash },
-    evm: {
-      status: 'registered',
-      network: 'hardhat',
-      chainId: 31337,
-      schema: 'bytes32 merkleRoot',
-      schemaUid: hex32('c'),
-      easAddress: `0x${'1'.repeat(40)}`,
-      schemaRegistryAddress: null,
-      attestationUid: hex32('a'),
-      attester: `0x${'2'.repeat(40)}`,
-      txHash: hex32('b'),
-      blockNumber: 7,
-      anchoredAt: '2026-01-01T00:00:05.000Z',
-    },
-    stacks: {
-      status: 'registered',
-      network: 'devnet',
-      contractId: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM.notary',
-      txId: hex32('d'),
-      blockHeight: 9,
-      anchoredAt: '2026-01-01T00:00:06.000Z',
-    },
-    timestamp: null,
-  };
 }
 
 describe('certificate check in Electron main: decode bounds and no redirects', () => {
@@ -172,11 +110,13 @@ describe('certificate check in Electron main: decode bounds and no redirects', (
     file: LocalFile,
     certificate: LocalFile,
     endpoints: { evmRpcUrls: string[]; stacksApiUrls: string[] } = { evmRpcUrls: [], stacksApiUrls: [] },
+    options: CheckOptions = { trust: { kind: 'none' }, at: null },
   ) {
     return invoke<CertificateCheck>('public:check-certificate', {
       fileId: file.id,
       certificateId: certificate.id,
       endpoints,
+      ...options,
     });
   }
 
@@ -270,5 +210,153 @@ describe('certificate check in Electron main: decode bounds and no redirects', (
     const guarded = withoutRedirects(fetch);
     await expect(guarded(redirectingUrl, { method: 'GET', redirect: 'follow' })).rejects.toThrow();
     expect(reachedTarget).toEqual([]);
+  });
+});
+
+describe('certificate check in Electron main: checks 5 and 6 with the trust anchors chosen', () => {
+  let dir: string;
+  let unregister: () => void;
+  let controller: MainController;
+  let pki: TestPki;
+  let tsa: TestTsa;
+  let file: LocalFile;
+  let certificate: LocalFile;
+  /** What the check asked of the network: nothing, there being no chain endpoint. */
+  const asked: string[] = [];
+  const win = new BrowserWindow({});
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'notary-cert-anchors-'));
+    pki = await createTestPki();
+    tsa = await startTestTsa(pki);
+    controller = new MainController({
+      userDataDir: path.join(dir, 'user-data'),
+      tempDir: dir,
+      documentsDir: dir,
+      window: () => win as unknown as Electron.BrowserWindow,
+    });
+    unregister = registerIpcHandlers(controller.handlers(), (e) => isAppUrl(e.senderFrame?.url ?? ''));
+    const bytes = new TextEncoder().encode('contrato assinado\n');
+    file = await pick('contrato.txt', bytes);
+    const requestsBefore = tsa.requests;
+    certificate = await pick('certificado.pdf', await signedCertificate(pki, tsa.url, bytes));
+    // The receipt's token and the signature timestamp: the only requests, made while issuing.
+    expect(tsa.requests - requestsBefore).toBe(2);
+  }, 60_000);
+
+  afterAll(async () => {
+    unregister?.();
+    controller?.close();
+    await tsa?.stop();
+    await pki?.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function pick(name: string, bytes: Uint8Array | string): Promise<LocalFile> {
+    const p = path.join(dir, name);
+    await writeFile(p, bytes);
+    const r = await invoke<LocalFile[]>('files:dropped', { paths: [p] });
+    if (!r.ok) throw new Error(JSON.stringify(r));
+    return r.value[0] as LocalFile;
+  }
+
+  async function report(options: CheckOptions): Promise<VerifyReport> {
+    const requests = tsa.requests;
+    const result = await invoke<CertificateCheck>('public:check-certificate', {
+      fileId: file.id,
+      certificateId: certificate.id,
+      endpoints: { evmRpcUrls: [], stacksApiUrls: [] },
+      ...options,
+    });
+    // Checks 5 and 6 are offline: not even the TSA is asked again.
+    expect(tsa.requests).toBe(requests);
+    if (!result.ok || result.value.kind !== 'report') throw new Error(JSON.stringify(result));
+    return result.value.report;
+  }
+
+  const statusOf = (r: VerifyReport) => r.checks.map((c) => c.status);
+
+  it('no anchor: the token and the signature hold, their chains are reported not checked', async () => {
+    const r = await report({ trust: { kind: 'none' }, at: null });
+    expect(statusOf(r)).toEqual(['passed', 'passed', 'not-run', 'not-run', 'partial', 'partial']);
+    expect(r.ok).toBe(true);
+    for (const c of r.checks.slice(4)) {
+      const notChecked = c.evidence.filter((e) => /(^|: )not checked$/.test(e.label)).map((e) => e.value);
+      expect(notChecked.join('; '), c.name).toMatch(/certificate chain/);
+      expect(c.evidence.some((e) => e.ok === false)).toBe(false);
+    }
+    expect(r.checks[5]?.pades?.level).toBe('B-T');
+    expect(asked).toEqual([]);
+  });
+
+  it("the test PKI's root picked as a PEM file: checks 5 and 6 pass (B-T)", async () => {
+    const root = await pick('root.pem', pki.root.certPem);
+    const r = await report({ trust: { kind: 'files', fileIds: [root.id] }, at: null });
+    expect(statusOf(r)).toEqual(['passed', 'passed', 'not-run', 'not-run', 'passed', 'passed']);
+    const six = r.checks[5];
+    expect(six?.evidence.find((e) => e.label.startsWith('chain to'))?.ok).toBe(true);
+    expect(six?.pades).toMatchObject({ level: 'B-T', online: false });
+  });
+
+  it('judged at a date before the signer certificate existed, check 6 fails; check 5 is unchanged', async () => {
+    const root = await pick('root-again.pem', pki.root.certPem);
+    const at = '2001-01-01T00:00:00.000Z';
+    const r = await report({ trust: { kind: 'files', fileIds: [root.id] }, at });
+    expect(r.checks[4]?.status).toBe('passed');
+    expect(r.checks[5]?.status).toBe('failed');
+    expect(r.checks[5]?.pades?.at).toBe(at);
+    expect(r.failedAt).toBe(6);
+  });
+
+  it('an unrelated root: the chains fail', async () => {
+    const other = await pick('other.pem', pki.otherRoot.certPem);
+    const r = await report({ trust: { kind: 'files', fileIds: [other.id] }, at: null });
+    expect(r.checks[4]?.status).toBe('failed');
+    expect(r.checks[5]?.status).toBe('failed');
+    expect(r.failedAt).toBe(5);
+  });
+
+  it('several PEM files: the certificates of all count', async () => {
+    const other = await pick('other-2.pem', pki.otherRoot.certPem);
+    const chain = await pick('chain.pem', pki.caChainPem);
+    const r = await report({ trust: { kind: 'files', fileIds: [other.id, chain.id] }, at: null });
+    expect(statusOf(r).slice(4)).toEqual(['passed', 'passed']);
+  });
+
+  it('a file without certificate, a key file and a file past 1 MiB are named, nothing is checked', async () => {
+    const text = await pick('notes.txt', 'not a certificate at all');
+    const key = await pick('signer.key', pki.rsa.keyPem);
+    const fake = await pick('fake.pem', '-----BEGIN CERTIFICATE-----\naGVsbG8=\n-----END CERTIFICATE-----\n');
+    const big = await pick('big.pem', `${pki.root.certPem}${' '.repeat(MAX_ANCHOR_FILE_BYTES)}`);
+    for (const [f, problem] of [
+      [text, 'no-certificate'],
+      [key, 'no-certificate'],
+      [fake, 'no-certificate'],
+      [big, 'too-large'],
+    ] as const) {
+      const root = await pick(`root-${f.name}.pem`, pki.root.certPem);
+      const result = await invoke<CertificateCheck>('public:check-certificate', {
+        fileId: file.id,
+        certificateId: certificate.id,
+        endpoints: { evmRpcUrls: [], stacksApiUrls: [] },
+        trust: { kind: 'files', fileIds: [root.id, f.id] },
+        at: null,
+      });
+      expect(result, f.name).toEqual({
+        ok: true,
+        value: { kind: 'bad-anchor', fileName: f.name, problem },
+      });
+    }
+  });
+
+  it('an anchor file id never picked is refused', async () => {
+    const result = await invoke<CertificateCheck>('public:check-certificate', {
+      fileId: file.id,
+      certificateId: certificate.id,
+      endpoints: { evmRpcUrls: [], stacksApiUrls: [] },
+      trust: { kind: 'files', fileIds: ['6f1c1d2e-0000-4000-8000-0000000000ff'] },
+      at: null,
+    });
+    expect(result).toMatchObject({ ok: false, error: { kind: 'not-found' } });
   });
 });

@@ -36,7 +36,7 @@ export const certificateRenders = new BoundedQueue(MAX_CONCURRENT_RENDERS, MAX_W
 
 /**
  * `GET /api/documents/:id/certificate[?signed=1][&lang=pt|en]` (spec, Documents rule 5): the certificate as an
- * `application/pdf` attachment with `X-Service-Signed: pades | none`. Language: `lang`, else the best of
+ * `application/pdf` attachment with `X-Service-Signed: pades | none` (and `X-Signature-Level` when signed). Language: `lang`, else the best of
  * Accept-Language among pt and en, else Portuguese. Any member of the tenant may fetch it (reader included).
  * Renders go through `certificateRenders`: `MAX_CONCURRENT_RENDERS` at once, `MAX_WAITING_RENDERS` waiting,
  * 429 beyond; a client that disconnects leaves the queue, or has its running render stopped.
@@ -73,6 +73,7 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
     if (issued.fallbackReason) {
       req.log.debug(`[certificate] ${req.params.id}: separate certificate (${issued.fallbackReason})`);
     }
+    logShortfall(req, issued);
     sendCertificate(res, issued, 'attachment');
   });
 }
@@ -111,8 +112,17 @@ export function publicCertificateRoute(deps: AppDeps): RequestHandler {
         clientLeft,
       )
       .catch(queueFull);
+    logShortfall(req, issued);
     sendCertificate(res, issued, 'inline');
   });
+}
+
+/** A signature below `SIGNING_LEVEL` (revocation data missing) is the operator's to know, not the client's. */
+function logShortfall(req: Request, issued: IssuedCertificate): void {
+  if (issued.levelShortfall.length === 0) return;
+  req.log.warn(
+    `[certificate] signed at PAdES ${issued.level ?? 'none'}, below SIGNING_LEVEL: ${issued.levelShortfall.join('; ')}`,
+  );
 }
 
 /** A full render queue as 429 with `Retry-After`; anything else as it was thrown. */
@@ -123,7 +133,10 @@ function queueFull(e: unknown): never {
   });
 }
 
-/** The certificate as `application/pdf` with `X-Service-Signed: pades | none`, never cached. */
+/**
+ * The certificate as `application/pdf` with `X-Service-Signed: pades | none` and, when signed,
+ * `X-Signature-Level: B-B | B-T | B-LT | B-LTA` (the PAdES level reached), never cached.
+ */
 function sendCertificate(
   res: Parameters<RequestHandler>[1],
   issued: IssuedCertificate,
@@ -134,6 +147,7 @@ function sendCertificate(
   res.setHeader('Content-Disposition', contentDispositionHeader(disposition, issued.fileName));
   res.setHeader('Content-Length', String(issued.pdf.byteLength));
   res.setHeader('X-Service-Signed', issued.signed ? 'pades' : 'none');
+  if (issued.level) res.setHeader('X-Signature-Level', issued.level);
   res.setHeader('Cache-Control', 'private, no-store');
   res.end(issued.pdf);
 }

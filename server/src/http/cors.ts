@@ -24,7 +24,7 @@ export function corsPolicy(
     origin: true,
     credentials: true,
     // X-Request-Id (`requestLogging`): a browser client can quote it when reporting an error.
-    exposedHeaders: ['X-Service-Signed', 'Content-Disposition', 'X-Request-Id'],
+    exposedHeaders: ['X-Service-Signed', 'X-Signature-Level', 'Content-Disposition', 'X-Request-Id'],
     maxAge: 600,
   });
   return (req, res, next) => {

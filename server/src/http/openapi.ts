@@ -84,13 +84,13 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
           responses: {
             '200': {
               description:
-                'application/pdf attachment; header `X-Service-Signed` is `pades` or `none` (no signing certificate configured)',
+                'application/pdf attachment; header `X-Service-Signed` is `pades` or `none` (no signing certificate configured); when signed, header `X-Signature-Level` is the PAdES baseline level the file reached (ETSI EN 319 142-1: `B-B`, `B-T`, `B-LT` with revocation data in a /DSS, `B-LTA` with a document timestamp too), below `SIGNING_LEVEL` when revocation data could not be had',
               content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } },
             },
             '401': errorResponse('Missing or invalid session token'),
             '403': errorResponse('Document of another tenant'),
             '404': errorResponse('No such document'),
-            '502': errorResponse('The TSA of a PAdES B-T signature failed'),
+            '502': errorResponse('The TSA of a PAdES B-T, B-LT or B-LTA signature failed'),
           },
         },
       },
@@ -112,14 +112,14 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
           responses: {
             '200': {
               description:
-                'application/pdf inline; header `X-Service-Signed` is `pades` or `none` (no signing certificate configured)',
+                'application/pdf inline; header `X-Service-Signed` is `pades` or `none` (no signing certificate configured); when signed, header `X-Signature-Level` is the PAdES baseline level the file reached (ETSI EN 319 142-1: `B-B`, `B-T`, `B-LT` with revocation data in a /DSS, `B-LTA` with a document timestamp too), below `SIGNING_LEVEL` when revocation data could not be had',
               content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } },
             },
             '400': errorResponse('Malformed serial number'),
             '401': errorResponse('Wrong or missing access code'),
             '404': errorResponse('Unknown serial number'),
             '429': errorResponse('Over the public verification limit'),
-            '502': errorResponse('The TSA of a PAdES B-T signature failed'),
+            '502': errorResponse('The TSA of a PAdES B-T, B-LT or B-LTA signature failed'),
           },
         },
       },

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
-import { PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
+import {
+  type GatherValidationData,
+  PADES_SIGNATURE_LENGTH,
+  type SignatureLevel,
+  signPdfAtLevel,
+} from '@notary/pdf/pades';
 import { type PdfAttachment, type RenderedCertificate, renderCertificate } from '@notary/pdf/render';
 import { AppError } from '@notary/shared';
 import { RECEIPT_FILE_NAME, type Receipt, serializeReceipt } from '@notary/verify/receipt';
@@ -18,6 +23,7 @@ import {
 import { readCaptureRecord } from '../../ports/capture';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
 import type { IpfsGateways } from '../../ports/ipfs';
+import type { RevocationSource } from '../../ports/revocation';
 import type { DocumentSigner } from '../../ports/signer';
 import type { ObjectStorage } from '../../ports/storage';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
@@ -47,6 +53,8 @@ export interface CertificateContext {
   signer: DocumentSigner | undefined;
   /** Configured TSA (`TSA_URL`): timestamps, and PAdES B-T signature timestamps. */
   tsa: TimestampAuthority | undefined;
+  /** OCSP responses and CRLs for PAdES B-LT and B-LTA; without it those levels stop at B-T and say why. */
+  revocation?: RevocationSource | undefined;
   /** The service secret: the VALIDAR access code printed on the certificate is derived from it (`validar.ts`). */
   secret: string;
 }
@@ -55,6 +63,10 @@ export interface IssuedCertificate {
   pdf: Uint8Array;
   /** Whether a PAdES signature was applied (`X-Service-Signed: pades`). */
   signed: boolean;
+  /** The PAdES level the signed file reached (`X-Signature-Level`); undefined when unsigned. */
+  level: SignatureLevel | undefined;
+  /** Why `level` is below `SIGNING_LEVEL` (logged, not shown to the client); empty when it is not. */
+  levelShortfall: string[];
   layout: RenderedCertificate['layout'];
   /** Attachment name, e.g. `certificado-ABC-123.pdf`. */
   fileName: string;
@@ -66,15 +78,16 @@ export interface IssuedCertificate {
  * `GET /api/documents/:id/certificate[?signed=1]` (spec, Documents rule 5; issue 5): the certificate of a
  * document of the caller's tenant. PDF sources (up to `STAMP_MAX_BYTES`, not LGPD-deleted) are stamped on every
  * page with the certificate appended as an incremental update; anything else gets a separate certificate.
- * `signed` applies a PAdES signature when a signer is configured (B-T when a TSA is too), else it is ignored.
+ * `signed` applies a PAdES signature at `SIGNING_LEVEL` (B-B to B-LTA) when a signer is configured, else it is
+ * ignored; the level reached is returned (lower than asked when revocation data could not be had).
  * The stored original is only read, and parsed only inside the bounded stamping worker (`@notary/pdf/render`):
  * a PDF past its bounds gets a separate certificate. A web capture's screenshot is decoded only there too, and
  * only up to `SCREENSHOT_MAX_PIXELS` (read from its header first); one past its bounds is left out, the
  * certificate saying that it is in the WACZ. `signal` (the client left) stops the work between steps and
  * terminates a running stamping worker. Every certificate carries the document's receipt (`buildReceipt`) as
  * the associated file `receipt.json`, inside the signed range when signed (issue 16).
- * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T signature
- *   fails (a signature is never silently downgraded); `signal`'s reason once it aborts.
+ * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T or higher
+ *   signature fails (a TSA failure never downgrades a signature); `signal`'s reason once it aborts.
  */
 export async function issueCertificate(
   em: EntityManager,
@@ -117,11 +130,14 @@ async function issueCertificateOf(
 ): Promise<IssuedCertificate> {
   const { signal } = request;
   const sign = request.signed && ctx.signer !== undefined;
+  const level = signingLevel(ctx);
   const data = await certificateData(em, ctx, doc, {
     signed: sign,
     issuedAt: new Date(),
     tenantName,
   });
+  // The page is rendered before signing: it states the level asked for.
+  if (sign) data.signatureLevel = level;
   const source = await readStampableSource(ctx, doc, signal);
   signal?.throwIfAborted();
   if (source.unavailable) data.notes = [notStampedNote(request.lang, doc, source.unavailable)];
@@ -151,15 +167,38 @@ async function issueCertificateOf(
       : {}),
   });
   signal?.throwIfAborted();
-  const pdf = sign && ctx.signer ? await signPdf(rendered.pdf, ctx.signer, ctx.tsa) : rendered.pdf;
+  const signature =
+    sign && ctx.signer
+      ? await signPdfAtLevel(rendered.pdf, ctx.signer, {
+          level,
+          ...(ctx.tsa ? { tsa: ctx.tsa } : {}),
+          ...(level === 'B-LT' || level === 'B-LTA' ? { gather: revocationGatherer(ctx.revocation) } : {}),
+        })
+      : undefined;
   const base = request.lang === 'en' ? 'certificate' : 'certificado';
   return {
-    pdf,
+    pdf: signature?.pdf ?? rendered.pdf,
     signed: sign,
+    level: signature?.level,
+    levelShortfall: signature?.shortfall ?? [],
     layout: rendered.layout,
     fileName: `${base}-${doc.serialNumber}.pdf`,
     fallbackReason: rendered.fallbackReason ?? source.skipReason,
   };
+}
+
+/** `SIGNING_LEVEL`; without a signing configuration (a signer given directly), B-T with a TSA, else B-B. */
+function signingLevel(ctx: Pick<CertificateContext, 'config' | 'tsa'>): SignatureLevel {
+  return ctx.config.signing?.level ?? (ctx.tsa ? 'B-T' : 'B-B');
+}
+
+/** The revocation source as `signPdfAtLevel` takes it; without one, every chain is reported uncovered. */
+function revocationGatherer(source: RevocationSource | undefined): GatherValidationData {
+  if (source) return (chain) => source.gather(chain);
+  return async () => ({
+    material: { certs: [], ocsps: [], crls: [] },
+    missing: [{ subject: 'every certificate', reason: 'this service has no revocation source' }],
+  });
 }
 
 /** The receipt as the certificate's associated file `receipt.json` (AFRelationship Supplement). */
