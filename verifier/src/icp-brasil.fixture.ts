@@ -1,0 +1,138 @@
+/**
+ * Test fixtures for the ICP-Brasil profile tests: PDFs signed by the test PKI (test/harness/pki.ts) under an
+ * ICP-Brasil policy with the writer's own code (`addSignaturePlaceholder` with the PBAD dictionary,
+ * `buildCadesSignature` with the policy), optionally with a signature timestamp from the loopback TSA, and
+ * variants that break one table row on purpose (an ETSI dictionary, a signingTime, the LPA's file hash).
+ */
+import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
+import { asn1js, pkijs } from '@notary/pdf/asn1';
+import {
+  buildCadesSignature,
+  type CmsSigner,
+  OID,
+  type SignaturePolicyReference,
+  type SignatureTimestamper,
+} from '@notary/pdf/cades';
+import { type IcpBrasilPolicyName, icpBrasilSignaturePolicy } from '@notary/pdf/icp-brasil';
+import { addSignaturePlaceholder } from '@notary/pdf/placeholder';
+import { SignPdf } from '@signpdf/signpdf';
+import { Signer } from '@signpdf/utils';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { pemToDer, type TestPki } from '../../test/harness/pki.ts';
+
+/** The test PKI's RSA signer as a `CmsSigner` (node:crypto, PKCS#1 v1.5 SHA-256). */
+export function rsaCmsSigner(pki: TestPki): CmsSigner {
+  const key = createPrivateKey(pki.rsa.keyPem);
+  const chain = [
+    ...pki.rsa.chainPem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g),
+  ];
+  return {
+    certificateChain: chain.map((m) => pemToDer(m[0])),
+    algorithm: 'RSASSA-PKCS1-v1_5-SHA256',
+    sign: async (data) => new Uint8Array(cryptoSign('sha256', data, key)),
+  };
+}
+
+/** An RFC 3161 client of the loopback TSA (pkijs TimeStampReq/Resp, certReq so the token carries its chain). */
+export function tsaClient(url: string): SignatureTimestamper {
+  return {
+    async timestamp(digest) {
+      const request = new pkijs.TimeStampReq({
+        version: 1,
+        messageImprint: new pkijs.MessageImprint({
+          hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
+          hashedMessage: new asn1js.OctetString({ valueHex: digest }),
+        }),
+        certReq: true,
+      });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/timestamp-query' },
+        body: new Uint8Array(request.toSchema().toBER(false)),
+      });
+      const resp = pkijs.TimeStampResp.fromBER(await response.arrayBuffer());
+      if (!resp.timeStampToken) throw new Error('TSA: no token');
+      return { token: new Uint8Array(resp.timeStampToken.toSchema().toBER(false)) };
+    },
+  };
+}
+
+export interface IcpVariant {
+  /** Sign under this policy (default: the policy of the case; null: no signature-policy-identifier). */
+  policy?: SignaturePolicyReference | null;
+  /** Add a signingTime signed attribute (forbidden by Tabela A.14). */
+  signingTime?: boolean;
+  /** Keep the ETSI dictionary (Adobe.PPKLite / ETSI.CAdES.detached) instead of the PBAD one. */
+  etsiDictionary?: boolean;
+  tsa?: SignatureTimestamper;
+}
+
+/**
+ * A one-page PDF signed under `name` by `signer`; returns the PDF and the CMS DER of its /Contents.
+ * With `signingTime`, the signed attributes get a signingTime and are signed again with the test key (the
+ * writer never adds one: this is how a non-conformant signature from elsewhere looks).
+ */
+export async function signedUnderPolicy(
+  pki: TestPki,
+  name: IcpBrasilPolicyName,
+  variant: IcpVariant = {},
+): Promise<{ pdf: Uint8Array; cms: Uint8Array }> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  page.drawText('ICP-Brasil policy test', {
+    x: 50,
+    y: 780,
+    size: 18,
+    font: await doc.embedFont(StandardFonts.Helvetica),
+  });
+  addSignaturePlaceholder(doc, [page], {
+    signatureLength: 32768,
+    reason: 'Notarization certificate',
+    location: 'Test',
+    name: 'Notary',
+    contactInfo: 'notary@example.test',
+    dictionary: variant.etsiDictionary ? 'etsi' : 'icp-brasil',
+  });
+  const placeholder = await doc.save({ useObjectStreams: false });
+  const signer = rsaCmsSigner(pki);
+  const policy = variant.policy === undefined ? icpBrasilSignaturePolicy(name) : variant.policy;
+  let cms: Uint8Array = new Uint8Array();
+  class TestSigner extends Signer {
+    override async sign(pdfBuffer: Buffer): Promise<Buffer> {
+      cms = await buildCadesSignature(
+        new Uint8Array(pdfBuffer),
+        signer,
+        variant.tsa,
+        policy ? { policy } : {},
+      );
+      if (variant.signingTime) cms = withSigningTime(cms, pki);
+      return Buffer.from(cms);
+    }
+  }
+  const pdf = new Uint8Array(await new SignPdf().sign(Buffer.from(placeholder), new TestSigner()));
+  return { pdf, cms };
+}
+
+/** `cms` with a signingTime added to its signed attributes, re-signed with the test RSA key. */
+function withSigningTime(cms: Uint8Array, pki: TestPki): Uint8Array {
+  const contentInfo = pkijs.ContentInfo.fromBER(cms);
+  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+  const info = signedData.signerInfos[0] as pkijs.SignerInfo;
+  const attrs = info.signedAttrs?.attributes ?? [];
+  attrs.push(
+    new pkijs.Attribute({ type: OID.signingTime, values: [new asn1js.UTCTime({ valueDate: new Date() })] }),
+  );
+  const sorted = attrs
+    .map((a) => ({ a, der: Buffer.from(a.toSchema().toBER(false)) }))
+    .sort((x, y) => Buffer.compare(x.der, y.der))
+    .map((e) => e.a);
+  info.signedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes: sorted });
+  const toSign = new Uint8Array(new asn1js.Set({ value: sorted.map((a) => a.toSchema()) }).toBER(false));
+  info.signature = new asn1js.OctetString({
+    valueHex: new Uint8Array(cryptoSign('sha256', toSign, createPrivateKey(pki.rsa.keyPem))),
+  });
+  const out = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
+  return new Uint8Array(out.toSchema().toBER(false));
+}
+
+export const sha256Hex = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');

@@ -1,0 +1,570 @@
+import {
+  type IcpBrasilPolicy,
+  type IcpBrasilProfile,
+  icpBrasilPolicyByOid,
+  PBAD_FILTER,
+  PBAD_SUBFILTER,
+} from '@notary/pdf/icp-brasil';
+import * as asn1js from 'asn1js';
+import {
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  type PDFObject,
+  PDFRef,
+  PDFString,
+} from 'pdf-lib';
+import * as pkijs from 'pkijs';
+import { digest, equalBytes, toArrayBuffer, toHex } from './bytes.ts';
+
+/**
+ * Conformance of a PAdES signature to the ICP-Brasil policy it declares (DOC-ICP-15.03 v9.1, Anexo 1 tables
+ * A.14 to A.22 and notes 1 to 11, Anexo 2 sections 11 to 14): every mandatory (O) and forbidden (ND) entry of
+ * the tables for the declared policy's column (AD-RB, AD-RT, AD-RC, AD-RA), each reported as one row naming
+ * the table, so a failure reads e.g. "Tabela A.18: /SubFilter must be /PBAD.PAdES (found /ETSI.CAdES.detached)".
+ * Optional (P) entries are not reported. Runs in browsers (pkijs, pdf-lib, WebCrypto).
+ */
+
+/** Entries of a PDF dictionary: key without its slash, value as written for names (`/PBAD_PAdES`), numbers
+ * and strings (text); other values (arrays, dictionaries, streams) as `[array]`, `<<dict>>`, `stream`. */
+export type PdfEntries = Readonly<Record<string, string>>;
+
+/** What the conformance check reads of one signature; see `readIcpBrasilDictionaries` for the PDF parts. */
+export interface IcpBrasilFacts {
+  /** The signature dictionary (Tabela A.18). */
+  signatureDictionary: PdfEntries;
+  /** The signer's SignerInfo from `/Contents` (tables A.14 to A.17). */
+  signerInfo: pkijs.SignerInfo;
+  /** The newest catalog's `/DSS` (Tabela A.19); null when absent. */
+  dss: PdfEntries | null;
+  /** This signature's `/VRI` entry (Tabela A.20); null when absent. */
+  vri: PdfEntries | null;
+  /** Every document timestamp's dictionary (Tabela A.21), oldest first. */
+  documentTimestamps: readonly PdfEntries[];
+}
+
+export interface IcpBrasilRow {
+  /** `Tabela A.18`, `Anexo 1 Nota 2`, ... */
+  table: string;
+  /** The entry or attribute the row is about. */
+  row: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface IcpBrasilConformance {
+  /** The declared policy, e.g. `AD-RB v1.3 (2.16.76.1.7.1.11.1.3)`; the bare OID when it is not an
+   * ICP-Brasil PAdES policy; null when the signature declares no policy. */
+  policy: string | null;
+  /** The rows checked for that policy; empty when `policy` is null. */
+  rows: IcpBrasilRow[];
+}
+
+const ATTR = {
+  contentType: '1.2.840.113549.1.9.3',
+  messageDigest: '1.2.840.113549.1.9.4',
+  signingTime: '1.2.840.113549.1.9.5',
+  countersignature: '1.2.840.113549.1.9.6',
+  signingCertificate: '1.2.840.113549.1.9.16.2.12',
+  signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
+  sigPolicyId: '1.2.840.113549.1.9.16.2.15',
+  signerLocation: '1.2.840.113549.1.9.16.2.17',
+  signerAttr: '1.2.840.113549.1.9.16.2.18',
+  contentTimeStamp: '1.2.840.113549.1.9.16.2.20',
+  certificateRefs: '1.2.840.113549.1.9.16.2.21',
+  revocationRefs: '1.2.840.113549.1.9.16.2.22',
+  certValues: '1.2.840.113549.1.9.16.2.23',
+  revocationValues: '1.2.840.113549.1.9.16.2.24',
+  escTimeStamp: '1.2.840.113549.1.9.16.2.25',
+  attrCertificateRefs: '1.2.840.113549.1.9.16.2.44',
+  attrRevocationRefs: '1.2.840.113549.1.9.16.2.45',
+  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
+  archiveTimestampV2: '1.2.840.113549.1.9.16.2.48',
+  adbeRevocationInfoArchival: '1.2.840.113583.1.1.8',
+  spqEtsUri: '1.2.840.113549.1.9.16.5.1',
+  sha256: '2.16.840.1.101.3.4.2.1',
+} as const;
+
+type Presence = 'O' | 'ND' | 'P';
+/** One table line: its four columns RB, RT, RC, RA. */
+type Columns = readonly [Presence, Presence, Presence, Presence];
+const COLUMN: Readonly<Record<IcpBrasilProfile, number>> = { 'AD-RB': 0, 'AD-RT': 1, 'AD-RC': 2, 'AD-RA': 3 };
+const ALL_O: Columns = ['O', 'O', 'O', 'O'];
+const ALL_ND: Columns = ['ND', 'ND', 'ND', 'ND'];
+
+/** Tabela A.14: signed attributes of the signer's SignerInfo (P rows left out). */
+const A14: readonly [string, string, Columns][] = [
+  ['id-contentType', ATTR.contentType, ALL_O],
+  ['id-messageDigest', ATTR.messageDigest, ALL_O],
+  ['id-aa-signingCertificate', ATTR.signingCertificate, ALL_ND],
+  ['id-aa-signingCertificateV2', ATTR.signingCertificateV2, ALL_O],
+  ['id-aa-ets-sigPolicyId', ATTR.sigPolicyId, ALL_O],
+  ['id-signingTime', ATTR.signingTime, ALL_ND],
+  ['id-aa-ets-signerLocation', ATTR.signerLocation, ALL_ND],
+  ['adbe-revocationInfoArchival', ATTR.adbeRevocationInfoArchival, ALL_ND],
+];
+
+/** Tabela A.15: unsigned attributes of the signer's SignerInfo. */
+const A15: readonly [string, string, Columns][] = [
+  ['id-countersignature', ATTR.countersignature, ALL_ND],
+  ['id-aa-signatureTimeStampToken', ATTR.signatureTimeStampToken, ['P', 'O', 'O', 'O']],
+  ['id-aa-ets-certificateRefs', ATTR.certificateRefs, ALL_ND],
+  ['id-aa-ets-revocationRefs', ATTR.revocationRefs, ALL_ND],
+  ['id-aa-ets-attrCertificateRefs', ATTR.attrCertificateRefs, ALL_ND],
+  ['id-aa-ets-attrRevocationRefs', ATTR.attrRevocationRefs, ALL_ND],
+  ['id-aa-ets-escTimeStamp', ATTR.escTimeStamp, ALL_ND],
+  ['id-aa-ets-certValues', ATTR.certValues, ALL_ND],
+  ['id-aa-ets-revocationValues', ATTR.revocationValues, ALL_ND],
+  ['id-aa-ets-archiveTimestampV2', ATTR.archiveTimestampV2, ALL_ND],
+];
+
+/** Tabela A.16: signed attributes of the signature timestamp token's SignerInfo. */
+const A16: readonly [string, string, Columns][] = [
+  ['id-contentType', ATTR.contentType, ALL_O],
+  ['id-messageDigest', ATTR.messageDigest, ALL_O],
+  ['id-aa-signingCertificate', ATTR.signingCertificate, ALL_ND],
+  ['id-aa-signingCertificateV2', ATTR.signingCertificateV2, ALL_O],
+  ['id-aa-ets-sigPolicyId', ATTR.sigPolicyId, ALL_ND],
+  ['id-aa-ets-signerAttr', ATTR.signerAttr, ALL_ND],
+  ['id-signingTime', ATTR.signingTime, ALL_ND],
+  ['id-aa-ets-signerLocation', ATTR.signerLocation, ALL_ND],
+  ['id-aa-ets-contentTimeStamp', ATTR.contentTimeStamp, ALL_ND],
+];
+
+/** Tabela A.18: signature dictionary entries; a value means the entry must have it (a name). */
+const A18: readonly [string, string | null, Columns][] = [
+  ['Type', '/Sig', ALL_O],
+  ['Filter', `/${PBAD_FILTER}`, ALL_O],
+  ['SubFilter', `/${PBAD_SUBFILTER}`, ALL_O],
+  ['Contents', null, ALL_O],
+  ['Cert', null, ALL_ND],
+  ['ByteRange', null, ALL_O],
+  ['R', null, ALL_ND],
+  ['Prop_AuthType', null, ALL_ND],
+];
+
+/** Tabela A.19: DSS dictionary entries (OCSPs/CRLs: at least one, its note). */
+const A19: readonly [string, string | null, Columns][] = [
+  ['Type', '/DSS', ALL_O],
+  ['VRI', null, ALL_O],
+  ['Certs', null, ALL_O],
+  ['PBAD_PolicyArtifacts', null, ['P', 'P', 'P', 'O']],
+  ['PBAD_LpaArtifacts', null, ['P', 'P', 'P', 'O']],
+  ['PBAD_LpaSignatures', null, ['P', 'P', 'P', 'O']],
+];
+
+/** Tabela A.20: VRI dictionary entries (OCSP/CRL: at least one, note 1; TU/TS: not both, note 2). */
+const A20: readonly [string, string | null, Columns][] = [
+  ['Type', '/VRI', ALL_O],
+  ['Cert', null, ALL_O],
+  ['PBAD_PolicyArtifact', null, ['P', 'P', 'P', 'O']],
+  ['PBAD_LpaArtifact', null, ['P', 'P', 'P', 'O']],
+  ['PBAD_LpaSignature', null, ['P', 'P', 'P', 'O']],
+];
+
+/** Tabela A.21: document timestamp dictionary entries. */
+const A21: readonly [string, string | null, Columns][] = [
+  ['Type', '/DocTimeStamp', ALL_O],
+  ['SubFilter', '/ETSI.RFC3161', ALL_O],
+  ['Contents', null, ALL_O],
+];
+
+/** Tabela A.22: dictionaries (the VRI row for RB/RT is "P*": mandatory once there is a DSS, its note). */
+const A22_DSS: Columns = ['P', 'P', 'O', 'O'];
+const A22_DOC_TS: Columns = ['P', 'P', 'O', 'O'];
+
+/**
+ * Checks `facts` against the policy its signature-policy-identifier names.
+ *
+ * @returns `policy` null and no rows when the SignerInfo has no id-aa-ets-sigPolicyId (not an ICP-Brasil
+ *   signature); the bare OID and one failing row when the OID is not a PAdES policy of DOC-ICP-15.03 v9.1;
+ *   otherwise the policy's name and one row per O/ND entry of tables A.14 to A.22 for its column, plus:
+ *   Anexo 1 Nota 1 (at most one qualifier, an spuri), Nota 2 (sigPolicyHash = the policy's internal hash),
+ *   Nota 3 (hash AlgorithmIdentifier without parameters), Nota 11 (no other unsigned attribute), and Anexo 2
+ *   item 5.2.1.1.4 (signingCertificateV2 references only the signer's certificate).
+ *   A malformed attribute makes its row fail with the reason; this function never throws.
+ */
+export function checkIcpBrasilProfile(facts: IcpBrasilFacts): IcpBrasilConformance {
+  const signed = facts.signerInfo.signedAttrs?.attributes ?? [];
+  const unsigned = facts.signerInfo.unsignedAttrs?.attributes ?? [];
+  const policyAttr = signed.find((a) => a.type === ATTR.sigPolicyId);
+  if (!policyAttr) return { policy: null, rows: [] };
+  const declared = readPolicyId(policyAttr);
+  if (typeof declared === 'string') {
+    return {
+      policy: null,
+      rows: [{ table: 'Tabela A.14', row: 'id-aa-ets-sigPolicyId', ok: false, detail: declared }],
+    };
+  }
+  const policy = icpBrasilPolicyByOid(declared.oid);
+  if (!policy) {
+    return {
+      policy: declared.oid,
+      rows: [
+        {
+          table: 'Anexo 2',
+          row: 'policy OID',
+          ok: false,
+          detail: `${declared.oid} is not an ICP-Brasil PAdES policy of DOC-ICP-15.03 v9.1`,
+        },
+      ],
+    };
+  }
+  const col = COLUMN[policy.profile];
+  const rows: IcpBrasilRow[] = [];
+  const add = (table: string, row: string, ok: boolean, detail: string) =>
+    rows.push({ table, row, ok, detail });
+
+  attributeRows(add, 'Tabela A.14', 'signed attribute', A14, col, signed);
+  policyRows(add, declared, policy);
+  const essV2 = signed.find((a) => a.type === ATTR.signingCertificateV2);
+  if (essV2) {
+    const count = essCertIdCount(essV2);
+    add(
+      'Anexo 2 item 5.2.1.1.4',
+      'id-aa-signingCertificateV2',
+      count === 1,
+      count === 1
+        ? 'references only the signer certificate'
+        : `must reference only the signer certificate (found ${count < 0 ? 'a malformed value' : `${count} references`})`,
+    );
+  }
+  attributeRows(add, 'Tabela A.15', 'unsigned attribute', A15, col, unsigned);
+  const others = unsigned.filter((a) => a.type !== ATTR.signatureTimeStampToken).map((a) => a.type);
+  add(
+    'Anexo 1 Nota 11',
+    'unsigned attributes',
+    others.length === 0,
+    others.length === 0
+      ? 'only id-aa-signatureTimeStampToken (or none)'
+      : `the only unsigned attribute allowed is id-aa-signatureTimeStampToken (found ${others.join(', ')})`,
+  );
+  const token = unsigned.find((a) => a.type === ATTR.signatureTimeStampToken);
+  if (token) timestampRows(add, token, col);
+
+  entryRows(add, 'Tabela A.18', 'signature dictionary', A18, col, facts.signatureDictionary);
+
+  const needDss = A22_DSS[col] === 'O';
+  add(
+    'Tabela A.22',
+    'DSS dictionary',
+    !needDss || facts.dss !== null,
+    facts.dss !== null ? 'present' : needDss ? `must be present for ${policy.profile}` : 'absent (optional)',
+  );
+  const needVri = needDss || facts.dss !== null;
+  add(
+    'Tabela A.22',
+    'VRI dictionary',
+    !needVri || facts.vri !== null,
+    facts.vri !== null
+      ? 'present for this signature'
+      : needDss
+        ? `must be present for ${policy.profile}`
+        : facts.dss !== null
+          ? 'must be present once there is a DSS (note of Tabela A.22)'
+          : 'absent (optional)',
+  );
+  const needDocTs = A22_DOC_TS[col] === 'O';
+  add(
+    'Tabela A.22',
+    'Document Time-stamp dictionary',
+    !needDocTs || facts.documentTimestamps.length > 0,
+    facts.documentTimestamps.length > 0
+      ? `${facts.documentTimestamps.length} present`
+      : needDocTs
+        ? `must be present for ${policy.profile}`
+        : 'absent (optional)',
+  );
+  if (facts.dss) {
+    entryRows(add, 'Tabela A.19', 'DSS', A19, col, facts.dss);
+    const has = 'OCSPs' in facts.dss || 'CRLs' in facts.dss;
+    add('Tabela A.19', 'OCSPs or CRLs', has, has ? 'present' : '/OCSPs or /CRLs must be present (its note)');
+  }
+  if (facts.vri) {
+    entryRows(add, 'Tabela A.20', 'VRI', A20, col, facts.vri);
+    const has = 'OCSP' in facts.vri || 'CRL' in facts.vri;
+    add('Tabela A.20', 'OCSP or CRL', has, has ? 'present' : '/OCSP or /CRL must be present (note 1)');
+    const both = 'TU' in facts.vri && 'TS' in facts.vri;
+    add('Tabela A.20', 'TU / TS', !both, both ? '/TU and /TS must not both be present (note 2)' : 'not both');
+  }
+  facts.documentTimestamps.forEach((entries, i) => {
+    entryRows(add, 'Tabela A.21', `document timestamp ${i + 1}`, A21, col, entries);
+  });
+  return { policy: `${policy.profile} v${policy.version} (${policy.oid})`, rows };
+}
+
+type Add = (table: string, row: string, ok: boolean, detail: string) => void;
+
+function attributeRows(
+  add: Add,
+  table: string,
+  kind: string,
+  lines: readonly [string, string, Columns][],
+  col: number,
+  attributes: readonly pkijs.Attribute[],
+): void {
+  for (const [name, oid, columns] of lines) {
+    const need = columns[col];
+    if (need === 'P' || need === undefined) continue;
+    const present = attributes.some((a) => a.type === oid);
+    const ok = need === 'O' ? present : !present;
+    add(
+      table,
+      name,
+      ok,
+      ok
+        ? `${kind} ${name} ${present ? 'present' : 'absent'}`
+        : need === 'O'
+          ? `${kind} ${name} must be present`
+          : `${kind} ${name} must not be present`,
+    );
+  }
+}
+
+function entryRows(
+  add: Add,
+  table: string,
+  where: string,
+  lines: readonly [string, string | null, Columns][],
+  col: number,
+  entries: PdfEntries,
+): void {
+  for (const [key, value, columns] of lines) {
+    const need = columns[col];
+    if (need === 'P' || need === undefined) continue;
+    const found = entries[key];
+    if (need === 'ND') {
+      add(
+        table,
+        `/${key}`,
+        found === undefined,
+        found === undefined ? `${where}: /${key} absent` : `${where}: /${key} must not be present`,
+      );
+      continue;
+    }
+    if (found === undefined) {
+      add(table, `/${key}`, false, `${where}: /${key} must be present${value ? ` and be ${value}` : ''}`);
+    } else if (value !== null && found !== value) {
+      add(table, `/${key}`, false, `${where}: /${key} must be ${value} (found ${found})`);
+    } else {
+      add(table, `/${key}`, true, `${where}: /${key} ${value ?? 'present'}`);
+    }
+  }
+}
+
+interface DeclaredPolicy {
+  oid: string;
+  hashAlgorithm: string;
+  hashAlgorithmHasParameters: boolean;
+  hash: Uint8Array;
+  qualifiers: { id: string; uri: string | null }[];
+}
+
+/** SignaturePolicyIdentifier (RFC 5126 5.8.1), explicit choice; a string says why it does not read. */
+function readPolicyId(attribute: pkijs.Attribute): DeclaredPolicy | string {
+  const value: unknown = attribute.values[0];
+  if (attribute.values.length !== 1 || !(value instanceof asn1js.Sequence)) {
+    return 'id-aa-ets-sigPolicyId is not one SignaturePolicyId SEQUENCE (signaturePolicyImplied is not a policy)';
+  }
+  const [oid, hash, qualifiers] = value.valueBlock.value;
+  if (!(oid instanceof asn1js.ObjectIdentifier)) return 'SignaturePolicyId: sigPolicyId is not an OID';
+  if (!(hash instanceof asn1js.Sequence)) return 'SignaturePolicyId: sigPolicyHash is not a SEQUENCE';
+  const [alg, hashValue] = hash.valueBlock.value;
+  if (!(alg instanceof asn1js.Sequence) || !(hashValue instanceof asn1js.OctetString)) {
+    return 'SignaturePolicyId: sigPolicyHash is not { AlgorithmIdentifier, OCTET STRING }';
+  }
+  const [algOid, ...params] = alg.valueBlock.value;
+  if (!(algOid instanceof asn1js.ObjectIdentifier)) return 'SignaturePolicyId: hash algorithm is not an OID';
+  const read: DeclaredPolicy = {
+    oid: oid.valueBlock.toString(),
+    hashAlgorithm: algOid.valueBlock.toString(),
+    hashAlgorithmHasParameters: params.length > 0,
+    hash: new Uint8Array(hashValue.valueBlock.valueHexView),
+    qualifiers: [],
+  };
+  if (qualifiers !== undefined) {
+    if (!(qualifiers instanceof asn1js.Sequence))
+      return 'SignaturePolicyId: sigPolicyQualifiers is not a SEQUENCE';
+    for (const q of qualifiers.valueBlock.value.slice(0, 16)) {
+      const [id, qualifier] = q instanceof asn1js.Sequence ? q.valueBlock.value : [];
+      if (!(id instanceof asn1js.ObjectIdentifier)) return 'SignaturePolicyId: a qualifier has no OID';
+      read.qualifiers.push({
+        id: id.valueBlock.toString(),
+        uri: qualifier instanceof asn1js.IA5String ? qualifier.valueBlock.value : null,
+      });
+    }
+  }
+  return read;
+}
+
+function policyRows(add: Add, declared: DeclaredPolicy, policy: IcpBrasilPolicy): void {
+  const hashHex = toHex(declared.hash);
+  const ok = declared.hashAlgorithm === policy.hashAlgorithm && hashHex === policy.hashHex;
+  add(
+    'Anexo 1 Nota 2',
+    'sigPolicyHash',
+    ok,
+    ok
+      ? `SHA-256 ${hashHex}, the policy's internal hash`
+      : hashHex === policy.fileSha256Hex
+        ? `must be the hash inside the policy (${policy.hashHex}), not the policy file's hash the LPA lists (${hashHex})`
+        : `must be SHA-256 ${policy.hashHex} (found ${declared.hashAlgorithm} ${hashHex})`,
+  );
+  add(
+    'Anexo 1 Nota 3',
+    'sigPolicyHash.hashAlgorithm',
+    !declared.hashAlgorithmHasParameters,
+    declared.hashAlgorithmHasParameters ? 'parameters should be absent' : 'no parameters',
+  );
+  const q = declared.qualifiers;
+  const qualifiersOk = q.length === 0 || (q.length === 1 && q[0]?.id === ATTR.spqEtsUri && q[0].uri !== null);
+  add(
+    'Anexo 1 Nota 1',
+    'sigPolicyQualifiers',
+    qualifiersOk,
+    q.length === 0
+      ? 'absent (recommended: one spuri with the policy URL)'
+      : qualifiersOk
+        ? `one spuri ${q[0]?.uri ?? ''}`
+        : `must hold exactly one spuri (id-spq-ets-uri, an IA5String URL); found ${q.map((x) => x.id).join(', ')}`,
+  );
+}
+
+/** Tables A.16 and A.17 on the signature timestamp token's SignerInfo. */
+function timestampRows(add: Add, token: pkijs.Attribute, col: number): void {
+  let tokenInfo: pkijs.SignerInfo | undefined;
+  try {
+    const value: unknown = token.values[0];
+    if (!(value instanceof asn1js.Sequence)) throw new Error('not a SEQUENCE');
+    const contentInfo = new pkijs.ContentInfo({ schema: value });
+    tokenInfo = new pkijs.SignedData({ schema: contentInfo.content }).signerInfos[0];
+    if (!tokenInfo) throw new Error('no SignerInfo');
+  } catch (e) {
+    add(
+      'Tabela A.16',
+      'signature timestamp token',
+      false,
+      `the token does not read: ${(e as Error).message}`,
+    );
+    return;
+  }
+  attributeRows(
+    add,
+    'Tabela A.16',
+    'timestamp signed attribute',
+    A16,
+    col,
+    tokenInfo.signedAttrs?.attributes ?? [],
+  );
+  const tokenUnsigned = tokenInfo.unsignedAttrs?.attributes ?? [];
+  add(
+    'Tabela A.17',
+    'timestamp unsigned attributes',
+    tokenUnsigned.length === 0,
+    tokenUnsigned.length === 0
+      ? 'none'
+      : `the timestamp's SignerInfo must carry no unsigned attribute (found ${tokenUnsigned.map((a) => a.type).join(', ')})`,
+  );
+}
+
+/** Number of ESSCertIDv2 in a signingCertificateV2 value; -1 when malformed. */
+function essCertIdCount(attribute: pkijs.Attribute): number {
+  const value: unknown = attribute.values[0];
+  const certs = value instanceof asn1js.Sequence ? value.valueBlock.value[0] : undefined;
+  return certs instanceof asn1js.Sequence ? certs.valueBlock.value.length : -1;
+}
+
+/** At most this many entries of one dictionary are recorded (the tables name fewer than 20). */
+const MAX_ENTRIES = 256;
+/** At most this many AcroForm fields are visited looking for signatures. */
+const MAX_FIELDS = 4096;
+
+/**
+ * Reads what `checkIcpBrasilProfile` needs of the PDF for the signature whose `/Contents` holds `cms` (its
+ * DER, with or without the placeholder's zero padding): its signature dictionary, the newest catalog's
+ * `/DSS`, its `/VRI` entry (key: uppercase hex SHA-1 of the /Contents bytes, with or without the padding,
+ * ETSI EN 319 142-1 5.4.2.3), and the dictionaries of the document timestamps (`/Type /DocTimeStamp` or
+ * `/SubFilter /ETSI.RFC3161`).
+ * @throws Error when the PDF does not load or no signature dictionary holds `cms`.
+ */
+export async function readIcpBrasilDictionaries(
+  pdf: Uint8Array,
+  cms: Uint8Array,
+): Promise<Omit<IcpBrasilFacts, 'signerInfo'>> {
+  let doc: PDFDocument;
+  try {
+    doc = await PDFDocument.load(pdf, { updateMetadata: false, throwOnInvalidObject: false });
+  } catch (e) {
+    throw new Error(`the PDF does not load: ${(e as Error).message}`);
+  }
+  let signature: { dict: PDFDict; contents: Uint8Array } | undefined;
+  const documentTimestamps: PdfEntries[] = [];
+  let visited = 0;
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFDict) || !object.has(PDFName.of('ByteRange'))) continue;
+    visited += 1;
+    if (visited > MAX_FIELDS) throw new Error(`more than ${MAX_FIELDS} signature dictionaries`);
+    const contents = object.lookup(PDFName.of('Contents'));
+    const bytes =
+      contents instanceof PDFHexString || contents instanceof PDFString ? contents.asBytes() : undefined;
+    const type = object.get(PDFName.of('Type'));
+    const subFilter = object.get(PDFName.of('SubFilter'));
+    if (
+      (type instanceof PDFName && type.asString() === '/DocTimeStamp') ||
+      (subFilter instanceof PDFName && subFilter.asString() === '/ETSI.RFC3161')
+    ) {
+      documentTimestamps.push(entriesOf(doc, object));
+      continue;
+    }
+    if (bytes && bytes.length >= cms.length && equalBytes(bytes.subarray(0, cms.length), cms)) {
+      signature = { dict: object, contents: bytes };
+    }
+  }
+  if (!signature) throw new Error('no signature dictionary holds this signature');
+  const dssObject = doc.catalog.lookup(PDFName.of('DSS'));
+  const dss = dssObject instanceof PDFDict ? entriesOf(doc, dssObject) : null;
+  let vri: PdfEntries | null = null;
+  const vriDict = dssObject instanceof PDFDict ? dssObject.lookup(PDFName.of('VRI')) : undefined;
+  if (vriDict instanceof PDFDict) {
+    for (const bytes of [signature.contents, cms]) {
+      const key = toHex(await digest(bytes, 'SHA-1')).toUpperCase();
+      const entry = vriDict.lookup(PDFName.of(key));
+      if (entry instanceof PDFDict) {
+        vri = entriesOf(doc, entry);
+        break;
+      }
+    }
+  }
+  return { signatureDictionary: entriesOf(doc, signature.dict), dss, vri, documentTimestamps };
+}
+
+function entriesOf(doc: PDFDocument, dict: PDFDict): PdfEntries {
+  const out: Record<string, string> = {};
+  for (const [key, raw] of dict.entries().slice(0, MAX_ENTRIES)) {
+    const value: PDFObject | undefined = raw instanceof PDFRef ? doc.context.lookup(raw) : raw;
+    out[key.decodeText()] = describe(value);
+  }
+  return out;
+}
+
+function describe(value: PDFObject | undefined): string {
+  if (value instanceof PDFName) return value.asString();
+  if (value instanceof PDFString || value instanceof PDFHexString) return value.decodeText().slice(0, 200);
+  if (value instanceof PDFArray) return '[array]';
+  if (value instanceof PDFDict) return '<<dict>>';
+  if (value === undefined) return 'null';
+  const text = value.toString();
+  return text.length > 200 ? 'stream' : text;
+}
+
+/** Copies the SignerInfo of a CMS DER into pkijs (a convenience for callers holding only the bytes). */
+export function signerInfoOf(cms: Uint8Array): pkijs.SignerInfo {
+  const asn = asn1js.fromBER(toArrayBuffer(cms));
+  if (asn.offset === -1) throw new Error(`CMS: not DER (${asn.result.error})`);
+  const info = new pkijs.SignedData({ schema: new pkijs.ContentInfo({ schema: asn.result }).content })
+    .signerInfos[0];
+  if (!info) throw new Error('CMS: no SignerInfo');
+  return info;
+}
