@@ -369,12 +369,24 @@ const latin1 = (text: string): Uint8Array => Buffer.from(text, 'latin1');
  * `PDFDocument.load(original, { updateMetadata: false })`, modify, `await doc.flush()`, `update.write()`.
  */
 export class IncrementalUpdate {
+  // Plain fields, not parameter properties: `notary-verify extend` loads this file too, and the verifier is
+  // checked for syntax Node can strip.
+  private readonly doc: PDFDocument;
+  private readonly original: Uint8Array;
+  private readonly structure: OriginalStructure;
+  private readonly digests: Map<PDFRef, string>;
+
   private constructor(
-    private readonly doc: PDFDocument,
-    private readonly original: Uint8Array,
-    private readonly structure: OriginalStructure,
-    private readonly digests: Map<PDFRef, string>,
-  ) {}
+    doc: PDFDocument,
+    original: Uint8Array,
+    structure: OriginalStructure,
+    digests: Map<PDFRef, string>,
+  ) {
+    this.doc = doc;
+    this.original = original;
+    this.structure = structure;
+    this.digests = digests;
+  }
 
   /**
    * Snapshots a digest of every indirect object's serialization and reserves the object numbers below the

@@ -3,6 +3,7 @@
  *
  *   notary-verify <file> (--certificate cert.pdf | --receipt receipt.json) [--evm-rpc URL]...
  *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--confirmations N] [--json]
+ *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts)
  *
  * Exit status: 0 when every check that could run passed, 1 when a check failed, 2 when the input cannot be
  * used (bad arguments, unreadable file, not a receipt, a certificate without receipt).
@@ -34,6 +35,7 @@ Options:
   -h, --help           this text
 
 Exit status: 0 every check that could run passed; 1 a check failed; 2 unusable input.
+notary-verify extend <signed.pdf> --tsa URL adds fresh validation data and a document timestamp (extend -h).
 A check without what it needs (no endpoint, no certificate) is reported NOT RUN, never PASSED.
 `;
 
@@ -45,6 +47,8 @@ export interface CliResult {
 
 /** Runs the command on `argv` (without the node and script paths); never throws. */
 export async function runCli(argv: string[], options: { fetch?: typeof fetch } = {}): Promise<CliResult> {
+  // Loaded only for `extend`: it brings the PDF writer, which plain Node cannot load (see bin/notary-verify.js).
+  if (argv[0] === 'extend') return (await import('./extend.ts')).runExtendCli(argv.slice(1), options);
   let values: ReturnType<typeof parse>['values'];
   let positionals: string[];
   try {

@@ -1,7 +1,7 @@
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { equalBytes, toArrayBuffer } from './bytes.ts';
-import { OID } from './cms.ts';
+import { OID, subjectName } from './cms.ts';
 import { CheckBuilder } from './report.ts';
 import { verifyTimestampToken } from './timestamp.ts';
 
@@ -198,7 +198,7 @@ export class TsaClient {
     const failures = c.evidence.filter((e) => e.ok === false);
     if (!stamped || failures.length > 0)
       throw new TsaError(`TSA token: ${failures.map((e) => `${e.label}: ${e.value}`).join('; ')}`);
-    const tsa = c.evidence.find((e) => e.label === 'TSA')?.value ?? 'unknown TSA';
+    const tsa = stamped.tsa ? subjectName(stamped.tsa) : 'unknown TSA';
     return { token, genTime: stamped.genTime, tsa, chainChecked: this.tsaCa !== undefined };
   }
 }

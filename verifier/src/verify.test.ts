@@ -12,8 +12,8 @@ import { CheckBuilder } from './report.ts';
 import { verify } from './verify.ts';
 
 const SRC = import.meta.dirname;
-/** Files that may use Node: the command line wrapper, the schema writer, tests. */
-const NODE_ONLY = /^(cli|write-schema)\.ts$|\.test\.ts$/;
+/** Files that may use Node: the command line wrapper, `extend` (it writes with @notary/pdf), the schema writer, tests. */
+const NODE_ONLY = /^(cli|extend|write-schema)\.ts$|\.test\.ts$/;
 
 const sha = (...parts: (Buffer | Uint8Array)[]) => {
   const h = createHash('sha256');
