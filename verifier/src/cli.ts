@@ -2,7 +2,8 @@
  * `notary-verify`, the command line (Node only: it reads the files, then hands bytes to the checking core).
  *
  *   notary-verify <file> (--certificate cert.pdf | --receipt receipt.json) [--evm-rpc URL]...
- *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--confirmations N] [--json]
+ *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--at RFC3339] [--online]
+ *     [--confirmations N] [--json]
  *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts)
  *
  * Exit status: 0 when every check that could run passed, 1 when a check failed, 2 when the input cannot be
@@ -29,6 +30,10 @@ Options:
   --stacks-api URL     a Stacks API endpoint (node /v2 + Hiro /extended routes) (repeatable)
   --tsa-ca FILE        PEM certificates the RFC 3161 tokens must chain to
   --trust-ca FILE      PEM certificates the certificate's signer must chain to
+  --at TIME            judge the certificate's signature at TIME (RFC 3339, e.g. 2031-05-01T12:00:00Z;
+                       default now), with only the validation data the certificate carries
+  --online             check 6 may fetch revocation data the certificate lacks from its certificates'
+                       OCSP and CRL URLs (without it, check 6 makes no request)
   --confirmations N    blocks required on each chain, the inclusion block counting as 1 (default 1)
   --json               print the report as JSON
   --quiet              print only failed evidence
@@ -64,6 +69,8 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
   const confirmations = values.confirmations === undefined ? 1 : Number(values.confirmations);
   if (!Number.isInteger(confirmations) || confirmations < 1)
     return usage('--confirmations: a whole number >= 1');
+  const at = values.at === undefined ? undefined : parseRfc3339(values.at);
+  if (at === null) return usage('--at: an RFC 3339 date-time, e.g. 2031-05-01T12:00:00Z');
   try {
     const report = await verify({
       file: await read(file),
@@ -74,6 +81,8 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
       ...(values['tsa-ca'] ? { tsaCa: pemCertificates(await readText(values['tsa-ca'])) } : {}),
       ...(values['trust-ca'] ? { trustCa: pemCertificates(await readText(values['trust-ca'])) } : {}),
       confirmations,
+      ...(at ? { at } : {}),
+      online: values.online === true,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const stdout = values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, !values.quiet);
@@ -96,11 +105,29 @@ function parse(argv: string[]) {
       'tsa-ca': { type: 'string' },
       'trust-ca': { type: 'string' },
       confirmations: { type: 'string' },
+      at: { type: 'string' },
+      online: { type: 'boolean' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+/**
+ * RFC 3339 section 5.6 `date-time` (`2031-05-01T12:00:00Z`, `...T12:00:00.5+02:00`; `t`/`z`/space accepted as
+ * the section's note allows), as a Date; null when it is not one or names no real instant.
+ */
+export function parseRfc3339(text: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.exec(text);
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  // Date rolls 2031-02-30 over to March: the fields must read back (a leap second :60 is refused).
+  const probe = new Date(Date.UTC(y, mo - 1, d));
+  if (probe.getUTCFullYear() !== y || probe.getUTCMonth() !== mo - 1 || probe.getUTCDate() !== d) return null;
+  if (h > 23 || mi > 59 || s > 59) return null;
+  const date = new Date(text.replace(' ', 'T').toUpperCase());
+  return Number.isNaN(date.getTime()) ? null : date;
 }
 
 async function read(path: string): Promise<Uint8Array> {

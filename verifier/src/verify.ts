@@ -44,6 +44,16 @@ export interface VerifyInput {
   /** The current time (expirations, the chain of a signature without timestamp). Default now. */
   now?: Date;
   /**
+   * T, the time check 6 judges the certificate's signature at (`--at`): certificates valid and not revoked at
+   * T, or proven by a timestamp to have signed before they expired or were revoked. Default `now`.
+   */
+  at?: Date;
+  /**
+   * Check 6 may fetch revocation data the certificate does not carry from its certificates' OCSP and CRL URLs
+   * (`--online`). Default false: check 6 makes no request.
+   */
+  online?: boolean;
+  /**
    * The checks to run, default all six. The others are reported `not-run` ("not requested"): the web verify
    * page runs 1 to 4, which need no trust anchor.
    */
@@ -90,7 +100,17 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
       checkStacks(receipt, transport, { endpoints: input.stacksApiUrls ?? [], confirmations }),
     ),
     await run(5, () => checkTimestamp(receipt, input.tsaCa)),
-    await run(6, () => checkPadesSignature(input.certificate, input.trustCa, input.tsaCa, now)),
+    await run(6, () =>
+      checkPadesSignature(input.certificate, {
+        trustCa: input.trustCa,
+        tsaCa: input.tsaCa,
+        at: input.at ?? now,
+        online: input.online === true,
+        fetch: transport.fetch,
+        timeoutMs: transport.timeoutMs,
+        original: input.file,
+      }),
+    ),
   ];
   const failed = checks.find((c) => c.status === 'failed');
   return {

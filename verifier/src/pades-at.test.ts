@@ -1,0 +1,441 @@
+/**
+ * Check 6 judged at a time T with only what the certificate carries: PAdES files signed with the revocation
+ * test PKI (`test/harness/revocation-pki.ts`: AIA OCSP and CRL URLs on loopback, revocation controls, a
+ * short-lived signer) at B-B, B-T, B-LT and B-LTA by the writer (`signPdfAtLevel`, `@notary/pdf/ltv`), the
+ * validation data gathered by `gatherValidationMaterial` from the PKI's real `openssl ocsp` responder.
+ * poppler's `pdfsig` reads the same files independently (signature count, validity, tampering). Every
+ * offline judgement is given a fetch that records calls: none may happen.
+ */
+import { execFile } from 'node:child_process';
+import { createPrivateKey, sign as cryptoSign, X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { CmsSigner, SignatureTimestamper } from '@notary/pdf/cades';
+import { appendDocumentTimestamp, appendValidationData } from '@notary/pdf/ltv';
+import { PADES_SIGNATURE_LENGTH, type SignatureLevel, signPdf, signPdfAtLevel } from '@notary/pdf/pades';
+import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
+import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pemToDer } from '../../test/harness/pki.ts';
+import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
+import { parseRfc3339, runCli } from './cli.ts';
+import { checkPadesSignature } from './pades.ts';
+import { changesAfter, readPdfSignatures } from './pdf-signatures.ts';
+import { parseReceipt } from './receipt.ts';
+import type { CheckResult } from './report.ts';
+import { gatherValidationMaterial } from './revocation.ts';
+import { verify } from './verify.ts';
+
+const run = promisify(execFile);
+const HOUR = 3_600_000;
+
+let tmp: string;
+let fileCount = 0;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'notary-pades-at-'));
+});
+
+afterAll(async () => {
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+async function file(bytes: Uint8Array, ext = 'pdf'): Promise<string> {
+  fileCount += 1;
+  const p = path.join(tmp, `f${fileCount}.${ext}`);
+  await writeFile(p, bytes);
+  return p;
+}
+
+/** A fetch that records every call and answers none: offline judgements must not call it. */
+function fetchSpy(): { fetch: typeof fetch; calls: string[] } {
+  const calls: string[] = [];
+  const spy = (async (input: Parameters<typeof fetch>[0]) => {
+    calls.push(String(input instanceof Request ? input.url : input));
+    throw new Error('no request expected');
+  }) as typeof fetch;
+  return { fetch: spy, calls };
+}
+
+/** A fetch that records every call and forwards it (the `--online` case). */
+function recordingFetch(): { fetch: typeof fetch; calls: string[] } {
+  const calls: string[] = [];
+  const spy = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    calls.push(String(input instanceof Request ? input.url : input));
+    return fetch(input, init);
+  }) as typeof fetch;
+  return { fetch: spy, calls };
+}
+
+/** RFC 3161 client made of the openssl CLI (query and token extraction) and fetch, for the loopback TSA. */
+function opensslTsaClient(url: string): SignatureTimestamper {
+  return {
+    timestamp: async (digest) => {
+      const query = path.join(tmp, `q${++fileCount}.tsq`);
+      await run('openssl', [
+        'ts',
+        '-query',
+        '-digest',
+        Buffer.from(digest).toString('hex'),
+        '-sha256',
+        '-cert',
+        '-out',
+        query,
+      ]);
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/timestamp-query' },
+        body: await readFile(query),
+      });
+      if (!response.ok) throw new Error(`test TSA: HTTP ${response.status}`);
+      const reply = await file(new Uint8Array(await response.arrayBuffer()), 'tsr');
+      const token = `${reply}.tok`;
+      await run('openssl', ['ts', '-reply', '-in', reply, '-token_out', '-out', token]);
+      return { token: new Uint8Array(await readFile(token)) };
+    },
+  };
+}
+
+/** A `CmsSigner` over a PEM key and its chain (signer, intermediate, root). */
+function cmsSigner(keyPem: string, chainPem: string): CmsSigner {
+  const key = createPrivateKey(keyPem);
+  const chain = [...chainPem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g)].map(
+    (m) => pemToDer(m[0]),
+  );
+  return {
+    certificateChain: chain,
+    algorithm: 'RSASSA-PKCS1-v1_5-SHA256',
+    sign: async (data) => new Uint8Array(cryptoSign('sha256', data, key)),
+  };
+}
+
+/** A one-page PDF with a PAdES placeholder (no object streams, as the service's renderer writes it). */
+async function placeholderPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  page.drawText('Certificate of notarization', {
+    x: 50,
+    y: 780,
+    size: 18,
+    font: await doc.embedFont(StandardFonts.Helvetica),
+  });
+  pdflibAddPlaceholder({
+    pdfDoc: doc,
+    reason: 'Notarization certificate',
+    contactInfo: 'notary@example.test',
+    name: 'Notary',
+    location: 'Test',
+    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
+    signatureLength: PADES_SIGNATURE_LENGTH,
+    widgetRect: [0, 0, 0, 0],
+  });
+  return doc.save({ useObjectStreams: false });
+}
+
+async function signAt(
+  pki: RevocationPki,
+  level: SignatureLevel,
+  who: 'signer' | 'shortLived' = 'signer',
+  tsa: SignatureTimestamper = opensslTsaClient(pki.tsaUrl),
+): Promise<Uint8Array> {
+  const files = pki[who];
+  const signed = await signPdfAtLevel(await placeholderPdf(), cmsSigner(files.keyPem, files.chainPem), {
+    level,
+    tsa,
+    gather: (chain) => gatherValidationMaterial(chain),
+  });
+  expect(signed.shortfall).toEqual([]);
+  expect(signed.level).toBe(level);
+  return signed.pdf;
+}
+
+/** `pdfsig` stdout trusting the PKI's root (it may exit non-zero on a bad signature; stdout still counts). */
+async function pdfsig(pki: RevocationPki, pdf: Uint8Array): Promise<string> {
+  const result = await run('pdfsig', ['-nssdir', `sql:${pki.nssDir}`, await file(pdf)]).catch(
+    (e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }),
+  );
+  return result.stdout;
+}
+
+const failedLabels = (r: CheckResult) => r.evidence.filter((e) => e.ok === false).map((e) => e.label);
+const evidenceText = (r: CheckResult) => r.evidence.map((e) => `${e.label}: ${e.value}`).join('\n');
+
+describe('check 6 at a time T, offline (one PKI)', () => {
+  let pki: RevocationPki;
+  let anchors: { trustCa: Uint8Array[]; tsaCa: Uint8Array[] };
+  let blta: Uint8Array;
+
+  beforeAll(async () => {
+    pki = await startRevocationPki();
+    anchors = { trustCa: [pki.root.certDer], tsaCa: [pki.root.certDer] };
+    blta = await signAt(pki, 'B-LTA');
+  });
+
+  afterAll(async () => {
+    await pki?.stop();
+  });
+
+  const judge = async (pdf: Uint8Array, at: Date): Promise<{ result: CheckResult; calls: string[] }> => {
+    const spy = fetchSpy();
+    const result = await checkPadesSignature(pdf, { ...anchors, at, fetch: spy.fetch });
+    return { result, calls: spy.calls };
+  };
+
+  it('reads every signature, its coverage and the /DSS as pdfsig sees them', async () => {
+    const read = await readPdfSignatures(blta);
+    expect(read.signatures.map((s) => [s.type, s.subFilter, s.coverage.wellFormed])).toEqual([
+      ['Sig', 'ETSI.CAdES.detached', true],
+      ['DocTimeStamp', 'ETSI.RFC3161', true],
+    ]);
+    const [sig, dt] = read.signatures;
+    expect(sig?.coverage.wholeFile).toBe(false);
+    expect(dt?.coverage.end).toBeGreaterThan(sig?.coverage.end ?? 0);
+    expect(read.revisions.at(-1)).toBe(blta.length);
+    expect(read.dss?.ocsps.length).toBeGreaterThan(0);
+    expect(read.dss?.vri.size).toBe(2);
+    const later = await changesAfter(blta, sig?.coverage.end ?? 0);
+    expect(later.refused).toEqual([]);
+    const out = await pdfsig(pki, blta);
+    expect(out).toContain('Signature #2');
+    expect(out).not.toContain('Signature #3');
+  });
+
+  it('B-LTA judged now passes at level B-LTA without any request', async () => {
+    const { result, calls } = await judge(blta, new Date());
+    expect(result.status, evidenceText(result)).toBe('passed');
+    expect(result.pades).toMatchObject({ level: 'B-LTA', notHigher: [], validDocumentTimestamps: 1 });
+    expect(evidenceText(result)).toMatch(/signer revocation: .*Notary LTV Signer: good/);
+    expect(calls).toEqual([]);
+  });
+
+  it('levels B-B, B-T and B-LT are reported with why not higher', async () => {
+    const now = new Date();
+    const bb = (await judge(await signAt(pki, 'B-B'), now)).result;
+    expect(bb.status, evidenceText(bb)).toBe('passed');
+    expect(bb.pades).toMatchObject({ level: 'B-B', notHigher: ['no valid signature timestamp'] });
+    const bt = (await judge(await signAt(pki, 'B-T'), now)).result;
+    expect(bt.pades?.level).toBe('B-T');
+    expect(bt.pades?.notHigher.join('\n')).toMatch(/no revocation data in the \/DSS for .*Notary LTV Signer/);
+    const blt = (await judge(await signAt(pki, 'B-LT'), now)).result;
+    expect(blt.status, evidenceText(blt)).toBe('passed');
+    expect(blt.pades).toMatchObject({ level: 'B-LT', notHigher: ['no valid document timestamp'] });
+  });
+
+  it('the short-lived signer at B-LTA passes after its expiry (timestamps prove it signed before); at B-B it fails', async () => {
+    const expiry = new X509Certificate(pki.shortLived.certPem).validToDate;
+    const later = new Date(expiry.getTime() + 24 * HOUR);
+    const lta = await signAt(pki, 'B-LTA', 'shortLived');
+    const { result, calls } = await judge(lta, later);
+    expect(result.status, evidenceText(result)).toBe('passed');
+    expect(result.pades?.level).toBe('B-LTA');
+    expect(evidenceText(result)).toMatch(/chain to --trust-ca: trusted at .*proven by a timestamp/);
+    expect(calls).toEqual([]);
+    const bb = (await judge(await signAt(pki, 'B-B', 'shortLived'), later)).result;
+    expect(bb.status).toBe('failed');
+    expect(failedLabels(bb)).toEqual(['chain to --trust-ca']);
+  });
+
+  it('a byte changed after signing fails, as pdfsig says', async () => {
+    const tampered = new Uint8Array(blta);
+    const at = Buffer.from(blta).indexOf('Notarization certificate');
+    tampered[at] = 'n'.charCodeAt(0);
+    const { result } = await judge(tampered, new Date());
+    expect(result.status).toBe('failed');
+    expect(failedLabels(result)).toContain('signed messageDigest');
+    expect(result.pades?.level).toBeNull();
+    expect(await pdfsig(pki, tampered)).toMatch(/Signature Validation: Digest Mismatch/);
+  });
+
+  it('a document timestamp whose token is over other bytes fails its message imprint', async () => {
+    const real = opensslTsaClient(pki.tsaUrl);
+    const wrong: SignatureTimestamper = {
+      timestamp: (digest) => real.timestamp(digest.map((b, i) => (i === 0 ? b ^ 1 : b))),
+    };
+    const blt = await signAt(pki, 'B-LT');
+    const { pdf } = await appendDocumentTimestamp(blt, wrong);
+    const { result, calls } = await judge(pdf, new Date());
+    expect(result.status).toBe('failed');
+    expect(failedLabels(result).some((l) => /^document timestamp .*: message imprint$/.test(l))).toBe(true);
+    expect(result.pades?.level).toBeNull();
+    expect(calls).toEqual([]);
+  });
+
+  it('bytes appended, and a later revision that changes the page, fail', async () => {
+    const appended = new Uint8Array([...blta, ...new TextEncoder().encode('\n% appended\n')]);
+    const a = (await judge(appended, new Date())).result;
+    expect(a.status).toBe('failed');
+    expect(a.evidence.find((e) => e.ok === false)?.value).toMatch(/bytes were added after signing/);
+
+    // An incremental update (ISO 32000-1 7.5.6) that redefines the page's content stream after the signature.
+    const doc = await PDFDocument.load(blta);
+    const direct = doc.getPage(0).node.get(PDFName.of('Contents'));
+    const contents = direct instanceof PDFArray ? direct.get(0) : direct;
+    expect(contents).toBeInstanceOf(PDFRef);
+    const text = Buffer.from(blta).toString('latin1');
+    const prev = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)?.[1];
+    const fonts = doc.getPage(0).node.Resources()?.lookup(PDFName.of('Font'));
+    const font = fonts instanceof PDFDict ? fonts.keys()[0]?.toString() : undefined;
+    const body = `BT ${font} 18 Tf 50 700 Td (Forged) Tj ET`;
+    const obj = `${(contents as PDFRef).objectNumber} 0 obj\n<< /Length ${body.length} >>\nstream\n${body}\nendstream\nendobj\n`;
+    const objOffset = blta.length + 1;
+    const update =
+      `\n${obj}xref\n${(contents as PDFRef).objectNumber} 1\n${String(objOffset).padStart(10, '0')} 00000 n \n` +
+      `trailer\n<< /Size ${doc.context.largestObjectNumber + 1} /Root ${String(doc.context.trailerInfo.Root)} /Prev ${prev} >>\n` +
+      `startxref\n${objOffset + obj.length}\n%%EOF\n`;
+    const forged = new Uint8Array([...blta, ...new TextEncoder().encode(update)]);
+    // A sound file that shows the forged text (qpdf and poppler read the update as intended).
+    const forgedPath = await file(forged);
+    await run('qpdf', ['--check', forgedPath]);
+    expect((await run('pdftotext', [forgedPath, '-'])).stdout).toContain('Forged');
+    const f = (await judge(forged, new Date())).result;
+    expect(f.status, evidenceText(f)).toBe('failed');
+    expect(failedLabels(f)).toEqual(['later revisions']);
+  });
+
+  it('--online fetches what a B-T file lacks; without it nothing is fetched', async () => {
+    const bt = await signAt(pki, 'B-T');
+    const offline = fetchSpy();
+    const off = await checkPadesSignature(bt, { ...anchors, at: new Date(), fetch: offline.fetch });
+    expect(off.status).toBe('passed');
+    expect(evidenceText(off)).toMatch(/signer revocation: .*Notary LTV Signer: unknown/);
+    expect(offline.calls).toEqual([]);
+    const online = recordingFetch();
+    const on = await checkPadesSignature(bt, {
+      ...anchors,
+      at: new Date(),
+      online: true,
+      fetch: online.fetch,
+    });
+    expect(on.status, evidenceText(on)).toBe('passed');
+    expect(evidenceText(on)).toMatch(/signer revocation: .*Notary LTV Signer: good/);
+    expect(online.calls.some((u) => u.startsWith(pki.baseUrl))).toBe(true);
+    // The level counts only what the file carries.
+    expect(on.pades).toMatchObject({ level: 'B-T', online: true });
+  });
+
+  it('verify() and the command line take --at and --online', async () => {
+    const receipt = parseReceipt({
+      format: 'notary-receipt',
+      version: 1,
+      service: { name: 'Notary', url: 'http://localhost:3000' },
+      document: {
+        id: '6f1c1d2e-0000-4000-8000-000000000001',
+        serialNumber: 'ABC-1',
+        sha256: '0'.repeat(64),
+        fileName: 'f.bin',
+        fileSize: 1,
+        mimeType: 'application/octet-stream',
+        registeredAt: '2026-01-01T00:00:00.000Z',
+      },
+      merkle: null,
+      evm: null,
+      stacks: null,
+      timestamp: null,
+    });
+    const spy = fetchSpy();
+    const at = new Date(Date.now() + HOUR);
+    const report = await verify({
+      file: new Uint8Array([0]),
+      receipt,
+      certificate: blta,
+      ...anchors,
+      at,
+      fetch: spy.fetch,
+      checks: [6],
+    });
+    expect(report.checks[5]?.pades).toMatchObject({ at: at.toISOString(), level: 'B-LTA', online: false });
+    expect(spy.calls).toEqual([]);
+
+    expect(parseRfc3339('2031-05-01T12:00:00Z')?.toISOString()).toBe('2031-05-01T12:00:00.000Z');
+    expect(parseRfc3339('2031-05-01t14:00:00.5+02:00')?.toISOString()).toBe('2031-05-01T12:00:00.500Z');
+    for (const bad of ['2031-02-30T00:00:00Z', '2031-05-01', 'tomorrow', '2031-05-01T12:00:00']) {
+      expect(parseRfc3339(bad)).toBeNull();
+    }
+    const receiptPath = await file(new TextEncoder().encode(JSON.stringify(receipt)), 'json');
+    const filePath = await file(new Uint8Array([0]), 'bin');
+    const bad = await runCli([filePath, '--receipt', receiptPath, '--at', 'tomorrow']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--at: an RFC 3339 date-time/);
+  });
+});
+
+describe('check 6 at a time T: revocation (a PKI of its own, its signer revoked)', () => {
+  let pki: RevocationPki;
+  let anchors: { trustCa: Uint8Array[]; tsaCa: Uint8Array[] };
+
+  beforeAll(async () => {
+    pki = await startRevocationPki();
+    anchors = { trustCa: [pki.root.certDer], tsaCa: [pki.root.certDer] };
+  });
+
+  afterAll(async () => {
+    await pki?.stop();
+  });
+
+  it('a signer revoked before signing fails after the revocation and passes before it', async () => {
+    // T0: every certificate of the chains is valid; the revocation comes one second later, then signing.
+    const notBefore = (pem: string) => new X509Certificate(pem).validFromDate.getTime();
+    const t0 = new Date(
+      Math.max(
+        notBefore(pki.signer.certPem),
+        notBefore(pki.tsa.certPem),
+        notBefore(pki.intermediate.certPem),
+      ),
+    );
+    const revokedAt = new Date(t0.getTime() + 1000);
+    const wait = revokedAt.getTime() + 1000 - Date.now();
+    // The signature must come after the revocation time (second precision): wait for the clock, once.
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await pki.revoke('signer', { at: revokedAt, reason: 'keyCompromise' });
+    const pdf = await signAt(pki, 'B-LTA');
+    const read = await readPdfSignatures(pdf);
+    expect(read.dss?.ocsps.length).toBeGreaterThan(0);
+
+    const spy = fetchSpy();
+    const after = await checkPadesSignature(pdf, { ...anchors, at: new Date(), fetch: spy.fetch });
+    expect(after.status, evidenceText(after)).toBe('failed');
+    expect(failedLabels(after)).toEqual(['chain to --trust-ca']);
+    expect(evidenceText(after)).toMatch(/Notary LTV Signer revoked at /);
+    const before = await checkPadesSignature(pdf, { ...anchors, at: t0, fetch: spy.fetch });
+    expect(before.status, evidenceText(before)).toBe('passed');
+    expect(spy.calls).toEqual([]);
+  });
+
+  it('a lying OCSP answer (rogue responder) in the /DSS gives no verdict: not B-LT', async () => {
+    const signer = cmsSigner(pki.shortLived.keyPem, pki.shortLived.chainPem);
+    const bt = await signPdf(await placeholderPdf(), signer, opensslTsaClient(pki.tsaUrl));
+    pki.setOcsp('lying');
+    try {
+      const ocsp = async (cert: string, ca: 'root' | 'intermediate') => {
+        const req = path.join(tmp, `ocsp${++fileCount}.req`);
+        await run('openssl', ['ocsp', '-issuer', pki.caPath(ca), '-cert', cert, '-reqout', req, '-no_nonce']);
+        const res = await fetch(pki.ocspUrl(ca), {
+          method: 'POST',
+          headers: { 'content-type': 'application/ocsp-request' },
+          body: await readFile(req),
+        });
+        return new Uint8Array(await res.arrayBuffer());
+      };
+      const material = {
+        certs: [pki.shortLived.certDer, pki.tsa.certDer, pki.intermediate.certDer, pki.root.certDer],
+        ocsps: [
+          await ocsp(pki.shortLived.certPath, 'intermediate'),
+          await ocsp(pki.tsa.certPath, 'intermediate'),
+          await ocsp(pki.intermediate.certPath, 'root'),
+        ],
+        crls: [],
+      };
+      const lying = await appendValidationData(bt, material);
+      const spy = fetchSpy();
+      const result = await checkPadesSignature(lying, { ...anchors, at: new Date(), fetch: spy.fetch });
+      expect(result.pades?.level, evidenceText(result)).toBe('B-T');
+      expect(evidenceText(result)).toMatch(/signer revocation: .*Notary LTV Short-Lived Signer: unknown/);
+      expect(spy.calls).toEqual([]);
+    } finally {
+      pki.setOcsp('ok');
+    }
+  });
+});
