@@ -132,6 +132,9 @@ const EnvSchema = z.object({
   SIGNING_CERT_PASSWORD: z.string().optional(),
   SIGNING_LOCATION: z.string().max(120).default(''),
   SIGNING_LEVEL: z.enum(['B-B', 'B-T', 'B-LT', 'B-LTA']).optional(),
+  SIGNING_POLICY: z
+    .enum(['etsi', 'icp-brasil-ad-rb', 'icp-brasil-ad-rt', 'icp-brasil-ad-rc', 'icp-brasil-ad-ra'])
+    .default('etsi'),
   TSA_URL: optionalString.pipe(z.url().optional()),
   TSA_CA_CERTS: optionalString,
   TSA_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
@@ -309,6 +312,14 @@ export interface SigningConfig {
    * `TSA_URL`, else B-B; B-T and up without `TSA_URL` is refused at start.
    */
   level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+  /**
+   * Signature policy (`SIGNING_POLICY`): `etsi` (default) a plain ETSI EN 319 142-1 signature; an ICP-Brasil
+   * policy (DOC-ICP-15.03 v9.1) adds its signature-policy-identifier and the PBAD signature dictionary.
+   * AD-RT needs `TSA_URL` and B-T or higher, AD-RC needs B-LTA (Tabela A.22: DSS, VRI and a document
+   * timestamp); both are checked at start. AD-RA is refused at start: its DSS must carry the policy, the list
+   * of approved policies and that list's signature (Tabela A.19), which this service does not write yet.
+   */
+  policy: 'etsi' | 'icp-brasil-ad-rb' | 'icp-brasil-ad-rt' | 'icp-brasil-ad-rc' | 'icp-brasil-ad-ra';
 }
 
 /**
@@ -558,6 +569,33 @@ function signingConfig(e: Env): SigningConfig | undefined {
       `Invalid configuration:\n  SIGNING_LEVEL=${level} needs a Time-Stamping Authority for its timestamps: set TSA_URL, or SIGNING_LEVEL=B-B`,
     );
   }
+  const policy = e.SIGNING_POLICY;
+  const needs: Partial<Record<typeof policy, { level: typeof level; why: string }>> = {
+    'icp-brasil-ad-rt': { level: 'B-T', why: 'a signature timestamp (DOC-ICP-15.03 Tabela A.15)' },
+    'icp-brasil-ad-rc': {
+      level: 'B-LTA',
+      why: 'a DSS, a VRI and a document timestamp (DOC-ICP-15.03 Tabela A.22)',
+    },
+  };
+  if (policy === 'icp-brasil-ad-ra') {
+    throw new Error(
+      'Invalid configuration:\n  SIGNING_POLICY=icp-brasil-ad-ra: the AD-RA policy needs the policy file, the list of approved ' +
+        'policies and its signature in the DSS (DOC-ICP-15.03 Tabela A.19: PBAD_PolicyArtifacts, PBAD_LpaArtifacts, ' +
+        'PBAD_LpaSignatures), which this service does not write yet: use icp-brasil-ad-rc or icp-brasil-ad-rt',
+    );
+  }
+  const need = needs[policy];
+  if (need && e.TSA_URL === undefined) {
+    throw new Error(
+      `Invalid configuration:\n  SIGNING_POLICY=${policy} needs ${need.why}: set TSA_URL (a Time-Stamping Authority)`,
+    );
+  }
+  const order = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
+  if (need && order.indexOf(level) < order.indexOf(need.level)) {
+    throw new Error(
+      `Invalid configuration:\n  SIGNING_POLICY=${policy} needs ${need.why}: set SIGNING_LEVEL=${need.level} (it is ${level})`,
+    );
+  }
   if (e.SIGNING_CERT === undefined) {
     if (e.SIGNING_KEY !== undefined) {
       throw new Error('Invalid configuration:\n  SIGNING_KEY is set: also set SIGNING_CERT (the PEM chain)');
@@ -570,6 +608,7 @@ function signingConfig(e: Env): SigningConfig | undefined {
     password: e.SIGNING_CERT_PASSWORD,
     location: e.SIGNING_LOCATION,
     level,
+    policy,
   };
 }
 
