@@ -1,24 +1,32 @@
 /**
- * PAdES B-LT and B-LTA: validation data (/DSS, /VRI) and document timestamps appended as incremental updates
- * to a PDF signed with the test PKI (`test/harness/pki.ts`) and the loopback TSA (`test/harness/tsa.ts`),
+ * PAdES B-LT and B-LTA (`@notary/pdf/ltv`, `signPdfAtLevel`): validation data (/DSS, /VRI) and document
+ * timestamps appended as incremental updates to a PDF signed by the file signer with the test PKI
+ * (`test/harness/pki.ts`) through the TSA adapter and the loopback TSA (`test/harness/tsa.ts`),
  * checked by third parties: `qpdf --check`, poppler's `pdfsig`, `openssl ts -verify` on the document
  * timestamp, and pikepdf (python3-pikepdf) reading the /DSS independently.
  */
 import { execFile } from 'node:child_process';
-import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { appendDocumentTimestamp, appendValidationData, vriKey } from '@notary/pdf/ltv';
+import {
+  type GatherValidationData,
+  PADES_SIGNATURE_LENGTH,
+  signPdf,
+  signPdfAtLevel,
+} from '@notary/pdf/pades';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPki, type TestPki } from '../../test/harness/pki';
-import { startTestTsa, type TestTsa } from '../../test/harness/tsa';
-import type { CmsSigner, SignatureTimestamper } from './cades';
-import { appendDocumentTimestamp, appendValidationData, vriKey } from './ltv';
-import { type GatherValidationData, PADES_SIGNATURE_LENGTH, signPdf, signPdfAtLevel } from './pades';
+import { createTestPki, type TestPki } from '../../../../test/harness/pki';
+import { startTestTsa, type TestTsa } from '../../../../test/harness/tsa';
+import type { DocumentSigner } from '../../ports/signer';
+import { HttpTimestampAuthority } from '../tsa/http';
+import { loadFileSigner } from './file';
 
 const run = promisify(execFile);
 /** Debian's interpreter: python3-pikepdf is installed for it, not for other pythons on the PATH. */
@@ -27,21 +35,16 @@ const PYTHON = '/usr/bin/python3';
 let pki: TestPki;
 let tsaServer: TestTsa;
 let tmp: string;
-let signer: CmsSigner;
-let tsa: SignatureTimestamper;
+let signer: DocumentSigner;
+let tsa: HttpTimestampAuthority;
 let fileCount = 0;
 
 beforeAll(async () => {
   pki = await createTestPki();
   tsaServer = await startTestTsa(pki);
   tmp = await mkdtemp(path.join(os.tmpdir(), 'notary-ltv-test-'));
-  const key = createPrivateKey(pki.rsa.keyPem);
-  signer = {
-    certificateChain: [pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer],
-    algorithm: 'RSASSA-PKCS1-v1_5-SHA256',
-    sign: async (data) => new Uint8Array(cryptoSign('sha256', data, key)),
-  };
-  tsa = opensslTsaClient(tsaServer.url);
+  signer = await loadFileSigner({ pkcs12: pki.rsa.p12, password: pki.p12Password });
+  tsa = new HttpTimestampAuthority({ url: tsaServer.url, trustedCertificates: [pki.root.certDer] });
 });
 
 afterAll(async () => {
@@ -55,35 +58,6 @@ async function file(bytes: Uint8Array, ext = 'pdf'): Promise<string> {
   const p = path.join(tmp, `f${fileCount}.${ext}`);
   await writeFile(p, bytes);
   return p;
-}
-
-/** RFC 3161 client made of the openssl CLI (query and token extraction) and fetch, for the loopback TSA. */
-function opensslTsaClient(url: string): SignatureTimestamper {
-  return {
-    timestamp: async (digest) => {
-      const query = path.join(tmp, `q${++fileCount}.tsq`);
-      await run('openssl', [
-        'ts',
-        '-query',
-        '-digest',
-        Buffer.from(digest).toString('hex'),
-        '-sha256',
-        '-cert',
-        '-out',
-        query,
-      ]);
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/timestamp-query' },
-        body: await readFile(query),
-      });
-      if (!response.ok) throw new Error(`test TSA: HTTP ${response.status}`);
-      const reply = await file(new Uint8Array(await response.arrayBuffer()), 'tsr');
-      const token = `${reply}.tok`;
-      await run('openssl', ['ts', '-reply', '-in', reply, '-token_out', '-out', token]);
-      return { token: new Uint8Array(await readFile(token)) };
-    },
-  };
 }
 
 /** A one-page PDF with a PAdES placeholder (no object streams, as the service's renderer writes it). */
