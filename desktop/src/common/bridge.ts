@@ -154,8 +154,8 @@ export interface Bridge {
    * RFC 3161 token and the certificate's PAdES signature, chained to the anchors of `options.trust` (picked
    * PEM files are named by their ids). Runs in the page (web) or in main (Electron). Rejects with `too-large`
    * past 250 MB, `file` when a file cannot be read, `invalid-input` for an endpoint refused by
-   * `endpointProblem`, `unavailable` for ICP-Brasil roots this build does not ship; an unreadable certificate
-   * (`no-receipt`) or anchor file (`bad-anchor`) is a result, not an error.
+   * `endpointProblem` or a malformed date; an unreadable certificate (`no-receipt`) or anchor file
+   * (`bad-anchor`) is a result, not an error.
    */
   checkCertificate(
     fileId: string,

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import type { CheckResult, VerifyReport } from '@notary/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../../test/harness/pki';
@@ -8,7 +9,6 @@ import {
   anchorCertificates,
   checkAgainstCertificate,
   endpointProblem,
-  ICP_BRASIL_AVAILABLE,
   judgeAt,
   MAX_ANCHOR_CERTIFICATES,
   MAX_ANCHOR_FILE_BYTES,
@@ -71,6 +71,26 @@ describe('checkAgainstCertificate', () => {
 });
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
+
+/** Runs `command` with `input` on its stdin; its stdout, or the rejection with its stderr. */
+function run(command: string, args: string[], input: Uint8Array): Promise<{ stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve({ stdout }) : reject(new Error(`${command} exited ${code}: ${stderr}`)),
+    );
+    child.stdin.end(input);
+  });
+}
 const pemOf = (der: Uint8Array) =>
   `-----BEGIN CERTIFICATE-----\n${Buffer.from(der).toString('base64')}\n-----END CERTIFICATE-----\n`;
 
@@ -158,15 +178,19 @@ describe('the trust anchors the user chooses', () => {
     );
     expect(read).toHaveLength(MAX_ANCHOR_FILES);
     expect(anchors).toHaveLength(MAX_ANCHOR_FILES);
-    if (ICP_BRASIL_AVAILABLE) {
-      const roots = await trustAnchors({ kind: 'icp-brasil' }, () => Promise.reject(new Error('no file')));
-      expect(roots?.length).toBeGreaterThan(0);
-    } else {
-      await expect(
-        trustAnchors({ kind: 'icp-brasil' }, () => Promise.reject(new Error('no file'))),
-      ).rejects.toMatchObject({
-        kind: 'unavailable',
-      });
+    // The ICP-Brasil roots shipped with @notary/verify, each a root certificate as openssl reads it.
+    const roots = await trustAnchors({ kind: 'icp-brasil' }, () => Promise.reject(new Error('no file')));
+    expect(roots?.length).toBeGreaterThan(0);
+    for (const der of roots ?? []) {
+      const { stdout } = await run(
+        'openssl',
+        ['x509', '-inform', 'DER', '-noout', '-subject', '-issuer'],
+        der,
+      );
+      const [subject, issuer] = stdout.trim().split('\n');
+      expect(subject).toMatch(/O ?= ?ICP-Brasil/);
+      expect(subject?.replace(/^subject=/, '')).toBe(issuer?.replace(/^issuer=/, ''));
+      expect(subject).toMatch(/Autoridade Certificadora Raiz Brasileira/);
     }
   });
 
@@ -259,6 +283,18 @@ describe('the six checks in the page on a signed certificate', () => {
     expect(rooted.checks[5]?.pades?.level).toBe('B-T');
     // An empty anchor list is no anchor, not a list nothing can chain to.
     expect((await report({ anchors: [] })).checks[5]?.status).toBe('partial');
+  });
+
+  it('with the ICP-Brasil roots, the test PKI does not chain: 5 and 6 fail on their chains', async () => {
+    const roots = await trustAnchors({ kind: 'icp-brasil' }, () => Promise.reject(new Error('no file')));
+    const r = await report({ anchors: roots });
+    for (const c of r.checks.slice(4)) {
+      expect(c.status, c.name).toBe('failed');
+      expect(
+        c.evidence.filter((e) => e.ok === false).every((e) => /chain to/.test(e.label)),
+        JSON.stringify(c.evidence),
+      ).toBe(true);
+    }
   });
 
   it('judged at a date before the signer existed, check 6 fails', async () => {

@@ -168,22 +168,12 @@ export function parseEndpoints(text: string): {
 }
 
 /**
- * Whether this build ships the ICP-Brasil root certificates (`@notary/verify`'s `icp-brasil-roots`): the
- * screen offers the choice only then.
- * DEPENDENCY: false until `verifier/src/icp-brasil-roots.ts` (the roots as PEM text) is in the tree; then
- * `icpBrasilRoots` reads them from there.
- */
-export const ICP_BRASIL_AVAILABLE: boolean = false;
-
-/**
- * The ICP-Brasil root certificates (DER), for the `icp-brasil` trust choice.
- * @throws ClientError `unavailable` while this build does not ship them (`ICP_BRASIL_AVAILABLE`).
+ * The ICP-Brasil root certificates (DER) `@notary/verify` ships (`notary-verify --trust icp-brasil`), for the
+ * `icp-brasil` trust choice; loaded on first use (the web client fetches them as a chunk of its own).
  */
 export async function icpBrasilRoots(): Promise<Uint8Array[]> {
-  throw new ClientError({
-    kind: 'unavailable',
-    message: 'This version does not ship the ICP-Brasil root certificates yet',
-  });
+  const { ICP_BRASIL_ROOTS_PEM } = await import('@notary/verify/icp-brasil-roots');
+  return ICP_BRASIL_ROOTS_PEM.flatMap((pem) => pemCertificates(pem));
 }
 
 /**

@@ -63,8 +63,8 @@ export class CertificateChecker {
    * whose picked files `fileOf` names (each read to at most `MAX_ANCHOR_FILE_BYTES`), and judged at
    * `options.at`. A certificate past a bound is
    * reported as `no-receipt` with the bound named; an anchor file that cannot serve as `bad-anchor`.
-   * @throws ClientError `too-large` when a file passes its limit, `file` when it cannot be read, `unavailable`
-   *   for ICP-Brasil roots this build does not ship; whatever `fileOf` throws for an unknown id.
+   * @throws ClientError `too-large` when a file passes its limit, `file` when it cannot be read; whatever
+   *   `fileOf` throws for an unknown id.
    */
   check(
     filePath: string,

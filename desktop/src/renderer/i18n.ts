@@ -271,8 +271,7 @@ const pt = {
   'verify.cert.trustHelp':
     'Os certificados a que o carimbo do tempo e o assinante do certificado devem se encadear. Sem âncora, a integridade e os carimbos são conferidos, mas não a cadeia.',
   'verify.cert.trust.none': 'Nenhuma: a cadeia de certificados não é conferida',
-  'verify.cert.trust.icpBrasil': 'Raízes da ICP-Brasil',
-  'verify.cert.trust.icpBrasilMissing': '(ainda não incluídas nesta versão)',
+  'verify.cert.trust.icpBrasil': 'Raízes da ICP-Brasil (incluídas neste programa)',
   'verify.cert.trust.files': 'Certificados em arquivos PEM',
   'verify.cert.trust.drop': 'Arraste os arquivos PEM das autoridades de confiança para cá',
   'verify.cert.trust.chosen': 'Âncoras: {names}',
@@ -615,8 +614,7 @@ const en: Record<MessageKey, string> = {
   'verify.cert.trustHelp':
     'The certificates the timestamp and the certificate’s signer must chain to. Without an anchor, integrity and timestamps are checked, but not the chain.',
   'verify.cert.trust.none': 'None: the certificate chain is not checked',
-  'verify.cert.trust.icpBrasil': 'ICP-Brasil roots',
-  'verify.cert.trust.icpBrasilMissing': '(not included in this version yet)',
+  'verify.cert.trust.icpBrasil': 'ICP-Brasil roots (included in this program)',
   'verify.cert.trust.files': 'Certificates in PEM files',
   'verify.cert.trust.drop': 'Drop the PEM files of the authorities you trust here',
   'verify.cert.trust.chosen': 'Anchors: {names}',

@@ -4,7 +4,6 @@ import type { LocalFile } from '../../common/bridge';
 import {
   type CertificateCheck,
   type ChainEndpoints,
-  ICP_BRASIL_AVAILABLE,
   MAX_ANCHOR_FILES,
   parseEndpoints,
   type TrustChoice,
@@ -185,15 +184,9 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
             name="trust"
             data-testid="trust-icp-brasil"
             checked={trustKind === 'icp-brasil'}
-            disabled={!ICP_BRASIL_AVAILABLE}
             onChange={() => setTrustKind('icp-brasil')}
           />
-          <span>
-            {t('verify.cert.trust.icpBrasil')}
-            {!ICP_BRASIL_AVAILABLE && (
-              <span className="muted"> {t('verify.cert.trust.icpBrasilMissing')}</span>
-            )}
-          </span>
+          <span>{t('verify.cert.trust.icpBrasil')}</span>
         </label>
         <label className="radio">
           <input
