@@ -16,6 +16,7 @@ import { createMailer } from './adapters/mail';
 import { createRateLimiter } from './adapters/rate-limit/limiter';
 import { createQuotaCounter } from './adapters/rate-limit/quota';
 import { connectRedis, type RedisConnection } from './adapters/redis/client';
+import { createRevocationSource } from './adapters/revocation';
 import { createSigner } from './adapters/signer';
 import { FsObjectStorage } from './adapters/storage/fs';
 import { S3ObjectStorage } from './adapters/storage/s3';
@@ -131,6 +132,7 @@ export async function createCore(
     await identity.migrate();
     const signer = config.signing ? await createSigner(config.signing) : undefined;
     const tsa = config.tsa ? await createTimestampAuthority(config.tsa) : undefined;
+    const revocation = createRevocationSource(config.revocation);
     const capturer = await createCapturer(config.capture, {
       publicUrl,
       serviceName: config.serviceName,
@@ -152,6 +154,7 @@ export async function createCore(
       acervoCache: new AcervoFeedCache(bus),
       signer,
       tsa,
+      revocation,
       capturer,
       captureShare: new CaptureShare(
         config.capture.tenantMax ?? defaultCaptureTenantMax(config.capture.concurrency, CAPTURE_QUEUE_MAX),

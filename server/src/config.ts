@@ -138,6 +138,13 @@ const EnvSchema = z.object({
   TSA_URL: optionalString.pipe(z.url().optional()),
   TSA_CA_CERTS: optionalString,
   TSA_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+  REVOCATION_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+  REVOCATION_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(4 * 1024 ** 2)
+    .default(1024 ** 2),
   CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
   CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(2_000).max(600_000).default(30_000),
   CAPTURE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
@@ -386,6 +393,17 @@ export interface TsaConfig {
   timeoutMs: number;
 }
 
+/**
+ * Fetching of OCSP answers and CRLs for PAdES B-LT/B-LTA (RFC 6960, RFC 5280) from the URLs the signing and
+ * TSA chains' certificates name.
+ */
+export interface RevocationConfig {
+  /** One request, connect to last byte, ms (`REVOCATION_TIMEOUT_MS`, default 10 000). */
+  timeoutMs: number;
+  /** Largest OCSP answer or CRL read, bytes (`REVOCATION_MAX_BYTES`, default 1 MiB). */
+  maxBytes: number;
+}
+
 export interface Config {
   env: 'development' | 'production' | 'test';
   port: number;
@@ -456,6 +474,8 @@ export interface Config {
   signing: SigningConfig | undefined;
   /** Undefined: the timestamp route answers 503 and signatures are PAdES B-B (no signature timestamp). */
   tsa: TsaConfig | undefined;
+  /** Revocation data fetching for B-LT and B-LTA signatures. */
+  revocation: RevocationConfig;
   /** Web capture: Chromium, bounds, allowed destinations. */
   capture: CaptureSettings;
   /**
@@ -542,6 +562,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.TSA_URL === undefined
         ? undefined
         : { url: e.TSA_URL, caCertsPath: e.TSA_CA_CERTS, timeoutMs: e.TSA_TIMEOUT_MS },
+    revocation: { timeoutMs: e.REVOCATION_TIMEOUT_MS, maxBytes: e.REVOCATION_MAX_BYTES },
     capture: {
       chromiumPath: e.CHROMIUM_PATH,
       timeoutMs: e.CAPTURE_TIMEOUT_MS,

@@ -13,6 +13,7 @@ import type { IpfsGateways } from './ports/ipfs';
 import type { Mailer } from './ports/mail';
 import type { AnchoringQueue } from './ports/queue';
 import type { QuotaCounter, RateLimiter } from './ports/rate-limit';
+import type { RevocationSource } from './ports/revocation';
 import type { DocumentSigner } from './ports/signer';
 import type { ObjectStorage } from './ports/storage';
 import type { TimestampAuthority } from './ports/tsa';
@@ -54,6 +55,8 @@ export interface AppDeps {
   signer: DocumentSigner | undefined;
   /** RFC 3161 TSA (`TSA_URL`); undefined: the timestamp route answers 503. */
   tsa: TimestampAuthority | undefined;
+  /** OCSP answers and CRLs of the signing and TSA chains, for B-LT and B-LTA signatures (cached). */
+  revocation: RevocationSource;
   /** Web capture (issue 15): Chromium behind the address-checking proxy; 503 per call without Chromium. */
   capturer: WebCapturer;
   /** Each tenant's share of this instance's capture slots (`CAPTURE_TENANT_MAX`). */

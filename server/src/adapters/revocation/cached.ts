@@ -1,0 +1,177 @@
+/**
+ * `RevocationSource` over `@notary/verify`'s `gatherValidationMaterial` (RFC 6960 OCSP, RFC 5280 CRLs), with
+ * a cache: an OCSP answer is kept per (responder URL, request), the request naming the certificate by its
+ * CertID; a CRL per URL (one CRL serves every certificate of its issuer). Entries last until the answer's
+ * nextUpdate (an answer without one is not kept) and only answers the gathering accepted are kept; the
+ * cache is bounded in entries and bytes, the oldest used going first.
+ *
+ * Egress: the URLs asked come from the certificates of the configured signing and TSA chains (the CAs the
+ * operator chose), never from users, so no address policy applies to them (unlike web capture).
+ */
+import { createHash } from 'node:crypto';
+import { gatherValidationMaterial } from '@notary/verify/revocation';
+import * as pkijs from 'pkijs';
+import type { RevocationMaterial, RevocationSource } from '../../ports/revocation';
+
+export interface CachedRevocationSourceOptions {
+  /** One request, connect to last byte, ms. */
+  timeoutMs: number;
+  /** Largest answer read, bytes. */
+  maxBytes: number;
+  /** Most entries kept. Default 512. */
+  maxEntries?: number;
+  /** Most answer bytes kept, all entries together. Default 32 MiB. */
+  maxCacheBytes?: number;
+  /** For tests; default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** For tests; default the system clock. */
+  now?: () => Date;
+}
+
+interface Entry {
+  bytes: Uint8Array;
+  /** nextUpdate, ms since the epoch. */
+  expires: number;
+}
+
+export class CachedRevocationSource implements RevocationSource {
+  private readonly cache = new Map<string, Entry>();
+  private cachedBytes = 0;
+  private readonly options: Required<Omit<CachedRevocationSourceOptions, 'fetch'>> & { fetch: typeof fetch };
+
+  constructor(options: CachedRevocationSourceOptions) {
+    this.options = {
+      maxEntries: 512,
+      maxCacheBytes: 32 * 1024 * 1024,
+      fetch: globalThis.fetch.bind(globalThis),
+      now: () => new Date(),
+      ...options,
+    };
+  }
+
+  /** Entries kept now (for tests and diagnostics). */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  async gather(
+    chain: readonly Uint8Array[],
+  ): Promise<{ material: RevocationMaterial; missing: { subject: string; reason: string }[] }> {
+    const now = this.options.now();
+    const fetched = new Map<string, Entry>();
+    const fetchThroughCache: typeof fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      const key = cacheKey(init?.method ?? 'GET', url, init?.body);
+      const hit = key ? this.cache.get(key) : undefined;
+      if (key && hit) {
+        this.cache.delete(key);
+        if (hit.expires > now.getTime()) {
+          this.cache.set(key, hit);
+          return new Response(copy(hit.bytes), { status: 200 });
+        }
+        this.cachedBytes -= hit.bytes.length;
+      }
+      const res = await this.options.fetch(input, init);
+      if (!key || res.status !== 200) return res;
+      const bytes = await readBounded(res, this.options.maxBytes);
+      const expires = nextUpdateOf(bytes);
+      if (expires !== undefined) fetched.set(key, { bytes, expires });
+      return new Response(copy(bytes), { status: 200 });
+    };
+    const result = await gatherValidationMaterial(chain, {
+      fetch: fetchThroughCache,
+      timeoutMs: this.options.timeoutMs,
+      maxBytes: this.options.maxBytes,
+      now,
+    });
+    const kept = [...result.material.ocsps, ...result.material.crls];
+    for (const [key, entry] of fetched) {
+      if (entry.expires > now.getTime() && kept.some((k) => sameBytes(k, entry.bytes)))
+        this.store(key, entry);
+    }
+    return result;
+  }
+
+  private store(key: string, entry: Entry): void {
+    const old = this.cache.get(key);
+    if (old) {
+      this.cache.delete(key);
+      this.cachedBytes -= old.bytes.length;
+    }
+    if (entry.bytes.length > this.options.maxCacheBytes) return;
+    this.cache.set(key, entry);
+    this.cachedBytes += entry.bytes.length;
+    for (const [k, e] of this.cache) {
+      if (this.cache.size <= this.options.maxEntries && this.cachedBytes <= this.options.maxCacheBytes) break;
+      this.cache.delete(k);
+      this.cachedBytes -= e.bytes.length;
+    }
+  }
+}
+
+/** `GET url` (a CRL) or `POST url sha256(body)` (an OCSP request); null for a body of another kind. */
+function cacheKey(method: string, url: string, body: RequestInit['body']): string | null {
+  if (body === undefined || body === null) return `GET ${url}`;
+  let bytes: Uint8Array;
+  if (body instanceof ArrayBuffer) bytes = new Uint8Array(body);
+  else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  else return null;
+  return `${method} ${url} ${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/**
+ * The time an OCSP answer (the earliest nextUpdate of its SingleResponses, RFC 6960 4.2.1) or a CRL (its
+ * nextUpdate, RFC 5280 5.1.2.5) stops being current, ms; undefined when it has none or does not parse.
+ */
+function nextUpdateOf(der: Uint8Array): number | undefined {
+  const buffer = copy(der).buffer;
+  try {
+    const response = pkijs.OCSPResponse.fromBER(buffer);
+    const inner = response.responseBytes?.response.valueBlock.valueHexView;
+    if (!inner) return undefined;
+    const basic = pkijs.BasicOCSPResponse.fromBER(inner);
+    const times = basic.tbsResponseData.responses.map((r) => r.nextUpdate?.getTime());
+    if (times.length === 0 || times.some((t) => t === undefined)) return undefined;
+    return Math.min(...(times as number[]));
+  } catch {
+    // Not an OCSP answer: a CRL?
+  }
+  try {
+    return pkijs.CertificateRevocationList.fromBER(buffer).nextUpdate?.value.getTime();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body of `res`. @throws Error past `max` bytes (the rest is not read). */
+async function readBounded(res: Response, max: number): Promise<Uint8Array> {
+  if (Number(res.headers.get('content-length') ?? 0) > max) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new Error(`the answer is larger than ${max} bytes`);
+  }
+  if (!res.body) return new Uint8Array(0);
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`the answer is larger than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+function copy(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(bytes.length);
+  out.set(bytes);
+  return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}
