@@ -197,6 +197,23 @@ describe('notary-verify extend', () => {
     expect(await opensslVerifiesDocumentTimestamps(out)).toBe(1);
   });
 
+  it("with the CA's responders down, still timestamps and lists every certificate left without data", async () => {
+    pki.setOcsp('down');
+    pki.setCrl('down');
+    try {
+      const out = path.join(tmp, 'responders-down.pdf');
+      const result = await runCli(['extend', signed, '--tsa', pki.tsaUrl, '--out', out]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/revocation data: missing for \d+ certificates/);
+      expect(result.stderr).toMatch(/missing: .*CN=Notary LTV Signer: .*HTTP 503/);
+      expect(result.stderr).toMatch(/missing: .*CN=Notary LTV TSA: /);
+      expect(await opensslVerifiesDocumentTimestamps(out)).toBe(1);
+    } finally {
+      pki.setOcsp('ok');
+      pki.setCrl('ok');
+    }
+  });
+
   it('runs as the bin does (Node, tsx registered for extend)', async () => {
     const bin = path.resolve(import.meta.dirname, '../bin/notary-verify.js');
     const out = path.join(tmp, 'bin.pdf');
@@ -238,7 +255,13 @@ describe('notary-verify extend', () => {
     const doc = await PDFDocument.create();
     doc.addPage();
     await writeFile(unsigned, await doc.save());
+    // A signature whose /Contents is not a CMS: nothing to extend, said so.
+    const text = Buffer.from(await readFile(signed)).toString('latin1');
+    const at = text.indexOf('<', text.lastIndexOf('/ByteRange')) + 1;
+    const broken = path.join(tmp, 'broken-cms.pdf');
+    await writeFile(broken, Buffer.from(`${text.slice(0, at)}deadbeef${text.slice(at + 8)}`, 'latin1'));
     const cases: [string[], RegExp][] = [
+      [[broken, '--tsa', pki.tsaUrl], /none of the PDF signatures has a readable CMS/],
       [[notPdf, '--tsa', pki.tsaUrl], /not a readable PDF/],
       [[unsigned, '--tsa', pki.tsaUrl], /no signature or document timestamp/],
       [[signed], /--tsa URL is required/],

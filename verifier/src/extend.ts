@@ -73,6 +73,15 @@ export interface ExtendResult {
 
 /** Most certificates gathered from one file (its signatures, tokens and /DSS). */
 const MAX_CERTIFICATES = 4000;
+/** Most certificates of one signature's chain (its own, issuers, cross-certificates): real ones have 3-6. */
+const MAX_CHAIN = 64;
+
+/** A distinguished name with case and surrounding spaces ignored, to index certificates by subject. */
+function looseName(name: pkijs.RelativeDistinguishedNames): string {
+  return name.typesAndValues
+    .map((tv) => `${tv.type}=${String(tv.value.valueBlock.value).trim().toLowerCase()}`)
+    .join(',');
+}
 
 /**
  * Extends `pdf` as described at the top of this file.
@@ -215,6 +224,8 @@ function cmsCertificates(cms: Uint8Array, what: string, warnings: string[]): Uin
 /** Certificates by their DER (hex), parsed once, with issuer lookup by name. */
 class CertificatePool {
   private readonly byKey = new Map<string, { der: Uint8Array; cert: pkijs.Certificate }>();
+  /** Certificate keys by a loose form of their subject, to find issuers without scanning the pool. */
+  private readonly bySubject = new Map<string, string[]>();
   private readonly noIssuer = new Map<string, string>();
   private readonly warnings: string[];
 
@@ -230,7 +241,10 @@ class CertificatePool {
       return;
     }
     try {
-      this.byKey.set(key, { der, cert: pkijs.Certificate.fromBER(toArrayBuffer(der)) });
+      const cert = pkijs.Certificate.fromBER(toArrayBuffer(der));
+      this.byKey.set(key, { der, cert });
+      const name = looseName(cert.subject);
+      this.bySubject.set(name, [...(this.bySubject.get(name) ?? []), key]);
     } catch (e) {
       this.warnings.push(`a certificate of ${from} does not parse: ${(e as Error).message}`);
     }
@@ -244,18 +258,17 @@ class CertificatePool {
   chainOf(own: readonly Uint8Array[]): Uint8Array[] {
     const chain = new Map<string, pkijs.Certificate>();
     const queue = own.map(toHex).filter((k) => this.byKey.has(k));
-    while (queue.length > 0) {
+    while (queue.length > 0 && chain.size < MAX_CHAIN) {
       const key = queue.shift() as string;
       const entry = this.byKey.get(key);
       if (!entry || chain.has(key)) continue;
       chain.set(key, entry.cert);
       if (entry.cert.issuer.isEqual(entry.cert.subject)) continue;
       let found = false;
-      for (const [k, candidate] of this.byKey) {
-        if (candidate.cert.subject.isEqual(entry.cert.issuer)) {
-          found = true;
-          if (!chain.has(k)) queue.push(k);
-        }
+      for (const k of this.bySubject.get(looseName(entry.cert.issuer)) ?? []) {
+        if (!this.byKey.get(k)?.cert.subject.isEqual(entry.cert.issuer)) continue;
+        found = true;
+        if (!chain.has(k)) queue.push(k);
       }
       if (!found) this.noIssuer.set(key, subjectName(entry.cert));
     }
