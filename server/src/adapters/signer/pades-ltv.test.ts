@@ -18,11 +18,13 @@ import {
   signPdf,
   signPdfAtLevel,
 } from '@notary/pdf/pades';
+import { gatherValidationMaterial } from '@notary/verify/revocation';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
+import { type RevocationPki, startRevocationPki } from '../../../../test/harness/revocation-pki';
 import { startTestTsa, type TestTsa } from '../../../../test/harness/tsa';
 import type { DocumentSigner } from '../../ports/signer';
 import { HttpTimestampAuthority } from '../tsa/http';
@@ -84,8 +86,8 @@ async function placeholderPdf(): Promise<Uint8Array> {
 }
 
 /** `pdfsig` stdout (it may exit non-zero on a bad signature; stdout still counts). */
-async function pdfsig(pdf: Uint8Array): Promise<string> {
-  const result = await run('pdfsig', ['-nssdir', `sql:${pki.nssDir}`, await file(pdf)]).catch(
+async function pdfsig(pdf: Uint8Array, nssDir = pki.nssDir): Promise<string> {
+  const result = await run('pdfsig', ['-nssdir', `sql:${nssDir}`, await file(pdf)]).catch(
     (e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }),
   );
   return result.stdout;
@@ -328,3 +330,141 @@ describe('signPdfAtLevel', () => {
     );
   });
 });
+
+/**
+ * With real revocation services: the revocation test PKI's certificates name its loopback OCSP responder and
+ * CRLs, and `@notary/verify`'s `gatherValidationMaterial` fetches and checks them (what the service's
+ * revocation adapter wraps). `openssl ocsp` re-reads what the /DSS holds.
+ */
+describe('signPdfAtLevel with OCSP and CRLs', () => {
+  let rpki: RevocationPki;
+  let rsigner: DocumentSigner;
+  let rtsa: HttpTimestampAuthority;
+  const gather: GatherValidationData = (chain) => gatherValidationMaterial(chain, { timeoutMs: 5_000 });
+
+  beforeAll(async () => {
+    rpki = await startRevocationPki();
+    rsigner = await loadFileSigner(rpki.signerFiles);
+    rtsa = new HttpTimestampAuthority({ url: rpki.tsaUrl, trustedCertificates: [rpki.root.certDer] });
+  });
+  afterAll(async () => {
+    await rpki?.stop();
+  });
+  afterEach(() => {
+    rpki.setOcsp('ok');
+    rpki.setCrl('ok');
+  });
+
+  /** Each /DSS OCSP response as `openssl ocsp -respin` reads it (no verification: the status lines). */
+  async function dssOcspStatuses(pdf: Uint8Array): Promise<string[]> {
+    const script = `
+import sys, pikepdf
+pdf = pikepdf.open(sys.argv[1])
+for i, s in enumerate(pdf.Root.DSS.get('/OCSPs') or []):
+    open(f'{sys.argv[2]}-{i}.der', 'wb').write(s.read_bytes())
+print(len(pdf.Root.DSS.get('/OCSPs') or []))
+`;
+    const prefix = path.join(tmp, `ocsp${++fileCount}`);
+    const { stdout } = await run(PYTHON, ['-c', script, await file(pdf), prefix]);
+    const statuses: string[] = [];
+    for (let i = 0; i < Number(stdout.trim()); i += 1) {
+      const text = await run('openssl', ['ocsp', '-respin', `${prefix}-${i}.der`, '-resp_text', '-noverify']);
+      statuses.push(...[...text.stdout.matchAll(/Cert Status: (\w+)/g)].map((m) => m[1] ?? ''));
+    }
+    return statuses;
+  }
+
+  it('B-LTA: OCSP answers for the signer, the TSA and the intermediate in the /DSS and in each /VRI', async () => {
+    const result = await signPdfAtLevel(await placeholderPdf(), rsigner, {
+      level: 'B-LTA',
+      tsa: rtsa,
+      gather,
+    });
+    expect(result).toMatchObject({ level: 'B-LTA', shortfall: [] });
+    await qpdfCheck(result.pdf);
+    const dss = await readDss(result.pdf);
+    // Signer, TSA (delegated responder of the intermediate) and intermediate (the root answers); the root has
+    // none. The document timestamp's TSA is the same: its answer is the stored one if unchanged.
+    expect(dss.ocsps).toBeGreaterThanOrEqual(3);
+    expect(dss.crls).toBe(0);
+    expect(dss.certSha256).toEqual(
+      expect.arrayContaining(
+        [rpki.signer.certDer, rpki.intermediate.certDer, rpki.root.certDer, rpki.tsa.certDer].map(sha256Hex),
+      ),
+    );
+    expect(await dssOcspStatuses(result.pdf)).toEqual(Array(dss.ocsps).fill('good'));
+    expectPdfsigRevocationPki(await pdfsig(result.pdf, rpki.nssDir));
+    const [signature, stamp] = signatures(result.pdf);
+    const signatureKey = sha1Upper(der(signature?.contents ?? new Uint8Array()));
+    expect(dss.vri[signatureKey]?.ocsp).toBe(3);
+    expect(dss.vri[sha1Upper(der(stamp?.contents ?? new Uint8Array()))]?.ocsp).toBe(2);
+    await run('openssl', [
+      'ts',
+      '-verify',
+      '-data',
+      await file(
+        (() => {
+          const [a = 0, b = 0, c = 0, d = 0] = stamp?.byteRange ?? [];
+          return Buffer.concat([result.pdf.subarray(a, a + b), result.pdf.subarray(c, c + d)]);
+        })(),
+        'bin',
+      ),
+      '-in',
+      await file(der(stamp?.contents ?? new Uint8Array()), 'tok'),
+      '-token_in',
+      '-CAfile',
+      rpki.caChainPath,
+    ]);
+  });
+
+  it('B-LT with the OCSP responder down: CRLs instead', async () => {
+    rpki.setOcsp('down');
+    const result = await signPdfAtLevel(await placeholderPdf(), rsigner, {
+      level: 'B-LT',
+      tsa: rtsa,
+      gather,
+    });
+    expect(result).toMatchObject({ level: 'B-LT', shortfall: [] });
+    await qpdfCheck(result.pdf);
+    const dss = await readDss(result.pdf);
+    // One CRL per issuer: the intermediate's (signer, TSA) and the root's (intermediate).
+    expect(dss).toMatchObject({ ocsps: 0, crls: 2 });
+    expect(signatures(result.pdf)).toHaveLength(1);
+  });
+
+  it('OCSP and CRLs down: B-T with the certificates named, the validation data there is still stored', async () => {
+    rpki.setOcsp('down');
+    rpki.setCrl('down');
+    const result = await signPdfAtLevel(await placeholderPdf(), rsigner, {
+      level: 'B-LTA',
+      tsa: rtsa,
+      gather,
+    });
+    expect(result.level).toBe('B-T');
+    // Each certificate once (the document timestamp's TSA chain repeats two of them), with both failures.
+    expect(result.shortfall).toHaveLength(3);
+    for (const name of ['Notary LTV Signer', 'Notary LTV TSA', 'Notary LTV Intermediate CA']) {
+      expect(result.shortfall.join('\n')).toMatch(
+        new RegExp(
+          `no revocation data for certificate "[^"]*CN=${name}": OCSP \\S+: HTTP 503; CRL \\S+: HTTP 503`,
+        ),
+      );
+    }
+    await qpdfCheck(result.pdf);
+    const dss = await readDss(result.pdf);
+    expect(dss).toMatchObject({ ocsps: 0, crls: 0 });
+    expect(dss.certs).toBeGreaterThanOrEqual(4);
+    // pdfsig (NSS asks the same responders itself) still finds the signature intact.
+    expect(await pdfsig(result.pdf, rpki.nssDir)).toContain('Signature Validation: Signature is Valid.');
+  });
+});
+
+/**
+ * pdfsig with the revocation PKI's NSS database (NSS checks revocation online through the certificates' AIA):
+ * the signature stays valid and trusted after the updates.
+ */
+function expectPdfsigRevocationPki(out: string): void {
+  const [, first = ''] = out.split(/Signature #\d+:/);
+  expect(first).toContain('Signature Validation: Signature is Valid.');
+  expect(first).toContain('Certificate Validation: Certificate is Trusted.');
+}
