@@ -1,24 +1,18 @@
 /**
- * Revocation data port of long-term signatures (PAdES B-LT and B-LTA, ETSI EN 319 142-1 5.4): the OCSP
- * answers and CRLs of a certificate chain, as the certificate PDF's /DSS stores them. Implemented by
- * `adapters/revocation`, which asks the URLs the certificates name (AIA OCSP, CRL distribution points).
+ * Revocation data source port (PAdES B-LT and B-LTA, ETSI EN 319 142-1 5.4.2): for a certificate chain, the
+ * OCSP responses (RFC 6960) and CRLs (RFC 5280) a verifier needs once the responders are gone, fetched from
+ * the certificates' own AIA OCSP and CRL distribution point URLs. `@notary/pdf/pades`'s `signPdfAtLevel` takes
+ * `gather` as its `GatherValidationData`.
  */
-
-/** DER blobs, as a PAdES /DSS holds them (ETSI EN 319 142-1 5.4.2). */
-export interface RevocationMaterial {
-  certs: Uint8Array[];
-  ocsps: Uint8Array[];
-  crls: Uint8Array[];
-}
-
 export interface RevocationSource {
   /**
-   * Revocation data for every certificate of `chain` (DER, any order) whose issuer is in `chain`: checked OCSP
-   * answers (signature, responder authority, certificate ID, freshness), else checked CRLs. `missing` names
-   * each certificate for which nothing could be had and why (the level reached then stays below B-LT).
-   * Never throws for network or answer errors.
+   * For every certificate of `chain` (DER, any order, roots included or not) whose issuer is in `chain`: an
+   * OCSP response, else a CRL, each checked before it is kept. `material` holds DER blobs as a /DSS does;
+   * `missing` names each certificate for which nothing could be had and why. Never throws for network or
+   * answer errors.
    */
-  gather(
-    chain: readonly Uint8Array[],
-  ): Promise<{ material: RevocationMaterial; missing: { subject: string; reason: string }[] }>;
+  gather(chain: readonly Uint8Array[]): Promise<{
+    material: { certs: Uint8Array[]; ocsps: Uint8Array[]; crls: Uint8Array[] };
+    missing: { subject: string; reason: string }[];
+  }>;
 }

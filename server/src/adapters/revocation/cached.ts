@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { gatherValidationMaterial } from '@notary/verify/revocation';
 import * as pkijs from 'pkijs';
-import type { RevocationMaterial, RevocationSource } from '../../ports/revocation';
+import type { RevocationSource } from '../../ports/revocation';
 
 export interface CachedRevocationSourceOptions {
   /** One request, connect to last byte, ms. */
@@ -54,9 +54,7 @@ export class CachedRevocationSource implements RevocationSource {
     return this.cache.size;
   }
 
-  async gather(
-    chain: readonly Uint8Array[],
-  ): Promise<{ material: RevocationMaterial; missing: { subject: string; reason: string }[] }> {
+  async gather(chain: readonly Uint8Array[]): ReturnType<RevocationSource['gather']> {
     const now = this.options.now();
     const fetched = new Map<string, Entry>();
     const fetchThroughCache: typeof fetch = async (input, init) => {
