@@ -7,7 +7,14 @@
 import { SignPdf } from '@signpdf/signpdf';
 import { findByteRange, Signer } from '@signpdf/utils';
 import { pkijs } from './asn1';
-import { buildCadesSignature, type CmsSigner, readSignedData, type SignatureTimestamper } from './cades';
+import {
+  buildCadesSignature,
+  type CadesOptions,
+  type CmsSigner,
+  readSignedData,
+  type SignaturePolicyReference,
+  type SignatureTimestamper,
+} from './cades';
 import { appendDocumentTimestamp, appendValidationData, type ValidationMaterial } from './ltv';
 
 /**
@@ -28,12 +35,18 @@ class CadesSigner extends Signer {
     private readonly signer: CmsSigner,
     private readonly capacity: number,
     private readonly tsa: SignatureTimestamper | undefined,
+    private readonly cadesOptions: CadesOptions = {},
   ) {
     super();
   }
 
   override async sign(pdfBuffer: Buffer): Promise<Buffer> {
-    const cms = await buildCadesSignature(new Uint8Array(pdfBuffer), this.signer, this.tsa);
+    const cms = await buildCadesSignature(
+      new Uint8Array(pdfBuffer),
+      this.signer,
+      this.tsa,
+      this.cadesOptions,
+    );
     if (cms.byteLength > this.capacity) {
       throw new Error(
         `PAdES: the CMS signature is ${cms.byteLength} bytes but the PDF placeholder holds ${this.capacity}; ` +
@@ -71,9 +84,10 @@ async function signWithCms(
   pdfWithPlaceholder: Uint8Array,
   signer: CmsSigner,
   tsa: SignatureTimestamper | undefined,
+  cadesOptions: CadesOptions = {},
 ): Promise<{ pdf: Uint8Array; cms: Uint8Array }> {
   const pdf = Buffer.from(pdfWithPlaceholder);
-  const cades = new CadesSigner(signer, placeholderCapacity(pdf), tsa);
+  const cades = new CadesSigner(signer, placeholderCapacity(pdf), tsa, cadesOptions);
   const signed = await new SignPdf().sign(pdf, cades);
   if (!cades.cms) throw new Error('PAdES: the signer produced no CMS');
   return { pdf: new Uint8Array(signed), cms: cades.cms };
@@ -118,6 +132,8 @@ export interface LevelOptions {
   tsa?: SignatureTimestamper;
   /** Needed from B-LT up. */
   gather?: GatherValidationData;
+  /** A signature policy to declare (signature-policy-identifier, e.g. an ICP-Brasil one from `icp-brasil.ts`). */
+  policy?: SignaturePolicyReference;
 }
 
 export interface LevelledSignature {
@@ -148,7 +164,11 @@ export async function signPdfAtLevel(
   options: LevelOptions,
 ): Promise<LevelledSignature> {
   const { level, tsa, gather } = options;
-  if (level === 'B-B') return { pdf: await signPdf(pdfWithPlaceholder, signer), level, shortfall: [] };
+  const cadesOptions: CadesOptions = options.policy ? { policy: options.policy } : {};
+  if (level === 'B-B') {
+    const { pdf } = await signWithCms(pdfWithPlaceholder, signer, undefined, cadesOptions);
+    return { pdf, level, shortfall: [] };
+  }
   if (!tsa) throw new Error(`PAdES ${level}: a TSA is needed for the signature timestamp`);
   let token: Uint8Array | undefined;
   const recording: SignatureTimestamper = {
@@ -158,7 +178,7 @@ export async function signPdfAtLevel(
       return result;
     },
   };
-  const signed = await signWithCms(pdfWithPlaceholder, signer, recording);
+  const signed = await signWithCms(pdfWithPlaceholder, signer, recording, cadesOptions);
   if (level === 'B-T') return { pdf: signed.pdf, level, shortfall: [] };
   if (!gather) throw new Error(`PAdES ${level}: a source of revocation data is needed`);
   if (!token) throw new Error('PAdES: the signature timestamp token was not kept');

@@ -19,10 +19,13 @@ import {
   type IcpBrasilPolicyName,
   icpBrasilSignaturePolicy,
 } from '@notary/pdf/icp-brasil';
+import { PADES_SIGNATURE_LENGTH, signPdfAtLevel } from '@notary/pdf/pades';
+import { addSignaturePlaceholder } from '@notary/pdf/placeholder';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../test/harness/pki.ts';
 import { startTestTsa, type TestTsa } from '../../test/harness/tsa.ts';
-import { signedUnderPolicy, tsaClient } from './icp-brasil.fixture.ts';
+import { rsaCmsSigner, signedUnderPolicy, tsaClient } from './icp-brasil.fixture.ts';
 import {
   checkIcpBrasilProfile,
   type IcpBrasilRow,
@@ -530,6 +533,68 @@ describe.each(POLICIES)('%s, signed by the test PKI', (policy) => {
         ...(withTsa ? ['Tabela A.15: unsigned attribute id-aa-signatureTimeStampToken must be present'] : []),
       ]),
     );
+  });
+});
+
+describe('signPdfAtLevel with an ICP-Brasil policy (what the service calls)', () => {
+  it.each([
+    ['icp-brasil-ad-rb', 'B-B'],
+    ['icp-brasil-ad-rt', 'B-T'],
+  ] as const)('%s at %s: every signature row holds but the openssl TSA token one', async (policy, level) => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([595, 842]);
+    addSignaturePlaceholder(doc, [page], {
+      signatureLength: PADES_SIGNATURE_LENGTH,
+      reason: 'r',
+      location: 'l',
+      name: 'n',
+      contactInfo: 'c',
+      dictionary: 'icp-brasil',
+    });
+    const { pdf } = await signPdfAtLevel(await doc.save({ useObjectStreams: false }), rsaCmsSigner(pki), {
+      level,
+      tsa: tsaClient(tsa.url),
+      policy: icpBrasilSignaturePolicy(policy),
+    });
+    const m = /\/ByteRange \[(\d+) (\d+) (\d+) (\d+) *\]/.exec(Buffer.from(pdf).toString('latin1'));
+    const hex = Buffer.from(pdf.subarray(Number(m?.[2]) + 1, Number(m?.[3]) - 1)).toString('latin1');
+    const contents = new Uint8Array(Buffer.from(hex, 'hex'));
+    const rows = await agreeOnEveryRow(policy, pdf, contents, `${policy}-level`);
+    expect(failing(rows)).toEqual(level === 'B-T' ? [OPENSSL_TSA_ROW] : []);
+    // openssl verifies the CMS over the signed ranges with the test root.
+    const file = path.join(tmp, `${policy}-level`);
+    const [a, b, c, d] = [1, 2, 3, 4].map((i) => Number(m?.[i]));
+    const signedBytes = Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]);
+    await writeFile(`${file}.data`, signedBytes);
+    await writeFile(
+      `${file}.cms`,
+      contents.subarray(0, 2 + 2 + ((contents[2] ?? 0) << 8) + (contents[3] ?? 0)),
+    );
+    const verified = await run('openssl', [
+      'cms',
+      '-verify',
+      '-binary',
+      '-inform',
+      'DER',
+      '-in',
+      `${file}.cms`,
+      '-content',
+      `${file}.data`,
+      '-CAfile',
+      pki.root.certPath,
+      '-purpose',
+      'any',
+      '-out',
+      '/dev/null',
+    ]);
+    expect(verified.stderr).toContain('Verification successful');
+    // poppler (22.12) does not know the /PBAD.PAdES sub-filter: it lists the signature, untyped, unverified.
+    await writeFile(`${file}.pdf`, pdf);
+    const out = await run('pdfsig', ['-nssdir', `sql:${pki.nssDir}`, `${file}.pdf`]).catch(
+      (e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }),
+    );
+    expect(out.stdout).toContain('Signature Type: unknown');
+    expect(out.stdout).toContain('Total document signed');
   });
 });
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
+import { icpBrasilSignaturePolicy } from '@notary/pdf/icp-brasil';
 import {
   type GatherValidationData,
   PADES_SIGNATURE_LENGTH,
@@ -131,6 +132,9 @@ async function issueCertificateOf(
   const { signal } = request;
   const sign = request.signed && ctx.signer !== undefined;
   const level = signingLevel(ctx);
+  // An ICP-Brasil policy (SIGNING_POLICY) changes the signature dictionary and adds the policy identifier.
+  const policy = ctx.config.signing?.policy ?? 'etsi';
+  const icpBrasil = policy === 'etsi' ? undefined : icpBrasilSignaturePolicy(policy);
   const data = await certificateData(em, ctx, doc, {
     signed: sign,
     issuedAt: new Date(),
@@ -162,6 +166,7 @@ async function issueCertificateOf(
                 : `Certificado de notarização ${doc.serialNumber}`,
             location: ctx.config.signing?.location ?? '',
             contactInfo: ctx.publicUrl,
+            ...(icpBrasil ? { dictionary: 'icp-brasil' as const } : {}),
           },
         }
       : {}),
@@ -173,6 +178,7 @@ async function issueCertificateOf(
           level,
           ...(ctx.tsa ? { tsa: ctx.tsa } : {}),
           ...(level === 'B-LT' || level === 'B-LTA' ? { gather: revocationGatherer(ctx.revocation) } : {}),
+          ...(icpBrasil ? { policy: icpBrasil } : {}),
         })
       : undefined;
   const base = request.lang === 'en' ? 'certificate' : 'certificado';
