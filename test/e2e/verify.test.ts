@@ -11,6 +11,7 @@ import { type StacksDevnet, startStacksDevnet } from '@notary/server/adapters/ch
 import type { DocumentDto } from '@notary/shared';
 import {
   EAS_ABI,
+  extractReceipt,
   pemCertificates,
   type Receipt,
   SCHEMA_REGISTRY_ABI,
@@ -19,6 +20,7 @@ import {
   verify,
 } from '@notary/verify';
 import { runCli } from '@notary/verify/cli';
+import { readPdfSignatures } from '@notary/verify/pdf-signatures';
 import { AbiCoder, Contract, Interface, JsonRpcProvider, keccak256, Network, toUtf8Bytes } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadBytes, waitRegistered } from '../harness/anchored';
@@ -353,18 +355,21 @@ describe('receipt.json in every certificate, and notary-verify --certificate', (
   it('a signed stamped PDF: pdfsig still validates it, pdfdetach extracts the route receipt, all six checks pass', async () => {
     const { bytes, file } = await certificateOf(pdfDoc, '?signed=1&lang=en');
     const sig = (await exec('pdfsig', ['-nssdir', `sql:${pki.nssDir}`, file])).stdout;
-    const ours = sig.split(/Signature #\d+:/).pop() ?? '';
+    // The certification signature, then (B-LTA) a document timestamp and validation data after it.
+    const blocks = sig.split(/Signature #\d+:/);
+    const ours = blocks.find((b) => b.includes('Signature Field Name: Certification')) ?? '';
     expect(ours).toContain('Signature Validation: Signature is Valid.');
     expect(ours).toContain('Certificate Validation: Certificate is Trusted.');
-    expect(ours).toContain('Total document signed');
+    expect(blocks.some((b) => b.includes('Signature Field Name: DocumentTimestamp'))).toBe(true);
     const { receipt } = await detachReceipt(file);
     expect(receipt).toEqual(await receiptOf(pdfDoc.id));
-    // The attachment is inside the signed range: the signature's ByteRange ends at the end of the file.
-    const text = Buffer.from(bytes).toString('latin1');
-    const range = /\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
-    const last = [...text.matchAll(range)].at(-1);
-    expect(Number(last?.[2]) + Number(last?.[3])).toBe(bytes.length);
-    expect(text.lastIndexOf('/EmbeddedFile')).toBeLessThan(Number(last?.[1]));
+    // The attachment is inside the signed range: the signature covers its whole revision, which holds it.
+    const signatures = await readPdfSignatures(bytes);
+    const certification = signatures.signatures.filter((s) => !s.documentTimestamp).at(-1);
+    expect(certification?.coverage).toMatchObject({ wellFormed: true, endsARevision: true });
+    const signedRevision = bytes.subarray(0, certification?.coverage.end ?? 0);
+    const attached = await extractReceipt(signedRevision);
+    expect(JSON.parse(new TextDecoder().decode(attached.bytes))).toEqual(receipt);
 
     const pdfPath = path.join(work, 'signed_verified.pdf');
     const caPath = path.join(work, 'ca.pem');
@@ -393,6 +398,8 @@ describe('receipt.json in every certificate, and notary-verify --certificate', (
     expect(sixth).toContain('SubFilter: ETSI.CAdES.detached');
     expect(sixth).toContain('signature timestamp: signature: valid');
     expect(sixth).toMatch(/chain to --trust-ca: trusted at/);
+    // The test PKI's certificates name no OCSP or CRL URL: no revocation data, the level stays B-T.
+    expect(report.checks[5]?.pades?.level).toBe('B-T');
   });
 
   it('a certificate with one byte changed inside the signed range fails at 6', async () => {
@@ -408,7 +415,12 @@ describe('receipt.json in every certificate, and notary-verify --certificate', (
     });
     expect(report.failedAt, JSON.stringify(report.checks[5], null, 2)).toBe(6);
     expect(statuses(report).slice(0, 4)).toEqual(['passed', 'passed', 'passed', 'passed']);
-    expect(failedEvidence(report, 6).map((e) => e.label)).toEqual(['signed messageDigest']);
+    // The signature's digest fails, and so does the imprint of the document timestamp over it (B-LTA).
+    const labels = failedEvidence(report, 6).map((e) => e.label);
+    expect(labels).toContain('signed messageDigest');
+    expect(labels.filter((l) => l !== 'signed messageDigest')).toEqual(
+      labels.filter((l) => /^document timestamp .*: message imprint$/.test(l)),
+    );
     // Bytes appended after signing: the signature no longer covers the file.
     const appended = new Uint8Array([...bytes, ...new TextEncoder().encode('\n% appended\n')]);
     const after = await check(fileOf(pdfDoc), { certificate: appended });

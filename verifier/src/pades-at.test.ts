@@ -17,7 +17,7 @@ import { appendDocumentTimestamp, appendValidationData } from '@notary/pdf/ltv';
 import { PADES_SIGNATURE_LENGTH, type SignatureLevel, signPdf, signPdfAtLevel } from '@notary/pdf/pades';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pemToDer } from '../../test/harness/pki.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
@@ -437,5 +437,77 @@ describe('check 6 at a time T: revocation (a PKI of its own, its signer revoked)
     } finally {
       pki.setOcsp('ok');
     }
+  });
+});
+
+describe('hostile signature dictionaries and /DSS give a failed check with the reason, never a crash', () => {
+  /** A one-page PDF whose objects `dress` adds (as a hostile writer would). */
+  async function hostile(dress: (doc: PDFDocument) => void): Promise<Uint8Array> {
+    const doc = await PDFDocument.create();
+    doc.addPage([200, 200]);
+    dress(doc);
+    return doc.save({ useObjectStreams: false });
+  }
+  const at = new Date();
+
+  it('a /ByteRange of three numbers, a /Contents that is not a string, too many signatures', async () => {
+    const cases: [string, (doc: PDFDocument) => void, RegExp][] = [
+      [
+        'three numbers',
+        (doc) => {
+          doc.context.register(
+            doc.context.obj({ Type: 'Sig', ByteRange: [0, 1, 2], Contents: PDFHexString.of('3000') }),
+          );
+        },
+        /\/ByteRange is not four non-negative integers/,
+      ],
+      [
+        'contents a number',
+        (doc) => {
+          doc.context.register(doc.context.obj({ Type: 'Sig', ByteRange: [0, 1, 2, 3], Contents: 7 }));
+        },
+        /\/Contents is not a string/,
+      ],
+      [
+        'sixty-five signatures',
+        (doc) => {
+          for (let i = 0; i < 65; i++) {
+            doc.context.register(
+              doc.context.obj({ Type: 'Sig', ByteRange: [0, 1, 2, 3], Contents: PDFHexString.of('30') }),
+            );
+          }
+        },
+        /more than 64 signature dictionaries/,
+      ],
+      [
+        'a /DSS /Certs entry that is not a stream',
+        (doc) => {
+          doc.catalog.set(PDFName.of('DSS'), doc.context.obj({ Certs: [5] }));
+          doc.context.register(
+            doc.context.obj({ Type: 'Sig', ByteRange: [0, 1, 2, 3], Contents: PDFHexString.of('30') }),
+          );
+        },
+        /\/DSS \/Certs entry 0 is not a stream/,
+      ],
+    ];
+    for (const [what, dress, reason] of cases) {
+      const result = await checkPadesSignature(await hostile(dress), { at });
+      expect(result.status, what).toBe('failed');
+      expect(result.evidence.find((e) => e.ok === false)?.value, what).toMatch(reason);
+    }
+  });
+
+  it('a /ByteRange whose gap is not its /Contents, or that starts elsewhere, fails at ByteRange', async () => {
+    const pdf = await hostile((doc) => {
+      doc.context.register(
+        doc.context.obj({ Type: 'Sig', ByteRange: [0, 10, 20, 30], Contents: PDFHexString.of('3000') }),
+      );
+    });
+    const result = await checkPadesSignature(pdf, { at });
+    expect(result.status).toBe('failed');
+    expect(failedLabels(result)).toEqual(['ByteRange']);
+    expect(result.evidence.find((e) => e.ok === false)?.value).toMatch(/the gap is not a <hex> string/);
+    const notPdf = await checkPadesSignature(new TextEncoder().encode('%PDF-1.7\n garbage'), { at });
+    expect(['failed', 'not-run']).toContain(notPdf.status);
   });
 });
