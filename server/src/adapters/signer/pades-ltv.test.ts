@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -261,6 +261,57 @@ describe('appendDocumentTimestamp', () => {
     const out = await pdfsig(pdf);
     expectPdfsigBoth(out);
     expect(out.split('Signature #2:')[1]).toContain('Total document signed');
+  });
+});
+
+describe("other writers' files", () => {
+  it('a file with object and cross-reference streams gets both updates as cross-reference streams', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([200, 200]);
+    const original = await doc.save({ useObjectStreams: true });
+    expect(Buffer.from(original).toString('latin1')).toContain('/Type /XRef');
+    const withDss = await appendValidationData(original, { certs: [pki.root.certDer], ocsps: [], crls: [] });
+    const { pdf } = await appendDocumentTimestamp(withDss, tsa);
+    expect(Buffer.from(pdf.subarray(0, original.length)).equals(Buffer.from(original))).toBe(true);
+    await qpdfCheck(pdf);
+    expect((await readDss(pdf)).certs).toBe(1);
+    const [stamp] = signatures(pdf);
+    await expectTimestampVerifies(pdf, stamp?.byteRange ?? [], der(stamp?.contents ?? new Uint8Array()));
+  });
+
+  it('a token larger than the first placeholder is placed by a second request sized to it', async () => {
+    const calls: number[] = [];
+    // A stand-in TSA answering 20 000 bytes of DER (the writer does not read the token, it places it).
+    const big = new Uint8Array(20_004);
+    big.set([0x04, 0x82, 0x4e, 0x20]);
+    const stub = {
+      timestamp: async (digest: Uint8Array) => {
+        calls.push(digest.length);
+        return { token: big };
+      },
+    };
+    const signed = await signPdf(await placeholderPdf(), signer);
+    const { pdf, token } = await appendDocumentTimestamp(signed, stub);
+    expect(calls).toEqual([32, 32]);
+    expect(token).toBe(big);
+    await qpdfCheck(pdf);
+    const [, stamp] = signatures(pdf);
+    expect(Buffer.from(der(stamp?.contents ?? new Uint8Array())).equals(Buffer.from(big))).toBe(true);
+  });
+
+  it('an encrypted file is refused with a reason, before any TSA request', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([200, 200]);
+    const plain = await file(await doc.save());
+    const encrypted = `${plain}.enc.pdf`;
+    await run('qpdf', ['--encrypt', 'user', 'owner', '256', '--', plain, encrypted]);
+    const bytes = new Uint8Array(await readFile(encrypted));
+    const requests = tsaServer.requests;
+    await expect(appendDocumentTimestamp(bytes, tsa)).rejects.toThrow(/encrypted PDF/);
+    await expect(
+      appendValidationData(bytes, { certs: [pki.root.certDer], ocsps: [], crls: [] }),
+    ).rejects.toThrow(/encrypted PDF/);
+    expect(tsaServer.requests).toBe(requests);
   });
 });
 
