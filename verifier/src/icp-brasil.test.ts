@@ -563,7 +563,7 @@ describe('signPdfAtLevel with an ICP-Brasil policy (what the service calls)', ()
     expect(failing(rows)).toEqual(level === 'B-T' ? [OPENSSL_TSA_ROW] : []);
     // openssl verifies the CMS over the signed ranges with the test root.
     const file = path.join(tmp, `${policy}-level`);
-    const [a, b, c, d] = [1, 2, 3, 4].map((i) => Number(m?.[i]));
+    const [a = 0, b = 0, c = 0, d = 0] = [1, 2, 3, 4].map((i) => Number(m?.[i]));
     const signedBytes = Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]);
     await writeFile(`${file}.data`, signedBytes);
     await writeFile(
