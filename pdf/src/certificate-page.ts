@@ -3,7 +3,7 @@ import { type PDFDocument, PDFName, PDFPage, type PDFRef } from 'pdf-lib';
 import { Canvas, type Rgb } from './canvas';
 import type { FontRole, FontSet } from './fonts';
 import { type CertificateStrings, formatUtc, stringsFor } from './i18n';
-import type { CertificateData, CertificateLanguage } from './model';
+import type { CertificateData, CertificateLanguage, OriginalSignaturesView } from './model';
 import { checkScreenshotHeader, decodeScreenshot } from './png';
 import { coverText, measure, wrapText } from './text';
 
@@ -34,6 +34,7 @@ const RULE: Rgb = [0.78, 0.8, 0.84];
 const PANEL: Rgb = [0.965, 0.972, 0.982];
 const OK: Rgb = [0.08, 0.42, 0.2];
 const PENDING: Rgb = [0.66, 0.38, 0.02];
+const BAD: Rgb = [0.7, 0.1, 0.1];
 
 /** Resource names of the three fonts in every certificate page. */
 const FONT_NAMES: Record<FontRole, string> = { sans: 'F1', bold: 'F2', mono: 'F3' };
@@ -327,6 +328,8 @@ export function layoutCertificate(
     }
   }
 
+  if (data.originalSignatures) originalSignaturesSection(flow, s, data.originalSignatures);
+
   flow.section(s.sectionVerification, QR_SIZE + 20);
   const attestation = data.evm?.attestationUrl ?? null;
   if (attestation) {
@@ -369,6 +372,47 @@ export function layoutCertificate(
   );
   flow.footers();
   return flow.pages.map((p) => p.toString());
+}
+
+/** Each signature the original carried, as read at notarization (`OriginalSignatureView`). */
+function originalSignaturesSection(flow: Flow, s: CertificateStrings, view: OriginalSignaturesView): void {
+  const o = s.originals;
+  if (view.status === 'read' && view.signatures.length === 0) return;
+  flow.section(o.section);
+  if (view.status === 'unreadable') {
+    flow.paragraph(o.unreadable(view.reason), { size: 7.8, color: MUTED });
+    return;
+  }
+  flow.paragraph(o.intro, { size: 7.8, color: MUTED });
+  const time = (iso: string) => formatUtc(new Date(iso));
+  for (const sig of view.signatures) {
+    flow.row(o.heading(sig.index, sig.kind), { text: sig.signer ?? o.notCarried });
+    flow.row(o.issuer, { text: sig.issuer ?? o.notCarried });
+    flow.row(o.claimedTime, { text: sig.claimedTime ? time(sig.claimedTime) : o.notCarried });
+    const ts = sig.timestamp;
+    flow.row(o.timestamp, {
+      text: ts ? o.timestampValue(time(ts.genTime), ts.tsa, ts.imprint && ts.signature) : o.none,
+      ...(ts && !(ts.imprint && ts.signature) ? { color: BAD } : {}),
+    });
+    flow.row(o.format, {
+      text: [sig.filter, sig.subFilter].filter((x) => x !== null).join(' / ') || o.notCarried,
+    });
+    flow.row(o.policy, { text: sig.policyOid ?? o.none, ...(sig.policyOid ? { mono: true } : {}) });
+    flow.row(o.coverage, {
+      text: o.coverageValue(sig.coverage),
+      ...(sig.coverage.wellFormed && sig.coverage.wholeOriginal ? {} : { color: PENDING }),
+    });
+    const intact = sig.integrity.digest === true && sig.integrity.signature === true;
+    const broken = sig.integrity.digest === false || sig.integrity.signature === false;
+    flow.row(o.integrity, {
+      text: o.integrityValue(sig.integrity),
+      ...(intact ? { color: OK } : broken ? { color: BAD } : {}),
+    });
+    flow.row(o.chain, { text: o.chainValue(sig.chain) });
+    flow.row(o.revocation, { text: o.revocationValue(sig.revocation) });
+    if (sig.problem) flow.row(o.problem, { text: sig.problem, color: BAD });
+    flow.space(4);
+  }
 }
 
 function status(s: CertificateStrings, value: 'pending' | 'registered'): Value {

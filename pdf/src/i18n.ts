@@ -1,5 +1,46 @@
 import type { CertificateLanguage } from './model';
 
+/** Strings of the section on the original's own signatures (`OriginalSignatureView`). */
+export interface OriginalSignatureStrings {
+  section: string;
+  intro: string;
+  unreadable: (reason: string) => string;
+  heading: (index: number, kind: 'signature' | 'document-timestamp') => string;
+  signer: string;
+  issuer: string;
+  claimedTime: string;
+  timestamp: string;
+  format: string;
+  policy: string;
+  coverage: string;
+  integrity: string;
+  chain: string;
+  revocation: string;
+  problem: string;
+  none: string;
+  notCarried: string;
+  timestampValue: (genTime: string, tsa: string | null, ok: boolean) => string;
+  coverageValue: (v: {
+    wellFormed: boolean;
+    problem: string | null;
+    wholeOriginal: boolean;
+    bytesAfter: number;
+  }) => string;
+  integrityValue: (v: {
+    digestAlgorithm: string | null;
+    digest: boolean | null;
+    signature: boolean | null;
+  }) => string;
+  chainValue: (v: { status: 'trusted' | 'untrusted' | 'not-checked'; anchor: string | null }) => string;
+  revocationValue: (v: {
+    dss: boolean;
+    vri: boolean;
+    dssOcsps: number;
+    dssCrls: number;
+    inSignature: boolean;
+  }) => string;
+}
+
 /** Every printed string of the certificate and the page mark, in Portuguese (default) and English. */
 export interface CertificateStrings {
   title: string;
@@ -30,6 +71,8 @@ export interface CertificateStrings {
   validarQr: string;
   /** Label of the VALIDAR access code (one line). */
   validarCode: string;
+  /** The section listing the signatures the original PDF already carried. */
+  originals: OriginalSignatureStrings;
   /** Caption under a web capture's screenshot; `cropped` when only its top part is shown. */
   screenshotCaption: (cropped: boolean) => string;
   /** In place of a screenshot whose declared size (pixels) is over the cap: where the image is instead. */
@@ -143,6 +186,52 @@ const PT: CertificateStrings = {
   validarQr:
     'Valide a assinatura deste certificado no VALIDAR do ITI (validar.iti.gov.br): em "Ler QR Code", leia este código QR e informe o código de acesso abaixo.',
   validarCode: 'Código de acesso (VALIDAR)',
+  originals: {
+    section: 'Assinaturas no documento original',
+    intro:
+      'O PDF notarizado já trazia estas assinaturas. Elas foram lidas no momento da notarização, como um validador as relataria; este certificado não as torna válidas nem inválidas.',
+    unreadable: (reason) => `As assinaturas do documento original não puderam ser lidas: ${reason}`,
+    heading: (n, kind) => (kind === 'signature' ? `Assinatura ${n}` : `Carimbo do tempo de documento ${n}`),
+    signer: 'Signatário',
+    issuer: 'Emissor do certificado',
+    claimedTime: 'Hora declarada (/M)',
+    timestamp: 'Carimbo do tempo',
+    format: 'Formato',
+    policy: 'Política de assinatura',
+    coverage: 'Abrangência',
+    integrity: 'Integridade',
+    chain: 'Cadeia de certificação',
+    revocation: 'Revogação embutida',
+    problem: 'Problema',
+    none: 'nenhum',
+    notCarried: 'não informado',
+    timestampValue: (t, tsa, ok) => `${t}${tsa ? `, por ${tsa}` : ''} (${ok ? 'confere' : 'não confere'})`,
+    coverageValue: (v) =>
+      !v.wellFormed
+        ? `/ByteRange irregular: ${v.problem ?? ''}`
+        : v.wholeOriginal
+          ? 'todo o documento original'
+          : `uma revisão anterior: ${v.bytesAfter} bytes foram acrescentados depois (atualização incremental)`,
+    integrityValue: (v) =>
+      v.digest === null || v.signature === null
+        ? 'não verificada'
+        : v.digest && v.signature
+          ? `resumo (${v.digestAlgorithm ?? '?'}) e assinatura conferem`
+          : `${v.digest ? 'resumo confere' : 'resumo NÃO confere'}; ${v.signature ? 'assinatura confere' : 'assinatura NÃO confere'}`,
+    chainValue: (v) =>
+      v.status === 'trusted'
+        ? `encadeia a ${v.anchor ?? ''}`
+        : v.status === 'untrusted'
+          ? 'não encadeia a nenhuma âncora de confiança configurada'
+          : 'não verificada contra uma âncora de confiança',
+    revocationValue: (v) =>
+      [
+        v.dss
+          ? `DSS presente (${v.dssOcsps} OCSP, ${v.dssCrls} LCR)${v.vri ? ', com VRI desta assinatura' : ', sem VRI desta assinatura'}`
+          : 'sem DSS',
+        ...(v.inSignature ? ['valores de revogação dentro da assinatura'] : []),
+      ].join('; '),
+  },
   screenshotCaption: (cropped) =>
     cropped
       ? 'Captura de tela da página (parte superior; a página inteira está no arquivo WACZ)'
@@ -271,6 +360,53 @@ const EN: CertificateStrings = {
   validarQr:
     'Validate this certificate\'s signature at ITI\'s VALIDAR (validar.iti.gov.br): under "Ler QR Code", read this QR code and enter the access code below.',
   validarCode: 'Access code (VALIDAR)',
+  originals: {
+    section: 'Signatures in the original document',
+    intro:
+      'The notarized PDF already carried these signatures. They were read at notarization, as a validator would report them; this certificate neither validates nor invalidates them.',
+    unreadable: (reason) => `The signatures of the original document could not be read: ${reason}`,
+    heading: (n, kind) => (kind === 'signature' ? `Signature ${n}` : `Document timestamp ${n}`),
+    signer: 'Signer',
+    issuer: 'Certificate issuer',
+    claimedTime: 'Claimed time (/M)',
+    timestamp: 'Timestamp',
+    format: 'Format',
+    policy: 'Signature policy',
+    coverage: 'Coverage',
+    integrity: 'Integrity',
+    chain: 'Certification path',
+    revocation: 'Embedded revocation',
+    problem: 'Problem',
+    none: 'none',
+    notCarried: 'not given',
+    timestampValue: (t, tsa, ok) =>
+      `${t}${tsa ? `, by ${tsa}` : ''} (${ok ? 'checks out' : 'does NOT check out'})`,
+    coverageValue: (v) =>
+      !v.wellFormed
+        ? `irregular /ByteRange: ${v.problem ?? ''}`
+        : v.wholeOriginal
+          ? 'the whole original document'
+          : `an earlier revision: ${v.bytesAfter} bytes were added after it (incremental update)`,
+    integrityValue: (v) =>
+      v.digest === null || v.signature === null
+        ? 'not checked'
+        : v.digest && v.signature
+          ? `digest (${v.digestAlgorithm ?? '?'}) and signature check out`
+          : `${v.digest ? 'digest checks out' : 'digest does NOT match'}; ${v.signature ? 'signature checks out' : 'signature does NOT verify'}`,
+    chainValue: (v) =>
+      v.status === 'trusted'
+        ? `chains to ${v.anchor ?? ''}`
+        : v.status === 'untrusted'
+          ? 'chains to none of the configured trust anchors'
+          : 'not checked against a trust anchor',
+    revocationValue: (v) =>
+      [
+        v.dss
+          ? `DSS present (${v.dssOcsps} OCSP, ${v.dssCrls} CRL)${v.vri ? ', with a VRI for this signature' : ', no VRI for this signature'}`
+          : 'no DSS',
+        ...(v.inSignature ? ['revocation values inside the signature'] : []),
+      ].join('; '),
+  },
   screenshotCaption: (cropped) =>
     cropped
       ? 'Screenshot of the page as captured (top part; the whole page is in the WACZ archive)'

@@ -107,4 +107,32 @@ export interface CertificateData {
    * `verifyUrl`. None: no VALIDAR panel.
    */
   validar?: { accessCode: string };
+  /**
+   * The signatures the original PDF already carried, as read at notarization (the receipt's
+   * `originalSignatures`, `@notary/verify/receipt`): listed in their own section. None: no section.
+   */
+  originalSignatures?: OriginalSignaturesView;
 }
+
+/** A signature of the original PDF as the certificate lists it (times RFC 3339; see the receipt schema). */
+export interface OriginalSignatureView {
+  index: number;
+  kind: 'signature' | 'document-timestamp';
+  signer: string | null;
+  issuer: string | null;
+  claimedTime: string | null;
+  timestamp: { genTime: string; tsa: string | null; imprint: boolean; signature: boolean } | null;
+  filter: string | null;
+  subFilter: string | null;
+  policyOid: string | null;
+  coverage: { wellFormed: boolean; problem: string | null; wholeOriginal: boolean; bytesAfter: number };
+  integrity: { digestAlgorithm: string | null; digest: boolean | null; signature: boolean | null };
+  chain: { status: 'trusted' | 'untrusted' | 'not-checked'; anchor: string | null; message: string };
+  revocation: { dss: boolean; vri: boolean; dssOcsps: number; dssCrls: number; inSignature: boolean };
+  problem: string | null;
+}
+
+/** The original's signatures, or why they could not be read. */
+export type OriginalSignaturesView =
+  | { status: 'read'; signatures: OriginalSignatureView[] }
+  | { status: 'unreadable'; reason: string };

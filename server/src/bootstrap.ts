@@ -13,6 +13,7 @@ import { statfsFreeSpace } from './adapters/free-space/statfs';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createIpfsGateways } from './adapters/ipfs';
 import { createMailer } from './adapters/mail';
+import { createOriginalSignatureReader } from './adapters/original-signatures';
 import { createRateLimiter } from './adapters/rate-limit/limiter';
 import { createQuotaCounter } from './adapters/rate-limit/quota';
 import { connectRedis, type RedisConnection } from './adapters/redis/client';
@@ -133,6 +134,7 @@ export async function createCore(
     const signer = config.signing ? await createSigner(config.signing) : undefined;
     const tsa = config.tsa ? await createTimestampAuthority(config.tsa) : undefined;
     const revocation = createRevocationSource(config.revocation);
+    const originalSignatures = await createOriginalSignatureReader(config.signatureTrustCertsPath);
     const capturer = await createCapturer(config.capture, {
       publicUrl,
       serviceName: config.serviceName,
@@ -155,6 +157,7 @@ export async function createCore(
       signer,
       tsa,
       revocation,
+      originalSignatures,
       capturer,
       captureShare: new CaptureShare(
         config.capture.tenantMax ?? defaultCaptureTenantMax(config.capture.concurrency, CAPTURE_QUEUE_MAX),

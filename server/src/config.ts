@@ -137,6 +137,7 @@ const EnvSchema = z.object({
     .default('etsi'),
   TSA_URL: optionalString.pipe(z.url().optional()),
   TSA_CA_CERTS: optionalString,
+  SIGNATURE_TRUST_CERTS: optionalString,
   TSA_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
   REVOCATION_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
   REVOCATION_MAX_BYTES: z.coerce
@@ -476,6 +477,11 @@ export interface Config {
   tsa: TsaConfig | undefined;
   /** Revocation data fetching for B-LT and B-LTA signatures. */
   revocation: RevocationConfig;
+  /**
+   * PEM file of the certificates the signers of an uploaded PDF's own signatures may chain to, as the
+   * certificate and receipt report them (`SIGNATURE_TRUST_CERTS`); unset: chains are not checked.
+   */
+  signatureTrustCertsPath: string | undefined;
   /** Web capture: Chromium, bounds, allowed destinations. */
   capture: CaptureSettings;
   /**
@@ -563,6 +569,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? undefined
         : { url: e.TSA_URL, caCertsPath: e.TSA_CA_CERTS, timeoutMs: e.TSA_TIMEOUT_MS },
     revocation: { timeoutMs: e.REVOCATION_TIMEOUT_MS, maxBytes: e.REVOCATION_MAX_BYTES },
+    signatureTrustCertsPath:
+      e.SIGNATURE_TRUST_CERTS === undefined ? undefined : path.resolve(e.SIGNATURE_TRUST_CERTS),
     capture: {
       chromiumPath: e.CHROMIUM_PATH,
       timeoutMs: e.CAPTURE_TIMEOUT_MS,

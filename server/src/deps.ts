@@ -11,6 +11,7 @@ import type { FreeSpace } from './ports/free-space';
 import type { TokenVerifier } from './ports/identity';
 import type { IpfsGateways } from './ports/ipfs';
 import type { Mailer } from './ports/mail';
+import type { OriginalSignatureReader } from './ports/original-signatures';
 import type { AnchoringQueue } from './ports/queue';
 import type { QuotaCounter, RateLimiter } from './ports/rate-limit';
 import type { RevocationSource } from './ports/revocation';
@@ -57,6 +58,8 @@ export interface AppDeps {
   tsa: TimestampAuthority | undefined;
   /** OCSP answers and CRLs of the signing and TSA chains, for B-LT and B-LTA signatures (cached). */
   revocation: RevocationSource;
+  /** Lists an uploaded PDF's own signatures for its certificate and receipt (in a bounded worker). */
+  originalSignatures: OriginalSignatureReader;
   /** Web capture (issue 15): Chromium behind the address-checking proxy; 503 per call without Chromium. */
   capturer: WebCapturer;
   /** Each tenant's share of this instance's capture slots (`CAPTURE_TENANT_MAX`). */

@@ -148,6 +148,80 @@ const TimestampSchema = z
   })
   .strict();
 
+const Verdict = z.boolean().nullable().meta({ description: 'null when it could not be checked' });
+
+/** One signature the notarized PDF already carried, as a validator's report would describe it then. */
+const OriginalSignatureSchema = z
+  .object({
+    index: z.number().int().positive().meta({ description: '1-based, in the order of the signed ends' }),
+    kind: z.enum(['signature', 'document-timestamp']),
+    signer: z.string().nullable().meta({ description: "Subject of the signer's (or TSA's) certificate" }),
+    issuer: z.string().nullable(),
+    serialNumber: z.string().nullable().meta({ description: 'Of the certificate, hex' }),
+    claimedTime: Time.nullable().meta({ description: 'The dictionary /M: a claim of the signer, no proof' }),
+    signingTime: Time.nullable().meta({ description: 'The CMS signingTime attribute: a claim too' }),
+    timestamp: z
+      .object({
+        genTime: Time,
+        tsa: z.string().nullable(),
+        imprint: z.boolean().meta({ description: 'The token imprints the signature value (or the ranges)' }),
+        signature: z.boolean().meta({ description: "The token's own signature verifies" }),
+      })
+      .strict()
+      .nullable()
+      .meta({ description: 'RFC 3161 signature timestamp, or the token of a document timestamp' }),
+    filter: z.string().nullable(),
+    subFilter: z.string().nullable(),
+    policyOid: z.string().nullable().meta({ description: 'Signature policy identifier (e.g. ICP-Brasil)' }),
+    coverage: z
+      .object({
+        wellFormed: z.boolean().meta({ description: '/ByteRange [0 a b c] around exactly its /Contents' }),
+        problem: z.string().nullable(),
+        revision: z.number().int().positive().nullable().meta({ description: 'Revision it ends, 1-based' }),
+        wholeOriginal: z.boolean().meta({ description: 'Covers the original to its end' }),
+        bytesAfter: Count.meta({ description: 'Bytes of the original added after it (later revisions)' }),
+      })
+      .strict(),
+    integrity: z
+      .object({
+        digestAlgorithm: z.string().nullable(),
+        digest: Verdict,
+        signature: Verdict,
+      })
+      .strict(),
+    chain: z
+      .object({
+        status: z.enum(['trusted', 'untrusted', 'not-checked']),
+        anchor: z.string().nullable(),
+        message: z.string(),
+      })
+      .strict()
+      .meta({ description: 'The signer certificate against the trust anchors, at the notarization time' }),
+    revocation: z
+      .object({
+        dss: z.boolean().meta({ description: 'The original has a /DSS' }),
+        vri: z.boolean().meta({ description: 'Its /VRI has an entry for this signature' }),
+        dssOcsps: Count,
+        dssCrls: Count,
+        inSignature: z.boolean().meta({ description: 'Revocation values inside the CMS' }),
+      })
+      .strict(),
+    problem: z.string().nullable().meta({ description: 'Why it could not be read or checked' }),
+  })
+  .strict();
+
+/** The signatures of the notarized PDF, read when the receipt was made (not judged by `notary-verify`). */
+const OriginalSignaturesSchema = z.discriminatedUnion('status', [
+  z
+    .object({
+      status: z.literal('read'),
+      revisions: Count.meta({ description: 'Revisions (%%EOF markers) of the original' }),
+      signatures: z.array(OriginalSignatureSchema).max(64),
+    })
+    .strict(),
+  z.object({ status: z.literal('unreadable'), reason: z.string() }).strict(),
+]);
+
 /** The receipt (see the module comment). */
 export const ReceiptSchema = z
   .object({
@@ -176,6 +250,10 @@ export const ReceiptSchema = z
       description: 'Null when the service does not anchor on Stacks',
     }),
     timestamp: TimestampSchema.nullable().meta({ description: 'Null when no token was issued' }),
+    originalSignatures: OriginalSignaturesSchema.optional().meta({
+      description:
+        'Signatures the notarized PDF already carried, as read at notarization; absent for other files, PDFs without signatures, or when not read',
+    }),
   })
   .strict()
   .meta({
@@ -190,6 +268,8 @@ export type ReceiptMerkleProof = z.infer<typeof MerkleProofSchema>;
 export type ReceiptEvmAnchor = z.infer<typeof EvmAnchorSchema>;
 export type ReceiptStacksAnchor = z.infer<typeof StacksAnchorSchema>;
 export type ReceiptTimestamp = z.infer<typeof TimestampSchema>;
+export type ReceiptOriginalSignatures = z.infer<typeof OriginalSignaturesSchema>;
+export type ReceiptOriginalSignature = z.infer<typeof OriginalSignatureSchema>;
 
 /** Thrown by `parseReceipt` for input that is not a receipt this version reads. */
 export class ReceiptFormatError extends Error {

@@ -63,6 +63,7 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
               signer: deps.signer,
               tsa: deps.tsa,
               secret: deps.secret,
+              originalSignatures: deps.originalSignatures,
             },
             actor,
             { id: String(req.params.id), signed: signedParam === '1', lang, ...(signal ? { signal } : {}) },
@@ -98,6 +99,7 @@ export function publicCertificateRoute(deps: AppDeps): RequestHandler {
       signer: deps.signer,
       tsa: deps.tsa,
       secret: deps.secret,
+      originalSignatures: deps.originalSignatures,
     };
     const em = deps.db.fork();
     const issued = await certificateRenders

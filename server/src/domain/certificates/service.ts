@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
-import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
 import { icpBrasilSignaturePolicy } from '@notary/pdf/icp-brasil';
+import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
 import {
   type GatherValidationData,
   PADES_SIGNATURE_LENGTH,
@@ -24,11 +24,13 @@ import {
 import { readCaptureRecord } from '../../ports/capture';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
 import type { IpfsGateways } from '../../ports/ipfs';
+import type { OriginalSignatureReader } from '../../ports/original-signatures';
 import type { RevocationSource } from '../../ports/revocation';
 import type { DocumentSigner } from '../../ports/signer';
 import type { ObjectStorage } from '../../ports/storage';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 import type { MerkleProof } from '../anchoring/merkle';
+import { originalSignaturesOf } from '../documents/original-signatures';
 import { buildReceipt } from '../documents/receipt';
 import { findDocumentInTenant, ipfsCidOf } from '../documents/service';
 import { onchainInfo } from '../onchain/info';
@@ -58,6 +60,8 @@ export interface CertificateContext {
   revocation?: RevocationSource | undefined;
   /** The service secret: the VALIDAR access code printed on the certificate is derived from it (`validar.ts`). */
   secret: string;
+  /** Lists a PDF source's own signatures (certificate section, receipt `originalSignatures`). */
+  originalSignatures: OriginalSignatureReader;
 }
 
 export interface IssuedCertificate {
@@ -148,8 +152,13 @@ async function issueCertificateOf(
   const captured = await webCaptureFacts(ctx.storage, doc, request.lang);
   if (captured.notes.length > 0) data.notes = [...(data.notes ?? []), ...captured.notes];
   if (captured.screenshot) data.screenshot = captured.screenshot;
+  // Signatures the original already carried, read in a bounded worker, listed and put in the receipt.
+  const originals = source.bytes
+    ? await originalSignaturesOf(ctx.originalSignatures, doc, source.bytes, signal)
+    : undefined;
+  if (originals) data.originalSignatures = originals;
   // The receipt travels inside the certificate, within the signed range (issue 16): proof without us.
-  const receipt = await buildReceipt(em, ctx, doc);
+  const receipt = await buildReceipt(em, ctx, doc, originals ? { originalSignatures: originals } : {});
   data.notes = [...(data.notes ?? []), receiptNote(request.lang)];
   const rendered = await renderCertificate(data, source.bytes, {
     lang: request.lang,

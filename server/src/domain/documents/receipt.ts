@@ -6,6 +6,7 @@ import {
   RECEIPT_VERSION,
   type Receipt,
   type ReceiptEvmAnchor,
+  type ReceiptOriginalSignatures,
   ReceiptSchema,
   type ReceiptStacksAnchor,
 } from '@notary/verify/receipt';
@@ -19,9 +20,12 @@ import {
   DocumentTimestamp,
 } from '../../db/entities';
 import { DEVNET_EAS_CONTRACTS, DEVNET_EVM_NETWORK, EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
+import type { OriginalSignatureReader } from '../../ports/original-signatures';
+import type { ObjectStorage } from '../../ports/storage';
 import type { MerkleProof } from '../anchoring/merkle';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
+import { storedOriginalSignatures } from './original-signatures';
 import { findDocumentInTenant } from './service';
 
 /** What a receipt needs besides the database: the service's name, URL and anchoring configuration. */
@@ -31,17 +35,25 @@ export interface ReceiptContext {
   publicUrl: string;
 }
 
+/** What the receipt served alone also needs: the stored original and its signature reader. */
+export interface StoredReceiptContext extends ReceiptContext {
+  storage: ObjectStorage;
+  originalSignatures: OriginalSignatureReader;
+}
+
 /**
  * `GET /api/documents/:id/receipt` (issue 16): the receipt of a document of the caller's tenant.
  * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`.
  */
 export async function getReceipt(
   em: EntityManager,
-  ctx: ReceiptContext,
+  ctx: StoredReceiptContext,
   actor: Actor,
   id: string,
 ): Promise<Receipt> {
-  return buildReceipt(em, ctx, await findDocumentInTenant(em, actor, id));
+  const doc = await findDocumentInTenant(em, actor, id);
+  const originalSignatures = await storedOriginalSignatures(ctx, doc);
+  return buildReceipt(em, ctx, doc, originalSignatures ? { originalSignatures } : {});
 }
 
 /**
@@ -51,13 +63,15 @@ export async function getReceipt(
  * - each chain leg from the batch's AnchorTx row (network, chain id and contract recorded at signing, block
  *   number at inclusion; the EVM attester is the sender of the signed transaction bytes) and the Document's
  *   registration (hash, attestation UID, time); a leg not registered is `pending` with what is known;
- * - the first RFC 3161 token issued over the document's hash (`DocumentTimestamp`), if any.
+ * - the first RFC 3161 token issued over the document's hash (`DocumentTimestamp`), if any;
+ * - `originalSignatures`, when given: the signatures the original PDF carried (`original-signatures.ts`).
  * @throws AppError INTERNAL when the rows make a receipt that fails its own schema (a bug, never the caller's).
  */
 export async function buildReceipt(
   em: EntityManager,
   ctx: ReceiptContext,
   doc: DocumentEntity,
+  extra: { originalSignatures?: ReceiptOriginalSignatures } = {},
 ): Promise<Receipt> {
   const anchor = await em.findOne(DocumentAnchor, { document: doc.id }, { populate: ['batch'] });
   const txs = anchor ? await em.find(AnchorTx, { batch: anchor.batch.id }) : [];
@@ -104,6 +118,7 @@ export async function buildReceipt(
     timestamp: stamp
       ? { token: Buffer.from(stamp.token).toString('base64'), genTime: stamp.genTime.toISOString() }
       : null,
+    ...(extra.originalSignatures ? { originalSignatures: extra.originalSignatures } : {}),
   };
   const checked = ReceiptSchema.safeParse(receipt);
   if (!checked.success) {

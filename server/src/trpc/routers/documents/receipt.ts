@@ -26,5 +26,15 @@ export const receipt = authedProcedure
   .input(z.object({ id: ResourceId }))
   .output(ReceiptSchema)
   .query(({ ctx, input }) =>
-    getReceipt(ctx.em(), { config: ctx.deps.config, publicUrl: ctx.deps.publicUrl }, ctx.actor, input.id),
+    getReceipt(
+      ctx.em(),
+      {
+        config: ctx.deps.config,
+        publicUrl: ctx.deps.publicUrl,
+        storage: ctx.deps.storage,
+        originalSignatures: ctx.deps.originalSignatures,
+      },
+      ctx.actor,
+      input.id,
+    ),
   );
