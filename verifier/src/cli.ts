@@ -2,8 +2,8 @@
  * `notary-verify`, the command line (Node only: it reads the files, then hands bytes to the checking core).
  *
  *   notary-verify <file> (--certificate cert.pdf | --receipt receipt.json) [--evm-rpc URL]...
- *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--at RFC3339] [--online]
- *     [--confirmations N] [--json]
+ *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--trust icp-brasil] [--at RFC3339]
+ *     [--online] [--confirmations N] [--json]
  *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts)
  *
  * Exit status: 0 when every check that could run passed, 1 when a check failed, 2 when the input cannot be
@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pemCertificates } from './bytes.ts';
 import { formatReport } from './format.ts';
+import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
 import { verify } from './verify.ts';
 
 export const USAGE = `Usage: notary-verify <file> (--certificate cert.pdf | --receipt receipt.json) [options]
@@ -30,6 +31,8 @@ Options:
   --stacks-api URL     a Stacks API endpoint (node /v2 + Hiro /extended routes) (repeatable)
   --tsa-ca FILE        PEM certificates the RFC 3161 tokens must chain to
   --trust-ca FILE      PEM certificates the certificate's signer must chain to
+  --trust icp-brasil   also trust the ICP-Brasil roots shipped with the verifier (v2, v5, v12, the anchors
+                       of DOC-ICP-15.03's PAdES policies) for the signer and the timestamps
   --at TIME            judge the certificate's signature at TIME (RFC 3339, e.g. 2031-05-01T12:00:00Z;
                        default now), with only the validation data the certificate carries
   --online             check 6 may fetch revocation data the certificate lacks from its certificates'
@@ -71,15 +74,27 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
     return usage('--confirmations: a whole number >= 1');
   const at = values.at === undefined ? undefined : parseRfc3339(values.at);
   if (at === null) return usage('--at: an RFC 3339 date-time, e.g. 2031-05-01T12:00:00Z');
+  if (values.trust !== undefined && values.trust !== 'icp-brasil') return usage('--trust: only icp-brasil');
+  // The shipped ICP-Brasil roots anchor signers and ACTs (timestamp authorities) alike (DOC-ICP-15.03 Anexo 2).
+  const shipped =
+    values.trust === 'icp-brasil' ? ICP_BRASIL_ROOTS_PEM.flatMap((pem) => pemCertificates(pem)) : [];
   try {
+    const trustCa = [
+      ...(values['trust-ca'] ? pemCertificates(await readText(values['trust-ca'])) : []),
+      ...shipped,
+    ];
+    const tsaCa = [
+      ...(values['tsa-ca'] ? pemCertificates(await readText(values['tsa-ca'])) : []),
+      ...shipped,
+    ];
     const report = await verify({
       file: await read(file),
       ...(values.receipt ? { receipt: new TextDecoder().decode(await read(values.receipt)) } : {}),
       ...(values.certificate ? { certificate: await read(values.certificate) } : {}),
       evmRpcUrls: values['evm-rpc'] ?? [],
       stacksApiUrls: values['stacks-api'] ?? [],
-      ...(values['tsa-ca'] ? { tsaCa: pemCertificates(await readText(values['tsa-ca'])) } : {}),
-      ...(values['trust-ca'] ? { trustCa: pemCertificates(await readText(values['trust-ca'])) } : {}),
+      ...(tsaCa.length > 0 ? { tsaCa } : {}),
+      ...(trustCa.length > 0 ? { trustCa } : {}),
       confirmations,
       ...(at ? { at } : {}),
       online: values.online === true,
@@ -104,6 +119,7 @@ function parse(argv: string[]) {
       'stacks-api': { type: 'string', multiple: true },
       'tsa-ca': { type: 'string' },
       'trust-ca': { type: 'string' },
+      trust: { type: 'string' },
       confirmations: { type: 'string' },
       at: { type: 'string' },
       online: { type: 'boolean' },

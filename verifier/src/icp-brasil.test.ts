@@ -25,6 +25,7 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../test/harness/pki.ts';
 import { startTestTsa, type TestTsa } from '../../test/harness/tsa.ts';
+import { runCli } from './cli.ts';
 import { rsaCmsSigner, signedUnderPolicy, tsaClient } from './icp-brasil.fixture.ts';
 import {
   checkIcpBrasilProfile,
@@ -632,6 +633,13 @@ describe('the shipped ICP-Brasil roots', () => {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.pem'))
     .sort();
+
+  it('notary-verify --trust takes icp-brasil only', async () => {
+    const bad = await runCli(['file.pdf', '--certificate', 'cert.pdf', '--trust', 'eu-lotl']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--trust: only icp-brasil');
+    expect((await runCli(['--help'])).stdout).toContain('--trust icp-brasil');
+  });
 
   it('icp-brasil-roots.ts holds exactly the PEM files (regenerate with write-icp-brasil-roots.ts)', () => {
     expect(ICP_BRASIL_ROOTS_PEM.map((p) => p.trim())).toEqual(
