@@ -386,6 +386,109 @@ describe('desktop client (web build) in Chromium against the real service', () =
     await anonymous.close();
   });
 
+  it("checks the timestamp and the certificate's signature (5 and 6) offline: no anchor leaves the chains not checked, the test root picked as a PEM file passes them", async () => {
+    // The certificate again, now that the document has its RFC 3161 token (issued when the .tsr was saved):
+    // its receipt carries the token for check 5.
+    await page.goto(`${url}/app/#/documents/${encodeURIComponent(documentId)}`);
+    const download = page.waitForEvent('download');
+    await page.getByTestId('save-certificate').click();
+    const stampedCertificate = path.join(workDir, `certificado-${serial}-carimbo.pdf`);
+    await (await download).saveAs(stampedCertificate);
+
+    const anonymous = await browser.newContext({ locale: 'pt-BR', viewport: { width: 1360, height: 1600 } });
+    const pub = await anonymous.newPage();
+    pub.on('pageerror', (e) => pageErrors.push(e.message));
+    pub.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 401/.test(m.text())) consoleErrors.push(m.text());
+    });
+    // Every request the page makes: checks 5 and 6 add none (the chain endpoints are the devnets').
+    const requested: string[] = [];
+    pub.on('request', (r) => requested.push(r.url()));
+    pub.setDefaultTimeout(30_000);
+    await pub.goto(`${url}/app/`);
+    await pub.getByRole('button', { name: 'Verificar um arquivo sem entrar' }).click();
+    const panel = pub.getByTestId('certificate-check-panel');
+    await expect
+      .poll(() => panel.getByTestId('endpoints-evm').inputValue())
+      .toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const evm = await panel.getByTestId('endpoints-evm').inputValue();
+    const stacks = await panel.getByTestId('endpoints-stacks').inputValue();
+    const pickInto = async (zone: string, button: string, files: string | string[]) => {
+      const chooser = pub.waitForEvent('filechooser');
+      await pub.getByTestId(zone).getByRole('button', { name: button }).click();
+      await (await chooser).setFiles(files);
+    };
+    await pickInto('verify-dropzone', 'Escolher arquivo', UPLOADED);
+    await pickInto('certificate-dropzone', 'Escolher certificado', stampedCertificate);
+    const report = pub.getByTestId('certificate-check');
+    await expect.poll(() => report.getAttribute('data-ok'), { timeout: 30_000 }).toBe('true');
+
+    // No anchor (the default): the token and the signature are checked, their chains said not checked.
+    expect(await pub.getByTestId('trust-none').isChecked()).toBe(true);
+    for (const id of [5, 6]) {
+      const row = pub.getByTestId(`check-${id}`);
+      expect(await row.getAttribute('data-status'), (await row.textContent()) ?? '').toBe('partial');
+      expect(await pub.getByTestId(`chain-not-checked-${id}`).textContent()).toContain(
+        'Cadeia de certificados não conferida',
+      );
+    }
+    expect(await pub.getByTestId('check-5').textContent()).toContain('Carimbo do tempo (RFC 3161)');
+    expect(await pub.getByTestId('check-6').textContent()).toContain('Assinatura do certificado (PAdES)');
+    expect(await pub.getByTestId('pades-level').getAttribute('data-level')).toMatch(/^B-(T|LT|LTA)$/);
+    await shot(pub, '10d-verify-certificate-no-anchor');
+
+    // A picked file that holds no certificate is named, nothing is reported.
+    await panel.getByText('Certificados em arquivos PEM').click();
+    await pickInto('anchors-dropzone', 'Escolher arquivos PEM', OTHER);
+    await expect
+      .poll(() => pub.getByTestId('anchor-unusable').textContent())
+      .toContain('hello_world_rotated.pdf não traz nenhum certificado em PEM');
+    expect(await report.count()).toBe(0);
+
+    // The test PKI's root: both chains are checked and hold.
+    await pickInto('anchors-dropzone', 'Escolher arquivos PEM', pki.root.certPath);
+    await expect
+      .poll(() => pub.getByTestId('check-6').getAttribute('data-status'), { timeout: 30_000 })
+      .toBe('passed');
+    expect(await pub.getByTestId('check-5').getAttribute('data-status')).toBe('passed');
+    for (const id of [1, 2, 3, 4]) {
+      expect(await pub.getByTestId(`check-${id}`).getAttribute('data-status')).toBe('passed');
+    }
+    expect(await report.getAttribute('data-ok')).toBe('true');
+    expect(await pub.getByTestId('chain-not-checked-6').count()).toBe(0);
+    expect(await panel.getByTestId('anchors-dropzone').textContent()).toContain('root.pem');
+    await shot(pub, '10e-verify-certificate-test-root');
+
+    // Judged at a date before the test PKI existed: the signer was not valid then, check 6 fails.
+    await pub.getByTestId('judge-at').fill('2001-06-01T12:00');
+    expect(await pub.getByTestId('judge-at-utc').textContent()).toContain('Em UTC: 2001-06-01T');
+    await pub.getByRole('button', { name: 'Conferir novamente' }).click();
+    await expect.poll(() => report.getAttribute('data-failed-at'), { timeout: 30_000 }).toBe('6');
+    expect(await pub.getByTestId('check-5').getAttribute('data-status')).toBe('passed');
+    expect(await pub.getByTestId('pades-level').textContent()).toContain('julgado em 2001-06-01T');
+    await pub.getByTestId('judge-at').fill('');
+
+    // The ICP-Brasil roots (a chunk of the web client, loaded on first use): the test PKI is not under them.
+    await pub.getByTestId('trust-icp-brasil').check();
+    await expect
+      .poll(() => pub.getByTestId('check-5').getAttribute('data-status'), { timeout: 30_000 })
+      .toBe('failed');
+    expect(await pub.getByTestId('check-6').getAttribute('data-status')).toBe('failed');
+    expect(await report.getAttribute('data-failed-at')).toBe('5');
+
+    // Back to no anchor: the chains are not checked again.
+    await pub.getByTestId('trust-none').check();
+    await expect
+      .poll(() => pub.getByTestId('check-6').getAttribute('data-status'), { timeout: 30_000 })
+      .toBe('partial');
+
+    const origins = new Set(requested.filter((r) => /^https?:/.test(r)).map((r) => new URL(r).origin));
+    expect([...origins].sort()).toEqual(
+      [...new Set([url, evm, stacks].map((u) => new URL(u).origin))].sort(),
+    );
+    await anonymous.close();
+  });
+
   it('says the session expired when the session cookie is gone, and offers to sign in again', async () => {
     await page.getByRole('link', { name: 'Documentos' }).click();
     // The browser loses the 7-day session cookie (as when it expires); the page still holds a JWT, and the

@@ -7,6 +7,7 @@ import { hashBlob } from './bridge/hash';
 import { serverUrlFor } from './bridge/web';
 import { explorerLinks, overallStatus } from './format';
 import { initialLanguage, translator } from './i18n';
+import { localDateTimeToIso } from './screens/CertificateCheck';
 import { matchesSearch } from './screens/Documents';
 import { UploadQueue } from './upload-queue';
 
@@ -136,5 +137,15 @@ describe('upload queue', () => {
     await settle();
     expect(bridge.uploads).toEqual(['a', 'c']);
     expect(stages()).toEqual({ a: 'done', b: 'existing', c: 'done', d: 'ready' });
+  });
+});
+
+describe("the verify screen's judging date (datetime-local, this computer's time zone)", () => {
+  it('becomes the UTC date-time toISOString writes; empty or malformed is now (null)', () => {
+    expect(localDateTimeToIso('2026-11-26T10:05')).toBe(new Date(2026, 10, 26, 10, 5).toISOString());
+    expect(localDateTimeToIso('2001-06-01T12:00:30')).toBe(new Date(2001, 5, 1, 12, 0, 30).toISOString());
+    for (const value of ['', 'now', '2026-11-26', '2026-13-01T10:00', '2026-11-26T10:05Z']) {
+      expect(localDateTimeToIso(value), value).toBeNull();
+    }
   });
 });

@@ -227,7 +227,9 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
           value={atText}
           onChange={(e) => setAtText(e.target.value)}
         />
-        <span className="muted small">{at ? t('verify.cert.atUtc', { at }) : t('verify.cert.atHelp')}</span>
+        <small className="muted" data-testid="judge-at-utc">
+          {at ? t('verify.cert.atUtc', { at }) : t('verify.cert.atHelp')}
+        </small>
       </label>
       <div>
         <button
