@@ -87,7 +87,8 @@ const OCSP_STATUS: Readonly<Record<number, string>> = {
  * distribution point (RFC 5280 4.2.1.13). Each answer is checked before it is kept: OCSP response status,
  * signature, responder authority (RFC 6960 4.2.2.2), certificate ID, a definite status; CRL signature by the
  * issuer, scope; both fresh at `now` (thisUpdate not after it, nextUpdate not before it). Redirects are
- * followed: the answers are signed, so where they come from does not matter.
+ * followed: the answers are signed, so where they come from does not matter. Requests carry no nonce (RFC 6960
+ * 4.4.1 makes it optional): many responders serve pre-produced answers, and answers can then be cached.
  *
  * `material.certs` holds the chain and the responder certificates of the OCSP answers kept; `missing` names
  * each certificate for which nothing could be had and why. Never throws for network or answer errors; each
@@ -204,8 +205,9 @@ export async function revocationStatus(
   const extra = material.certs.map(parseCertificate).filter((x): x is pkijs.Certificate => x !== null);
   const problems: string[] = [];
   const answers: Answer[] = [];
+  const certIds = new Map<string, Promise<pkijs.CertID>>();
   for (const der of material.ocsps) {
-    const a = await checkOcsp(der, c, i, extra);
+    const a = await checkOcsp(der, c, i, extra, certIds);
     if (!a.ok) {
       if (a.forCertificate) problems.push(`an OCSP answer: ${a.reason}`);
     } else if (a.status === 'unknown') problems.push('an OCSP answer says unknown');
@@ -292,32 +294,21 @@ async function checkOcsp(
   cert: pkijs.Certificate,
   issuer: pkijs.Certificate,
   extra: pkijs.Certificate[],
+  certIds: Map<string, Promise<pkijs.CertID>> = new Map(),
 ): Promise<OcspCheck> {
-  let basic: pkijs.BasicOCSPResponse;
-  try {
-    const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(der));
-    const status = response.responseStatus.valueBlock.valueDec;
-    if (status !== 0) {
-      return {
-        ok: false,
-        reason: `response status ${OCSP_STATUS[status] ?? status}`,
-        forCertificate: false,
-      };
-    }
-    if (!response.responseBytes || response.responseBytes.responseType !== OID.ocspBasic) {
-      return { ok: false, reason: 'not a basic OCSP response', forCertificate: false };
-    }
-    basic = pkijs.BasicOCSPResponse.fromBER(response.responseBytes.response.valueBlock.valueHexView);
-  } catch (e) {
-    return { ok: false, reason: `does not parse: ${message(e)}`, forCertificate: false };
-  }
+  const basic = parseOcsp(der);
+  if (typeof basic === 'string') return { ok: false, reason: basic, forCertificate: false };
   const data = basic.tbsResponseData;
   let single: pkijs.SingleResponse | undefined;
   for (const r of data.responses) {
     const algorithm = DIGEST_BY_OID[r.certID.hashAlgorithm.algorithmId];
     if (!algorithm) continue;
-    const id = await pkijs.CertID.create(cert, { hashAlgorithm: algorithm, issuerCertificate: issuer });
-    if (r.certID.isEqual(id)) {
+    let id = certIds.get(algorithm);
+    if (!id) {
+      id = pkijs.CertID.create(cert, { hashAlgorithm: algorithm, issuerCertificate: issuer });
+      certIds.set(algorithm, id);
+    }
+    if (r.certID.isEqual(await id)) {
       single = r;
       break;
     }
@@ -388,12 +379,8 @@ async function checkCrl(
   cert: pkijs.Certificate,
   issuer: pkijs.Certificate,
 ): Promise<CrlCheck> {
-  let crl: pkijs.CertificateRevocationList;
-  try {
-    crl = pkijs.CertificateRevocationList.fromBER(toArrayBuffer(der));
-  } catch (e) {
-    return { ok: false, reason: `does not parse: ${message(e)}`, forIssuer: false };
-  }
+  const crl = parseCrl(der);
+  if (typeof crl === 'string') return { ok: false, reason: crl, forIssuer: false };
   if (!crl.issuer.isEqual(issuer.subject) || !cert.issuer.isEqual(issuer.subject)) {
     return { ok: false, reason: 'not issued by the certificate issuer', forIssuer: false };
   }
@@ -447,6 +434,45 @@ async function checkCrl(
     }
   }
   return { ...base, revokedAt: entry.revocationDate.value, ...(reason ? { reason } : {}) };
+}
+
+/**
+ * Parsed answers by blob: one /DSS is judged many times (each certificate, each candidate time), its blobs
+ * are parsed once. A string is why the blob is no usable answer.
+ */
+const parsedOcsps = new WeakMap<Uint8Array, pkijs.BasicOCSPResponse | string>();
+const parsedCrls = new WeakMap<Uint8Array, pkijs.CertificateRevocationList | string>();
+
+/** The BasicOCSPResponse of a successful OCSPResponse (RFC 6960 4.2.1), or why there is none. */
+function parseOcsp(der: Uint8Array): pkijs.BasicOCSPResponse | string {
+  const known = parsedOcsps.get(der);
+  if (known !== undefined) return known;
+  let out: pkijs.BasicOCSPResponse | string;
+  try {
+    const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(der));
+    const status = response.responseStatus.valueBlock.valueDec;
+    if (status !== 0) out = `response status ${OCSP_STATUS[status] ?? status}`;
+    else if (!response.responseBytes || response.responseBytes.responseType !== OID.ocspBasic) {
+      out = 'not a basic OCSP response';
+    } else out = pkijs.BasicOCSPResponse.fromBER(response.responseBytes.response.valueBlock.valueHexView);
+  } catch (e) {
+    out = `does not parse: ${message(e)}`;
+  }
+  parsedOcsps.set(der, out);
+  return out;
+}
+
+function parseCrl(der: Uint8Array): pkijs.CertificateRevocationList | string {
+  const known = parsedCrls.get(der);
+  if (known !== undefined) return known;
+  let out: pkijs.CertificateRevocationList | string;
+  try {
+    out = pkijs.CertificateRevocationList.fromBER(toArrayBuffer(der));
+  } catch (e) {
+    out = `does not parse: ${message(e)}`;
+  }
+  parsedCrls.set(der, out);
+  return out;
 }
 
 /** Why an answer is not fresh at `now` (RFC 5280 6.3.3 a, RFC 6960 4.2.2.1), or null. */
@@ -547,12 +573,20 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+const parsedCerts = new WeakMap<Uint8Array, pkijs.Certificate | null>();
+
+/** The certificate of a DER blob, or null when it does not parse (parsed once per blob). */
 function parseCertificate(der: Uint8Array): pkijs.Certificate | null {
+  const known = parsedCerts.get(der);
+  if (known !== undefined) return known;
+  let out: pkijs.Certificate | null;
   try {
-    return pkijs.Certificate.fromBER(toArrayBuffer(der));
+    out = pkijs.Certificate.fromBER(toArrayBuffer(der));
   } catch {
-    return null;
+    out = null;
   }
+  parsedCerts.set(der, out);
+  return out;
 }
 
 function sameCertificate(a: pkijs.Certificate, b: pkijs.Certificate): boolean {
