@@ -30,6 +30,7 @@ import { rsaCmsSigner, signedUnderPolicy, tsaClient } from './icp-brasil.fixture
 import {
   checkIcpBrasilProfile,
   type IcpBrasilRow,
+  icpBrasilConformance,
   readIcpBrasilDictionaries,
   signerInfoOf,
 } from './icp-brasil.ts';
@@ -596,6 +597,31 @@ describe('signPdfAtLevel with an ICP-Brasil policy (what the service calls)', ()
     );
     expect(out.stdout).toContain('Signature Type: unknown');
     expect(out.stdout).toContain('Total document signed');
+  });
+});
+
+describe('icpBrasilConformance (what check 6 calls)', () => {
+  it('gives the same rows as the two steps, and nothing for a signature without a policy', async () => {
+    const signed = await signedUnderPolicy(pki, 'icp-brasil-ad-rb');
+    const info = signerInfoOf(signed.cms);
+    const both = checkIcpBrasilProfile({
+      ...(await readIcpBrasilDictionaries(signed.pdf, signed.cms)),
+      signerInfo: info,
+    });
+    expect(await icpBrasilConformance(signed.pdf, signed.cms, info)).toEqual(both);
+    const plain = await signedUnderPolicy(pki, 'icp-brasil-ad-rb', { policy: null });
+    expect(await icpBrasilConformance(plain.pdf, plain.cms, signerInfoOf(plain.cms))).toEqual({
+      policy: null,
+      rows: [],
+    });
+    const elsewhere = await icpBrasilConformance(
+      new TextEncoder().encode('%PDF-1.7 nothing'),
+      signed.cms,
+      info,
+    );
+    expect(elsewhere.policy).toBe(both.policy);
+    expect(elsewhere.rows).toHaveLength(1);
+    expect(elsewhere.rows[0]?.ok).toBe(false);
   });
 });
 

@@ -568,3 +568,27 @@ export function signerInfoOf(cms: Uint8Array): pkijs.SignerInfo {
   if (!info) throw new Error('CMS: no SignerInfo');
   return info;
 }
+
+/**
+ * Check 6's entry point: the conformance of the signature whose `/Contents` holds `cms` (DER) in `pdf` to
+ * the ICP-Brasil policy its SignerInfo declares (`checkIcpBrasilProfile` on `readIcpBrasilDictionaries`).
+ * @returns `{ policy: null, rows: [] }` when it declares none; when the PDF dictionaries cannot be read, the
+ *   policy and one failing row saying why. Never throws.
+ */
+export async function icpBrasilConformance(
+  pdf: Uint8Array,
+  cms: Uint8Array,
+  signerInfo: pkijs.SignerInfo,
+): Promise<IcpBrasilConformance> {
+  const empty = { signatureDictionary: {}, dss: null, vri: null, documentTimestamps: [], signerInfo };
+  const declared = checkIcpBrasilProfile(empty);
+  if (declared.policy === null && declared.rows.length === 0) return declared;
+  try {
+    return checkIcpBrasilProfile({ ...(await readIcpBrasilDictionaries(pdf, cms)), signerInfo });
+  } catch (e) {
+    return {
+      policy: declared.policy,
+      rows: [{ table: 'Tabela A.18', row: 'signature dictionary', ok: false, detail: (e as Error).message }],
+    };
+  }
+}
