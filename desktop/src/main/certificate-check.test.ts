@@ -316,6 +316,14 @@ describe('certificate check in Electron main: checks 5 and 6 with the trust anch
     expect(r.failedAt).toBe(5);
   });
 
+  it('the ICP-Brasil roots (read by main, not sent by the renderer): the test PKI does not chain to them', async () => {
+    const r = await report({ trust: { kind: 'icp-brasil' }, at: null });
+    expect(statusOf(r).slice(4)).toEqual(['failed', 'failed']);
+    for (const c of r.checks.slice(4)) {
+      expect(c.evidence.filter((e) => e.ok === false).every((e) => /chain to/.test(e.label))).toBe(true);
+    }
+  });
+
   it('several PEM files: the certificates of all count', async () => {
     const other = await pick('other-2.pem', pki.otherRoot.certPem);
     const chain = await pick('chain.pem', pki.caChainPem);
