@@ -70,8 +70,11 @@ function recordingFetch(): { fetch: typeof fetch; calls: string[] } {
   return { fetch: spy, calls };
 }
 
-/** RFC 3161 client made of the openssl CLI (query and token extraction) and fetch, for the loopback TSA. */
-function opensslTsaClient(url: string): SignatureTimestamper {
+/**
+ * RFC 3161 client made of the openssl CLI (query and token extraction) and fetch, for the loopback TSA;
+ * `certReq` false asks for a token without the TSA's certificate.
+ */
+function opensslTsaClient(url: string, certReq = true): SignatureTimestamper {
   return {
     timestamp: async (digest) => {
       const query = path.join(tmp, `q${++fileCount}.tsq`);
@@ -81,7 +84,7 @@ function opensslTsaClient(url: string): SignatureTimestamper {
         '-digest',
         Buffer.from(digest).toString('hex'),
         '-sha256',
-        '-cert',
+        ...(certReq ? ['-cert'] : []),
         '-out',
         query,
       ]);
@@ -260,6 +263,21 @@ describe('check 6 at a time T, offline (one PKI)', () => {
     expect(result.status).toBe('failed');
     expect(failedLabels(result).some((l) => /^document timestamp .*: message imprint$/.test(l))).toBe(true);
     expect(result.pades?.level).toBeNull();
+    expect(calls).toEqual([]);
+  });
+
+  it('a document timestamp without its TSA certificate is checked with the /DSS copy of it', async () => {
+    // B-T: neither the CMS nor a /DSS carries the TSA certificate.
+    const bt = await signAt(pki, 'B-T');
+    const { pdf, token } = await appendDocumentTimestamp(bt, opensslTsaClient(pki.tsaUrl, false));
+    expect(Buffer.from(token).includes(Buffer.from(pki.tsa.certDer))).toBe(false);
+    const bare = (await judge(pdf, new Date())).result;
+    expect(bare.status).toBe('failed');
+    expect(failedLabels(bare).some((l) => /^document timestamp .*: TSA certificate$/.test(l))).toBe(true);
+    const withDss = await appendValidationData(pdf, { certs: [pki.tsa.certDer], ocsps: [], crls: [] });
+    const { result, calls } = await judge(withDss, new Date());
+    expect(result.status, evidenceText(result)).toBe('passed');
+    expect(result.pades?.validDocumentTimestamps).toBe(1);
     expect(calls).toEqual([]);
   });
 

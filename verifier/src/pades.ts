@@ -218,6 +218,7 @@ export async function checkPadesSignature(
       'SHA-256 of its byte ranges',
       options.tsaCa,
       false,
+      judge.certificates,
     );
     if (stamped?.tsa) {
       judge.addCertificates(stamped.certificates);
@@ -249,6 +250,7 @@ export async function checkPadesSignature(
       'SHA-256 of the signature value',
       options.tsaCa,
       false,
+      judge.certificates,
     );
     if (stamped?.tsa) {
       judge.addCertificates(stamped.certificates);
@@ -382,6 +384,11 @@ class Judge {
   constructor(material: ValidationMaterial, options: PadesCheckOptions) {
     this.material = material;
     this.options = options;
+  }
+
+  /** The certificates the file carries so far. */
+  get certificates(): pkijs.Certificate[] {
+    return this.pool;
   }
 
   addCertificates(certs: pkijs.Certificate[]): void {

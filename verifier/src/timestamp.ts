@@ -19,8 +19,10 @@ import { CheckBuilder, type CheckResult, notRun } from './report.ts';
  * contentType id-ct-TSTInfo, messageDigest of the TSTInfo) verifies with the TSA certificate it carries, which
  * the ESS signing-certificate attribute names, whose extended key usage is exactly a critical
  * id-kp-timeStamping, and which chains to one of the given trust anchors at genTime (unless `chain` is
- * false: the caller judges the TSA certificate itself, e.g. at another time). Returns genTime, the TSA
- * certificate and the certificates the token carries; null when the token does not parse.
+ * false: the caller judges the TSA certificate itself, e.g. at another time). The TSA certificate is looked
+ * for in the token, then in `extraCertificates` (a token requested without certReq, its certificate in a
+ * PAdES /DSS). Returns genTime, the TSA certificate and the certificates the token carries; null when the
+ * token does not parse.
  */
 export async function verifyTimestampToken(
   c: CheckBuilder,
@@ -29,6 +31,7 @@ export async function verifyTimestampToken(
   imprintLabel: string,
   tsaCa: Uint8Array[] | undefined,
   chain = true,
+  extraCertificates: pkijs.Certificate[] = [],
 ): Promise<{ genTime: Date; tsa?: pkijs.Certificate; certificates: pkijs.Certificate[] } | null> {
   let parsed: ReturnType<typeof parseSignedData>;
   let tst: pkijs.TSTInfo;
@@ -55,7 +58,9 @@ export async function verifyTimestampToken(
   );
   c.note('genTime', tst.genTime.toISOString());
   c.note('serial number', tst.serialNumber.toBigInt().toString(16));
-  const cert = signerCertificate(parsed);
+  const cert =
+    signerCertificate(parsed) ??
+    signerCertificate({ ...parsed, certificates: [...parsed.certificates, ...extraCertificates] });
   if (!cert) {
     c.fail('TSA certificate', 'the token does not carry the certificate its SignerInfo names');
     return { genTime: tst.genTime, certificates: parsed.certificates };
