@@ -542,9 +542,29 @@ function grew(before: PDFObject | undefined, after: PDFObject | undefined): bool
 }
 
 /** The object's PDF syntax (streams: their dictionary only; `same` compares their bytes too). */
-function serialize(object: PDFObject | undefined): string {
+function serialize(object: PDFObject | undefined, depth = 0): string {
   if (object === undefined) return '';
-  if (object instanceof PDFRawStream) return `${object.dict.toString()} stream`;
+  // Beyond this depth the syntax as written is compared (a hostile nesting is not walked further).
+  if (depth > 32) return object.toString();
+  if (object instanceof PDFRawStream) return `${serialize(object.dict, depth + 1)} stream`;
+  // Dictionaries with their keys sorted: a writer that saves the same dictionary in another order changes
+  // nothing.
+  if (object instanceof PDFDict) {
+    const entries = object
+      .entries()
+      .map(([k, v]) => `${k.toString()} ${serialize(v, depth + 1)}`)
+      .sort();
+    return `<<${entries.join(' ')}>>`;
+  }
+  if (object instanceof PDFArray)
+    return `[${object
+      .asArray()
+      .map((v) => serialize(v, depth + 1))
+      .join(' ')}]`;
+  if (object instanceof PDFString || object instanceof PDFHexString) {
+    // (abc) and <616263> are the same string.
+    return `<${[...object.asBytes()].map((b) => b.toString(16).padStart(2, '0')).join('')}>`;
+  }
   return object.toString();
 }
 
