@@ -124,6 +124,31 @@ describe("VALIDAR on the certificate's QR code URL", () => {
     expect(text).toContain(code);
   });
 
+  it("lets VALIDAR's web origin read both answers (CORS), and no other foreign origin", async () => {
+    const validar = { origin: 'https://validar.iti.gov.br' };
+    const json = await fetch(`${t.url}/api/public/documents/${doc.serialNumber}?${validarQuery(code)}`, {
+      headers: validar,
+    });
+    expect(json.status).toBe(200);
+    expect(json.headers.get('access-control-allow-origin')).toBe(validar.origin);
+    const pdf = await fetch(
+      `${t.url}/api/public/documents/${doc.serialNumber}/certificate?_secretCode=${code}`,
+      {
+        headers: validar,
+      },
+    );
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('access-control-allow-origin')).toBe(validar.origin);
+    await pdf.arrayBuffer();
+    const other = await fetch(`${t.url}/api/public/documents/${doc.serialNumber}?${validarQuery(code)}`, {
+      headers: { origin: 'https://elsewhere.example' },
+    });
+    expect(other.status).toBe(403);
+    // The public record without VALIDAR's parameters keeps the service's own policy.
+    const record = await fetch(`${t.url}/api/public/documents/${doc.serialNumber}`, { headers: validar });
+    expect(record.status).toBe(403);
+  });
+
   it('reads a code as typed (lower case, hyphen, O for 0) and `+` decoded as a space', async () => {
     const typed = `${code.slice(0, 5)}-${code.slice(5)}`.toLowerCase().replace(/0/g, 'o');
     const res = await api(

@@ -18,7 +18,7 @@ import { publicVerifyRoute } from './public-verify';
 import { rateLimited } from './rate-limit';
 import { publicRoute } from './route';
 import { uploadRoute } from './upload';
-import { PUBLIC_SERIAL_PATH, validarRoute } from './validar';
+import { PUBLIC_SERIAL_PATH, validarCors, validarRoute } from './validar';
 import { webClientRouter } from './web-client';
 
 /** How long the HTTP server waits on its clients (`HTTP_KEEP_ALIVE_SECONDS`, `HTTP_REQUEST_TIMEOUT_SECONDS`). */
@@ -76,6 +76,16 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   });
   // The web client (desktop UI in a browser) at /app/, before CORS: see web-client.ts.
   app.use('/app', webClientRouter());
+  // ITI's VALIDAR reading the certificate's QR code (other calls of that path go on to the service's CORS
+  // policy and the REST router), and where it downloads the certificate: VALIDAR's origin allowed too.
+  app.get(PUBLIC_SERIAL_PATH, rejectNulBytes, validarRoute(deps));
+  app.get(
+    `${PUBLIC_SERIAL_PATH}/certificate`,
+    rejectNulBytes,
+    validarCors(deps),
+    rateLimited(deps, ['global', 'publicVerify']),
+    publicCertificateRoute(deps),
+  );
   // The service's own origin (PUBLIC_URL, or the computed one) is always allowed: the web client at /app/.
   app.use(corsPolicy(deps.config.allowedOrigins, () => deps.publicUrl));
   // The busiest public route, ahead of the routes and parsers it does not use (issue 17: public-verify.ts).
@@ -91,15 +101,6 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   app.post(IDENTITY_WEBHOOK_PATH, identityWebhookRoute(deps));
   app.get('/api/documents/:id/certificate', rateLimited(deps, ['global']), certificateRoute(deps));
   app.post('/api/documents/:id/timestamp', rateLimited(deps, ['global', 'timestamp']), timestampRoute(deps));
-  // ITI's VALIDAR reading the certificate's QR code (other calls of that path go on to the REST router), and
-  // where it downloads the certificate.
-  app.get(PUBLIC_SERIAL_PATH, rejectNulBytes, validarRoute(deps));
-  app.get(
-    `${PUBLIC_SERIAL_PATH}/certificate`,
-    rejectNulBytes,
-    rateLimited(deps, ['global', 'publicVerify']),
-    publicCertificateRoute(deps),
-  );
 
   app.use(express.json({ limit: '256kb' }));
   app.use(rejectNulBytes);

@@ -4,11 +4,23 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps';
 import { isValidarFormat, validarAnswer } from '../domain/certificates/validar';
 import { PUBLIC_VERIFY_RATE_LIMIT } from '../trpc/routers/public/verify';
+import { corsPolicy } from './cors';
 import { rateLimited } from './rate-limit';
 import { publicRoute } from './route';
 
 /** Where the certificate's QR code points: the public record of a serial (spec, Public). */
 export const PUBLIC_SERIAL_PATH = '/api/public/documents/:serial';
+
+/** VALIDAR's web origin: should its page call the QR code's URL from the browser, CORS lets it read the answer. */
+export const VALIDAR_ORIGIN = 'https://validar.iti.gov.br';
+
+/**
+ * The CORS policy of VALIDAR's two calls: the service's own (`ALLOWED_ORIGINS`, its own origin, no Origin at
+ * all) plus VALIDAR's origin; any other browser origin gets 403 as everywhere.
+ */
+export function validarCors(deps: AppDeps): RequestHandler {
+  return corsPolicy([...deps.config.allowedOrigins, VALIDAR_ORIGIN], () => deps.publicUrl);
+}
 
 /** The query of a VALIDAR call: the access code as typed, at most a few times a code's length. */
 export const ValidarQuery = z.object({
@@ -22,9 +34,11 @@ export const ValidarQuery = z.object({
  * `{version: '1.0.0', prescription: {signatureFiles: [{url}]}}`, `url` being the public certificate route
  * with the code; 400 malformed serial; 401 wrong or missing code; 404 unknown serial; 429 over the public
  * verification limit (a serial lookup's own budget, spec Limits). Without that `_format`, the request goes on
- * to the serial lookup (public projection) unchanged. Mount before the REST router.
+ * to the serial lookup (public projection) unchanged. Mount before the service's CORS policy (`validarCors`
+ * applies to VALIDAR's calls only) and the REST router.
  */
 export function validarRoute(deps: AppDeps): RequestHandler {
+  const cors = validarCors(deps);
   const limited = rateLimited(deps, ['global', PUBLIC_VERIFY_RATE_LIMIT]);
   const answer = publicRoute(async ({ req, res }) => {
     const input = ValidarQuery.parse({ serial: req.params.serial, _secretCode: req.query._secretCode });
@@ -38,6 +52,6 @@ export function validarRoute(deps: AppDeps): RequestHandler {
       next();
       return;
     }
-    limited(req, res, () => answer(req, res, next));
+    cors(req, res, () => limited(req, res, () => answer(req, res, next)));
   };
 }
