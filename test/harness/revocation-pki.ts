@@ -52,8 +52,10 @@ export type CrlReason =
  * - `refused`: the connection is destroyed without an answer.
  * - `lying`: answered from a copy of the index with every revocation removed (so a revoked certificate is
  *   "good"), signed by the rogue responder: only the responder-authority check can catch it.
+ * - `no-eku`: the true answer signed by a certificate the CA did issue but without id-kp-OCSPSigning (the
+ *   TSA certificate for the intermediate's answers, the intermediate's for the root's).
  */
-export type OcspMode = 'ok' | 'down' | 'refused' | 'lying';
+export type OcspMode = 'ok' | 'down' | 'refused' | 'lying' | 'no-eku';
 export type CrlMode = 'ok' | 'down';
 
 export interface SignerPemFiles extends TestCertificate {
@@ -260,6 +262,7 @@ export async function startRevocationPki(): Promise<RevocationPki> {
     await writeFile(reqPath, request);
     let index = file(`${ca}/index.txt`);
     let signer = ca === 'root' ? 'root' : 'ocsp-responder';
+    if (mode === 'no-eku') signer = ca === 'root' ? 'intermediate' : 'tsa';
     if (mode === 'lying') {
       const clean = (await readFile(index, 'utf8'))
         .split('\n')

@@ -236,6 +236,71 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
     expect(fallback.material.crls).toHaveLength(2);
   });
 
+  it('an answer signed by a certificate of the CA without the OCSPSigning EKU is refused, as openssl does', async () => {
+    pki.setOcsp('no-eku');
+    pki.setCrl('down');
+    const { material, missing } = await gatherValidationMaterial(chain);
+    expect(material.ocsps).toEqual([]);
+    expect(missing.map((m) => m.reason).sort()).toEqual([
+      expect.stringMatching(
+        /OCSP .*: responder O=Notary Test, CN=Notary LTV TSA lacks the id-kp-OCSPSigning EKU/,
+      ),
+      expect.stringMatching(
+        /OCSP .*: responder O=Notary Test, CN=Notary LTV Intermediate CA lacks the id-kp-OCSPSigning EKU/,
+      ),
+    ]);
+    const request = path.join(tmp, 'no-eku.req');
+    await run('openssl', [
+      'ocsp',
+      '-issuer',
+      pki.caPath('intermediate'),
+      '-cert',
+      pki.signer.certPath,
+      '-reqout',
+      request,
+      '-no_nonce',
+    ]);
+    const res = await fetch(pki.ocspUrl('intermediate'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/ocsp-request' },
+      body: await readFile(request),
+    });
+    const answer = new Uint8Array(await res.arrayBuffer());
+    const { code, out } = await openssl(
+      'ocsp',
+      '-respin',
+      await file(answer, 'der'),
+      '-issuer',
+      pki.caPath('intermediate'),
+      '-cert',
+      pki.signer.certPath,
+      '-CAfile',
+      pki.caChainPath,
+      '-no_nonce',
+    );
+    expect(code).not.toBe(0);
+    expect(out).toMatch(/Response Verify Failure/);
+    expect(
+      await revocationStatus(
+        pki.signer.certDer,
+        pki.intermediate.certDer,
+        { ...material, ocsps: [answer] },
+        new Date(),
+      ),
+    ).toMatchObject({ status: 'unknown', reason: expect.stringMatching(/lacks the id-kp-OCSPSigning EKU/) });
+  });
+
+  it('answers past their nextUpdate at the time asked for are not kept', async () => {
+    const { material, missing } = await gatherValidationMaterial(chain, {
+      now: new Date(Date.now() + 8 * 24 * HOUR),
+    });
+    expect(material.ocsps).toEqual([]);
+    expect(material.crls).toEqual([]);
+    expect(missing).toHaveLength(2);
+    for (const m of missing)
+      expect(m.reason).toMatch(/OCSP .*: stale: nextUpdate .* has passed; CRL .*: stale: nextUpdate/);
+  });
+
   it('an answer over the size bound, past the timeout or past the request budget is not kept', async () => {
     const small = await gatherValidationMaterial(chain, { maxBytes: 64 });
     expect(small.material.ocsps).toEqual([]);
