@@ -214,6 +214,17 @@ describe('check 6 at a time T, offline (one PKI)', () => {
     expect(calls).toEqual([]);
   });
 
+  it('a second document timestamp over the first (an archive renewal) keeps B-LTA; both are judged', async () => {
+    const renewed = await appendDocumentTimestamp(blta, opensslTsaClient(pki.tsaUrl));
+    const read = await readPdfSignatures(renewed.pdf);
+    expect(read.signatures.filter((x) => x.documentTimestamp)).toHaveLength(2);
+    expect((await pdfsig(pki, renewed.pdf)).match(/Signature #\d+:/g)).toHaveLength(3);
+    const { result, calls } = await judge(renewed.pdf, new Date());
+    expect(result.status, evidenceText(result)).toBe('passed');
+    expect(result.pades).toMatchObject({ level: 'B-LTA', documentTimestamps: 2, validDocumentTimestamps: 2 });
+    expect(calls).toEqual([]);
+  });
+
   it('levels B-B, B-T and B-LT are reported with why not higher', async () => {
     const now = new Date();
     const bb = (await judge(await signAt(pki, 'B-B'), now)).result;
