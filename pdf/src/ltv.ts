@@ -19,6 +19,7 @@ import {
   PDFString,
 } from 'pdf-lib';
 import { decodeBounded } from './bounded-decode';
+import { PdfBoundError } from './bounds';
 import type { SignatureTimestamper } from './cades';
 import { IncrementalUpdate, inspectOriginal, UnsoundPdfError } from './incremental';
 
@@ -46,6 +47,9 @@ export const DSS_MAX_ENTRIES = 10_000;
 
 /** Largest decoded size of one existing /DSS stream read to find duplicates (a large CA's CRL is a few MB). */
 export const DSS_MAX_STREAM_BYTES = 32 * 1024 * 1024;
+
+/** Largest decoded size of all existing /DSS streams read together: past it the file is refused. */
+export const DSS_MAX_TOTAL_BYTES = 128 * 1024 * 1024;
 
 /**
  * Bytes reserved at first for a document timestamp token (/Contents holds twice as many hex digits). The
@@ -119,21 +123,33 @@ class StreamArray {
   /** Streams appended by `add`. */
   added = 0;
 
+  /**
+   * Reads the digests of `array`'s streams, decoding at most `DSS_MAX_STREAM_BYTES` of each and what is left
+   * of `budget` (bytes, shared by the store's arrays) in all.
+   * @throws PdfBoundError when the budget is spent (a store of Flate bombs, not validation data).
+   */
   constructor(
     private readonly doc: PDFDocument,
     private readonly array: PDFArray,
+    budget: { remaining: number },
   ) {
     for (const item of array.asArray()) {
       if (!(item instanceof PDFRef)) continue;
       const stream = doc.context.lookup(item);
       if (!(stream instanceof PDFRawStream)) continue;
+      const limit = Math.min(DSS_MAX_STREAM_BYTES, budget.remaining);
       let bytes: Uint8Array;
       try {
-        bytes = decodeBounded(stream, DSS_MAX_STREAM_BYTES);
-      } catch {
-        // An undecodable entry of another writer stays as it is; it just cannot be matched.
+        bytes = decodeBounded(stream, limit);
+      } catch (error) {
+        if (error instanceof PdfBoundError && limit < DSS_MAX_STREAM_BYTES) {
+          throw new PdfBoundError(`the /DSS streams decode to more than ${DSS_MAX_TOTAL_BYTES} bytes`);
+        }
+        // An undecodable (or oversized) entry of another writer stays as it is; it just cannot be matched.
+        budget.remaining -= error instanceof PdfBoundError ? limit : stream.contents.length;
         continue;
       }
+      budget.remaining -= bytes.length;
       this.byDigest.set(sha256Hex(bytes), item);
     }
   }
@@ -162,7 +178,7 @@ class StreamArray {
  * new, the store's dictionaries and arrays, the new streams), or `pdf` itself when everything was there.
  * @throws UnsoundPdfError when the file cannot be updated incrementally (broken cross-reference chain,
  *   encryption, a /DSS that is not a dictionary or has more than `DSS_MAX_ENTRIES` entries); pdf-lib's
- *   parsing errors; `PdfBoundError` past the bounds of `inspectOriginal`.
+ *   parsing errors; `PdfBoundError` past the bounds of `inspectOriginal` or `DSS_MAX_TOTAL_BYTES`.
  */
 export async function appendValidationData(
   pdf: Uint8Array,
@@ -182,10 +198,11 @@ export async function appendValidationData(
   if (!(dss instanceof PDFDict)) throw new UnsoundPdfError('/DSS is not a dictionary');
   const store = dss;
   const lazy = new Map<string, StreamArray>();
+  const budget = { remaining: DSS_MAX_TOTAL_BYTES };
   const streams = (key: 'Certs' | 'OCSPs' | 'CRLs'): StreamArray => {
     let found = lazy.get(key);
     if (!found) {
-      found = new StreamArray(doc, arrayOf(doc, store, key));
+      found = new StreamArray(doc, arrayOf(doc, store, key), budget);
       lazy.set(key, found);
     }
     return found;
@@ -360,8 +377,10 @@ async function withTimestampPlaceholder(pdf: Uint8Array, capacity: number): Prom
  */
 function fillByteRange(pdf: Uint8Array, from: number): { bytes: Buffer; byteRange: number[] } {
   const bytes = Buffer.from(pdf);
-  const at = bytes.indexOf('/ByteRange', from, 'latin1');
-  const close = at < 0 ? -1 : bytes.indexOf(']', at, 'latin1');
+  // The placeholder name, then its key: nothing else of the update carries that name.
+  const placeholder = bytes.indexOf(`/${BYTE_RANGE_PLACEHOLDER}`, from, 'latin1');
+  const at = placeholder < 0 ? -1 : bytes.lastIndexOf('/ByteRange', placeholder, 'latin1');
+  const close = at < from ? -1 : bytes.indexOf(']', placeholder, 'latin1');
   const contents = close < 0 ? -1 : bytes.indexOf('/Contents', close, 'latin1');
   const open = contents < 0 ? -1 : bytes.indexOf('<', contents, 'latin1');
   const end = open < 0 ? -1 : bytes.indexOf('>', open, 'latin1');

@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { deflateSync } from 'node:zlib';
 import { appendDocumentTimestamp, appendValidationData, vriKey } from '@notary/pdf/ltv';
 import {
   type GatherValidationData,
@@ -21,7 +22,7 @@ import {
 import { gatherValidationMaterial } from '@notary/verify/revocation';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
 import { type RevocationPki, startRevocationPki } from '../../../../test/harness/revocation-pki';
@@ -297,6 +298,21 @@ describe("other writers' files", () => {
     await qpdfCheck(pdf);
     const [, stamp] = signatures(pdf);
     expect(Buffer.from(der(stamp?.contents ?? new Uint8Array())).equals(Buffer.from(big))).toBe(true);
+  });
+
+  it('a /DSS of Flate bombs is refused past the decoding budget, not inflated without end', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([200, 200]);
+    // 40 MiB of zeros each, about 40 KB compressed: past the per-stream bound, and five pass the total.
+    const bomb = deflateSync(Buffer.alloc(40 * 1024 * 1024));
+    const refs = Array.from({ length: 5 }, () =>
+      doc.context.register(doc.context.stream(bomb, { Filter: 'FlateDecode' })),
+    );
+    doc.catalog.set(PDFName.of('DSS'), doc.context.obj({ Certs: refs }));
+    const hostile = await doc.save({ useObjectStreams: false });
+    await expect(
+      appendValidationData(hostile, { certs: [pki.root.certDer], ocsps: [], crls: [] }),
+    ).rejects.toThrow(/the \/DSS streams decode to more than/);
   });
 
   it('an encrypted file is refused with a reason, before any TSA request', async () => {
