@@ -18,7 +18,7 @@ import { addSignaturePlaceholder } from '@notary/pdf/placeholder';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer } from '@signpdf/utils';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { pemToDer, type TestPki } from '../../test/harness/pki.ts';
+import { pemToDer, type TestPki } from './pki';
 
 /** The test PKI's RSA signer as a `CmsSigner` (node:crypto, PKCS#1 v1.5 SHA-256). */
 export function rsaCmsSigner(pki: TestPki): CmsSigner {

@@ -23,10 +23,10 @@ import { PADES_SIGNATURE_LENGTH, signPdfAtLevel } from '@notary/pdf/pades';
 import { addSignaturePlaceholder } from '@notary/pdf/placeholder';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rsaCmsSigner, signedUnderPolicy, tsaClient } from '../../test/harness/icp-brasil.ts';
 import { createTestPki, type TestPki } from '../../test/harness/pki.ts';
 import { startTestTsa, type TestTsa } from '../../test/harness/tsa.ts';
 import { runCli } from './cli.ts';
-import { rsaCmsSigner, signedUnderPolicy, tsaClient } from './icp-brasil.fixture.ts';
 import {
   checkIcpBrasilProfile,
   type IcpBrasilRow,

@@ -6,6 +6,16 @@ export { pemCertificates, sha256Hex } from './bytes.ts';
 export { CertificateError, extractReceipt } from './certificate.ts';
 export { EAS_ABI, SCHEMA_REGISTRY_ABI } from './evm.ts';
 export { formatReport } from './format.ts';
+export {
+  checkIcpBrasilProfile,
+  type IcpBrasilConformance,
+  type IcpBrasilFacts,
+  type IcpBrasilRow,
+  icpBrasilConformance,
+  type PdfEntries,
+  readIcpBrasilDictionaries,
+} from './icp-brasil.ts';
+export { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
 export { recomputeMerkleRoot } from './merkle.ts';
 export {
   type Dss,

@@ -13,7 +13,7 @@ import { verify } from './verify.ts';
 
 const SRC = import.meta.dirname;
 /** Files that may use Node: the command line wrapper, `extend` (it writes with @notary/pdf), the schema writer, tests. */
-const NODE_ONLY = /^(cli|extend|write-schema)\.ts$|\.test\.ts$/;
+const NODE_ONLY = /^(cli|extend|write-schema|write-icp-brasil-roots)\.ts$|\.test\.ts$/;
 
 const sha = (...parts: (Buffer | Uint8Array)[]) => {
   const h = createHash('sha256');
