@@ -155,6 +155,96 @@ async function signAt(
   return signed.pdf;
 }
 
+/**
+ * A TSA certificate (critical id-kp-timeStamping, the PKI's AIA and CRL URLs) issued by the PKI's intermediate
+ * for [notBefore, notAfter] with `openssl ca` (recorded in its index, so the OCSP responder answers for it), and
+ * a timestamper signing with it through `openssl ts -reply`.
+ */
+async function shortLivedTsa(
+  pki: RevocationPki,
+  notBefore: Date,
+  notAfter: Date,
+): Promise<{ certDer: Uint8Array; tsa: SignatureTimestamper }> {
+  const dir = await mkdtemp(path.join(tmp, 'short-tsa-'));
+  const generalized = (d: Date) => `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
+  const cnf = path.join(pki.dir, 'openssl.cnf');
+  const at = (name: string) => path.join(dir, name);
+  await run('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    at('tsa.key'),
+    '-out',
+    at('tsa.csr'),
+    '-subj',
+    '/O=Notary Test/CN=Notary LTV Short-Lived TSA',
+    '-config',
+    cnf,
+  ]);
+  await run('openssl', [
+    'ca',
+    '-batch',
+    '-config',
+    cnf,
+    '-name',
+    'intermediate_ca',
+    '-rand_serial',
+    '-extensions',
+    'v_tsa',
+    '-startdate',
+    generalized(notBefore),
+    '-enddate',
+    generalized(notAfter),
+    '-notext',
+    '-in',
+    at('tsa.csr'),
+    '-out',
+    at('tsa.pem'),
+  ]);
+  await writeFile(at('serial'), '01\n');
+  await writeFile(
+    at('tsa.cnf'),
+    `[tsa]\ndefault_tsa = t\n[t]\nserial = ${at('serial')}\ncrypto_device = builtin\n` +
+      `signer_cert = ${at('tsa.pem')}\ncerts = ${pki.caChainPath}\nsigner_key = ${at('tsa.key')}\n` +
+      'signer_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256\nordering = yes\n' +
+      'ess_cert_id_chain = no\ness_cert_id_alg = sha256\n',
+  );
+  let n = 0;
+  const tsa: SignatureTimestamper = {
+    timestamp: async (digest) => {
+      n += 1;
+      await run('openssl', [
+        'ts',
+        '-query',
+        '-digest',
+        Buffer.from(digest).toString('hex'),
+        '-sha256',
+        '-cert',
+        '-out',
+        at(`${n}.tsq`),
+      ]);
+      await run('openssl', [
+        'ts',
+        '-reply',
+        '-config',
+        at('tsa.cnf'),
+        '-section',
+        't',
+        '-queryfile',
+        at(`${n}.tsq`),
+        '-token_out',
+        '-out',
+        at(`${n}.tok`),
+      ]);
+      return { token: new Uint8Array(await readFile(at(`${n}.tok`))) };
+    },
+  };
+  return { certDer: pemToDer(await readFile(at('tsa.pem'), 'utf8')), tsa };
+}
+
 /** `pdfsig` stdout trusting the PKI's root (it may exit non-zero on a bad signature; stdout still counts). */
 async function pdfsig(pki: RevocationPki, pdf: Uint8Array): Promise<string> {
   const result = await run('pdfsig', ['-nssdir', `sql:${pki.nssDir}`, await file(pdf)]).catch(
@@ -222,6 +312,36 @@ describe('check 6 at a time T, offline (one PKI)', () => {
     const { result, calls } = await judge(renewed.pdf, new Date());
     expect(result.status, evidenceText(result)).toBe('passed');
     expect(result.pades).toMatchObject({ level: 'B-LTA', documentTimestamps: 2, validDocumentTimestamps: 2 });
+    expect(calls).toEqual([]);
+  });
+
+  it('a TSA certificate expired at T passes only when a later document timestamp covers it', async () => {
+    // A TSA certificate of the same PKI valid for two hours (issued with the intermediate's `openssl ca`, so its
+    // OCSP responder knows it), signing tokens with `openssl ts -reply` in-process.
+    const now = Date.now();
+    const short = await shortLivedTsa(pki, new Date(now - HOUR), new Date(now + HOUR));
+    const first = await signAt(pki, 'B-LTA', 'signer', short.tsa);
+    const afterExpiry = new Date(now + 25 * HOUR);
+    const alone = (await judge(first, afterExpiry)).result;
+    expect(alone.status).toBe('failed');
+    expect(failedLabels(alone)).toEqual([
+      expect.stringMatching(/^document timestamp .*: chain to --tsa-ca$/),
+      'signature timestamp: chain to --tsa-ca',
+    ]);
+    // Renewed before that TSA certificate expired: a document timestamp from the long-lived TSA, and its data.
+    const renewed = await appendDocumentTimestamp(first, opensslTsaClient(pki.tsaUrl));
+    const { material } = await gatherValidationMaterial([
+      pki.tsa.certDer,
+      pki.intermediate.certDer,
+      pki.root.certDer,
+    ]);
+    const archived = await appendValidationData(renewed.pdf, material);
+    const { result, calls } = await judge(archived, afterExpiry);
+    expect(result.status, evidenceText(result)).toBe('passed');
+    expect(result.pades).toMatchObject({ level: 'B-LTA', validDocumentTimestamps: 2 });
+    expect(evidenceText(result)).toMatch(
+      /signature timestamp: chain to --tsa-ca: trusted at .*proven by a timestamp/,
+    );
     expect(calls).toEqual([]);
   });
 
