@@ -95,7 +95,12 @@ async function describeOne(
   anchors: { der: Uint8Array; name: string }[],
   at: Date,
 ): Promise<OriginalSignature> {
-  const vriKey = toHex(await digest(sig.contents, 'SHA-1')).toUpperCase();
+  // Writers differ on what the /VRI key hashes: the whole /Contents string (its zero padding too) or the
+  // DER signature alone; either names this signature.
+  const vriKeys = [sig.contents, sig.cms].map(async (bytes) =>
+    toHex(await digest(bytes, 'SHA-1')).toUpperCase(),
+  );
+  const keys = await Promise.all(vriKeys);
   const facts: OriginalSignature = {
     index,
     kind: sig.documentTimestamp ? 'document-timestamp' : 'signature',
@@ -119,7 +124,7 @@ async function describeOne(
     chain: { status: 'not-checked', anchor: null, message: 'not checked against a trust anchor' },
     revocation: {
       dss: read.dss !== null,
-      vri: read.dss?.vri.has(vriKey) ?? false,
+      vri: keys.some((key) => read.dss?.vri.has(key) === true),
       dssOcsps: read.dss?.ocsps.length ?? 0,
       dssCrls: read.dss?.crls.length ?? 0,
       inSignature: false,

@@ -11,6 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { manyObjectsPdf, objectStreamBombPdf, xrefStreamBombPdf } from '@notary/pdf/hostile-pdfs';
+import { appendDocumentTimestamp, appendValidationData } from '@notary/pdf/ltv';
+import { readPdfSignatures } from '@notary/verify/pdf-signatures';
 import type { ReceiptOriginalSignature, ReceiptOriginalSignatures } from '@notary/verify/receipt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../test/harness/fixtures';
@@ -156,6 +158,56 @@ describe('signatures of an uploaded PDF', () => {
       bytesAfter: pdf.length - signed.length,
     });
     expect(sig.integrity).toMatchObject({ digest: true, signature: true });
+  });
+
+  it('validation data and a document timestamp after the signature: its /DSS and /VRI, the timestamp listed', async () => {
+    const client = tsaClient(pki, tsa);
+    const signed = await signedPdf(await rsaSigner(pki), client);
+    const [first] = (await readPdfSignatures(signed)).signatures;
+    if (!first) throw new Error('no signature');
+    const material = { certs: [pki.intermediate.certDer, pki.rsa.certDer], ocsps: [], crls: [] };
+    const withDss = await appendValidationData(signed, material, [
+      { signatureContents: first.cms, ...material },
+    ]);
+    const { pdf } = await appendDocumentTimestamp(withDss, client);
+    const poppler = await pdfsig(pdf, 'lta.pdf');
+    expect(poppler.split(/Signature #\d+:/).slice(1)).toHaveLength(2);
+    const read = await trusting.read(pdf, { at: new Date() });
+    expect(read).toMatchObject({ status: 'read', revisions: 3 });
+    if (read.status !== 'read') return;
+    const [signature, stamp] = read.signatures;
+    expect(signature).toMatchObject({
+      kind: 'signature',
+      coverage: {
+        wellFormed: true,
+        revision: 1,
+        wholeOriginal: false,
+        bytesAfter: pdf.length - signed.length,
+      },
+      integrity: { digest: true, signature: true },
+      revocation: { dss: true, vri: true, dssOcsps: 0, dssCrls: 0, inSignature: false },
+    });
+    expect(stamp).toMatchObject({
+      index: 2,
+      kind: 'document-timestamp',
+      subFilter: 'ETSI.RFC3161',
+      signer: 'O=Notary Test, CN=Notary Test TSA',
+      timestamp: { tsa: 'O=Notary Test, CN=Notary Test TSA', imprint: true, signature: true },
+      coverage: { wellFormed: true, revision: 3, wholeOriginal: true, bytesAfter: 0 },
+      integrity: { digest: true, signature: true },
+      chain: { status: 'trusted' },
+      revocation: { dss: true, vri: false },
+      problem: null,
+    });
+  });
+
+  it('a /Contents that is not a CMS is reported with its problem, not thrown', async () => {
+    const signed = Buffer.from(await signedPdf(await rsaSigner(pki)));
+    const at = signed.indexOf('/Contents <') + '/Contents <'.length;
+    signed.write('FFFF', at, 'latin1');
+    const sig = only(await plain.read(new Uint8Array(signed), { at: new Date() }));
+    expect(sig.problem).toMatch(/the CMS does not read/);
+    expect(sig).toMatchObject({ signer: null, integrity: { digest: null, signature: null } });
   });
 
   it('an ICP-Brasil-shaped signature: /SubFilter /PBAD.PAdES and its policy OID', async () => {
