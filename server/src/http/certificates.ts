@@ -62,6 +62,7 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
               ipfs: deps.ipfs,
               signer: deps.signer,
               tsa: deps.tsa,
+              revocation: deps.revocation,
               secret: deps.secret,
               originalSignatures: deps.originalSignatures,
             },
@@ -98,6 +99,7 @@ export function publicCertificateRoute(deps: AppDeps): RequestHandler {
       ipfs: deps.ipfs,
       signer: deps.signer,
       tsa: deps.tsa,
+      revocation: deps.revocation,
       secret: deps.secret,
       originalSignatures: deps.originalSignatures,
     };
