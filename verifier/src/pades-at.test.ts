@@ -19,7 +19,8 @@ import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pemToDer } from '../../test/harness/pki.ts';
+import { signedUnderPolicy } from '../../test/harness/icp-brasil.ts';
+import { createTestPki, pemToDer, type TestPki } from '../../test/harness/pki.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
 import { parseRfc3339, runCli } from './cli.ts';
 import { checkPadesSignature } from './pades.ts';
@@ -658,5 +659,39 @@ describe('hostile signature dictionaries and /DSS give a failed check with the r
     expect(result.evidence.find((e) => e.ok === false)?.value).toMatch(/the gap is not a <hex> string/);
     const notPdf = await checkPadesSignature(new TextEncoder().encode('%PDF-1.7\n garbage'), { at });
     expect(['failed', 'not-run']).toContain(notPdf.status);
+  });
+});
+
+describe('check 6 of a signature under an ICP-Brasil policy (DOC-ICP-15.03)', () => {
+  let pki: TestPki;
+
+  beforeAll(async () => {
+    pki = await createTestPki();
+  });
+
+  afterAll(async () => {
+    await pki?.dispose();
+  });
+
+  it('AD-RB: the policy is reported and its table rows hold; a forbidden signingTime fails check 6', async () => {
+    const options = { trustCa: [pki.root.certDer], at: new Date() };
+    const { pdf } = await signedUnderPolicy(pki, 'icp-brasil-ad-rb');
+    const read = await readPdfSignatures(pdf);
+    expect(read.signatures.map((x) => [x.filter, x.subFilter])).toEqual([['PBAD_PAdES', 'PBAD.PAdES']]);
+    const good = await checkPadesSignature(pdf, options);
+    expect(good.status, evidenceText(good)).toBe('passed');
+    expect(good.pades?.policy).toMatch(/^AD-RB v[\d.]+ \(2\.16\.76\.1\.7\.1\./);
+    expect(good.pades?.level).toBe('B-B');
+    expect(good.evidence.some((e) => e.label.startsWith('Tabela A.14') && e.ok === true)).toBe(true);
+    const { pdf: timed } = await signedUnderPolicy(pki, 'icp-brasil-ad-rb', { signingTime: true });
+    const bad = await checkPadesSignature(timed, options);
+    expect(bad.status).toBe('failed');
+    expect(failedLabels(bad).length).toBeGreaterThan(0);
+    expect(failedLabels(bad).every((l) => l.startsWith('Tabela A.14'))).toBe(true);
+    const plain = await checkPadesSignature(
+      (await signedUnderPolicy(pki, 'icp-brasil-ad-rb', { policy: null })).pdf,
+      options,
+    );
+    expect(plain.pades?.policy).toBeNull();
   });
 });

@@ -11,6 +11,7 @@ import {
   subjectName,
   verifySignerInfo,
 } from './cms.ts';
+import { icpBrasilConformance } from './icp-brasil.ts';
 import {
   changesAfter,
   type PdfSignature,
@@ -184,6 +185,12 @@ export async function checkPadesSignature(
     ess === null ? 'absent' : ess ? 'names the signer certificate' : 'names another certificate',
   );
   const signatureOk = !c.failed;
+  // A declared ICP-Brasil policy (DOC-ICP-15.03): its tables' mandatory and forbidden entries and attributes.
+  const icp = await icpBrasilConformance(certificate, ours.cms, parsed.signerInfo);
+  if (icp.policy !== null) {
+    c.note('signature policy', icp.policy);
+    for (const row of icp.rows) c.expect(row.ok, `${row.table} ${row.row}`, row.detail);
+  }
 
   const material: ValidationMaterial = read.dss
     ? { certs: read.dss.certs, ocsps: read.dss.ocsps, crls: read.dss.crls }
@@ -295,6 +302,7 @@ export async function checkPadesSignature(
     documentTimestamps: docTimestamps.length,
     validDocumentTimestamps: validDts.length,
     online: options.online === true,
+    policy: icp.policy,
   };
   return { ...result, pades };
 }

@@ -49,6 +49,8 @@ export interface PadesReport {
   validDocumentTimestamps: number;
   /** Whether missing revocation data could be fetched (`--online`). */
   online: boolean;
+  /** The signature policy the signature declares (e.g. `AD-RB v1.3 (2.16.76.1.7.1.11.1.3)`), null when none. */
+  policy: string | null;
 }
 
 export interface VerifyReport {
