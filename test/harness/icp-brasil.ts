@@ -33,6 +33,19 @@ export function rsaCmsSigner(pki: TestPki): CmsSigner {
   };
 }
 
+/** The test PKI's EC P-256 signer as a `CmsSigner` (node:crypto, DER Ecdsa-Sig-Value). */
+export function ecCmsSigner(pki: TestPki): CmsSigner {
+  const key = createPrivateKey(pki.ec.keyPem);
+  const chain = [
+    ...pki.ec.chainPem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g),
+  ];
+  return {
+    certificateChain: chain.map((m) => pemToDer(m[0])),
+    algorithm: 'ECDSA-P256-SHA256',
+    sign: async (data) => new Uint8Array(cryptoSign('sha256', data, key)),
+  };
+}
+
 /** An RFC 3161 client of the loopback TSA (pkijs TimeStampReq/Resp, certReq so the token carries its chain). */
 export function tsaClient(url: string): SignatureTimestamper {
   return {
@@ -65,6 +78,8 @@ export interface IcpVariant {
   /** Keep the ETSI dictionary (Adobe.PPKLite / ETSI.CAdES.detached) instead of the PBAD one. */
   etsiDictionary?: boolean;
   tsa?: SignatureTimestamper;
+  /** Another signer than the PKI's RSA one. */
+  signer?: CmsSigner;
 }
 
 /**
@@ -94,7 +109,7 @@ export async function signedUnderPolicy(
     dictionary: variant.etsiDictionary ? 'etsi' : 'icp-brasil',
   });
   const placeholder = await doc.save({ useObjectStreams: false });
-  const signer = rsaCmsSigner(pki);
+  const signer = variant.signer ?? rsaCmsSigner(pki);
   const policy = variant.policy === undefined ? icpBrasilSignaturePolicy(name) : variant.policy;
   let cms: Uint8Array = new Uint8Array();
   class TestSigner extends Signer {

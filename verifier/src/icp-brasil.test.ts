@@ -14,8 +14,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { SignaturePolicyReference } from '@notary/pdf/cades';
 import {
   currentIcpBrasilPolicy,
+  ICP_BRASIL_PADES_POLICIES,
   type IcpBrasilPolicyName,
   icpBrasilSignaturePolicy,
 } from '@notary/pdf/icp-brasil';
@@ -23,7 +25,7 @@ import { PADES_SIGNATURE_LENGTH, signPdfAtLevel } from '@notary/pdf/pades';
 import { addSignaturePlaceholder } from '@notary/pdf/placeholder';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rsaCmsSigner, signedUnderPolicy, tsaClient } from '../../test/harness/icp-brasil.ts';
+import { ecCmsSigner, rsaCmsSigner, signedUnderPolicy, tsaClient } from '../../test/harness/icp-brasil.ts';
 import { createTestPki, type TestPki } from '../../test/harness/pki.ts';
 import { startTestTsa, type TestTsa } from '../../test/harness/tsa.ts';
 import { runCli } from './cli.ts';
@@ -180,6 +182,9 @@ interface CmsView {
   /** ESSCertIDv2 count in signingCertificateV2 (SEQUENCEs at depth 2 of its dump). */
   essCertIds: number;
   token: { signed: string[]; unsigned: string[] } | null;
+  /** The SignerInfo's digestAlgorithm and signatureAlgorithm OIDs. */
+  digest: string;
+  signature: string;
 }
 
 /** OIDs of `object: name (oid)` lines at the attribute indentation of a `signedAttrs:`/`unsignedAttrs:` block. */
@@ -220,6 +225,8 @@ async function opensslView(cms: Uint8Array, name: string): Promise<CmsView> {
     policyBlock: attributeBlock(text, '1.2.840.113549.1.9.16.2.15'),
     essCertIds: [...essBlock.matchAll(/d=2 +hl=\d+ l= *\d+ cons: +SEQUENCE/g)].length,
     token: null,
+    digest: /\n {8}digestAlgorithm: *\n +algorithm: .*\(([\d.]+)\)/.exec(text)?.[1] ?? '',
+    signature: /\n {8}signatureAlgorithm: *\n +algorithm: .*\(([\d.]+)\)/.exec(text)?.[1] ?? '',
   };
   // The token: the SEQUENCE after the id-smime-aa-timeStampToken OID and its SET, cut at openssl's offsets.
   const dump = (await run('openssl', ['asn1parse', '-inform', 'DER', '-in', file], { maxBuffer: 1 << 24 }))
@@ -363,6 +370,22 @@ function expectedRows(
     ok: qualifierCount <= 0 || (qualifierCount === 1 && uris.length === 1),
   });
   rows.push({ table: 'Anexo 2 item 5.2.1.1.4', row: 'id-aa-signingCertificateV2', ok: cms.essCertIds === 1 });
+  // Anexo 2 5.2.3.1.1.1 of the current versions: SHA-256/512 with RSA, ECDSA, Ed25519 or Ed448.
+  rows.push({
+    table: 'Anexo 2 item 5.2.3.1.1.1',
+    row: 'signature algorithm',
+    ok:
+      ['2.16.840.1.101.3.4.2.1', '2.16.840.1.101.3.4.2.3'].includes(cms.digest) &&
+      [
+        '1.2.840.113549.1.1.1',
+        '1.2.840.113549.1.1.11',
+        '1.2.840.113549.1.1.13',
+        '1.2.840.10045.4.3.2',
+        '1.2.840.10045.4.3.4',
+        '1.3.101.112',
+        '1.3.101.113',
+      ].includes(cms.signature),
+  });
   attrs('Tabela A.15', T15, cms.unsigned);
   rows.push({
     table: 'Anexo 1 Nota 11',
@@ -597,6 +620,28 @@ describe('signPdfAtLevel with an ICP-Brasil policy (what the service calls)', ()
     );
     expect(out.stdout).toContain('Signature Type: unknown');
     expect(out.stdout).toContain('Total document signed');
+  });
+});
+
+describe('signature algorithms (Anexo 2 item 5.2.3.1.1.1)', () => {
+  it('ECDSA P-256 is allowed by AD-RB v1.3 and refused by AD-RB v1.1', async () => {
+    const rowOf = async (policy: SignaturePolicyReference) => {
+      const { cms } = await signedUnderPolicy(pki, 'icp-brasil-ad-rb', { signer: ecCmsSigner(pki), policy });
+      const facts = { signatureDictionary: {}, dss: null, vri: null, documentTimestamps: [] };
+      return checkIcpBrasilProfile({ ...facts, signerInfo: signerInfoOf(cms) }).rows.find(
+        (r) => r.row === 'signature algorithm',
+      );
+    };
+    expect((await rowOf(icpBrasilSignaturePolicy('icp-brasil-ad-rb')))?.ok).toBe(true);
+    const v11 = ICP_BRASIL_PADES_POLICIES.find((p) => p.oid === '2.16.76.1.7.1.11.1.1');
+    if (!v11) throw new Error('AD-RB v1.1 missing');
+    const old = await rowOf({
+      oid: v11.oid,
+      hashAlgorithm: v11.hashAlgorithm,
+      hash: Buffer.from(v11.hashHex, 'hex'),
+    });
+    expect(old).toMatchObject({ ok: false, table: 'Anexo 2 item 5.2.3.1.1.1' });
+    expect(old?.detail).toContain('AD-RB v1.1 allows SHA-256/SHA-512 with RSA (found 1.2.840.10045.4.3.2');
   });
 });
 

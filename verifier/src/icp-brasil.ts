@@ -231,6 +231,7 @@ export function checkIcpBrasilProfile(facts: IcpBrasilFacts): IcpBrasilConforman
         : `must reference only the signer certificate (found ${count < 0 ? 'a malformed value' : `${count} references`})`,
     );
   }
+  algorithmRows(add, facts.signerInfo, policy);
   attributeRows(add, 'Tabela A.15', 'unsigned attribute', A15, col, unsigned);
   const others = unsigned.filter((a) => a.type !== ATTR.signatureTimeStampToken).map((a) => a.type);
   add(
@@ -296,6 +297,58 @@ export function checkIcpBrasilProfile(facts: IcpBrasilFacts): IcpBrasilConforman
 }
 
 type Add = (table: string, row: string, ok: boolean, detail: string) => void;
+
+const ALGORITHM = {
+  sha256: '2.16.840.1.101.3.4.2.1',
+  sha512: '2.16.840.1.101.3.4.2.3',
+  rsaEncryption: '1.2.840.113549.1.1.1',
+  sha256WithRSAEncryption: '1.2.840.113549.1.1.11',
+  sha512WithRSAEncryption: '1.2.840.113549.1.1.13',
+  ecdsaWithSHA256: '1.2.840.10045.4.3.2',
+  ecdsaWithSHA512: '1.2.840.10045.4.3.4',
+  ed25519: '1.3.101.112',
+  ed448: '1.3.101.113',
+} as const;
+
+/** Versions from which ECDSA and EdDSA are allowed (AD-RB/RT 1.2, AD-RC/RA 1.3; Anexo 2 5.2.3.1.1.1). */
+const ECDSA_FROM: Readonly<Record<IcpBrasilProfile, number>> = {
+  'AD-RB': 1.2,
+  'AD-RT': 1.2,
+  'AD-RC': 1.3,
+  'AD-RA': 1.3,
+};
+
+/**
+ * Anexo 2 item 5.2.3.1.1.1 (5.2.4.1.1.1 for RT/RC/RA): SHA-256 or SHA-512 with RSA for every version; from
+ * AD-RB/RT 1.2 and AD-RC/RA 1.3 also ECDSA, Ed25519 and Ed448 (the 'ph' variants are not used in CMS). A
+ * SignerInfo may name plain rsaEncryption with the digest beside it (RFC 3370 3.2), read as RSA with it.
+ */
+function algorithmRows(add: Add, info: pkijs.SignerInfo, policy: IcpBrasilPolicy): void {
+  const digestOid = info.digestAlgorithm.algorithmId;
+  const signatureOid = info.signatureAlgorithm.algorithmId;
+  const digestOk = digestOid === ALGORITHM.sha256 || digestOid === ALGORITHM.sha512;
+  const rsa: string[] = [
+    ALGORITHM.rsaEncryption,
+    ALGORITHM.sha256WithRSAEncryption,
+    ALGORITHM.sha512WithRSAEncryption,
+  ];
+  const modern: string[] = [
+    ALGORITHM.ecdsaWithSHA256,
+    ALGORITHM.ecdsaWithSHA512,
+    ALGORITHM.ed25519,
+    ALGORITHM.ed448,
+  ];
+  const allowed = Number(policy.version) >= ECDSA_FROM[policy.profile] ? [...rsa, ...modern] : rsa;
+  const ok = digestOk && allowed.includes(signatureOid);
+  add(
+    'Anexo 2 item 5.2.3.1.1.1',
+    'signature algorithm',
+    ok,
+    ok
+      ? `${signatureOid} with digest ${digestOid}`
+      : `${policy.profile} v${policy.version} allows SHA-256/SHA-512 with RSA${allowed.length > rsa.length ? ', ECDSA, Ed25519 or Ed448' : ''} (found ${signatureOid} with digest ${digestOid})`,
+  );
+}
 
 function attributeRows(
   add: Add,
