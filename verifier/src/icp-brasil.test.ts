@@ -182,6 +182,8 @@ interface CmsView {
   /** ESSCertIDv2 count in signingCertificateV2 (SEQUENCEs at depth 2 of its dump). */
   essCertIds: number;
   token: { signed: string[]; unsigned: string[] } | null;
+  /** Where the token was written, DER (null without one). */
+  tokenPath: string | null;
   /** The SignerInfo's digestAlgorithm and signatureAlgorithm OIDs. */
   digest: string;
   signature: string;
@@ -225,6 +227,7 @@ async function opensslView(cms: Uint8Array, name: string): Promise<CmsView> {
     policyBlock: attributeBlock(text, '1.2.840.113549.1.9.16.2.15'),
     essCertIds: [...essBlock.matchAll(/d=2 +hl=\d+ l= *\d+ cons: +SEQUENCE/g)].length,
     token: null,
+    tokenPath: null,
     digest: /\n {8}digestAlgorithm: *\n +algorithm: .*\(([\d.]+)\)/.exec(text)?.[1] ?? '',
     signature: /\n {8}signatureAlgorithm: *\n +algorithm: .*\(([\d.]+)\)/.exec(text)?.[1] ?? '',
   };
@@ -238,6 +241,7 @@ async function opensslView(cms: Uint8Array, name: string): Promise<CmsView> {
     const [offset, header, length] = [Number(seq[1]), Number(seq[2]), Number(seq[3])];
     const tokenFile = path.join(tmp, `${name}.token`);
     await writeFile(tokenFile, cms.subarray(offset, offset + header + length));
+    view.tokenPath = tokenFile;
     const tokenText = await print(tokenFile);
     view.token = {
       signed: attributeOids(tokenText, 'signedAttrs'),
@@ -642,6 +646,29 @@ describe('signature algorithms (Anexo 2 item 5.2.3.1.1.1)', () => {
     });
     expect(old).toMatchObject({ ok: false, table: 'Anexo 2 item 5.2.3.1.1.1' });
     expect(old?.detail).toContain('AD-RB v1.1 allows SHA-256/SHA-512 with RSA (found 1.2.840.10045.4.3.2');
+  });
+});
+
+describe('signing period (Anexo 2 item 5.1)', () => {
+  it('a signature timestamped inside the period passes, one dated after 2037-10-22 fails', async () => {
+    const { pdf, cms } = await signedUnderPolicy(pki, 'icp-brasil-ad-rt', { tsa: tsaClient(tsa.url) });
+    // The time the token states, read by openssl (ts -reply -token_in -text).
+    const view = await opensslView(cms, 'period');
+    if (!view.tokenPath) throw new Error('no token');
+    const { stdout } = await run('openssl', ['ts', '-reply', '-token_in', '-in', view.tokenPath, '-text']);
+    const genTime = new Date(/Time stamp: (.*)/.exec(stdout)?.[1] ?? '');
+    expect(Number.isNaN(genTime.getTime())).toBe(false);
+    const row = async (at: Date) =>
+      (await icpBrasilConformance(pdf, cms, signerInfoOf(cms), at)).rows.find(
+        (r) => r.row === 'signing period',
+      );
+    expect(await row(genTime)).toMatchObject({ ok: true, table: 'Anexo 2 item 5.1' });
+    expect((await row(new Date('2037-10-23T00:00:00Z')))?.detail).toContain(
+      'is for signatures from 2025-07-23 to 2037-10-22: outside it',
+    );
+    expect(
+      (await icpBrasilConformance(pdf, cms, signerInfoOf(cms))).rows.some((r) => r.row === 'signing period'),
+    ).toBe(false);
   });
 });
 

@@ -43,6 +43,9 @@ export interface IcpBrasilFacts {
   vri: PdfEntries | null;
   /** Every document timestamp's dictionary (Tabela A.21), oldest first. */
   documentTimestamps: readonly PdfEntries[];
+  /** When the signature is proven to exist (its signature timestamp's genTime), if known: checked against
+   * the policy's signing period (Anexo 2 item 5.1). */
+  signedAt?: Date;
 }
 
 export interface IcpBrasilRow {
@@ -232,6 +235,17 @@ export function checkIcpBrasilProfile(facts: IcpBrasilFacts): IcpBrasilConforman
     );
   }
   algorithmRows(add, facts.signerInfo, policy);
+  if (facts.signedAt) {
+    const day = facts.signedAt.toISOString().slice(0, 10);
+    const inside = day >= policy.signingPeriod.from && day <= policy.signingPeriod.until;
+    add(
+      'Anexo 2 item 5.1',
+      'signing period',
+      inside,
+      `signed ${facts.signedAt.toISOString()}; ${policy.profile} v${policy.version} is for signatures from ` +
+        `${policy.signingPeriod.from} to ${policy.signingPeriod.until}${inside ? '' : ': outside it'}`,
+    );
+  }
   attributeRows(add, 'Tabela A.15', 'unsigned attribute', A15, col, unsigned);
   const others = unsigned.filter((a) => a.type !== ATTR.signatureTimeStampToken).map((a) => a.type);
   add(
@@ -624,7 +638,8 @@ export function signerInfoOf(cms: Uint8Array): pkijs.SignerInfo {
 
 /**
  * Check 6's entry point: the conformance of the signature whose `/Contents` holds `cms` (DER) in `pdf` to
- * the ICP-Brasil policy its SignerInfo declares (`checkIcpBrasilProfile` on `readIcpBrasilDictionaries`).
+ * the ICP-Brasil policy its SignerInfo declares (`checkIcpBrasilProfile` on `readIcpBrasilDictionaries`);
+ * `signedAt`, the signature timestamp's time when there is a valid one, adds the signing-period row.
  * @returns `{ policy: null, rows: [] }` when it declares none; when the PDF dictionaries cannot be read, the
  *   policy and one failing row saying why. Never throws.
  */
@@ -632,12 +647,17 @@ export async function icpBrasilConformance(
   pdf: Uint8Array,
   cms: Uint8Array,
   signerInfo: pkijs.SignerInfo,
+  signedAt?: Date,
 ): Promise<IcpBrasilConformance> {
   const empty = { signatureDictionary: {}, dss: null, vri: null, documentTimestamps: [], signerInfo };
   const declared = checkIcpBrasilProfile(empty);
   if (declared.policy === null && declared.rows.length === 0) return declared;
   try {
-    return checkIcpBrasilProfile({ ...(await readIcpBrasilDictionaries(pdf, cms)), signerInfo });
+    return checkIcpBrasilProfile({
+      ...(await readIcpBrasilDictionaries(pdf, cms)),
+      signerInfo,
+      ...(signedAt ? { signedAt } : {}),
+    });
   } catch (e) {
     return {
       policy: declared.policy,
