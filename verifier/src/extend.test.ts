@@ -130,7 +130,7 @@ describe('notary-verify extend', () => {
     expect(result.stdout).toContain(`-> ${out}`);
     expect(result.stdout).toMatch(/read: 1 signature, 0 document timestamps/);
     expect(result.stdout).toMatch(
-      /document timestamp: \d{4}-\d\d-\d\dT.* by .*CN=Notary LTV TSA.*chain to --tsa-ca checked/,
+      /document timestamp: \d{4}-\d\d-\d\dT.* by .*CN=Notary LTV TSA.*chain to the anchors checked/,
     );
     expect(result.stdout).toContain('revocation data: complete');
     const added = /added to \/DSS: (\d+) certificates?, (\d+) OCSP responses?, (\d+) CRLs?/.exec(
@@ -244,6 +244,20 @@ describe('notary-verify extend', () => {
       expect(failed.code).toBe(1);
       expect(failed.stderr).toMatch(/answered HTTP 500.*\nnothing written/);
       expect(existsSync(out)).toBe(false);
+      // The test TSA is not ICP-Brasil: with those roots as anchors its token is refused.
+      const foreign = await runCli([
+        'extend',
+        signed,
+        '--tsa',
+        pki.tsaUrl,
+        '--trust',
+        'icp-brasil',
+        '--out',
+        out,
+      ]);
+      expect(foreign.code).toBe(1);
+      expect(foreign.stderr).toMatch(/TSA token: chain to --tsa-ca/);
+      expect(existsSync(out)).toBe(false);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -265,6 +279,7 @@ describe('notary-verify extend', () => {
       [[notPdf, '--tsa', pki.tsaUrl], /not a readable PDF/],
       [[unsigned, '--tsa', pki.tsaUrl], /no signature or document timestamp/],
       [[signed], /--tsa URL is required/],
+      [[signed, '--tsa', pki.tsaUrl, '--trust', 'everyone'], /--trust: only icp-brasil/],
       [[signed, '--tsa', 'file:///etc/passwd'], /not an http\(s\) URL/],
       [[path.join(tmp, 'absent.pdf'), '--tsa', pki.tsaUrl], /cannot read .*ENOENT/],
       [[signed, '--tsa', pki.tsaUrl, '--out', signed], /must not be the input/],

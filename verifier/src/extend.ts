@@ -23,6 +23,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { pemCertificates, toArrayBuffer, toHex } from './bytes.ts';
 import { certificateDer, OID, parseSignedData, subjectName } from './cms.ts';
+import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
 import {
   type Dss,
   MAX_DSS_STREAM_BYTES,
@@ -348,6 +349,7 @@ function countNew(before: readonly Uint8Array[], after: readonly Uint8Array[]): 
 }
 
 export const EXTEND_USAGE = `Usage: notary-verify extend <signed.pdf> --tsa URL [--out FILE] [--tsa-ca ca.pem]
+  [--trust icp-brasil]
 
 Keeps a signed PDF (any PAdES file) verifiable for longer, without the service that issued it: adds the
 current revocation data (OCSP responses, CRLs) of the certificates of every signature and document timestamp,
@@ -358,7 +360,10 @@ exact beginning of the output. Run it again before the last document timestamp's
 Options:
   --tsa URL       the RFC 3161 Time-Stamp Authority of the new document timestamp (required)
   --out FILE      where to write (default <name>.extended.pdf beside the input)
-  --tsa-ca FILE   PEM certificates the TSA's certificate must chain to (and to build its chain with)
+  --tsa-ca FILE   PEM certificates the TSA's certificate must chain to (and to build chains with)
+  --trust icp-brasil
+                  the ICP-Brasil roots shipped with the verifier, as --tsa-ca (an ICP-Brasil file's CMS
+                  often leaves its root out)
   --json          print what was added as JSON
   -h, --help      this text
 
@@ -376,7 +381,14 @@ export async function runExtendCli(
     stdout: '',
     stderr: `${message}\n\n${EXTEND_USAGE}`,
   });
-  let values: { tsa?: string; out?: string; 'tsa-ca'?: string; json?: boolean; help?: boolean };
+  let values: {
+    tsa?: string;
+    out?: string;
+    'tsa-ca'?: string;
+    trust?: string;
+    json?: boolean;
+    help?: boolean;
+  };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -387,6 +399,7 @@ export async function runExtendCli(
         tsa: { type: 'string' },
         out: { type: 'string' },
         'tsa-ca': { type: 'string' },
+        trust: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -398,6 +411,7 @@ export async function runExtendCli(
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) return usage('give exactly one PDF to extend');
   if (!values.tsa) return usage('--tsa URL is required');
+  if (values.trust !== undefined && values.trust !== 'icp-brasil') return usage('--trust: only icp-brasil');
   try {
     const url = new URL(values.tsa);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
@@ -412,8 +426,13 @@ export async function runExtendCli(
   let tsaCa: Uint8Array[] | undefined;
   try {
     pdf = await readBytes(file);
-    if (values['tsa-ca'])
-      tsaCa = pemCertificates(new TextDecoder().decode(await readBytes(values['tsa-ca'])));
+    const anchors = [
+      ...(values['tsa-ca']
+        ? pemCertificates(new TextDecoder().decode(await readBytes(values['tsa-ca'])))
+        : []),
+      ...(values.trust === 'icp-brasil' ? ICP_BRASIL_ROOTS_PEM.flatMap((pem) => pemCertificates(pem)) : []),
+    ];
+    if (anchors.length > 0) tsaCa = anchors;
   } catch (e) {
     return { code: 2, stdout: '', stderr: `notary-verify extend: ${(e as Error).message}\n` };
   }
@@ -469,7 +488,9 @@ export async function runExtendCli(
     `read: ${plural(result.read.signatures, 'signature', 'signatures')}, ${plural(result.read.documentTimestamps, 'document timestamp', 'document timestamps')}`,
     `added to /DSS: ${plural(result.added.certs, 'certificate', 'certificates')}, ${plural(result.added.ocsps, 'OCSP response', 'OCSP responses')}, ${plural(result.added.crls, 'CRL', 'CRLs')}`,
     `document timestamp: ${result.timestamp.genTime.toISOString()} by ${result.timestamp.tsa} (${
-      result.timestamp.chainChecked ? 'chain to --tsa-ca checked' : 'chain not checked: no --tsa-ca given'
+      result.timestamp.chainChecked
+        ? 'chain to the anchors checked'
+        : 'chain not checked: no --tsa-ca or --trust given'
     })`,
     result.missing.length === 0
       ? 'revocation data: complete for every certificate with a known issuer'
