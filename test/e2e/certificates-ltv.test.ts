@@ -1,0 +1,144 @@
+/**
+ * Signed certificates at the default level with a TSA, PAdES B-LTA, through the running service: the
+ * revocation test PKI (`test/harness/revocation-pki.ts`) signs (`SIGNING_CERT` PEM chain + `SIGNING_KEY`) and
+ * timestamps (`TSA_URL`), and its loopback OCSP responder and CRLs answer the service's revocation source.
+ * Checked with qpdf, pdfsig (NSS trusting the PKI's root), pikepdf reading the /DSS and pdftotext reading
+ * the level the page states.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { DocumentDto } from '@notary/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES_DIR } from '../harness/fixtures';
+import { uploadFile } from '../harness/http';
+import { type RevocationPki, startRevocationPki } from '../harness/revocation-pki';
+import { startTestService, type TestService } from '../harness/service';
+
+const exec = promisify(execFile);
+/** Debian's interpreter: python3-pikepdf is installed for it (`.ci/install-tools.sh`). */
+const PYTHON = '/usr/bin/python3';
+
+describe('signed certificates at PAdES B-LTA (PGlite, PEM key, revocation test PKI)', () => {
+  let rpki: RevocationPki;
+  let t: TestService;
+  let token: string;
+  let work: string;
+  let doc: DocumentDto;
+
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(os.tmpdir(), 'notary-cert-ltv-'));
+    rpki = await startRevocationPki();
+    t = await startTestService('pglite', {
+      SIGNING_CERT: rpki.signer.chainPath,
+      SIGNING_KEY: rpki.signer.keyPath,
+      TSA_URL: rpki.tsaUrl,
+      TSA_CA_CERTS: rpki.caChainPath,
+    });
+    token = await t.token('ltv@example.com');
+    const up = await uploadFile(t.url, token, path.join(FIXTURES_DIR, 'files', 'contrato.txt'));
+    expect(up.status).toBe(201);
+    doc = up.body as unknown as DocumentDto;
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await rpki?.stop();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  async function signedCertificate(name: string): Promise<{ file: string; level: string | null }> {
+    const res = await fetch(`${t.url}/api/documents/${doc.id}/certificate?signed=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-service-signed')).toBe('pades');
+    const file = path.join(work, name);
+    await writeFile(file, Buffer.from(await res.arrayBuffer()));
+    return { file, level: res.headers.get('x-signature-level') };
+  }
+
+  /** /DSS counts and /VRI keys as pikepdf reads them. */
+  async function dss(file: string): Promise<{ certs: number; ocsps: number; crls: number; vri: number }> {
+    const script = `
+import json, sys, pikepdf
+dss = pikepdf.open(sys.argv[1]).Root.DSS
+n = lambda k: len(dss.get(k)) if k in dss else 0
+print(json.dumps({'certs': n('/Certs'), 'ocsps': n('/OCSPs'), 'crls': n('/CRLs'), 'vri': len(dss.VRI.keys())}))
+`;
+    return JSON.parse((await exec(PYTHON, ['-c', script, file])).stdout);
+  }
+
+  it('is B-LTA by default with a TSA: /DSS with OCSP answers, a document timestamp, the level stated', async () => {
+    const { file, level } = await signedCertificate('b-lta.pdf');
+    expect(level).toBe('B-LTA');
+    await exec('qpdf', ['--check', file]);
+    const store = await dss(file);
+    // Signer, TSA and intermediate answered by OCSP; a /VRI for the signature and one for the document timestamp.
+    expect(store.ocsps).toBeGreaterThanOrEqual(3);
+    expect(store.certs).toBeGreaterThanOrEqual(4);
+    expect(store.vri).toBe(2);
+
+    const out = (
+      await exec('pdfsig', ['-nssdir', `sql:${rpki.nssDir}`, file]).catch((e: { stdout?: string }) => ({
+        stdout: e.stdout ?? '',
+      }))
+    ).stdout;
+    const [, signature = '', stamp = ''] = out.split(/Signature #\d+:/);
+    expect(signature).toContain('Signature Validation: Signature is Valid.');
+    expect(signature).toContain('Certificate Validation: Certificate is Trusted.');
+    expect(stamp).toContain('Signer Certificate Common Name: Notary LTV TSA');
+
+    const text = (await exec('pdftotext', ['-layout', file, '-'])).stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('Assinatura PAdES B-LTA (ETSI EN 319 142-1)');
+  });
+
+  it('keeps B-LTA while the responders are down: the answers are cached until their nextUpdate', async () => {
+    const before = { ...rpki.requests };
+    rpki.setOcsp('down');
+    rpki.setCrl('down');
+    try {
+      const { file, level } = await signedCertificate('cached.pdf');
+      expect(level).toBe('B-LTA');
+      expect(rpki.requests.ocsp).toBe(before.ocsp);
+      expect(rpki.requests.crl).toBe(before.crl);
+      expect((await dss(file)).ocsps).toBeGreaterThanOrEqual(3);
+    } finally {
+      rpki.setOcsp('ok');
+      rpki.setCrl('ok');
+    }
+  });
+
+  it('a fresh instance with the responders down signs at B-T and says so in X-Signature-Level', async () => {
+    const fresh = await startTestService('pglite', {
+      SIGNING_CERT: rpki.signer.chainPath,
+      SIGNING_KEY: rpki.signer.keyPath,
+      TSA_URL: rpki.tsaUrl,
+      TSA_CA_CERTS: rpki.caChainPath,
+    });
+    rpki.setOcsp('down');
+    rpki.setCrl('down');
+    try {
+      const freshToken = await fresh.token('ltv-down@example.com');
+      const up = await uploadFile(fresh.url, freshToken, path.join(FIXTURES_DIR, 'files', 'contrato.txt'));
+      expect(up.status).toBe(201);
+      const id = (up.body as unknown as DocumentDto).id;
+      const res = await fetch(`${fresh.url}/api/documents/${id}/certificate?signed=1`, {
+        headers: { authorization: `Bearer ${freshToken}` },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-service-signed')).toBe('pades');
+      expect(res.headers.get('x-signature-level')).toBe('B-T');
+      const file = path.join(work, 'down.pdf');
+      await writeFile(file, Buffer.from(await res.arrayBuffer()));
+      await exec('qpdf', ['--check', file]);
+      expect(await dss(file)).toMatchObject({ ocsps: 0, crls: 0 });
+    } finally {
+      rpki.setOcsp('ok');
+      rpki.setCrl('ok');
+      await fresh.close();
+    }
+  });
+});
