@@ -31,13 +31,24 @@ export const PADES_MAX_CMS_BYTES = PADES_SIGNATURE_LENGTH / 2;
 
 /** `@signpdf` signer that produces our CAdES CMS; `signingTime` is ignored (PAdES puts the time in /M). */
 class CadesSigner extends Signer {
+  // Plain fields, not parameter properties: the verifier (`notary-verify extend`, its tests) loads this file
+  // and is checked for syntax Node can strip.
+  private readonly signer: CmsSigner;
+  private readonly capacity: number;
+  private readonly tsa: SignatureTimestamper | undefined;
+  private readonly cadesOptions: CadesOptions;
+
   constructor(
-    private readonly signer: CmsSigner,
-    private readonly capacity: number,
-    private readonly tsa: SignatureTimestamper | undefined,
-    private readonly cadesOptions: CadesOptions = {},
+    signer: CmsSigner,
+    capacity: number,
+    tsa: SignatureTimestamper | undefined,
+    cadesOptions: CadesOptions = {},
   ) {
     super();
+    this.signer = signer;
+    this.capacity = capacity;
+    this.tsa = tsa;
+    this.cadesOptions = cadesOptions;
   }
 
   override async sign(pdfBuffer: Buffer): Promise<Buffer> {
