@@ -10,7 +10,8 @@ export interface OriginalSignatureReader {
   /**
    * The signatures of `pdf`, judged at `at` (the notarization time) against the configured trust anchors.
    * Never throws for the input: a PDF past the worker's bounds, or one whose signatures do not read, is
-   * `{status: 'unreadable', reason}`. @throws `signal`'s reason once it aborts.
+   * `{status: 'unreadable', reason}`.
+   * @throws AppError RATE_LIMITED when too many readings are under way; `signal`'s reason once it aborts.
    */
   read(pdf: Uint8Array, options: { at: Date; signal?: AbortSignal }): Promise<ReceiptOriginalSignatures>;
 }

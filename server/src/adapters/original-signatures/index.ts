@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { BoundedWorkerPool, WorkerBoundError } from '@notary/pdf/bounded-worker';
+import { BoundedQueue, QueueFullError } from '@notary/pdf/render-queue';
+import { AppError } from '@notary/shared';
 import { pemCertificates } from '@notary/verify';
 import type { ReceiptOriginalSignatures } from '@notary/verify/receipt';
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
@@ -14,11 +16,18 @@ export const SIGNATURES_WORKER_MAX_OLD_GENERATION_MB = 256;
 export const SIGNATURES_WORKER_MAX_YOUNG_GENERATION_MB = 32;
 /** CPU time of one reading, ms; past it the worker is terminated and the signatures reported unreadable. */
 export const SIGNATURES_WORKER_DEADLINE_MS = 5_000;
+/** Readings at once in this process (each a worker of up to the heap above), and readings that may wait. */
+export const SIGNATURES_MAX_CONCURRENT = 2;
+export const SIGNATURES_MAX_WAITING = 32;
+/** `Retry-After` of a 429 when the readings queue is full, seconds (a reading takes well under a second). */
+export const SIGNATURES_RETRY_AFTER_SECONDS = 5;
 
 /**
  * `OriginalSignatureReader` in a `BoundedWorkerPool` (`worker.ts`): one worker kept warm for a minute, each
- * for at most 100 readings and while its heap stays under 96 MB after one. A reading past the heap or the
- * deadline, or one that fails otherwise, answers `unreadable` with the reason.
+ * for at most 100 readings and while its heap stays under 96 MB after one; `SIGNATURES_MAX_CONCURRENT`
+ * readings at once (so workers, and their memory, stay bounded however many receipts are asked for), up to
+ * `SIGNATURES_MAX_WAITING` waiting. A reading past the heap or the deadline, or one that fails otherwise,
+ * answers `unreadable` with the reason.
  */
 export class BoundedOriginalSignatureReader implements OriginalSignatureReader {
   private readonly pool = new BoundedWorkerPool<OriginalSignaturesJob, ReceiptOriginalSignatures>(
@@ -31,20 +40,31 @@ export class BoundedOriginalSignatureReader implements OriginalSignatureReader {
     { maxIdle: 1, maxJobsPerWorker: 100, retireHeapBytes: 96 * 1024 * 1024, idleMs: 60_000 },
   );
 
-  /** `anchors`: DER certificates an original's signer may chain to (`SIGNATURE_TRUST_CERTS`). */
-  constructor(private readonly anchors: Uint8Array[]) {}
+  private readonly queue = new BoundedQueue(SIGNATURES_MAX_CONCURRENT, SIGNATURES_MAX_WAITING);
+  private readonly anchors: Uint8Array[];
 
+  /** `anchors`: DER certificates an original's signer may chain to (`SIGNATURE_TRUST_CERTS`). */
+  constructor(anchors: Uint8Array[]) {
+    this.anchors = anchors;
+  }
+
+  /** @throws AppError RATE_LIMITED (429, `Retry-After`) when the queue is full; `signal`'s reason. */
   async read(
     pdf: Uint8Array,
     options: { at: Date; signal?: AbortSignal },
   ): Promise<ReceiptOriginalSignatures> {
     try {
-      return await this.pool.run(
-        { pdf, at: options.at, anchors: this.anchors },
-        options.signal ? { signal: options.signal } : {},
+      return await this.queue.run(
+        (signal) => this.pool.run({ pdf, at: options.at, anchors: this.anchors }, signal ? { signal } : {}),
+        options.signal,
       );
     } catch (e) {
       options.signal?.throwIfAborted();
+      if (e instanceof QueueFullError) {
+        throw new AppError('RATE_LIMITED', 'Too many PDFs being read: try again shortly', {
+          retryAfterSeconds: SIGNATURES_RETRY_AFTER_SECONDS,
+        });
+      }
       const why =
         e instanceof WorkerBoundError
           ? `past a bound of the service (${e.bound === 'memory' ? 'memory' : 'time'})`
