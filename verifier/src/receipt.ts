@@ -211,7 +211,7 @@ const OriginalSignatureSchema = z
   .strict();
 
 /** The signatures of the notarized PDF, read when the receipt was made (not judged by `notary-verify`). */
-const OriginalSignaturesSchema = z.discriminatedUnion('status', [
+export const OriginalSignaturesSchema = z.discriminatedUnion('status', [
   z
     .object({
       status: z.literal('read'),

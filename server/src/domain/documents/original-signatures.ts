@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ReceiptOriginalSignatures } from '@notary/verify/receipt';
+import { OriginalSignaturesSchema, type ReceiptOriginalSignatures } from '@notary/verify/receipt';
 import type { DocumentEntity } from '../../db/entities';
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
 import type { ObjectStorage } from '../../ports/storage';
@@ -29,7 +29,15 @@ export async function originalSignaturesOf(
   if (Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).indexOf(BYTE_RANGE) === -1) return undefined;
   const read = await reader.read(pdf, { at: doc.createdAt, ...(signal ? { signal } : {}) });
   if (read.status === 'read' && read.signatures.length === 0) return undefined;
-  return read;
+  // What a hostile file makes the reader say must still fit the receipt (or the receipt could not be made).
+  const checked = OriginalSignaturesSchema.safeParse(read);
+  if (!checked.success) {
+    return {
+      status: 'unreadable',
+      reason: `the signatures read do not fit the receipt: ${checked.error.issues[0]?.message ?? ''}`,
+    };
+  }
+  return checked.data;
 }
 
 /**
