@@ -128,11 +128,12 @@ class StreamArray {
    * of `budget` (bytes, shared by the store's arrays) in all.
    * @throws PdfBoundError when the budget is spent (a store of Flate bombs, not validation data).
    */
-  constructor(
-    private readonly doc: PDFDocument,
-    private readonly array: PDFArray,
-    budget: { remaining: number },
-  ) {
+  private readonly doc: PDFDocument;
+  private readonly array: PDFArray;
+
+  constructor(doc: PDFDocument, array: PDFArray, budget: { remaining: number }) {
+    this.doc = doc;
+    this.array = array;
     for (const item of array.asArray()) {
       if (!(item instanceof PDFRef)) continue;
       const stream = doc.context.lookup(item);
@@ -263,6 +264,19 @@ export async function appendValidationData(
   return update.write();
 }
 
+/**
+ * The PDF work of the long-term steps (parsing the whole file with pdf-lib): in this thread
+ * (`inThreadLtvWriter`), or in a bounded worker thread (`ltv-bounded.ts`) for files that came from users.
+ */
+export interface LtvWriter {
+  appendValidationData(
+    pdf: Uint8Array,
+    material: ValidationMaterial,
+    vri?: SignatureValidationData[],
+  ): Promise<Uint8Array>;
+  addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array>;
+}
+
 /** Placeholder of /ByteRange as @signpdf writes it (filled in place, padded with spaces to its length). */
 const BYTE_RANGE_PLACEHOLDER = '**********';
 
@@ -275,6 +289,7 @@ const BYTE_RANGE_PLACEHOLDER = '**********';
  * byte ranges (everything but /Contents' hex string, up to the end of the update).
  * The placeholder holds `DOC_TIMESTAMP_PLACEHOLDER_BYTES`; a larger token (up to `DOC_TIMESTAMP_MAX_BYTES`)
  * costs one more TSA request with a placeholder sized to it.
+ * `writer` does the PDF work (default: this thread; the server passes a bounded worker's).
  * @returns the new PDF (the original bytes, then the update) and the token.
  * @throws UnsoundPdfError as `appendValidationData`, and when the file has no page; Error when the token does
  *   not fit; the TSA's errors (the server's TSA adapter: `AppError('BAD_GATEWAY')`).
@@ -282,15 +297,17 @@ const BYTE_RANGE_PLACEHOLDER = '**********';
 export async function appendDocumentTimestamp(
   pdf: Uint8Array,
   tsa: SignatureTimestamper,
+  writer: LtvWriter = inThreadLtvWriter,
 ): Promise<{ pdf: Uint8Array; token: Uint8Array }> {
-  const first = await timestampAttempt(pdf, tsa, DOC_TIMESTAMP_PLACEHOLDER_BYTES);
+  const attempt = (capacity: number) => timestampAttempt(pdf, tsa, capacity, writer);
+  const first = await attempt(DOC_TIMESTAMP_PLACEHOLDER_BYTES);
   if ('pdf' in first) return first;
   if (first.tokenBytes + DOC_TIMESTAMP_SLACK_BYTES > DOC_TIMESTAMP_MAX_BYTES) {
     throw new Error(
       `document timestamp: the TSA's token is ${first.tokenBytes} bytes, more than ${DOC_TIMESTAMP_MAX_BYTES}`,
     );
   }
-  const second = await timestampAttempt(pdf, tsa, first.tokenBytes + DOC_TIMESTAMP_SLACK_BYTES);
+  const second = await attempt(first.tokenBytes + DOC_TIMESTAMP_SLACK_BYTES);
   if ('pdf' in second) return second;
   throw new Error(
     `document timestamp: the TSA's token grew to ${second.tokenBytes} bytes between two requests`,
@@ -301,8 +318,12 @@ async function timestampAttempt(
   pdf: Uint8Array,
   tsa: SignatureTimestamper,
   capacity: number,
+  writer: LtvWriter,
 ): Promise<{ pdf: Uint8Array; token: Uint8Array } | { tokenBytes: number }> {
-  const prepared = await withTimestampPlaceholder(pdf, capacity);
+  const prepared = await writer.addDocumentTimestampField(pdf, capacity);
+  if (prepared.length <= pdf.length || Buffer.compare(prepared.subarray(0, pdf.length), pdf) !== 0) {
+    throw new Error('document timestamp: the update does not keep the original bytes as its prefix');
+  }
   const { bytes, byteRange } = fillByteRange(prepared, pdf.length);
   const [, contentsStart = 0, contentsEnd = 0] = byteRange;
   const digest = createHash('sha256')
@@ -318,8 +339,12 @@ async function timestampAttempt(
   return { pdf: new Uint8Array(bytes), token };
 }
 
-/** `pdf` plus an update adding the document timestamp field with placeholders of `capacity` token bytes. */
-async function withTimestampPlaceholder(pdf: Uint8Array, capacity: number): Promise<Uint8Array> {
+/**
+ * `pdf` plus an incremental update adding the document timestamp field (as `appendDocumentTimestamp`
+ * describes it) with a /ByteRange placeholder and a zeroed /Contents of `capacity` bytes, ready to be filled.
+ * @throws UnsoundPdfError as `appendValidationData`, and when the file has no page.
+ */
+export async function addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array> {
   const { doc, update } = await beginUpdate(pdf);
   const { context, catalog } = doc;
   const page = doc.getPages().at(-1);
@@ -392,3 +417,6 @@ function fillByteRange(pdf: Uint8Array, from: number): { bytes: Buffer; byteRang
   bytes.write(filled.padEnd(placeholderLength, ' '), at, 'latin1');
   return { bytes, byteRange };
 }
+
+/** The long-term PDF work in the calling thread. */
+export const inThreadLtvWriter: LtvWriter = { appendValidationData, addDocumentTimestampField };

@@ -15,7 +15,7 @@ import {
   type SignaturePolicyReference,
   type SignatureTimestamper,
 } from './cades';
-import { appendDocumentTimestamp, appendValidationData, type ValidationMaterial } from './ltv';
+import { appendDocumentTimestamp, inThreadLtvWriter, type LtvWriter, type ValidationMaterial } from './ltv';
 
 /**
  * `signatureLength` to pass to `pdflibAddPlaceholder`: the number of hex digits of the `/Contents <...>`
@@ -143,6 +143,11 @@ export interface LevelOptions {
   tsa?: SignatureTimestamper;
   /** Needed from B-LT up. */
   gather?: GatherValidationData;
+  /**
+   * Where the B-LT and B-LTA updates parse the PDF: this thread by default; `boundedLtvWriter`
+   * (`ltv-bounded.ts`) for a certificate holding an uploaded original.
+   */
+  writer?: LtvWriter;
   /** A signature policy to declare (signature-policy-identifier, e.g. an ICP-Brasil one from `icp-brasil.ts`). */
   policy?: SignaturePolicyReference;
 }
@@ -174,7 +179,7 @@ export async function signPdfAtLevel(
   signer: CmsSigner,
   options: LevelOptions,
 ): Promise<LevelledSignature> {
-  const { level, tsa, gather } = options;
+  const { level, tsa, gather, writer = inThreadLtvWriter } = options;
   const cadesOptions: CadesOptions = options.policy ? { policy: options.policy } : {};
   if (level === 'B-B') {
     const { pdf } = await signWithCms(pdfWithPlaceholder, signer, undefined, cadesOptions);
@@ -196,16 +201,16 @@ export async function signPdfAtLevel(
 
   const signatureChain = uniqueDer([...signer.certificateChain, ...tokenCertificates(token)]);
   const first = await validationData(signatureChain, gather);
-  let pdf = await appendValidationData(signed.pdf, first.material, [
+  let pdf = await writer.appendValidationData(signed.pdf, first.material, [
     { signatureContents: signed.cms, ...first.material },
   ]);
   const shortfall = [...first.shortfall];
   let reached: SignatureLevel = shortfall.length === 0 ? 'B-LT' : 'B-T';
   if (level === 'B-LT') return { pdf, level: reached, shortfall };
 
-  const stamped = await appendDocumentTimestamp(pdf, tsa);
+  const stamped = await appendDocumentTimestamp(pdf, tsa, writer);
   const second = await validationData(uniqueDer(tokenCertificates(stamped.token)), gather);
-  pdf = await appendValidationData(stamped.pdf, second.material, [
+  pdf = await writer.appendValidationData(stamped.pdf, second.material, [
     { signatureContents: stamped.token, ...second.material },
   ]);
   for (const gap of second.shortfall) if (!shortfall.includes(gap)) shortfall.push(gap);

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { deflateSync } from 'node:zlib';
 import { appendDocumentTimestamp, appendValidationData, vriKey } from '@notary/pdf/ltv';
+import { boundedLtvWriter } from '@notary/pdf/ltv-bounded';
 import {
   type GatherValidationData,
   PADES_SIGNATURE_LENGTH,
@@ -313,6 +314,10 @@ describe("other writers' files", () => {
     await expect(
       appendValidationData(hostile, { certs: [pki.root.certDer], ocsps: [], crls: [] }),
     ).rejects.toThrow(/the \/DSS streams decode to more than/);
+    // The same in the service's bounded worker: refused, the calling thread untouched.
+    await expect(
+      boundedLtvWriter.appendValidationData(hostile, { certs: [pki.root.certDer], ocsps: [], crls: [] }),
+    ).rejects.toThrow(/the \/DSS streams decode to more than|past a bound/);
   });
 
   it('an encrypted file is refused with a reason, before any TSA request', async () => {
@@ -383,6 +388,27 @@ describe('signPdfAtLevel', () => {
     });
     expect(result).toMatchObject({ level: 'B-LTA', shortfall: [] });
     await qpdfCheck(result.pdf);
+  });
+
+  it('in a bounded worker thread (what the service uses): the same B-LTA file structure', async () => {
+    const result = await signPdfAtLevel(await placeholderPdf(), signer, {
+      level: 'B-LTA',
+      tsa,
+      gather: noRevocation,
+      writer: boundedLtvWriter,
+    });
+    expect(result).toMatchObject({ level: 'B-LTA', shortfall: [] });
+    await qpdfCheck(result.pdf);
+    expect(Buffer.from(result.pdf).toString('latin1').match(/%%EOF/g)).toHaveLength(4);
+    const dss = await readDss(result.pdf);
+    expect(dss.certs).toBe(4);
+    expect(Object.keys(dss.vri)).toHaveLength(2);
+    const [, stamp] = signatures(result.pdf);
+    await expectTimestampVerifies(
+      result.pdf,
+      stamp?.byteRange ?? [],
+      der(stamp?.contents ?? new Uint8Array()),
+    );
   });
 
   it('B-B and B-T are plain signatures; a missing TSA or revocation source is an error', async () => {

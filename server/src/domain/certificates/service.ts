@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import { icpBrasilSignaturePolicy } from '@notary/pdf/icp-brasil';
+import { boundedLtvWriter } from '@notary/pdf/ltv-bounded';
 import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
 import {
   type GatherValidationData,
@@ -188,6 +189,8 @@ async function issueCertificateOf(
           ...(ctx.tsa ? { tsa: ctx.tsa } : {}),
           ...(level === 'B-LT' || level === 'B-LTA' ? { gather: revocationGatherer(ctx.revocation) } : {}),
           ...(icpBrasil ? { policy: icpBrasil } : {}),
+          // The certificate may hold the uploaded original: its long-term updates parse it off this thread.
+          writer: boundedLtvWriter,
         })
       : undefined;
   const base = request.lang === 'en' ? 'certificate' : 'certificado';

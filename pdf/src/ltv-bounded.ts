@@ -1,0 +1,37 @@
+/**
+ * The long-term PDF work (`ltv.ts`: /DSS updates, the document timestamp field) in bounded worker threads
+ * (`ltv-worker.ts`), for certificate PDFs that hold an uploaded original: parsing them is kept off the calling
+ * thread, within the same bounds as stamping (`bounds.ts`: heap, CPU deadline, decoded stream sizes).
+ */
+import { BoundedWorkerPool } from './bounded-worker';
+import {
+  PDF_WORKER_DEADLINE_MS,
+  PDF_WORKER_MAX_OLD_GENERATION_MB,
+  PDF_WORKER_MAX_YOUNG_GENERATION_MB,
+} from './bounds';
+import type { LtvWriter } from './ltv';
+import type { LtvJob } from './ltv-worker';
+
+/**
+ * One warm worker (signing at B-LT or B-LTA runs up to three jobs per certificate, one after the other), for at
+ * most 100 jobs and while its heap stays under 96 MB after a job; it leaves after a minute idle.
+ */
+const pool = new BoundedWorkerPool<LtvJob, Uint8Array>(
+  new URL('./ltv-worker.ts', import.meta.url),
+  {
+    maxOldGenerationSizeMb: PDF_WORKER_MAX_OLD_GENERATION_MB,
+    maxYoungGenerationSizeMb: PDF_WORKER_MAX_YOUNG_GENERATION_MB,
+    deadlineMs: PDF_WORKER_DEADLINE_MS,
+  },
+  { maxIdle: 1, maxJobsPerWorker: 100, retireHeapBytes: 96 * 1024 * 1024, idleMs: 60_000 },
+);
+
+/**
+ * `LtvWriter` whose every call runs in a bounded worker (the PDF is copied there and the result moved back).
+ * @throws `WorkerBoundError` past the heap or the deadline; Error with the worker's message otherwise (e.g.
+ *   `past a bound: ...` when a stream decodes beyond `PDF_MAX_STREAM_DECODED_BYTES`, or the `ltv.ts` errors).
+ */
+export const boundedLtvWriter: LtvWriter = {
+  appendValidationData: (pdf, material, vri) => pool.run({ kind: 'dss', pdf, material, vri }),
+  addDocumentTimestampField: (pdf, capacity) => pool.run({ kind: 'timestamp-field', pdf, capacity }),
+};

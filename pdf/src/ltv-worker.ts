@@ -1,0 +1,46 @@
+/**
+ * Worker thread entry of the long-term PDF work (`ltv-bounded.ts` runs it through `BoundedWorkerPool`): pdf-lib
+ * parses the whole certificate PDF, which may hold an uploaded original, to append the /DSS or the document
+ * timestamp field. Heap and time are bounded by the pool, every stream pdf-lib decodes by
+ * `boundPdfLibDecoding`; the answer is the updated PDF (moved, not copied).
+ */
+import type { Transferable } from 'node:worker_threads';
+import { boundPdfLibDecoding } from './bounded-decode';
+import { serveBoundedJobs } from './bounded-worker';
+import { PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES } from './bounds';
+import {
+  addDocumentTimestampField,
+  appendValidationData,
+  type SignatureValidationData,
+  type ValidationMaterial,
+} from './ltv';
+
+/** One job as posted to the worker (structured clone). */
+export type LtvJob =
+  | { kind: 'dss'; pdf: Uint8Array; material: ValidationMaterial; vri: SignatureValidationData[] | undefined }
+  | { kind: 'timestamp-field'; pdf: Uint8Array; capacity: number };
+
+const budget = boundPdfLibDecoding(PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES);
+
+/** `pdf`'s buffer, to be moved when the bytes own it (a view into a shared pool would take the pool along). */
+function movable(pdf: Uint8Array): Transferable[] {
+  const owns = pdf.byteOffset === 0 && pdf.byteLength === pdf.buffer.byteLength;
+  return owns && pdf.buffer instanceof ArrayBuffer ? [pdf.buffer] : [];
+}
+
+serveBoundedJobs<LtvJob, Uint8Array>(async (job) => {
+  budget.reset();
+  try {
+    const pdf =
+      job.kind === 'dss'
+        ? await appendValidationData(job.pdf, job.material, job.vri)
+        : await addDocumentTimestampField(job.pdf, job.capacity);
+    // An unchanged store answers the input itself: copy it so that moving it never detaches a caller's view.
+    const own = pdf === job.pdf ? new Uint8Array(pdf) : pdf;
+    return { output: own, transfer: movable(own) };
+  } catch (error) {
+    // pdf-lib reports a bound hit inside its parser as an invalid object: the bound is the real reason.
+    const exceeded = budget.exceeded;
+    throw exceeded ? new Error(`past a bound: ${exceeded.message}`) : error;
+  }
+});
