@@ -14,6 +14,7 @@ import {
   PDFName,
   type PDFObject,
   PDFRef,
+  PDFStream,
   PDFString,
 } from 'pdf-lib';
 import * as pkijs from 'pkijs';
@@ -619,11 +620,12 @@ function entriesOf(doc: PDFDocument, dict: PDFDict): PdfEntries {
 function describe(value: PDFObject | undefined): string {
   if (value instanceof PDFName) return value.asString();
   if (value instanceof PDFString || value instanceof PDFHexString) return value.decodeText().slice(0, 200);
+  if (value instanceof PDFStream) return 'stream';
   if (value instanceof PDFArray) return '[array]';
   if (value instanceof PDFDict) return '<<dict>>';
   if (value === undefined) return 'null';
-  const text = value.toString();
-  return text.length > 200 ? 'stream' : text;
+  // Numbers, booleans, null: short by nature.
+  return value.toString().slice(0, 200);
 }
 
 /** Copies the SignerInfo of a CMS DER into pkijs (a convenience for callers holding only the bytes). */
