@@ -170,7 +170,8 @@ class StreamArray {
 
 /**
  * Appends an incremental update merging `material` into the catalog's /DSS (ETSI EN 319 142-1 5.4.2; ISO
- * 32000-2 12.8.4.3), creating it (an indirect dictionary) when absent:
+ * 32000-2 12.8.4.3), creating it (an indirect dictionary) when absent, with /Type /DSS (and /Type /VRI in each
+ * /VRI entry it writes, as ICP-Brasil requires):
  * - /Certs, /OCSPs, /CRLs: arrays of indirect streams (Flate) holding each DER blob; blobs already in the
  *   store (same decoded bytes, whoever wrote them) are not written again, and existing entries are kept;
  * - /VRI: per signature of `vri`, the entry keyed by `vriKey(signatureContents)` with /Cert, /OCSP, /CRL
@@ -198,6 +199,11 @@ export async function appendValidationData(
   }
   if (!(dss instanceof PDFDict)) throw new UnsoundPdfError('/DSS is not a dictionary');
   const store = dss;
+  // /Type is optional in ISO 32000-2 but mandatory for ICP-Brasil (DOC-ICP-15.03 Tabelas A.19, A.20).
+  if (store.get(name('Type')) !== name('DSS')) {
+    store.set(name('Type'), name('DSS'));
+    changed = true;
+  }
   const lazy = new Map<string, StreamArray>();
   const budget = { remaining: DSS_MAX_TOTAL_BYTES };
   const streams = (key: 'Certs' | 'OCSPs' | 'CRLs'): StreamArray => {
@@ -237,6 +243,10 @@ export async function appendValidationData(
       if (!(entry instanceof PDFDict))
         throw new UnsoundPdfError(`/VRI /${key.decodeText()} is not a dictionary`);
       const vriEntry = entry;
+      if (vriEntry.get(name('Type')) !== name('VRI')) {
+        vriEntry.set(name('Type'), name('VRI'));
+        changed = true;
+      }
       const link = (vriName: 'Cert' | 'OCSP' | 'CRL', refs: PDFRef[]) => {
         if (refs.length === 0) return;
         const array = arrayOf(doc, vriEntry, vriName);

@@ -148,6 +148,8 @@ function signatures(pdf: Uint8Array): { byteRange: number[]; contents: Uint8Arra
 
 /** What pikepdf reads of the /DSS: counts of each array, and per /VRI key the counts of its arrays. */
 async function readDss(pdf: Uint8Array): Promise<{
+  type: string;
+  vriTypes: string[];
   certs: number;
   ocsps: number;
   crls: number;
@@ -159,7 +161,8 @@ import hashlib, json, sys, pikepdf
 pdf = pikepdf.open(sys.argv[1])
 dss = pdf.Root.get('/DSS')
 count = lambda d, k: len(d.get(k)) if d is not None and k in d else 0
-out = {'certs': count(dss, '/Certs'), 'ocsps': count(dss, '/OCSPs'), 'crls': count(dss, '/CRLs'), 'vri': {},
+out = {'type': str(dss.get('/Type')), 'vriTypes': sorted({str(e.get('/Type')) for _, e in (dss.get('/VRI') or {}).items()}),
+       'certs': count(dss, '/Certs'), 'ocsps': count(dss, '/OCSPs'), 'crls': count(dss, '/CRLs'), 'vri': {},
        'certSha256': [hashlib.sha256(s.read_bytes()).hexdigest() for s in (dss.get('/Certs') or [])]}
 for key, entry in (dss.get('/VRI') or {}).items():
     out['vri'][key[1:]] = {'cert': count(entry, '/Cert'), 'ocsp': count(entry, '/OCSP'), 'crl': count(entry, '/CRL')}
@@ -206,7 +209,7 @@ describe('appendValidationData', () => {
     expect(out).toContain('Certificate Validation: Certificate is Trusted.');
 
     const dss = await readDss(extended);
-    expect(dss).toMatchObject({ certs: 4, ocsps: 0, crls: 0 });
+    expect(dss).toMatchObject({ type: '/DSS', vriTypes: ['/VRI'], certs: 4, ocsps: 0, crls: 0 });
     expect(dss.certSha256.sort()).toEqual(certs.map(sha256Hex).sort());
     expect(Object.keys(dss.vri)).toEqual([sha1Upper(cms)]);
     expect(vriKey(signature?.contents ?? new Uint8Array())).toBe(sha1Upper(cms));
