@@ -144,6 +144,12 @@ export interface LevelOptions {
   /** Needed from B-LT up. */
   gather?: GatherValidationData;
   /**
+   * CA certificates (DER) that may complete a chain from B-LT up, e.g. the TSA's trust anchors when its token
+   * carries only the TSA's own certificate: one is added to a chain only when it names the issuer of one of
+   * its certificates (revocation data is checked against the issuer's key, so it must be there).
+   */
+  issuers?: readonly Uint8Array[];
+  /**
    * Where the B-LT and B-LTA updates parse the PDF: this thread by default; `boundedLtvWriter`
    * (`ltv-bounded.ts`) for a certificate holding an uploaded original.
    */
@@ -179,7 +185,7 @@ export async function signPdfAtLevel(
   signer: CmsSigner,
   options: LevelOptions,
 ): Promise<LevelledSignature> {
-  const { level, tsa, gather, writer = inThreadLtvWriter } = options;
+  const { level, tsa, gather, writer = inThreadLtvWriter, issuers = [] } = options;
   const cadesOptions: CadesOptions = options.policy ? { policy: options.policy } : {};
   if (level === 'B-B') {
     const { pdf } = await signWithCms(pdfWithPlaceholder, signer, undefined, cadesOptions);
@@ -199,7 +205,10 @@ export async function signPdfAtLevel(
   if (!gather) throw new Error(`PAdES ${level}: a source of revocation data is needed`);
   if (!token) throw new Error('PAdES: the signature timestamp token was not kept');
 
-  const signatureChain = uniqueDer([...signer.certificateChain, ...tokenCertificates(token)]);
+  const signatureChain = completeChain(
+    uniqueDer([...signer.certificateChain, ...tokenCertificates(token)]),
+    issuers,
+  );
   const first = await validationData(signatureChain, gather);
   let pdf = await writer.appendValidationData(signed.pdf, first.material, [
     { signatureContents: signed.cms, ...first.material },
@@ -209,7 +218,10 @@ export async function signPdfAtLevel(
   if (level === 'B-LT') return { pdf, level: reached, shortfall };
 
   const stamped = await appendDocumentTimestamp(pdf, tsa, writer);
-  const second = await validationData(uniqueDer(tokenCertificates(stamped.token)), gather);
+  const second = await validationData(
+    completeChain(uniqueDer(tokenCertificates(stamped.token)), issuers),
+    gather,
+  );
   pdf = await writer.appendValidationData(stamped.pdf, second.material, [
     { signatureContents: stamped.token, ...second.material },
   ]);
@@ -250,6 +262,38 @@ function issuerGaps(chain: readonly Uint8Array[]): string[] {
       (c) =>
         `no issuer certificate for "${commonName(c.subject)}" in its chain: its revocation data cannot be gathered`,
     );
+}
+
+const parsedIssuers = new WeakMap<readonly Uint8Array[], { der: Uint8Array; cert: pkijs.Certificate }[]>();
+
+/** Longest chain `completeChain` builds past the certificates given (a path of CAs, not a search). */
+const MAX_ADDED_ISSUERS = 8;
+
+/**
+ * `chain` plus, from `issuers`, each certificate whose subject is the issuer of a certificate of the chain
+ * that is not self-issued and has no issuer there yet, repeated up the path (at most `MAX_ADDED_ISSUERS`).
+ */
+function completeChain(chain: Uint8Array[], issuers: readonly Uint8Array[]): Uint8Array[] {
+  if (issuers.length === 0) return chain;
+  // A TSA's anchors may be the whole bundled root store: parsed once per list, not per signature.
+  let pool = parsedIssuers.get(issuers);
+  if (!pool) {
+    pool = issuers.map((der) => ({ der, cert: pkijs.Certificate.fromBER(der) }));
+    parsedIssuers.set(issuers, pool);
+  }
+  const out = chain.map((der) => ({ der, cert: pkijs.Certificate.fromBER(der) }));
+  for (let added = 0; added < MAX_ADDED_ISSUERS; added += 1) {
+    let found: { der: Uint8Array; cert: pkijs.Certificate } | undefined;
+    for (const c of out) {
+      if (c.cert.issuer.isEqual(c.cert.subject)) continue;
+      if (out.some((i) => i.cert.subject.isEqual(c.cert.issuer))) continue;
+      found = pool.find((p) => p.cert.subject.isEqual(c.cert.issuer));
+      if (found) break;
+    }
+    if (!found) break;
+    out.push(found);
+  }
+  return out.map((c) => c.der);
 }
 
 /** The CN of a name, else its first attribute's value, for messages. */

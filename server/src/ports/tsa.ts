@@ -17,6 +17,11 @@ export interface TimestampResult {
 
 export interface TimestampAuthority {
   /**
+   * The certificates (DER) a token's chain must reach (`TSA_CA_CERTS`, else the bundled roots): a PAdES B-LT
+   * signature completes with them a TSA chain its token carries only in part.
+   */
+  readonly trustAnchors?: readonly Uint8Array[];
+  /**
    * Requests a token over `digest` (32 bytes, SHA-256 message imprint) with a fresh nonce and `certReq`, and
    * checks everything RFC 3161 asks of the answer before returning it.
    */

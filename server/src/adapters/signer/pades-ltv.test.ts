@@ -513,6 +513,40 @@ print(len(pdf.Root.DSS.get('/OCSPs') or []))
     ]);
   });
 
+  it('a chain given without its CAs: the gap is named, and `issuers` completes the chain', async () => {
+    // The other test PKI's signer, alone: its intermediate is neither in its chain nor in the LTV TSA's token.
+    const bare: DocumentSigner = { ...signer, certificateChain: [pki.rsa.certDer] };
+    const seen: (readonly Uint8Array[])[] = [];
+    const recording: GatherValidationData = (chain) => {
+      seen.push(chain);
+      return gather(chain);
+    };
+    const alone = await signPdfAtLevel(await placeholderPdf(), bare, {
+      level: 'B-LT',
+      tsa: rtsa,
+      gather: recording,
+    });
+    expect(alone.level).toBe('B-T');
+    expect(alone.shortfall).toContain(
+      'no issuer certificate for "Notary Test Signer" in its chain: its revocation data cannot be gathered',
+    );
+
+    seen.length = 0;
+    const completed = await signPdfAtLevel(await placeholderPdf(), bare, {
+      level: 'B-LT',
+      tsa: rtsa,
+      gather: recording,
+      issuers: [rpki.root.certDer, pki.root.certDer, pki.intermediate.certDer],
+    });
+    // Completed up to its root; still B-T, now for the reason that remains (that PKI names no OCSP or CRL).
+    expect(seen[0]?.map(sha256Hex)).toEqual(
+      expect.arrayContaining([pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer].map(sha256Hex)),
+    );
+    expect(completed.level).toBe('B-T');
+    expect(completed.shortfall.join('\n')).not.toContain('no issuer certificate');
+    expect(completed.shortfall.join('\n')).toMatch(/CN=Notary Test Signer/);
+  });
+
   it('B-LT with the OCSP responder down: CRLs instead', async () => {
     rpki.setOcsp('down');
     const result = await signPdfAtLevel(await placeholderPdf(), rsigner, {

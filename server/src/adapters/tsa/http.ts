@@ -57,6 +57,7 @@ export interface HttpTimestampAuthorityOptions {
  * imprint, nonce, signature, chain (not trusted), extended key usage, ESS signing certificate, genTime skew.
  */
 export class HttpTimestampAuthority implements TimestampAuthority {
+  readonly trustAnchors: readonly Uint8Array[];
   private readonly url: string;
   private readonly trusted: pkijs.Certificate[];
   private readonly timeoutMs: number;
@@ -69,6 +70,7 @@ export class HttpTimestampAuthority implements TimestampAuthority {
   constructor(opts: HttpTimestampAuthorityOptions) {
     this.url = opts.url;
     this.shownUrl = redactUrl(opts.url);
+    this.trustAnchors = opts.trustedCertificates;
     this.trusted = opts.trustedCertificates.map((der) => pkijs.Certificate.fromBER(der));
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxClockSkewMs = opts.maxClockSkewMs ?? 10 * 60_000;

@@ -187,7 +187,13 @@ async function issueCertificateOf(
       ? await signPdfAtLevel(rendered.pdf, ctx.signer, {
           level,
           ...(ctx.tsa ? { tsa: ctx.tsa } : {}),
-          ...(level === 'B-LT' || level === 'B-LTA' ? { gather: revocationGatherer(ctx.revocation) } : {}),
+          ...(level === 'B-LT' || level === 'B-LTA'
+            ? {
+                gather: revocationGatherer(ctx.revocation),
+                // A token carrying only the TSA's certificate is completed from the TSA's anchors.
+                ...(ctx.tsa?.trustAnchors ? { issuers: ctx.tsa.trustAnchors } : {}),
+              }
+            : {}),
           ...(icpBrasil ? { policy: icpBrasil } : {}),
           // The certificate may hold the uploaded original: its long-term updates parse it off this thread.
           writer: boundedLtvWriter,
