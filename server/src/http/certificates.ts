@@ -36,12 +36,13 @@ export const certificateRenders = new BoundedQueue(MAX_CONCURRENT_RENDERS, MAX_W
 
 /**
  * `GET /api/documents/:id/certificate[?signed=1][&lang=pt|en]` (spec, Documents rule 5): the certificate as an
- * `application/pdf` attachment with `X-Service-Signed: pades | none` (and `X-Signature-Level` when signed). Language: `lang`, else the best of
- * Accept-Language among pt and en, else Portuguese. Any member of the tenant may fetch it (reader included).
+ * `application/pdf` attachment with `X-Service-Signed: pades | none`, and when signed `X-Signature-Level` (the
+ * PAdES level reached). Language: `lang`, else the best of Accept-Language among pt and en, else Portuguese.
+ * Any member of the tenant may fetch it (reader included).
  * Renders go through `certificateRenders`: `MAX_CONCURRENT_RENDERS` at once, `MAX_WAITING_RENDERS` waiting,
  * 429 beyond; a client that disconnects leaves the queue, or has its running render stopped.
- * Statuses: 200; 401; 403 other tenant; 404; 429 queue full (`Retry-After`); 502 when the TSA of a B-T
- * signature fails.
+ * Statuses: 200; 401; 403 other tenant; 404; 429 queue full (`Retry-After`); 502 when the TSA of a B-T or
+ * higher signature fails.
  */
 export function certificateRoute(deps: AppDeps): RequestHandler {
   return route(deps, async ({ req, res, signal: clientLeft, em, actor }) => {
