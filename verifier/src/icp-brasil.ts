@@ -237,15 +237,8 @@ export function checkIcpBrasilProfile(facts: IcpBrasilFacts): IcpBrasilConforman
   }
   algorithmRows(add, facts.signerInfo, policy);
   if (facts.signedAt) {
-    const day = facts.signedAt.toISOString().slice(0, 10);
-    const inside = day >= policy.signingPeriod.from && day <= policy.signingPeriod.until;
-    add(
-      'Anexo 2 item 5.1',
-      'signing period',
-      inside,
-      `signed ${facts.signedAt.toISOString()}; ${policy.profile} v${policy.version} is for signatures from ` +
-        `${policy.signingPeriod.from} to ${policy.signingPeriod.until}${inside ? '' : ': outside it'}`,
-    );
+    const period = periodRow(policy, facts.signedAt);
+    add(period.table, period.row, period.ok, period.detail);
   }
   attributeRows(add, 'Tabela A.15', 'unsigned attribute', A15, col, unsigned);
   const others = unsigned.filter((a) => a.type !== ATTR.signatureTimeStampToken).map((a) => a.type);
@@ -312,6 +305,31 @@ export function checkIcpBrasilProfile(facts: IcpBrasilFacts): IcpBrasilConforman
 }
 
 type Add = (table: string, row: string, ok: boolean, detail: string) => void;
+
+function periodRow(policy: IcpBrasilPolicy, signedAt: Date): IcpBrasilRow {
+  const day = signedAt.toISOString().slice(0, 10);
+  const inside = day >= policy.signingPeriod.from && day <= policy.signingPeriod.until;
+  return {
+    table: 'Anexo 2 item 5.1',
+    row: 'signing period',
+    ok: inside,
+    detail:
+      `signed ${signedAt.toISOString()}; ${policy.profile} v${policy.version} is for signatures from ` +
+      `${policy.signingPeriod.from} to ${policy.signingPeriod.until}${inside ? '' : ': outside it'}`,
+  };
+}
+
+/**
+ * The signing-period row (Anexo 2 item 5.1) of a signature proven to exist at `signedAt` (its valid
+ * signature timestamp's time), for the ICP-Brasil policy its SignerInfo declares; null when it declares
+ * none or one that is not an ICP-Brasil PAdES policy.
+ */
+export function icpBrasilSigningPeriodRow(signerInfo: pkijs.SignerInfo, signedAt: Date): IcpBrasilRow | null {
+  const attribute = signerInfo.signedAttrs?.attributes.find((a) => a.type === ATTR.sigPolicyId);
+  const declared = attribute ? readPolicyId(attribute) : null;
+  const policy = declared && typeof declared !== 'string' ? icpBrasilPolicyByOid(declared.oid) : undefined;
+  return policy ? periodRow(policy, signedAt) : null;
+}
 
 const ALGORITHM = {
   sha256: '2.16.840.1.101.3.4.2.1',
