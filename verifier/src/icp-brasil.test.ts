@@ -33,6 +33,7 @@ import {
   checkIcpBrasilProfile,
   type IcpBrasilRow,
   icpBrasilConformance,
+  icpBrasilSigningPeriodRow,
   readIcpBrasilDictionaries,
   signerInfoOf,
 } from './icp-brasil.ts';
@@ -669,6 +670,10 @@ describe('signing period (Anexo 2 item 5.1)', () => {
     expect(
       (await icpBrasilConformance(pdf, cms, signerInfoOf(cms))).rows.some((r) => r.row === 'signing period'),
     ).toBe(false);
+    // The same row alone, as check 6 asks for it once the signature timestamp is judged valid.
+    expect(icpBrasilSigningPeriodRow(signerInfoOf(cms), genTime)).toEqual(await row(genTime));
+    const plain = await signedUnderPolicy(pki, 'icp-brasil-ad-rb', { policy: null });
+    expect(icpBrasilSigningPeriodRow(signerInfoOf(plain.cms), genTime)).toBeNull();
   });
 });
 
