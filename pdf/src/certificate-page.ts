@@ -334,12 +334,18 @@ export function layoutCertificate(
   const attestation = data.evm?.attestationUrl ?? null;
   if (attestation) {
     flow.qrPanel(attestation, s.qrAttestation, { label: s.publicRecord, url: data.verifyUrl });
+    // VALIDAR reads a QR code of the public record's URL, then asks its user for the code printed beside it.
+    if (data.validar) {
+      flow.qrPanel(data.verifyUrl, s.validarQr, { label: s.validarCode, url: data.validar.accessCode });
+    }
   } else {
-    flow.qrPanel(data.verifyUrl, data.evm?.status === 'pending' ? s.qrPending : s.qrNoExplorer, null);
-  }
-  // VALIDAR reads a QR code of the public record's URL, then asks its user for the code printed beside it.
-  if (data.validar) {
-    flow.qrPanel(data.verifyUrl, s.validarQr, { label: s.validarCode, url: data.validar.accessCode });
+    // The one QR code already opens the public record: VALIDAR reads that one, with the code beside it.
+    const caption = data.evm?.status === 'pending' ? s.qrPending : s.qrNoExplorer;
+    flow.qrPanel(
+      data.verifyUrl,
+      data.validar ? `${s.validarQr} ${caption}` : caption,
+      data.validar ? { label: s.validarCode, url: data.validar.accessCode } : null,
+    );
   }
 
   merkleSection(flow, s, data);

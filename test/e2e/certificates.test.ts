@@ -483,7 +483,10 @@ describe('certificate of a configured EVM network with an attestation explorer (
       .split('\n')
       .find((f) => f.startsWith('explorer') && f.endsWith('.png'));
     const { stdout } = await exec('zbarimg', ['--raw', '-q', path.join(work, png ?? '')]);
-    expect(stdout.trim()).toBe(attestationUrl);
+    // The attestation's QR code, and the public record's beside the access code for ITI's VALIDAR.
+    expect(stdout.trim().split('\n').sort()).toEqual(
+      [attestationUrl, `${t.url}/api/public/documents/${encodeURIComponent(doc.serialNumber)}`].sort(),
+    );
     const text = (await pdfText(out, 1, await pageCount(out))).replace(/\s+/g, '');
     expect(text).toContain(`https://explorer.notary.test/tx/${doc.onchainTxHash}`);
     expect(text).toContain('notary-testnet');
