@@ -23,6 +23,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
 import { runCli } from './cli.ts';
+import { checkPadesSignature } from './pades.ts';
 import { readPdfSignatures } from './pdf-signatures.ts';
 import { TsaClient } from './tsa-client.ts';
 
@@ -155,6 +156,16 @@ describe('notary-verify extend', () => {
     expect(read.dss?.ocsps.length).toBeGreaterThanOrEqual(3);
     // A /VRI entry for the signature and for the document timestamp.
     expect(read.dss?.vri.size).toBe(2);
+
+    // notary-verify's own check 6, offline: the B-T input, the B-LTA output.
+    const anchors = { trustCa: [pki.root.certDer], tsaCa: [pki.root.certDer], at: new Date() };
+    const before = await checkPadesSignature(input, anchors);
+    expect(before.status).toBe('passed');
+    expect(before.pades?.level).toBe('B-T');
+    const after = await checkPadesSignature(output, anchors);
+    expect(after.status, after.summary).toBe('passed');
+    expect(after.pades?.level).toBe('B-LTA');
+    expect(after.pades?.validDocumentTimestamps).toBe(1);
   });
 
   it('extends an extended file again: both document timestamps kept and valid, the first file a prefix', async () => {
@@ -178,6 +189,12 @@ describe('notary-verify extend', () => {
     expect(listed[0]).toContain('Signature Validation: Signature is Valid.');
     for (const ts of listed.slice(1)) expect(ts).toContain('Signer Certificate Common Name: Notary LTV TSA');
     expect(await opensslVerifiesDocumentTimestamps(twice)).toBe(2);
+    const judged = await checkPadesSignature(new Uint8Array(await readFile(twice)), {
+      trustCa: [pki.root.certDer],
+      tsaCa: [pki.root.certDer],
+      at: new Date(),
+    });
+    expect(judged.pades).toMatchObject({ level: 'B-LTA', documentTimestamps: 2, validDocumentTimestamps: 2 });
   });
 
   it('extends a PAdES file signed elsewhere, listing the revocation data it could not seek', async () => {
