@@ -728,3 +728,39 @@ function crlUrls(cert: pkijs.Certificate): string[] {
   }
   return [...new Set(out)];
 }
+
+/** A certificate of a chain that the material says is revoked, as `firstRevoked` reports it. */
+export interface RevokedCertificate {
+  /** The certificate's subject, e.g. `O=Notary Test, CN=Notary Test Signer`. */
+  subject: string;
+  revokedAt: Date;
+  reason?: string;
+}
+
+/**
+ * The first certificate of `chain` (DER, any order) that `material` says is revoked at `at`, judged by
+ * `revocationStatus` against its issuer found in `chain`; null when none is (self-issued certificates and
+ * those whose issuer is not in `chain` are not judged). What a signer asks before handing out a signature.
+ * @throws Error when a certificate of `chain` does not parse.
+ */
+export async function firstRevoked(
+  chain: readonly Uint8Array[],
+  material: ValidationMaterial,
+  at: Date,
+): Promise<RevokedCertificate | null> {
+  const certs = chain.map((der) => ({ der, cert: pkijs.Certificate.fromBER(toArrayBuffer(der)) }));
+  for (const { der, cert } of certs) {
+    if (cert.issuer.isEqual(cert.subject)) continue;
+    const issuer = certs.find((c) => c.cert.subject.isEqual(cert.issuer));
+    if (!issuer) continue;
+    const verdict = await revocationStatus(der, issuer.der, material, at);
+    if (verdict.status === 'revoked') {
+      return {
+        subject: subjectName(cert),
+        revokedAt: verdict.revokedAt,
+        ...(verdict.reason ? { reason: verdict.reason } : {}),
+      };
+    }
+  }
+  return null;
+}

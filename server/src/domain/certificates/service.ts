@@ -13,6 +13,7 @@ import {
 import { type PdfAttachment, type RenderedCertificate, renderCertificate } from '@notary/pdf/render';
 import { AppError } from '@notary/shared';
 import { RECEIPT_FILE_NAME, type Receipt, serializeReceipt } from '@notary/verify/receipt';
+import { firstRevoked, type ValidationMaterial } from '@notary/verify/revocation';
 import type { Config } from '../../config';
 import {
   AnchorTx,
@@ -93,7 +94,9 @@ export interface IssuedCertificate {
  * terminates a running stamping worker. Every certificate carries the document's receipt (`buildReceipt`) as
  * the associated file `receipt.json`, inside the signed range when signed (issue 16).
  * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T or higher
- *   signature fails (a TSA failure never downgrades a signature); `signal`'s reason once it aborts.
+ *   signature fails (a TSA failure never downgrades a signature); SERVICE_UNAVAILABLE when the revocation data
+ *   gathered for B-LT or B-LTA says the signing certificate (or a certificate of its or the TSA's chain) is
+ *   revoked; `signal`'s reason once it aborts.
  */
 export async function issueCertificate(
   em: EntityManager,
@@ -218,11 +221,37 @@ function signingLevel(ctx: Pick<CertificateContext, 'config' | 'tsa'>): Signatur
 
 /** The revocation source as `signPdfAtLevel` takes it; without one, every chain is reported uncovered. */
 function revocationGatherer(source: RevocationSource | undefined): GatherValidationData {
-  if (source) return (chain) => source.gather(chain);
+  if (source) {
+    return async (chain) => {
+      const found = await source.gather(chain);
+      await refuseRevoked(chain, found.material, new Date());
+      return found;
+    };
+  }
   return async () => ({
     material: { certs: [], ocsps: [], crls: [] },
     missing: [{ subject: 'every certificate', reason: 'this service has no revocation source' }],
   });
+}
+
+/**
+ * Refuses to hand out a signature when the revocation data just gathered says that a certificate of its
+ * chains (the service's signing certificate, a TSA's) is revoked at `now` (RFC 6960 / RFC 5280 answers,
+ * checked by `revocationStatus`): a relying party would reject it, and a revoked key must not keep signing.
+ * @throws AppError SERVICE_UNAVAILABLE naming the certificate, the revocation time and reason.
+ */
+async function refuseRevoked(
+  chain: readonly Uint8Array[],
+  material: ValidationMaterial,
+  now: Date,
+): Promise<void> {
+  const revoked = await firstRevoked(chain, material, now);
+  if (!revoked) return;
+  throw new AppError(
+    'SERVICE_UNAVAILABLE',
+    `The certificate "${revoked.subject}" of the signature's chain was revoked on ${revoked.revokedAt.toISOString()}` +
+      `${revoked.reason ? ` (${revoked.reason})` : ''}: certificates are not signed with it (replace SIGNING_CERT, or the TSA)`,
+  );
 }
 
 /** The receipt as the certificate's associated file `receipt.json` (AFRelationship Supplement). */
