@@ -118,3 +118,40 @@ for v in pdf.objects:
     expect((await readFile(file)).length).toBe(pdf.length);
   });
 });
+
+describe('SIGNING_POLICY=icp-brasil-ad-rc without revocation data (PGlite, revocation test PKI)', () => {
+  let rpki: RevocationPki;
+  let t: TestService;
+
+  beforeAll(async () => {
+    rpki = await startRevocationPki();
+    t = await startTestService('pglite', {
+      SIGNING_CERT: rpki.signer.chainPath,
+      SIGNING_KEY: rpki.signer.keyPath,
+      SIGNING_POLICY: 'icp-brasil-ad-rc',
+      TSA_URL: rpki.tsaUrl,
+      TSA_CA_CERTS: rpki.caChainPath,
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await rpki?.stop();
+  });
+
+  it('answers 502 naming what is missing instead of a file that declares AD-RC without its /DSS', async () => {
+    rpki.setOcsp('down');
+    rpki.setCrl('down');
+    const token = await t.token('icp-rc-down@example.com');
+    const up = await uploadFile(t.url, token, path.join(FIXTURES_DIR, 'files', 'contrato.txt'));
+    expect(up.status).toBe(201);
+    const doc = up.body as unknown as DocumentDto;
+    const res = await fetch(`${t.url}/api/documents/${doc.id}/certificate?signed=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(502);
+    const body = JSON.stringify(await res.json());
+    expect(body).toContain('AD-RC');
+    expect(body).toContain('Notary LTV Signer');
+  });
+});

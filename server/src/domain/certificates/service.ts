@@ -96,7 +96,9 @@ export interface IssuedCertificate {
  * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T or higher
  *   signature fails (a TSA failure never downgrades a signature); SERVICE_UNAVAILABLE when the revocation data
  *   gathered for B-LT or B-LTA says the signing certificate (or a certificate of its or the TSA's chain) is
- *   revoked; `signal`'s reason once it aborts.
+ *   revoked; BAD_GATEWAY under ICP-Brasil AD-RC when the revocation data for B-LTA could not all be had;
+ *   `signal`'s reason once it aborts. When B-LT or B-LTA falls short otherwise, the certificate is issued again
+ *   at the level reached, so its page states the level its signature has.
  */
 export async function issueCertificate(
   em: EntityManager,
@@ -148,8 +150,6 @@ async function issueCertificateOf(
     issuedAt: new Date(),
     tenantName,
   });
-  // The page is rendered before signing: it states the level asked for.
-  if (sign) data.signatureLevel = level;
   const source = await readStampableSource(ctx, doc, signal);
   signal?.throwIfAborted();
   if (source.unavailable) data.notes = [notStampedNote(request.lang, doc, source.unavailable)];
@@ -164,50 +164,71 @@ async function issueCertificateOf(
   // The receipt travels inside the certificate, within the signed range (issue 16): proof without us.
   const receipt = await buildReceipt(em, ctx, doc, originals ? { originalSignatures: originals } : {});
   data.notes = [...(data.notes ?? []), receiptNote(request.lang)];
-  const rendered = await renderCertificate(data, source.bytes, {
-    lang: request.lang,
-    attachments: [receiptAttachment(receipt, data.issuedAt)],
-    ...(signal ? { signal } : {}),
-    ...(sign
-      ? {
-          signaturePlaceholder: {
-            signatureLength: PADES_SIGNATURE_LENGTH,
-            name: ctx.config.serviceName,
-            reason:
-              request.lang === 'en'
-                ? `Notarization certificate ${doc.serialNumber}`
-                : `Certificado de notarização ${doc.serialNumber}`,
-            location: ctx.config.signing?.location ?? '',
-            contactInfo: ctx.publicUrl,
-            ...(icpBrasil ? { dictionary: 'icp-brasil' as const } : {}),
-          },
-        }
-      : {}),
-  });
-  signal?.throwIfAborted();
-  const signature =
-    sign && ctx.signer
-      ? await signPdfAtLevel(rendered.pdf, ctx.signer, {
-          level,
-          ...(ctx.tsa ? { tsa: ctx.tsa } : {}),
-          ...(level === 'B-LT' || level === 'B-LTA'
-            ? {
-                gather: revocationGatherer(ctx.revocation),
-                // A token carrying only the TSA's certificate is completed from the TSA's anchors.
-                ...(ctx.tsa?.trustAnchors ? { issuers: ctx.tsa.trustAnchors } : {}),
-              }
-            : {}),
-          ...(icpBrasil ? { policy: icpBrasil } : {}),
-          // The certificate may hold the uploaded original: its long-term updates parse it off this thread.
-          writer: boundedLtvWriter,
-        })
-      : undefined;
+  const renderAndSign = async (asked: SignatureLevel) => {
+    // The page is rendered before signing: it states the level asked for.
+    if (sign) data.signatureLevel = asked;
+    const rendered = await renderCertificate(data, source.bytes, {
+      lang: request.lang,
+      attachments: [receiptAttachment(receipt, data.issuedAt)],
+      ...(signal ? { signal } : {}),
+      ...(sign
+        ? {
+            signaturePlaceholder: {
+              signatureLength: PADES_SIGNATURE_LENGTH,
+              name: ctx.config.serviceName,
+              reason:
+                request.lang === 'en'
+                  ? `Notarization certificate ${doc.serialNumber}`
+                  : `Certificado de notarização ${doc.serialNumber}`,
+              location: ctx.config.signing?.location ?? '',
+              contactInfo: ctx.publicUrl,
+              ...(icpBrasil ? { dictionary: 'icp-brasil' as const } : {}),
+            },
+          }
+        : {}),
+    });
+    signal?.throwIfAborted();
+    const signature =
+      sign && ctx.signer
+        ? await signPdfAtLevel(rendered.pdf, ctx.signer, {
+            level: asked,
+            ...(ctx.tsa ? { tsa: ctx.tsa } : {}),
+            ...(asked === 'B-LT' || asked === 'B-LTA'
+              ? {
+                  gather: revocationGatherer(ctx.revocation),
+                  // A token carrying only the TSA's certificate is completed from the TSA's anchors.
+                  ...(ctx.tsa?.trustAnchors ? { issuers: ctx.tsa.trustAnchors } : {}),
+                }
+              : {}),
+            ...(icpBrasil ? { policy: icpBrasil } : {}),
+            // The certificate may hold the uploaded original: its long-term updates parse it off this thread.
+            writer: boundedLtvWriter,
+          })
+        : undefined;
+    return { rendered, signature };
+  };
+  let { rendered, signature } = await renderAndSign(level);
+  const shortfall = signature?.shortfall ?? [];
+  if (signature && policy === 'icp-brasil-ad-rc' && signature.level !== 'B-LTA') {
+    // AD-RC mandates the /DSS, /VRI and document timestamp (DOC-ICP-15.03 Tabela A.22): a file without them
+    // would declare a policy it breaks.
+    throw new AppError(
+      'BAD_GATEWAY',
+      `ICP-Brasil AD-RC needs revocation data for every certificate, which could not all be had: ${shortfall.join('; ')}`,
+    );
+  }
+  // Rare (responders down and nothing cached): issued again at the level reached, so the page states the
+  // level the file has. B-T never falls short, so this ends.
+  for (let tries = 0; signature && signature.level !== data.signatureLevel && tries < 3; tries += 1) {
+    signal?.throwIfAborted();
+    ({ rendered, signature } = await renderAndSign(signature.level));
+  }
   const base = request.lang === 'en' ? 'certificate' : 'certificado';
   return {
     pdf: signature?.pdf ?? rendered.pdf,
     signed: sign,
     level: signature?.level,
-    levelShortfall: signature?.shortfall ?? [],
+    levelShortfall: shortfall,
     layout: rendered.layout,
     fileName: `${base}-${doc.serialNumber}.pdf`,
     fallbackReason: rendered.fallbackReason ?? source.skipReason,
