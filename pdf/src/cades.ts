@@ -118,7 +118,7 @@ export async function buildCadesSignature(
 ): Promise<Uint8Array> {
   const signerDer = signer.certificateChain[0];
   if (!signerDer) throw new Error('CAdES: the signer has no certificate');
-  const certificates = signer.certificateChain.map((der) => pkijs.Certificate.fromBER(der));
+  const certificates = signer.certificateChain.map((der) => pkijs.Certificate.fromBER(new Uint8Array(der)));
   const signerCert = certificates[0] as pkijs.Certificate;
 
   const signedAttributes = sortedForDer([
@@ -306,7 +306,7 @@ export function essCertIdMatches(
   if (!hashName) throw new Error(`ESS: unsupported certHash algorithm ${id.hashAlgorithm}`);
   const hash = Buffer.from(createHash(hashName).update(certDer).digest()).equals(Buffer.from(id.certHash));
   if (!id.issuerSerial) return { hash, issuerSerial: null };
-  const cert = pkijs.Certificate.fromBER(certDer);
+  const cert = pkijs.Certificate.fromBER(new Uint8Array(certDer));
   const names = id.issuerSerial.issuer.names;
   const directoryName = names.length === 1 && names[0]?.type === 4 ? names[0].value : undefined;
   const issuerSerial =

@@ -255,7 +255,7 @@ async function validationData(
  * cannot be gathered (OCSP and CRLs are checked against the issuer's key, RFC 6960 4.1.1, RFC 5280 6.3).
  */
 function issuerGaps(chain: readonly Uint8Array[]): string[] {
-  const certs = chain.map((der) => pkijs.Certificate.fromBER(der));
+  const certs = chain.map((der) => pkijs.Certificate.fromBER(new Uint8Array(der)));
   return certs
     .filter((c) => !c.issuer.isEqual(c.subject) && !certs.some((i) => i.subject.isEqual(c.issuer)))
     .map(
@@ -278,10 +278,10 @@ function completeChain(chain: Uint8Array[], issuers: readonly Uint8Array[]): Uin
   // A TSA's anchors may be the whole bundled root store: parsed once per list, not per signature.
   let pool = parsedIssuers.get(issuers);
   if (!pool) {
-    pool = issuers.map((der) => ({ der, cert: pkijs.Certificate.fromBER(der) }));
+    pool = issuers.map((der) => ({ der, cert: pkijs.Certificate.fromBER(new Uint8Array(der)) }));
     parsedIssuers.set(issuers, pool);
   }
-  const out = chain.map((der) => ({ der, cert: pkijs.Certificate.fromBER(der) }));
+  const out = chain.map((der) => ({ der, cert: pkijs.Certificate.fromBER(new Uint8Array(der)) }));
   for (let added = 0; added < MAX_ADDED_ISSUERS; added += 1) {
     let found: { der: Uint8Array; cert: pkijs.Certificate } | undefined;
     for (const c of out) {

@@ -454,7 +454,10 @@ function parseOcsp(der: Uint8Array): pkijs.BasicOCSPResponse | string {
     if (status !== 0) out = `response status ${OCSP_STATUS[status] ?? status}`;
     else if (!response.responseBytes || response.responseBytes.responseType !== OID.ocspBasic) {
       out = 'not a basic OCSP response';
-    } else out = pkijs.BasicOCSPResponse.fromBER(response.responseBytes.response.valueBlock.valueHexView);
+    } else
+      out = pkijs.BasicOCSPResponse.fromBER(
+        new Uint8Array(response.responseBytes.response.valueBlock.valueHexView),
+      );
   } catch (e) {
     out = `does not parse: ${message(e)}`;
   }
