@@ -38,6 +38,7 @@ import {
   signerInfoOf,
 } from './icp-brasil.ts';
 import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
+import { checkPadesSignature } from './pades.ts';
 
 const run = promisify(execFile);
 /** Debian's python3 (python3-pikepdf), not whatever python3 comes first on PATH. */
@@ -674,6 +675,27 @@ describe('signing period (Anexo 2 item 5.1)', () => {
     expect(icpBrasilSigningPeriodRow(signerInfoOf(cms), genTime)).toEqual(await row(genTime));
     const plain = await signedUnderPolicy(pki, 'icp-brasil-ad-rb', { policy: null });
     expect(icpBrasilSigningPeriodRow(signerInfoOf(plain.cms), genTime)).toBeNull();
+  });
+});
+
+describe('check 6 on an AD-RT signature', () => {
+  it('reports the policy, the table rows and, with the valid signature timestamp, the signing period', async () => {
+    const { pdf } = await signedUnderPolicy(pki, 'icp-brasil-ad-rt', { tsa: tsaClient(tsa.url) });
+    const result = await checkPadesSignature(pdf, {
+      trustCa: [pki.root.certDer],
+      tsaCa: [pki.root.certDer],
+      at: new Date(),
+    });
+    const labels = result.evidence.map((e) => `${e.label}: ${e.value}`);
+    expect(labels).toContain('signature policy: AD-RT v1.3 (2.16.76.1.7.1.12.1.3)');
+    expect(
+      labels.some((l) =>
+        l.startsWith('Tabela A.18 /SubFilter: signature dictionary: /SubFilter /PBAD.PAdES'),
+      ),
+    ).toBe(true);
+    const period = result.evidence.find((e) => e.label === 'Anexo 2 item 5.1 signing period');
+    expect(period).toMatchObject({ ok: true });
+    expect(period?.value).toContain('AD-RT v1.3 is for signatures from 2025-07-23 to 2037-10-22');
   });
 });
 

@@ -11,7 +11,7 @@ import {
   subjectName,
   verifySignerInfo,
 } from './cms.ts';
-import { icpBrasilConformance } from './icp-brasil.ts';
+import { icpBrasilConformance, icpBrasilSigningPeriodRow } from './icp-brasil.ts';
 import {
   changesAfter,
   type PdfSignature,
@@ -272,6 +272,9 @@ export async function checkPadesSignature(
     c.note('signature timestamp', 'none (PAdES B-B)');
   }
   const signerPoes = [...(timestampValid && signedAt ? [signedAt] : []), ...coveringPoes];
+  // The declared policy's signing period (DOC-ICP-15.03 Anexo 2 item 5.1), when the time is proven.
+  const period = timestampValid && signedAt ? icpBrasilSigningPeriodRow(parsed.signerInfo, signedAt) : null;
+  if (period) c.expect(period.ok, `${period.table} ${period.row}`, period.detail);
   const signer = await judge.certificate(cert, options.trustCa, at, signerPoes, '--trust-ca');
   signer.report(c, 'signer');
 
