@@ -24,8 +24,8 @@ const exec = promisify(execFile);
 const PYTHON = '/usr/bin/python3';
 
 /**
- * Rows the service cannot meet yet, each for a reason outside the signature itself: openssl's TSA adds a
- * signingTime to its tokens (Tabela A.16 forbids it). Everything else must hold.
+ * The one row the service cannot meet with the test TSA: openssl adds a signingTime to its tokens, which
+ * Tabela A.16 forbids in a signature timestamp (an ICP-Brasil ACT is expected not to). Everything else holds.
  */
 const KNOWN_GAPS = new Set(['Tabela A.16: timestamp signed attribute id-signingTime must not be present']);
 
