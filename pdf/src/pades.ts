@@ -230,6 +230,24 @@ export async function signPdfAtLevel(
   return { pdf, level: reached, shortfall };
 }
 
+/**
+ * The level a signature by `signer` can be expected to reach when `asked`, known before anything is signed:
+ * B-LT and B-LTA need revocation data for every certificate of the signer's chain (completed from
+ * `issuers`), which `gather` is asked for now (a caching source answers the signing's own request later from
+ * its cache). Below B-LT, and when the signer's chain is covered, `asked`; else B-T. The TSA's chain is only
+ * known from its token, so the level reached may still be lower (`signPdfAtLevel` says so).
+ */
+export async function expectedLevel(
+  asked: SignatureLevel,
+  signer: Pick<CmsSigner, 'certificateChain'>,
+  options: { gather: GatherValidationData; issuers?: readonly Uint8Array[] },
+): Promise<SignatureLevel> {
+  if (asked !== 'B-LT' && asked !== 'B-LTA') return asked;
+  const chain = completeChain(uniqueDer(signer.certificateChain), options.issuers ?? []);
+  const { shortfall } = await validationData(chain, options.gather);
+  return shortfall.length === 0 ? asked : 'B-T';
+}
+
 /** What `gather` found for `chain`, the chain's certificates added, and the gaps as sentences. */
 async function validationData(
   chain: Uint8Array[],

@@ -5,6 +5,7 @@ import { icpBrasilSignaturePolicy } from '@notary/pdf/icp-brasil';
 import { boundedLtvWriter } from '@notary/pdf/ltv-bounded';
 import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
 import {
+  expectedLevel,
   type GatherValidationData,
   PADES_SIGNATURE_LENGTH,
   type SignatureLevel,
@@ -164,9 +165,13 @@ async function issueCertificateOf(
   // The receipt travels inside the certificate, within the signed range (issue 16): proof without us.
   const receipt = await buildReceipt(em, ctx, doc, originals ? { originalSignatures: originals } : {});
   data.notes = [...(data.notes ?? []), receiptNote(request.lang)];
-  const renderAndSign = async (asked: SignatureLevel) => {
-    // The page is rendered before signing: it states the level asked for.
-    if (sign) data.signatureLevel = asked;
+  const gather = revocationGatherer(ctx.revocation);
+  // A token carrying only the TSA's certificate is completed from the TSA's anchors.
+  const issuers = ctx.tsa?.trustAnchors ?? [];
+  /** Renders with the page stating `stated` and signs at `asked` (whose extras stay even when it falls short). */
+  const renderAndSign = async (stated: SignatureLevel, asked: SignatureLevel) => {
+    // The page is rendered before signing: it states the level expected.
+    if (sign) data.signatureLevel = stated;
     const rendered = await renderCertificate(data, source.bytes, {
       lang: request.lang,
       attachments: [receiptAttachment(receipt, data.issuedAt)],
@@ -193,13 +198,7 @@ async function issueCertificateOf(
         ? await signPdfAtLevel(rendered.pdf, ctx.signer, {
             level: asked,
             ...(ctx.tsa ? { tsa: ctx.tsa } : {}),
-            ...(asked === 'B-LT' || asked === 'B-LTA'
-              ? {
-                  gather: revocationGatherer(ctx.revocation),
-                  // A token carrying only the TSA's certificate is completed from the TSA's anchors.
-                  ...(ctx.tsa?.trustAnchors ? { issuers: ctx.tsa.trustAnchors } : {}),
-                }
-              : {}),
+            ...(asked === 'B-LT' || asked === 'B-LTA' ? { gather, issuers } : {}),
             ...(icpBrasil ? { policy: icpBrasil } : {}),
             // The certificate may hold the uploaded original: its long-term updates parse it off this thread.
             writer: boundedLtvWriter,
@@ -207,7 +206,10 @@ async function issueCertificateOf(
         : undefined;
     return { rendered, signature };
   };
-  let { rendered, signature } = await renderAndSign(level);
+  // Known before signing when the signer's own chain has no revocation data (a CA without OCSP or CRL URLs):
+  // the page then states B-T, and the long-term extras (/DSS, document timestamp) are still added.
+  const expected = sign && ctx.signer ? await expectedLevel(level, ctx.signer, { gather, issuers }) : level;
+  let { rendered, signature } = await renderAndSign(expected, level);
   const shortfall = signature?.shortfall ?? [];
   if (signature && policy === 'icp-brasil-ad-rc' && signature.level !== 'B-LTA') {
     // AD-RC mandates the /DSS, /VRI and document timestamp (DOC-ICP-15.03 Tabela A.22): a file without them
@@ -217,11 +219,11 @@ async function issueCertificateOf(
       `ICP-Brasil AD-RC needs revocation data for every certificate, which could not all be had: ${shortfall.join('; ')}`,
     );
   }
-  // Rare (responders down and nothing cached): issued again at the level reached, so the page states the
-  // level the file has. B-T never falls short, so this ends.
+  // Rare (the TSA's chain without revocation data, a responder failing in between): issued again at the level
+  // reached, so the page states the level the file has. B-T never falls short, so this ends.
   for (let tries = 0; signature && signature.level !== data.signatureLevel && tries < 3; tries += 1) {
     signal?.throwIfAborted();
-    ({ rendered, signature } = await renderAndSign(signature.level));
+    ({ rendered, signature } = await renderAndSign(signature.level, signature.level));
   }
   const base = request.lang === 'en' ? 'certificate' : 'certificado';
   return {
