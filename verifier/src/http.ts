@@ -84,7 +84,24 @@ export async function jsonRpc(
 
 /** The body of `res` as UTF-8 text. @throws Error past `max` bytes (the rest is not read). */
 async function readText(res: Response, max: number): Promise<string> {
-  if (!res.body) return '';
+  return new TextDecoder().decode(await readBounded(res, max));
+}
+
+/**
+ * The body of `res`, at most `max` bytes: a declared `content-length` above `max` is refused before reading,
+ * and the stream is cancelled as soon as it passes `max`, so an endpoint cannot make the caller hold more. The
+ * time is the request's own `AbortSignal`'s: a timeout while reading rejects with its `TimeoutError`. Shared by
+ * the JSON requests here, the RFC 6960 / RFC 5280 revocation look-ups, the RFC 3161 client and the server's
+ * revocation cache; `fetch` streams only, so it runs in browsers as in Node.
+ * @throws Error `the answer is larger than <max> bytes` (the rest is not read), or the stream's own error.
+ */
+export async function readBounded(res: Response, max: number): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+  if (declared > max) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new Error(`the answer is larger than ${max} bytes (content-length ${declared})`);
+  }
+  if (!res.body) return new Uint8Array(0);
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -104,7 +121,7 @@ async function readText(res: Response, max: number): Promise<string> {
     bytes.set(c, at);
     at += c.length;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
 
 function describe(e: unknown): string {

@@ -2,6 +2,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer } from './bytes.ts';
 import { certificateDer, subjectName } from './cms.ts';
+import { readBounded } from './http.ts';
 
 /**
  * Revocation data of X.509 certificates: fetching it from the certificates' own AIA OCSP URL (RFC 6960) or
@@ -527,42 +528,12 @@ class BoundedFetcher {
       await res.body?.cancel().catch(() => undefined);
       throw new Error(`HTTP ${res.status}`);
     }
-    const length = Number(res.headers.get('content-length') ?? Number.NaN);
-    if (length > this.maxBytes) {
-      await res.body?.cancel().catch(() => undefined);
-      throw new Error(`the answer is larger than ${this.maxBytes} bytes`);
-    }
     try {
-      return await readBytes(res, this.maxBytes);
+      return await readBounded(res, this.maxBytes);
     } catch (e) {
       throw new Error(describeFetchError(e));
     }
   }
-}
-
-/** The body of `res`. @throws Error past `max` bytes (the rest is not read). */
-async function readBytes(res: Response, max: number): Promise<Uint8Array> {
-  if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`the answer is larger than ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  return bytes;
 }
 
 function describeFetchError(e: unknown): string {

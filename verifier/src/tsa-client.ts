@@ -2,6 +2,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { equalBytes, toArrayBuffer } from './bytes.ts';
 import { OID, subjectName } from './cms.ts';
+import { readBounded } from './http.ts';
 import { CheckBuilder } from './report.ts';
 import { verifyTimestampToken } from './timestamp.ts';
 
@@ -201,36 +202,6 @@ export class TsaClient {
     const tsa = stamped.tsa ? subjectName(stamped.tsa) : 'unknown TSA';
     return { token, genTime: stamped.genTime, tsa, chainChecked: this.tsaCa !== undefined };
   }
-}
-
-/** The body of `res`, read up to `max` bytes. @throws Error past `max` (the rest is not read). */
-async function readBounded(res: Response, max: number): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
-  if (declared > max) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new Error(`the answer is larger than ${max} bytes (content-length ${declared})`);
-  }
-  if (!res.body) return new Uint8Array();
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`the answer is larger than ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
 
 function describe(e: unknown, timeoutMs: number): string {

@@ -9,6 +9,7 @@
  * operator chose), never from users, so no address policy applies to them (unlike web capture).
  */
 import { createHash } from 'node:crypto';
+import { readBounded } from '@notary/verify/http';
 import { gatherValidationMaterial } from '@notary/verify/revocation';
 import * as pkijs from 'pkijs';
 import type { RevocationSource } from '../../ports/revocation';
@@ -139,29 +140,6 @@ function nextUpdateOf(der: Uint8Array): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The body of `res`. @throws Error past `max` bytes (the rest is not read). */
-async function readBounded(res: Response, max: number): Promise<Uint8Array> {
-  if (Number(res.headers.get('content-length') ?? 0) > max) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new Error(`the answer is larger than ${max} bytes`);
-  }
-  if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`the answer is larger than ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
 }
 
 function copy(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
