@@ -18,32 +18,17 @@ import { addSignaturePlaceholder } from '@notary/pdf/placeholder';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer } from '@signpdf/utils';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { pemToDer, type TestPki } from './pki';
+import { pemCmsSigner } from './pades-pdfs';
+import type { TestPki } from './pki';
 
 /** The test PKI's RSA signer as a `CmsSigner` (node:crypto, PKCS#1 v1.5 SHA-256). */
 export function rsaCmsSigner(pki: TestPki): CmsSigner {
-  const key = createPrivateKey(pki.rsa.keyPem);
-  const chain = [
-    ...pki.rsa.chainPem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g),
-  ];
-  return {
-    certificateChain: chain.map((m) => pemToDer(m[0])),
-    algorithm: 'RSASSA-PKCS1-v1_5-SHA256',
-    sign: async (data) => new Uint8Array(cryptoSign('sha256', data, key)),
-  };
+  return pemCmsSigner(pki.rsa.keyPem, pki.rsa.chainPem);
 }
 
 /** The test PKI's EC P-256 signer as a `CmsSigner` (node:crypto, DER Ecdsa-Sig-Value). */
 export function ecCmsSigner(pki: TestPki): CmsSigner {
-  const key = createPrivateKey(pki.ec.keyPem);
-  const chain = [
-    ...pki.ec.chainPem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g),
-  ];
-  return {
-    certificateChain: chain.map((m) => pemToDer(m[0])),
-    algorithm: 'ECDSA-P256-SHA256',
-    sign: async (data) => new Uint8Array(cryptoSign('sha256', data, key)),
-  };
+  return pemCmsSigner(pki.ec.keyPem, pki.ec.chainPem, 'ECDSA-P256-SHA256');
 }
 
 /** An RFC 3161 client of the loopback TSA (pkijs TimeStampReq/Resp, certReq so the token carries its chain). */

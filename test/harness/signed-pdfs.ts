@@ -2,10 +2,9 @@ import { buildCadesSignature, type CmsSigner, type SignatureTimestamper } from '
 import { signPdf } from '@notary/pdf/pades';
 import { loadFileSigner } from '@notary/server/adapters/signer/file';
 import { HttpTimestampAuthority } from '@notary/server/adapters/tsa/http';
-import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { placeholderPdf as onePagePlaceholderPdf } from './pades-pdfs';
 import type { TestPki } from './pki';
 import type { TestTsa } from './tsa';
 
@@ -31,22 +30,18 @@ export function tsaClient(pki: TestPki, tsa: TestTsa): SignatureTimestamper {
 }
 
 /** A one-page PDF with a signature placeholder of `subFilter` (no object streams, so @signpdf finds it). */
-export async function placeholderPdf(subFilter: string = SUBFILTER_ETSI_CADES_DETACHED): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([595, 842]);
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  page.drawText('Signed original', { x: 50, y: 780, size: 18, font });
-  pdflibAddPlaceholder({
-    pdfDoc: doc,
-    reason: 'Test signature',
-    contactInfo: 'signer@example.test',
-    name: 'Test Signer',
-    location: 'Test',
-    // The placeholder writer types its SubFilter as the ETSI one; PBAD.PAdES is written the same way.
-    subFilter: subFilter as typeof SUBFILTER_ETSI_CADES_DETACHED,
+export function placeholderPdf(subFilter: string = SUBFILTER_ETSI_CADES_DETACHED): Promise<Uint8Array> {
+  return onePagePlaceholderPdf({
+    text: 'Signed original',
+    subFilter,
     signatureLength: 16384,
+    signer: {
+      name: 'Test Signer',
+      reason: 'Test signature',
+      contactInfo: 'signer@example.test',
+      location: 'Test',
+    },
   });
-  return doc.save({ useObjectStreams: false });
 }
 
 /** A PDF signed by `signPdf` (PAdES B-B, or B-T with `tsa`). */

@@ -7,7 +7,6 @@
  * (shared/fixtures/pdfs/signed_verified.pdf), a second extension, and every refusal with its exit status.
  */
 import { execFile } from 'node:child_process';
-import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -15,12 +14,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { CmsSigner } from '@notary/pdf/cades';
-import { PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
-import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
-import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { signPdf } from '@notary/pdf/pades';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
 import { runCli } from './cli.ts';
 import { checkPadesSignature } from './pades.ts';
@@ -40,12 +37,7 @@ beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'notary-extend-test-'));
   rootPem = path.join(tmp, 'root.pem');
   await writeFile(rootPem, pki.root.certPem);
-  const key = createPrivateKey(pki.signer.keyPem);
-  const signer: CmsSigner = {
-    certificateChain: [pki.signer.certDer, pki.intermediate.certDer, pki.root.certDer],
-    algorithm: 'RSASSA-PKCS1-v1_5-SHA256',
-    sign: async (data) => new Uint8Array(cryptoSign('sha256', data, key)),
-  };
+  const signer = pemCmsSigner(pki.signer.keyPem, pki.signer.chainPem);
   // PAdES B-T, as the service signs a certificate with a TSA configured.
   const bt = await signPdf(
     await placeholderPdf(),
@@ -60,29 +52,6 @@ afterAll(async () => {
   await pki?.stop();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
-
-/** A one-page PDF with a PAdES placeholder, as the service's renderer leaves it. */
-async function placeholderPdf(): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([595, 842]);
-  page.drawText('Certificate of notarization', {
-    x: 50,
-    y: 780,
-    size: 18,
-    font: await doc.embedFont(StandardFonts.Helvetica),
-  });
-  pdflibAddPlaceholder({
-    pdfDoc: doc,
-    reason: 'Notarization certificate',
-    contactInfo: 'notary@example.test',
-    name: 'Notary',
-    location: 'Test',
-    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
-    signatureLength: PADES_SIGNATURE_LENGTH,
-    widgetRect: [0, 0, 0, 0],
-  });
-  return doc.save({ useObjectStreams: false });
-}
 
 const isPrefix = (prefix: Uint8Array, of: Uint8Array) =>
   of.length > prefix.length && Buffer.from(of.subarray(0, prefix.length)).equals(Buffer.from(prefix));

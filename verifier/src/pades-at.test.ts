@@ -7,19 +7,18 @@
  * offline judgement is given a fetch that records calls: none may happen.
  */
 import { execFile } from 'node:child_process';
-import { createPrivateKey, sign as cryptoSign, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { CmsSigner, SignatureTimestamper } from '@notary/pdf/cades';
+import type { SignatureTimestamper } from '@notary/pdf/cades';
 import { appendDocumentTimestamp, appendValidationData } from '@notary/pdf/ltv';
-import { PADES_SIGNATURE_LENGTH, type SignatureLevel, signPdf, signPdfAtLevel } from '@notary/pdf/pades';
-import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
-import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
+import { type SignatureLevel, signPdf, signPdfAtLevel } from '@notary/pdf/pades';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedUnderPolicy } from '../../test/harness/icp-brasil.ts';
+import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
 import { createTestPki, pemToDer, type TestPki } from '../../test/harness/pki.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
 import { parseRfc3339, runCli } from './cli.ts';
@@ -103,42 +102,6 @@ function opensslTsaClient(url: string, certReq = true): SignatureTimestamper {
   };
 }
 
-/** A `CmsSigner` over a PEM key and its chain (signer, intermediate, root). */
-function cmsSigner(keyPem: string, chainPem: string): CmsSigner {
-  const key = createPrivateKey(keyPem);
-  const chain = [...chainPem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g)].map(
-    (m) => pemToDer(m[0]),
-  );
-  return {
-    certificateChain: chain,
-    algorithm: 'RSASSA-PKCS1-v1_5-SHA256',
-    sign: async (data) => new Uint8Array(cryptoSign('sha256', data, key)),
-  };
-}
-
-/** A one-page PDF with a PAdES placeholder (no object streams, as the service's renderer writes it). */
-async function placeholderPdf(): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([595, 842]);
-  page.drawText('Certificate of notarization', {
-    x: 50,
-    y: 780,
-    size: 18,
-    font: await doc.embedFont(StandardFonts.Helvetica),
-  });
-  pdflibAddPlaceholder({
-    pdfDoc: doc,
-    reason: 'Notarization certificate',
-    contactInfo: 'notary@example.test',
-    name: 'Notary',
-    location: 'Test',
-    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
-    signatureLength: PADES_SIGNATURE_LENGTH,
-    widgetRect: [0, 0, 0, 0],
-  });
-  return doc.save({ useObjectStreams: false });
-}
-
 async function signAt(
   pki: RevocationPki,
   level: SignatureLevel,
@@ -146,7 +109,7 @@ async function signAt(
   tsa: SignatureTimestamper = opensslTsaClient(pki.tsaUrl),
 ): Promise<Uint8Array> {
   const files = pki[who];
-  const signed = await signPdfAtLevel(await placeholderPdf(), cmsSigner(files.keyPem, files.chainPem), {
+  const signed = await signPdfAtLevel(await placeholderPdf(), pemCmsSigner(files.keyPem, files.chainPem), {
     level,
     tsa,
     gather: (chain) => gatherValidationMaterial(chain),
@@ -555,7 +518,7 @@ describe('check 6 at a time T: revocation (a PKI of its own, its signer revoked)
   });
 
   it('a lying OCSP answer (rogue responder) in the /DSS gives no verdict: not B-LT', async () => {
-    const signer = cmsSigner(pki.shortLived.keyPem, pki.shortLived.chainPem);
+    const signer = pemCmsSigner(pki.shortLived.keyPem, pki.shortLived.chainPem);
     const bt = await signPdf(await placeholderPdf(), signer, opensslTsaClient(pki.tsaUrl));
     pki.setOcsp('lying');
     try {

@@ -7,11 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
+import { signPdf } from '@notary/pdf/pades';
 import { TsaClient } from '@notary/verify/tsa-client';
-import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
-import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
+import { addPlaceholder, pemCmsSigner } from '../../../../test/harness/pades-pdfs';
 import type { TestPki } from '../../../../test/harness/pki';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest();
@@ -97,13 +96,6 @@ export function receiptOf(
   };
 }
 
-/** The DER of every PEM block of `pem` (`-----BEGIN <label>-----`). */
-function pemBlocks(pem: string): Uint8Array<ArrayBuffer>[] {
-  return [...pem.matchAll(/-----BEGIN [A-Z ]+-----([\s\S]*?)-----END [A-Z ]+-----/g)].map((m) =>
-    Uint8Array.from(Buffer.from((m[1] ?? '').replace(/\s+/g, ''), 'base64')),
-  );
-}
-
 /**
  * A certificate of `file` as the service issues it when signing with a TSA (PAdES B-T): the receipt (with an
  * RFC 3161 token of `tsaUrl` over the file's SHA-256) attached, signed by the test PKI's RSA signer with its
@@ -120,33 +112,10 @@ export async function signedCertificate(pki: TestPki, tsaUrl: string, file: Uint
     deflateSync(new TextEncoder().encode(JSON.stringify(receipt))),
     'FlateDecode',
   );
-  pdflibAddPlaceholder({
-    pdfDoc: doc,
-    reason: 'Notarization certificate',
-    contactInfo: 'notary@example.test',
-    name: 'Notary',
-    location: 'Test',
-    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
-    signatureLength: PADES_SIGNATURE_LENGTH,
-  });
-  const unsigned = await doc.save({ useObjectStreams: false });
-  const [keyDer] = pemBlocks(pki.rsa.keyPem);
-  if (!keyDer) throw new Error('the test signer has no PEM key');
-  const key = await crypto.subtle.importKey(
-    'pkcs8',
-    keyDer,
-    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
+  addPlaceholder(doc);
   return signPdf(
-    unsigned,
-    {
-      certificateChain: pemBlocks(pki.rsa.chainPem),
-      algorithm: 'RSASSA-PKCS1-v1_5-SHA256',
-      sign: async (data) =>
-        new Uint8Array(await crypto.subtle.sign('RSASSA-PKCS1-v1_5', key, new Uint8Array(data))),
-    },
+    await doc.save({ useObjectStreams: false }),
+    pemCmsSigner(pki.rsa.keyPem, pki.rsa.chainPem),
     tsa,
   );
 }

@@ -14,17 +14,11 @@ import { promisify } from 'node:util';
 import { deflateSync } from 'node:zlib';
 import { appendDocumentTimestamp, appendValidationData, vriKey } from '@notary/pdf/ltv';
 import { boundedLtvWriter } from '@notary/pdf/ltv-bounded';
-import {
-  type GatherValidationData,
-  PADES_SIGNATURE_LENGTH,
-  signPdf,
-  signPdfAtLevel,
-} from '@notary/pdf/pades';
+import { type GatherValidationData, signPdf, signPdfAtLevel } from '@notary/pdf/pades';
 import { gatherValidationMaterial } from '@notary/verify/revocation';
-import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
-import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
-import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { placeholderPdf } from '../../../../test/harness/pades-pdfs';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
 import { type RevocationPki, startRevocationPki } from '../../../../test/harness/revocation-pki';
 import { startTestTsa, type TestTsa } from '../../../../test/harness/tsa';
@@ -62,29 +56,6 @@ async function file(bytes: Uint8Array, ext = 'pdf'): Promise<string> {
   const p = path.join(tmp, `f${fileCount}.${ext}`);
   await writeFile(p, bytes);
   return p;
-}
-
-/** A one-page PDF with a PAdES placeholder (no object streams, as the service's renderer writes it). */
-async function placeholderPdf(): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([595, 842]);
-  page.drawText('Certificate of notarization', {
-    x: 50,
-    y: 780,
-    size: 18,
-    font: await doc.embedFont(StandardFonts.Helvetica),
-  });
-  pdflibAddPlaceholder({
-    pdfDoc: doc,
-    reason: 'Notarization certificate',
-    contactInfo: 'notary@example.test',
-    name: 'Notary',
-    location: 'Test',
-    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
-    signatureLength: PADES_SIGNATURE_LENGTH,
-    widgetRect: [0, 0, 0, 0],
-  });
-  return doc.save({ useObjectStreams: false });
 }
 
 /** `pdfsig` stdout (it may exit non-zero on a bad signature; stdout still counts). */

@@ -19,10 +19,9 @@ import {
   readSigningCertificateV2,
 } from '@notary/pdf/cades';
 import { PADES_MAX_CMS_BYTES, PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
-import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
-import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeholderPdf as onePagePlaceholderPdf } from '../../../../test/harness/pades-pdfs';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
 import { startTestTsa, type TestTsa } from '../../../../test/harness/tsa';
 import type { DocumentSigner } from '../../ports/signer';
@@ -52,29 +51,13 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-/** A one-page PDF with a signature placeholder, saved without object streams so @signpdf finds it. */
-async function placeholderPdf(signatureLength = PADES_SIGNATURE_LENGTH): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  doc.setTitle('Notary Test Document');
-  const page = doc.addPage([595, 842]);
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  page.drawText('Certificate of notarization', { x: 50, y: 780, size: 18, font });
-  page.drawText('SHA-256 0000000000000000000000000000000000000000000000000000000000000000', {
-    x: 50,
-    y: 740,
-    size: 8,
-    font,
-  });
-  pdflibAddPlaceholder({
-    pdfDoc: doc,
-    reason: 'Notarization certificate',
-    contactInfo: 'notary@example.test',
-    name: 'Notary',
-    location: 'Test',
-    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
+/** The certificate-like one-page PDF with a placeholder of `signatureLength` bytes these tests sign. */
+function placeholderPdf(signatureLength = PADES_SIGNATURE_LENGTH): Promise<Uint8Array> {
+  return onePagePlaceholderPdf({
     signatureLength,
+    title: 'Notary Test Document',
+    note: 'SHA-256 0000000000000000000000000000000000000000000000000000000000000000',
   });
-  return doc.save({ useObjectStreams: false });
 }
 
 /** `pdfsig -nssdir sql:<nssDir> <pdf>` stdout (pdfsig may exit non-zero on a bad signature; stdout still counts). */
