@@ -138,66 +138,14 @@ export async function createTestPki(dir?: string): Promise<TestPki> {
 async function generate(dir: string): Promise<Omit<TestPki, 'dispose'>> {
   const cnf = path.join(dir, 'openssl.cnf');
   await writeFile(cnf, CONFIG);
-  const openssl = async (...args: string[]) => {
-    try {
-      await run('openssl', args, { cwd: dir });
-    } catch (e) {
-      const err = e as Error & { stderr?: string };
-      throw new Error(`openssl ${args.join(' ')}: ${err.stderr ?? err.message}`, { cause: e });
-    }
-  };
+  const openssl = opensslIn(dir);
   // Random positive 63-bit serials: certificates of one issuer must not share one.
   const serial = () => `0x${(randomBytes(8).readBigUInt64BE() >> 1n).toString(16)}`;
-  const load = async (name: string): Promise<TestCertificate> => {
-    const certPath = path.join(dir, `${name}.pem`);
-    const keyPath = path.join(dir, `${name}.key`);
-    const certPem = await readFile(certPath, 'utf8');
-    return {
-      certPath,
-      certPem,
-      certDer: pemToDer(certPem),
-      keyPath,
-      keyPem: await readFile(keyPath, 'utf8'),
-    };
-  };
+  const load = (name: string) => loadCertificate(dir, name);
   const selfSigned = (name: string, subject: string) =>
-    openssl(
-      'req',
-      '-x509',
-      '-new',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.pem`,
-      '-days',
-      '3650',
-      '-subj',
-      subject,
-      '-config',
-      cnf,
-      '-extensions',
-      'root',
-      '-set_serial',
-      serial(),
-    );
+    selfSignedCertificate(openssl, cnf, name, subject, 'root', ['-set_serial', serial()]);
   const issue = async (name: string, keyArgs: string[], subject: string, extensions: string, ca: string) => {
-    await openssl(
-      'req',
-      '-new',
-      ...keyArgs,
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-      '-subj',
-      subject,
-      '-config',
-      cnf,
-    );
+    await newKeyRequest(openssl, cnf, name, subject, keyArgs);
     await openssl(
       'x509',
       '-req',
@@ -220,7 +168,7 @@ async function generate(dir: string): Promise<Omit<TestPki, 'dispose'>> {
       `${name}.pem`,
     );
   };
-  const rsa = ['-newkey', 'rsa:2048'];
+  const rsa = RSA_2048;
   const p256 = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
 
   await Promise.all([
@@ -281,19 +229,7 @@ async function generate(dir: string): Promise<Omit<TestPki, 'dispose'>> {
   ]);
 
   const nssDir = path.join(dir, 'nssdb');
-  await mkdir(nssDir);
-  await run('certutil', ['-N', '--empty-password', '-d', `sql:${nssDir}`]);
-  await run('certutil', [
-    '-A',
-    '-n',
-    'notary-test-root',
-    '-t',
-    'CT,C,C',
-    '-i',
-    root.certPath,
-    '-d',
-    `sql:${nssDir}`,
-  ]);
+  await nssDbTrusting(nssDir, root.certPath, 'notary-test-root');
 
   return {
     dir,
@@ -316,4 +252,95 @@ export function pemToDer(pem: string): Uint8Array {
   const m = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(pem);
   if (!m) throw new Error('no CERTIFICATE block in PEM');
   return new Uint8Array(Buffer.from((m[1] ?? '').replace(/\s+/g, ''), 'base64'));
+}
+
+/** An `openssl` command line run in one directory: its stdout. */
+export type Openssl = (...args: string[]) => Promise<string>;
+
+/**
+ * Runs the `openssl` CLI in `dir` (relative file names are that directory's).
+ * @throws Error naming the command and openssl's stderr.
+ */
+export function opensslIn(dir: string): Openssl {
+  return async (...args) => {
+    try {
+      return (await run('openssl', args, { cwd: dir, encoding: 'utf8' })).stdout;
+    } catch (e) {
+      const err = e as Error & { stderr?: string };
+      throw new Error(`openssl ${args.join(' ')}: ${err.stderr ?? err.message}`, { cause: e });
+    }
+  };
+}
+
+/** `-newkey` arguments of an RSA-2048 key. */
+export const RSA_2048 = ['-newkey', 'rsa:2048'];
+
+/** A new key `<name>.key` (unencrypted; `keyArgs` RSA-2048 unless told) and its request `<name>.csr`. */
+export async function newKeyRequest(
+  openssl: Openssl,
+  cnf: string,
+  name: string,
+  subject: string,
+  keyArgs: string[] = RSA_2048,
+): Promise<void> {
+  await openssl(
+    'req',
+    '-new',
+    ...keyArgs,
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    subject,
+    '-config',
+    cnf,
+  );
+}
+
+/** A self-signed RSA-2048 certificate `<name>.pem` (10 years, `extensions` of `cnf`) and its key `<name>.key`. */
+export async function selfSignedCertificate(
+  openssl: Openssl,
+  cnf: string,
+  name: string,
+  subject: string,
+  extensions: string,
+  extra: string[] = [],
+): Promise<void> {
+  await openssl(
+    'req',
+    '-x509',
+    '-new',
+    ...RSA_2048,
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.pem`,
+    '-days',
+    '3650',
+    '-subj',
+    subject,
+    '-config',
+    cnf,
+    '-extensions',
+    extensions,
+    ...extra,
+  );
+}
+
+/** `<name>.pem` and `<name>.key` of `dir`, read back. */
+export async function loadCertificate(dir: string, name: string): Promise<TestCertificate> {
+  const certPath = path.join(dir, `${name}.pem`);
+  const keyPath = path.join(dir, `${name}.key`);
+  const certPem = await readFile(certPath, 'utf8');
+  return { certPath, certPem, certDer: pemToDer(certPem), keyPath, keyPem: await readFile(keyPath, 'utf8') };
+}
+
+/** A new NSS database in `nssDir` trusting `rootPath` as a CA (`CT,C,C`), for `pdfsig -nssdir sql:<nssDir>`. */
+export async function nssDbTrusting(nssDir: string, rootPath: string, nickname: string): Promise<void> {
+  await mkdir(nssDir);
+  await run('certutil', ['-N', '--empty-password', '-d', `sql:${nssDir}`]);
+  await run('certutil', ['-A', '-n', nickname, '-t', 'CT,C,C', '-i', rootPath, '-d', `sql:${nssDir}`]);
 }

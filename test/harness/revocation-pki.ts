@@ -22,17 +22,21 @@
  * concurrent writers. The server does not keep the process alive, and `stop()` closes it and removes the
  * temp directory.
  */
-import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { pemToDer, type TestCertificate } from './pki';
-
-const run = promisify(execFile);
+import {
+  loadCertificate,
+  newKeyRequest,
+  nssDbTrusting,
+  opensslIn,
+  pemToDer,
+  selfSignedCertificate,
+  type TestCertificate,
+} from './pki';
 
 export type RevocationCa = 'root' | 'intermediate';
 /** Certificates that can be revoked: each names its issuing CA's index. */
@@ -243,14 +247,7 @@ export async function startRevocationPki(): Promise<RevocationPki> {
     ready = resolve;
   });
 
-  const openssl = async (...args: string[]): Promise<string> => {
-    try {
-      return (await run('openssl', args, { cwd: dir, encoding: 'utf8' })).stdout;
-    } catch (e) {
-      const err = e as Error & { stderr?: string };
-      throw new Error(`openssl ${args.join(' ')}: ${err.stderr ?? err.message}`, { cause: e });
-    }
-  };
+  const openssl = opensslIn(dir);
   const cnf = path.join(dir, 'openssl.cnf');
   const file = (name: string) => path.join(dir, name);
   let serialCounter = 0;
@@ -383,43 +380,8 @@ export async function startRevocationPki(): Promise<RevocationPki> {
     }
     await writeFile(file('tsa-serial'), '01\n');
 
-    const newKey = async (name: string, subject: string) =>
-      openssl(
-        'req',
-        '-new',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.csr`,
-        '-subj',
-        subject,
-        '-config',
-        cnf,
-      );
     const selfSigned = (name: string, subject: string, ext: string) =>
-      openssl(
-        'req',
-        '-x509',
-        '-new',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.pem`,
-        '-days',
-        '3650',
-        '-subj',
-        subject,
-        '-config',
-        cnf,
-        '-extensions',
-        ext,
-      );
+      selfSignedCertificate(openssl, cnf, name, subject, ext);
     /** `openssl ca` issues (and records in the CA's index.txt) with a random serial. */
     const issue = async (
       name: string,
@@ -428,7 +390,7 @@ export async function startRevocationPki(): Promise<RevocationPki> {
       ca: RevocationCa,
       validity: string[] = ['-days', '3650'],
     ) => {
-      await newKey(name, subject);
+      await newKeyRequest(openssl, cnf, name, subject);
       await serial(ca, () =>
         openssl(
           'ca',
@@ -468,16 +430,7 @@ export async function startRevocationPki(): Promise<RevocationPki> {
       issue('ocsp-responder', '/O=Notary Test/CN=Notary LTV OCSP Responder', 'v_ocsp', 'intermediate'),
     ]);
 
-    const load = async (name: string): Promise<TestCertificate> => {
-      const certPem = await readFile(file(`${name}.pem`), 'utf8');
-      return {
-        certPath: file(`${name}.pem`),
-        certPem,
-        certDer: pemToDer(certPem),
-        keyPath: file(`${name}.key`),
-        keyPem: await readFile(file(`${name}.key`), 'utf8'),
-      };
-    };
+    const load = (name: string) => loadCertificate(dir, name);
     const root = await load('root');
     const intermediate = await load('intermediate');
     const caChainPem = intermediate.certPem + root.certPem;
@@ -495,19 +448,7 @@ export async function startRevocationPki(): Promise<RevocationPki> {
     await Promise.all([generateCrl('root'), generateCrl('intermediate')]);
 
     const nssDir = file('nssdb');
-    await mkdir(nssDir);
-    await run('certutil', ['-N', '--empty-password', '-d', `sql:${nssDir}`]);
-    await run('certutil', [
-      '-A',
-      '-n',
-      'notary-ltv-root',
-      '-t',
-      'CT,C,C',
-      '-i',
-      root.certPath,
-      '-d',
-      `sql:${nssDir}`,
-    ]);
+    await nssDbTrusting(nssDir, root.certPath, 'notary-ltv-root');
 
     const certPathOf: Record<RevocableCertificate, string> = {
       intermediate: intermediate.certPath,

@@ -6,7 +6,6 @@
  * The ASN.1 surgery uses only the `openssl` CLI (`asn1parse` offsets, `cms -sign -cades`, `ts -token_in`):
  * pkijs is installed for the server workspace only, and an independent tool makes a fairer fixture anyway.
  */
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -14,10 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import type { TestPki } from './pki';
-
-const run = promisify(execFile);
+import { opensslIn, type TestPki } from './pki';
 
 /**
  * - `ok`: a correct token.
@@ -80,14 +76,7 @@ ess_cert_id_alg = sha256
 `,
   );
 
-  const openssl = async (...args: string[]) => {
-    try {
-      return (await run('openssl', args, { cwd: dir, encoding: 'utf8' })).stdout;
-    } catch (e) {
-      const err = e as Error & { stderr?: string };
-      throw new Error(`openssl ${args.join(' ')}: ${err.stderr ?? err.message}`, { cause: e });
-    }
-  };
+  const openssl = opensslIn(dir);
   const reply = async (query: Uint8Array): Promise<Uint8Array> => {
     await writeFile(path.join(dir, 'q.tsq'), query);
     await openssl(

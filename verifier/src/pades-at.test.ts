@@ -19,7 +19,7 @@ import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef } from 'p
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedUnderPolicy } from '../../test/harness/icp-brasil.ts';
 import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
-import { createTestPki, pemToDer, type TestPki } from '../../test/harness/pki.ts';
+import { createTestPki, newKeyRequest, opensslIn, pemToDer, type TestPki } from '../../test/harness/pki.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
 import { parseRfc3339, runCli } from './cli.ts';
 import { checkPadesSignature } from './pades.ts';
@@ -133,21 +133,7 @@ async function shortLivedTsa(
   const generalized = (d: Date) => `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
   const cnf = path.join(pki.dir, 'openssl.cnf');
   const at = (name: string) => path.join(dir, name);
-  await run('openssl', [
-    'req',
-    '-new',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    at('tsa.key'),
-    '-out',
-    at('tsa.csr'),
-    '-subj',
-    '/O=Notary Test/CN=Notary LTV Short-Lived TSA',
-    '-config',
-    cnf,
-  ]);
+  await newKeyRequest(opensslIn(dir), cnf, 'tsa', '/O=Notary Test/CN=Notary LTV Short-Lived TSA');
   await run('openssl', [
     'ca',
     '-batch',
