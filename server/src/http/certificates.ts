@@ -5,6 +5,7 @@ import type { Request, RequestHandler } from 'express';
 import { contentDispositionHeader } from '../adapters/storage/validate';
 import type { AppDeps } from '../deps';
 import {
+  type CertificateContext,
   type IssuedCertificate,
   issueCertificate,
   issuePublicCertificate,
@@ -54,22 +55,12 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
     const issued = await certificateRenders
       .run(
         (signal) =>
-          issueCertificate(
-            em,
-            {
-              config: deps.config,
-              publicUrl: deps.publicUrl,
-              storage: deps.storage,
-              ipfs: deps.ipfs,
-              signer: deps.signer,
-              tsa: deps.tsa,
-              revocation: deps.revocation,
-              secret: deps.secret,
-              originalSignatures: deps.originalSignatures,
-            },
-            actor,
-            { id: String(req.params.id), signed: signedParam === '1', lang, ...(signal ? { signal } : {}) },
-          ),
+          issueCertificate(em, certificateContext(deps), actor, {
+            id: String(req.params.id),
+            signed: signedParam === '1',
+            lang,
+            ...(signal ? { signal } : {}),
+          }),
         clientLeft,
       )
       .catch(queueFull);
@@ -93,22 +84,11 @@ export function publicCertificateRoute(deps: AppDeps): RequestHandler {
   return publicRoute(async ({ req, res, signal: clientLeft }) => {
     const input = ValidarQuery.parse({ serial: req.params.serial, _secretCode: req.query._secretCode });
     const lang = certificateLanguage(req);
-    const ctx = {
-      config: deps.config,
-      publicUrl: deps.publicUrl,
-      storage: deps.storage,
-      ipfs: deps.ipfs,
-      signer: deps.signer,
-      tsa: deps.tsa,
-      revocation: deps.revocation,
-      secret: deps.secret,
-      originalSignatures: deps.originalSignatures,
-    };
     const em = deps.db.fork();
     const issued = await certificateRenders
       .run(
         (signal) =>
-          issuePublicCertificate(em, ctx, {
+          issuePublicCertificate(em, certificateContext(deps), {
             serialNumber: input.serial,
             code: input._secretCode,
             lang,
@@ -120,6 +100,21 @@ export function publicCertificateRoute(deps: AppDeps): RequestHandler {
     logShortfall(req, issued);
     sendCertificate(res, issued, 'inline');
   });
+}
+
+/** What issuing a certificate needs of the composition root (the same for the owner's and the public route). */
+function certificateContext(deps: AppDeps): CertificateContext {
+  return {
+    config: deps.config,
+    publicUrl: deps.publicUrl,
+    storage: deps.storage,
+    ipfs: deps.ipfs,
+    signer: deps.signer,
+    tsa: deps.tsa,
+    revocation: deps.revocation,
+    secret: deps.secret,
+    originalSignatures: deps.originalSignatures,
+  };
 }
 
 /** A signature below `SIGNING_LEVEL` (revocation data missing) is the operator's to know, not the client's. */
