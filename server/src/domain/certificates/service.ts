@@ -33,7 +33,7 @@ import type { DocumentSigner } from '../../ports/signer';
 import type { ObjectStorage } from '../../ports/storage';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 import type { MerkleProof } from '../anchoring/merkle';
-import { originalSignaturesOf } from '../documents/original-signatures';
+import { originalSignaturesOf, readAtMost } from '../documents/original-signatures';
 import { buildReceipt } from '../documents/receipt';
 import { findDocumentInTenant, ipfsCidOf } from '../documents/service';
 import { onchainInfo } from '../onchain/info';
@@ -543,17 +543,9 @@ async function webCaptureFacts(
   return { notes: lines, screenshot: png };
 }
 
+/** The stream's bytes. @throws AppError INTERNAL past `max` bytes (the stream is destroyed, the rest not read). */
 async function readAll(stream: Readable, max: number): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const b = chunk as Buffer;
-    size += b.length;
-    if (size > max) {
-      stream.destroy();
-      throw new AppError('INTERNAL', 'Stored object is larger than its record says');
-    }
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks, size);
+  const bytes = await readAtMost(stream, max);
+  if (!bytes) throw new AppError('INTERNAL', 'Stored object is larger than its record says');
+  return bytes;
 }

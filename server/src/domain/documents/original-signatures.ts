@@ -55,8 +55,11 @@ export async function storedOriginalSignatures(
   return bytes ? originalSignaturesOf(ctx.originalSignatures, doc, bytes) : undefined;
 }
 
-/** The stream's bytes, or undefined past `max` (the stream is destroyed then). */
-async function readAtMost(stream: Readable, max: number): Promise<Uint8Array | undefined> {
+/**
+ * A stored object's bytes, or undefined past `max` bytes (the stream is destroyed then, the rest not read).
+ * Shared with certificate issuing (`certificates/service.ts`), which refuses such an object instead.
+ */
+export async function readAtMost(stream: Readable, max: number): Promise<Uint8Array | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
