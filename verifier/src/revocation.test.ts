@@ -37,6 +37,47 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
     await writeFile(p, bytes);
     return p;
   };
+  /** The intermediate's OCSP responder's answer about the signer now, asked with an openssl request. */
+  const askResponder = async (name: string, digest: string[] = []): Promise<Uint8Array> => {
+    const request = path.join(tmp, `${name}.req`);
+    await run('openssl', [
+      'ocsp',
+      ...digest,
+      '-issuer',
+      pki.caPath('intermediate'),
+      '-cert',
+      pki.signer.certPath,
+      '-reqout',
+      request,
+      '-no_nonce',
+    ]);
+    const res = await fetch(pki.ocspUrl('intermediate'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/ocsp-request' },
+      body: await readFile(request),
+    });
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  /** `openssl ocsp -respin` of `answer` about `cert` (the signer unless told), trusting the PKI's CAs. */
+  const opensslCheck = async (
+    answer: Uint8Array,
+    cert = pki.signer.certPath,
+    issuer = pki.caPath('intermediate'),
+    extra: string[] = [],
+  ) =>
+    openssl(
+      'ocsp',
+      '-respin',
+      await file(answer, 'der'),
+      '-issuer',
+      issuer,
+      '-cert',
+      cert,
+      '-CAfile',
+      pki.caChainPath,
+      ...extra,
+      '-no_nonce',
+    );
 
   beforeAll(async () => {
     pki = await startRevocationPki();
@@ -89,20 +130,7 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
       [material.ocsps[0], pki.intermediate.certPath, pki.caPath('root')],
       [material.ocsps[1], pki.signer.certPath, pki.caPath('intermediate')],
     ] as const) {
-      const respin = await file(der as Uint8Array, 'der');
-      const { code, out } = await openssl(
-        'ocsp',
-        '-respin',
-        respin,
-        '-issuer',
-        issuer,
-        '-cert',
-        cert,
-        '-CAfile',
-        pki.caChainPath,
-        '-resp_text',
-        '-no_nonce',
-      );
+      const { code, out } = await opensslCheck(der as Uint8Array, cert, issuer, ['-resp_text']);
       expect(code, out).toBe(0);
       expect(out).toContain('Response verify OK');
       expect(out).toContain(`${cert}: good`);
@@ -187,23 +215,7 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
       expect(m.reason).toMatch(/OCSP .*: not signed by an authority: .*Notary LTV OCSP Responder/);
 
     // The same answer placed in the material (as a /DSS could carry it) gives no verdict.
-    const request = path.join(tmp, 'lying.req');
-    await run('openssl', [
-      'ocsp',
-      '-issuer',
-      pki.caPath('intermediate'),
-      '-cert',
-      pki.signer.certPath,
-      '-reqout',
-      request,
-      '-no_nonce',
-    ]);
-    const res = await fetch(pki.ocspUrl('intermediate'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/ocsp-request' },
-      body: await readFile(request),
-    });
-    const lying = new Uint8Array(await res.arrayBuffer());
+    const lying = await askResponder('lying');
     const withLie: ValidationMaterial = {
       certs: [...chain, pki.ocspResponder.certDer],
       ocsps: [lying],
@@ -215,18 +227,7 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
       reason: expect.stringMatching(/not signed by an authority/),
     });
     // openssl refuses it too.
-    const { code, out } = await openssl(
-      'ocsp',
-      '-respin',
-      await file(lying, 'der'),
-      '-issuer',
-      pki.caPath('intermediate'),
-      '-cert',
-      pki.signer.certPath,
-      '-CAfile',
-      pki.caChainPath,
-      '-no_nonce',
-    );
+    const { code, out } = await opensslCheck(lying);
     expect(code).not.toBe(0);
     expect(out).toMatch(/Response Verify Failure/);
 
@@ -249,35 +250,8 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
         /OCSP .*: responder O=Notary Test, CN=Notary LTV Intermediate CA lacks the id-kp-OCSPSigning EKU/,
       ),
     ]);
-    const request = path.join(tmp, 'no-eku.req');
-    await run('openssl', [
-      'ocsp',
-      '-issuer',
-      pki.caPath('intermediate'),
-      '-cert',
-      pki.signer.certPath,
-      '-reqout',
-      request,
-      '-no_nonce',
-    ]);
-    const res = await fetch(pki.ocspUrl('intermediate'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/ocsp-request' },
-      body: await readFile(request),
-    });
-    const answer = new Uint8Array(await res.arrayBuffer());
-    const { code, out } = await openssl(
-      'ocsp',
-      '-respin',
-      await file(answer, 'der'),
-      '-issuer',
-      pki.caPath('intermediate'),
-      '-cert',
-      pki.signer.certPath,
-      '-CAfile',
-      pki.caChainPath,
-      '-no_nonce',
-    );
+    const answer = await askResponder('no-eku');
+    const { code, out } = await opensslCheck(answer);
     expect(code).not.toBe(0);
     expect(out).toMatch(/Response Verify Failure/);
     expect(
@@ -332,24 +306,7 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
   });
 
   it('a SHA-256 CertID answer is understood; hostile blobs give unknown, not a crash', async () => {
-    const request = path.join(tmp, 'sha256.req');
-    await run('openssl', [
-      'ocsp',
-      '-sha256',
-      '-issuer',
-      pki.caPath('intermediate'),
-      '-cert',
-      pki.signer.certPath,
-      '-reqout',
-      request,
-      '-no_nonce',
-    ]);
-    const res = await fetch(pki.ocspUrl('intermediate'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/ocsp-request' },
-      body: await readFile(request),
-    });
-    const answer = new Uint8Array(await res.arrayBuffer());
+    const answer = await askResponder('sha256', ['-sha256']);
     const text = await openssl('ocsp', '-respin', await file(answer, 'der'), '-resp_text', '-noverify');
     expect(text.out).toMatch(/Hash Algorithm: sha256/);
     const material = { certs: chain, ocsps: [answer], crls: [] };
@@ -399,19 +356,7 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
         new Date(revokedAt.getTime() - 1000),
       );
       expect(before).toMatchObject({ status: 'good', source: 'ocsp' });
-      const respin = await file(material.ocsps[0] as Uint8Array, 'der');
-      const { code, out } = await openssl(
-        'ocsp',
-        '-respin',
-        respin,
-        '-issuer',
-        pki.caPath('intermediate'),
-        '-cert',
-        pki.signer.certPath,
-        '-CAfile',
-        pki.caChainPath,
-        '-no_nonce',
-      );
+      const { code, out } = await opensslCheck(material.ocsps[0] as Uint8Array);
       expect(code, out).toBe(0);
       expect(out).toContain('Response verify OK');
       expect(out).toContain(`${pki.signer.certPath}: revoked`);
