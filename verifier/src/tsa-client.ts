@@ -166,13 +166,7 @@ export class TsaClient {
     }
     const status = response.status.status;
     if (status !== pkijs.PKIStatus.granted && status !== pkijs.PKIStatus.grantedWithMods) {
-      const text = (response.status.statusStrings ?? []).map((s) => s.valueBlock.value).join('; ');
-      const failInfo = failureInfoNames(response.status.failInfo);
-      throw new TsaError(
-        `TSA refused: status ${STATUS_NAMES[status] ?? 'unknown'} (${status})` +
-          (text ? `, "${text}"` : '') +
-          (failInfo.length > 0 ? `, failInfo ${failInfo.join(', ')}` : ''),
-      );
+      throw new TsaError(`TSA refused: ${describePkiStatus(response.status)}`);
     }
     if (!response.timeStampToken || token.byteLength === 0)
       throw new TsaError('TSA answer has status granted but no timeStampToken');
@@ -213,7 +207,28 @@ function describe(e: unknown, timeoutMs: number): string {
   return `is unreachable: ${cause?.code ?? cause?.message ?? e.message}`;
 }
 
-function failureInfoNames(bits: asn1js.BitString | undefined): string[] {
+/** What a refusing TSA's PKIStatusInfo needs to be told (RFC 3161 2.4.2); structural, for any asn1js copy. */
+export interface PkiStatusInfoLike {
+  status: number;
+  statusStrings?: readonly { valueBlock: { value: string } }[];
+  failInfo?: { valueBlock: { valueHexView: Uint8Array; unusedBits: number } };
+}
+
+/**
+ * A PKIStatusInfo in words (RFC 3161 2.4.2): `status rejection (2), "<statusString>", failInfo badAlg`, the
+ * parts present only. Shared with the service's TSA adapter, so both name a refusal alike.
+ */
+export function describePkiStatus(info: PkiStatusInfoLike): string {
+  const text = (info.statusStrings ?? []).map((s) => s.valueBlock.value).join('; ');
+  const failInfo = failureInfoNames(info.failInfo);
+  return (
+    `status ${STATUS_NAMES[info.status] ?? 'unknown'} (${info.status})` +
+    (text ? `, "${text}"` : '') +
+    (failInfo.length > 0 ? `, failInfo ${failInfo.join(', ')}` : '')
+  );
+}
+
+function failureInfoNames(bits: PkiStatusInfoLike['failInfo']): string[] {
   if (!bits) return [];
   const view = bits.valueBlock.valueHexView;
   const names: string[] = [];

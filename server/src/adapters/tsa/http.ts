@@ -10,30 +10,11 @@ import { asn1js, pkijs } from '@notary/pdf/asn1';
 import { essCertIdMatches, HASH_BY_OID, OID, readEssCertIds } from '@notary/pdf/cades';
 import { redactUrl } from '@notary/platform/redact';
 import { AppError } from '@notary/shared';
+import { describePkiStatus } from '@notary/verify/tsa-client';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 
 const OID_EXT_KEY_USAGE = '2.5.29.37';
 const OID_KP_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
-
-/** PKIFailureInfo bit names (RFC 3161 section 2.4.2). */
-const FAILURE_INFO: Readonly<Record<number, string>> = {
-  0: 'badAlg',
-  2: 'badRequest',
-  5: 'badDataFormat',
-  14: 'timeNotAvailable',
-  15: 'unacceptedPolicy',
-  16: 'unacceptedExtension',
-  17: 'addInfoNotAvailable',
-  25: 'systemFailure',
-};
-const STATUS_NAMES = [
-  'granted',
-  'grantedWithMods',
-  'rejection',
-  'waiting',
-  'revocationWarning',
-  'revocationNotification',
-];
 
 export interface HttpTimestampAuthorityOptions {
   /** The TSA endpoint (HTTP POST of `application/timestamp-query`). */
@@ -156,13 +137,7 @@ export class HttpTimestampAuthority implements TimestampAuthority {
     // PKIStatus: granted (0) or grantedWithMods (1) carry a token (RFC 3161 2.4.2).
     const status = response.status.status;
     if (status !== pkijs.PKIStatus.granted && status !== pkijs.PKIStatus.grantedWithMods) {
-      const text = (response.status.statusStrings ?? []).map((s) => s.valueBlock.value).join('; ');
-      const failInfo = failureInfoNames(response.status.failInfo);
-      throw bad(
-        `TSA rejected the request: status ${STATUS_NAMES[status] ?? 'unknown'} (${status})` +
-          (text ? `, "${text}"` : '') +
-          (failInfo.length ? `, failInfo ${failInfo.join(', ')}` : ''),
-      );
+      throw bad(`TSA rejected the request: ${describePkiStatus(response.status)}`);
     }
     const token = response.timeStampToken;
     if (!token || tokenDer.byteLength === 0) throw bad('TSA answer has status granted but no timeStampToken');
@@ -357,16 +332,6 @@ function checkEssSigningCertificate(signedData: pkijs.SignedData, cert: pkijs.Ce
       `TSA token ESS signing certificate does not name the TSA certificate (${match.hash ? 'issuerSerial' : 'hash'} differs)`,
     );
   }
-}
-
-function failureInfoNames(bits: asn1js.BitString | undefined): string[] {
-  if (!bits) return [];
-  const view = bits.valueBlock.valueHexView;
-  const names: string[] = [];
-  for (let i = 0; i < view.length * 8 - bits.valueBlock.unusedBits; i++) {
-    if (((view[i >> 3] ?? 0) & (0x80 >> (i & 7))) !== 0) names.push(FAILURE_INFO[i] ?? `bit${i}`);
-  }
-  return names;
 }
 
 const evenHex = (n: bigint): string => {
