@@ -32,6 +32,7 @@ const pool = new BoundedWorkerPool<LtvJob, Uint8Array>(
  *   `past a bound: ...` when a stream decodes beyond `PDF_MAX_STREAM_DECODED_BYTES`, or the `ltv.ts` errors).
  */
 export const boundedLtvWriter: LtvWriter = {
-  appendValidationData: (pdf, material, vri) => pool.run({ kind: 'dss', pdf, material, vri }),
+  appendValidationData: (pdf, material, vri, artifacts) =>
+    pool.run({ kind: 'dss', pdf, material, vri, artifacts }),
   addDocumentTimestampField: (pdf, capacity) => pool.run({ kind: 'timestamp-field', pdf, capacity }),
 };

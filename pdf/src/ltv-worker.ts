@@ -11,13 +11,20 @@ import { PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES } from './bou
 import {
   addDocumentTimestampField,
   appendValidationData,
+  type IcpBrasilArtifacts,
   type SignatureValidationData,
   type ValidationMaterial,
 } from './ltv';
 
 /** One job as posted to the worker (structured clone). */
 export type LtvJob =
-  | { kind: 'dss'; pdf: Uint8Array; material: ValidationMaterial; vri: SignatureValidationData[] | undefined }
+  | {
+      kind: 'dss';
+      pdf: Uint8Array;
+      material: ValidationMaterial;
+      vri: SignatureValidationData[] | undefined;
+      artifacts?: IcpBrasilArtifacts | undefined;
+    }
   | { kind: 'timestamp-field'; pdf: Uint8Array; capacity: number };
 
 const budget = boundPdfLibDecoding(PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES);
@@ -33,7 +40,7 @@ serveBoundedJobs<LtvJob, Uint8Array>(async (job) => {
   try {
     const pdf =
       job.kind === 'dss'
-        ? await appendValidationData(job.pdf, job.material, job.vri)
+        ? await appendValidationData(job.pdf, job.material, job.vri, job.artifacts)
         : await addDocumentTimestampField(job.pdf, job.capacity);
     // An unchanged store answers the input itself: copy it so that moving it never detaches a caller's view.
     const own = pdf === job.pdf ? new Uint8Array(pdf) : pdf;

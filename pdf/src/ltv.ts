@@ -40,6 +40,24 @@ export interface SignatureValidationData extends ValidationMaterial {
 }
 
 /**
+ * The AD-RA artifacts (DOC-ICP-15.03 Tabelas A.19 and A.20), DER as ITI publishes them: the policy file
+ * (`PA_PAdES_AD_RA_v1_4.der`), the list of approved policies (`LPA_PAdES.der`) and its detached CMS signature
+ * (`LPA_PAdES.p7s`).
+ */
+export interface IcpBrasilArtifacts {
+  policy: Uint8Array;
+  lpa: Uint8Array;
+  lpaSignature: Uint8Array;
+}
+
+/** /DSS array and /VRI key of each artifact (Tabela A.19 / Tabela A.20). */
+const ARTIFACT_KEYS = [
+  ['policy', 'PBAD_PolicyArtifacts', 'PBAD_PolicyArtifact'],
+  ['lpa', 'PBAD_LpaArtifacts', 'PBAD_LpaArtifact'],
+  ['lpaSignature', 'PBAD_LpaSignatures', 'PBAD_LpaSignature'],
+] as const;
+
+/**
  * Most entries an existing /DSS array or /VRI dictionary may have: a store of a real file holds tens. Past
  * it the file is refused (hostile input), not read.
  */
@@ -175,7 +193,10 @@ class StreamArray {
  * - /Certs, /OCSPs, /CRLs: arrays of indirect streams (Flate) holding each DER blob; blobs already in the
  *   store (same decoded bytes, whoever wrote them) are not written again, and existing entries are kept;
  * - /VRI: per signature of `vri`, the entry keyed by `vriKey(signatureContents)` with /Cert, /OCSP, /CRL
- *   arrays referencing the same streams (merged with an existing entry of that key). Empty arrays are left out.
+ *   arrays referencing the same streams (merged with an existing entry of that key). Empty arrays are left out;
+ * - with `artifacts` (ICP-Brasil AD-RA, DOC-ICP-15.03 Tabela A.19): /PBAD_PolicyArtifacts, /PBAD_LpaArtifacts,
+ *   /PBAD_LpaSignatures arrays holding each artifact once (same dedup as the other arrays), and in each /VRI
+ *   entry written /PBAD_PolicyArtifact, /PBAD_LpaArtifact, /PBAD_LpaSignature referencing them (Tabela A.20).
  * Returns the original bytes followed by the update (only the changed objects: the catalog when the /DSS is
  * new, the store's dictionaries and arrays, the new streams), or `pdf` itself when everything was there.
  * @throws UnsoundPdfError when the file cannot be updated incrementally (broken cross-reference chain,
@@ -186,6 +207,7 @@ export async function appendValidationData(
   pdf: Uint8Array,
   material: ValidationMaterial,
   vri?: SignatureValidationData[],
+  artifacts?: IcpBrasilArtifacts,
 ): Promise<Uint8Array> {
   const { doc, update } = await beginUpdate(pdf);
   const { context, catalog } = doc;
@@ -206,7 +228,8 @@ export async function appendValidationData(
   }
   const lazy = new Map<string, StreamArray>();
   const budget = { remaining: DSS_MAX_TOTAL_BYTES };
-  const streams = (key: 'Certs' | 'OCSPs' | 'CRLs'): StreamArray => {
+  type StoreArray = 'Certs' | 'OCSPs' | 'CRLs' | (typeof ARTIFACT_KEYS)[number][1];
+  const streams = (key: StoreArray): StreamArray => {
     let found = lazy.get(key);
     if (!found) {
       found = new StreamArray(doc, arrayOf(doc, store, key), budget);
@@ -214,12 +237,17 @@ export async function appendValidationData(
     }
     return found;
   };
-  const addAll = (key: 'Certs' | 'OCSPs' | 'CRLs', blobs: readonly Uint8Array[]) =>
-    blobs.map((der) => streams(key).add(der));
+  const addAll = (key: StoreArray, blobs: readonly Uint8Array[]) => blobs.map((der) => streams(key).add(der));
 
   addAll('Certs', material.certs);
   addAll('OCSPs', material.ocsps);
   addAll('CRLs', material.crls);
+  const artifactRefs = artifacts
+    ? ARTIFACT_KEYS.map(([field, dssKey, vriKeyName]) => {
+        const [ref] = addAll(dssKey, [artifacts[field]]);
+        return [vriKeyName, ref] as const;
+      })
+    : [];
 
   if (vri && vri.length > 0) {
     let vriDict = store.lookup(name('VRI'));
@@ -262,6 +290,12 @@ export async function appendValidationData(
       link('Cert', addAll('Certs', signature.certs));
       link('OCSP', addAll('OCSPs', signature.ocsps));
       link('CRL', addAll('CRLs', signature.crls));
+      for (const [vriName, ref] of artifactRefs) {
+        if (ref && vriEntry.get(name(vriName)) !== ref) {
+          vriEntry.set(name(vriName), ref);
+          changed = true;
+        }
+      }
     }
   }
   // Arrays created for nothing are left out (an empty /CRLs says nothing).
@@ -283,6 +317,7 @@ export interface LtvWriter {
     pdf: Uint8Array,
     material: ValidationMaterial,
     vri?: SignatureValidationData[],
+    artifacts?: IcpBrasilArtifacts,
   ): Promise<Uint8Array>;
   addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array>;
 }

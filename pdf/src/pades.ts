@@ -15,7 +15,13 @@ import {
   type SignaturePolicyReference,
   type SignatureTimestamper,
 } from './cades';
-import { appendDocumentTimestamp, inThreadLtvWriter, type LtvWriter, type ValidationMaterial } from './ltv';
+import {
+  appendDocumentTimestamp,
+  type IcpBrasilArtifacts,
+  inThreadLtvWriter,
+  type LtvWriter,
+  type ValidationMaterial,
+} from './ltv';
 
 /**
  * `signatureLength` to pass to `pdflibAddPlaceholder`: the number of hex digits of the `/Contents <...>`
@@ -156,6 +162,11 @@ export interface LevelOptions {
   writer?: LtvWriter;
   /** A signature policy to declare (signature-policy-identifier, e.g. an ICP-Brasil one from `icp-brasil.ts`). */
   policy?: SignaturePolicyReference;
+  /**
+   * ICP-Brasil AD-RA artifacts (DOC-ICP-15.03 Tabelas A.19/A.20) written into the /DSS at B-LT and B-LTA and
+   * referenced from each /VRI entry (`appendValidationData`).
+   */
+  artifacts?: IcpBrasilArtifacts;
 }
 
 export interface LevelledSignature {
@@ -210,9 +221,13 @@ export async function signPdfAtLevel(
     issuers,
   );
   const first = await validationData(signatureChain, gather);
-  let pdf = await writer.appendValidationData(signed.pdf, first.material, [
-    { signatureContents: signed.cms, ...first.material },
-  ]);
+  const { artifacts } = options;
+  let pdf = await writer.appendValidationData(
+    signed.pdf,
+    first.material,
+    [{ signatureContents: signed.cms, ...first.material }],
+    artifacts,
+  );
   const shortfall = [...first.shortfall];
   let reached: SignatureLevel = shortfall.length === 0 ? 'B-LT' : 'B-T';
   if (level === 'B-LT') return { pdf, level: reached, shortfall };
@@ -222,9 +237,12 @@ export async function signPdfAtLevel(
     completeChain(uniqueDer(tokenCertificates(stamped.token)), issuers),
     gather,
   );
-  pdf = await writer.appendValidationData(stamped.pdf, second.material, [
-    { signatureContents: stamped.token, ...second.material },
-  ]);
+  pdf = await writer.appendValidationData(
+    stamped.pdf,
+    second.material,
+    [{ signatureContents: stamped.token, ...second.material }],
+    artifacts,
+  );
   for (const gap of second.shortfall) if (!shortfall.includes(gap)) shortfall.push(gap);
   if (reached === 'B-LT' && second.shortfall.length === 0) reached = 'B-LTA';
   return { pdf, level: reached, shortfall };

@@ -8,7 +8,7 @@
  * file's own transcription of the tables.
  */
 import { execFile } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -104,6 +104,8 @@ if mode == 'read':
         'sig': entries(sig),
         'dss': entries(dss) if dss is not None else None,
         'vri': vri,
+        'policyArtifacts': [hashlib.sha256(a.read_bytes()).hexdigest() for a in dss.PBAD_PolicyArtifacts]
+            if dss is not None and '/PBAD_PolicyArtifacts' in dss else None,
         'docts': [entries(v) for v in sigs if is_doc_ts(v)],
     }))
 else:
@@ -116,7 +118,9 @@ else:
         if spec.get('dssType', True): dss.Type = Name('/DSS')
         if spec.get('dssOcsps', True): dss.OCSPs = Array([stream()])
         if spec.get('pbad'):
-            dss.PBAD_PolicyArtifacts = Array([stream()]); dss.PBAD_LpaArtifacts = Array([stream()])
+            policy_file = spec.get('pbadPolicyFile')
+            artifact = pdf.make_stream(open(policy_file, 'rb').read()) if policy_file else stream()
+            dss.PBAD_PolicyArtifacts = Array([artifact]); dss.PBAD_LpaArtifacts = Array([stream()])
             dss.PBAD_LpaSignatures = Array([stream()])
         vris = Dictionary()
         if spec.get('vri'):
@@ -143,6 +147,8 @@ interface PdfView {
   dss: Record<string, string> | null;
   vri: Record<string, string> | null;
   docts: Record<string, string>[];
+  /** SHA-256 (hex) of each /PBAD_PolicyArtifacts stream; null without the array. */
+  policyArtifacts: string[] | null;
 }
 
 interface DictionarySpec {
@@ -151,6 +157,8 @@ interface DictionarySpec {
   dssType?: boolean;
   dssOcsps?: boolean;
   pbad?: boolean;
+  /** The file whose bytes the /PBAD_PolicyArtifacts stream holds (default: a one-byte stand-in). */
+  pbadPolicyFile?: string;
   vri?: boolean;
   vriType?: boolean;
   vriCert?: boolean;
@@ -422,6 +430,14 @@ function expectedRows(
   if (pdf.dss) {
     dict('Tabela A.19', T19, pdf.dss);
     rows.push({ table: 'Tabela A.19', row: 'OCSPs or CRLs', ok: 'OCSPs' in pdf.dss || 'CRLs' in pdf.dss });
+    if (pdf.policyArtifacts) {
+      const want = currentIcpBrasilPolicy(policy).fileSha256Hex;
+      rows.push({
+        table: 'Tabela A.19',
+        row: 'PBAD_PolicyArtifacts digest',
+        ok: pdf.policyArtifacts.includes(want),
+      });
+    }
   }
   if (pdf.vri) {
     dict('Tabela A.20', T20, pdf.vri);
@@ -449,6 +465,12 @@ async function agreeOnEveryRow(policy: IcpBrasilPolicyName, pdf: Uint8Array, cms
 }
 
 const failing = (rows: IcpBrasilRow[]) => rows.filter((r) => !r.ok).map((r) => `${r.table}: ${r.detail}`);
+
+/** ITI's AD-RA v1.4 policy file (test/fixtures/icp-brasil/README.md). */
+const RA_POLICY_FILE = path.resolve(
+  import.meta.dirname,
+  '../../test/fixtures/icp-brasil/PA_PAdES_AD_RA_v1_4.der',
+);
 
 const POLICIES: IcpBrasilPolicyName[] = [
   'icp-brasil-ad-rb',
@@ -488,12 +510,30 @@ describe.each(POLICIES)('%s, signed by the test PKI', (policy) => {
   it('complete dictionaries: every row agrees with openssl and pikepdf; only the TSA token row fails', async () => {
     const pdf = await withDictionaries(
       signed.pdf,
-      { dss: true, vri: true, pbad: col === 3, docTs: 'ok' },
+      { dss: true, vri: true, pbad: col === 3, pbadPolicyFile: RA_POLICY_FILE, docTs: 'ok' },
       `${policy}-full`,
     );
     const rows = await agreeOnEveryRow(policy, pdf, signed.cms, `${policy}-full`);
     expect(failing(rows)).toEqual(withTsa ? [OPENSSL_TSA_ROW] : []);
   });
+
+  it.runIf(col === 3)(
+    'a /PBAD_PolicyArtifacts stream that is not the policy file is a failing row',
+    async () => {
+      const pdf = await withDictionaries(
+        signed.pdf,
+        { dss: true, vri: true, pbad: true, docTs: 'ok' },
+        `${policy}-wrong-artifact`,
+      );
+      const rows = await agreeOnEveryRow(policy, pdf, signed.cms, `${policy}-wrong-artifact`);
+      const p = currentIcpBrasilPolicy(policy);
+      expect(failing(rows)).toEqual([
+        OPENSSL_TSA_ROW,
+        `Tabela A.19: must hold the AD-RA v1.4 policy file, SHA-256 ${p.fileSha256Hex} ` +
+          `(found ${createHash('sha256').update('0').digest('hex')})`,
+      ]);
+    },
+  );
 
   it('no DSS, VRI or document timestamp: Tabela A.22 fails for AD-RC and AD-RA only', async () => {
     const rows = await agreeOnEveryRow(policy, signed.pdf, signed.cms, `${policy}-bare`);

@@ -13,12 +13,14 @@ import {
   PDFHexString,
   PDFName,
   type PDFObject,
+  PDFRawStream,
   PDFRef,
   PDFStream,
   PDFString,
 } from 'pdf-lib';
 import * as pkijs from 'pkijs';
 import { digest, equalBytes, toArrayBuffer, toHex } from './bytes.ts';
+import { decodeAtMost } from './certificate.ts';
 
 /**
  * Conformance of a PAdES signature to the ICP-Brasil policy it declares (DOC-ICP-15.03 v9.1, Anexo 1 tables
@@ -42,6 +44,11 @@ export interface IcpBrasilFacts {
   dss: PdfEntries | null;
   /** This signature's `/VRI` entry (Tabela A.20); null when absent. */
   vri: PdfEntries | null;
+  /**
+   * Lowercase hex SHA-256 of each decoded stream of the `/DSS` `/PBAD_PolicyArtifacts` array (Tabela A.19),
+   * or an `unreadable: ...` text for one that could not be decoded; absent when the array is.
+   */
+  policyArtifactDigests?: readonly string[];
   /** Every document timestamp's dictionary (Tabela A.21), oldest first. */
   documentTimestamps: readonly PdfEntries[];
   /** When the signature is proven to exist (its signature timestamp's genTime), if known: checked against
@@ -290,6 +297,19 @@ export function checkIcpBrasilProfile(facts: IcpBrasilFacts): IcpBrasilConforman
     entryRows(add, 'Tabela A.19', 'DSS', A19, col, facts.dss);
     const has = 'OCSPs' in facts.dss || 'CRLs' in facts.dss;
     add('Tabela A.19', 'OCSPs or CRLs', has, has ? 'present' : '/OCSPs or /CRLs must be present (its note)');
+    // The policy artifact must be the declared policy's file: its SHA-256 is the LPA entry's file hash.
+    if (facts.policyArtifactDigests !== undefined) {
+      const found = facts.policyArtifactDigests.includes(policy.fileSha256Hex);
+      add(
+        'Tabela A.19',
+        'PBAD_PolicyArtifacts digest',
+        found,
+        found
+          ? `holds the ${policy.profile} v${policy.version} policy file (SHA-256 ${policy.fileSha256Hex})`
+          : `must hold the ${policy.profile} v${policy.version} policy file, SHA-256 ${policy.fileSha256Hex} ` +
+              `(found ${facts.policyArtifactDigests.join(', ') || 'no stream'})`,
+      );
+    }
   }
   if (facts.vri) {
     entryRows(add, 'Tabela A.20', 'VRI', A20, col, facts.vri);
@@ -623,7 +643,40 @@ export async function readIcpBrasilDictionaries(
       }
     }
   }
-  return { signatureDictionary: entriesOf(doc, signature.dict), dss, vri, documentTimestamps };
+  const artifacts =
+    dssObject instanceof PDFDict ? dssObject.lookup(PDFName.of('PBAD_PolicyArtifacts')) : undefined;
+  const policyArtifactDigests =
+    artifacts instanceof PDFArray ? await streamDigests(doc, artifacts) : undefined;
+  return {
+    signatureDictionary: entriesOf(doc, signature.dict),
+    dss,
+    vri,
+    documentTimestamps,
+    ...(policyArtifactDigests ? { policyArtifactDigests } : {}),
+  };
+}
+
+/** At most this many policy artifacts are hashed (ITI publishes one file per policy). */
+const MAX_ARTIFACTS = 16;
+/** Largest decoded policy artifact hashed (the published files are about 10 kB). */
+const MAX_ARTIFACT_BYTES = 1024 * 1024;
+
+/** SHA-256 (lowercase hex) of each stream of `array`, bounded; a stream that cannot be read says why. */
+async function streamDigests(doc: PDFDocument, array: PDFArray): Promise<string[]> {
+  const out: string[] = [];
+  for (const item of array.asArray().slice(0, MAX_ARTIFACTS)) {
+    const stream = item instanceof PDFRef ? doc.context.lookup(item) : item;
+    if (!(stream instanceof PDFRawStream)) {
+      out.push('unreadable: not a stream');
+      continue;
+    }
+    try {
+      out.push(toHex(await digest(decodeAtMost(stream, MAX_ARTIFACT_BYTES), 'SHA-256')));
+    } catch (e) {
+      out.push(`unreadable: ${(e as Error).message}`);
+    }
+  }
+  return out;
 }
 
 function entriesOf(doc: PDFDocument, dict: PDFDict): PdfEntries {

@@ -214,6 +214,61 @@ describe('appendValidationData', () => {
   });
 });
 
+describe('appendValidationData with the ICP-Brasil AD-RA artifacts', () => {
+  it('writes each artifact once into the /DSS PBAD arrays and references it from every /VRI entry written', async () => {
+    const signed = await signPdf(await placeholderPdf(), signer);
+    const cms = der(signatures(signed)[0]?.contents ?? new Uint8Array());
+    // Stand-in bytes: the writer stores the artifacts, it does not judge them (the service checks them at start).
+    const artifacts = {
+      policy: new Uint8Array([0x30, 0x01, 0x01]),
+      lpa: new Uint8Array([0x30, 0x01, 0x02]),
+      lpaSignature: new Uint8Array([0x30, 0x01, 0x03]),
+    };
+    const certs = [pki.rsa.certDer];
+    const once = await appendValidationData(
+      signed,
+      { certs, ocsps: [], crls: [] },
+      [{ signatureContents: cms, certs, ocsps: [], crls: [] }],
+      artifacts,
+    );
+    // A second update for another signature (as the document timestamp's) finds the artifacts already there.
+    const other = new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x07]);
+    const twice = await boundedLtvWriter.appendValidationData(
+      once,
+      { certs, ocsps: [], crls: [] },
+      [{ signatureContents: other, certs, ocsps: [], crls: [] }],
+      artifacts,
+    );
+    await qpdfCheck(twice);
+    const script = `
+import hashlib, json, sys, pikepdf
+dss = pikepdf.open(sys.argv[1]).Root.DSS
+out = {'dss': {k[1:]: [(hashlib.sha256(s.read_bytes()).hexdigest(), s.objgen[0]) for s in dss[k]]
+               for k in ('/PBAD_PolicyArtifacts', '/PBAD_LpaArtifacts', '/PBAD_LpaSignatures')},
+       'vri': {name[1:]: {k[1:]: e[k].objgen[0] for k in ('/PBAD_PolicyArtifact', '/PBAD_LpaArtifact', '/PBAD_LpaSignature')}
+               for name, e in dss.VRI.items()}}
+print(json.dumps(out))
+`;
+    const read = JSON.parse((await run(PYTHON, ['-c', script, await file(twice)])).stdout) as {
+      dss: Record<string, [string, number][]>;
+      vri: Record<string, Record<string, number>>;
+    };
+    const arrays = {
+      PBAD_PolicyArtifacts: artifacts.policy,
+      PBAD_LpaArtifacts: artifacts.lpa,
+      PBAD_LpaSignatures: artifacts.lpaSignature,
+    };
+    const objects: Record<string, number> = {};
+    for (const [key, bytes] of Object.entries(arrays)) {
+      expect(read.dss[key]?.map(([d]) => d)).toEqual([sha256Hex(bytes)]);
+      objects[key.slice(0, -1)] = read.dss[key]?.[0]?.[1] ?? -1;
+    }
+    expect(Object.keys(read.vri).sort()).toEqual([sha1Upper(cms), sha1Upper(other)].sort());
+    for (const entry of Object.values(read.vri)) expect(entry).toEqual(objects);
+    expect(await pdfsig(twice)).toContain('Signature Validation: Signature is Valid.');
+  });
+});
+
 describe('appendDocumentTimestamp', () => {
   it('adds a /DocTimeStamp over the whole file that openssl and pdfsig accept', async () => {
     const signed = await signPdf(await placeholderPdf(), signer, tsa);
