@@ -1,6 +1,12 @@
 import path from 'node:path';
+import type { IcpBrasilArtifacts } from '@notary/pdf/ltv';
 import { z } from 'zod';
 import { type AllowEntry, parseAllowHosts } from './adapters/capture/address-policy';
+import {
+  ICP_BRASIL_ARTIFACT_FILES,
+  ICP_BRASIL_ARTIFACTS_URL,
+  loadIcpBrasilArtifacts,
+} from './adapters/signer/icp-brasil-artifacts';
 
 /**
  * Service configuration, parsed once from the environment with zod.
@@ -135,6 +141,7 @@ const EnvSchema = z.object({
   SIGNING_POLICY: z
     .enum(['etsi', 'icp-brasil-ad-rb', 'icp-brasil-ad-rt', 'icp-brasil-ad-rc', 'icp-brasil-ad-ra'])
     .default('etsi'),
+  ICP_BRASIL_ARTIFACTS_DIR: optionalString,
   TSA_URL: optionalString.pipe(z.url().optional()),
   TSA_CA_CERTS: optionalString,
   SIGNATURE_TRUST_CERTS: optionalString,
@@ -324,10 +331,12 @@ export interface SigningConfig {
    * Signature policy (`SIGNING_POLICY`): `etsi` (default) a plain ETSI EN 319 142-1 signature; an ICP-Brasil
    * policy (DOC-ICP-15.03 v9.1) adds its signature-policy-identifier and the PBAD signature dictionary.
    * AD-RT needs `TSA_URL` and B-T or higher, AD-RC needs B-LTA (Tabela A.22: DSS, VRI and a document
-   * timestamp); both are checked at start. AD-RA is refused at start: its DSS must carry the policy, the list
-   * of approved policies and that list's signature (Tabela A.19), which this service does not write yet.
+   * timestamp); both are checked at start. AD-RA needs B-LTA too and `ICP_BRASIL_ARTIFACTS_DIR`: its DSS must
+   * carry the policy, the list of approved policies and that list's signature (Tabela A.19).
    */
   policy: 'etsi' | 'icp-brasil-ad-rb' | 'icp-brasil-ad-rt' | 'icp-brasil-ad-rc' | 'icp-brasil-ad-ra';
+  /** AD-RA only: the artifacts read and checked at start from `ICP_BRASIL_ARTIFACTS_DIR`. */
+  artifacts?: IcpBrasilArtifacts;
 }
 
 /**
@@ -605,14 +614,11 @@ function signingConfig(e: Env): SigningConfig | undefined {
       level: 'B-LTA',
       why: 'a DSS, a VRI and a document timestamp (DOC-ICP-15.03 Tabela A.22)',
     },
+    'icp-brasil-ad-ra': {
+      level: 'B-LTA',
+      why: 'a DSS, a VRI and a document timestamp (DOC-ICP-15.03 Tabela A.22)',
+    },
   };
-  if (policy === 'icp-brasil-ad-ra') {
-    throw new Error(
-      'Invalid configuration:\n  SIGNING_POLICY=icp-brasil-ad-ra: the AD-RA policy needs the policy file, the list of approved ' +
-        'policies and its signature in the DSS (DOC-ICP-15.03 Tabela A.19: PBAD_PolicyArtifacts, PBAD_LpaArtifacts, ' +
-        'PBAD_LpaSignatures), which this service does not write yet: use icp-brasil-ad-rc or icp-brasil-ad-rt',
-    );
-  }
   const need = needs[policy];
   if (need && e.TSA_URL === undefined) {
     throw new Error(
@@ -624,6 +630,17 @@ function signingConfig(e: Env): SigningConfig | undefined {
     throw new Error(
       `Invalid configuration:\n  SIGNING_POLICY=${policy} needs ${need.why}: set SIGNING_LEVEL=${need.level} (it is ${level})`,
     );
+  }
+  let artifacts: IcpBrasilArtifacts | undefined;
+  if (policy === 'icp-brasil-ad-ra') {
+    if (e.ICP_BRASIL_ARTIFACTS_DIR === undefined) {
+      throw new Error(
+        'Invalid configuration:\n  SIGNING_POLICY=icp-brasil-ad-ra needs the policy file, the list of approved policies and ' +
+          'its signature in the DSS (DOC-ICP-15.03 Tabela A.19): set ICP_BRASIL_ARTIFACTS_DIR to a directory holding ' +
+          `${Object.values(ICP_BRASIL_ARTIFACT_FILES).join(', ')} (download them from ${ICP_BRASIL_ARTIFACTS_URL})`,
+      );
+    }
+    artifacts = loadIcpBrasilArtifacts(path.resolve(e.ICP_BRASIL_ARTIFACTS_DIR));
   }
   if (e.SIGNING_CERT === undefined) {
     if (e.SIGNING_KEY !== undefined) {
@@ -638,6 +655,7 @@ function signingConfig(e: Env): SigningConfig | undefined {
     location: e.SIGNING_LOCATION,
     level,
     policy,
+    ...(artifacts ? { artifacts } : {}),
   };
 }
 

@@ -1,12 +1,15 @@
 /**
  * Certificates signed under an ICP-Brasil policy through the running service (`SIGNING_POLICY`), with the
- * revocation test PKI as signer, TSA and OCSP/CRL source: AD-RB at B-B and AD-RC at B-LTA. The PDF is read
+ * revocation test PKI as signer, TSA and OCSP/CRL source: AD-RB at B-B, AD-RC and AD-RA at B-LTA (AD-RA with
+ * ITI's policy file and list of approved policies, and a stand-in signature of the list made here by the test
+ * PKI, as the operator's ICP_BRASIL_ARTIFACTS_DIR). The PDF is read
  * by pikepdf (the signature dictionary, /Filter /PBAD_PAdES /SubFilter /PBAD.PAdES, DOC-ICP-15.03 Tabela
  * A.18) and openssl (the signature-policy-identifier: the policy OID, its internal hash, the spuri; no
  * signingTime, Tabela A.14), and judged by the verifier's profile check, row by row.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -29,9 +32,41 @@ const PYTHON = '/usr/bin/python3';
  */
 const KNOWN_GAPS = new Set(['Tabela A.16: timestamp signed attribute id-signingTime must not be present']);
 
+/** ITI's AD-RA policy file and list of approved policies (test/fixtures/icp-brasil/README.md). */
+const ARTIFACT_FIXTURES = path.resolve(import.meta.dirname, '../fixtures/icp-brasil');
+
+/**
+ * An `ICP_BRASIL_ARTIFACTS_DIR` under `work`: ITI's two files, and `LPA_PAdES.p7s` signed here by the test
+ * PKI's signer (a detached CMS SignedData standing in for ITI's, which is not available offline).
+ */
+async function artifactsDir(work: string, rpki: RevocationPki): Promise<string> {
+  const dir = path.join(work, 'icp-brasil-artifacts');
+  await mkdir(dir);
+  for (const f of ['PA_PAdES_AD_RA_v1_4.der', 'LPA_PAdES.der']) {
+    await copyFile(path.join(ARTIFACT_FIXTURES, f), path.join(dir, f));
+  }
+  await exec('openssl', [
+    'cms',
+    '-sign',
+    '-binary',
+    '-outform',
+    'DER',
+    '-in',
+    path.join(dir, 'LPA_PAdES.der'),
+    '-signer',
+    rpki.signer.certPath,
+    '-inkey',
+    rpki.signer.keyPath,
+    '-out',
+    path.join(dir, 'LPA_PAdES.p7s'),
+  ]);
+  return dir;
+}
+
 describe.each([
   ['icp-brasil-ad-rb', 'B-B'],
   ['icp-brasil-ad-rc', 'B-LTA'],
+  ['icp-brasil-ad-ra', 'B-LTA'],
 ] as const)('SIGNING_POLICY=%s at %s (PGlite, revocation test PKI)', (policy, level) => {
   let rpki: RevocationPki;
   let t: TestService;
@@ -48,6 +83,7 @@ describe.each([
       SIGNING_KEY: rpki.signer.keyPath,
       SIGNING_POLICY: policy,
       SIGNING_LEVEL: level,
+      ...(policy === 'icp-brasil-ad-ra' ? { ICP_BRASIL_ARTIFACTS_DIR: await artifactsDir(work, rpki) } : {}),
       TSA_URL: rpki.tsaUrl,
       TSA_CA_CERTS: rpki.caChainPath,
     });
@@ -117,6 +153,48 @@ for v in pdf.objects:
     if (level === 'B-LTA') expect(a22.map((r) => r.detail)).toContain('present for this signature');
     expect((await readFile(file)).length).toBe(pdf.length);
   });
+
+  it.runIf(policy === 'icp-brasil-ad-ra')(
+    'pikepdf reads the AD-RA artifacts once in the /DSS and referenced from each /VRI (Tabelas A.19, A.20)',
+    async () => {
+      const script = `
+import hashlib, json, sys, pikepdf
+pdf = pikepdf.open(sys.argv[1])
+dss = pdf.Root.DSS
+out = {'dss': {}, 'vri': {}}
+for k in ('/PBAD_PolicyArtifacts', '/PBAD_LpaArtifacts', '/PBAD_LpaSignatures'):
+    out['dss'][k] = [(hashlib.sha256(s.read_bytes()).hexdigest(), s.objgen[0]) for s in dss[k]]
+for name, entry in dss.VRI.items():
+    out['vri'][name] = {k: entry[k].objgen[0] for k in ('/PBAD_PolicyArtifact', '/PBAD_LpaArtifact', '/PBAD_LpaSignature') if k in entry}
+print(json.dumps(out))
+`;
+      const read = JSON.parse((await exec(PYTHON, ['-c', script, file])).stdout) as {
+        dss: Record<string, [string, number][]>;
+        vri: Record<string, Record<string, number>>;
+      };
+      const dir = path.join(work, 'icp-brasil-artifacts');
+      const sha = async (f: string) =>
+        createHash('sha256')
+          .update(await readFile(path.join(dir, f)))
+          .digest('hex');
+      const expected = {
+        '/PBAD_PolicyArtifacts': await sha('PA_PAdES_AD_RA_v1_4.der'),
+        '/PBAD_LpaArtifacts': await sha('LPA_PAdES.der'),
+        '/PBAD_LpaSignatures': await sha('LPA_PAdES.p7s'),
+      };
+      expect(expected['/PBAD_PolicyArtifacts']).toBe(currentIcpBrasilPolicy(policy).fileSha256Hex);
+      const objects: Record<string, number> = {};
+      for (const [key, digest] of Object.entries(expected)) {
+        // Written once, though two /DSS updates (signature, document timestamp) carried them.
+        expect(read.dss[key]?.map(([d]) => d)).toEqual([digest]);
+        objects[key.slice(0, -1)] = read.dss[key]?.[0]?.[1] ?? -1;
+      }
+      // Two /VRI entries: the signature's and the document timestamp's, each referencing the same streams.
+      expect(Object.keys(read.vri)).toHaveLength(2);
+      for (const entry of Object.values(read.vri)) expect(entry).toEqual(objects);
+      await exec('qpdf', ['--check', file]);
+    },
+  );
 });
 
 describe('SIGNING_POLICY=icp-brasil-ad-rc without revocation data (PGlite, revocation test PKI)', () => {

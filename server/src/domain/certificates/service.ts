@@ -200,6 +200,10 @@ async function issueCertificateOf(
             ...(ctx.tsa ? { tsa: ctx.tsa } : {}),
             ...(asked === 'B-LT' || asked === 'B-LTA' ? { gather, issuers } : {}),
             ...(icpBrasil ? { policy: icpBrasil } : {}),
+            // AD-RA: the policy, the list of approved policies and its signature in the DSS (Tabela A.19).
+            ...(policy === 'icp-brasil-ad-ra' && ctx.config.signing?.artifacts
+              ? { artifacts: ctx.config.signing.artifacts }
+              : {}),
             // The certificate may hold the uploaded original: its long-term updates parse it off this thread.
             writer: boundedLtvWriter,
           })
@@ -211,12 +215,16 @@ async function issueCertificateOf(
   const expected = sign && ctx.signer ? await expectedLevel(level, ctx.signer, { gather, issuers }) : level;
   let { rendered, signature } = await renderAndSign(expected, level);
   const shortfall = signature?.shortfall ?? [];
-  if (signature && policy === 'icp-brasil-ad-rc' && signature.level !== 'B-LTA') {
-    // AD-RC mandates the /DSS, /VRI and document timestamp (DOC-ICP-15.03 Tabela A.22): a file without them
-    // would declare a policy it breaks.
+  if (
+    signature &&
+    (policy === 'icp-brasil-ad-rc' || policy === 'icp-brasil-ad-ra') &&
+    signature.level !== 'B-LTA'
+  ) {
+    // AD-RC and AD-RA mandate the /DSS, /VRI and document timestamp (DOC-ICP-15.03 Tabela A.22): a file
+    // without them would declare a policy it breaks.
     throw new AppError(
       'BAD_GATEWAY',
-      `ICP-Brasil AD-RC needs revocation data for every certificate, which could not all be had: ${shortfall.join('; ')}`,
+      `ICP-Brasil ${policy === 'icp-brasil-ad-ra' ? 'AD-RA' : 'AD-RC'} needs revocation data for every certificate, which could not all be had: ${shortfall.join('; ')}`,
     );
   }
   // Rare (the TSA's chain without revocation data, a responder failing in between): issued again at the level
