@@ -192,12 +192,13 @@ export class SyncRunner {
         stamp: async (em, outcome) => {
           const row = await em.findOneOrFail(Provider, { slug }, { refresh: true });
           const now = new Date();
-          row.syncStatus = outcome.status;
+          // The status stays `running` until `finish` writes it with the run's stats in one transaction: the
+          // index cleanup still follows (and may make the sync partial), and a reader who sees the provider
+          // done must also see its run's outcome.
           row.lastSyncAt = now;
           row.lastSuccessAt = now;
           row.indicatorCount = outcome.indicatorCount;
           row.embedderId = this.deps.embedder.id;
-          row.lastError = outcome.notes.length ? outcome.notes.join('; ') : null;
           row.catalogVersion += 1;
           await em.flush();
         },

@@ -257,6 +257,46 @@ describe('sync', () => {
     expect(done.body.recentRuns[0]).toMatchObject({ id: started.body.runId, status: 'ok', trigger: 'api' });
   });
 
+  it('between the commit and the run record the provider still reads running: done always comes with its stats', async () => {
+    provider.behavior = () => ({ kind: 'normal' });
+    const index = t.catalog.deps.index;
+    const remove = index.remove.bind(index);
+    let cleanupReached!: () => void;
+    const reached = new Promise<void>((resolve) => {
+      cleanupReached = resolve;
+    });
+    let releaseCleanup!: () => void;
+    const released = new Promise<void>((resolve) => {
+      releaseCleanup = resolve;
+    });
+    index.remove = async (ids) => {
+      cleanupReached();
+      await released;
+      return remove(ids);
+    };
+    try {
+      const started = await request<{ runId: string }>(`${t.url}/api/providers/${SLUG}/sync`, { method: 'POST' });
+      expect(started.status).toBe(202);
+      await reached;
+      // The definitions are committed; the index cleanup and the run record are not yet done.
+      const between = await request<SyncStatusView>(`${t.url}/api/providers/${SLUG}/sync`);
+      expect(between.body.status).toBe('running');
+      expect(between.body.recentRuns[0]).toMatchObject({ id: started.body.runId, status: 'running', stats: null });
+      releaseCleanup();
+      await t.catalog.deps.sync.current(SLUG)?.done;
+      const done = await request<SyncStatusView>(`${t.url}/api/providers/${SLUG}/sync`);
+      expect(done.body.status).toBe('ok');
+      expect(done.body.recentRuns[0]).toMatchObject({
+        id: started.body.runId,
+        status: 'ok',
+        stats: expect.objectContaining({ indicatorsSeen: 29 }),
+      });
+    } finally {
+      index.remove = remove;
+      releaseCleanup();
+    }
+  });
+
   it('a sync left running by a stopped catalog is marked failed at the next start', async () => {
     const em = t.catalog.deps.db.fork();
     await em.nativeUpdate(
