@@ -77,6 +77,10 @@ export class CheckBuilder {
   readonly evidence: Evidence[] = [];
   private readonly problems: string[] = [];
   private readonly skipped: string[] = [];
+  /** Endpoints that gave no usable answer (unreachable, rate-limited, gone, wrong kind): not evidence. */
+  private readonly unavailableSources: string[] = [];
+  /** Endpoints that answered (their answers are evidence, for or against). */
+  private readonly answeredSources = new Set<string>();
 
   readonly id: CheckId;
 
@@ -107,11 +111,28 @@ export class CheckBuilder {
     this.evidence.push({ label: 'not checked', value: what });
   }
 
+  /**
+   * An endpoint that could not be read: unreachable, rate-limited (429), gone (410), of the wrong kind (a bare
+   * node asked for an indexer route), or answering what is not the API. This is unavailability, not evidence
+   * against the receipt: the check is `not-run` when no endpoint answered, `partial` when others answered.
+   */
+  unavailable(source: string, reason: string): void {
+    this.unavailableSources.push(source);
+    this.evidence.push({ label: 'endpoint unavailable', value: reason, source });
+  }
+
+  /** Records that `source` answered: what it said is evidence (see `unavailable`). */
+  answered(source: string): void {
+    this.answeredSources.add(source);
+  }
+
   /** Takes `sub`'s evidence with `prefix` on each label, its failures and its skipped parts. */
   merge(sub: CheckBuilder, prefix: string): void {
     for (const e of sub.evidence) this.evidence.push({ ...e, label: `${prefix}${e.label}` });
     for (const p of sub.problems) this.problems.push(`${prefix}${p}`);
     for (const s of sub.skipped) this.skipped.push(`${prefix}${s}`);
+    for (const u of sub.unavailableSources) this.unavailableSources.push(u);
+    for (const a of sub.answeredSources) this.answeredSources.add(a);
   }
 
   get failed(): boolean {
@@ -129,6 +150,18 @@ export class CheckBuilder {
         summary: `failed: ${unique(this.problems).join('; ')}`,
         evidence: this.evidence,
       };
+    }
+    if (this.unavailableSources.length > 0 && this.answeredSources.size === 0) {
+      return {
+        id: this.id,
+        name,
+        status: 'not-run',
+        summary: `no endpoint answered: ${unique(this.unavailableSources).join(', ')}`,
+        evidence: this.evidence,
+      };
+    }
+    if (this.unavailableSources.length > 0) {
+      this.skipped.push(`no answer from ${unique(this.unavailableSources).join(', ')}`);
     }
     if (this.skipped.length > 0) {
       return {
