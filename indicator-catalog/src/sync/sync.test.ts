@@ -275,13 +275,19 @@ describe('sync', () => {
       return remove(ids);
     };
     try {
-      const started = await request<{ runId: string }>(`${t.url}/api/providers/${SLUG}/sync`, { method: 'POST' });
+      const started = await request<{ runId: string }>(`${t.url}/api/providers/${SLUG}/sync`, {
+        method: 'POST',
+      });
       expect(started.status).toBe(202);
       await reached;
       // The definitions are committed; the index cleanup and the run record are not yet done.
       const between = await request<SyncStatusView>(`${t.url}/api/providers/${SLUG}/sync`);
       expect(between.body.status).toBe('running');
-      expect(between.body.recentRuns[0]).toMatchObject({ id: started.body.runId, status: 'running', stats: null });
+      expect(between.body.recentRuns[0]).toMatchObject({
+        id: started.body.runId,
+        status: 'running',
+        stats: null,
+      });
       releaseCleanup();
       await t.catalog.deps.sync.current(SLUG)?.done;
       const done = await request<SyncStatusView>(`${t.url}/api/providers/${SLUG}/sync`);
