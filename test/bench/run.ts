@@ -37,6 +37,9 @@
  *    idle RSS/PSS of its whole process tree, with each part (PGlite, the devnets, the modules) measured alone.
  *    Alone: `npm run bench -- idle` (results printed, `results.json` left as it is).
  *
+ * `npm run bench -- anchor-cost` (`anchor-cost.ts`): what one anchoring batch costs on a real network (EVM gas,
+ * Stacks bytes and API requests), measured on the devnets; printed, `results.json` left as it is.
+ *
  * `npm run bench -- certificates` runs part 4 alone, `npm run bench:catalog` part 5 (results printed,
  * `results.json` left as it is).
  *
@@ -50,6 +53,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { benchAnchorCost, reportAnchorCost } from './anchor-cost';
 import { type AnchoringResults, benchAnchoring, reportAnchoring } from './anchoring';
 import { benchCatalog, type CatalogBenchResults, reportCatalog } from './catalog';
 import { benchCertificates, type CertificateResults, reportCertificates } from './certificates';
@@ -619,6 +623,11 @@ async function main(): Promise<void> {
         childEnv,
       });
       console.log(`\n${reportCertificates(certificates)}\n`);
+      return;
+    }
+    if (process.argv[2] === 'anchor-cost') {
+      const cost = await benchAnchorCost({ addCleanup: (label, run) => cleanup.add(label, run) });
+      console.log(`\n${reportAnchorCost(cost)}\n`);
       return;
     }
     if (process.argv[2] === 'idle') {
