@@ -6,14 +6,17 @@
  *     [--online] [--confirmations N] [--json]
  *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts)
  *
- * Exit status: 0 when every check that could run passed, 1 when a check failed, 2 when the input cannot be
- * used (bad arguments, unreadable file, not a receipt, a certificate without receipt).
+ * Exit status (`EXIT_CODES` of report.ts): 0 when every applicable check passed, 1 when a check failed, 2 when
+ * the input cannot be used (bad arguments, unreadable file, not a receipt, a certificate without receipt), 3
+ * when none failed but some could not run (no endpoint given, none answered, a pending anchor) or ran in
+ * part. `extend` has its own (see extend.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pemCertificates } from './bytes.ts';
 import { formatReport } from './format.ts';
 import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
+import { EXIT_CODES, type ExitCode } from './report.ts';
 import { verify } from './verify.ts';
 
 export const USAGE = `Usage: notary-verify <file> (--certificate cert.pdf | --receipt receipt.json) [options]
@@ -22,7 +25,8 @@ Checks a notarized file against its receipt (or the receipt attached to its cert
   1 the file's SHA-256          4 the Stacks anchor (Stacks API call-read get-anchor, transaction)
   2 the Merkle proof            5 the RFC 3161 timestamp token, when present
   3 the EAS attestation (EVM)   6 the certificate's PAdES signature, when signed
-It contacts only the endpoints given here; with several for a chain, each is asked and they must agree.
+It contacts only the endpoints given here; with several for a chain, each is asked and those that answer
+must agree.
 
 Options:
   --certificate FILE   the certificate PDF (its attached receipt.json is used)
@@ -42,13 +46,27 @@ Options:
   --quiet              print only failed evidence
   -h, --help           this text
 
-Exit status: 0 every check that could run passed; 1 a check failed; 2 unusable input.
+Each check is PASSED, FAILED (what was read contradicts the receipt, or endpoints that answered disagree),
+PARTIAL (the rest passed; a part could not be checked, or an endpoint did not answer while others did), or
+NOT RUN, with the reason: not applicable (no such anchor, no token, no or an unsigned certificate), no
+endpoint given, endpoint unavailable (unreachable, rate-limited, gone, another chain, not the API), anchor
+pending. A check that could not run is never PASSED, and an endpoint that cannot be read never FAILS one.
+
+Exit status:
+  0  verified: every applicable check passed
+  1  a check failed
+  2  unusable input (bad arguments, unreadable file, not a receipt, a certificate without receipt)
+  3  incomplete: none failed, but some could not run or ran in part (give the missing endpoint or anchor,
+     or try again)
+--json prints the same report: "outcome" (passed, failed, incomplete), "exitCode", and per check "status"
+and "reason".
+
 notary-verify extend <signed.pdf> --tsa URL adds fresh validation data and a document timestamp (extend -h).
-A check without what it needs (no endpoint, no certificate) is reported NOT RUN, never PASSED.
 `;
 
 export interface CliResult {
-  code: 0 | 1 | 2;
+  /** The exit status (see `EXIT_CODES`; `extend` has its own 0, 1, 2). */
+  code: ExitCode;
   stdout: string;
   stderr: string;
 }
@@ -62,10 +80,14 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
   try {
     ({ values, positionals } = parse(argv));
   } catch (e) {
-    return { code: 2, stdout: '', stderr: `${(e as Error).message}\n\n${USAGE}` };
+    return { code: EXIT_CODES.unusable, stdout: '', stderr: `${(e as Error).message}\n\n${USAGE}` };
   }
   if (values.help) return { code: 0, stdout: USAGE, stderr: '' };
-  const usage = (message: string): CliResult => ({ code: 2, stdout: '', stderr: `${message}\n\n${USAGE}` });
+  const usage = (message: string): CliResult => ({
+    code: EXIT_CODES.unusable,
+    stdout: '',
+    stderr: `${message}\n\n${USAGE}`,
+  });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) return usage('give exactly one file to verify');
   if (!values.certificate === !values.receipt) return usage('give either --certificate or --receipt');
@@ -101,9 +123,9 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const stdout = values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, !values.quiet);
-    return { code: report.ok ? 0 : 1, stdout, stderr: '' };
+    return { code: report.exitCode, stdout, stderr: '' };
   } catch (e) {
-    return { code: 2, stdout: '', stderr: `notary-verify: ${(e as Error).message}\n` };
+    return { code: EXIT_CODES.unusable, stdout: '', stderr: `notary-verify: ${(e as Error).message}\n` };
   }
 }
 

@@ -1,5 +1,5 @@
-import { AbiCoder, getAddress, Interface, keccak256, solidityPacked, ZeroHash } from 'ethers';
-import { EndpointError, jsonRpc, type Transport } from './http.ts';
+import { AbiCoder, getAddress, Interface, isAddress, keccak256, solidityPacked, ZeroHash } from 'ethers';
+import { requestJson, type Transport } from './http.ts';
 import type { Receipt } from './receipt.ts';
 import { CheckBuilder, type CheckResult, notRun } from './report.ts';
 
@@ -15,7 +15,18 @@ import { CheckBuilder, type CheckResult, notRun } from './report.ts';
  *   schemaUID)`, and has at least `confirmations` blocks (the inclusion block counting as 1);
  * - the attestation's `time` is its block's timestamp.
  * What each endpoint read (all but the moving chain tip) must be identical: any disagreement fails the check.
- * Contract interfaces: EAS 1.x `IEAS.sol` / `ISchemaRegistry.sol` (eas-contracts 1.x).
+ *
+ * Evidence and unavailability are kept apart (see `report.ts`). An endpoint that gives no usable answer is
+ * unavailable, not evidence: unreachable, timed out, an HTTP status other than 200 (429 rate-limited, 410
+ * gone, 5xx), not JSON, a JSON-RPC error other than a revert (method not found, provider limits), a result
+ * that is not what an Ethereum node answers, a node of another chain (`eth_chainId` not the receipt's), or
+ * one whose tip is below the receipt's block (not synced that far). The check fails only on what an endpoint
+ * of the receipt's chain, synced past its block, answered: an attestation or transaction that is missing or
+ * says something else, a call that reverts or whose answer does not decode (no EAS contract there), or two
+ * such endpoints that disagree. Fewer confirmations than required is not a contradiction either: that part
+ * is reported not checked (partial).
+ * Contract interfaces: EAS 1.x `IEAS.sol` / `ISchemaRegistry.sol` (eas-contracts 1.x); JSON-RPC methods and
+ * result encodings: Ethereum execution-apis (`eth_chainId`, `eth_call`, ...), JSON-RPC 2.0 error objects.
  */
 
 /** EAS (`IEAS.sol`) fragments used, human-readable ABI. */
@@ -65,12 +76,16 @@ export interface EvmCheckOptions {
   now: Date;
 }
 
-/** Check 3 (see the module comment). Never throws: endpoint failures are failed evidence. */
+/** Check 3 (see the module comment). Never throws: an endpoint's failure is unavailability or evidence. */
 export async function checkEvm(receipt: Receipt, t: Transport, o: EvmCheckOptions): Promise<CheckResult> {
   const leg = receipt.evm;
-  if (leg === null) return notRun(3, 'the receipt has no EVM anchor (the service does not anchor on EVM)');
-  if (leg.status !== 'registered') return notRun(3, 'the receipt records the EVM anchor as pending');
-  if (o.endpoints.length === 0) return notRun(3, 'no --evm-rpc endpoint given');
+  if (leg === null) {
+    return notRun(3, 'not-applicable', 'the receipt has no EVM anchor (the service does not anchor on EVM)');
+  }
+  if (leg.status !== 'registered') {
+    return notRun(3, 'pending', 'the receipt records the EVM anchor as pending');
+  }
+  if (o.endpoints.length === 0) return notRun(3, 'no-endpoint', 'no --evm-rpc endpoint given');
   const c = new CheckBuilder(3);
   const root = receipt.merkle ? `0x${receipt.merkle.root}` : null;
   if (!root) {
@@ -88,9 +103,16 @@ export async function checkEvm(receipt: Receipt, t: Transport, o: EvmCheckOption
     try {
       ({ facts, tip } = await readFacts(t, url, leg));
     } catch (e) {
-      c.fail('endpoint', e instanceof Error ? e.message : String(e), url);
+      if (e instanceof Unavailable) {
+        c.unavailable(url, e.message);
+      } else {
+        // The endpoint is of the receipt's chain and synced past its block: what it answered is evidence.
+        c.answered(url);
+        c.fail('answer', e instanceof Error ? e.message : String(e), url);
+      }
       continue;
     }
+    c.answered(url);
     seen.push({ url, facts });
     judge(c, url, facts, tip, leg, root, o);
   }
@@ -105,19 +127,92 @@ export async function checkEvm(receipt: Receipt, t: Transport, o: EvmCheckOption
 
 type RegisteredEvm = Extract<NonNullable<Receipt['evm']>, { status: 'registered' }>;
 
+/** The endpoint gave no usable answer (see the module comment): not evidence about the anchor. */
+class Unavailable extends Error {
+  override name = 'Unavailable';
+}
+
+/** What the endpoint's chain answered contradicts the receipt (a revert, an answer that does not decode). */
+class Contradiction extends Error {
+  override name = 'Contradiction';
+}
+
+let rpcId = 0;
+
+/**
+ * One JSON-RPC 2.0 call (POST, no redirect, bounded; see `requestJson`): its `result`.
+ * @throws Unavailable on a transport failure, an HTTP status other than 200, a body that is not a JSON-RPC
+ *   response, or a JSON-RPC error other than a revert; Contradiction on a revert (EIP-1474/1898 code 3, or a
+ *   message saying `revert`: the contract the receipt names answers with a revert).
+ */
+async function rpc(t: Transport, url: string, method: string, params: unknown[]): Promise<unknown> {
+  rpcId += 1;
+  let answer: { status: number; body: unknown };
+  try {
+    answer = await requestJson(t, url, {
+      method: 'POST',
+      body: { jsonrpc: '2.0', id: rpcId, method, params },
+    });
+  } catch (e) {
+    throw new Unavailable(`${method}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const body = answer.body as { result?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+  if (answer.status !== 200) {
+    const why = answer.status === 429 ? ' (rate-limited)' : answer.status === 410 ? ' (gone)' : '';
+    throw new Unavailable(`${method}: HTTP ${answer.status}${why}`);
+  }
+  if (typeof body !== 'object' || body === null) {
+    throw new Unavailable(`${method}: not a JSON-RPC response`);
+  }
+  if (body.error) {
+    const code = typeof body.error.code === 'number' ? body.error.code : '';
+    const message = typeof body.error.message === 'string' ? body.error.message.slice(0, 200) : '';
+    const text = `${method}: JSON-RPC error ${code} ${message}`.trim();
+    if (code === 3 || /revert/i.test(message)) throw new Contradiction(text);
+    throw new Unavailable(text);
+  }
+  if (!('result' in body)) throw new Unavailable(`${method}: not a JSON-RPC response (no result)`);
+  return body.result;
+}
+
+/** A JSON-RPC quantity (`0x`-prefixed hex) as a number. @throws Unavailable when it is not one. */
+function quantity(method: string, value: unknown): number {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) {
+    throw new Unavailable(`${method}: ${JSON.stringify(value)?.slice(0, 80)} is not a quantity`);
+  }
+  return Number(BigInt(value));
+}
+
+/** `eth_call` data: `0x` and hex digits. @throws Unavailable when the result is not that. */
+function callData(value: unknown): string {
+  if (typeof value !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(value)) {
+    throw new Unavailable(`eth_call: ${JSON.stringify(value)?.slice(0, 80)} is not call data`);
+  }
+  return value;
+}
+
 async function readFacts(
   t: Transport,
   url: string,
   leg: RegisteredEvm,
 ): Promise<{ facts: EvmFacts; tip: number }> {
+  const chainId = quantity('eth_chainId', await rpc(t, url, 'eth_chainId', []));
+  if (chainId !== leg.chainId) {
+    throw new Unavailable(`serves chain ${chainId}, not the receipt's chain ${leg.chainId} (${leg.network})`);
+  }
+  const tip = quantity('eth_blockNumber', await rpc(t, url, 'eth_blockNumber', []));
+  if (tip < leg.blockNumber) {
+    throw new Unavailable(
+      `not synced: its tip is block ${tip}, the receipt's transaction is in block ${leg.blockNumber}`,
+    );
+  }
   const call = async (to: string, data: string) =>
-    String(await jsonRpc(t, url, 'eth_call', [{ to, data }, 'latest']));
-  const chainId = Number(BigInt(String(await jsonRpc(t, url, 'eth_chainId', []))));
+    callData(await rpc(t, url, 'eth_call', [{ to, data }, 'latest']));
   const rawAttestation = await call(
     leg.easAddress,
     eas.encodeFunctionData('getAttestation', [leg.attestationUid]),
   );
-  const a = decode(eas, 'getAttestation', rawAttestation)[0] as Record<string, unknown>;
+  const a = decode(eas, 'getAttestation', rawAttestation, leg.easAddress)[0] as Record<string, unknown>;
   const attestation =
     String(a.uid) === ZeroHash
       ? null
@@ -138,6 +233,7 @@ async function readFacts(
         eas,
         'getSchemaRegistry',
         await call(leg.easAddress, eas.encodeFunctionData('getSchemaRegistry')),
+        leg.easAddress,
       )[0],
     ),
   );
@@ -145,6 +241,7 @@ async function readFacts(
     registry,
     'getSchema',
     await call(schemaRegistry, registry.encodeFunctionData('getSchema', [leg.schemaUid])),
+    schemaRegistry,
   )[0] as Record<string, unknown>;
   const schemaRecord = {
     uid: String(s.uid).toLowerCase(),
@@ -152,18 +249,13 @@ async function readFacts(
     revocable: Boolean(s.revocable),
     schema: String(s.schema),
   };
-  const r = (await jsonRpc(t, url, 'eth_getTransactionReceipt', [leg.txHash])) as {
-    status?: string;
-    blockNumber?: string;
-    blockHash?: string;
-    to?: string | null;
-    logs?: { address: string; topics: string[]; data: string }[];
-  } | null;
+  const r = await rpc(t, url, 'eth_getTransactionReceipt', [leg.txHash]);
   let tx: EvmFacts['tx'] = null;
   let blockTimestamp: number | null = null;
-  if (r) {
+  if (r !== null) {
+    const receipt = transactionReceipt(r);
     let attested: NonNullable<EvmFacts['tx']>['attested'] = null;
-    for (const log of r.logs ?? []) {
+    for (const log of receipt.logs) {
       if (log.address.toLowerCase() !== leg.easAddress.toLowerCase()) continue;
       const parsed = safeParseLog(log);
       if (
@@ -178,20 +270,62 @@ async function readFacts(
       }
     }
     tx = {
-      status: Number(BigInt(r.status ?? '0x0')),
-      blockNumber: Number(BigInt(r.blockNumber ?? '0x0')),
-      blockHash: String(r.blockHash).toLowerCase(),
-      to: r.to ? getAddress(r.to) : null,
+      status: receipt.status,
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+      to: receipt.to,
       attested,
     };
-    const block = (await jsonRpc(t, url, 'eth_getBlockByNumber', [r.blockNumber, false])) as {
-      timestamp?: string;
-      hash?: string;
-    } | null;
-    blockTimestamp = block?.timestamp ? Number(BigInt(block.timestamp)) : null;
+    const block = await rpc(t, url, 'eth_getBlockByNumber', [`0x${receipt.blockNumber.toString(16)}`, false]);
+    const stamp = (block as { timestamp?: unknown } | null)?.timestamp;
+    blockTimestamp = stamp === undefined ? null : quantity('eth_getBlockByNumber', stamp);
   }
-  const tip = Number(BigInt(String(await jsonRpc(t, url, 'eth_blockNumber', []))));
   return { facts: { chainId, attestation, schemaRegistry, schemaRecord, tx, blockTimestamp }, tip };
+}
+
+/**
+ * The fields used of an `eth_getTransactionReceipt` result (execution-apis `ReceiptInfo`).
+ * @throws Unavailable when it is not a receipt object (not what a node answers).
+ */
+function transactionReceipt(value: unknown): {
+  status: number;
+  blockNumber: number;
+  blockHash: string;
+  to: string | null;
+  logs: { address: string; topics: string[]; data: string }[];
+} {
+  const method = 'eth_getTransactionReceipt';
+  const r = value as {
+    status?: unknown;
+    blockNumber?: unknown;
+    blockHash?: unknown;
+    to?: unknown;
+    logs?: unknown;
+  } | null;
+  if (
+    typeof r !== 'object' ||
+    r === null ||
+    !Array.isArray(r.logs) ||
+    typeof r.blockHash !== 'string' ||
+    (r.to !== null && r.to !== undefined && !(typeof r.to === 'string' && isAddress(r.to)))
+  ) {
+    throw new Unavailable(`${method}: not a transaction receipt`);
+  }
+  const logs = r.logs.filter(
+    (l): l is { address: string; topics: string[]; data: string } =>
+      typeof l === 'object' &&
+      l !== null &&
+      typeof (l as { address?: unknown }).address === 'string' &&
+      Array.isArray((l as { topics?: unknown }).topics) &&
+      typeof (l as { data?: unknown }).data === 'string',
+  );
+  return {
+    status: quantity(method, r.status ?? '0x0'),
+    blockNumber: quantity(method, r.blockNumber),
+    blockHash: r.blockHash.toLowerCase(),
+    to: typeof r.to === 'string' ? getAddress(r.to) : null,
+    logs,
+  };
 }
 
 function judge(
@@ -296,12 +430,18 @@ function judge(
     url,
   );
   const confirmations = Math.max(0, tip - tx.blockNumber + 1);
-  c.expect(
-    confirmations >= o.confirmations,
-    'confirmations',
-    `${confirmations} (at least ${o.confirmations} required; tip ${tip})`,
-    url,
-  );
+  if (confirmations >= o.confirmations) {
+    c.expect(
+      true,
+      'confirmations',
+      `${confirmations} (at least ${o.confirmations} required; tip ${tip})`,
+      url,
+    );
+  } else {
+    // Not final enough yet is no contradiction: the check is partial until the chain grows.
+    c.note('confirmations', `${confirmations} (at least ${o.confirmations} required; tip ${tip})`, url);
+    c.skip(`${o.confirmations} confirmations at ${url} (${confirmations} so far)`);
+  }
   c.expect(
     f.blockTimestamp !== null && f.blockTimestamp === a.time,
     'attestation.time = block timestamp',
@@ -350,11 +490,19 @@ export function agreement(endpoints: number): string {
   return endpoints === 1 ? '1 endpoint read' : `${endpoints} endpoints agree`;
 }
 
-function decode(iface: Interface, fn: string, data: string) {
+/**
+ * `fn`'s result from the call data `to` answered. @throws Contradiction when it does not decode: `0x` is an
+ * address without code, anything else a contract that is not the one the receipt names.
+ */
+function decode(iface: Interface, fn: string, data: string, to: string) {
   try {
     return iface.decodeFunctionResult(fn, data);
   } catch (e) {
-    throw new EndpointError(`${fn}: undecodable answer ${data.slice(0, 66)}: ${(e as Error).message}`);
+    throw new Contradiction(
+      data === '0x'
+        ? `${fn}: no contract at ${to} on this chain`
+        : `${fn}: undecodable answer from ${to}: ${data.slice(0, 66)} (${(e as Error).message.slice(0, 120)})`,
+    );
   }
 }
 

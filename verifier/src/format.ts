@@ -1,4 +1,4 @@
-import type { CheckStatus, VerifyReport } from './report.ts';
+import type { CheckReason, CheckResult, CheckStatus, VerifyReport } from './report.ts';
 
 const MARK: Readonly<Record<CheckStatus, string>> = {
   passed: 'PASSED',
@@ -7,9 +7,25 @@ const MARK: Readonly<Record<CheckStatus, string>> = {
   'not-run': 'NOT RUN',
 };
 
+/** The reason kinds of `report.ts` as a few words, after the status. */
+const REASON: Readonly<Record<CheckReason, string>> = {
+  'not-applicable': 'not applicable',
+  'not-requested': 'not requested',
+  pending: 'anchor pending',
+  'no-endpoint': 'no endpoint given',
+  unavailable: 'endpoint unavailable',
+  'not-checked': 'a part not checked',
+};
+
+/** `NOT RUN (no endpoint given)`, `PARTIAL (endpoint unavailable)`, `PASSED`. */
+export function statusText(check: Pick<CheckResult, 'status' | 'reason'>): string {
+  return check.reason ? `${MARK[check.status]} (${REASON[check.reason]})` : MARK[check.status];
+}
+
 /**
- * The report as text for a terminal: one block per check (status, summary, evidence with its source), then
- * the verdict line. `verbose` false keeps only the evidence of failed checks and contradicting facts.
+ * The report as text for a terminal: one block per check (status with its reason kind, summary, evidence
+ * with its source), then the verdict line, which names the exit status and what to do about an incomplete
+ * verification. `verbose` false keeps only the evidence of failed checks and contradicting facts.
  */
 export function formatReport(report: VerifyReport, verbose = true): string {
   const lines: string[] = [
@@ -18,7 +34,7 @@ export function formatReport(report: VerifyReport, verbose = true): string {
     '',
   ];
   for (const check of report.checks) {
-    lines.push(`[${check.id}] ${check.name}: ${MARK[check.status]}`);
+    lines.push(`[${check.id}] ${check.name}: ${statusText(check)}`);
     lines.push(`    ${check.summary}`);
     for (const e of check.evidence) {
       if (!verbose && e.ok !== false) continue;
@@ -26,13 +42,45 @@ export function formatReport(report: VerifyReport, verbose = true): string {
       lines.push(`    ${mark.padEnd(2)} ${e.label}: ${e.value}${e.source ? `  [${e.source}]` : ''}`);
     }
   }
-  const counts = (s: CheckStatus) => report.checks.filter((c) => c.status === s).length;
-  const tally = `${counts('passed')} passed, ${counts('partial')} partial, ${counts('not-run')} not run, ${counts('failed')} failed`;
+  const count = (f: (c: CheckResult) => boolean) => report.checks.filter(f).length;
+  const notApplicable = (c: CheckResult) =>
+    c.status === 'not-run' && (c.reason === 'not-applicable' || c.reason === 'not-requested');
+  const tally =
+    `${count((c) => c.status === 'passed')} passed, ${count((c) => c.status === 'partial')} partial, ` +
+    `${count((c) => c.status === 'not-run' && !notApplicable(c))} not run, ` +
+    `${count(notApplicable)} not applicable, ${count((c) => c.status === 'failed')} failed`;
   lines.push('');
-  lines.push(
-    report.ok
-      ? `VERIFIED: every check that could run passed (${tally})`
-      : `NOT VERIFIED: failed at check ${report.failedAt} (${tally})`,
-  );
+  lines.push(verdict(report, tally));
   return `${lines.join('\n')}\n`;
+}
+
+/** The last line: the outcome, the tally, the exit status and, when incomplete, what would complete it. */
+function verdict(report: VerifyReport, tally: string): string {
+  switch (report.outcome) {
+    case 'passed':
+      return `VERIFIED: every applicable check passed (${tally}); exit status 0`;
+    case 'failed':
+      return `NOT VERIFIED: failed at check ${report.failedAt} (${tally}); exit status 1`;
+    case 'incomplete': {
+      const open = report.checks.filter(
+        (c) =>
+          c.status === 'partial' ||
+          (c.status === 'not-run' && c.reason !== 'not-applicable' && c.reason !== 'not-requested'),
+      );
+      const reasons = new Set(open.map((c) => c.reason));
+      const todo = [
+        ...(reasons.has('no-endpoint') ? ['give an endpoint for each anchored chain'] : []),
+        ...(reasons.has('unavailable') ? ['try again later or with other endpoints'] : []),
+        ...(reasons.has('pending') ? ['fetch a newer receipt once the anchors are registered'] : []),
+        ...(reasons.has('not-checked')
+          ? ['give what the part not checked needs (e.g. --tsa-ca, --trust-ca)']
+          : []),
+      ];
+      return (
+        `INCOMPLETE: no check failed, but check${open.length === 1 ? '' : 's'} ` +
+        `${open.map((c) => c.id).join(', ')} could not run in full (${tally}); exit status 3` +
+        (todo.length > 0 ? `: ${todo.join('; ')}` : '')
+      );
+    }
+  }
 }

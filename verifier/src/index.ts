@@ -5,7 +5,7 @@
 export { pemCertificates, sha256Hex } from './bytes.ts';
 export { CertificateError, extractReceipt } from './certificate.ts';
 export { EAS_ABI, SCHEMA_REGISTRY_ABI } from './evm.ts';
-export { formatReport } from './format.ts';
+export { formatReport, statusText } from './format.ts';
 export {
   checkIcpBrasilProfile,
   type IcpBrasilConformance,
@@ -36,14 +36,21 @@ export {
   ReceiptSchema,
   serializeReceipt,
 } from './receipt.ts';
-export type {
-  CheckId,
-  CheckResult,
-  CheckStatus,
-  Evidence,
-  PadesLevel,
-  PadesReport,
-  VerifyReport,
+export {
+  type CheckId,
+  type CheckReason,
+  type CheckResult,
+  type CheckStatus,
+  type Evidence,
+  EXIT_CODES,
+  type ExitCode,
+  isIncomplete,
+  type NotRunReason,
+  outcomeOf,
+  type PadesLevel,
+  type PadesReport,
+  type VerifyOutcome,
+  type VerifyReport,
 } from './report.ts';
 export {
   TSA_MAX_RESPONSE_BYTES,

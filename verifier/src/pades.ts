@@ -75,7 +75,7 @@ export async function checkPadesSignature(
   certificate: Uint8Array | undefined,
   options: PadesCheckOptions,
 ): Promise<CheckResult> {
-  if (!certificate) return notRun(6, 'no --certificate given');
+  if (!certificate) return notRun(6, 'not-applicable', 'no --certificate given');
   const c = new CheckBuilder(6);
   let read: PdfSignatures;
   try {
@@ -91,7 +91,7 @@ export async function checkPadesSignature(
   const mine = read.signatures.filter((s) => s.coverage.end > originalEnd);
   const ours = mine.filter((s) => !s.documentTimestamp).at(-1);
   if (!ours) {
-    if (mine.length === 0) return notRun(6, 'the certificate is not signed');
+    if (mine.length === 0) return notRun(6, 'not-applicable', 'the certificate is not signed');
     c.fail('signature', 'the certificate carries document timestamps but no signature');
     return c.result('');
   }

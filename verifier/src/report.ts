@@ -1,14 +1,63 @@
 /**
- * The verification report: one result per check, in the issue's order, each with its evidence. A check that
- * could not run (no endpoint, nothing to check) is `not-run`, never `passed`; `partial` is a check whose
- * parts that could run passed while one part could not (e.g. a signature verified but no trust anchor given
- * to check its chain against).
+ * The verification report: one result per check, in order, each with its evidence, its status and, when it
+ * did not simply pass or fail, the reason kind; then the outcome and the command line's exit status.
+ *
+ * Evidence and unavailability are kept apart: a check is `failed` only when what was read contradicts the
+ * receipt (or two endpoints that answered disagree). An endpoint that could not be read (unreachable, 429,
+ * 410, not the API, another chain) is not evidence: the check is `not-run` when none answered, `partial` when
+ * others answered and agreed. A check that could not run is never `passed`.
+ *
+ * A check that has nothing to verify in this receipt (`reason: 'not-applicable'`: no EVM or Stacks leg, no
+ * RFC 3161 token, no certificate given, an unsigned certificate) is `not-run` too, but it does not make the
+ * verification incomplete: see `outcomeOf`.
  */
 
 /** 1 file hash, 2 Merkle proof, 3 EVM attestation, 4 Stacks anchor, 5 RFC 3161 token, 6 PAdES signature. */
 export type CheckId = 1 | 2 | 3 | 4 | 5 | 6;
 
 export type CheckStatus = 'passed' | 'failed' | 'partial' | 'not-run';
+
+/**
+ * Why a check is `not-run` or `partial` (absent on `passed` and `failed`):
+ * - `not-applicable` (not-run): the receipt or certificate has nothing this check verifies (the service does
+ *   not anchor on that chain, no RFC 3161 token was issued, no certificate given, the certificate is not
+ *   signed). Does not make the outcome incomplete.
+ * - `not-requested` (not-run): the caller ran a subset (`VerifyInput.checks`, e.g. a page that runs only the
+ *   network checks and merges the others from elsewhere). Does not make the outcome incomplete.
+ * - `pending` (not-run): the receipt records the anchor as pending, or has no Merkle proof yet while a leg
+ *   is pending: a later receipt will carry it.
+ * - `no-endpoint` (not-run): the receipt has an anchor on a chain but no endpoint was given for it.
+ * - `unavailable` (not-run or partial): endpoints were given, and none (not-run) or only some (partial) gave
+ *   a usable answer; the evidence names each endpoint that did not, and why.
+ * - `not-checked` (partial): a part of the check lacked what it needs (e.g. no trust anchor to check a
+ *   certificate chain against) while the rest passed.
+ */
+export type CheckReason =
+  | 'not-applicable'
+  | 'not-requested'
+  | 'pending'
+  | 'no-endpoint'
+  | 'unavailable'
+  | 'not-checked';
+
+/** The reasons a check can be `not-run` for. */
+export type NotRunReason = Exclude<CheckReason, 'not-checked'>;
+
+/**
+ * The verification as a whole:
+ * - `passed`: every applicable check passed (the others are `not-applicable` or `not-requested`);
+ * - `failed`: a check failed (evidence contradicts the receipt);
+ * - `incomplete`: none failed, but some applicable check could not run (`pending`, `no-endpoint`,
+ *   `unavailable`) or ran in part (`partial`).
+ */
+export type VerifyOutcome = 'passed' | 'failed' | 'incomplete';
+
+/**
+ * `notary-verify`'s exit status: 0 passed, 1 failed, 2 unusable input (no report: bad arguments, unreadable
+ * file, not a receipt), 3 incomplete.
+ */
+export const EXIT_CODES = { passed: 0, failed: 1, unusable: 2, incomplete: 3 } as const;
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
 /** One fact the check established or refuted. */
 export interface Evidence {
@@ -26,6 +75,8 @@ export interface CheckResult {
   id: CheckId;
   name: string;
   status: CheckStatus;
+  /** Why it is `not-run` or `partial` (see `CheckReason`); absent when it passed or failed. */
+  reason?: CheckReason;
   /** One line: why it passed, failed or did not run. */
   summary: string;
   evidence: Evidence[];
@@ -54,7 +105,14 @@ export interface PadesReport {
 }
 
 export interface VerifyReport {
-  /** True when no check failed (every check that could run passed). */
+  /** `passed`, `failed` or `incomplete` (see `VerifyOutcome`); what the report proves. */
+  outcome: VerifyOutcome;
+  /** `notary-verify`'s exit status for this report: 0 passed, 1 failed, 3 incomplete. */
+  exitCode: ExitCode;
+  /**
+   * True when no check failed. Not "verified": an incomplete report is ok too; read `outcome`. Kept for the
+   * readers of earlier reports.
+   */
   ok: boolean;
   /** The first failed check, if any. */
   failedAt: CheckId | null;
@@ -77,8 +135,8 @@ export class CheckBuilder {
   readonly evidence: Evidence[] = [];
   private readonly problems: string[] = [];
   private readonly skipped: string[] = [];
-  /** Endpoints that gave no usable answer (unreachable, rate-limited, gone, wrong kind): not evidence. */
-  private readonly unavailableSources: string[] = [];
+  /** Endpoints that gave no usable answer (unreachable, rate-limited, gone, wrong kind), and why. */
+  private readonly unavailableSources: { source: string; reason: string }[] = [];
   /** Endpoints that answered (their answers are evidence, for or against). */
   private readonly answeredSources = new Set<string>();
 
@@ -117,7 +175,7 @@ export class CheckBuilder {
    * against the receipt: the check is `not-run` when no endpoint answered, `partial` when others answered.
    */
   unavailable(source: string, reason: string): void {
-    this.unavailableSources.push(source);
+    this.unavailableSources.push({ source, reason });
     this.evidence.push({ label: 'endpoint unavailable', value: reason, source });
   }
 
@@ -139,7 +197,11 @@ export class CheckBuilder {
     return this.problems.length > 0;
   }
 
-  /** The result: failed if anything failed, partial if a part was skipped, else passed with `summary`. */
+  /**
+   * The result: `failed` if anything contradicted the receipt; else `not-run` (`unavailable`) when endpoints
+   * were asked and none answered; else `partial` when a part was skipped (`not-checked`) or some endpoint did
+   * not answer (`unavailable`); else `passed` with `summary`.
+   */
   result(summary: string): CheckResult {
     const name = CHECK_NAMES[this.id];
     if (this.problems.length > 0) {
@@ -151,24 +213,26 @@ export class CheckBuilder {
         evidence: this.evidence,
       };
     }
-    if (this.unavailableSources.length > 0 && this.answeredSources.size === 0) {
+    const unavailable = unique(this.unavailableSources.map((u) => `${u.source} (${u.reason})`));
+    if (unavailable.length > 0 && this.answeredSources.size === 0) {
       return {
         id: this.id,
         name,
         status: 'not-run',
-        summary: `no endpoint answered: ${unique(this.unavailableSources).join(', ')}`,
+        reason: 'unavailable',
+        summary: `no endpoint answered: ${unavailable.join('; ')}`,
         evidence: this.evidence,
       };
     }
-    if (this.unavailableSources.length > 0) {
-      this.skipped.push(`no answer from ${unique(this.unavailableSources).join(', ')}`);
-    }
-    if (this.skipped.length > 0) {
+    const skipped = [...this.skipped];
+    if (unavailable.length > 0) skipped.push(`no answer from ${unavailable.join('; ')}`);
+    if (skipped.length > 0) {
       return {
         id: this.id,
         name,
         status: 'partial',
-        summary: `${summary}; not checked: ${this.skipped.join('; ')}`,
+        reason: unavailable.length > 0 ? 'unavailable' : 'not-checked',
+        summary: `${summary}; not checked: ${skipped.join('; ')}`,
         evidence: this.evidence,
       };
     }
@@ -176,9 +240,32 @@ export class CheckBuilder {
   }
 }
 
-/** A check that did not run, and why. */
-export function notRun(id: CheckId, why: string): CheckResult {
-  return { id, name: CHECK_NAMES[id], status: 'not-run', summary: why, evidence: [] };
+/** A check that did not run: `reason` its kind (see `CheckReason`), `why` the sentence shown. */
+export function notRun(id: CheckId, reason: NotRunReason, why: string): CheckResult {
+  return { id, name: CHECK_NAMES[id], status: 'not-run', reason, summary: why, evidence: [] };
+}
+
+/**
+ * Whether `check` keeps the verification from being complete: `partial`, or `not-run` for a reason other
+ * than `not-applicable`/`not-requested` (a check from an earlier report without `reason` counts as
+ * incomplete: it is never taken as passed).
+ */
+export function isIncomplete(check: Pick<CheckResult, 'status' | 'reason'>): boolean {
+  if (check.status === 'partial') return true;
+  if (check.status !== 'not-run') return false;
+  return check.reason !== 'not-applicable' && check.reason !== 'not-requested';
+}
+
+/** The outcome, exit status and first failure of `checks` (see `VerifyOutcome`). */
+export function outcomeOf(checks: readonly Pick<CheckResult, 'id' | 'status' | 'reason'>[]): {
+  outcome: VerifyOutcome;
+  exitCode: ExitCode;
+  ok: boolean;
+  failedAt: CheckId | null;
+} {
+  const failed = checks.find((c) => c.status === 'failed');
+  const outcome: VerifyOutcome = failed ? 'failed' : checks.some(isIncomplete) ? 'incomplete' : 'passed';
+  return { outcome, exitCode: EXIT_CODES[outcome], ok: failed === undefined, failedAt: failed?.id ?? null };
 }
 
 function unique(items: string[]): string[] {

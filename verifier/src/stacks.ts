@@ -49,9 +49,14 @@ export async function checkStacks(
 ): Promise<CheckResult> {
   const leg = receipt.stacks;
   if (leg === null)
-    return notRun(4, 'the receipt has no Stacks anchor (the service does not anchor on Stacks)');
-  if (leg.status !== 'registered') return notRun(4, 'the receipt records the Stacks anchor as pending');
-  if (o.endpoints.length === 0) return notRun(4, 'no --stacks-api endpoint given');
+    return notRun(
+      4,
+      'not-applicable',
+      'the receipt has no Stacks anchor (the service does not anchor on Stacks)',
+    );
+  if (leg.status !== 'registered')
+    return notRun(4, 'pending', 'the receipt records the Stacks anchor as pending');
+  if (o.endpoints.length === 0) return notRun(4, 'no-endpoint', 'no --stacks-api endpoint given');
   const c = new CheckBuilder(4);
   if (!receipt.merkle) {
     c.fail('merkle root', 'the receipt has a Stacks anchor but no Merkle proof');

@@ -116,7 +116,8 @@ export async function checkTimestamp(
   receipt: Receipt,
   tsaCa: Uint8Array[] | undefined,
 ): Promise<CheckResult> {
-  if (!receipt.timestamp) return notRun(5, 'the receipt carries no RFC 3161 token (none was issued)');
+  if (!receipt.timestamp)
+    return notRun(5, 'not-applicable', 'the receipt carries no RFC 3161 token (none was issued)');
   const c = new CheckBuilder(5);
   let token: Uint8Array;
   try {

@@ -5,7 +5,14 @@ import type { Transport } from './http.ts';
 import { merkleProofHolds, recomputeMerkleRoot } from './merkle.ts';
 import { checkPadesSignature } from './pades.ts';
 import { parseReceipt, type Receipt } from './receipt.ts';
-import { CheckBuilder, type CheckId, type CheckResult, notRun, type VerifyReport } from './report.ts';
+import {
+  CheckBuilder,
+  type CheckId,
+  type CheckResult,
+  notRun,
+  outcomeOf,
+  type VerifyReport,
+} from './report.ts';
 import { checkStacks } from './stacks.ts';
 import { checkTimestamp } from './timestamp.ts';
 
@@ -54,16 +61,19 @@ export interface VerifyInput {
    */
   online?: boolean;
   /**
-   * The checks to run, default all six. The others are reported `not-run` ("not requested"): the web verify
-   * page runs 1 to 4, which need no trust anchor.
+   * The checks to run, default all six. The others are reported `not-run`, reason `not-requested` (which
+   * leaves the outcome as the requested checks make it): the web verify page runs 1 to 4, which need no trust
+   * anchor, and the desktop client runs 5 and 6 apart, in a worker, and merges them.
    */
   checks?: readonly CheckId[];
 }
 
 /**
- * Runs checks 1 to 6 in order (see `report.ts` for the statuses) and reports each with its evidence.
- * `ok` is true only when no check failed; a check without what it needs (an endpoint, a certificate) is
- * `not-run`. Network failures are failures of their check, never exceptions.
+ * Runs checks 1 to 6 in order (see `report.ts` for the statuses and reasons) and reports each with its
+ * evidence, then the outcome: `passed` (exit 0) only when every applicable check passed, `failed` (1) when
+ * one failed, `incomplete` (3) when none failed but some could not run (no endpoint, a pending leg, no
+ * endpoint answered) or ran in part. An endpoint that cannot be read is unavailability, never a failure, and
+ * never an exception.
  * @throws ReceiptFormatError when the receipt is not a receipt this version reads; CertificateError when the
  *   certificate is unreadable or carries no receipt (and none is given); TypeError when neither is given.
  */
@@ -89,7 +99,7 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   const confirmations = input.confirmations ?? 1;
   const wanted = new Set<CheckId>(input.checks ?? [1, 2, 3, 4, 5, 6]);
   const run = (id: CheckId, check: () => Promise<CheckResult>): Promise<CheckResult> =>
-    wanted.has(id) ? check() : Promise.resolve(notRun(id, 'not requested'));
+    wanted.has(id) ? check() : Promise.resolve(notRun(id, 'not-requested', 'not requested'));
   const checks: CheckResult[] = [
     await run(1, () => checkFile(receipt, input, attached)),
     await run(2, () => checkMerkle(receipt)),
@@ -112,10 +122,8 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
       }),
     ),
   ];
-  const failed = checks.find((c) => c.status === 'failed');
   return {
-    ok: failed === undefined,
-    failedAt: failed?.id ?? null,
+    ...outcomeOf(checks),
     document: {
       serialNumber: receipt.document.serialNumber,
       sha256: receipt.document.sha256,
@@ -174,7 +182,16 @@ async function checkFile(
 /** Check 2: the Merkle proof leads from the document hash to the anchored root. */
 async function checkMerkle(receipt: Receipt): Promise<CheckResult> {
   const m = receipt.merkle;
-  if (!m) return notRun(2, 'the receipt has no Merkle proof (the document is not in an anchoring batch yet)');
+  if (!m) {
+    // Without any chain leg the service does not anchor: there is no batch to be in.
+    return receipt.evm === null && receipt.stacks === null
+      ? notRun(2, 'not-applicable', 'the receipt has no Merkle proof (the service does not anchor)')
+      : notRun(
+          2,
+          'pending',
+          'the receipt has no Merkle proof (the document is not in an anchoring batch yet)',
+        );
+  }
   const c = new CheckBuilder(2);
   let computed = '(malformed proof)';
   try {

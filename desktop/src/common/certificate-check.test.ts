@@ -202,25 +202,48 @@ describe('the trust anchors the user chooses', () => {
     }
   });
 
-  it('merges checks run elsewhere into a report, recomputing ok and the first failure', () => {
-    const check = (id: 1 | 5 | 6, status: CheckResult['status']): CheckResult => ({
+  it('merges checks run elsewhere into a report, recomputing the outcome, ok and the first failure', () => {
+    const check = (
+      id: 1 | 5 | 6,
+      status: CheckResult['status'],
+      reason?: CheckResult['reason'],
+    ): CheckResult => ({
       id,
       name: `check ${id}`,
       status,
+      ...(reason ? { reason } : {}),
       summary: '',
       evidence: [],
     });
     const report: VerifyReport = {
+      outcome: 'passed',
+      exitCode: 0,
       ok: true,
       failedAt: null,
       document: { serialNumber: 'A-1', sha256: '00', fileName: 'f' },
       service: { name: 'Notary', url: 'http://localhost' },
-      checks: [check(1, 'passed'), check(5, 'not-run'), check(6, 'not-run')],
+      checks: [
+        check(1, 'passed'),
+        check(5, 'not-run', 'not-requested'),
+        check(6, 'not-run', 'not-requested'),
+      ],
     };
-    const merged = withChecks(report, [check(5, 'partial'), check(6, 'failed')]);
+    const merged = withChecks(report, [check(5, 'partial', 'not-checked'), check(6, 'failed')]);
     expect(merged.checks.map((c) => c.status)).toEqual(['passed', 'partial', 'failed']);
-    expect(merged).toMatchObject({ ok: false, failedAt: 6 });
-    expect(withChecks(report, [check(5, 'passed')])).toMatchObject({ ok: true, failedAt: null });
+    expect(merged).toMatchObject({ outcome: 'failed', exitCode: 1, ok: false, failedAt: 6 });
+    expect(withChecks(report, [check(5, 'passed')])).toMatchObject({
+      outcome: 'passed',
+      exitCode: 0,
+      ok: true,
+      failedAt: null,
+    });
+    // A check that could not run in full leaves the proof incomplete, not failed and not passed.
+    expect(withChecks(report, [check(5, 'partial', 'not-checked')])).toMatchObject({
+      outcome: 'incomplete',
+      exitCode: 3,
+      ok: true,
+    });
+    expect(withChecks(report, [check(6, 'not-run', 'not-applicable')])).toMatchObject({ outcome: 'passed' });
   });
 });
 

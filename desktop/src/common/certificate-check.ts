@@ -11,6 +11,7 @@
 import type { CheckId, CheckResult, VerifyReport } from '@notary/verify';
 import { pemCertificates } from '@notary/verify/bytes';
 import type { AttachedReceipt } from '@notary/verify/certificate';
+import { outcomeOf } from '@notary/verify/report';
 import { ClientError } from './errors';
 
 /** The checks the verify screen runs: all six. */
@@ -208,8 +209,8 @@ export function badAnchor(e: AnchorFileError): CertificateCheck {
  * Runs `options.checks` (default all six) on `file` against the receipt attached to `certificate`, asking
  * every endpoint given (they must agree; a redirect is never followed); checks 5 and 6 chain the tokens and
  * the signer to `options.anchors` (null or absent: the chains are reported not checked), check 6 judging them
- * at `options.at` (default now) from what the certificate carries (no request). Network failures are
- * failures of their check, in the report; `@notary/verify` is loaded on first use (it brings ethers, pdf-lib,
+ * at `options.at` (default now) from what the certificate carries (no request). An endpoint that cannot be
+ * read makes its check not run or partial (the report's outcome `incomplete`), never failed; `@notary/verify` is loaded on first use (it brings ethers, pdf-lib,
  * pkijs and the Stacks codec).
  * `options.attachedReceipt`: the receipt already read from `certificate` (Electron main reads it in a bounded
  * worker), so the certificate is not parsed here for it.
@@ -251,10 +252,10 @@ export async function checkAgainstCertificate(
 
 /**
  * `report` with its checks of `replaced`'s ids replaced by those (results of the same receipt run elsewhere,
- * e.g. the offline checks in Electron's certificate worker), `ok` and `failedAt` recomputed as `verify` does.
+ * e.g. the offline checks in Electron's certificate worker), `outcome`, `exitCode`, `ok` and `failedAt`
+ * recomputed as `verify` does (`outcomeOf`).
  */
 export function withChecks(report: VerifyReport, replaced: readonly CheckResult[]): VerifyReport {
   const checks = report.checks.map((c) => replaced.find((r) => r.id === c.id) ?? c);
-  const failed = checks.find((c) => c.status === 'failed');
-  return { ...report, ok: failed === undefined, failedAt: failed?.id ?? null, checks };
+  return { ...report, ...outcomeOf(checks), checks };
 }
