@@ -357,7 +357,13 @@ describe('desktop client (web build) in Chromium against the real service', () =
     for (const id of [1, 2, 3, 4]) {
       expect(await pub.getByTestId(`check-${id}`).getAttribute('data-status')).toBe('passed');
     }
-    expect(await report.textContent()).toContain('A prova confere');
+    // The certificate's signature is checked, its chain not (no trust anchor chosen): the proof is
+    // incomplete, not "holds", as notary-verify without --trust-ca exits 3.
+    expect(await pub.getByTestId('check-6').getAttribute('data-status')).toBe('partial');
+    expect(await report.getAttribute('data-outcome')).toBe('incomplete');
+    expect(await report.locator('h3').textContent()).toBe(
+      'A prova não pôde ser conferida por inteiro (verificação 6)',
+    );
     expect(await pub.getByTestId('check-3').textContent()).toContain('Atestação EVM (EAS)');
     expect(await pub.getByTestId('verify-result').getAttribute('data-found')).toBe('true');
     await shot(pub, '10b-verify-certificate-match');
@@ -423,8 +429,14 @@ describe('desktop client (web build) in Chromium against the real service', () =
     const report = pub.getByTestId('certificate-check');
     await expect.poll(() => report.getAttribute('data-ok'), { timeout: 30_000 }).toBe('true');
 
-    // No anchor (the default): the token and the signature are checked, their chains said not checked.
+    // No anchor (the default): the token and the signature are checked, their chains said not checked, so
+    // the proof is incomplete (no check failed; notary-verify would exit 3), not "holds".
     expect(await pub.getByTestId('trust-none').isChecked()).toBe(true);
+    expect(await report.getAttribute('data-outcome')).toBe('incomplete');
+    expect(await report.getAttribute('data-exit-code')).toBe('3');
+    expect(await report.locator('h3').textContent()).toBe(
+      'A prova não pôde ser conferida por inteiro (verificação 5, 6)',
+    );
     for (const id of [5, 6]) {
       const row = pub.getByTestId(`check-${id}`);
       expect(await row.getAttribute('data-status'), (await row.textContent()) ?? '').toBe('partial');
@@ -455,6 +467,8 @@ describe('desktop client (web build) in Chromium against the real service', () =
       expect(await pub.getByTestId(`check-${id}`).getAttribute('data-status')).toBe('passed');
     }
     expect(await report.getAttribute('data-ok')).toBe('true');
+    expect(await report.getAttribute('data-outcome')).toBe('passed');
+    expect(await report.locator('h3').textContent()).toBe('A prova confere');
     expect(await pub.getByTestId('chain-not-checked-6').count()).toBe(0);
     expect(await panel.getByTestId('anchors-dropzone').textContent()).toContain('root.pem');
     await shot(pub, '10e-verify-certificate-test-root');

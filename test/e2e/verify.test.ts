@@ -162,7 +162,9 @@ describe('notary-verify from the receipt, on the devnets', () => {
         'not-run',
         'not-run',
       ]);
-      expect(report.ok).toBe(true);
+      // No token and no certificate: 5 and 6 do not apply, so the file is verified.
+      expect(report.checks.slice(4).map((c) => c.reason)).toEqual(['not-applicable', 'not-applicable']);
+      expect(report).toMatchObject({ ok: true, outcome: 'passed', exitCode: 0 });
     }
     expect(roots.size).toBe(1);
   });
@@ -194,23 +196,64 @@ describe('notary-verify from the receipt, on the devnets', () => {
     const bin = path.resolve(import.meta.dirname, '../../verifier/bin/notary-verify.js');
     const args = [bin, file, '--receipt', receiptPath, '--evm-rpc', evmRpc, '--stacks-api', stacksApi];
     const out = await exec(process.execPath, [...args, '--tsa-ca', caPath]);
-    expect(out.stdout).toContain('VERIFIED: every check that could run passed');
-    const json = JSON.parse((await exec(process.execPath, [...args, '--json'])).stdout) as VerifyReport;
-    // Without --tsa-ca the token's chain cannot be checked: partial, not passed.
+    expect(out.stdout).toMatch(/VERIFIED: every applicable check passed \(.*\); exit status 0\n$/);
+    // Without --tsa-ca the token's chain cannot be checked: partial, not passed, and the process exits 3.
+    const incomplete = await exec(process.execPath, [...args, '--json']).then(
+      () => {
+        throw new Error('exit status 0 without --tsa-ca');
+      },
+      (e: { code?: number; stdout?: string }) => e,
+    );
+    expect(incomplete.code).toBe(3);
+    const json = JSON.parse(incomplete.stdout ?? '') as VerifyReport;
     expect(statuses(json)).toEqual(['passed', 'passed', 'passed', 'passed', 'partial', 'not-run']);
-    expect(json.ok).toBe(true);
+    expect(json.checks[4]?.reason).toBe('not-checked');
+    expect(json).toMatchObject({ ok: true, outcome: 'incomplete', exitCode: 3 });
   });
 
-  it('without endpoints, checks 3 and 4 are reported as not run, never as passed', async () => {
+  it('without endpoints, checks 3 and 4 are reported as not run, never as passed, and the exit status is 3', async () => {
     const receipt = await receiptOf(single.id);
     const file = path.join(work, 'single.bin');
     const receiptPath = path.join(work, 'single.receipt.json');
     await writeFile(file, fileOf(single));
     await writeFile(receiptPath, JSON.stringify(receipt));
     const result = await runCli([file, '--receipt', receiptPath]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/\[3\] EVM attestation \(EAS\): NOT RUN\n {4}no --evm-rpc endpoint given/);
-    expect(result.stdout).toMatch(/\[4\] Stacks anchor: NOT RUN\n {4}no --stacks-api endpoint given/);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(
+      /\[3\] EVM attestation \(EAS\): NOT RUN \(no endpoint given\)\n {4}no --evm-rpc endpoint given/,
+    );
+    expect(result.stdout).toMatch(
+      /\[4\] Stacks anchor: NOT RUN \(no endpoint given\)\n {4}no --stacks-api endpoint given/,
+    );
+    expect(result.stdout).toMatch(
+      /INCOMPLETE: no check failed, but checks 3, 4, 5 could not run in full \(.*\); exit status 3: give an endpoint for each anchored chain/,
+    );
+  });
+
+  it('an EVM endpoint that cannot be reached is unavailability, not a failure: check 3 not run, exit 3', async () => {
+    const receipt = await receiptOf(single.id);
+    const file = path.join(work, 'single.bin');
+    const receiptPath = path.join(work, 'single.receipt.json');
+    const caPath = path.join(work, 'tsa-ca.pem');
+    await writeFile(file, fileOf(single));
+    await writeFile(receiptPath, JSON.stringify(receipt));
+    await writeFile(caPath, pki.caChainPem);
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const down = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const base = [file, '--receipt', receiptPath, '--stacks-api', stacksApi, '--tsa-ca', caPath];
+    const alone = await runCli([...base, '--evm-rpc', down, '--json']);
+    expect(alone.code, alone.stdout).toBe(3);
+    const report = JSON.parse(alone.stdout) as VerifyReport;
+    expect(statuses(report)).toEqual(['passed', 'passed', 'not-run', 'passed', 'passed', 'not-run']);
+    expect(report.checks[2]).toMatchObject({ reason: 'unavailable' });
+    expect(report.checks[2]?.summary).toMatch(/no endpoint answered: .*ECONNREFUSED/);
+    expect(report).toMatchObject({ outcome: 'incomplete', exitCode: 3, failedAt: null });
+    // Beside the devnet's own RPC: what it read passes, the check is partial.
+    const beside = await runCli([...base, '--evm-rpc', evmRpc, '--evm-rpc', down]);
+    expect(beside.code).toBe(3);
+    expect(beside.stdout).toMatch(/\[3\] EVM attestation \(EAS\): PARTIAL \(endpoint unavailable\)/);
   });
 });
 

@@ -1,4 +1,10 @@
-import type { CheckReason, CheckResult, CheckStatus, VerifyReport } from './report.ts';
+import {
+  type CheckReason,
+  type CheckResult,
+  type CheckStatus,
+  isIncomplete,
+  type VerifyReport,
+} from './report.ts';
 
 const MARK: Readonly<Record<CheckStatus, string>> = {
   passed: 'PASSED',
@@ -43,12 +49,11 @@ export function formatReport(report: VerifyReport, verbose = true): string {
     }
   }
   const count = (f: (c: CheckResult) => boolean) => report.checks.filter(f).length;
-  const notApplicable = (c: CheckResult) =>
-    c.status === 'not-run' && (c.reason === 'not-applicable' || c.reason === 'not-requested');
   const tally =
     `${count((c) => c.status === 'passed')} passed, ${count((c) => c.status === 'partial')} partial, ` +
-    `${count((c) => c.status === 'not-run' && !notApplicable(c))} not run, ` +
-    `${count(notApplicable)} not applicable, ${count((c) => c.status === 'failed')} failed`;
+    `${count((c) => c.status === 'not-run' && isIncomplete(c))} not run, ` +
+    `${count((c) => c.status === 'not-run' && !isIncomplete(c))} not applicable, ` +
+    `${count((c) => c.status === 'failed')} failed`;
   lines.push('');
   lines.push(verdict(report, tally));
   return `${lines.join('\n')}\n`;
@@ -62,11 +67,7 @@ function verdict(report: VerifyReport, tally: string): string {
     case 'failed':
       return `NOT VERIFIED: failed at check ${report.failedAt} (${tally}); exit status 1`;
     case 'incomplete': {
-      const open = report.checks.filter(
-        (c) =>
-          c.status === 'partial' ||
-          (c.status === 'not-run' && c.reason !== 'not-applicable' && c.reason !== 'not-requested'),
-      );
+      const open = report.checks.filter(isIncomplete);
       const reasons = new Set(open.map((c) => c.reason));
       const todo = [
         ...(reasons.has('no-endpoint') ? ['give an endpoint for each anchored chain'] : []),

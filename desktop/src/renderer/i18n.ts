@@ -254,7 +254,10 @@ const pt = {
   'verify.cert.needFile': 'Escolha também o arquivo acima para conferir.',
   'verify.cert.checking': 'Conferindo a prova…',
   'verify.cert.ok': 'A prova confere',
-  'verify.cert.okHelp': 'Todas as verificações que puderam ser feitas passaram.',
+  'verify.cert.okHelp': 'Todas as verificações aplicáveis passaram.',
+  'verify.cert.incomplete': 'A prova não pôde ser conferida por inteiro (verificação {ids})',
+  'verify.cert.incompleteHelp':
+    'Nenhuma verificação falhou, mas alguma não pôde ser feita ou foi feita só em parte: veja o motivo em cada uma. Um endpoint indisponível não é evidência contra a prova; tente de novo mais tarde ou com outros endpoints.',
   'verify.cert.failed': 'A prova não confere (verificação {id})',
   'verify.cert.noReceipt':
     'Este PDF não traz o recibo da notarização (receipt.json). Certificados emitidos antes dos recibos não podem ser conferidos aqui; baixe-o de novo no serviço.',
@@ -292,6 +295,13 @@ const pt = {
   'verify.cert.status.failed': 'não confere',
   'verify.cert.status.partial': 'em parte',
   'verify.cert.status.not-run': 'não feita',
+  'verify.cert.status.not-applicable': 'não se aplica',
+  'verify.cert.reason.pending':
+    'O recibo registra esta âncora como pendente: confira de novo depois do registro.',
+  'verify.cert.reason.no-endpoint': 'Nenhum endpoint informado para esta blockchain.',
+  'verify.cert.reason.unavailable':
+    'Endpoint indisponível (sem resposta, limite de requisições, rota desativada, outra rede): não é evidência contra a prova.',
+  'verify.cert.reason.not-checked': 'Uma parte não pôde ser conferida.',
   'verify.cert.evidence': 'Evidências',
 
   'settings.title': 'Configurações',
@@ -597,7 +607,10 @@ const en: Record<MessageKey, string> = {
   'verify.cert.needFile': 'Choose the file above as well to check it.',
   'verify.cert.checking': 'Checking the proof…',
   'verify.cert.ok': 'The proof holds',
-  'verify.cert.okHelp': 'Every check that could run passed.',
+  'verify.cert.okHelp': 'Every applicable check passed.',
+  'verify.cert.incomplete': 'The proof could not be checked in full (check {ids})',
+  'verify.cert.incompleteHelp':
+    'No check failed, but some could not run or ran only in part: see the reason under each. An unavailable endpoint is no evidence against the proof; try again later or with other endpoints.',
   'verify.cert.failed': 'The proof does not hold (check {id})',
   'verify.cert.noReceipt':
     'This PDF carries no notarization receipt (receipt.json). Certificates issued before receipts cannot be checked here; download it again from the service.',
@@ -634,6 +647,13 @@ const en: Record<MessageKey, string> = {
   'verify.cert.status.failed': 'failed',
   'verify.cert.status.partial': 'partial',
   'verify.cert.status.not-run': 'not run',
+  'verify.cert.status.not-applicable': 'not applicable',
+  'verify.cert.reason.pending':
+    'The receipt records this anchor as pending: check again once it is registered.',
+  'verify.cert.reason.no-endpoint': 'No endpoint given for this chain.',
+  'verify.cert.reason.unavailable':
+    'Endpoint unavailable (no answer, rate-limited, route retired, another network): no evidence against the proof.',
+  'verify.cert.reason.not-checked': 'A part could not be checked.',
   'verify.cert.evidence': 'Evidence',
 
   'settings.title': 'Settings',

@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DocumentDto, PublicDocumentDto } from '@notary/shared';
+import type { CheckResult, VerifyReport } from '@notary/verify';
+import { outcomeOf } from '@notary/verify/report';
 import { describe, expect, it } from 'vitest';
 import type { Bridge, LocalFile } from '../common/bridge';
 import { ClientError } from '../common/errors';
@@ -7,7 +9,7 @@ import { hashBlob } from './bridge/hash';
 import { serverUrlFor } from './bridge/web';
 import { explorerLinks, overallStatus } from './format';
 import { initialLanguage, translator } from './i18n';
-import { localDateTimeToIso } from './screens/CertificateCheck';
+import { checkBadge, localDateTimeToIso, reportHead } from './screens/CertificateCheck';
 import { matchesSearch } from './screens/Documents';
 import { UploadQueue } from './upload-queue';
 
@@ -147,5 +149,78 @@ describe("the verify screen's judging date (datetime-local, this computer's time
     for (const value of ['', 'now', '2026-11-26', '2026-13-01T10:00', '2026-11-26T10:05Z']) {
       expect(localDateTimeToIso(value), value).toBeNull();
     }
+  });
+});
+
+describe("the verify screen's report: passed, failed or incomplete, as notary-verify's exit status 0, 1, 3", () => {
+  const check = (id: CheckResult['id'], status: CheckResult['status'], reason?: CheckResult['reason']) =>
+    ({
+      id,
+      name: `check ${id}`,
+      status,
+      ...(reason ? { reason } : {}),
+      summary: '',
+      evidence: [],
+    }) as CheckResult;
+  const report = (checks: CheckResult[]): VerifyReport => ({
+    ...outcomeOf(checks),
+    document: { serialNumber: 'A-1', sha256: '00', fileName: 'f' },
+    service: { name: 'Notary', url: 'http://localhost' },
+    checks,
+  });
+  const en = translator('en');
+  const pt = translator('pt');
+
+  it('says the proof holds only when every applicable check passed', () => {
+    const head = reportHead(report([check(1, 'passed'), check(5, 'not-run', 'not-applicable')]));
+    expect(head).toMatchObject({ outcome: 'passed', icon: 'check' });
+    expect(en(head.title, head.params)).toBe('The proof holds');
+    expect(head.help && en(head.help)).toBe('Every applicable check passed.');
+  });
+
+  it('says which checks could not run in full when none failed, and that unavailability is no evidence', () => {
+    const head = reportHead(
+      report([
+        check(1, 'passed'),
+        check(3, 'not-run', 'unavailable'),
+        check(4, 'partial', 'unavailable'),
+        check(6, 'not-run', 'not-applicable'),
+      ]),
+    );
+    expect(head).toMatchObject({ outcome: 'incomplete', icon: 'alert' });
+    expect(en(head.title, head.params)).toBe('The proof could not be checked in full (check 3, 4)');
+    expect(pt(head.title, head.params)).toBe('A prova não pôde ser conferida por inteiro (verificação 3, 4)');
+    expect(head.help && en(head.help)).toMatch(/An unavailable endpoint is no evidence against the proof/);
+  });
+
+  it('names the first failed check', () => {
+    const head = reportHead(
+      report([check(1, 'passed'), check(3, 'not-run', 'unavailable'), check(4, 'failed')]),
+    );
+    expect(head).toMatchObject({ outcome: 'failed', icon: 'x', help: null });
+    expect(pt(head.title, head.params)).toBe('A prova não confere (verificação 4)');
+  });
+
+  it('badges a check that does not apply apart from one that could not run, with the reason', () => {
+    expect(checkBadge(check(5, 'not-run', 'not-applicable'))).toEqual({
+      label: 'verify.cert.status.not-applicable',
+      className: 'badge badge-check-not-applicable',
+      reason: null,
+    });
+    const unavailable = checkBadge(check(3, 'not-run', 'unavailable'));
+    expect(unavailable).toMatchObject({ className: 'badge badge-check-not-run' });
+    expect(pt(unavailable.label)).toBe('não feita');
+    expect(unavailable.reason && en(unavailable.reason)).toMatch(/^Endpoint unavailable/);
+    expect(checkBadge(check(3, 'not-run', 'no-endpoint')).reason).toBe('verify.cert.reason.no-endpoint');
+    expect(checkBadge(check(3, 'not-run', 'pending')).reason).toBe('verify.cert.reason.pending');
+    expect(checkBadge(check(4, 'partial', 'unavailable'))).toMatchObject({
+      label: 'verify.cert.status.partial',
+      reason: 'verify.cert.reason.unavailable',
+    });
+    expect(checkBadge(check(1, 'passed'))).toEqual({
+      label: 'verify.cert.status.passed',
+      className: 'badge badge-check-passed',
+      reason: null,
+    });
   });
 });

@@ -1,4 +1,5 @@
-import type { CheckResult, VerifyReport } from '@notary/verify';
+import type { CheckResult, VerifyOutcome, VerifyReport } from '@notary/verify';
+import { isIncomplete } from '@notary/verify/report';
 import { useEffect, useRef, useState } from 'react';
 import type { LocalFile } from '../../common/bridge';
 import {
@@ -10,7 +11,7 @@ import {
 } from '../../common/certificate-check';
 import { useApp } from '../app-context';
 import { type MessageKey, useI18n } from '../i18n';
-import { DropZone, ErrorNotice, Icon, Spinner } from '../ui';
+import { DropZone, ErrorNotice, Icon, type IconName, Spinner } from '../ui';
 
 /** The checks the screen shows, with their names (`SCREEN_CHECKS`: all six). */
 const CHECK_NAMES: Readonly<Record<number, MessageKey>> = {
@@ -286,21 +287,89 @@ export function localDateTimeToIso(value: string): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
+/**
+ * The report's head as shown: `passed` (every applicable check passed), `failed` (at `failedAt`), or
+ * `incomplete` (none failed, `ids` could not run in full: an endpoint unavailable, none given, an anchor
+ * pending, a part not checked). The same outcome as `notary-verify`'s exit status 0, 1 and 3.
+ */
+export function reportHead(report: VerifyReport): {
+  outcome: VerifyOutcome;
+  icon: IconName;
+  title: MessageKey;
+  params: Record<string, string | number>;
+  help: MessageKey | null;
+} {
+  switch (report.outcome) {
+    case 'passed':
+      return {
+        outcome: 'passed',
+        icon: 'check',
+        title: 'verify.cert.ok',
+        params: {},
+        help: 'verify.cert.okHelp',
+      };
+    case 'failed':
+      return {
+        outcome: 'failed',
+        icon: 'x',
+        title: 'verify.cert.failed',
+        params: { id: report.failedAt ?? '' },
+        help: null,
+      };
+    case 'incomplete': {
+      const ids = report.checks
+        .filter(isIncomplete)
+        .map((c) => c.id)
+        .join(', ');
+      return {
+        outcome: 'incomplete',
+        icon: 'alert',
+        title: 'verify.cert.incomplete',
+        params: { ids },
+        help: 'verify.cert.incompleteHelp',
+      };
+    }
+  }
+}
+
+/**
+ * A check's badge (text and style) and reason line: a check that does not apply to this receipt says so
+ * instead of "not run"; a check that could not run in full says why (`CheckResult.reason`).
+ */
+export function checkBadge(check: Pick<CheckResult, 'status' | 'reason'>): {
+  label: MessageKey;
+  className: string;
+  reason: MessageKey | null;
+} {
+  const notApplicable = check.status === 'not-run' && check.reason === 'not-applicable';
+  return {
+    label: notApplicable ? 'verify.cert.status.not-applicable' : `verify.cert.status.${check.status}`,
+    className: `badge badge-check-${notApplicable ? 'not-applicable' : check.status}`,
+    reason:
+      check.reason && check.reason !== 'not-applicable' && check.reason !== 'not-requested'
+        ? `verify.cert.reason.${check.reason}`
+        : null,
+  };
+}
+
 function ReportView({ report, anchored }: { report: VerifyReport; anchored: boolean }) {
   const { t } = useI18n();
   const shown = report.checks.filter((c) => CHECK_NAMES[c.id] !== undefined);
+  const head = reportHead(report);
   return (
     <div
-      className={`cert-report ${report.ok ? 'cert-report-ok' : 'cert-report-failed'}`}
+      className={`cert-report cert-report-${head.outcome === 'passed' ? 'ok' : head.outcome}`}
       data-testid="certificate-check"
       data-ok={String(report.ok)}
+      data-outcome={head.outcome}
+      data-exit-code={report.exitCode}
       data-failed-at={report.failedAt ?? ''}
     >
       <div className="cert-report-head">
-        <Icon name={report.ok ? 'check' : 'x'} size={22} />
+        <Icon name={head.icon} size={22} />
         <div>
-          <h3>{report.ok ? t('verify.cert.ok') : t('verify.cert.failed', { id: report.failedAt ?? '' })}</h3>
-          {report.ok && <p className="muted small">{t('verify.cert.okHelp')}</p>}
+          <h3>{t(head.title, head.params)}</h3>
+          {head.help && <p className="muted small">{t(head.help)}</p>}
         </div>
       </div>
       <ol className="check-list">
@@ -324,18 +393,25 @@ function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }
     (check.id === 5 || check.id === 6) &&
     check.status === 'partial' &&
     check.evidence.some((e) => NOT_CHECKED.test(e.label));
+  const badge = checkBadge(check);
   return (
     <li
       className={`check-row check-${check.status}`}
       data-testid={`check-${check.id}`}
       data-status={check.status}
+      data-reason={check.reason ?? ''}
     >
       <div className="check-row-head">
-        <span className={`badge badge-check-${check.status}`}>{t(`verify.cert.status.${check.status}`)}</span>
+        <span className={badge.className}>{t(badge.label)}</span>
         <strong>
           {check.id}. {name ? t(name) : check.name}
         </strong>
       </div>
+      {badge.reason && !chainNotChecked && (
+        <p className="small check-reason" data-testid={`check-reason-${check.id}`}>
+          {t(badge.reason)}
+        </p>
+      )}
       <p className="small check-summary">{check.summary}</p>
       {check.pades && (
         <p className="small check-note-level" data-testid="pades-level" data-level={check.pades.level ?? ''}>
