@@ -1,0 +1,680 @@
+/**
+ * The verify page (`verify.html`, built by `build/build.ts`): the six checks of `notary-verify` in a browser,
+ * on several files at once (`verifyBatch`, as `notary-verify --dir`), with the chain endpoints and trust
+ * anchors the user chooses. Nothing leaves the browser but the requests of checks 3 and 4 to the endpoints
+ * typed here; checks 5 and 6 make none (the page does not fetch revocation data: `--online` is the command
+ * line's). Plain DOM, no framework: the page is one file that must be readable and small.
+ */
+import { type BatchItem, type BatchResult, batchCsv, verifyBatch } from '../src/batch.ts';
+import { pemCertificates } from '../src/bytes.ts';
+import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
+import type { CheckResult, VerifyReport } from '../src/report.ts';
+import { type Language, type MessageKey, message, preferredLanguage } from './i18n.ts';
+import { toPortuguese } from './report-text.ts';
+
+declare const __NOTARY_VERIFY_VERSION__: string;
+
+/** Most PEM files picked as trust anchors, their largest size (bytes) and most certificates in all. */
+const MAX_ANCHOR_FILES = 8;
+const MAX_ANCHOR_FILE_BYTES = 1024 * 1024;
+const MAX_ANCHOR_CERTIFICATES = 256;
+/** Most endpoints per chain: each one is asked. */
+const MAX_ENDPOINTS = 8;
+
+type TrustKind = 'none' | 'icp-brasil' | 'files';
+
+interface State {
+  lang: Language;
+  files: File[];
+  anchorFiles: File[];
+  running: { done: number; total: number } | null;
+  result: BatchResult | null;
+  error: { key: MessageKey; params?: Record<string, string | number> } | null;
+}
+
+const state: State = {
+  lang: preferredLanguage(navigator.languages ?? [navigator.language]),
+  files: [],
+  anchorFiles: [],
+  running: null,
+  result: null,
+  error: null,
+};
+
+const t = (key: MessageKey, params?: Record<string, string | number>) => message(state.lang, key, params);
+/** A text of the report in the page's language. */
+const rt = (text: string): string => (state.lang === 'pt' ? toPortuguese(text).text : text);
+
+/** Elements whose text follows the language: re-run on a switch. */
+const texts: (() => void)[] = [];
+
+type Child = Node | string | null | undefined | false;
+
+/** `document.createElement` with attributes (`on*` functions become listeners) and children. */
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | boolean | ((e: Event) => void)> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (typeof value === 'function') el.addEventListener(name.slice(2), value);
+    else if (value === true) el.setAttribute(name, '');
+    else if (value !== false) el.setAttribute(name, value);
+  }
+  for (const child of children) if (child) el.append(child);
+  return el;
+}
+
+/** An element whose text is `text()` in the current language (kept up to date). */
+function tx<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text: () => string,
+  attrs: Record<string, string | boolean | ((e: Event) => void)> = {},
+): HTMLElementTagNameMap[K] {
+  const el = h(tag, attrs);
+  const set = () => {
+    el.textContent = text();
+  };
+  set();
+  texts.push(set);
+  return el;
+}
+
+// ---- The form (built once; its texts follow the language) ----
+
+const fileInput = h('input', { type: 'file', multiple: true, id: 'files', 'data-testid': 'files' });
+const fileList = h('ul', { class: 'file-list', 'data-testid': 'file-list' });
+const evmInput = h('textarea', { id: 'evm', rows: '2', spellcheck: 'false', 'data-testid': 'evm' });
+const stacksInput = h('textarea', { id: 'stacks', rows: '2', spellcheck: 'false', 'data-testid': 'stacks' });
+const confirmationsInput = h('input', {
+  id: 'confirmations',
+  type: 'number',
+  min: '1',
+  step: '1',
+  value: '1',
+  'data-testid': 'confirmations',
+});
+const anchorInput = h('input', {
+  type: 'file',
+  multiple: true,
+  accept: '.pem,.crt,.cer,.txt',
+  id: 'anchors',
+  'data-testid': 'anchor-files',
+});
+const anchorList = h('p', { class: 'muted small', 'data-testid': 'anchor-list' });
+const atInput = h('input', { id: 'at', type: 'datetime-local', step: '1', 'data-testid': 'at' });
+const atHelp = h('small', { class: 'muted', 'data-testid': 'at-utc' });
+const runButton = h('button', { type: 'button', class: 'primary', 'data-testid': 'run' });
+const status = h('p', { class: 'status', role: 'status', 'data-testid': 'status' });
+const results = h('section', { class: 'results', 'data-testid': 'results', 'aria-live': 'polite' });
+
+function trustRadio(kind: TrustKind, key: MessageKey): HTMLLabelElement {
+  const input = h('input', {
+    type: 'radio',
+    name: 'trust',
+    value: kind,
+    'data-testid': `trust-${kind}`,
+    onchange: () => renderAnchors(),
+  });
+  if (kind === 'none') input.checked = true;
+  return h(
+    'label',
+    { class: 'radio' },
+    input,
+    tx('span', () => t(key)),
+  );
+}
+
+function trustKind(): TrustKind {
+  const checked = document.querySelector<HTMLInputElement>('input[name="trust"]:checked');
+  return (checked?.value as TrustKind | undefined) ?? 'none';
+}
+
+function langButton(lang: Language): HTMLButtonElement {
+  return tx('button', () => t(lang === 'pt' ? 'lang.pt' : 'lang.en'), {
+    type: 'button',
+    class: 'lang',
+    'data-testid': `lang-${lang}`,
+    onclick: () => setLanguage(lang),
+  });
+}
+
+function buildForm(root: HTMLElement): void {
+  const drop = h(
+    'div',
+    { class: 'drop', 'data-testid': 'drop' },
+    tx('p', () => t('files.drop')),
+    h(
+      'p',
+      {},
+      h(
+        'label',
+        { class: 'button', for: 'files' },
+        tx('span', () => t('files.pick')),
+      ),
+      ' ',
+      tx('button', () => t('files.clear'), {
+        type: 'button',
+        'data-testid': 'clear',
+        onclick: () => {
+          state.files = [];
+          state.result = null;
+          renderFiles();
+          renderResults();
+        },
+      }),
+    ),
+    fileInput,
+    fileList,
+  );
+  drop.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    drop.classList.add('over');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    addFiles([...(e.dataTransfer?.files ?? [])]);
+  });
+  fileInput.addEventListener('change', () => {
+    addFiles([...(fileInput.files ?? [])]);
+    fileInput.value = '';
+  });
+  anchorInput.addEventListener('change', () => {
+    state.anchorFiles = [...(anchorInput.files ?? [])].slice(0, MAX_ANCHOR_FILES);
+    renderAnchors();
+  });
+  atInput.addEventListener('input', renderAt);
+  runButton.addEventListener('click', () => void run());
+  texts.push(() => {
+    runButton.textContent = t('run.button');
+  });
+
+  root.append(
+    h(
+      'header',
+      {},
+      h(
+        'div',
+        {},
+        tx('h1', () => t('page.title')),
+        tx('p', () => t('page.intro')),
+        tx('p', () => t('page.keep'), { class: 'muted small' }),
+      ),
+      h(
+        'nav',
+        { 'aria-label': 'lang' },
+        langButton('pt'),
+        langButton('en'),
+        tx('span', () => t('page.version', { version: __NOTARY_VERIFY_VERSION__ }), {
+          class: 'muted small',
+          'data-testid': 'version',
+        }),
+      ),
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      tx('h2', () => t('files.title')),
+      tx('p', () => t('files.help'), { class: 'muted small' }),
+      drop,
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      tx('h2', () => t('endpoints.title')),
+      tx('p', () => t('endpoints.help'), { class: 'muted small' }),
+      h(
+        'label',
+        { class: 'field', for: 'evm' },
+        tx('span', () => t('endpoints.evm')),
+      ),
+      evmInput,
+      h(
+        'label',
+        { class: 'field', for: 'stacks' },
+        tx('span', () => t('endpoints.stacks')),
+      ),
+      stacksInput,
+      h(
+        'label',
+        { class: 'field', for: 'confirmations' },
+        tx('span', () => t('endpoints.confirmations')),
+      ),
+      confirmationsInput,
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      tx('h2', () => t('trust.title')),
+      tx('p', () => t('trust.help'), { class: 'muted small' }),
+      h(
+        'fieldset',
+        {},
+        trustRadio('none', 'trust.none'),
+        trustRadio('icp-brasil', 'trust.icpBrasil'),
+        trustRadio('files', 'trust.files'),
+      ),
+      h(
+        'div',
+        { class: 'anchors', 'data-testid': 'anchors' },
+        h(
+          'label',
+          { class: 'button', for: 'anchors' },
+          tx('span', () => t('trust.pick')),
+        ),
+        anchorInput,
+        tx('p', () => t('trust.filesHint', { max: MAX_ANCHOR_FILES }), { class: 'muted small' }),
+        anchorList,
+      ),
+      h(
+        'label',
+        { class: 'field', for: 'at' },
+        tx('span', () => t('trust.at')),
+      ),
+      atInput,
+      atHelp,
+    ),
+    h('div', { class: 'actions' }, runButton, status),
+    results,
+  );
+}
+
+function addFiles(files: File[]): void {
+  const names = new Set(state.files.map((f) => f.name));
+  for (const file of files) {
+    if (names.has(file.name)) state.files = state.files.filter((f) => f.name !== file.name);
+    state.files.push(file);
+    names.add(file.name);
+  }
+  state.result = null;
+  renderFiles();
+  renderResults();
+}
+
+function setLanguage(lang: Language): void {
+  state.lang = lang;
+  document.documentElement.lang = lang === 'pt' ? 'pt-BR' : 'en';
+  document.title = t('page.title');
+  for (const set of texts) set();
+  for (const button of document.querySelectorAll<HTMLButtonElement>('button.lang')) {
+    button.setAttribute('aria-pressed', String(button.dataset.testid === `lang-${lang}`));
+  }
+  renderFiles();
+  renderAnchors();
+  renderAt();
+  renderStatus();
+  renderResults();
+}
+
+function renderFiles(): void {
+  fileList.replaceChildren(
+    ...(state.files.length === 0
+      ? [h('li', { class: 'muted' }, t('files.none'))]
+      : [
+          h(
+            'li',
+            { class: 'muted' },
+            state.files.length === 1
+              ? t('files.count.one')
+              : t('files.count.other', { n: state.files.length }),
+          ),
+          ...state.files.map((f) =>
+            h('li', {}, h('code', {}, f.name), ` · ${formatBytes(f.size, state.lang)}`),
+          ),
+        ]),
+  );
+}
+
+function renderAnchors(): void {
+  const shown = trustKind() === 'files';
+  document.querySelector('[data-testid="anchors"]')?.classList.toggle('hidden', !shown);
+  anchorList.textContent =
+    state.anchorFiles.length > 0
+      ? t('trust.chosen', { names: state.anchorFiles.map((f) => f.name).join(', ') })
+      : '';
+}
+
+function renderAt(): void {
+  const at = localDateTime(atInput.value);
+  atHelp.textContent = at ? t('trust.atUtc', { at: at.toISOString() }) : t('trust.atHelp');
+}
+
+function renderStatus(): void {
+  runButton.disabled = state.running !== null;
+  status.classList.toggle('problem', state.error !== null);
+  status.textContent = state.running
+    ? t('run.progress', state.running)
+    : state.error
+      ? t(state.error.key, state.error.params)
+      : '';
+}
+
+// ---- Running ----
+
+/** Why `value` cannot be a chain endpoint (as the desktop client's verify screen rules), or null. */
+function endpointProblem(value: string): 'not-url' | 'scheme' | 'credentials' | 'insecure' | null {
+  if (!URL.canParse(value)) return 'not-url';
+  const url = new URL(value);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'scheme';
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
+    return 'credentials';
+  const loopback = url.hostname === '127.0.0.1' || url.hostname === 'localhost';
+  if (url.protocol === 'http:' && !loopback) return 'insecure';
+  return null;
+}
+
+/** One endpoint per line (or comma-separated), without trailing slash, duplicates dropped. */
+function endpoints(text: string): string[] {
+  const urls: string[] = [];
+  for (const raw of text.split(/[\n,]/)) {
+    const value = raw.trim().replace(/\/+$/, '');
+    if (value === '') continue;
+    const problem = endpointProblem(value);
+    if (problem) throw new PageProblem(`run.badEndpoint.${problem}`, { value });
+    if (!urls.includes(value)) urls.push(value);
+  }
+  return urls.slice(0, MAX_ENDPOINTS);
+}
+
+/** Something the user can fix before anything is checked (a refused endpoint, an unusable anchor file). */
+class PageProblem extends Error {
+  readonly key: MessageKey;
+  readonly params: Record<string, string | number>;
+  constructor(key: MessageKey, params: Record<string, string | number> = {}) {
+    super(key);
+    this.key = key;
+    this.params = params;
+  }
+}
+
+async function anchors(): Promise<Uint8Array[] | null> {
+  const kind = trustKind();
+  if (kind === 'none') return null;
+  if (kind === 'icp-brasil') return ICP_BRASIL_ROOTS_PEM.flatMap((pem) => pemCertificates(pem));
+  if (state.anchorFiles.length === 0) throw new PageProblem('run.noAnchorFiles');
+  const out: Uint8Array[] = [];
+  for (const file of state.anchorFiles) {
+    if (file.size > MAX_ANCHOR_FILE_BYTES)
+      throw new PageProblem('run.badAnchor.too-large', { name: file.name });
+    let certs: Uint8Array[];
+    try {
+      certs = pemCertificates(await file.text());
+    } catch {
+      throw new PageProblem('run.badAnchor.no-certificate', { name: file.name });
+    }
+    // A certificate is a DER SEQUENCE (X.690 8.9): anything else only looks like PEM.
+    if (certs.length === 0 || certs.some((der) => der.length < 2 || der[0] !== 0x30)) {
+      throw new PageProblem('run.badAnchor.no-certificate', { name: file.name });
+    }
+    out.push(...certs);
+    if (out.length > MAX_ANCHOR_CERTIFICATES) {
+      throw new PageProblem('run.badAnchor.too-many', { max: MAX_ANCHOR_CERTIFICATES });
+    }
+  }
+  return out;
+}
+
+async function run(): Promise<void> {
+  state.error = null;
+  state.result = null;
+  renderResults();
+  try {
+    if (state.files.length === 0) throw new PageProblem('run.noFiles');
+    const evmRpcUrls = endpoints(evmInput.value);
+    const stacksApiUrls = endpoints(stacksInput.value);
+    const confirmations = Number(confirmationsInput.value || '1');
+    if (!Number.isInteger(confirmations) || confirmations < 1) throw new PageProblem('run.badConfirmations');
+    const trusted = await anchors();
+    const at = localDateTime(atInput.value);
+    const files = new Map(state.files.map((f) => [f.name, f]));
+    state.running = { done: 0, total: 0 };
+    renderStatus();
+    state.result = await verifyBatch(
+      {
+        entries: state.files.map((f) => ({ name: f.name, size: f.size })),
+        read: async (name) => new Uint8Array(await (files.get(name) as File).arrayBuffer()),
+      },
+      {
+        evmRpcUrls,
+        stacksApiUrls,
+        confirmations,
+        ...(trusted ? { trustCa: trusted, tsaCa: trusted } : {}),
+        ...(at ? { at } : {}),
+      },
+      {
+        pairLeftovers: true,
+        onItem: (_item, done, total) => {
+          state.running = { done, total };
+          renderStatus();
+        },
+      },
+    );
+  } catch (e) {
+    state.error =
+      e instanceof PageProblem
+        ? { key: e.key, params: e.params }
+        : { key: 'run.error', params: { message: e instanceof Error ? e.message : String(e) } };
+  } finally {
+    state.running = null;
+    renderStatus();
+    renderResults();
+  }
+}
+
+// ---- Results ----
+
+function renderResults(): void {
+  const result = state.result;
+  if (!result) {
+    results.replaceChildren();
+    return;
+  }
+  const c = result.counts;
+  results.replaceChildren(
+    h(
+      'div',
+      {
+        class: `summary outcome-${result.outcome}`,
+        'data-testid': 'summary',
+        'data-outcome': result.outcome,
+        'data-exit-code': String(result.exitCode),
+      },
+      h('h2', {}, t('result.title')),
+      h(
+        'p',
+        {},
+        t('result.tally', {
+          checked: result.items.length,
+          passed: c.passed,
+          failed: c.failed,
+          incomplete: c.incomplete,
+          unusable: c.unusable,
+          skipped: result.skipped.length,
+        }),
+      ),
+      h('p', { class: 'muted small' }, t('result.exit', { code: result.exitCode })),
+      h(
+        'p',
+        {},
+        download(t('result.csv'), 'notary-verify.csv', 'text/csv;charset=utf-8', batchCsv(result), 'csv'),
+        ' ',
+        download(
+          t('result.json'),
+          'notary-verify.json',
+          'application/json',
+          `${JSON.stringify(result, null, 2)}\n`,
+          'json',
+        ),
+      ),
+    ),
+    ...result.items.map(itemCard),
+    ...(result.skipped.length > 0
+      ? [
+          h(
+            'div',
+            { class: 'card', 'data-testid': 'skipped' },
+            h('h3', {}, t('result.skipped')),
+            h(
+              'ul',
+              {},
+              ...result.skipped.map((s) => h('li', {}, t(`result.skipped.${s.why}`, { name: s.name }))),
+            ),
+          ),
+        ]
+      : []),
+  );
+}
+
+function download(label: string, name: string, type: string, content: string, id: string): HTMLAnchorElement {
+  const a = h('a', { class: 'button', download: name, 'data-testid': `download-${id}` }, label);
+  a.href = URL.createObjectURL(new Blob([content], { type }));
+  return a;
+}
+
+function itemCard(item: BatchItem): HTMLElement {
+  const report = item.report;
+  const proof =
+    item.proofKind === 'stamped-certificate'
+      ? t('item.proof.stamped-certificate')
+      : t(`item.proof.${item.proofKind}`, { name: item.proof });
+  return h(
+    'article',
+    {
+      class: `card item outcome-${item.outcome}`,
+      'data-testid': 'item',
+      'data-file': item.file,
+      'data-outcome': item.outcome,
+      'data-exit-code': String(item.exitCode),
+      'data-failed-at': String(report?.failedAt ?? ''),
+    },
+    h(
+      'div',
+      { class: 'item-head' },
+      h('span', { class: `badge badge-${item.outcome}` }, t(`outcome.${item.outcome}`)),
+      h('strong', { class: 'break' }, item.file),
+      h('span', { class: 'muted small break' }, proof),
+    ),
+    report ? reportView(report) : problemView(item),
+  );
+}
+
+function problemView(item: BatchItem): HTMLElement {
+  return h(
+    'div',
+    { class: 'problem', role: 'alert' },
+    h('p', {}, t(`item.problem.${item.problemKind ?? 'unreadable'}`)),
+    item.problem
+      ? h('p', { class: 'muted small break' }, t('item.problem.detail', { message: rt(item.problem) }))
+      : null,
+  );
+}
+
+function reportView(report: VerifyReport): HTMLElement {
+  const help =
+    report.outcome === 'failed'
+      ? t('outcome.help.failed', { id: report.failedAt ?? '' })
+      : t(`outcome.help.${report.outcome}`);
+  return h(
+    'div',
+    {},
+    h('p', { class: 'small' }, help),
+    h(
+      'dl',
+      { class: 'facts small' },
+      h('dt', {}, t('item.serial')),
+      h('dd', {}, h('code', {}, report.document.serialNumber)),
+      h('dt', {}, t('item.sha256')),
+      h('dd', {}, h('code', { class: 'break' }, report.document.sha256)),
+      h('dt', {}, t('item.service')),
+      h('dd', {}, `${report.service.name} (${report.service.url})`),
+    ),
+    h('ol', { class: 'checks' }, ...report.checks.map(checkRow)),
+  );
+}
+
+function checkRow(check: CheckResult): HTMLElement {
+  const reason = check.reason ? ` · ${t(`reason.${check.reason}`)}` : '';
+  return h(
+    'li',
+    {
+      class: `check check-${check.status}`,
+      'data-testid': `check-${check.id}`,
+      'data-status': check.status,
+      'data-reason': check.reason ?? '',
+    },
+    h(
+      'div',
+      { class: 'check-head' },
+      h('span', { class: `badge badge-check-${check.status}` }, `${t(`status.${check.status}`)}${reason}`),
+      h('strong', {}, `${check.id}. ${t(`check.${check.id}`)}`),
+    ),
+    h('p', { class: 'small summary-line', 'data-testid': 'summary-line' }, rt(check.summary)),
+    check.pades
+      ? h(
+          'p',
+          { class: 'small', 'data-testid': 'pades-level', 'data-level': check.pades.level ?? '' },
+          t('check.level', { level: check.pades.level ?? '—', at: check.pades.at }),
+          check.pades.notHigher.length > 0
+            ? h(
+                'span',
+                { class: 'muted' },
+                ` · ${t('check.notHigher', { why: check.pades.notHigher.map(rt).join('; ') })}`,
+              )
+            : null,
+        )
+      : null,
+    check.evidence.length > 0
+      ? h(
+          'details',
+          {},
+          h('summary', { class: 'small' }, t('check.evidence')),
+          h(
+            'ul',
+            { class: 'evidence' },
+            ...check.evidence.map((e) =>
+              h(
+                'li',
+                { class: e.ok === false ? 'bad' : e.ok ? 'ok' : 'info', 'data-testid': 'evidence' },
+                h('span', { class: 'label' }, rt(e.label)),
+                ' ',
+                h('code', { class: 'break' }, rt(e.value)),
+                e.source ? h('span', { class: 'muted' }, ` · ${rt(e.source)}`) : null,
+              ),
+            ),
+          ),
+        )
+      : null,
+  );
+}
+
+// ---- Helpers ----
+
+/** The Date of a `datetime-local` value (this computer's time zone); null when empty or not a date. */
+function localDateTime(value: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+function formatBytes(bytes: number, lang: Language): string {
+  const units = ['B', 'KB', 'MB', 'GB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = new Intl.NumberFormat(lang === 'pt' ? 'pt-BR' : 'en-US', {
+    maximumFractionDigits: unit === 0 ? 0 : 1,
+  }).format(value);
+  return `${shown} ${units[unit]}`;
+}
+
+const root = document.getElementById('app');
+if (root) {
+  buildForm(root);
+  setLanguage(state.lang);
+}
