@@ -19,6 +19,7 @@ import { rateLimited } from './rate-limit';
 import { publicRoute } from './route';
 import { uploadRoute } from './upload';
 import { PUBLIC_SERIAL_PATH, validarCors, validarRoute } from './validar';
+import { verifierRouter } from './verifier-files';
 import { webClientRouter } from './web-client';
 
 /** How long the HTTP server waits on its clients (`HTTP_KEEP_ALIVE_SECONDS`, `HTTP_REQUEST_TIMEOUT_SECONDS`). */
@@ -60,7 +61,8 @@ export interface HttpOptions {
 /**
  * The HTTP face of the service: the spec's REST paths, tRPC at `/trpc` for the desktop client, OpenAPI 3.1
  * at `/api/openapi.json`, the identity provider at `/api/auth/*`, signed file URLs at `/files/*`, the web
- * client (the desktop UI in a browser) at `/app/`.
+ * client (the desktop UI in a browser) at `/app/`, the verifier that works without the service (the page
+ * and the one-file command line) at `/verify/`.
  */
 export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   const app = express();
@@ -76,6 +78,8 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   });
   // The web client (desktop UI in a browser) at /app/, before CORS: see web-client.ts.
   app.use('/app', webClientRouter());
+  // The verifier that works without this service (page and one-file CLI) at /verify/: see verifier-files.ts.
+  app.use('/verify', verifierRouter());
   // ITI's VALIDAR reading the certificate's QR code (other calls of that path go on to the service's CORS
   // policy and the REST router), and where it downloads the certificate: VALIDAR's origin allowed too.
   app.get(PUBLIC_SERIAL_PATH, rejectNulBytes, validarRoute(deps));
