@@ -8,5 +8,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Suites start real servers (PGlite, PostgreSQL, radosgw); a few at a time keeps a 2-core machine responsive.
     maxWorkers: 3,
+    // Stacks devnets answer within the pinned stacks-core/Hiro schemas, or the test fails.
+    setupFiles: ['test/harness/stacks-devnet-guard.ts'],
   },
 });

@@ -1,14 +1,15 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { SMALL_WORKER_HEAP, typescriptWorkerExecArgv } from '@notary/platform/worker-exec-argv';
 import { awaitWorkerStart } from '@notary/platform/worker-start';
-import type { StacksDevnet, StacksDevnetOptions } from './stacks-devnet';
+import type { StacksDevnet, StacksDevnetControls, StacksDevnetOptions } from './stacks-devnet';
 
 /**
  * A devnet of the service (`ANCHORING=devnet`) in a worker thread. The Clarity VM of the Stacks devnet is
  * WebAssembly that runs synchronously on the thread that calls it: its session start (boot contracts, the
  * notary contract's deployment) held the service's event loop for 1.2 s at start-up, and each block it mines
  * (one a second) for its own time after. In a worker none of it reaches the service's HTTP. The service
- * talks to it over its loopback HTTP interface anyway, as to a real node: it keeps the endpoint and `stop`.
+ * talks to it over its loopback HTTP interface anyway, as to a real node: it keeps the endpoint and `stop`;
+ * tests steer it through `controls` (the devnet's switches, mining, faults), carried as messages.
  *
  * The Hardhat devnet stays in the service's thread: its start costs the event loop about 0.4 s in small
  * pieces (module loading, two key derivations, the EAS deployments through EDR, native and asynchronous),
@@ -16,66 +17,125 @@ import type { StacksDevnet, StacksDevnetOptions } from './stacks-devnet';
  * second time), against 39 MB for the Stacks devnet's.
  */
 
-/** What the service uses of the Stacks devnet: its endpoint and funded account, and `stop`. */
+/** A devnet control as called from another thread: the same arguments, the result as a promise. */
+export type RemoteControls<C> = {
+  [K in keyof C]: C[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+};
+
+/** What the service uses of the Stacks devnet: its endpoints and funded account, `stop`, and the controls. */
 export type StacksDevnetEndpoint = Pick<
   StacksDevnet,
-  'url' | 'network' | 'contractId' | 'senderKey' | 'senderAddress' | 'stop'
->;
+  'url' | 'indexerUrl' | 'network' | 'contractId' | 'senderKey' | 'senderAddress' | 'stop'
+> & {
+  /** The devnet's controls (`StacksDevnetControls`), run in its thread. */
+  controls: RemoteControls<StacksDevnetControls>;
+};
 
-/** The thread's messages: its start (the endpoint, or why it failed), then the end of a `stop`. */
+/** Names of the controls a thread answers (the keys of `StacksDevnetControls`). */
+const CONTROL_NAMES = [
+  'mine',
+  'fund',
+  'configure',
+  'markNonCanonical',
+  'replaceByFee',
+  'takeViolations',
+  'requests',
+] as const satisfies readonly (keyof StacksDevnetControls)[];
+type ControlName = (typeof CONTROL_NAMES)[number];
+
+/** The thread's messages: its start (the endpoint, or why it failed), control answers, violations, stop's end. */
 type ThreadMessage<E> =
   | { started: true; endpoint: E }
   | { started: false; message: string }
+  | { reply: number; value?: unknown; error?: string }
+  | { violation: string }
   | { stopped: true };
+
+/** The service's messages: a control call, or stop. */
+type ParentMessage = { call: number; name: ControlName; args: unknown[] } | 'stop';
+
+/** The process-wide record of devnet schema violations the test guard reads (as stacks-devnet.ts keeps it). */
+const VIOLATIONS = Symbol.for('notary.stacks-devnet.violations');
 
 /**
  * Starts the Stacks devnet (`stacks-devnet.ts`) in a worker thread; resolves once it serves on loopback.
+ * Schema violations of its answers (tests: `STACKS_DEVNET_SCHEMAS`) reach this thread's record of them.
  * @throws Error with the devnet's message when it fails to start.
  */
-export function startStacksDevnetWorker(options: StacksDevnetOptions = {}): Promise<StacksDevnetEndpoint> {
-  return startDevnetWorker(new URL('./stacks-devnet.thread.ts', import.meta.url), options);
-}
-
-async function startDevnetWorker<E extends object>(
-  entry: URL,
-  options: object,
-): Promise<E & { stop(): Promise<void> }> {
-  const worker = new Worker(entry, {
+export async function startStacksDevnetWorker(
+  options: Omit<StacksDevnetOptions, 'onViolation'> = {},
+): Promise<StacksDevnetEndpoint> {
+  const worker = new Worker(new URL('./stacks-devnet.thread.ts', import.meta.url), {
     workerData: options,
     execArgv: typescriptWorkerExecArgv(),
     resourceLimits: SMALL_WORKER_HEAP,
   });
-  const endpoint = await awaitWorkerStart(worker, "the devnet's worker", (message: ThreadMessage<E>) => {
-    if ('started' in message && message.started) return { value: message.endpoint };
-    return new Error('message' in message ? message.message : 'the devnet did not start');
+  type Endpoint = Omit<StacksDevnetEndpoint, 'stop' | 'controls'>;
+  const endpoint = await awaitWorkerStart(
+    worker,
+    "the devnet's worker",
+    (message: ThreadMessage<Endpoint>) => {
+      if ('started' in message && message.started) return { value: message.endpoint };
+      if ('started' in message) return new Error(message.message);
+      return undefined;
+    },
+  );
+  const devnetId = `worker:${endpoint.url}`;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let nextCall = 0;
+  worker.on('message', (message: ThreadMessage<Endpoint>) => {
+    if ('violation' in message) {
+      const g = globalThis as { [VIOLATIONS]?: { devnet: string; text: string }[] };
+      g[VIOLATIONS] ??= [];
+      g[VIOLATIONS].push({ devnet: devnetId, text: message.violation });
+    } else if ('reply' in message) {
+      const call = pending.get(message.reply);
+      pending.delete(message.reply);
+      if (message.error !== undefined) call?.reject(new Error(message.error));
+      else call?.resolve(message.value);
+    }
   });
   // A failure after the start reaches the anchoring as a node that does not answer, never as an uncaught
   // error.
   worker.on('error', () => {});
+  worker.on('exit', () => {
+    for (const call of pending.values()) call.reject(new Error("the devnet's worker has ended"));
+    pending.clear();
+  });
   // As the devnets in-process (their servers and timers are unref'd), a running one keeps no process alive.
   worker.unref();
+  const call = (name: ControlName, args: unknown[]) =>
+    new Promise<unknown>((resolve, reject) => {
+      const id = nextCall++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ call: id, name, args } satisfies ParentMessage);
+    });
+  const controls = Object.fromEntries(
+    CONTROL_NAMES.map((name) => [name, (...args: unknown[]) => call(name, args)]),
+  ) as RemoteControls<StacksDevnetControls>;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= new Promise<void>((resolve) => {
       worker.once('exit', () => resolve());
-      worker.on('message', (message: ThreadMessage<E>) => {
+      worker.on('message', (message: ThreadMessage<Endpoint>) => {
         if ('stopped' in message) void worker.terminate();
       });
       // Held until the thread has closed its server and ended.
       worker.ref();
-      worker.postMessage('stop');
+      worker.postMessage('stop' satisfies ParentMessage);
     });
     return stopping;
   };
-  return { ...endpoint, stop };
+  return { ...endpoint, controls, stop };
 }
 
 /**
- * The thread's side: starts the devnet with the options the service passed, posts its endpoint (`pick`), and
- * stops it when asked. A failure to start is posted as its message, and the thread ends.
+ * The thread's side: starts the devnet with the options the service passed, posts its endpoint (`pick`), runs
+ * the controls the service calls, forwards schema violations, and stops it when asked. A failure to start is
+ * posted as its message, and the thread ends.
  */
-export async function serveDevnetInThread<D extends { stop(): Promise<void> }, E>(
-  start: (options: never) => Promise<D>,
+export async function serveDevnetInThread<D extends StacksDevnetControls & { stop(): Promise<void> }, E>(
+  start: (options: StacksDevnetOptions) => Promise<D>,
   pick: (devnet: D) => E,
 ): Promise<void> {
   const port = parentPort;
@@ -83,15 +143,30 @@ export async function serveDevnetInThread<D extends { stop(): Promise<void> }, E
   const post = (message: ThreadMessage<E>) => port.postMessage(message);
   let devnet: D;
   try {
-    devnet = await start(workerData as never);
+    devnet = await start({
+      ...(workerData as StacksDevnetOptions),
+      onViolation: (violation) => post({ violation }),
+    });
   } catch (e) {
     post({ started: false, message: e instanceof Error ? e.message : String(e) });
     return;
   }
   // The listener keeps this thread alive (the devnet's own server and timers are unref'd) until `stop`.
-  port.on('message', (message: unknown) => {
-    if (message !== 'stop') return;
-    void devnet.stop().finally(() => post({ stopped: true }));
+  port.on('message', (message: ParentMessage) => {
+    if (message === 'stop') {
+      void devnet.stop().finally(() => post({ stopped: true }));
+      return;
+    }
+    if (!CONTROL_NAMES.includes(message.name)) {
+      post({ reply: message.call, error: `no devnet control ${String(message.name)}` });
+      return;
+    }
+    try {
+      const control = devnet[message.name] as (...args: unknown[]) => unknown;
+      post({ reply: message.call, value: control(...message.args) });
+    } catch (e) {
+      post({ reply: message.call, error: e instanceof Error ? e.message : String(e) });
+    }
   });
   post({ started: true, endpoint: pick(devnet) });
 }

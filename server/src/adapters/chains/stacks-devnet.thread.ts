@@ -4,8 +4,9 @@ import { startStacksDevnet } from './stacks-devnet';
 
 await serveDevnetInThread(
   startStacksDevnet,
-  (d): Omit<StacksDevnetEndpoint, 'stop'> => ({
+  (d): Omit<StacksDevnetEndpoint, 'stop' | 'controls'> => ({
     url: d.url,
+    indexerUrl: d.indexerUrl,
     network: d.network,
     contractId: d.contractId,
     senderKey: d.senderKey,
