@@ -415,6 +415,29 @@ describe('check 6 at a time T, offline (one PKI)', () => {
     expect(on.pades).toMatchObject({ level: 'B-T', online: true });
   });
 
+  it('--online with the responders unreachable or refusing: the signature still holds, check 6 is partial (unavailable), never failed', async () => {
+    const bt = await signAt(pki, 'B-T');
+    const down = (async () => {
+      throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+    }) as unknown as typeof fetch;
+    const busy = (async () =>
+      new Response('Service Unavailable', {
+        status: 503,
+        headers: { 'content-type': 'text/plain' },
+      })) as typeof fetch;
+    for (const failing of [down, busy]) {
+      const r = await checkPadesSignature(bt, { ...anchors, at: new Date(), online: true, fetch: failing });
+      expect(r.status, evidenceText(r)).toBe('partial');
+      expect(r.reason).toBe('unavailable');
+      expect(r.evidence.filter((e) => e.ok === false)).toEqual([]);
+      expect(r.summary).toMatch(
+        /not checked: the revocation of .*Notary LTV Signer.* \(--online\) \(http:\/\/127\.0\.0\.1:\d+\/.*: OCSP http/,
+      );
+      expect(r.evidence).toContainEqual(expect.objectContaining({ label: 'source unavailable' }));
+      expect(r.pades).toMatchObject({ level: 'B-T', online: true });
+    }
+  });
+
   it('verify() and the command line take --at and --online', async () => {
     const receipt = parseReceipt({
       format: 'notary-receipt',

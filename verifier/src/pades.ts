@@ -23,7 +23,9 @@ import {
 } from './pdf-signatures.ts';
 import { CheckBuilder, type CheckResult, notRun, type PadesLevel, type PadesReport } from './report.ts';
 import {
+  crlUrls,
   gatherValidationMaterial,
+  ocspUrls,
   type RevocationVerdict,
   revocationStatus,
   type ValidationMaterial,
@@ -70,6 +72,10 @@ const MAX_REVOCATION_LOOKUPS = 400;
  * - the level reached (ETSI EN 319 142-1 6.2-6.5): B-B signed; B-T with a valid signature timestamp;
  *   B-LT with revocation data in the /DSS for every certificate of the signer's and the signature
  *   timestamp's chains; B-LTA with a valid document timestamp over a revision whose /DSS already had it.
+ * With `online`, a certificate whose revocation at T the file does not settle is looked up at its OCSP and
+ * CRL URLs; a look-up that gets no usable answer is unavailability, not evidence: the check is then `partial`
+ * (reason `unavailable`), never failed for it. A responder's answer that the certificate is revoked is
+ * evidence.
  */
 export async function checkPadesSignature(
   certificate: Uint8Array | undefined,
@@ -277,6 +283,9 @@ export async function checkPadesSignature(
   if (period) c.expect(period.ok, `${period.table} ${period.row}`, period.detail);
   const signer = await judge.certificate(cert, options.trustCa, at, signerPoes, '--trust-ca');
   signer.report(c, 'signer');
+  for (const [subject, { source, reason }] of judge.unreachable) {
+    c.partUnavailable(`the revocation of ${subject} (--online)`, source, reason);
+  }
 
   const level = await padesLevel({
     failed: c.failed,
@@ -384,6 +393,14 @@ interface CertificateVerdict {
 class Judge {
   private lookups = 0;
   private readonly fetched = new Map<string, ValidationMaterial>();
+  /** Why `--online` got no usable revocation data for a certificate (by DER key): its responders' failures. */
+  private readonly fetchProblems = new Map<string, string>();
+  /**
+   * Certificates whose revocation at a time judged stays unknown because `--online` could not get it (a
+   * responder unreachable, refusing, or answering what does not check out): subject to where and why. Not
+   * evidence against the signature: check 6 is then partial (`CheckBuilder.partUnavailable`).
+   */
+  readonly unreachable = new Map<string, { source: string; reason: string }>();
   private readonly cache = new Map<string, Promise<RevocationVerdict>>();
 
   private readonly material: ValidationMaterial;
@@ -587,17 +604,29 @@ class Judge {
     if (speaksFor(fromFile, t) || !mayFetch || !this.options.online) return fromFile;
     const key = derKey(cert);
     let fetched = this.fetched.get(key);
+    const urls = [...ocspUrls(cert), ...crlUrls(cert)];
     if (!fetched) {
-      const { material } = await gatherValidationMaterial([certificateDer(cert), certificateDer(issuer)], {
-        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-        ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
-        now: this.options.at,
-      });
+      const { material, missing } = await gatherValidationMaterial(
+        [certificateDer(cert), certificateDer(issuer)],
+        {
+          ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+          ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
+          now: this.options.at,
+        },
+      );
       fetched = material;
       this.fetched.set(key, fetched);
+      const problem = missing.find((m) => m.subject === subjectName(cert));
+      // A certificate that names no responder has nothing to fetch: that is not unavailability.
+      if (problem && urls.length > 0) this.fetchProblems.set(key, problem.reason);
     }
     const online = await this.lookup(cert, issuer, fetched, t);
-    return speaksFor(online, t) || fromFile.status === 'unknown' ? online : fromFile;
+    const verdict = speaksFor(online, t) || fromFile.status === 'unknown' ? online : fromFile;
+    const problem = this.fetchProblems.get(key);
+    if (problem && !speaksFor(verdict, t)) {
+      this.unreachable.set(subjectName(cert), { source: urls[0] ?? 'revocation', reason: problem });
+    }
+    return verdict;
   }
 
   private lookup(

@@ -139,6 +139,8 @@ export class CheckBuilder {
   private readonly unavailableSources: { source: string; reason: string }[] = [];
   /** Endpoints that answered (their answers are evidence, for or against). */
   private readonly answeredSources = new Set<string>();
+  /** A part of the check could not run for lack of an answer (see `partUnavailable`). */
+  private partsUnavailable = false;
 
   readonly id: CheckId;
 
@@ -179,6 +181,17 @@ export class CheckBuilder {
     this.evidence.push({ label: 'endpoint unavailable', value: reason, source });
   }
 
+  /**
+   * A part of the check that could not run because `source` gave no usable answer, while the rest ran on
+   * other evidence (e.g. a revocation responder asked with `--online`, the signature checked from the file):
+   * the check is `partial` with reason `unavailable` at worst, never failed for it.
+   */
+  partUnavailable(what: string, source: string, reason: string): void {
+    this.partsUnavailable = true;
+    this.skipped.push(`${what} (${source}: ${reason})`);
+    this.evidence.push({ label: 'source unavailable', value: `${what}: ${reason}`, source });
+  }
+
   /** Records that `source` answered: what it said is evidence (see `unavailable`). */
   answered(source: string): void {
     this.answeredSources.add(source);
@@ -191,6 +204,7 @@ export class CheckBuilder {
     for (const s of sub.skipped) this.skipped.push(`${prefix}${s}`);
     for (const u of sub.unavailableSources) this.unavailableSources.push(u);
     for (const a of sub.answeredSources) this.answeredSources.add(a);
+    if (sub.partsUnavailable) this.partsUnavailable = true;
   }
 
   get failed(): boolean {
@@ -199,8 +213,8 @@ export class CheckBuilder {
 
   /**
    * The result: `failed` if anything contradicted the receipt; else `not-run` (`unavailable`) when endpoints
-   * were asked and none answered; else `partial` when a part was skipped (`not-checked`) or some endpoint did
-   * not answer (`unavailable`); else `passed` with `summary`.
+   * were asked and none answered; else `partial` when a part was skipped (`not-checked`) or some endpoint or
+   * source did not answer (`unavailable`); else `passed` with `summary`.
    */
   result(summary: string): CheckResult {
     const name = CHECK_NAMES[this.id];
@@ -231,7 +245,7 @@ export class CheckBuilder {
         id: this.id,
         name,
         status: 'partial',
-        reason: unavailable.length > 0 ? 'unavailable' : 'not-checked',
+        reason: unavailable.length > 0 || this.partsUnavailable ? 'unavailable' : 'not-checked',
         summary: `${summary}; not checked: ${skipped.join('; ')}`,
         evidence: this.evidence,
       };

@@ -683,7 +683,7 @@ function uris(names: pkijs.GeneralName[]): string[] {
 }
 
 /** AIA id-ad-ocsp URLs (RFC 5280 4.2.2.1). */
-function ocspUrls(cert: pkijs.Certificate): string[] {
+export function ocspUrls(cert: pkijs.Certificate): string[] {
   const aia = cert.extensions?.find((x) => x.extnID === OID.authorityInfoAccess)?.parsedValue;
   if (!(aia instanceof pkijs.InfoAccess)) return [];
   return uris(
@@ -692,7 +692,7 @@ function ocspUrls(cert: pkijs.Certificate): string[] {
 }
 
 /** CRL distribution point full-name URLs (RFC 5280 4.2.1.13); points with a cRLIssuer (indirect) skipped. */
-function crlUrls(cert: pkijs.Certificate): string[] {
+export function crlUrls(cert: pkijs.Certificate): string[] {
   const dps = cert.extensions?.find((x) => x.extnID === OID.crlDistributionPoints)?.parsedValue;
   if (!(dps instanceof pkijs.CRLDistributionPoints)) return [];
   const out: string[] = [];
