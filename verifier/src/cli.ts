@@ -5,11 +5,12 @@
  *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--trust icp-brasil] [--at RFC3339]
  *     [--online] [--confirmations N] [--json]
  *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts)
+ *   notary-verify <capture.wacz> [--trust-ca ca.pem] [--tsa-ca ca.pem] [--trust icp-brasil] [--json] (wacz-cli.ts)
  *
  * Exit status (`EXIT_CODES` of report.ts): 0 when every applicable check passed, 1 when a check failed, 2 when
  * the input cannot be used (bad arguments, unreadable file, not a receipt, a certificate without receipt), 3
  * when none failed but some could not run (no endpoint given, none answered, a pending anchor) or ran in
- * part. `extend` has its own (see extend.ts).
+ * part. `extend` uses the same four for what it writes (see extend.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -62,10 +63,15 @@ Exit status:
 and "reason".
 
 notary-verify extend <signed.pdf> --tsa URL adds fresh validation data and a document timestamp (extend -h).
+
+notary-verify <capture.wacz> [--trust-ca ca.pem] [--tsa-ca ca.pem] [--trust icp-brasil] checks a web
+capture's archive on its own (WACZ Signing and Verification 0.1.0): the package hashes, the digest of
+datapackage.json, the signature, the signer's certificate and the time signature (chained to the anchors
+given), every WARC record against its index line, and prints the capture's facts. Same exit statuses.
 `;
 
 export interface CliResult {
-  /** The exit status (see `EXIT_CODES`; `extend` has its own 0, 1, 2). */
+  /** The exit status (see `EXIT_CODES`; `extend`'s mean the same for the file it writes). */
   code: ExitCode;
   stdout: string;
   stderr: string;
@@ -90,6 +96,10 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
   });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) return usage('give exactly one file to verify');
+  // A web capture's archive given alone is checked as a signed WACZ.
+  if (!values.certificate && !values.receipt && /\.wacz$/i.test(file)) {
+    return (await import('./wacz-cli.ts')).runWaczCli(file, values);
+  }
   if (!values.certificate === !values.receipt) return usage('give either --certificate or --receipt');
   const confirmations = values.confirmations === undefined ? 1 : Number(values.confirmations);
   if (!Number.isInteger(confirmations) || confirmations < 1)

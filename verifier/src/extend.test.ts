@@ -170,7 +170,8 @@ describe('notary-verify extend', () => {
     const input = path.join(tmp, 'elsewhere.pdf');
     await writeFile(input, await readFile(FIXTURE));
     const result = await runCli(['extend', input, '--tsa', pki.tsaUrl]);
-    expect(result.code).toBe(0);
+    // Written, but incomplete: 3.
+    expect(result.code).toBe(3);
     expect(result.stderr).toMatch(
       /missing: CN=test-pdf-signer: its issuer certificate is in neither the file/,
     );
@@ -189,7 +190,7 @@ describe('notary-verify extend', () => {
     try {
       const out = path.join(tmp, 'responders-down.pdf');
       const result = await runCli(['extend', signed, '--tsa', pki.tsaUrl, '--out', out]);
-      expect(result.code).toBe(0);
+      expect(result.code).toBe(3);
       expect(result.stdout).toMatch(/revocation data: missing for \d+ certificates/);
       expect(result.stderr).toMatch(/missing: .*CN=Notary LTV Signer: .*HTTP 503/);
       expect(result.stderr).toMatch(/missing: .*CN=Notary LTV TSA: /);

@@ -367,15 +367,17 @@ Options:
   --json          print what was added as JSON
   -h, --help      this text
 
-Exit status: 0 the extended file was written (missing revocation data is listed); 1 the TSA failed or the
-file could not be written (nothing written); 2 unusable input.
+Exit status (as notary-verify's): 0 the extended file was written with revocation data for every
+certificate; 1 the TSA failed or the file could not be written (nothing written); 2 unusable input; 3 the
+file was written, but revocation data could not be had for some certificates (listed on stderr; extend
+again once it can be had).
 `;
 
 /** `notary-verify extend ...` (argv after `extend`); never throws. */
 export async function runExtendCli(
   argv: string[],
   options: { fetch?: typeof fetch } = {},
-): Promise<{ code: 0 | 1 | 2; stdout: string; stderr: string }> {
+): Promise<{ code: 0 | 1 | 2 | 3; stdout: string; stderr: string }> {
   const usage = (message: string) => ({
     code: 2 as const,
     stdout: '',
@@ -466,6 +468,8 @@ export async function runExtendCli(
   ]
     .map((line) => `${line}\n`)
     .join('');
+  // Written, yet incomplete while a certificate lacks revocation data: 3, as notary-verify's incomplete.
+  const done = result.missing.length === 0 ? 0 : 3;
   if (values.json) {
     const json = {
       out,
@@ -480,7 +484,7 @@ export async function runExtendCli(
       missing: result.missing,
       warnings: result.warnings,
     };
-    return { code: 0, stdout: `${JSON.stringify(json, null, 2)}\n`, stderr };
+    return { code: done, stdout: `${JSON.stringify(json, null, 2)}\n`, stderr };
   }
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   const lines = [
@@ -496,7 +500,7 @@ export async function runExtendCli(
       ? 'revocation data: complete for every certificate with a known issuer'
       : `revocation data: missing for ${plural(result.missing.length, 'certificate', 'certificates')} (listed on stderr); extend again once they can be had`,
   ];
-  return { code: 0, stdout: `${lines.join('\n')}\n`, stderr };
+  return { code: done, stdout: `${lines.join('\n')}\n`, stderr };
 }
 
 async function readBytes(file: string): Promise<Uint8Array> {
