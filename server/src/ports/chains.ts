@@ -78,12 +78,37 @@ export interface SignedAnchorTx {
 
 export type BroadcastResult =
   | { ok: true }
-  /** Refused by the node; `reason` is the node's own message, read from its response. */
+  /**
+   * Not sent. `reason` is the node's own message, read from its response (redacted of the endpoint's
+   * secrets). `rate-limited`: the provider answered 429 (or a JSON-RPC rate-limit error) or its last
+   * `Retry-After` has not passed yet, so nothing was sent; `retryAfterMs` is how long to wait. Neither
+   * `rate-limited` nor `unreachable` says anything about the transaction: both are retried, never counted
+   * as refusals.
+   */
   | {
       ok: false;
       reason: string;
-      kind: 'nonce-too-low' | 'already-known' | 'underpriced' | 'rejected' | 'unreachable';
+      kind: 'nonce-too-low' | 'already-known' | 'underpriced' | 'rejected' | 'unreachable' | 'rate-limited';
+      retryAfterMs?: number;
     };
+
+/**
+ * Thrown by an adapter's reads (`chainNonce`, `suggestFees`, `getStatus`) when the provider rate-limits it:
+ * HTTP 429 (RFC 6585 §4), or a JSON-RPC error that says so (EIP-1474 code -32005 "limit exceeded", code 429),
+ * or while the wait its last such answer asked for (`Retry-After`, RFC 9110 §10.2.3) has not passed. The
+ * message is already redacted. The pipeline waits `retryAfterMs` before it calls that chain again and
+ * counts nothing against the transaction.
+ */
+export class ChainRateLimitedError extends Error {
+  override readonly name = 'ChainRateLimitedError';
+  /** How long to wait before the next call to this endpoint, in milliseconds (≥ 0). */
+  readonly retryAfterMs: number;
+
+  constructor(message: string, retryAfterMs: number) {
+    super(message);
+    this.retryAfterMs = Math.max(0, retryAfterMs);
+  }
+}
 
 export type TxStatus =
   | { state: 'unknown' }

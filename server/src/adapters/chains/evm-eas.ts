@@ -1,6 +1,8 @@
 import {
   AbiCoder,
   Contract,
+  FetchRequest,
+  type GetUrlResponse,
   getBytes,
   hexlify,
   Interface,
@@ -15,6 +17,7 @@ import {
   type AnchorChain,
   type BroadcastResult,
   type ChainNetworkInfo,
+  ChainRateLimitedError,
   EAS_SCHEMA,
   EAS_SCHEMA_UID,
   type FeeParams,
@@ -23,6 +26,14 @@ import {
 } from '../../ports/chains';
 import { easAbi, schemaRegistryAbi } from './eas-abi';
 import { ChainEndpoint } from './endpoint';
+import {
+  isRateLimitRpcError,
+  parseRetryAfter,
+  RateLimitGate,
+  type RateLimitGateOptions,
+  type RpcErrorLike,
+  rpcBackoffHint,
+} from './rate-limit';
 
 /**
  * EVM implementation of the chain port: one EAS attestation per batch (Ethereum Attestation Service,
@@ -64,8 +75,13 @@ export interface EvmEasConfig {
   attestationScanPrefix: string;
   /** Fixed gas limit; default: estimate once (+30%), `FALLBACK_GAS_LIMIT` when estimation fails. */
   gasLimit?: bigint;
-  /** Timeout of one JSON-RPC call in ms (broadcast only). Default 10,000. */
+  /** Timeout of one JSON-RPC call (an HTTP request) in ms. Default 10,000. */
   rpcTimeoutMs?: number;
+  /**
+   * Backoff after the provider rate-limits us (`RateLimitGate`): its clock and bounds. Default: the system
+   * clock, 1 s doubling up to 60 s without a `Retry-After`, a `Retry-After` honoured up to 10 minutes.
+   */
+  rateLimit?: RateLimitGateOptions;
 }
 
 /** Outcome of `ensureSchema`. */
@@ -76,14 +92,27 @@ export interface EnsureSchemaResult {
   txHash?: string;
 }
 
-/** Maps a node's refusal text to the port's kinds (geth, Nethermind, Erigon, Hardhat/EDR and Anvil wordings). */
+/**
+ * Maps a node's refusal text to the port's kinds (geth, Nethermind, Erigon, Hardhat/EDR and Anvil wordings).
+ * A fee cap below the next block's base fee is `underpriced` (geth keeps such a transaction in its pool until
+ * the base fee falls; Hardhat's automine refuses it with "too low for the next block"): a higher fee is the
+ * answer, never a refusal that fails the batch.
+ */
 export function classifyRefusal(message: string): Exclude<BroadcastResult, { ok: true }>['kind'] {
   const m = message.toLowerCase();
   if (m.includes('nonce too low') || m.includes('nonce is too low') || m.includes('oldnonce'))
     return 'nonce-too-low';
   if (m.includes('already known') || m.includes('known transaction') || m.includes('already imported'))
     return 'already-known';
-  if (m.includes('underpriced') || m.includes('fee too low') || m.includes('feetoolow')) return 'underpriced';
+  if (
+    m.includes('underpriced') ||
+    m.includes('fee too low') ||
+    m.includes('feetoolow') ||
+    m.includes('too low for the next block') ||
+    m.includes('less than block base fee') ||
+    m.includes('fee cap less than')
+  )
+    return 'underpriced';
   return 'rejected';
 }
 
@@ -92,10 +121,32 @@ interface RpcErrorBody {
   result?: unknown;
 }
 
+/** The JSON-RPC errors in a response body (one object or a batch array); empty when it is not JSON. */
+function rpcErrorsOf(body: Uint8Array | null): RpcErrorLike[] {
+  // Rate-limit answers are small; a large body is a real answer, not worth parsing twice.
+  if (!body || body.length > 65_536) return [];
+  const text = Buffer.from(body).toString('utf8');
+  if (!text.includes('"error"')) return [];
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    const items = Array.isArray(parsed) ? parsed : [parsed];
+    return items
+      .map((item) => (typeof item === 'object' && item !== null ? (item as RpcErrorBody).error : undefined))
+      .filter((e): e is NonNullable<RpcErrorBody['error']> => typeof e === 'object' && e !== null);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Errors leave this adapter redacted (`ChainEndpoint`): thrown errors are plain `Error`s with the RPC URL's
  * key hidden from message and stack (ethers' own fields, which repeat the URL, are dropped), and refusal
  * reasons are redacted text.
+ *
+ * Rate limits (`rate-limit.ts`): every HTTP answer is looked at; a 429, or a JSON-RPC rate-limit error, closes
+ * this endpoint's `RateLimitGate` for the provider's `Retry-After` (or a doubling backoff). While it is
+ * closed nothing is sent: reads throw `ChainRateLimitedError` and `broadcast` answers `rate-limited`, both
+ * with the wait. ethers' own 429 retry is off (it reads `Retry-After` as milliseconds and tries 12 times).
  */
 export class EvmEasChain implements AnchorChain {
   readonly kind = 'evm' as const;
@@ -104,6 +155,10 @@ export class EvmEasChain implements AnchorChain {
   private readonly wallet: Wallet;
   private readonly eas: Interface;
   private readonly schemaUid: string;
+  private readonly gate: RateLimitGate;
+  private readonly timeoutMs: number;
+  /** What the provider said when it last rate-limited us (for messages). */
+  private lastLimit = '';
   private estimatedGas: bigint | undefined;
 
   /** Throws `Error` when `schemaUid` is given and is not `EAS_SCHEMA_UID`, or the key is malformed. */
@@ -115,9 +170,11 @@ export class EvmEasChain implements AnchorChain {
     }
     this.schemaUid = EAS_SCHEMA_UID;
     this.endpoint = new ChainEndpoint(config.rpcUrl);
+    this.gate = new RateLimitGate(config.rateLimit);
+    this.timeoutMs = config.rpcTimeoutMs ?? 10_000;
     // staticNetwork: no chain-id probe loop when the node is down; cacheTimeout -1: every read hits the node
     // (a cached "no receipt" or nonce would hide a change the pipeline polls for).
-    this.provider = new JsonRpcProvider(config.rpcUrl, Network.from(config.chainId), {
+    this.provider = new JsonRpcProvider(this.connection(), Network.from(config.chainId), {
       staticNetwork: true,
       cacheTimeout: -1,
     });
@@ -128,6 +185,71 @@ export class EvmEasChain implements AnchorChain {
   /** The attester's address (checksummed). */
   get address(): string {
     return this.wallet.address;
+  }
+
+  /**
+   * The provider's HTTP connection: the URL without credentials (sent as a header, as `broadcast` does), the
+   * call timeout, no retry of a 429 by ethers, and every answer shown to the rate-limit gate first.
+   */
+  private connection(): FetchRequest {
+    const request = new FetchRequest(this.endpoint.fetchUrl);
+    for (const [name, value] of Object.entries(this.endpoint.headers)) request.setHeader(name, value);
+    request.timeout = this.timeoutMs;
+    request.retryFunc = async () => false;
+    const send = FetchRequest.createGetUrlFunc();
+    request.getUrlFunc = async (req, signal) => {
+      const response = await send(req, signal);
+      this.observe(response);
+      return response;
+    };
+    return request;
+  }
+
+  /** Closes the gate when an answer is a rate limit (HTTP 429, a 503 with `Retry-After`, a JSON-RPC error). */
+  private observe(response: GetUrlResponse): void {
+    const status = response.statusCode;
+    const header = response.headers['retry-after'];
+    const limit = rpcErrorsOf(response.body).find((e) => isRateLimitRpcError(e));
+    let what: string;
+    if (status === 429 || (status === 503 && header !== undefined)) {
+      what = `HTTP ${status}${header === undefined ? '' : `, Retry-After: ${header}`}`;
+    } else if (limit) {
+      what = `JSON-RPC error ${String(limit.code)}: ${String(limit.message)}`;
+    } else {
+      return;
+    }
+    this.limited(what, parseRetryAfter(header, this.gate.now()) ?? rpcBackoffHint(limit));
+  }
+
+  private limited(what: string, hintMs: number | undefined): number {
+    this.lastLimit = this.endpoint.redact(what.slice(0, 200));
+    return this.gate.limited(hintMs);
+  }
+
+  private rateLimitedError(): ChainRateLimitedError {
+    const wait = this.gate.waitMs();
+    return new ChainRateLimitedError(
+      `rate-limited by the RPC endpoint (${this.lastLimit}): next call in ${Math.ceil(wait / 1000)} s`,
+      wait,
+    );
+  }
+
+  /**
+   * Runs `call` against the node unless the rate-limit gate is closed (then `ChainRateLimitedError` at once,
+   * nothing sent); a call the provider rate-limited throws `ChainRateLimitedError`, any other failure its
+   * redacted error (`ChainEndpoint.guard`).
+   */
+  private async rpc<T>(call: () => Promise<T>): Promise<T> {
+    if (this.gate.waitMs() > 0) throw this.rateLimitedError();
+    const before = this.gate.limits;
+    try {
+      const result = await this.endpoint.guard(call);
+      this.gate.succeeded();
+      return result;
+    } catch (e) {
+      if (this.gate.limits !== before) throw this.rateLimitedError();
+      throw e;
+    }
   }
 
   info(): ChainNetworkInfo {
@@ -141,7 +263,7 @@ export class EvmEasChain implements AnchorChain {
    * Throws on RPC errors, on a failed registration, or if the registry returns a UID other than ours.
    */
   ensureSchema(): Promise<EnsureSchemaResult> {
-    return this.endpoint.guard(() => this.registerSchema());
+    return this.rpc(() => this.registerSchema());
   }
 
   private async registerSchema(): Promise<EnsureSchemaResult> {
@@ -157,22 +279,41 @@ export class EvmEasChain implements AnchorChain {
     return { uid: this.schemaUid, registered: true, txHash: tx.hash };
   }
 
-  /** `eth_getTransactionCount(address, "pending")`. Throws on RPC errors. */
+  /** `eth_getTransactionCount(address, "pending")`. Throws on RPC errors (`ChainRateLimitedError` for a limit). */
   chainNonce(): Promise<bigint> {
-    return this.endpoint.guard(async () =>
+    return this.rpc(async () =>
       BigInt(await this.provider.getTransactionCount(this.wallet.address, 'pending')),
     );
   }
 
   /**
-   * From `eth_feeHistory`/`eth_maxPriorityFeePerGas` via ethers `getFeeData` (maxFee = 2 × base fee + tip);
-   * falls back to `gasPrice` for both on a node without EIP-1559. Wei per gas. Throws on RPC errors.
+   * EIP-1559 fees for the next block, wei per gas: tip = `eth_maxPriorityFeePerGas`, maxFee = 2 × the next
+   * block's base fee + tip, the next base fee being the last entry of `eth_feeHistory(1, "latest")`'s
+   * `baseFeePerGas` (Ethereum JSON-RPC spec: it lists one more than the blocks asked for, the block after the
+   * newest), so a base fee that just rose is counted before a block shows it. Without those methods: ethers
+   * `getFeeData` (latest block's base fee), else `gasPrice` for both. Throws on RPC errors
+   * (`ChainRateLimitedError` for a limit).
    */
   suggestFees(): Promise<FeeParams> {
-    return this.endpoint.guard(() => this.feeData());
+    return this.rpc(() => this.feeData());
   }
 
   private async feeData(): Promise<FeeParams> {
+    try {
+      const [history, tip] = (await Promise.all([
+        this.provider.send('eth_feeHistory', ['0x1', 'latest', []]),
+        this.provider.send('eth_maxPriorityFeePerGas', []),
+      ])) as [{ baseFeePerGas?: unknown }, unknown];
+      const bases = Array.isArray(history.baseFeePerGas) ? history.baseFeePerGas : [];
+      const next = bases.at(-1);
+      if (typeof next === 'string' && typeof tip === 'string') {
+        const priorityFee = BigInt(tip);
+        return { maxFee: 2n * BigInt(next) + priorityFee, priorityFee };
+      }
+    } catch (e) {
+      // A limit is not a missing method: no second call into a closed gate.
+      if (this.gate.waitMs() > 0) throw e;
+    }
     const f = await this.provider.getFeeData();
     const maxFee = f.maxFeePerGas ?? f.gasPrice;
     const priorityFee = f.maxPriorityFeePerGas ?? f.gasPrice;
@@ -244,10 +385,16 @@ export class EvmEasChain implements AnchorChain {
   /**
    * `eth_sendRawTransaction` over a plain HTTP POST, so that the node's own error text is what we classify.
    * Never throws: a JSON-RPC error is `rejected`/`nonce-too-low`/`already-known`/`underpriced` (see
-   * `classifyRefusal`); no answer, a timeout, a non-JSON or HTTP error answer is `unreachable`.
+   * `classifyRefusal`); no answer, a timeout, a non-JSON or HTTP error answer is `unreachable`; HTTP 429 (a
+   * 503 with `Retry-After`, a JSON-RPC rate-limit error) is `rate-limited` with the wait, and so is any call
+   * while the wait of the last one has not passed (then nothing is sent).
    * Note: re-sending bytes already mined answers `nonce-too-low` on most nodes: check `getStatus` first.
    */
   async broadcast(raw: Uint8Array): Promise<BroadcastResult> {
+    if (this.gate.waitMs() > 0) {
+      const e = this.rateLimitedError();
+      return { ok: false, kind: 'rate-limited', reason: e.message, retryAfterMs: e.retryAfterMs };
+    }
     let body: RpcErrorBody;
     try {
       const res = await fetch(this.endpoint.fetchUrl, {
@@ -259,18 +406,34 @@ export class EvmEasChain implements AnchorChain {
           method: 'eth_sendRawTransaction',
           params: [hexlify(raw)],
         }),
-        signal: AbortSignal.timeout(this.config.rpcTimeoutMs ?? 10_000),
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
       const text = await res.text();
+      const retryAfter = res.headers.get('retry-after') ?? undefined;
+      let parsed: RpcErrorBody | undefined;
       try {
-        body = JSON.parse(text) as RpcErrorBody;
+        parsed = JSON.parse(text) as RpcErrorBody;
       } catch {
+        parsed = undefined;
+      }
+      const limit = isRateLimitRpcError(parsed?.error) ? parsed?.error : undefined;
+      if (res.status === 429 || (res.status === 503 && retryAfter !== undefined) || limit) {
+        const reason = this.endpoint.redact(`HTTP ${res.status}: ${text.slice(0, 200)}`);
+        const wait = this.limited(
+          `HTTP ${res.status}${retryAfter === undefined ? '' : `, Retry-After: ${retryAfter}`}`,
+          parseRetryAfter(retryAfter, this.gate.now()) ?? rpcBackoffHint(limit),
+        );
+        return { ok: false, kind: 'rate-limited', reason, retryAfterMs: wait };
+      }
+      if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
         const reason = this.endpoint.redact(`HTTP ${res.status}: ${text.slice(0, 200)}`);
         return { ok: false, kind: 'unreachable', reason };
       }
+      body = parsed;
     } catch (err) {
       return { ok: false, kind: 'unreachable', reason: this.endpoint.redact(describeFetchError(err)) };
     }
+    this.gate.succeeded();
     if (body.error !== undefined) {
       const reason = this.endpoint.redact(body.error.message ?? JSON.stringify(body.error));
       return { ok: false, kind: classifyRefusal(reason), reason };
@@ -286,10 +449,10 @@ export class EvmEasChain implements AnchorChain {
    * - `failed` for a receipt with status 0, or a receipt without our `Attested` event;
    * - `pending` when the node knows the transaction but has no receipt;
    * - `unknown` when it knows neither (never sent, dropped, or its block was reorged away / reverted).
-   * Throws on RPC errors (the caller retries).
+   * Throws on RPC errors (the caller retries; `ChainRateLimitedError` for a limit).
    */
   getStatus(txHash: string): Promise<TxStatus> {
-    return this.endpoint.guard(() => this.status(txHash));
+    return this.rpc(() => this.status(txHash));
   }
 
   private async status(txHash: string): Promise<TxStatus> {

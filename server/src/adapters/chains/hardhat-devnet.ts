@@ -54,6 +54,19 @@ export interface HardhatDevnet {
   setAutomine(on: boolean): Promise<void>;
   /** Current block number. */
   blockNumber(): Promise<number>;
+  /** Hash of the canonical block at `height` (`eth_getBlockByNumber`), undefined above the head. */
+  blockHash(height: number): Promise<string | undefined>;
+  /**
+   * `hardhat_setNextBlockBaseFeePerGas`, in wei: a transaction whose maxFeePerGas is below it is left out of
+   * the next block (in the mempool with automine off; refused "too low for the next block" with automine on).
+   */
+  setNextBlockBaseFee(wei: bigint): Promise<void>;
+  /** `evm_setNextBlockTimestamp`, in seconds since the epoch (must be later than the head's). */
+  setNextBlockTimestamp(seconds: number): Promise<void>;
+  /** `hardhat_dropTransaction`: removes a pending transaction from the mempool; false when it was not there. */
+  dropTransaction(txHash: string): Promise<boolean>;
+  /** Any other JSON-RPC method, in process (no HTTP): its result, or the node's error thrown. */
+  request(method: string, params?: unknown[]): Promise<unknown>;
   /** Closes the JSON-RPC server (idempotent). */
   stop(): Promise<void>;
 }
@@ -124,6 +137,25 @@ export async function startHardhatDevnet(options: HardhatDevnetOptions = {}): Pr
         await node.request({ method: 'evm_setAutomine', params: [on] });
       },
       blockNumber: async () => Number(BigInt(String(await node.request({ method: 'eth_blockNumber' })))),
+      blockHash: async (height) => {
+        const block = (await node.request({
+          method: 'eth_getBlockByNumber',
+          params: [`0x${height.toString(16)}`, false],
+        })) as { hash?: string } | null;
+        return block?.hash ?? undefined;
+      },
+      setNextBlockBaseFee: async (wei) => {
+        await node.request({
+          method: 'hardhat_setNextBlockBaseFeePerGas',
+          params: [`0x${wei.toString(16)}`],
+        });
+      },
+      setNextBlockTimestamp: async (seconds) => {
+        await node.request({ method: 'evm_setNextBlockTimestamp', params: [seconds] });
+      },
+      dropTransaction: async (txHash) =>
+        (await node.request({ method: 'hardhat_dropTransaction', params: [txHash] })) === true,
+      request: (method, params = []) => node.request({ method, params }),
       stop,
     };
   } catch (err) {

@@ -2,7 +2,13 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { redactText } from '@notary/platform/redact';
 import { AnchorBatch, AnchorTx, type AnchorTxEntity, Document, DocumentAnchor } from '../../db/entities';
-import type { AnchorChain, ChainKind, FeeParams, TxStatus } from '../../ports/chains';
+import {
+  type AnchorChain,
+  type ChainKind,
+  ChainRateLimitedError,
+  type FeeParams,
+  type TxStatus,
+} from '../../ports/chains';
 import { buildMerkleTree } from './merkle';
 
 /**
@@ -18,11 +24,17 @@ import { buildMerkleTree } from './merkle';
  *      transaction is signed and its bytes and hash are COMMITTED (`signed`) before anything is sent;
  *    - `signed` → the same bytes are broadcast (again after a crash: idempotent); a nonce-too-low refusal checks
  *      whether this transaction (or one it replaced) was mined, else goes back to `queued` for a fresh nonce;
- *    - `broadcast` → polled; included: documents become `registered`; pending past `stuckAfterMs`: re-signed
- *      with the same nonce and fees at least 12.5 % higher, the old hash kept in `replacedTxHashes`;
- *      unknown (dropped): the same bytes are sent again;
- *    - `included` → confirmed once `confirmations` deep; a receipt that disappears (reorg) turns the
- *      documents back to `pending` and the row back to `signed`, so the batch is sent again;
+ *    - `broadcast` → polled; included: documents become `registered`; still pending (or dropped by the node)
+ *      `stuckAfterMs` after these bytes were first sent: re-signed with the same nonce and both fees at least
+ *      `feeBumpPercent` higher (and at least what the node now suggests), the old hash kept in
+ *      `replacedTxHashes` (whichever of them is mined counts, once); unknown (dropped) before that: the same
+ *      bytes are sent again; a node that answers "underpriced" gets a higher fee at once;
+ *    - `included` → confirmed once `confirmations` deep. A reorg before that: a receipt that disappears (or
+ *      goes back to the mempool) turns the documents back to `pending` and the row back to `signed`, so the
+ *      same bytes go out again (a fresh nonce if another transaction took theirs); a receipt that moved to
+ *      another block (re-included by the network) updates the documents' registration to the new one;
+ *    - a provider's rate limit (`ChainRateLimitedError`, broadcast `rate-limited`) pauses this worker for the
+ *      wait the provider asked for: nothing is counted against the row and no other call goes out meanwhile;
  *    - errors back off exponentially (`nextAttemptAt`); after `maxAttempts` refusals the row is `failed`,
  *      logged and listed by `anchors:status`. Every tick is also the sweep: any row whose `nextAttemptAt` has
  *      passed is claimed (the claim pushes `nextAttemptAt` forward, a lease between several workers).
@@ -174,8 +186,14 @@ export interface WorkerOptions {
   log: PipelineLog;
   /** Confirmation depth (the inclusion block counts as 1). */
   confirmations: number;
-  /** Pending longer than this: replaced with higher fees. */
+  /** Pending (or dropped) this long after its bytes were first sent: replaced with higher fees. */
   stuckAfterMs: number;
+  /**
+   * The least a replacement raises both fees (EVM maxFeePerGas and maxPriorityFeePerGas, Stacks the fee), in
+   * percent; at least 10, what geth, Erigon, Besu, Nethermind and Hardhat require to replace a pending
+   * transaction of the same nonce. Default 12.5 (a margin over the rounding of those nodes).
+   */
+  feeBumpPercent?: number;
   /** Delay between two status polls of an in-flight transaction. */
   pollMs: number;
   /** First retry delay; doubles per attempt up to `maxBackoffMs`. */
@@ -193,9 +211,19 @@ export interface WorkerOptions {
 /** Arbitrary constants keying the per-chain nonce advisory locks. */
 const NONCE_LOCK_KEYS: Record<ChainKind, number> = { evm: 7_310_224_201, stacks: 7_310_224_202 };
 
-/** The minimum replacement bump (EIP-1559 nodes require +10 %; 12.5 % is what geth's txpool enforces). */
-function bump(value: bigint, suggested: bigint): bigint {
-  const min = (value * 1125n + 999n) / 1000n + 1n;
+/** Default `WorkerOptions.feeBumpPercent`. */
+export const DEFAULT_FEE_BUMP_PERCENT = 12.5;
+/** The least `feeBumpPercent` accepted: nodes refuse a same-nonce replacement below +10 % on either fee. */
+export const MIN_FEE_BUMP_PERCENT = 10;
+/** Re-signs with a higher fee in one step after "underpriced" answers, before the row waits for its backoff. */
+const MAX_IMMEDIATE_RESIGNS = 3;
+
+/**
+ * A replacement's fee: `value` raised by at least `basisPoints` / 100 percent (rounded up, plus one unit so
+ * that a zero fee also rises), or `suggested` when that is higher.
+ */
+function bump(value: bigint, suggested: bigint, basisPoints: bigint): bigint {
+  const min = (value * (10_000n + basisPoints) + 9_999n) / 10_000n + 1n;
   return suggested > min ? suggested : min;
 }
 
@@ -223,13 +251,24 @@ function storedReason(reason: string): string {
 export class AnchorWorker {
   private readonly o: WorkerOptions;
   private readonly now: () => Date;
+  private readonly bumpBasisPoints: bigint;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private stopped = false;
+  /** Until when (ms, `now()`'s clock) the provider asked us to wait: no row is claimed before. */
+  private pausedUntil = 0;
 
+  /** Throws `RangeError` for a `feeBumpPercent` below `MIN_FEE_BUMP_PERCENT`. */
   constructor(options: WorkerOptions) {
     this.o = options;
     this.now = options.now ?? (() => new Date());
+    const percent = options.feeBumpPercent ?? DEFAULT_FEE_BUMP_PERCENT;
+    if (!(percent >= MIN_FEE_BUMP_PERCENT) || !Number.isFinite(percent)) {
+      throw new RangeError(
+        `feeBumpPercent ${percent}: a replacement must raise its fees by at least ${MIN_FEE_BUMP_PERCENT} % (nodes refuse less)`,
+      );
+    }
+    this.bumpBasisPoints = BigInt(Math.ceil(percent * 100));
   }
 
   /** Runs a tick now and then every `pollMs` (timer unref'd). */
@@ -265,6 +304,7 @@ export class AnchorWorker {
     const seen = new Set<string>();
     try {
       for (;;) {
+        if (this.now().getTime() < this.pausedUntil) return n;
         const id = await this.claim();
         if (!id || seen.has(id)) return n;
         seen.add(id);
@@ -272,8 +312,9 @@ export class AnchorWorker {
         try {
           await this.step(id);
         } catch (e) {
+          if (e instanceof ChainRateLimitedError) await this.rateLimited(id, e.retryAfterMs, e.message);
           // An unexpected error (database, chain adapter bug): keep the row, retry later, visibly.
-          await this.retryLater(id, `unexpected: ${messageOf(e)}`, e);
+          else await this.retryLater(id, `unexpected: ${messageOf(e)}`, e);
         }
         if (this.stopped) return n;
       }
@@ -341,10 +382,11 @@ export class AnchorWorker {
       if (replace && row.nonce != null && row.txHash) {
         nonce = BigInt(row.nonce);
         fee = {
-          maxFee: bump(BigInt(row.maxFee ?? '0'), suggested.maxFee),
-          priorityFee: bump(BigInt(row.priorityFee ?? '0'), suggested.priorityFee),
+          maxFee: bump(BigInt(row.maxFee ?? '0'), suggested.maxFee, this.bumpBasisPoints),
+          priorityFee: bump(BigInt(row.priorityFee ?? '0'), suggested.priorityFee, this.bumpBasisPoints),
         };
-        row.replacedTxHashes = [...(row.replacedTxHashes ?? []), row.txHash];
+        const replaced = row.replacedTxHashes ?? [];
+        if (!replaced.includes(row.txHash)) row.replacedTxHashes = [...replaced, row.txHash];
       } else {
         const max: { n: string | null }[] = await sql.execute(
           `select max(nonce::numeric)::text as n from anchor_tx
@@ -374,14 +416,19 @@ export class AnchorWorker {
     if (signed && this.o.afterSignedCommit) await this.o.afterSignedCommit(signed);
   }
 
-  /** `signed` → `broadcast`: sends the committed bytes. */
-  private async send(id: string): Promise<void> {
+  /**
+   * `signed` → `broadcast`: sends the committed bytes. `resigns`: replacements already signed in this step
+   * after "underpriced" answers (bounded by `MAX_IMMEDIATE_RESIGNS`, then the row waits for its backoff).
+   */
+  private async send(id: string, resigns = 0): Promise<void> {
     const { em, row } = await this.load(id);
     if (row.state !== 'signed' || !row.raw) return;
     const result = await this.o.chain.broadcast(row.raw);
     if (result.ok || result.kind === 'already-known') {
       row.state = 'broadcast';
-      row.broadcastAt = this.now();
+      // The first send of these bytes: a re-send of the same bytes (dropped, crash) does not restart the
+      // clock that decides when they are stuck.
+      row.broadcastAt = row.broadcastAt ?? this.now();
       row.nextAttemptAt = new Date(this.now().getTime() + this.o.pollMs);
       await em.flush();
       return;
@@ -391,13 +438,21 @@ export class AnchorWorker {
       case 'unreachable':
         await this.retryLater(id, reason);
         return;
+      case 'rate-limited':
+        await this.rateLimited(id, result.retryAfterMs ?? this.backoff(row.attempts + 1), result.reason);
+        return;
       case 'underpriced':
+        if (resigns >= MAX_IMMEDIATE_RESIGNS) {
+          await this.retryLater(id, reason);
+          return;
+        }
+        this.o.log.info(`[anchor:${row.chain}] ${row.txHash} ${reason}: re-signing with higher fees`);
         await this.sign(id, true);
-        await this.send(id);
+        await this.send(id, resigns + 1);
         return;
       case 'nonce-too-low': {
         // Mined already (ours, or one we replaced)? Otherwise the nonce went elsewhere: sign afresh.
-        if (await this.findInclusion(em, row)) return;
+        if ((await this.findInclusion(em, row)).applied) return;
         await this.requeue(em, row, reason, false);
         return;
       }
@@ -409,11 +464,13 @@ export class AnchorWorker {
   /** Polls the status of a `broadcast` or `included` row. */
   private async poll(id: string): Promise<void> {
     const { em, row } = await this.load(id);
-    if (await this.findInclusion(em, row)) return;
-    const status = row.txHash ? await this.o.chain.getStatus(row.txHash) : ({ state: 'unknown' } as const);
+    const found = await this.findInclusion(em, row);
+    if (found.applied) return;
+    const status = found.current;
     const next = new Date(this.now().getTime() + this.o.pollMs);
     if (row.state === 'included') {
-      // The receipt is gone: a reorg. Documents back to pending, the same bytes go out again.
+      // The receipt is gone (its block was reorganized away; the transaction is dropped or back in the
+      // mempool): documents back to pending, the same bytes go out again.
       this.o.log.error(
         `[anchor:${row.chain}] ${row.txHash} no longer included (${status.state}): re-sending`,
         undefined,
@@ -424,13 +481,25 @@ export class AnchorWorker {
         r.state = 'signed';
         r.blockNumber = null;
         r.attestationUid = null;
-        r.lastError = `receipt disappeared (${status.state})`;
+        r.broadcastAt = null;
+        r.lastError = `receipt disappeared (${status.state}): reorganized away, re-sent`;
         r.nextAttemptAt = this.now();
       });
       return;
     }
     if (status.state === 'failed') {
       await this.requeue(em, row, `failed on chain: ${status.reason}`, true);
+      return;
+    }
+    const stuck =
+      this.now().getTime() - (row.broadcastAt?.getTime() ?? this.now().getTime()) > this.o.stuckAfterMs;
+    if (stuck) {
+      // Pending too long (a fee below what blocks now take), or dropped again and again by the node.
+      this.o.log.info(
+        `[anchor:${row.chain}] ${row.txHash} stuck (${status.state}): replacing with higher fees`,
+      );
+      await this.sign(id, true);
+      await this.send(id);
       return;
     }
     if (status.state === 'unknown') {
@@ -440,31 +509,29 @@ export class AnchorWorker {
       await em.flush();
       return;
     }
-    const since = row.broadcastAt?.getTime() ?? this.now().getTime();
-    if (this.now().getTime() - since > this.o.stuckAfterMs) {
-      this.o.log.info(`[anchor:${row.chain}] ${row.txHash} stuck: replacing with higher fees`);
-      await this.sign(id, true);
-      await this.send(id);
-      return;
-    }
     row.nextAttemptAt = next;
     await em.flush();
   }
 
   /**
-   * Looks for this row's transaction (or one it replaced) on chain; applies an inclusion. Returns true when
-   * the row was updated from an inclusion.
+   * Looks for this row's transaction (or one it replaced) on chain; applies an inclusion. `applied`: the row
+   * was updated from an inclusion; else `current` is the status of the row's own transaction (read once).
    */
-  private async findInclusion(em: EntityManager, row: AnchorTxEntity): Promise<boolean> {
+  private async findInclusion(
+    em: EntityManager,
+    row: AnchorTxEntity,
+  ): Promise<{ applied: true } | { applied: false; current: TxStatus }> {
+    let current: TxStatus = { state: 'unknown' };
     const hashes = [row.txHash, ...(row.replacedTxHashes ?? [])].filter((h): h is string => !!h);
     for (const hash of hashes) {
       const status = await this.o.chain.getStatus(hash);
       if (status.state === 'included') {
         await this.applyIncluded(em, row.id, hash, status);
-        return true;
+        return { applied: true };
       }
+      if (hash === row.txHash) current = status;
     }
-    return false;
+    return { applied: false, current };
   }
 
   private async applyIncluded(
@@ -483,13 +550,25 @@ export class AnchorWorker {
         return;
       }
       const wasIncluded = row.state === 'included' || row.state === 'confirmed';
+      // Seen included before, now in another block (or as another of its replacements): a reorg re-included
+      // it; the documents take the new registration (the attestation UID depends on the block's time).
+      const moved =
+        wasIncluded &&
+        (row.txHash !== txHash ||
+          row.blockNumber !== status.blockNumber.toString() ||
+          (row.attestationUid ?? null) !== (status.attestationUid ?? null));
+      const before = `${row.txHash} in block ${row.blockNumber}`;
       row.txHash = txHash;
       row.blockNumber = status.blockNumber.toString();
       row.attestationUid = status.attestationUid ?? null;
       row.lastError = null;
-      if (!wasIncluded) {
+      if (!wasIncluded || moved) {
         await this.setDocuments(tx, row.batch.id, row.chain, { txHash, uid: status.attestationUid });
-        this.o.log.info(`[anchor:${row.chain}] batch ${row.batch.id} included in ${txHash}`);
+        this.o.log.info(
+          moved
+            ? `[anchor:${row.chain}] batch ${row.batch.id} reorganized: was ${before}, now ${txHash} in block ${status.blockNumber}`
+            : `[anchor:${row.chain}] batch ${row.batch.id} included in ${txHash}`,
+        );
       }
       if (status.confirmations >= this.o.confirmations) {
         row.state = 'confirmed';
@@ -552,6 +631,23 @@ export class AnchorWorker {
       this.o.log.error(`[anchor:${row.chain}] batch ${row.batch.id}: ${reason}; re-signing`, undefined);
     }
     await em.flush();
+  }
+
+  /**
+   * The provider rate-limited us: the row keeps its state, attempts and refusals (a limit says nothing about
+   * the transaction) and is due again after `waitMs`; the worker claims nothing before then.
+   */
+  private async rateLimited(id: string, waitMs: number, limitReason: string): Promise<void> {
+    const reason = storedReason(
+      limitReason.startsWith('rate-limited') ? limitReason : `rate-limited: ${limitReason}`,
+    );
+    const until = this.now().getTime() + Math.max(0, waitMs);
+    this.pausedUntil = Math.max(this.pausedUntil, until);
+    const { em, row } = await this.load(id);
+    row.lastError = reason;
+    row.nextAttemptAt = new Date(until);
+    await em.flush();
+    this.o.log.info(`[anchor:${row.chain}] ${reason}; pausing ${Math.ceil(waitMs / 1000)} s`);
   }
 
   /** Keeps the state, records the error and retries after the backoff. */
