@@ -31,7 +31,7 @@ import {
   readDss,
   readPdfSignatures,
 } from './pdf-signatures.ts';
-import { gatherValidationMaterial, type ValidationMaterial } from './revocation.ts';
+import { crlUrls, gatherValidationMaterial, ocspUrls, type ValidationMaterial } from './revocation.ts';
 import { TsaClient, TsaError, type TsaTimestamp } from './tsa-client.ts';
 
 /** The PDF cannot be extended as it is (not a PDF, no signature, encrypted, a broken structure). */
@@ -66,8 +66,12 @@ export interface ExtendResult {
   added: { certs: number; ocsps: number; crls: number };
   /** The new document timestamp. */
   timestamp: TsaTimestamp;
-  /** Certificates for which no revocation data could be had, and why (the file is written all the same). */
-  missing: { subject: string; reason: string }[];
+  /**
+   * Certificates for which no revocation data could be had, and why (the file is written all the same);
+   * `unavailable`: the certificate names responders (OCSP, CRL) and none gave a usable answer, so extending
+   * again later may get it; false when there was nothing to ask (no responder named, no issuer known).
+   */
+  missing: { subject: string; reason: string; unavailable: boolean }[];
   /** What could not be read in the input (a signature's CMS, a certificate) and was left out. */
   warnings: string[];
 }
@@ -277,10 +281,11 @@ class CertificatePool {
   }
 
   /** Certificates of a chain whose issuer certificate is in neither the file nor `--tsa-ca`. */
-  orphans(): { subject: string; reason: string }[] {
+  orphans(): { subject: string; reason: string; unavailable: boolean }[] {
     return [...this.noIssuer.values()].map((subject) => ({
       subject,
       reason: 'its issuer certificate is in neither the file nor --tsa-ca: its revocation cannot be sought',
+      unavailable: false,
     }));
   }
 }
@@ -288,7 +293,7 @@ class CertificatePool {
 /** `gatherValidationMaterial` per chain, asked once per distinct chain (signatures often share one). */
 class Gatherer {
   private readonly done = new Map<string, ValidationMaterial>();
-  private readonly missingBySubject = new Map<string, string>();
+  private readonly missingBySubject = new Map<string, { reason: string; unavailable: boolean }>();
   private readonly options: ExtendOptions;
 
   constructor(options: ExtendOptions) {
@@ -306,13 +311,25 @@ class Gatherer {
       maxBytes: Math.min(this.options.maxBytes ?? MAX_DSS_STREAM_BYTES, MAX_DSS_STREAM_BYTES),
       ...(this.options.now ? { now: this.options.now } : {}),
     });
-    for (const m of missing) this.missingBySubject.set(m.subject, m.reason);
+    // Subjects that name a responder: their missing data is the responders' unavailability.
+    const asked = new Set<string>();
+    for (const der of chain) {
+      try {
+        const cert = pkijs.Certificate.fromBER(toArrayBuffer(der));
+        if (ocspUrls(cert).length + crlUrls(cert).length > 0) asked.add(subjectName(cert));
+      } catch {
+        // `gatherValidationMaterial` lists it as not parsing
+      }
+    }
+    for (const m of missing) {
+      this.missingBySubject.set(m.subject, { reason: m.reason, unavailable: asked.has(m.subject) });
+    }
     this.done.set(key, material);
     return material;
   }
 
-  missing(): { subject: string; reason: string }[] {
-    return [...this.missingBySubject].map(([subject, reason]) => ({ subject, reason }));
+  missing(): { subject: string; reason: string; unavailable: boolean }[] {
+    return [...this.missingBySubject].map(([subject, m]) => ({ subject, ...m }));
   }
 }
 
@@ -367,10 +384,10 @@ Options:
   --json          print what was added as JSON
   -h, --help      this text
 
-Exit status (as notary-verify's): 0 the extended file was written with revocation data for every
-certificate; 1 the TSA failed or the file could not be written (nothing written); 2 unusable input; 3 the
-file was written, but revocation data could not be had for some certificates (listed on stderr; extend
-again once it can be had).
+Exit status (as notary-verify's): 0 the extended file was written (certificates that name no responder or
+whose issuer is unknown are listed); 1 the TSA failed or the file could not be written (nothing written);
+2 unusable input; 3 the file was written, but the responders of some certificates gave no usable answer
+(listed on stderr; extend again once they answer).
 `;
 
 /** `notary-verify extend ...` (argv after `extend`); never throws. */
@@ -468,8 +485,9 @@ export async function runExtendCli(
   ]
     .map((line) => `${line}\n`)
     .join('');
-  // Written, yet incomplete while a certificate lacks revocation data: 3, as notary-verify's incomplete.
-  const done = result.missing.length === 0 ? 0 : 3;
+  // Written, yet incomplete while a responder could not give a certificate's revocation data: 3, as
+  // notary-verify's incomplete (extend again later). Nothing to ask (no responder, no issuer) is not that.
+  const done = result.missing.some((m) => m.unavailable) ? 3 : 0;
   if (values.json) {
     const json = {
       out,
