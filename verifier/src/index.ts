@@ -60,3 +60,15 @@ export {
   type TsaTimestamp,
 } from './tsa-client.ts';
 export { type VerifyInput, verify } from './verify.ts';
+export {
+  type CaptureFacts,
+  formatWaczReport,
+  MAX_WACZ_BYTES,
+  verifyWacz,
+  WACZ_CHECK_NAMES,
+  type WaczCheckId,
+  type WaczCheckResult,
+  WaczFormatError,
+  type WaczReport,
+  type WaczVerifyInput,
+} from './wacz.ts';

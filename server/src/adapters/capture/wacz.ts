@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Zip, ZipPassThrough } from 'fflate';
+import type { Readable } from 'node:stream';
+import { Zip, ZipPassThrough, zipSync } from 'fflate';
 import { CDXIndexer, WARCParser, WARCRecord, WARCSerializer } from 'warcio';
 import type { MissingBody } from '../../ports/capture';
 
@@ -35,6 +36,43 @@ export interface HarEntry {
   };
 }
 
+/**
+ * Where each file sits in a capture's WACZ. The capture's own files are in `capture/`, one directory deep as
+ * WACZ 1.1.1 allows for files of its own ("Other files and directories"): py-wacz's `wacz validate` matches
+ * files to `datapackage.json` by their last two path parts, so a file at the root would not be found.
+ */
+export const WACZ_PATHS = {
+  warc: 'archive/data.warc.gz',
+  index: 'indexes/index.cdx',
+  pages: 'pages/pages.jsonl',
+  pdf: 'capture/page.pdf',
+  screenshot: 'capture/screenshot.png',
+  record: 'capture/capture.json',
+  datapackage: 'datapackage.json',
+  digest: 'datapackage-digest.json',
+} as const;
+
+/**
+ * The entries the service writes again when it signs a capture's archive (`finishWacz`): the screenshot and
+ * the record (they then state how the archive is signed), the manifest and its digest. `writeWacz` puts them
+ * last, so that everything before them is kept byte for byte.
+ */
+export const SERVICE_ENTRIES: readonly string[] = [
+  WACZ_PATHS.screenshot,
+  WACZ_PATHS.record,
+  WACZ_PATHS.datapackage,
+  WACZ_PATHS.digest,
+];
+
+/** One `resources` entry of `datapackage.json` (Frictionless Data Package: name, path, hash, bytes). */
+export interface WaczResource {
+  name: string;
+  path: string;
+  /** `sha256:<hex>`. */
+  hash: string;
+  bytes: number;
+}
+
 /** What `writeWacz` packs besides the exchanges. */
 export interface WaczInput {
   entries: HarEntry[];
@@ -47,6 +85,52 @@ export interface WaczInput {
   /** Who wrote the archive (`software` of datapackage.json and the warcinfo record). */
   software: string;
   created: Date;
+  /**
+   * More files of the capture, packed after the PDF and listed in `datapackage.json` like every file (paths
+   * outside `archive/`, `indexes/` and `pages/`, one directory deep, e.g. `capture/...`).
+   */
+  files?: Array<{ path: string; data: Buffer }>;
+  /**
+   * Pages the capture made itself (its provenance summary), replayed from the archive beside the captured
+   * page: each a WARC `resource` record at its URL (dated `created`) and a line of `pages/pages.jsonl`.
+   */
+  generatedPages?: Array<{ url: string; title: string; html: Buffer }>;
+}
+
+/** The descriptive fields of a capture's `datapackage.json` (WACZ 1.1.1, datapackage.json). */
+export interface WaczMeta {
+  title: string;
+  mainPageUrl: string;
+  mainPageDate: string;
+  software: string;
+}
+
+/** An RFC 3339 date-time without fractions (`2026-01-02T03:04:05Z`): the form py-wacz writes and compares. */
+export function waczDate(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * `datapackage.json` (WACZ 1.1.1: `profile` data-package, `wacz_version` 1.1.1, `resources`; `title`,
+ * `created`, `software`, `mainPageUrl`, `mainPageDate`), JSON with two-space indentation.
+ */
+export function datapackageJson(resources: WaczResource[], meta: WaczMeta, created: string): Buffer {
+  return Buffer.from(
+    JSON.stringify(
+      {
+        profile: 'data-package',
+        wacz_version: '1.1.1',
+        title: meta.title,
+        mainPageUrl: meta.mainPageUrl,
+        mainPageDate: meta.mainPageDate,
+        created,
+        software: meta.software,
+        resources,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 /** Headers that describe the bytes on the wire; the HAR body is decoded, so they are dropped (DEPENDENCIES.md). */
@@ -58,9 +142,11 @@ const PROXY_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection']);
  * Writes a WACZ (Webrecorder WACZ 1.1.1: https://specs.webrecorder.net/wacz/1.1.1/) at `file`:
  * `archive/data.warc.gz` with a warcinfo record and a request and a response record per exchange (WARC 1.1,
  * one gzip member per record, `WARC-IP-Address` from the proxy), `indexes/index.cdx` (CDXJ, made by warcio's
- * indexer over that file), `pages/pages.jsonl`, the capture's own files (`capture.json`, `screenshot.png`,
- * `page.pdf`) and `datapackage.json` with each file's SHA-256 and size. Every entry is stored, not deflated
- * (WACZ asks for it: replay reads WARC records by offset).
+ * indexer over that file, each line with the `recordDigest` of its record: the SHA-256 of the record's bytes
+ * as stored, as the CDXJ spec's example and Webrecorder's indexers give it), `pages/pages.jsonl`, the
+ * capture's own files under `capture/` (`page.pdf`, `input.files`, then `screenshot.png` and `capture.json`)
+ * and `datapackage.json` with each file's SHA-256 and size, unsigned (the service signs it: `finishWacz`).
+ * Every entry is stored, not deflated (WACZ asks for it: replay reads WARC records by offset).
  * @returns the WACZ's size in bytes and the SHA-256 (hex) of each packed file by path.
  */
 export async function writeWacz(
@@ -70,23 +156,28 @@ export async function writeWacz(
 ): Promise<{ bytes: number; files: Record<string, string> }> {
   const warcPath = path.join(dir, 'data.warc.gz');
   const warcHash = await writeWarc(warcPath, input);
-  const cdx = await indexWarc(warcPath);
+  const cdx = await indexWarc(warcPath, warcHash.records);
   const pages = `${[
     JSON.stringify({ format: 'json-pages-1.0', id: 'pages', title: 'All Pages' }),
     JSON.stringify({ id: 'page-1', url: input.page.url, ts: input.page.ts, title: input.page.title }),
+    ...(input.generatedPages ?? []).map((p, i) =>
+      JSON.stringify({ id: `page-${i + 2}`, url: p.url, ts: input.created.toISOString(), title: p.title }),
+    ),
   ].join('\n')}\n`;
   const small: Array<[string, Buffer]> = [
-    ['indexes/index.cdx', Buffer.from(cdx)],
-    ['pages/pages.jsonl', Buffer.from(pages)],
-    ['capture.json', input.record],
-    ['screenshot.png', input.screenshot],
-    ...(input.pdf ? ([['page.pdf', input.pdf]] as Array<[string, Buffer]>) : []),
+    [WACZ_PATHS.index, Buffer.from(cdx)],
+    [WACZ_PATHS.pages, Buffer.from(pages)],
+    ...(input.pdf ? ([[WACZ_PATHS.pdf, input.pdf]] as Array<[string, Buffer]>) : []),
+    ...(input.files ?? []).map((f): [string, Buffer] => [f.path, f.data]),
+    // Last, before the manifest: what the service writes again when it signs (`SERVICE_ENTRIES`).
+    [WACZ_PATHS.screenshot, input.screenshot],
+    [WACZ_PATHS.record, input.record],
   ];
-  const files: Record<string, string> = { 'archive/data.warc.gz': warcHash.sha256 };
-  const resources = [
+  const files: Record<string, string> = { [WACZ_PATHS.warc]: warcHash.sha256 };
+  const resources: WaczResource[] = [
     {
-      name: 'data.warc.gz',
-      path: 'archive/data.warc.gz',
+      name: path.basename(WACZ_PATHS.warc),
+      path: WACZ_PATHS.warc,
       hash: `sha256:${warcHash.sha256}`,
       bytes: warcHash.bytes,
     },
@@ -96,21 +187,15 @@ export async function writeWacz(
     files[p] = sha256;
     resources.push({ name: path.basename(p), path: p, hash: `sha256:${sha256}`, bytes: data.length });
   }
-  const datapackage = Buffer.from(
-    JSON.stringify(
-      {
-        profile: 'data-package',
-        wacz_version: '1.1.1',
-        title: input.page.title || input.page.url,
-        mainPageURL: input.page.url,
-        mainPageDate: input.page.ts,
-        created: input.created.toISOString(),
-        software: input.software,
-        resources,
-      },
-      null,
-      2,
-    ),
+  const datapackage = datapackageJson(
+    resources,
+    {
+      title: input.page.title || input.page.url,
+      mainPageUrl: input.page.url,
+      mainPageDate: input.page.ts,
+      software: input.software,
+    },
+    waczDate(input.created),
   );
 
   const out = createWriteStream(file);
@@ -130,7 +215,7 @@ export async function writeWacz(
     entry.push(data, true);
   };
   // The WARC first, streamed from disk in pieces, so the archive never sits in memory whole.
-  const warcEntry = new ZipPassThrough('archive/data.warc.gz');
+  const warcEntry = new ZipPassThrough(WACZ_PATHS.warc);
   zip.add(warcEntry);
   const handle = await open(warcPath, 'r');
   try {
@@ -148,21 +233,29 @@ export async function writeWacz(
     await handle.close();
   }
   for (const [p, data] of small) add(p, data);
-  add('datapackage.json', datapackage);
+  add(WACZ_PATHS.datapackage, datapackage);
   zip.end();
   if (!out.writableFinished) await once(out, 'finish');
   if (failure) throw failure;
   return { bytes: (await stat(file)).size, files };
 }
 
-/** Writes the exchanges as WARC 1.1 records, one gzip member each; returns the file's SHA-256 and size. */
-async function writeWarc(file: string, input: WaczInput): Promise<{ sha256: string; bytes: number }> {
+/**
+ * Writes the exchanges as WARC 1.1 records, one gzip member each; returns the file's SHA-256 and size, and
+ * the SHA-256 of each record's stored bytes by its offset (the index's `recordDigest`).
+ */
+async function writeWarc(
+  file: string,
+  input: WaczInput,
+): Promise<{ sha256: string; bytes: number; records: Map<number, string> }> {
   const out = createWriteStream(file);
   const hash = createHash('sha256');
+  const records = new Map<number, string>();
   let bytes = 0;
   const write = async (record: WARCRecord) => {
     const data = await WARCSerializer.serialize(record, { gzip: true });
     hash.update(data);
+    records.set(bytes, `sha256:${createHash('sha256').update(data).digest('hex')}`);
     bytes += data.length;
     if (!out.write(data)) await once(out, 'drain');
   };
@@ -225,9 +318,23 @@ async function writeWarc(file: string, input: WaczInput): Promise<{ sha256: stri
     await write(response);
     await write(request);
   }
+  for (const page of input.generatedPages ?? []) {
+    await write(
+      WARCRecord.create(
+        {
+          url: page.url,
+          date: input.created.toISOString(),
+          type: 'resource',
+          warcVersion: 'WARC/1.1',
+          warcHeaders: { 'Content-Type': 'text/html; charset=utf-8' },
+        },
+        [page.html],
+      ),
+    );
+  }
   out.end();
   await once(out, 'finish');
-  return { sha256: hash.digest('hex'), bytes };
+  return { sha256: hash.digest('hex'), bytes, records };
 }
 
 /** The body of a HAR response: base64 or text, decoded. */
@@ -325,11 +432,16 @@ function archivedUrl(entry: HarEntry): URL | undefined {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
 }
 
-/** The CDXJ index of a WARC file (warcio's indexer: SURT key, timestamp, JSON with offset and length), sorted. */
-async function indexWarc(file: string): Promise<string> {
+/**
+ * The CDXJ index of a WARC file (warcio's indexer: SURT key, timestamp, JSON with offset and length), each
+ * line with its record's `recordDigest` from `records` (by offset), sorted.
+ */
+async function indexWarc(file: string, records: Map<number, string>): Promise<string> {
   const indexer = new CDXIndexer({ format: 'cdxj' });
   const lines: string[] = [];
   for await (const cdx of indexer.iterIndex([{ reader: createReadStream(file), filename: 'data.warc.gz' }])) {
+    const recordDigest = records.get(Number(cdx.offset));
+    if (recordDigest) cdx.recordDigest = recordDigest;
     lines.push(indexer.serializeCDXJ(cdx));
   }
   return lines.sort().join('');
@@ -337,3 +449,166 @@ async function indexWarc(file: string): Promise<string> {
 
 /** Re-exported for tests that read an archive back: warcio's parser. */
 export { WARCParser };
+
+/** Zip record signatures (PKWARE APPNOTE.TXT 4.3.7 local file header, 4.3.12 central directory, 4.3.16 end). */
+const LOCAL_HEADER = 0x04034b50;
+const CENTRAL_HEADER = 0x02014b50;
+const END_OF_CENTRAL = 0x06054b50;
+/** Most bytes of a capture archive's central directory and end record read (a few dozen entries use ~3 KB). */
+const MAX_DIRECTORY_BYTES = 256 * 1024;
+/** Most entries a capture archive may have. */
+const MAX_ENTRIES = 512;
+
+/** One central directory record of a stored (not deflated) zip entry, its bytes kept verbatim. */
+interface StoredEntry {
+  name: string;
+  size: number;
+  /** Offset of its local header in the file. */
+  offset: number;
+  /** The central directory record as read (46 bytes, name, extra field, comment). */
+  record: Buffer;
+}
+
+/**
+ * The central directory of a zip whose last `tail.length` bytes (starting at file offset `tailStart`) are
+ * given: every entry stored (method 0), unencrypted, no ZIP64, unique relative names, the directory right
+ * before the end record. @throws Error naming what is wrong.
+ */
+function readDirectory(tail: Buffer, tailStart: number): { entries: StoredEntry[]; cdOffset: number } {
+  let end = -1;
+  for (let i = tail.length - 22; i >= 0 && i >= tail.length - 22 - 0xffff; i--) {
+    if (tail.readUInt32LE(i) === END_OF_CENTRAL && tail.readUInt16LE(i + 20) === tail.length - i - 22) {
+      end = i;
+      break;
+    }
+  }
+  if (end < 0) throw new Error('zip: no end of central directory record');
+  const count = tail.readUInt16LE(end + 10);
+  const cdSize = tail.readUInt32LE(end + 12);
+  const cdOffset = tail.readUInt32LE(end + 16);
+  if (tail.readUInt16LE(end + 4) !== 0 || tail.readUInt16LE(end + 8) !== count || count > MAX_ENTRIES) {
+    throw new Error('zip: multi-disk, inconsistent or too many entries');
+  }
+  if (cdOffset < tailStart || cdOffset + cdSize !== tailStart + end) {
+    throw new Error('zip: the central directory is not where its end record says');
+  }
+  const entries: StoredEntry[] = [];
+  const names = new Set<string>();
+  let at = cdOffset - tailStart;
+  for (let n = 0; n < count; n++) {
+    if (at + 46 > end || tail.readUInt32LE(at) !== CENTRAL_HEADER) throw new Error('zip: bad central record');
+    const length = 46 + tail.readUInt16LE(at + 28) + tail.readUInt16LE(at + 30) + tail.readUInt16LE(at + 32);
+    if (at + length > end) throw new Error('zip: central record past the directory');
+    const record = Buffer.from(tail.subarray(at, at + length));
+    const name = record.toString('utf8', 46, 46 + record.readUInt16LE(28));
+    const size = record.readUInt32LE(20);
+    const offset = record.readUInt32LE(42);
+    const safeName =
+      name !== '' && !name.startsWith('/') && !name.includes('\\') && !name.split('/').includes('..');
+    if ((record.readUInt16LE(8) & 1) !== 0 || record.readUInt16LE(10) !== 0) {
+      throw new Error(`zip: ${name} is encrypted or compressed`);
+    }
+    if (!safeName || names.has(name)) throw new Error(`zip: entry name ${JSON.stringify(name)} refused`);
+    if (size !== record.readUInt32LE(24) || size === 0xffffffff || offset === 0xffffffff) {
+      throw new Error(`zip: ${name}: sizes disagree or ZIP64`);
+    }
+    names.add(name);
+    entries.push({ name, size, offset, record });
+    at += length;
+  }
+  if (at !== end) throw new Error('zip: the central directory has bytes past its records');
+  return { entries, cdOffset };
+}
+
+/** SHA-256 (hex) of `size` bytes of `handle` from `start`. */
+async function hashRange(handle: FileHandle, start: number, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  const buf = Buffer.alloc(1024 * 1024);
+  for (let done = 0; done < size; ) {
+    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, size - done), start + done);
+    if (bytesRead === 0) throw new Error('zip: entry past the end of the file');
+    hash.update(buf.subarray(0, bytesRead));
+    done += bytesRead;
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Completes a capture's WACZ (`writeWacz`'s output, read from `source`, `sourceBytes` long) into `outFile`:
+ * every entry but `SERVICE_ENTRIES` is kept byte for byte (the capture writes those last, so the file is cut
+ * before them), each kept entry's SHA-256 and size is computed from the copy and handed to `complete`, and
+ * the entries `complete` returns (path and bytes, in order: the service's screenshot, `capture.json`,
+ * `datapackage.json`, `datapackage-digest.json`) are appended, stored, with a new central directory (PKWARE
+ * APPNOTE.TXT 4.3). The source is never trusted: a zip that is not what `writeWacz` writes (a deflated,
+ * encrypted or ZIP64 entry, an unsafe or repeated name, a directory out of place, more bytes than
+ * announced) is refused.
+ * @returns the finished WACZ's size in bytes.
+ * @throws Error naming what is wrong with the source; `complete`'s errors.
+ */
+export async function finishWacz(
+  source: Readable,
+  sourceBytes: number,
+  outFile: string,
+  complete: (kept: WaczResource[]) => Promise<Array<[string, Buffer]>>,
+): Promise<{ bytes: number }> {
+  const handle = await open(outFile, 'w+', 0o600);
+  try {
+    // Copied as it comes; the last bytes (directory and end record) are kept aside to read the directory.
+    const keep = Math.min(sourceBytes, MAX_DIRECTORY_BYTES);
+    let tail = Buffer.alloc(0);
+    let total = 0;
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > sourceBytes) throw new Error('zip: longer than announced');
+      await handle.write(chunk, 0, chunk.length, total - chunk.length);
+      tail = Buffer.concat([tail, chunk]);
+      if (tail.length > keep) tail = tail.subarray(tail.length - keep);
+    }
+    if (total !== sourceBytes) throw new Error('zip: shorter than announced');
+    const { entries, cdOffset } = readDirectory(tail, total - tail.length);
+    const kept = entries.filter((e) => !SERVICE_ENTRIES.includes(e.name));
+    const replaced = entries.filter((e) => SERVICE_ENTRIES.includes(e.name));
+    const cut = Math.min(cdOffset, ...replaced.map((e) => e.offset));
+    const resources: WaczResource[] = [];
+    for (const entry of kept) {
+      const header = Buffer.alloc(30);
+      await handle.read(header, 0, 30, entry.offset);
+      if (header.readUInt32LE(0) !== LOCAL_HEADER) throw new Error(`zip: ${entry.name}: no local header`);
+      const start = entry.offset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+      if (start + entry.size > cut) throw new Error(`zip: ${entry.name} overlaps the entries replaced`);
+      const sha256 = await hashRange(handle, start, entry.size);
+      resources.push({
+        name: path.basename(entry.name),
+        path: entry.name,
+        hash: `sha256:${sha256}`,
+        bytes: entry.size,
+      });
+    }
+    const added = await complete(resources);
+    const appended = Buffer.from(
+      zipSync(Object.fromEntries(added.map(([p, data]) => [p, [data, { level: 0 }]])), { level: 0 }),
+    );
+    const own = readDirectory(appended, 0);
+    const records = [
+      ...kept.map((e) => e.record),
+      ...own.entries.map((e) => {
+        const record = Buffer.from(e.record);
+        record.writeUInt32LE(e.offset + cut, 42);
+        return record;
+      }),
+    ];
+    const directory = Buffer.concat(records);
+    const endRecord = Buffer.alloc(22);
+    endRecord.writeUInt32LE(END_OF_CENTRAL, 0);
+    endRecord.writeUInt16LE(records.length, 8);
+    endRecord.writeUInt16LE(records.length, 10);
+    endRecord.writeUInt32LE(directory.length, 12);
+    endRecord.writeUInt32LE(cut + own.cdOffset, 16);
+    const rest = Buffer.concat([appended.subarray(0, own.cdOffset), directory, endRecord]);
+    await handle.truncate(cut);
+    await handle.write(rest, 0, rest.length, cut);
+    return { bytes: cut + rest.length };
+  } finally {
+    await handle.close();
+  }
+}
