@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMerkleTree, hashFromHex, toHex, verifyMerkleProof } from '../../domain/anchoring/merkle';
-import { EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
+import { ChainRateLimitedError, EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
 import { easAbi } from './eas-abi';
 import { classifyRefusal, EvmEasChain, type EvmEasConfig } from './evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
+import { startRpcProxy } from './rpc-proxy.testing';
 
 const docs = (n: number, tag: string): Uint8Array[] =>
   Array.from({ length: n }, (_, i) => new Uint8Array(createHash('sha256').update(`${tag} ${i}`).digest()));
@@ -166,7 +167,96 @@ describe('EvmEasChain against Hardhat with the real EAS contracts', () => {
     expect(classifyRefusal('already known')).toBe('already-known');
     expect(classifyRefusal('Known transaction: 0xabc')).toBe('already-known');
     expect(classifyRefusal('replacement transaction underpriced')).toBe('underpriced');
+    // A fee cap under the next base fee wants a higher fee, not a refusal (Hardhat/EDR, geth).
+    expect(
+      classifyRefusal(
+        'Transaction maxFeePerGas (2370546550) is too low for the next block, which has a baseFeePerGas of 23705465500',
+      ),
+    ).toBe('underpriced');
+    expect(
+      classifyRefusal('max fee per gas less than block base fee: address 0x1, maxFeePerGas: 1, baseFee: 2'),
+    ).toBe('underpriced');
     expect(classifyRefusal('insufficient funds for gas * price + value')).toBe('rejected');
+  });
+
+  it('suggests fees for the next block: a base fee raised before any block shows it is counted', async () => {
+    const before = await chain.suggestFees();
+    const next = before.maxFee * 5n;
+    await devnet.setNextBlockBaseFee(next);
+    const after = await chain.suggestFees();
+    expect(after.maxFee).toBe(2n * next + after.priorityFee);
+    expect(after.priorityFee).toBeGreaterThan(0n);
+    await devnet.mine(1);
+    // A transaction signed with them is mined in that block.
+    included(await chain.getStatus(await anchor(docs(1, 'next base fee')[0] as Uint8Array)));
+  });
+
+  it('a 429 is one request (ethers does not retry it); until Retry-After has passed nothing is sent', async () => {
+    let clock = 1_000_000;
+    const proxy = await startRpcProxy(devnet.rpcUrl, { clock: () => clock });
+    const limited = new EvmEasChain({
+      ...config,
+      rpcUrl: `${proxy.url}/v2/AbCdEf0123456789xyzAbCdEf`,
+      rateLimit: { now: () => clock },
+    });
+    try {
+      proxy.fault(1, { kind: 'answer', status: 429, headers: { 'retry-after': '7' }, body: 'slow down' });
+      const first = await limited.chainNonce().catch((e: unknown) => e);
+      expect(first).toBeInstanceOf(ChainRateLimitedError);
+      expect((first as ChainRateLimitedError).retryAfterMs).toBe(7_000);
+      expect((first as Error).message).toMatch(/HTTP 429, Retry-After: 7\): next call in 7 s/);
+      expect(proxy.requests).toHaveLength(1);
+      clock += 6_000;
+      await expect(limited.getStatus(`0x${'00'.repeat(32)}`)).rejects.toMatchObject({
+        name: 'ChainRateLimitedError',
+        retryAfterMs: 1_000,
+      });
+      await expect(limited.suggestFees()).rejects.toBeInstanceOf(ChainRateLimitedError);
+      const signed = await limited.signAnchor(new Uint8Array(32), 0n, { maxFee: 1n, priorityFee: 1n });
+      expect(await limited.broadcast(signed.raw)).toMatchObject({
+        ok: false,
+        kind: 'rate-limited',
+        retryAfterMs: 1_000,
+      });
+      expect(proxy.requests).toHaveLength(1); // nothing went out while waiting
+      clock += 1_000;
+      expect(await limited.chainNonce()).toBe(await chain.chainNonce());
+      expect(proxy.requests.map((r) => r.answer)).toEqual(['answer', 'forwarded']);
+      // 503 with Retry-After (an overloaded gateway) waits too; a 503 without it is an outage, not a limit.
+      proxy.fault(1, { kind: 'answer', status: 503, headers: { 'retry-after': '2' }, body: '' });
+      await expect(limited.chainNonce()).rejects.toMatchObject({ retryAfterMs: 2_000 });
+      clock += 2_000;
+      proxy.fault(1, { kind: 'answer', status: 503, body: 'bad gateway' });
+      await expect(limited.chainNonce()).rejects.not.toBeInstanceOf(ChainRateLimitedError);
+      expect(await limited.chainNonce()).toBe(await chain.chainNonce());
+    } finally {
+      limited.close();
+      await proxy.close();
+    }
+  });
+
+  it('credentials of a user:pass@ URL go as Basic authentication, for reads and for broadcasts alike', async () => {
+    const proxy = await startRpcProxy(devnet.rpcUrl);
+    const url = new URL(proxy.url);
+    url.username = 'operator';
+    url.password = 'pa55word-Secret';
+    url.pathname = '/rpc';
+    const authed = new EvmEasChain({ ...config, rpcUrl: url.toString() });
+    try {
+      const signed = await authed.signAnchor(
+        docs(1, 'basic auth')[0] as Uint8Array,
+        await authed.chainNonce(),
+        await authed.suggestFees(),
+      );
+      expect(await authed.broadcast(signed.raw)).toEqual({ ok: true });
+      included(await authed.getStatus(signed.txHash));
+      const basic = `Basic ${Buffer.from('operator:pa55word-Secret').toString('base64')}`;
+      expect(proxy.requests.length).toBeGreaterThan(3);
+      for (const r of proxy.requests) expect(r).toMatchObject({ url: '/rpc', authorization: basic });
+    } finally {
+      authed.close();
+      await proxy.close();
+    }
   });
 
   it('measures gas: one attestation vs. a Merkle root for 1, 100 and 1000 documents', async () => {

@@ -343,6 +343,8 @@ export class EvmEasChain implements AnchorChain {
   private async gasLimit(calldata: string): Promise<bigint> {
     if (this.config.gasLimit !== undefined) return this.config.gasLimit;
     if (this.estimatedGas !== undefined) return this.estimatedGas;
+    // The provider asked us to wait: no call, the fallback limit (the next signature estimates again).
+    if (this.gate.waitMs() > 0) return FALLBACK_GAS_LIMIT;
     try {
       const est = await this.provider.estimateGas({
         from: this.wallet.address,
@@ -359,7 +361,7 @@ export class EvmEasChain implements AnchorChain {
   /**
    * Signs (EIP-1559, type 2) `EAS.attest` of `root` with the given nonce and fees (wei per gas); nothing is sent.
    * Gas limit: `config.gasLimit`, else the first estimate +30% (cached), else `FALLBACK_GAS_LIMIT`; the
-   * estimate is the only network call and is skipped once cached. Throws `TypeError` for a root that is not
+   * estimate is the only network call and is skipped once cached (and while the provider rate-limits us). Throws `TypeError` for a root that is not
    * 32 bytes.
    */
   async signAnchor(root: Uint8Array, nonce: bigint, fee: FeeParams): Promise<SignedAnchorTx> {

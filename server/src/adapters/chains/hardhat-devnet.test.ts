@@ -1,4 +1,4 @@
-import { Contract, JsonRpcProvider, Network } from 'ethers';
+import { Contract, JsonRpcProvider, Network, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemaRegistryAbi } from './eas-abi';
 import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
@@ -44,6 +44,31 @@ describe('startHardhatDevnet', () => {
     expect(await devnet.blockNumber()).toBe(start);
     await devnet.setAutomine(false);
     await devnet.setAutomine(true);
+  });
+
+  it('production conditions on demand: base fee, block time, dropped transactions, block hashes', async () => {
+    const wallet = new Wallet(devnet.funderPrivateKey, provider);
+    await devnet.setAutomine(false);
+    try {
+      const sent = await wallet.sendTransaction({ to: wallet.address, value: 0n });
+      expect(await provider.getTransaction(sent.hash)).not.toBeNull();
+      expect(await devnet.dropTransaction(sent.hash)).toBe(true);
+      expect(await provider.getTransaction(sent.hash)).toBeNull();
+      expect(await devnet.dropTransaction(sent.hash)).toBe(false);
+    } finally {
+      await devnet.setAutomine(true);
+    }
+    await devnet.setNextBlockBaseFee(123_000_000_000n);
+    const head = await provider.getBlock('latest');
+    await devnet.setNextBlockTimestamp((head?.timestamp ?? 0) + 1000);
+    await devnet.mine(1);
+    const block = await provider.getBlock('latest');
+    expect(block?.baseFeePerGas).toBe(123_000_000_000n);
+    expect(block?.timestamp).toBe((head?.timestamp ?? 0) + 1000);
+    expect(await devnet.blockHash(block?.number ?? -1)).toBe(block?.hash);
+    expect(await devnet.blockHash((block?.number ?? 0) + 10)).toBeUndefined();
+    expect(await devnet.request('eth_chainId')).toBe('0x7a69');
+    await expect(devnet.request('no_such_method')).rejects.toThrow();
   });
 
   it('interval mining keeps producing blocks with no traffic', async () => {

@@ -258,6 +258,42 @@ describe('a stuck transaction is replaced with higher EIP-1559 fees after the bo
     expect(done.attempts).toBe(0);
   });
 
+  it('dropped by the node: the same bytes go out again; dropped again past the bound, replaced with higher fees', async () => {
+    const { batchId, ids } = await newBatch(1);
+    await devnet.setAutomine(false);
+    try {
+      let clock = Date.now();
+      const w = worker(chain, { stuckAfterMs: 60_000, now: () => new Date(clock) });
+      await w.tick();
+      const first = await rowOf(batchId);
+      expect(first.state).toBe('broadcast');
+      expect(await devnet.dropTransaction(first.txHash as string)).toBe(true);
+      clock += 10_000;
+      await w.tick(); // unknown: back to signed
+      expect((await rowOf(batchId)).state).toBe('signed');
+      await w.tick(); // the same bytes again
+      const resent = await rowOf(batchId);
+      expect(resent).toMatchObject({ state: 'broadcast', txHash: first.txHash });
+      // Sending the same bytes again does not restart the clock that says they are stuck.
+      expect(resent.broadcastAt?.getTime()).toBe(first.broadcastAt?.getTime());
+      expect(await chain.getStatus(first.txHash as string)).toEqual({ state: 'pending' });
+
+      expect(await devnet.dropTransaction(first.txHash as string)).toBe(true);
+      clock += 51_000;
+      await w.tick(); // unknown again, past the bound: a replacement with higher fees
+      const second = await rowOf(batchId);
+      expect(second.state).toBe('broadcast');
+      expect(second.txHash).not.toBe(first.txHash);
+      expect(second.replacedTxHashes).toEqual([first.txHash]);
+      expect(BigInt(second.priorityFee as string)).toBeGreaterThan(BigInt(first.priorityFee as string));
+      await devnet.mine(1);
+      await drain(w, batchId, () => devnet.mine(1));
+      expect((await expectRegisteredOnce(batchId, ids)).txHash).toBe(second.txHash);
+    } finally {
+      await devnet.setAutomine(true);
+    }
+  });
+
   it('a fee bump below 10 % is refused at construction', () => {
     expect(() => worker(chain, { feeBumpPercent: 9.9 })).toThrow(/at least 10 %/);
     expect(() => worker(chain, { feeBumpPercent: Number.NaN })).toThrow(RangeError);
