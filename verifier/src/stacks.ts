@@ -1,19 +1,39 @@
-import { Cl, ClarityType, cvToString, hexToCV, serializeCV } from '@stacks/transactions';
 import { agreement, compareEndpoints } from './evm.ts';
-import { EndpointError, requestJson, type Transport } from './http.ts';
+import type { Transport } from './http.ts';
 import type { Receipt } from './receipt.ts';
 import { CheckBuilder, type CheckResult, notRun } from './report.ts';
+import {
+  type AnchorRecord,
+  readAnchor,
+  rootArgument,
+  StacksApiClient,
+  type StacksApiClock,
+  type StacksApiKind,
+  StacksApiUnavailable,
+  type StacksTx,
+} from './stacks-api.ts';
 
 /**
- * Check 4: the Stacks anchor, read through each Stacks API endpoint given (a stacks-core node's RPC plus the
- * Hiro API's transaction route), never trusting one:
- * - `GET /v2/info`: the node's `network_id` is the receipt network's chain id (mainnet 1, testnet and devnet
- *   0x80000000), and its tip gives the confirmations;
- * - `POST /v2/contracts/call-read/<address>/<name>/get-anchor` with the root as `(buff 32)`: the notary
- *   contract returns `(some { height, sender })`, recorded no later than the transaction's block;
- * - `GET /extended/v1/tx/0x<txid>`: the transaction succeeded, in the receipt's block, as a call of `anchor` on
- *   the receipt's contract with the root as its argument.
- * What each endpoint read (all but the moving tip) must be identical: any disagreement fails the check.
+ * Check 4: the Stacks anchor, read through each Stacks API endpoint given, never trusting one. Each endpoint is
+ * read through the shared Stacks reader (`stacks-api.ts`), whose kind is detected per endpoint (a Hiro API with
+ * v3 or v1 routes, or a bare stacks-node):
+ * - `GET /v2/info` (every kind: Hiro proxies the node's routes): the node serves the receipt's network
+ *   (`network_id`: mainnet 1, testnet and devnet 0x80000000) and has reached the receipt's block; its tip
+ *   gives the confirmations;
+ * - `(get-anchor root)` of the notary contract (`POST /v2/contracts/call-read/…/get-anchor`, the root as
+ *   `(buff 32)`): `(some { height, sender })`, recorded no later than the receipt's block;
+ * - with an indexer (Hiro `GET /extended/v3/transactions/0x<txid>?include=function_args,result`, or v1
+ *   `GET /extended/v1/tx/0x<txid>`): the receipt's transaction succeeded, on the canonical chain, in the
+ *   receipt's block, as a call of `anchor` on the receipt's contract with the root as its argument. A bare
+ *   node has no transaction index: there these facts are not checked (the check is partial when no endpoint
+ *   could check them), never failed. An indexer that has not reached the receipt's block yet (its `/extended`
+ *   tip) does not count as not knowing the transaction.
+ * What the endpoints read (all but the moving tip) must be identical: any disagreement fails the check.
+ *
+ * Evidence and unavailability are kept apart (see `report.ts`): an endpoint that is unreachable, rate-limited
+ * (429, beyond `maxWaitMs`), gone (410: Hiro's disabled v1 routes and no v3), of no known kind, answering what
+ * is not the API, of another network, or not synced to the receipt's block is unavailable. Fewer
+ * confirmations than required is not a contradiction either: that part is reported not checked.
  */
 
 const NETWORK_IDS: Readonly<Record<string, number>> = {
@@ -22,26 +42,43 @@ const NETWORK_IDS: Readonly<Record<string, number>> = {
   devnet: 0x80000000,
 };
 
-interface StacksFacts {
-  networkId: number | null;
-  anchor: { height: number; sender: string } | null;
-  tx: {
-    status: string;
-    blockHeight: number | null;
-    contractId: string | null;
-    functionName: string | null;
-    firstArg: string | null;
-    sender: string | null;
-  } | null;
+/** What the transaction index says about the receipt's transaction (compared across endpoints). */
+interface TxFacts {
+  status: string;
+  canonical: boolean;
+  blockHeight: number | null;
+  contractId: string | null;
+  functionName: string | null;
+  firstArg: string | null;
+  sender: string | null;
+}
+
+/** What one endpoint read; `tip` moves between reads and is not compared. */
+interface EndpointRead {
+  kind: StacksApiKind;
+  networkId: number;
+  tip: number;
+  anchor: AnchorRecord | null;
+  /** The transaction's facts; null: the index does not know it; undefined: not checked here (`whyNot`). */
+  tx: TxFacts | null | undefined;
+  whyNot: string | undefined;
 }
 
 export interface StacksCheckOptions {
   endpoints: string[];
   /** Blocks required, the inclusion block counting as 1. */
   confirmations: number;
+  /** A Hiro API key, sent as `x-api-key` to every endpoint given (`--stacks-api-key`). */
+  apiKey?: string;
+  /** Longest wait for an endpoint that answers 429 with `Retry-After`, ms (default 5 s): beyond, unavailable. */
+  maxWaitMs?: number;
+  /** The clock of those waits (tests). */
+  clock?: StacksApiClock;
 }
 
-/** Check 4 (see the module comment). Never throws: endpoint failures are failed evidence. */
+type RegisteredStacks = Extract<NonNullable<Receipt['stacks']>, { status: 'registered' }>;
+
+/** Check 4 (see the module comment). Never throws: an endpoint's failure is unavailability or evidence. */
 export async function checkStacks(
   receipt: Receipt,
   t: Transport,
@@ -63,150 +100,188 @@ export async function checkStacks(
     return c.result('');
   }
   const root = receipt.merkle.root;
-  const rootArg = `0x${serializeCV(Cl.bufferFromHex(root))}`;
   c.note('anchor', `(get-anchor 0x${root}) on ${leg.contractId} (${leg.network}), tx ${leg.txId}`);
-  const seen: { url: string; facts: StacksFacts }[] = [];
+  const anchors: { url: string; facts: { anchor: AnchorRecord | null } }[] = [];
+  const txs: { url: string; facts: TxFacts | null }[] = [];
+  const notIndexed: string[] = [];
   for (const endpoint of o.endpoints) {
     const url = endpoint.replace(/\/+$/, '');
-    let facts: StacksFacts;
-    let tip: number | null;
+    const api = new StacksApiClient({
+      url,
+      transport: t,
+      ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+      maxWaitMs: o.maxWaitMs ?? 5000,
+      ...(o.clock ? { clock: o.clock } : {}),
+    });
+    let read: EndpointRead;
     try {
-      ({ facts, tip } = await readFacts(t, url, leg.contractId, leg.txId, rootArg));
+      read = await readEndpoint(api, leg, root);
     } catch (e) {
-      c.fail('endpoint', e instanceof Error ? e.message : String(e), url);
+      c.unavailable(url, e instanceof Error ? e.message : String(e));
       continue;
     }
-    seen.push({ url, facts });
-    const expectedId = NETWORK_IDS[leg.network];
-    c.expect(
-      facts.networkId === expectedId,
-      'network_id',
-      `${facts.networkId === null ? 'unknown' : hexId(facts.networkId)} (receipt ${leg.network}: ${hexId(expectedId ?? 0)})`,
-      url,
-    );
-    const anchor = facts.anchor;
-    c.expect(
-      anchor !== null,
-      'get-anchor',
-      anchor
-        ? `(some { height: u${anchor.height}, sender: ${anchor.sender} })`
-        : 'none: the root is not recorded',
-      url,
-    );
-    const tx = facts.tx;
-    if (
-      !c.expect(tx !== null, 'transaction', tx ? leg.txId : `unknown to this endpoint: ${leg.txId}`, url) ||
-      !tx
-    ) {
-      continue;
-    }
-    c.expect(tx.status === 'success', 'tx_status', tx.status, url);
-    c.expect(
-      tx.blockHeight === leg.blockHeight,
-      'block_height',
-      `${tx.blockHeight} (receipt ${leg.blockHeight})`,
-      url,
-    );
-    c.expect(
-      tx.contractId === leg.contractId && tx.functionName === 'anchor' && tx.firstArg === rootArg,
-      'contract call',
-      `(${tx.contractId}::${tx.functionName} ${tx.firstArg ?? ''}) (receipt (${leg.contractId}::anchor ${rootArg}))`,
-      url,
-    );
-    if (anchor && tx.blockHeight !== null) {
-      c.expect(
-        anchor.height <= tx.blockHeight,
-        'recorded height',
-        `u${anchor.height}, no later than the transaction's block ${tx.blockHeight}`,
-        url,
-      );
-    }
-    if (tip !== null && tx.blockHeight !== null) {
-      const confirmations = Math.max(0, tip - tx.blockHeight + 1);
-      c.expect(
-        confirmations >= o.confirmations,
-        'confirmations',
-        `${confirmations} (at least ${o.confirmations} required; tip ${tip})`,
-        url,
-      );
+    c.answered(url);
+    c.note('endpoint', `${describeKind(read.kind)}, tip ${read.tip}`, url);
+    anchors.push({ url, facts: { anchor: read.anchor } });
+    judge(c, url, read, leg, root, o.confirmations);
+    if (read.tx === undefined) {
+      c.note('transaction', `not checked here: ${read.whyNot}`, url);
+      notIndexed.push(`${url} (${read.whyNot})`);
+    } else {
+      txs.push({ url, facts: read.tx });
     }
   }
-  compareEndpoints(c, seen);
-  const first = seen[0];
-  const height = first?.facts.anchor?.height;
+  compareEndpoints(c, anchors);
+  compareEndpoints(c, txs);
+  if (anchors.length > 0 && txs.length === 0) {
+    c.skip(`the transaction ${leg.txId} itself (status, block, call): ${notIndexed.join('; ')}`);
+  }
+  const height = anchors[0]?.facts.anchor?.height;
   return c.result(
     `the root is on record in ${leg.contractId} since block ${height ?? '?'} ` +
-      `(${agreement(seen.length)})`,
+      `(${agreement(anchors.length)})`,
   );
 }
 
-async function readFacts(
-  t: Transport,
-  url: string,
-  contractId: string,
-  txId: string,
-  rootArg: string,
-): Promise<{ facts: StacksFacts; tip: number | null }> {
-  const info = await requestJson(t, `${url}/v2/info`);
-  if (info.status !== 200) throw new EndpointError(`/v2/info: HTTP ${info.status}`);
-  const infoBody = info.body as { network_id?: unknown; stacks_tip_height?: unknown };
-  const networkId = typeof infoBody.network_id === 'number' ? infoBody.network_id : null;
-  const tip = typeof infoBody.stacks_tip_height === 'number' ? infoBody.stacks_tip_height : null;
-
-  const [address, name] = contractId.split('.');
-  const read = await requestJson(t, `${url}/v2/contracts/call-read/${address}/${name}/get-anchor`, {
-    method: 'POST',
-    body: { sender: address, arguments: [rootArg] },
-  });
-  const readBody = read.body as { okay?: unknown; result?: unknown; cause?: unknown };
-  if (read.status !== 200 || readBody.okay !== true || typeof readBody.result !== 'string') {
-    throw new EndpointError(
-      `call-read get-anchor: HTTP ${read.status} ${JSON.stringify(read.body).slice(0, 160)}`,
+/**
+ * Reads what `api` says about the anchor.
+ * @throws StacksApiUnavailable when the endpoint gives no usable answer, is of another network, or has not
+ *   reached the receipt's block.
+ */
+async function readEndpoint(
+  api: StacksApiClient,
+  leg: RegisteredStacks,
+  root: string,
+): Promise<EndpointRead> {
+  const kind = await api.kind();
+  const info = await api.info();
+  const expectedId = NETWORK_IDS[leg.network] ?? -1;
+  if (info.networkId !== expectedId) {
+    throw new StacksApiUnavailable(
+      'wrong-kind',
+      `serves network_id ${hexId(info.networkId)}, not the receipt's ${leg.network} (${hexId(expectedId)})`,
     );
   }
-  const anchor = parseAnchor(readBody.result);
-
-  const txRes = await requestJson(t, `${url}/extended/v1/tx/${txId}`);
-  let tx: StacksFacts['tx'] = null;
-  if (txRes.status === 200) {
-    const b = txRes.body as {
-      tx_status?: unknown;
-      block_height?: unknown;
-      sender_address?: unknown;
-      contract_call?: { contract_id?: unknown; function_name?: unknown; function_args?: { hex?: unknown }[] };
-    };
-    const arg = b.contract_call?.function_args?.[0]?.hex;
-    tx = {
-      status: typeof b.tx_status === 'string' ? b.tx_status : 'unknown',
-      blockHeight: typeof b.block_height === 'number' ? b.block_height : null,
-      contractId: typeof b.contract_call?.contract_id === 'string' ? b.contract_call.contract_id : null,
-      functionName: typeof b.contract_call?.function_name === 'string' ? b.contract_call.function_name : null,
-      firstArg: typeof arg === 'string' ? arg.toLowerCase() : null,
-      sender: typeof b.sender_address === 'string' ? b.sender_address : null,
-    };
-  } else if (txRes.status !== 404) {
-    throw new EndpointError(`/extended/v1/tx: HTTP ${txRes.status}`);
+  if (info.stacksTipHeight < leg.blockHeight) {
+    throw new StacksApiUnavailable(
+      'wrong-kind',
+      `not synced: its tip is block ${info.stacksTipHeight}, the receipt's transaction is in block ${leg.blockHeight}`,
+    );
   }
-  return { facts: { networkId, anchor, tx }, tip };
+  const [deployer] = leg.contractId.split('.');
+  const anchor = await readAnchor(api, leg.contractId, root, deployer ?? leg.contractId);
+  if (kind === 'node') {
+    return {
+      kind,
+      networkId: info.networkId,
+      tip: info.stacksTipHeight,
+      anchor,
+      tx: undefined,
+      whyNot: 'a stacks-node without a transaction index',
+    };
+  }
+  const found = await api.transaction(leg.txId);
+  if (found === null) {
+    // An indexer behind the node has not seen the block yet: that is not "no such transaction".
+    const indexed = (await api.hiroStatus()).tipHeight;
+    if (indexed === null || indexed < leg.blockHeight) {
+      return {
+        kind,
+        networkId: info.networkId,
+        tip: info.stacksTipHeight,
+        anchor,
+        tx: undefined,
+        whyNot: `its index has reached block ${indexed ?? 'none'}, not yet the receipt's block ${leg.blockHeight}`,
+      };
+    }
+  }
+  return {
+    kind,
+    networkId: info.networkId,
+    tip: info.stacksTipHeight,
+    anchor,
+    tx: found === null ? null : txFacts(found),
+    whyNot: undefined,
+  };
 }
 
-/** `(optional { height: uint, sender: principal })` from its hex serialization. */
-function parseAnchor(hex: string): StacksFacts['anchor'] {
-  let cv: ReturnType<typeof hexToCV>;
-  try {
-    cv = hexToCV(hex);
-  } catch (e) {
-    throw new EndpointError(`get-anchor: undecodable Clarity value: ${(e as Error).message}`);
+function txFacts(tx: StacksTx): TxFacts {
+  return {
+    status: tx.status,
+    canonical: tx.canonical,
+    blockHeight: tx.blockHeight,
+    contractId: tx.contractCall?.contractId ?? null,
+    functionName: tx.contractCall?.functionName ?? null,
+    firstArg: tx.contractCall?.args?.[0] ?? null,
+    sender: tx.sender,
+  };
+}
+
+function judge(
+  c: CheckBuilder,
+  url: string,
+  read: EndpointRead,
+  leg: RegisteredStacks,
+  root: string,
+  required: number,
+): void {
+  const anchor = read.anchor;
+  c.expect(
+    anchor !== null,
+    'get-anchor',
+    anchor
+      ? `(some { height: u${anchor.height}, sender: ${anchor.sender} })`
+      : 'none: the root is not recorded',
+    url,
+  );
+  if (anchor) {
+    c.expect(
+      anchor.height <= leg.blockHeight,
+      'recorded height',
+      `u${anchor.height}, no later than the receipt's block ${leg.blockHeight}`,
+      url,
+    );
   }
-  if (cv.type === ClarityType.OptionalNone) return null;
-  if (cv.type !== ClarityType.OptionalSome || cv.value.type !== ClarityType.Tuple) {
-    throw new EndpointError(`get-anchor: unexpected ${cvToString(cv)}`);
+  const confirmations = Math.max(0, read.tip - leg.blockHeight + 1);
+  const text = `${confirmations} (at least ${required} required; tip ${read.tip})`;
+  if (confirmations >= required) {
+    c.expect(true, 'confirmations', text, url);
+  } else {
+    c.note('confirmations', text, url);
+    c.skip(`${required} confirmations at ${url} (${confirmations} so far)`);
   }
-  const { height, sender } = cv.value.value;
-  if (height?.type !== ClarityType.UInt || sender?.type !== ClarityType.PrincipalStandard) {
-    throw new EndpointError(`get-anchor: unexpected ${cvToString(cv)}`);
+  const tx = read.tx;
+  if (tx === undefined) return;
+  if (
+    !c.expect(tx !== null, 'transaction', tx ? leg.txId : `unknown to this index: ${leg.txId}`, url) ||
+    !tx
+  ) {
+    return;
   }
-  return { height: Number(height.value), sender: sender.value };
+  c.expect(tx.status === 'success', 'tx_status', tx.status, url);
+  c.expect(
+    tx.canonical,
+    'canonical',
+    tx.canonical ? 'in a block of the canonical chain' : 'not in a block of the canonical chain',
+    url,
+  );
+  c.expect(
+    tx.blockHeight === leg.blockHeight,
+    'block_height',
+    `${tx.blockHeight ?? 'none'} (receipt ${leg.blockHeight})`,
+    url,
+  );
+  const rootArg = rootArgument(root);
+  c.expect(
+    tx.contractId === leg.contractId && tx.functionName === 'anchor' && tx.firstArg === rootArg,
+    'contract call',
+    `(${tx.contractId}::${tx.functionName} ${tx.firstArg ?? '(arguments not answered)'}) (receipt (${leg.contractId}::anchor ${rootArg}))`,
+    url,
+  );
+}
+
+function describeKind(kind: StacksApiKind): string {
+  return kind === 'node' ? 'a stacks-node (RPC only)' : `a Hiro API (${kind})`;
 }
 
 function hexId(n: number): string {
