@@ -370,6 +370,16 @@ function routeRules(
     }
     return { stop: true, violations };
   }
+  if (answer.status === 405 && !pathname.startsWith('/extended')) {
+    // A known path with another verb: stacks-core's router answers 405, text/plain, with `Allow`
+    // (stackslib/src/net/httpcore.rs `try_handle_request`).
+    const known = coreRoutes.some((r) => r.regex.test(pathname) && r.method !== method);
+    const ok = known && type === 'text/plain' && Boolean(answer.headers?.allow);
+    return {
+      stop: true,
+      violations: ok ? [] : [`${where}: a 405 is text/plain with Allow, for a known path`],
+    };
+  }
   if (method === 'GET' && answer.status === 302 && /^\/extended\/v1\/tx\/[^/]+$/.test(pathname)) {
     // Hiro redirects a txid without 0x to the 0x form, query kept (src/api/routes/v1/tx.ts `reply.redirect`).
     const id = pathname.split('/')[4] ?? '';

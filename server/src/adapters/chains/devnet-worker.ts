@@ -113,6 +113,13 @@ export async function startStacksDevnetWorker(
   const controls = Object.fromEntries(
     CONTROL_NAMES.map((name) => [name, (...args: unknown[]) => call(name, args)]),
   ) as RemoteControls<StacksDevnetControls>;
+  // Taken violations leave this thread's record too (the thread forwarded each one here).
+  controls.takeViolations = async () => {
+    const taken = (await call('takeViolations', [])) as string[];
+    const record = (globalThis as { [VIOLATIONS]?: { devnet: string }[] })[VIOLATIONS] ?? [];
+    for (let i = record.length - 1; i >= 0; i--) if (record[i]?.devnet === devnetId) record.splice(i, 1);
+    return taken;
+  };
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= new Promise<void>((resolve) => {

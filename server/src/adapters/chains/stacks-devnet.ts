@@ -563,7 +563,8 @@ export async function startStacksDevnet(options: StacksDevnetOptions = {}): Prom
     const known = knownNodePath(pathname);
     if (!known) {
       await drain(req, 0);
-      if (hiro) return hiroError(404, `Route ${method}:${pathname} not found`);
+      // Hiro proxies all of `/v2` to the node (src/api/init.ts `CoreNodeRpcProxyRouter`): the node's 404.
+      if (hiro && !isNodePath(pathname)) return hiroError(404, `Route ${method}:${pathname} not found`);
       return text(404, `No such API endpoint '${method} ${pathname}'`);
     }
     if (known.method !== method) {
@@ -1108,8 +1109,9 @@ function knownNodePath(pathname: string): { name: NodeRouteName; method: string 
 }
 type NodeRouteName = 'info' | 'fees' | 'transactions' | 'accounts' | 'unconfirmed' | 'call-read';
 
+/** Paths Hiro's API proxies to its node (`/v2`). */
 function isNodePath(pathname: string): boolean {
-  return pathname.startsWith('/v2/') || pathname.startsWith('/v3/');
+  return pathname === '/v2' || pathname.startsWith('/v2/');
 }
 
 /**
