@@ -193,12 +193,13 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
     const files = unzipSync(wacz);
     expect(Object.keys(files).sort()).toEqual([
       'archive/data.warc.gz',
-      'capture.json',
+      'capture/capture.json',
+      'capture/page.pdf',
+      'capture/screenshot.png',
+      'datapackage-digest.json',
       'datapackage.json',
       'indexes/index.cdx',
-      'page.pdf',
       'pages/pages.jsonl',
-      'screenshot.png',
     ]);
     // datapackage.json: each file's SHA-256 and size verify.
     const pkg = JSON.parse(Buffer.from(files['datapackage.json'] ?? []).toString()) as {
@@ -208,7 +209,7 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
     expect(pkg.wacz_version).toBe('1.1.1');
     expect(pkg.resources.map((r) => r.path).sort()).toEqual(
       Object.keys(files)
-        .filter((f) => f !== 'datapackage.json')
+        .filter((f) => f !== 'datapackage.json' && f !== 'datapackage-digest.json')
         .sort(),
     );
     for (const r of pkg.resources) {
@@ -216,7 +217,7 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
       expect(r.bytes, r.path).toBe(bytes.length);
       expect(r.hash, r.path).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
     }
-    expect(Buffer.from(files['screenshot.png'] ?? []).equals(screenshot)).toBe(true);
+    expect(Buffer.from(files['capture/screenshot.png'] ?? []).equals(screenshot)).toBe(true);
 
     // Every exchange, read back with warcio: the redirect, the page and each subresource, lazy one included.
     const records = await warcRecords(files['archive/data.warc.gz'] ?? new Uint8Array());
@@ -238,7 +239,7 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
     expect(cdx).toContain(`"url":"${site.origin}/lazy.png"`);
 
     // capture.json: the redirect chain, the final URL, the server's address and TLS fingerprint.
-    const record = JSON.parse(Buffer.from(files['capture.json'] ?? []).toString()) as CaptureRecord;
+    const record = JSON.parse(Buffer.from(files['capture/capture.json'] ?? []).toString()) as CaptureRecord;
     expect(record).toMatchObject({
       requestedUrl: requested,
       finalUrl: `${site.origin}/page`,
@@ -302,7 +303,7 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
     const missing = await capture(t, token, { url: `${site.origin}/missing`, consent: true });
     expect(missing.status, JSON.stringify(missing.body)).toBe(201);
     const wacz = unzipSync(await downloadWacz(t, token, missing.body.id));
-    const record = JSON.parse(Buffer.from(wacz['capture.json'] ?? []).toString()) as CaptureRecord;
+    const record = JSON.parse(Buffer.from(wacz['capture/capture.json'] ?? []).toString()) as CaptureRecord;
     expect(record.status).toBe(404);
 
     // Each call counts against the caller's 5 a minute: these go on a user of their own.
@@ -436,7 +437,7 @@ describe('web capture of hostile pages', () => {
 
   const recordOf = async (doc: DocumentDto): Promise<CaptureRecord> => {
     const files = unzipSync(await downloadWacz(t, token, doc.id));
-    return JSON.parse(Buffer.from(files['capture.json'] ?? []).toString()) as CaptureRecord;
+    return JSON.parse(Buffer.from(files['capture/capture.json'] ?? []).toString()) as CaptureRecord;
   };
 
   it('a redirect of the page to loopback or to the metadata address is 400, nothing stored', async () => {
