@@ -305,8 +305,19 @@ describe('notary-verify refuses what was tampered with, at the right check', () 
       empty = await startStacksDevnet({ senderKey: devnets.stacks.senderKey, blockTimeMs: 0 });
       expect(empty.contractId).toBe(devnets.stacks.contractId);
       const receipt = await receiptOf(single.id);
+      if (receipt.stacks?.status !== 'registered') throw new Error('Stacks leg not registered');
+      // Not synced to the receipt's block: what it says is no evidence, the check does not run.
+      const behind = await check(fileOf(single), { receipt, stacksApiUrls: [empty.url] });
+      expect(behind.checks[3], JSON.stringify(behind.checks[3], null, 2)).toMatchObject({
+        status: 'not-run',
+        reason: 'unavailable',
+      });
+      expect(behind.checks[3]?.summary).toMatch(/not synced/);
+      expect(behind).toMatchObject({ outcome: 'incomplete', exitCode: 3 });
+      // Past the receipt's block, a chain without the anchor contradicts the receipt.
+      empty.mine(receipt.stacks.blockHeight + 1);
       const alone = await check(fileOf(single), { receipt, stacksApiUrls: [empty.url] });
-      expect(alone.failedAt).toBe(4);
+      expect(alone.failedAt, JSON.stringify(alone.checks[3], null, 2)).toBe(4);
       expect(failedEvidence(alone, 4).map((e) => e.label)).toEqual(
         expect.arrayContaining(['get-anchor', 'transaction']),
       );

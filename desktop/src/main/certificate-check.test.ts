@@ -176,7 +176,7 @@ describe('certificate check in Electron main: decode bounds and no redirects', (
     await expect(readFileAtMost(p, 999)).rejects.toMatchObject({ kind: 'too-large' });
   });
 
-  it('chain endpoints that redirect are not followed: the check fails, the redirect target is never asked', async () => {
+  it('chain endpoints that redirect are not followed: unavailable (not run, not evidence), the redirect target is never asked', async () => {
     const bytes = new TextEncoder().encode('contrato\n');
     const file = await pick('contrato.txt', bytes);
     const receipt = new TextEncoder().encode(JSON.stringify(receiptOf(bytes)));
@@ -193,15 +193,18 @@ describe('certificate check in Electron main: decode bounds and no redirects', (
     expect(report.checks.map((c) => c.status)).toEqual([
       'passed',
       'passed',
-      'failed',
-      'failed',
+      'not-run',
+      'not-run',
       'not-run',
       'not-run',
     ]);
+    // A redirect is the endpoint not answering itself: no evidence against the receipt, the proof incomplete.
     for (const c of report.checks.slice(2, 4)) {
-      const endpoint = c.evidence.find((e) => e.label === 'endpoint');
+      expect(c.reason, c.name).toBe('unavailable');
+      const endpoint = c.evidence.find((e) => e.label === 'endpoint unavailable');
       expect(endpoint?.value, c.name).toMatch(/redirect/);
     }
+    expect(report).toMatchObject({ outcome: 'incomplete', exitCode: 3, failedAt: null });
     expect(askedRedirecting.length).toBeGreaterThanOrEqual(2);
     expect(reachedTarget).toEqual([]);
   });
