@@ -84,6 +84,36 @@ describe('anchoring configuration', () => {
     });
   });
 
+  it('Stacks API kind, key and request budget: auto, none and 40 a minute unless set', () => {
+    const stacks = {
+      STACKS_API_URL: 'https://api.testnet.hiro.so',
+      STACKS_PRIVATE_KEY: `${'22'.repeat(32)}01`,
+      STACKS_CONTRACT_ID: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM.notary',
+    };
+    expect(loadConfig(stacks).anchoring).toMatchObject({
+      stacks: { apiKind: 'auto', apiKey: undefined, apiRpm: 40 },
+    });
+    expect(
+      loadConfig({
+        ...stacks,
+        STACKS_API_KIND: 'node',
+        STACKS_API_KEY: 'hiro-key-0123456789',
+        STACKS_API_RPM: '400',
+      }).anchoring,
+    ).toMatchObject({ stacks: { apiKind: 'node', apiKey: 'hiro-key-0123456789', apiRpm: 400 } });
+    expect(() => loadConfig({ ...stacks, STACKS_API_KIND: 'hiro-v2' })).toThrow(/STACKS_API_KIND/);
+    expect(() => loadConfig({ ...stacks, STACKS_API_RPM: '0' })).toThrow(/STACKS_API_RPM/);
+    // A refused key is not echoed back in the error.
+    let message = '';
+    try {
+      loadConfig({ ...stacks, STACKS_API_KEY: 'secret-key-0123456789', STACKS_API_RPM: 'many' });
+    } catch (e) {
+      message = String(e);
+    }
+    expect(message).toMatch(/STACKS_API_RPM/);
+    expect(message).not.toContain('secret-key-0123456789');
+  });
+
   it('refuses incomplete or contradictory settings', () => {
     expect(() => loadConfig({ EVM_RPC_URL: 'http://127.0.0.1:8545', EVM_PRIVATE_KEY: key })).toThrow(
       /EVM_CHAIN_ID, EAS_ADDRESS, EAS_SCHEMA_REGISTRY_ADDRESS/,

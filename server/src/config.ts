@@ -132,6 +132,9 @@ const EnvSchema = z.object({
   STACKS_NETWORK: z.enum(['mainnet', 'testnet', 'devnet']).default('testnet'),
   STACKS_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).optional(),
   STACKS_EXPLORER_TX_PREFIX: z.string().default('https://explorer.hiro.so/txid'),
+  STACKS_API_KIND: z.enum(['auto', 'hiro-v3', 'hiro-v1', 'node']).default('auto'),
+  STACKS_API_KEY: optionalString,
+  STACKS_API_RPM: z.coerce.number().int().min(1).max(100_000).default(40),
   SERVICE_NAME: z.string().trim().min(1).max(80).default('Notary'),
   SIGNING_CERT: optionalString,
   SIGNING_KEY: optionalString,
@@ -285,6 +288,15 @@ export interface StacksAnchoringConfig {
   confirmations: number;
   /** `<prefix>/0x<txid>?chain=<network>`. */
   explorerTxPrefix: string;
+  /**
+   * What `apiUrl` is (`STACKS_API_KIND`): a Hiro API with v3 routes, an older one with v1 routes only, a bare
+   * stacks-node, or `auto` (detected); checked against the endpoint at start.
+   */
+  apiKind: 'auto' | 'hiro-v3' | 'hiro-v1' | 'node';
+  /** `STACKS_API_KEY`, sent as `x-api-key`: a secret, never logged (redacted from every error). */
+  apiKey: string | undefined;
+  /** `STACKS_API_RPM`: requests per minute to `apiUrl`, shared by every anchor in flight (default 40). */
+  apiRpm: number;
 }
 
 /**
@@ -731,6 +743,9 @@ function anchoringConfig(e: Env): AnchoringConfig {
       network: e.STACKS_NETWORK,
       confirmations: e.STACKS_CONFIRMATIONS ?? 3,
       explorerTxPrefix: stripSlash(e.STACKS_EXPLORER_TX_PREFIX),
+      apiKind: e.STACKS_API_KIND,
+      apiKey: e.STACKS_API_KEY,
+      apiRpm: e.STACKS_API_RPM,
     };
   }
   return { mode, batchSeconds: e.ANCHOR_BATCH_SECONDS ?? 60, batchMax, evm, stacks };

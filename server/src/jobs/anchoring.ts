@@ -166,8 +166,10 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
       for (const entry of entries) startWorker(entry.chain, entry.confirmations);
     } else {
       entries = configuredChains(config);
+      for (const entry of entries) if (entry.close) closers.push(entry.close);
+      // An endpoint that contradicts the configuration (another kind of API, another network) stops the start.
+      for (const entry of entries) await entry.check?.();
       for (const entry of entries) {
-        if (entry.close) closers.push(entry.close);
         // While a node is unreachable its setup is retried with backoff; the other chains start at once.
         if (entry.prepare) prepareWithBackoff(entry, entry.prepare);
         else startWorker(entry.chain, entry.confirmations);

@@ -3,7 +3,7 @@ import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../../port
 import { type StacksDevnetEndpoint, startStacksDevnetWorker } from './devnet-worker';
 import { EvmEasChain } from './evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
-import { StacksNotaryChain } from './stacks';
+import { StacksConfigError, StacksNotaryChain } from './stacks';
 
 /** A chain to anchor on, built from configuration by the registry. */
 export interface ChainEntry {
@@ -12,10 +12,17 @@ export interface ChainEntry {
   /** Confirmation depth before a transaction counts (the inclusion block counting as 1). */
   readonly confirmations: number;
   /**
-   * Work before the first transaction (EVM: register the EAS schema when missing). Resolves with a line for the
-   * log; the runner retries it with backoff while the node is unreachable.
+   * Work before the first transaction (EVM: register the EAS schema when missing; Stacks: the endpoint's kind and
+   * network). Resolves with a line for the log; the runner retries it with backoff while the node is unreachable.
    */
   readonly prepare?: () => Promise<string>;
+  /**
+   * The configuration checked against the endpoint once at start, before any worker runs (Stacks: the kind
+   * `STACKS_API_KIND` names, the network `STACKS_NETWORK` names). Rejects with `ChainConfigError` when the
+   * endpoint contradicts the configuration: the service refuses to start, with that message. Resolves with a line
+   * for the log, or `undefined` when the endpoint could not be read now (`prepare` retries it then).
+   */
+  readonly check?: () => Promise<string | undefined>;
   /** Releases the adapter's connections. */
   readonly close?: () => Promise<void> | void;
 }
@@ -31,6 +38,14 @@ export interface DevnetChains {
 type ConfiguredAnchoring = Extract<AnchoringConfig, { mode: 'configured' }>;
 
 /**
+ * A chain endpoint contradicts the configuration (another kind of API, another network): the service does not
+ * start. The message names the variable to set and the endpoint's URL without its secrets.
+ */
+export class ChainConfigError extends Error {
+  override name = 'ChainConfigError';
+}
+
+/**
  * The chain registry: one line per supported chain, building its adapter from the configured variables
  * (README, Anchoring). A new chain is an adapter, its configuration fields and one line here.
  */
@@ -38,13 +53,39 @@ const REGISTRY: ((config: ConfiguredAnchoring) => ChainEntry | undefined)[] = [
   (config) => (config.evm ? evmEntry(new EvmEasChain(config.evm), config.evm.confirmations) : undefined),
   (config) =>
     config.stacks
-      ? {
-          kind: 'stacks',
-          chain: new StacksNotaryChain(config.stacks),
-          confirmations: config.stacks.confirmations,
-        }
+      ? stacksEntry(new StacksNotaryChain(config.stacks), config.stacks.confirmations)
       : undefined,
 ];
+
+/**
+ * The Stacks chain: `check` probes the endpoint at start (a contradiction refuses the start, an endpoint that
+ * cannot be read now is left to `prepare`), `prepare` probes it until it answers (the worker starts then).
+ */
+function stacksEntry(stacks: StacksNotaryChain, confirmations: number): ChainEntry {
+  let checked: string | undefined;
+  return {
+    kind: 'stacks',
+    chain: stacks,
+    confirmations,
+    prepare: async () => {
+      if (checked) return checked;
+      try {
+        return await stacks.probe();
+      } catch (e) {
+        throw e instanceof StacksConfigError ? new ChainConfigError(e.message) : e;
+      }
+    },
+    check: async () => {
+      try {
+        checked = await stacks.probe();
+        return checked;
+      } catch (e) {
+        if (e instanceof StacksConfigError) throw new ChainConfigError(e.message);
+        return undefined;
+      }
+    },
+  };
+}
 
 function evmEntry(evm: EvmEasChain, confirmations: number): ChainEntry {
   return {
@@ -102,10 +143,7 @@ export async function startDevnetChains(confirmations: {
     explorerTxPrefix: '',
   });
   return {
-    entries: [
-      evmEntry(evm, confirmations.evm),
-      { kind: 'stacks', chain: stacks, confirmations: confirmations.stacks },
-    ],
+    entries: [evmEntry(evm, confirmations.evm), stacksEntry(stacks, confirmations.stacks)],
     devnets: { evm: evmNet, stacks: stacksNet },
     stop: async () => {
       await stacksNet.stop();

@@ -1,7 +1,13 @@
 import { createServer } from 'node:net';
-import { deserializeTransaction } from '@stacks/transactions';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyRejection, StacksNotaryChain } from './stacks.js';
+import { deserializeTransaction, privateKeyToAddress, randomPrivateKey } from '@stacks/transactions';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ChainRateLimitedError } from '../../ports/chains.js';
+import {
+  classifyRejection,
+  StacksConfigError,
+  StacksNotaryChain,
+  type StacksNotaryConfig,
+} from './stacks.js';
 import { type StacksDevnet, startStacksDevnet } from './stacks-devnet.js';
 
 const fee = { maxFee: 1000n, priorityFee: 0n };
@@ -161,5 +167,214 @@ describe('StacksNotaryChain against the Clarity VM-backed devnet', () => {
       kind: 'rejected',
     });
     expect(classifyRejection('not json')).toMatchObject({ kind: 'rejected', reason: 'not json' });
+  });
+});
+
+/** A virtual clock for the request budget: `sleep` moves it instead of waiting. */
+function virtualClock() {
+  let t = Date.parse('2026-07-01T00:00:00Z');
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => t,
+    sleep: async (ms: number) => {
+      slept.push(ms);
+      t += ms;
+    },
+  };
+}
+
+describe('StacksNotaryChain on each kind of Stacks API (devnet switches)', () => {
+  let dev: StacksDevnet;
+  const chainOn = (url: string, more: Partial<StacksNotaryConfig> = {}) =>
+    new StacksNotaryChain({
+      apiUrl: url,
+      privateKey: dev.senderKey,
+      contractId: dev.contractId,
+      network: 'devnet',
+      explorerTxPrefix: '',
+      ...more,
+    });
+  /** Signs and sends an anchor of `root` at the chain's next nonce. */
+  const send = async (chain: StacksNotaryChain, root: Uint8Array, f = fee) => {
+    const signed = await chain.signAnchor(root, await chain.chainNonce(), f);
+    expect(await chain.broadcast(signed.raw)).toEqual({ ok: true });
+    return signed;
+  };
+  beforeAll(async () => {
+    dev = await startStacksDevnet({ blockTimeMs: 0 });
+  });
+  afterEach(() => {
+    dev.configure({ kind: 'hiro', v1Gone: false, indexerLagBlocks: 0, rateLimit: null });
+  });
+  afterAll(async () => {
+    await dev.stop();
+  });
+
+  it('auto detects Hiro v3 and reads the transaction through /extended/v3 with include', async () => {
+    const chain = chainOn(dev.url);
+    expect(await chain.probe()).toMatch(
+      /^Stacks API http:\/\/127\.0\.0\.1:\d+: a Hiro API with \/extended\/v3 routes \(hiro-v3\) \(detected\), network_id 0x80000000/,
+    );
+    const signed = await send(chain, rootOf(0x31));
+    expect(await chain.getStatus(signed.txHash)).toEqual({ state: 'pending' });
+    const height = dev.mine();
+    expect(await chain.getStatus(signed.txHash)).toEqual({
+      state: 'included',
+      blockNumber: BigInt(height),
+      confirmations: 1,
+      anchoredRoot: hex(rootOf(0x31)),
+    });
+    const paths = dev.requests().map((r) => r.path);
+    expect(paths).toContain(`/extended/v3/transactions/${signed.txHash}?include=function_args,result`);
+    expect(paths.some((p) => p.startsWith('/extended/v1/'))).toBe(false);
+  });
+
+  it('hiro-v1: canonical read; a transaction orphaned by a fork is not included; a 410 later is unavailability', async () => {
+    const chain = chainOn(dev.url, { apiKind: 'hiro-v1' });
+    expect(await chain.probe()).toMatch(/hiro-v1\) \(checked\)/);
+    const signed = await send(chain, rootOf(0x32));
+    dev.mine();
+    expect(await chain.getStatus(signed.txHash)).toMatchObject({ state: 'included' });
+    dev.markNonCanonical(signed.txHash);
+    expect(await chain.getStatus(signed.txHash)).toEqual({ state: 'unknown' });
+    dev.markNonCanonical(signed.txHash, { restored: true });
+    expect(await chain.getStatus(signed.txHash)).toEqual({ state: 'pending' });
+    dev.configure({ v1Gone: true });
+    await expect(chain.getStatus(signed.txHash)).rejects.toMatchObject({ reason: 'gone' });
+    await expect(chain.probe()).rejects.toThrow(
+      /^STACKS_API_KIND=hiro-v1, but http:\/\/127\.0\.0\.1:\d+ answers 410 Gone .*set STACKS_API_KIND=hiro-v3 \(or auto\)/,
+    );
+    // In auto mode the same endpoint is read through v3.
+    expect(await chainOn(dev.url).getStatus(signed.txHash)).toMatchObject({ state: 'pending' });
+  });
+
+  it('a replaced transaction: pending while its replacement is ours, failed when another root took its nonce', async () => {
+    const chain = chainOn(dev.url, { apiKind: 'hiro-v1' });
+    const signed = await send(chain, rootOf(0x33));
+    const replacement = dev.replaceByFee(signed.txHash);
+    expect(await chain.getStatus(signed.txHash)).toEqual({ state: 'pending' });
+    dev.mine();
+    expect(await chain.getStatus(signed.txHash)).toEqual({ state: 'pending' });
+    expect(await chain.getStatus(`0x${replacement}`)).toMatchObject({
+      state: 'included',
+      anchoredRoot: hex(rootOf(0x33)),
+    });
+
+    // Another root at the same nonce, with a higher fee: this batch's transaction lost its nonce.
+    const nonce = await chain.chainNonce();
+    const mine = await chain.signAnchor(rootOf(0x34), nonce, fee);
+    expect(await chain.broadcast(mine.raw)).toEqual({ ok: true });
+    const other = await chain.signAnchor(rootOf(0x35), nonce, { maxFee: 5000n, priorityFee: 0n });
+    expect(await chain.broadcast(other.raw)).toEqual({ ok: true });
+    expect(await chain.getStatus(mine.txHash)).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(
+        /^dropped_replace_by_fee: replaced by 0x[0-9a-f]{64}, not one anchoring this root/,
+      ),
+    });
+    dev.mine();
+  });
+
+  it('a bare node: inclusion through get-anchor and the account nonce; an aborted call is failed', async () => {
+    dev.configure({ kind: 'node' });
+    const from = dev.requests().length;
+    const chain = chainOn(dev.url);
+    expect(await chain.probe()).toMatch(/a stacks-node without a Hiro API \(node\) \(detected\)/);
+    const signed = await send(chain, rootOf(0x36));
+    expect(await chain.getStatus(signed.txHash)).toEqual({ state: 'pending' });
+    const height = dev.mine();
+    expect(await chain.getStatus(signed.txHash)).toEqual({
+      state: 'included',
+      blockNumber: BigInt(height),
+      confirmations: 1,
+      anchoredRoot: hex(rootOf(0x36)),
+    });
+    dev.mine(2);
+    expect(await chain.getStatus(signed.txHash)).toMatchObject({ confirmations: 3 });
+    // `(err u100)`: the nonce is used and the root has no record.
+    const aborted = await chain.signAnchorUnchecked(rootOf(0x37, 31), await chain.chainNonce(), fee);
+    expect(await chain.broadcast(aborted.raw)).toEqual({ ok: true });
+    dev.mine();
+    expect(await chain.getStatus(aborted.txHash)).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/^nonce \d+ was used and 0x(37){31} has no record/),
+    });
+    // A transaction this instance never signed nor sent: nothing to read it by on a node.
+    expect(await chain.getStatus(`0x${'ee'.repeat(32)}`)).toEqual({ state: 'unknown' });
+    // Only the detection asked for /extended (a stacks-node's 404); every read went to the node's routes.
+    expect(
+      dev
+        .requests()
+        .slice(from)
+        .filter((r) => r.path.startsWith('/extended')),
+    ).toMatchObject([{ path: '/extended', status: 404 }]);
+    await expect(chainOn(dev.url, { apiKind: 'hiro-v3' }).probe()).rejects.toThrow(
+      /^STACKS_API_KIND=hiro-v3, but http:\/\/127\.0\.0\.1:\d+ is a stacks-node without a Hiro API \(node\) .*: set STACKS_API_KIND=node \(or auto\)/,
+    );
+  });
+
+  it('an indexer lagging behind its node: the nonce from the node, inclusion once the index has the block', async () => {
+    dev.configure({ indexerLagBlocks: 3 });
+    const chain = chainOn(dev.indexerUrl);
+    const first = await send(chain, rootOf(0x38));
+    dev.mine();
+    // The index has not seen the block: the node's nonce is past the indexer's, and the transaction is pending.
+    expect(await chain.getStatus(first.txHash)).toEqual({ state: 'pending' });
+    const second = await send(chain, rootOf(0x39));
+    expect(second.nonce).toBe(first.nonce + 1n);
+    dev.mine(3);
+    expect(await chain.getStatus(first.txHash)).toMatchObject({ state: 'included', confirmations: 4 });
+  });
+
+  it('429: the budget waits Retry-After and sends again; past the wait the pipeline is told to pause', async () => {
+    const clock = virtualClock();
+    const chain = chainOn(dev.url, { clock, maxWaitMs: 10_000 });
+    await chain.probe();
+    dev.configure({ rateLimit: { next: 2, retryAfterSeconds: 3 } });
+    const signed = await send(chain, rootOf(0x3a));
+    expect(clock.slept).toEqual([3000, 3000]);
+    dev.configure({ rateLimit: { next: 10, retryAfterSeconds: 120 } });
+    const err = await chain.getStatus(signed.txHash).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChainRateLimitedError);
+    expect(err).toMatchObject({ retryAfterMs: 120_000, message: expect.stringMatching(/HTTP 429/) });
+    // The client is paused: a broadcast meanwhile is not sent.
+    const before = dev.requests().length;
+    expect(await chain.broadcast(signed.raw)).toMatchObject({ ok: false, kind: 'rate-limited' });
+    expect(dev.requests().length).toBe(before);
+    dev.mine();
+  });
+
+  it('the request budget paces every caller of one adapter; the API key goes as x-api-key and never into errors', async () => {
+    const clock = virtualClock();
+    const key = 'hiro-api-key-0123456789abcdef';
+    const chain = chainOn(dev.url, { clock, apiRpm: 60, apiKey: key, maxWaitMs: 60_000 });
+    await Promise.all(Array.from({ length: 8 }, () => chain.chainNonce()));
+    // Detection and two reads per caller, through one budget: a burst of 6 (rpm/10), then one a second.
+    const sent = dev.requests().filter((r) => r.apiKey === key);
+    expect(sent.length).toBeGreaterThanOrEqual(16);
+    expect(clock.now() - Date.parse('2026-07-01T00:00:00Z')).toBe((sent.length - 6) * 1000);
+    dev.configure({ v1Gone: true, kind: 'node' });
+    const err = await chainOn(dev.url, { apiKey: key, apiKind: 'hiro-v1' })
+      .getStatus(`0x${'ab'.repeat(32)}`)
+      .catch((e: unknown) => e);
+    expect(String(err)).not.toContain(key);
+  });
+
+  it('refuses a node of another network, naming the URL without its credentials', async () => {
+    const mainnetKey = randomPrivateKey();
+    const chain = new StacksNotaryChain({
+      apiUrl: dev.url.replace('://', '://operator:pa55word@'),
+      privateKey: mainnetKey,
+      contractId: `${privateKeyToAddress(mainnetKey, 'mainnet')}.notary`,
+      network: 'mainnet',
+      explorerTxPrefix: '',
+    });
+    const err = await chain.probe().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StacksConfigError);
+    expect(String(err)).toMatch(
+      /STACKS_NETWORK=mainnet expects network_id 0x00000001, but http:\/\/\*\*\*@127\.0\.0\.1:\d+ answers 0x80000000 \(testnet or a devnet\)/,
+    );
+    expect(String(err)).not.toContain('pa55word');
   });
 });

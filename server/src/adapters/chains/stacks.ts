@@ -3,40 +3,68 @@
  * `(anchor (root (buff 32)))` to the notary contract (`server/contracts/notary.clar`), built and signed offline
  * with `@stacks/transactions` 7.6 (explicit nonce and fee, post-condition mode deny, SIP-005 serialization).
  *
- * Node access (Stacks node RPC API of stacks-core, plus the Hiro API for transaction status):
- * - `POST /v2/transactions` (octet-stream): 200 → the txid as a JSON string; 400 → `{ error, reason, reason_data,
- *   txid }`; the reason is read from that body and classified, never assumed.
- * - `GET /extended/v1/tx/0x<txid>`: `tx_status` pending | success | abort_by_response | abort_by_post_condition |
- *   dropped_*; `block_height`; `tx_result.repr`.
- * - `GET /v2/info` (`stacks_tip_height`) for confirmations; `POST /v2/contracts/call-read/<addr>/<name>/get-anchor`
- *   to read the anchored root back.
- * - `GET /extended/v1/address/<addr>/nonces` (`possible_next_nonce`, mempool included), falling back to
- *   `GET /v2/accounts/<addr>?proof=0` (`nonce`, confirmed only) on a bare stacks-node.
- * - `GET /v2/fees/transfer` (µSTX per byte) for fees.
+ * Every read goes through the verifier's Stacks reader (`@notary/verify/stacks-api`: one client, so one request
+ * budget, `STACKS_API_RPM`, shared by every anchor in flight; `x-api-key` from `STACKS_API_KEY`; 429 and
+ * `Retry-After` honoured), against an endpoint of one of three kinds (`STACKS_API_KIND`, detected by `auto`):
+ * - a Hiro API with v3 routes (`GET /extended/v3/transactions/0x<txid>?include=function_args,result`,
+ *   `/extended/v3/principals/<address>/nonces`), or an older one with v1 routes only (`/extended/v1/tx`,
+ *   `/extended/v1/address/<address>/nonces`, deprecated, 410 once disabled);
+ * - a bare stacks-node: `/v2/*` only (a Hiro API proxies them too): `GET /v2/info`, `GET /v2/accounts/<address>
+ *   ?proof=0`, `POST /v2/contracts/call-read/…/get-anchor`, `GET /v2/fees/transfer`, `POST /v2/transactions`.
  *
- * Errors: network failures of `broadcast` become `{ ok: false, kind: 'unreachable' }`; the read methods throw
- * `StacksApiError` (HTTP status + body) or the fetch error, which the pipeline retries. Whatever leaves the
- * adapter (thrown errors, refusal reasons) is redacted of the API URL's secrets (`ChainEndpoint`): a key in
- * the path (Hiro Platform's `/v1/ext/<key>/…`), the query or `user:pass@` (sent as Basic authentication).
+ * A transaction's status (`getStatus`):
+ * - with an indexer: `pending`; `success` on the canonical chain → included once `(get-anchor root)` has the
+ *   root on record (its block from the indexer, the tip from `/v2/info`); mined but not canonical → unknown
+ *   (the pipeline sends the bytes again: a forked-out transaction is not included); `abort_by_*`,
+ *   `problematic_skipped`, `dropped_too_expensive`, `dropped_problematic` → failed (its nonce is used or it will
+ *   never be mined: the batch is signed afresh); `dropped_stale_garbage_collect` → unknown (send the same bytes
+ *   again); `dropped_replace_by_fee` / `dropped_replace_across_fork` → pending when the replacement is ours for
+ *   the same root (the row's replacement, which the pipeline follows, anchors the batch), else failed;
+ * - without one (a bare node, or an indexer that does not know the transaction, perhaps lagging behind its
+ *   node): the transaction's root and nonce (remembered when it is signed or broadcast) against the node: the
+ *   account's nonce has passed the transaction's and `(get-anchor root)` has a record → included at the
+ *   record's block (behind an indexer only while the index has not reached that block: past it, the record is
+ *   another transaction's, and this one is unknown); nonce passed and no record → failed (dropped, replaced or
+ *   aborted); nonce not passed → pending on a node (it has no mempool index; the pipeline replaces a
+ *   transaction stuck too long), unknown behind an indexer (send again). A node cannot tell which of two
+ *   same-nonce transactions of one root was mined: the one asked about first counts (the row's latest); an
+ *   indexer, once it knows, corrects that (the pipeline re-checks every hash of the row).
+ *
+ * Errors: network failures of `broadcast` become `{ ok: false, kind: 'unreachable' }` (`rate-limited` for a
+ * 429 beyond the wait); the read methods throw the reader's `StacksApiUnavailable`, `ChainRateLimitedError`
+ * for a rate limit (the pipeline waits then), or a plain error. Whatever leaves the adapter (thrown errors,
+ * refusal reasons) is redacted of the API URL's secrets (`ChainEndpoint`: a key in the path, the query or
+ * `user:pass@`, sent as Basic authentication) and of the API key.
  */
+import { redactError, redactText, redactUrl, urlSecrets } from '@notary/platform/redact';
+import {
+  anchoredRootOfResult,
+  readAnchor,
+  StacksApiClient,
+  type StacksApiClock,
+  type StacksApiKind,
+  type StacksApiKindSetting,
+  StacksApiUnavailable,
+  type StacksTx,
+  StacksWrongKind,
+} from '@notary/verify/stacks-api';
 import {
   Cl,
   ClarityType,
-  cvToString,
   deserializeTransaction,
-  hexToCV,
   makeContractCall,
+  PayloadType,
   PostConditionMode,
   privateKeyToAddress,
-  serializeCV,
 } from '@stacks/transactions';
-import type {
-  AnchorChain,
-  BroadcastResult,
-  ChainNetworkInfo,
-  FeeParams,
-  SignedAnchorTx,
-  TxStatus,
+import {
+  type AnchorChain,
+  type BroadcastResult,
+  type ChainNetworkInfo,
+  ChainRateLimitedError,
+  type FeeParams,
+  type SignedAnchorTx,
+  type TxStatus,
 } from '../../ports/chains';
 import { ChainEndpoint } from './endpoint';
 
@@ -52,24 +80,29 @@ export interface StacksNotaryConfig {
   network: StacksNetworkName;
   /** Explorer prefix, e.g. `https://explorer.hiro.so/txid`: links are `<prefix>/0x<txid>?chain=<network>`. */
   explorerTxPrefix: string;
+  /** The endpoint's kind (`STACKS_API_KIND`); default `auto` (detected at the first read, or by `probe`). */
+  apiKind?: StacksApiKindSetting;
+  /** Sent as `x-api-key` (`STACKS_API_KEY`); never logged, redacted from every error. */
+  apiKey?: string;
+  /** Request budget, requests per minute (`STACKS_API_RPM`); unset: none (the devnets). */
+  apiRpm?: number;
+  /** Longest a read waits for the budget or a 429's `Retry-After` before it is rate-limited, ms. Default 10 s. */
+  maxWaitMs?: number;
   /** Fallback fee in µSTX when the node gives no estimate. Default 1000. */
   defaultFee?: bigint;
   /** Request timeout in ms. Default 10 s. */
   timeoutMs?: number;
+  /** Tests: the budget's clock and the fetch used. */
+  clock?: StacksApiClock;
+  fetch?: typeof fetch;
 }
 
-/** A node answered with an unexpected HTTP status. */
-export class StacksApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    what: string,
-  ) {
-    super(`Stacks API ${what}: HTTP ${status}: ${body.slice(0, 300)}`);
-  }
+/** The endpoint contradicts the configuration (kind, network): the service refuses to start on it. */
+export class StacksConfigError extends Error {
+  override name = 'StacksConfigError';
 }
 
-/** Chain ids (SIP-005 `chain_id`): mainnet 0x00000001, testnet and devnet 0x80000000. */
+/** Chain ids (SIP-005 `chain_id`), also `/v2/info` `network_id`: mainnet 0x00000001, testnet and devnet 0x80000000. */
 const CHAIN_IDS: Record<StacksNetworkName, number> = {
   mainnet: 0x00000001,
   testnet: 0x80000000,
@@ -77,30 +110,48 @@ const CHAIN_IDS: Record<StacksNetworkName, number> = {
 };
 /** Approximate serialized size of the anchor contract call (single-sig), for the per-byte fee estimate. */
 const ANCHOR_TX_BYTES = 260n;
+/** Transactions whose root and nonce are remembered for node-only status reads (the oldest forgotten first). */
+const MAX_REMEMBERED_TXS = 10_000;
 
-interface TxResponse {
-  tx_status?: string;
-  block_height?: number;
-  tx_result?: { hex?: string; repr?: string };
+/** What a node-only status read needs of a transaction this adapter signed or sent. */
+interface AnchorTxFacts {
+  /** `0x` + 64 hex. */
+  root: string;
+  nonce: bigint;
 }
 
-/** Stacks adapter of `AnchorChain` (see the module comment for the node routes it uses). */
+/** Stacks adapter of `AnchorChain` (see the module comment). */
 export class StacksNotaryChain implements AnchorChain {
   readonly kind = 'stacks' as const;
-  private readonly apiUrl: string;
+  readonly api: StacksApiClient;
   private readonly endpoint: ChainEndpoint;
+  private readonly secrets: string[];
   private readonly contractAddress: string;
   private readonly contractName: string;
+  private readonly remembered = new Map<string, AnchorTxFacts>();
   readonly senderAddress: string;
 
   constructor(private readonly config: StacksNotaryConfig) {
     this.endpoint = new ChainEndpoint(config.apiUrl);
-    this.apiUrl = this.endpoint.fetchUrl.replace(/\/+$/, '');
     const [address, name, ...rest] = config.contractId.split('.');
     if (!address || !name || rest.length > 0) throw new Error(`bad Stacks contract id: ${config.contractId}`);
     this.contractAddress = address;
     this.contractName = name;
     this.senderAddress = privateKeyToAddress(config.privateKey, config.network);
+    this.secrets = [...urlSecrets(config.apiUrl), ...(config.apiKey ? [config.apiKey] : [])];
+    this.api = new StacksApiClient({
+      url: this.endpoint.fetchUrl,
+      kind: config.apiKind ?? 'auto',
+      ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+      headers: this.endpoint.headers,
+      transport: {
+        fetch: config.fetch ?? globalThis.fetch.bind(globalThis),
+        timeoutMs: config.timeoutMs ?? 10_000,
+      },
+      ...(config.apiRpm ? { rpm: config.apiRpm } : {}),
+      maxWaitMs: config.maxWaitMs ?? 10_000,
+      ...(config.clock ? { clock: config.clock } : {}),
+    });
   }
 
   info(): ChainNetworkInfo {
@@ -118,32 +169,64 @@ export class StacksNotaryChain implements AnchorChain {
     return `${this.config.explorerTxPrefix}/0x${stripHex(txHash)}?chain=${this.config.network}`;
   }
 
-  chainNonce(): Promise<bigint> {
-    return this.endpoint.guard(() => this.nextNonce());
+  /**
+   * Checks the endpoint before anchoring: its kind (the configured one, or detected) and its network.
+   * Resolves with a line for the log (URL redacted).
+   * @throws StacksConfigError when the endpoint contradicts the configuration (another kind, v1 routes gone for
+   *   `hiro-v1`, another network), naming the URL without its secrets and what to set; the reader's
+   *   `StacksApiUnavailable` (or `ChainRateLimitedError`) when it cannot be read now.
+   */
+  probe(): Promise<string> {
+    return this.guard(async () => {
+      const setting = this.config.apiKind ?? 'auto';
+      let kind: StacksApiKind;
+      try {
+        kind = await this.api.probe();
+      } catch (e) {
+        throw this.configError(e, setting) ?? e;
+      }
+      const info = await this.api.info();
+      const expected = CHAIN_IDS[this.config.network];
+      if (info.networkId !== expected) {
+        throw new StacksConfigError(
+          `STACKS_NETWORK=${this.config.network} expects network_id ${hexId(expected)}, but ${this.shownUrl()} ` +
+            `answers ${hexId(info.networkId)} (${networkOf(info.networkId)}): set STACKS_NETWORK to the node's ` +
+            `network or STACKS_API_URL to a ${this.config.network} endpoint`,
+        );
+      }
+      const how = setting === 'auto' ? 'detected' : 'checked';
+      return `Stacks API ${this.shownUrl()}: ${describeKind(kind)} (${how}), network_id ${hexId(info.networkId)}, tip ${info.stacksTipHeight}`;
+    });
   }
 
-  private async nextNonce(): Promise<bigint> {
-    const res = await this.request('GET', `/extended/v1/address/${this.senderAddress}/nonces`);
-    if (res.status === 200) {
-      const body = JSON.parse(res.body) as { possible_next_nonce?: number };
-      if (typeof body.possible_next_nonce === 'number') return BigInt(body.possible_next_nonce);
-    }
-    const acc = await this.request('GET', `/v2/accounts/${this.senderAddress}?proof=0`);
-    if (acc.status !== 200) throw new StacksApiError(acc.status, acc.body, 'accounts');
-    const body = JSON.parse(acc.body) as { nonce?: number };
-    if (typeof body.nonce !== 'number') throw new StacksApiError(acc.status, acc.body, 'accounts (no nonce)');
-    return BigInt(body.nonce);
+  /** The endpoint's kind as the reads use it (detected once in `auto`). */
+  apiKind(): Promise<StacksApiKind> {
+    return this.guard(() => this.api.kind());
+  }
+
+  /**
+   * The next nonce: with an indexer the larger of its next nonce (mempool included) and the node's confirmed
+   * nonce (an indexer lagging behind its node must not hand out a used nonce); on a node its confirmed nonce.
+   */
+  chainNonce(): Promise<bigint> {
+    return this.guard(async () => {
+      const kind = await this.api.kind();
+      const confirmed = await this.api.accountNonce(this.senderAddress);
+      if (kind === 'node') return confirmed;
+      const indexed = await this.api.nextNonce(this.senderAddress);
+      return indexed > confirmed ? indexed : confirmed;
+    });
   }
 
   /** `/v2/fees/transfer` (µSTX per byte) × the call's size, never under `defaultFee` (1000 µSTX). */
   async suggestFees(): Promise<FeeParams> {
     const floor = this.config.defaultFee ?? 1000n;
     try {
-      const res = await this.request('GET', '/v2/fees/transfer');
-      const rate = res.status === 200 ? Number(JSON.parse(res.body)) : Number.NaN;
-      const fee = Number.isFinite(rate) && rate > 0 ? BigInt(Math.ceil(rate)) * ANCHOR_TX_BYTES : floor;
+      const rate = await this.api.feeRate();
+      const fee = rate > 0 ? BigInt(Math.ceil(rate)) * ANCHOR_TX_BYTES : floor;
       return { maxFee: fee > floor ? fee : floor, priorityFee: 0n };
-    } catch {
+    } catch (e) {
+      if (e instanceof StacksApiUnavailable && e.reason === 'rate-limited') throw this.rateLimited(e);
       return { maxFee: floor, priorityFee: 0n };
     }
   }
@@ -180,129 +263,245 @@ export class StacksNotaryChain implements AnchorChain {
       postConditions: [],
       validateWithAbi: false,
     });
+    this.remember(tx.txid(), { root: `0x${arg.value.toLowerCase()}`, nonce });
     return { txHash: `0x${tx.txid()}`, raw: tx.serializeBytes(), nonce, fee };
   }
 
   async broadcast(raw: Uint8Array): Promise<BroadcastResult> {
-    let res: { status: number; body: string };
+    const txid = this.rememberRaw(raw);
+    let answer: Awaited<ReturnType<StacksApiClient['broadcast']>>;
     try {
-      res = await this.request('POST', '/v2/transactions', raw);
-    } catch (err) {
-      return { ok: false, kind: 'unreachable', reason: this.endpoint.redact(errorText(err)) };
-    }
-    if (res.status === 200) return { ok: true };
-    if (res.status >= 500 || res.status === 429) {
-      const reason = this.endpoint.redact(`HTTP ${res.status}: ${res.body.slice(0, 300)}`);
+      answer = await this.api.broadcast(raw);
+    } catch (e) {
+      const reason = this.redact(e instanceof Error ? e.message : String(e));
+      if (e instanceof StacksApiUnavailable && e.reason === 'rate-limited') {
+        return { ok: false, kind: 'rate-limited', reason, retryAfterMs: e.retryAfterMs ?? 0 };
+      }
       return { ok: false, kind: 'unreachable', reason };
     }
-    const refusal = classifyRejection(res.body, stripHex(deserializeTxidSafe(raw)));
-    return refusal.ok ? refusal : { ...refusal, reason: this.endpoint.redact(refusal.reason) };
+    if (answer.accepted) return { ok: true };
+    const refusal = classifyRejection(answer.body, txid);
+    return refusal.ok ? refusal : { ...refusal, reason: this.redact(refusal.reason) };
   }
 
   getStatus(txHash: string): Promise<TxStatus> {
-    return this.endpoint.guard(() => this.status(txHash));
+    return this.guard(() => this.status(stripHex(txHash)));
   }
 
-  private async status(txHash: string): Promise<TxStatus> {
-    const txid = stripHex(txHash);
-    const res = await this.request('GET', `/extended/v1/tx/0x${txid}`);
-    if (res.status === 404) return { state: 'unknown' };
-    if (res.status !== 200) throw new StacksApiError(res.status, res.body, 'tx');
-    const tx = JSON.parse(res.body) as TxResponse;
-    switch (tx.tx_status) {
+  private async status(txid: string): Promise<TxStatus> {
+    const kind = await this.api.kind();
+    if (kind !== 'node') {
+      const tx = await this.api.transaction(txid);
+      if (tx) return this.fromIndexer(tx);
+    }
+    return this.fromNode(txid, kind === 'node');
+  }
+
+  /** The port's status from an indexer's answer (module comment). */
+  private async fromIndexer(tx: StacksTx): Promise<TxStatus> {
+    switch (tx.status) {
       case 'pending':
         return { state: 'pending' };
       case 'success': {
-        if (typeof tx.block_height !== 'number') return { state: 'pending' };
-        const tip = await this.tipHeight();
-        const anchoredRoot = await this.anchoredRootOf(tx);
+        if (!tx.canonical) return { state: 'unknown' };
+        if (tx.blockHeight === null) return { state: 'pending' };
+        const root =
+          (tx.resultHex ? anchoredRootOfResult(tx.resultHex) : null) ??
+          rootOfCall(tx) ??
+          this.rememberedRoot(tx);
+        if (!root) throw new Error(`Stacks tx ${tx.txid}: no anchored root in its result or arguments`);
+        const onChain = await readAnchor(this.api, this.config.contractId, root, this.senderAddress);
+        if (!onChain) throw new Error(`root ${root} has no record in ${this.config.contractId}`);
+        const tip = (await this.api.info()).stacksTipHeight;
         return {
           state: 'included',
-          blockNumber: BigInt(tx.block_height),
-          confirmations: Math.max(0, tip - tx.block_height + 1),
-          anchoredRoot,
+          blockNumber: BigInt(tx.blockHeight),
+          confirmations: Math.max(0, tip - tx.blockHeight + 1),
+          anchoredRoot: root,
         };
       }
-      case undefined:
+      case 'dropped_stale_garbage_collect':
         return { state: 'unknown' };
+      case 'dropped_replace_by_fee':
+      case 'dropped_replace_across_fork': {
+        if (tx.replacedBy && (await this.isOurReplacement(tx, tx.replacedBy))) return { state: 'pending' };
+        return {
+          state: 'failed',
+          reason: `${tx.status}: replaced by ${tx.replacedBy ?? 'an unnamed transaction'}, not one anchoring this root`,
+        };
+      }
       default:
-        // abort_by_response, abort_by_post_condition, dropped_replace_by_fee, dropped_stale_garbage_collect, ...
-        return { state: 'failed', reason: `${tx.tx_status}: ${tx.tx_result?.repr ?? ''}`.trim() };
+        // abort_by_response, abort_by_post_condition, problematic_skipped, dropped_too_expensive, dropped_problematic
+        return { state: 'failed', reason: `${tx.status}: ${tx.resultRepr ?? ''}`.trim() };
     }
   }
 
-  /**
-   * Reads `(get-anchor root)` for the root in the transaction's result `(ok (tuple ... (root 0x..)))` and returns
-   * it when the chain has it on record; throws when the contract has no record (the inclusion is not trusted).
-   */
-  private async anchoredRootOf(tx: TxResponse): Promise<string> {
-    const hex = tx.tx_result?.hex;
-    if (!hex) throw new Error('Stacks tx without tx_result.hex');
-    const result = hexToCV(hex);
-    if (result.type !== ClarityType.ResponseOk || result.value.type !== ClarityType.Tuple) {
-      throw new Error(`unexpected anchor result ${cvToString(result)}`);
+  /** A replacement sent by this signer calling `anchor` with the same root as `tx`. */
+  private async isOurReplacement(tx: StacksTx, replacement: string): Promise<boolean> {
+    const root = rootOfCall(tx) ?? this.rememberedRoot(tx);
+    if (!root) return false;
+    const other = await this.api.transaction(replacement);
+    return (
+      other !== null &&
+      other.sender === this.senderAddress &&
+      other.contractCall?.contractId === this.config.contractId &&
+      other.contractCall.functionName === 'anchor' &&
+      (rootOfCall(other) ?? this.rememberedRoot(other)) === root
+    );
+  }
+
+  /** The port's status from the node alone (module comment). */
+  private async fromNode(txid: string, nodeOnly: boolean): Promise<TxStatus> {
+    const facts = this.remembered.get(txid);
+    if (!facts) return { state: 'unknown' };
+    const confirmed = await this.api.accountNonce(this.senderAddress);
+    if (confirmed <= facts.nonce) return nodeOnly ? { state: 'pending' } : { state: 'unknown' };
+    const record = await readAnchor(this.api, this.config.contractId, facts.root, this.senderAddress);
+    if (!record) {
+      return {
+        state: 'failed',
+        reason: `nonce ${facts.nonce} was used and ${facts.root} has no record in ${this.config.contractId}: the transaction was dropped, replaced or aborted`,
+      };
     }
-    const root = result.value.value.root;
-    if (!root || root.type !== ClarityType.Buffer) throw new Error('anchor result without root');
-    const onChain = await this.getAnchor(root.value);
-    if (!onChain) throw new Error(`root 0x${root.value} has no record in ${this.config.contractId}`);
-    return `0x${root.value.toLowerCase()}`;
+    if (!nodeOnly) {
+      // The index has the block that recorded the root and does not know this transaction: another one (its
+      // replacement) recorded it. Only an index behind that block leaves the node's word to count meanwhile.
+      const indexed = (await this.api.hiroStatus()).tipHeight;
+      if (indexed !== null && indexed >= record.height) return { state: 'unknown' };
+    }
+    const tip = (await this.api.info()).stacksTipHeight;
+    return {
+      state: 'included',
+      blockNumber: BigInt(record.height),
+      confirmations: Math.max(0, tip - record.height + 1),
+      anchoredRoot: facts.root,
+    };
   }
 
   /** `get-anchor` read-only call; `undefined` when the root is not recorded. */
   readAnchor(rootHex: string): Promise<{ height: bigint; sender: string } | undefined> {
-    return this.endpoint.guard(() => this.getAnchor(rootHex));
-  }
-
-  private async getAnchor(rootHex: string): Promise<{ height: bigint; sender: string } | undefined> {
-    const path = `/v2/contracts/call-read/${this.contractAddress}/${this.contractName}/get-anchor`;
-    const res = await this.request(
-      'POST',
-      path,
-      JSON.stringify({
-        sender: this.senderAddress,
-        arguments: [`0x${serializeCV(Cl.bufferFromHex(stripHex(rootHex)))}`],
-      }),
-    );
-    if (res.status !== 200) throw new StacksApiError(res.status, res.body, 'call-read');
-    const body = JSON.parse(res.body) as { okay?: boolean; result?: string; cause?: string };
-    if (!body.okay || !body.result) throw new Error(`call-read get-anchor failed: ${body.cause ?? res.body}`);
-    const cv = hexToCV(body.result);
-    if (cv.type === ClarityType.OptionalNone) return undefined;
-    if (cv.type !== ClarityType.OptionalSome || cv.value.type !== ClarityType.Tuple) {
-      throw new Error(`unexpected get-anchor result ${cvToString(cv)}`);
-    }
-    const { height, sender } = cv.value.value;
-    if (height?.type !== ClarityType.UInt || sender?.type !== ClarityType.PrincipalStandard) {
-      throw new Error(`unexpected get-anchor result ${cvToString(cv)}`);
-    }
-    return { height: BigInt(height.value), sender: sender.value };
-  }
-
-  private async tipHeight(): Promise<number> {
-    const res = await this.request('GET', '/v2/info');
-    if (res.status !== 200) throw new StacksApiError(res.status, res.body, 'info');
-    const body = JSON.parse(res.body) as { stacks_tip_height?: number };
-    if (typeof body.stacks_tip_height !== 'number') throw new StacksApiError(res.status, res.body, 'info');
-    return body.stacks_tip_height;
-  }
-
-  private async request(
-    method: 'GET' | 'POST',
-    path: string,
-    body?: Uint8Array | string,
-  ): Promise<{ status: number; body: string }> {
-    const headers: Record<string, string> = { ...this.endpoint.headers };
-    if (body instanceof Uint8Array) headers['content-type'] = 'application/octet-stream';
-    else if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.apiUrl}${path}`, {
-      method,
-      headers,
-      body: body instanceof Uint8Array ? Buffer.from(body) : body,
-      signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
+    return this.guard(async () => {
+      const record = await readAnchor(this.api, this.config.contractId, rootHex, this.senderAddress);
+      return record ? { height: BigInt(record.height), sender: record.sender } : undefined;
     });
-    return { status: res.status, body: await res.text() };
   }
+
+  private remember(txid: string, facts: AnchorTxFacts): void {
+    this.remembered.delete(txid);
+    this.remembered.set(txid, facts);
+    if (this.remembered.size > MAX_REMEMBERED_TXS) {
+      const oldest = this.remembered.keys().next().value;
+      if (oldest !== undefined) this.remembered.delete(oldest);
+    }
+  }
+
+  /** Remembers a signed `anchor` call's root and nonce (bytes sent again after a restart); its txid or ''. */
+  private rememberRaw(raw: Uint8Array): string {
+    try {
+      const tx = deserializeTransaction(raw);
+      const payload = tx.payload;
+      const arg = payload.payloadType === PayloadType.ContractCall ? payload.functionArgs[0] : undefined;
+      if (arg?.type === ClarityType.Buffer) {
+        this.remember(tx.txid(), {
+          root: `0x${arg.value.toLowerCase()}`,
+          nonce: BigInt(tx.auth.spendingCondition.nonce),
+        });
+      }
+      return tx.txid();
+    } catch {
+      return '';
+    }
+  }
+
+  private rememberedRoot(tx: StacksTx): string | null {
+    return this.remembered.get(stripHex(tx.txid))?.root ?? null;
+  }
+
+  /** Why the endpoint contradicts the configuration, as a `StacksConfigError`; undefined for unavailability. */
+  private configError(e: unknown, setting: StacksApiKindSetting): StacksConfigError | undefined {
+    const url = this.shownUrl();
+    if (e instanceof StacksWrongKind) {
+      const found = e.found === 'none' ? 'neither a Hiro API nor a stacks-node' : `${describeKind(e.found)}`;
+      const advice =
+        e.found === 'none'
+          ? 'set STACKS_API_URL to a stacks-node (its RPC port) or a Hiro API'
+          : `set STACKS_API_KIND=${e.found} (or auto)`;
+      return new StacksConfigError(
+        `STACKS_API_KIND=${setting}, but ${url} is ${found} (${e.message}): ${advice}`,
+      );
+    }
+    if (e instanceof StacksApiUnavailable && e.reason === 'gone') {
+      return new StacksConfigError(
+        `STACKS_API_KIND=${setting}, but ${url} answers 410 Gone on its v1 routes (${e.message}): ` +
+          'set STACKS_API_KIND=hiro-v3 (or auto) for a Hiro API with v3 routes, or node to use only its /v2 routes',
+      );
+    }
+    return undefined;
+  }
+
+  private shownUrl(): string {
+    return redactUrl(this.config.apiUrl.replace(/\/+$/, ''));
+  }
+
+  private redact(text: string): string {
+    return redactText(this.endpoint.redact(text), this.secrets);
+  }
+
+  private rateLimited(e: StacksApiUnavailable): ChainRateLimitedError {
+    return new ChainRateLimitedError(
+      this.redact(`Stacks API ${this.shownUrl()}: ${e.message}`),
+      e.retryAfterMs ?? 0,
+    );
+  }
+
+  /**
+   * Runs `call`; a rate limit becomes `ChainRateLimitedError`, a configuration error stays one, anything else
+   * leaves redacted (`redactError`: the URL's secrets and the API key).
+   */
+  private async guard<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (e) {
+      if (e instanceof StacksApiUnavailable && e.reason === 'rate-limited') throw this.rateLimited(e);
+      if (e instanceof StacksConfigError) throw new StacksConfigError(this.redact(e.message));
+      if (e instanceof StacksApiUnavailable) {
+        throw new StacksApiUnavailable(e.reason, this.redact(`Stacks API ${this.shownUrl()}: ${e.message}`), {
+          ...(e.status === undefined ? {} : { status: e.status }),
+        });
+      }
+      throw redactError(e, this.secrets);
+    }
+  }
+}
+
+/** The root of an `anchor` call from its first argument (`(buff 32)` serialized), or null. */
+function rootOfCall(tx: StacksTx): string | null {
+  const arg = tx.contractCall?.functionName === 'anchor' ? tx.contractCall.args?.[0] : undefined;
+  if (!arg) return null;
+  const bytes = stripHex(arg);
+  // `(buff 32)`: type 0x02, length 0x00000020, then the 32 bytes.
+  return /^0200000020[0-9a-f]{64}$/.test(bytes) ? `0x${bytes.slice(10)}` : null;
+}
+
+function describeKind(kind: StacksApiKind): string {
+  switch (kind) {
+    case 'hiro-v3':
+      return 'a Hiro API with /extended/v3 routes (hiro-v3)';
+    case 'hiro-v1':
+      return 'a Hiro API with only the deprecated /extended/v1 routes (hiro-v1)';
+    default:
+      return 'a stacks-node without a Hiro API (node)';
+  }
+}
+
+function networkOf(id: number): string {
+  if (id === CHAIN_IDS.mainnet) return 'mainnet';
+  if (id === CHAIN_IDS.testnet) return 'testnet or a devnet';
+  return 'an unknown network';
+}
+
+function hexId(n: number): string {
+  return `0x${n.toString(16).padStart(8, '0')}`;
 }
 
 /**
@@ -332,22 +531,6 @@ export function classifyRejection(body: string, txid = ''): BroadcastResult {
   }
 }
 
-function deserializeTxidSafe(raw: Uint8Array): string {
-  try {
-    return deserializeTransaction(raw).txid();
-  } catch {
-    return '';
-  }
-}
-
 function stripHex(h: string): string {
   return h.toLowerCase().replace(/^0x/, '');
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
-    return cause?.code ? `${err.message}: ${cause.code}` : err.message;
-  }
-  return String(err);
 }
