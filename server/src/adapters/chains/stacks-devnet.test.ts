@@ -651,8 +651,15 @@ describe('Stacks devnet: held to the schemas (strict)', () => {
   });
 
   it('in its worker thread: the controls cross the thread, violations reach this thread', async () => {
-    const dev = await startStacksDevnetWorker({ blockTimeMs: 0, schemas: flagged });
+    // Started as the service starts it (no `schemas` option): the validator comes from the environment the test setup
+    // gives every test (STACKS_DEVNET_SCHEMAS), here pointed at the flagging one for this start only.
+    const saved = process.env.STACKS_DEVNET_SCHEMAS;
+    process.env.STACKS_DEVNET_SCHEMAS = flagged;
+    const dev = await startStacksDevnetWorker({ blockTimeMs: 0 }).finally(() => {
+      process.env.STACKS_DEVNET_SCHEMAS = saved;
+    });
     try {
+      await dev.controls.configure({ strict: true });
       const tip = await dev.controls.mine(2);
       expect((await http(`${dev.url}/v2/info`)).json.stacks_tip_height).toBe(tip);
       expect(await dev.controls.configure({ kind: 'node' })).toMatchObject({ kind: 'node', strict: true });

@@ -594,7 +594,8 @@ export async function startStacksDevnet(options: StacksDevnetOptions = {}): Prom
       }
       case 'unconfirmed': {
         const id = parts[3] ?? '';
-        if (!/^[0-9a-f]{64}$/.test(id)) return text(400, 'Failed to decode: Failed to parse txid');
+        // The node's route pattern is `[0-9a-f]{64}` (gettransaction_unconfirmed.rs): anything else has no route.
+        if (!/^[0-9a-f]{64}$/.test(id)) return text(404, `No such API endpoint 'GET ${url.pathname}'`);
         const rec = txs.get(id);
         // stacks-core's mempool database keeps mined transactions until they age out; replaced ones are gone.
         const inMempool =
