@@ -4,6 +4,7 @@
  *   notary-verify <file> (--certificate cert.pdf | --receipt receipt.json) [--evm-rpc URL]...
  *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--trust icp-brasil] [--at RFC3339]
  *     [--online] [--confirmations N] [--json]
+ *   notary-verify --dir folder/ [--csv FILE] [the same options]   (batch.ts, batch-dir.ts)
  *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts)
  *   notary-verify <capture.wacz> [--trust-ca ca.pem] [--tsa-ca ca.pem] [--trust icp-brasil] [--json] (wacz-cli.ts)
  *
@@ -14,6 +15,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { runDirBatch } from './batch-dir.ts';
 import { pemCertificates } from './bytes.ts';
 import { formatReport } from './format.ts';
 import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
@@ -21,6 +23,7 @@ import { EXIT_CODES, type ExitCode } from './report.ts';
 import { verify } from './verify.ts';
 
 export const USAGE = `Usage: notary-verify <file> (--certificate cert.pdf | --receipt receipt.json) [options]
+       notary-verify --dir FOLDER [--csv FILE] [options]
 
 Checks a notarized file against its receipt (or the receipt attached to its certificate), in order:
   1 the file's SHA-256          4 the Stacks anchor (Stacks API call-read get-anchor, transaction)
@@ -43,6 +46,10 @@ Options:
   --online             check 6 may fetch revocation data the certificate lacks from its certificates'
                        OCSP and CRL URLs (without it, check 6 makes no request)
   --confirmations N    blocks required on each chain, the inclusion block counting as 1 (default 1)
+  --dir FOLDER         check every file of FOLDER beside its proof: <name>.certificate.pdf or
+                       <name>.receipt.json, or a certificate alone (a stamped PDF holds its original;
+                       another names its file); a summary, and a CSV row per file
+  --csv FILE           where --dir writes its CSV (default notary-verify.csv here; - for stdout)
   --json               print the report as JSON
   --quiet              print only failed evidence
   -h, --help           this text
@@ -95,12 +102,20 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
     stderr: `${message}\n\n${USAGE}`,
   });
   const [file, ...extra] = positionals;
-  if (!file || extra.length > 0) return usage('give exactly one file to verify');
-  // A web capture's archive given alone is checked as a signed WACZ.
-  if (!values.certificate && !values.receipt && /\.wacz$/i.test(file)) {
+  const dir = values.dir;
+  if (dir !== undefined) {
+    if (file || values.certificate || values.receipt)
+      return usage('--dir: give no file, --certificate or --receipt');
+  } else if (values.csv !== undefined) {
+    return usage('--csv goes with --dir');
+  } else if (!file || extra.length > 0) {
+    return usage('give exactly one file to verify');
+  } else if (!values.certificate && !values.receipt && /\.wacz$/i.test(file)) {
+    // A web capture's archive given alone is checked as a signed WACZ.
     return (await import('./wacz-cli.ts')).runWaczCli(file, values);
+  } else if (!values.certificate === !values.receipt) {
+    return usage('give either --certificate or --receipt');
   }
-  if (!values.certificate === !values.receipt) return usage('give either --certificate or --receipt');
   const confirmations = values.confirmations === undefined ? 1 : Number(values.confirmations);
   if (!Number.isInteger(confirmations) || confirmations < 1)
     return usage('--confirmations: a whole number >= 1');
@@ -119,10 +134,7 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
       ...(values['tsa-ca'] ? pemCertificates(await readText(values['tsa-ca'])) : []),
       ...shipped,
     ];
-    const report = await verify({
-      file: await read(file),
-      ...(values.receipt ? { receipt: new TextDecoder().decode(await read(values.receipt)) } : {}),
-      ...(values.certificate ? { certificate: await read(values.certificate) } : {}),
+    const common = {
       evmRpcUrls: values['evm-rpc'] ?? [],
       stacksApiUrls: values['stacks-api'] ?? [],
       ...(tsaCa.length > 0 ? { tsaCa } : {}),
@@ -131,6 +143,14 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
       ...(at ? { at } : {}),
       online: values.online === true,
       ...(options.fetch ? { fetch: options.fetch } : {}),
+    };
+    if (dir !== undefined)
+      return await runDirBatch(dir, common, { csv: values.csv, json: values.json === true });
+    const report = await verify({
+      ...common,
+      file: await read(file ?? ''),
+      ...(values.receipt ? { receipt: new TextDecoder().decode(await read(values.receipt)) } : {}),
+      ...(values.certificate ? { certificate: await read(values.certificate) } : {}),
     });
     const stdout = values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, !values.quiet);
     return { code: report.exitCode, stdout, stderr: '' };
@@ -157,6 +177,8 @@ function parse(argv: string[]) {
       online: { type: 'boolean' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
+      dir: { type: 'string' },
+      csv: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
