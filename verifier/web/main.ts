@@ -356,8 +356,12 @@ function renderStatus(): void {
 
 /** Why `value` cannot be a chain endpoint (as the desktop client's verify screen rules), or null. */
 function endpointProblem(value: string): 'not-url' | 'scheme' | 'credentials' | 'insecure' | null {
-  if (!URL.canParse(value)) return 'not-url';
-  const url = new URL(value);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'not-url';
+  }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'scheme';
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
     return 'credentials';
