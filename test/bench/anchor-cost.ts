@@ -12,12 +12,13 @@
  *   data fee on) and its calldata size. A batch is one transaction whatever its size: only the 32-byte root is
  *   sent, so the gas differs only by the root's zero bytes (4 gas instead of 16 per calldata byte).
  *
- * Stacks (the Clarity VM devnet, manual mining, behind a loopback proxy that counts requests per route):
+ * Stacks (the Clarity VM devnet, manual mining, its own record of the requests it answered):
  * - one `anchor` contract call signed by `StacksNotaryChain.signAnchor`: serialized size in bytes (the fee is
  *   µSTX per byte: stacks-core's minimum relay rate is 1 µSTX/byte), and the fee the adapter offers
  *   (`suggestFees` against the devnet's `/v2/fees/transfer`, which answers stacks-core's minimum rate);
- * - the requests each step of one anchor makes (nonce, fee, broadcast, a poll while pending, a poll at 1
- *   confirmation, a poll at 3), so the request budget of an anchor in flight can be worked out;
+ * - the requests each step of one anchor makes (the start-up check, nonce, fee, broadcast, a poll while
+ *   pending, a poll at 1 confirmation, a poll at 3), against a Hiro API (detected) and a bare stacks-node
+ *   (`STACKS_API_KIND=node`), so the request budget of an anchor in flight can be worked out;
  * - the one-time deployment of `server/contracts/notary.clar` (`makeContractDeploy`, Clarity 3, signed offline
  *   with the same key, never sent): serialized size in bytes.
  *
@@ -25,14 +26,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { EvmEasChain } from '@notary/server/adapters/chains/evm-eas';
 import { startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
 import { StacksNotaryChain } from '@notary/server/adapters/chains/stacks';
 import { NOTARY_CONTRACT_PATH, startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
 import { buildMerkleTree } from '@notary/server/domain/anchoring/merkle';
-import { ClarityVersion, makeContractDeploy, PostConditionMode } from '@stacks/transactions';
+import {
+  ClarityVersion,
+  makeContractDeploy,
+  PostConditionMode,
+  randomPrivateKey,
+} from '@stacks/transactions';
 import { getBytes, Transaction } from 'ethers';
 
 const BATCH_SIZES = [1, 1000, 10_000];
@@ -56,6 +60,15 @@ export interface StacksStep {
   requests: Record<string, number>;
 }
 
+/** One kind of Stacks endpoint: the anchor signed there and the requests of each step. */
+export interface StacksMode {
+  label: string;
+  anchorTxBytes: number;
+  /** The fee the adapter offered (µSTX). */
+  feeMicroStx: number;
+  steps: StacksStep[];
+}
+
 export interface AnchorCostResults {
   evm: { schemaRegistrationGas: number; anchors: EvmAnchorCost[] };
   stacks: {
@@ -64,7 +77,7 @@ export interface AnchorCostResults {
     adapterFeeMicroStx: number;
     deployTxBytes: number;
     contractSourceBytes: number;
-    steps: StacksStep[];
+    modes: StacksMode[];
   };
 }
 
@@ -116,66 +129,49 @@ async function evmCosts(deps: Deps): Promise<AnchorCostResults['evm']> {
   return { schemaRegistrationGas: Number(schemaReceipt.gasUsed), anchors };
 }
 
-/** A loopback HTTP proxy to `target` counting requests by route (see `StacksStep.requests`). */
-async function countingProxy(
-  target: string,
-): Promise<{ url: string; take(): Record<string, number>; stop(): Promise<void> }> {
-  let counts: Record<string, number> = {};
-  const server = http.createServer((req, res) => {
-    const route = `${req.method} ${(req.url ?? '/')
-      .replace(/\?.*$/, '')
-      .replace(/0x[0-9a-f]{64}/gi, '<txid>')
-      .replace(/\/[0-9a-f]{64}(?=\/|$)/gi, '/<txid>')
-      .replace(/S[TPMN][0-9A-Z]{28,40}(\.[a-zA-Z][a-zA-Z0-9-]*)?/g, (_, name?: string) =>
-        name ? '<contract>' : '<address>',
-      )}`;
-    counts[route] = (counts[route] ?? 0) + 1;
-    const upstream = http.request(
-      `${target}${req.url ?? '/'}`,
-      { method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', (err) => {
-      res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end(String(err));
-    });
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    take: () => {
-      const out = counts;
-      counts = {};
-      return out;
-    },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+/** `METHOD path` with txids, addresses and the query left out, so that requests of one kind count together. */
+function route(method: string, path: string): string {
+  const bare = path
+    .replace(/\?.*$/, '')
+    .replace(/0x[0-9a-f]{64}/gi, '<txid>')
+    .replace(/\/[0-9a-f]{64}(?=\/|$)/gi, '/<txid>')
+    .replace(/S[TPMN][0-9A-Z]{28,40}/g, '<address>');
+  return `${method} ${bare}`;
 }
 
-async function stacksCosts(deps: Deps): Promise<AnchorCostResults['stacks']> {
-  const net = await startStacksDevnet({ blockTimeMs: 0 });
-  deps.addCleanup('stacks devnet', () => net.stop());
-  const proxy = await countingProxy(net.url);
-  deps.addCleanup('counting proxy', () => proxy.stop());
+/** Where the Stacks adapter is pointed: the kind of endpoint the devnet plays and `STACKS_API_KIND`. */
+const STACKS_MODES: { label: string; kind: 'hiro' | 'node'; apiKind: 'auto' | 'node' }[] = [
+  { label: 'Hiro API (STACKS_API_KIND=auto, detected: hiro-v3)', kind: 'hiro', apiKind: 'auto' },
+  { label: 'bare stacks-node (STACKS_API_KIND=node)', kind: 'node', apiKind: 'node' },
+];
+
+/** The requests each step of one anchor makes against one kind of endpoint (see the file's comment). */
+async function stacksRequests(mode: (typeof STACKS_MODES)[number], deps: Deps): Promise<StacksMode> {
+  const net = await startStacksDevnet({ blockTimeMs: 0, switches: { kind: mode.kind } });
+  deps.addCleanup(`stacks devnet (${mode.kind})`, () => net.stop());
   const stx = new StacksNotaryChain({
-    apiUrl: proxy.url,
+    apiUrl: net.url,
     privateKey: net.senderKey,
     contractId: net.contractId,
     network: 'devnet',
     explorerTxPrefix: '',
+    apiKind: mode.apiKind,
   });
+  let seen = net.requests().length;
   const steps: StacksStep[] = [];
-  const step = (name: string) => steps.push({ step: name, requests: proxy.take() });
+  const step = (name: string) => {
+    const all = net.requests();
+    const requests: Record<string, number> = {};
+    for (const r of all.slice(seen)) {
+      const key = route(r.method, r.path);
+      requests[key] = (requests[key] ?? 0) + 1;
+    }
+    seen = all.length;
+    steps.push({ step: name, requests });
+  };
 
+  await stx.probe();
+  step('start-up check (kind and network)');
   const nonce = await stx.chainNonce();
   step('next nonce');
   const fee = await stx.suggestFees();
@@ -199,6 +195,15 @@ async function stacksCosts(deps: Deps): Promise<AnchorCostResults['stacks']> {
     throw new Error(`expected included at 3 confirmations, got ${JSON.stringify(third)}`);
   }
   step('poll at 3 confirmations');
+  await net.stop();
+  return { label: mode.label, anchorTxBytes: signed.raw.length, feeMicroStx: Number(fee.maxFee), steps };
+}
+
+async function stacksCosts(deps: Deps): Promise<AnchorCostResults['stacks']> {
+  const modes: StacksMode[] = [];
+  for (const mode of STACKS_MODES) modes.push(await stacksRequests(mode, deps));
+  const first = modes[0];
+  if (!first) throw new Error('no Stacks mode measured');
 
   // The one-time deployment, signed offline exactly as docs/anchoring.md shows (never sent).
   const source = await readFile(NOTARY_CONTRACT_PATH, 'utf8');
@@ -206,21 +211,18 @@ async function stacksCosts(deps: Deps): Promise<AnchorCostResults['stacks']> {
     contractName: 'notary',
     codeBody: source,
     clarityVersion: ClarityVersion.Clarity3,
-    senderKey: net.senderKey,
+    senderKey: randomPrivateKey(),
     network: 'testnet',
     nonce: 0n,
     fee: 0n,
     postConditionMode: PostConditionMode.Deny,
   });
-
-  await proxy.stop();
-  await net.stop();
   return {
-    anchorTxBytes: signed.raw.length,
-    adapterFeeMicroStx: Number(fee.maxFee),
+    anchorTxBytes: first.anchorTxBytes,
+    adapterFeeMicroStx: first.feeMicroStx,
     deployTxBytes: deploy.serializeBytes().length,
     contractSourceBytes: Buffer.byteLength(source),
-    steps,
+    modes,
   };
 }
 
@@ -228,7 +230,7 @@ async function stacksCosts(deps: Deps): Promise<AnchorCostResults['stacks']> {
 export async function benchAnchorCost(deps: Deps): Promise<AnchorCostResults> {
   console.log('[bench] anchor-cost: EVM on the Hardhat devnet (EAS 1.9.0)');
   const evm = await evmCosts(deps);
-  console.log('[bench] anchor-cost: Stacks on the Clarity VM devnet, behind a counting proxy');
+  console.log('[bench] anchor-cost: Stacks on the Clarity VM devnet (as a Hiro API, then as a bare node)');
   const stacks = await stacksCosts(deps);
   return { evm, stacks };
 }
@@ -261,16 +263,18 @@ export function reportAnchorCost(r: AnchorCostResults): string {
     `| notary.clar deployment (once; ${s.contractSourceBytes}-byte source) | ${s.deployTxBytes} | ${stx(s.deployTxBytes)} |`,
     '',
     `Fee the Stacks adapter offers when the node answers the minimum rate (1 µSTX/byte): ${s.adapterFeeMicroStx} µSTX.`,
-    '',
-    '| Stacks step of one anchor | requests |',
-    '| --- | --- |',
-    ...s.steps.map(
-      (st) =>
-        `| ${st.step} | ${
-          Object.entries(st.requests)
-            .map(([route, n]) => `${n} × \`${route}\``)
-            .join(', ') || 'none'
-        } |`,
-    ),
+    ...s.modes.flatMap((m) => [
+      '',
+      `| Stacks step of one anchor, ${m.label} | requests |`,
+      '| --- | --- |',
+      ...m.steps.map(
+        (st) =>
+          `| ${st.step} | ${
+            Object.entries(st.requests)
+              .map(([r, n]) => `${n} × \`${r}\``)
+              .join(', ') || 'none'
+          } |`,
+      ),
+    ]),
   ].join('\n');
 }
