@@ -8,7 +8,13 @@ import {
   INTERFACE_REFRESH_MS,
   parseAllowHosts,
 } from './address-policy';
-import { CaptureProxy, NOT_PUBLIC_REASON, type RefusedDestination, type Resolver } from './proxy';
+import {
+  CaptureProxy,
+  DNS_MAX_ANSWERS,
+  NOT_PUBLIC_REASON,
+  type RefusedDestination,
+  type Resolver,
+} from './proxy';
 
 /** A loopback origin that counts the TCP connections it accepted and answers every request `hello`. */
 async function startOrigin() {
@@ -123,12 +129,17 @@ describe('capture proxy: refusals without the resolved address, this machine ref
     );
     expect(await connectVia(url, 'internal.test:443')).toBe(403);
     expect(proxy.blocked).toEqual([
-      { url: 'https://internal.test:443', ip: null, reason: NOT_PUBLIC_REASON },
+      { url: 'https://internal.test:443', ip: null, reason: NOT_PUBLIC_REASON, rule: 'private-range' },
+    ]);
+    // The name answer is listed, its addresses are not.
+    expect(proxy.dns).toEqual([
+      { host: 'internal.test', outcome: 'refused', addresses: [], connected: [], at: expect.any(String) },
     ]);
     const clientFacing = JSON.stringify({
       blocked: proxy.blocked,
       failed: proxy.failed,
       servers: proxy.servers,
+      dns: proxy.dns,
     });
     expect(clientFacing).not.toContain('10.20.30.40');
     expect(clientFacing).not.toContain('93.184.215.14');
@@ -150,7 +161,9 @@ describe('capture proxy: refusals without the resolved address, this machine ref
     const res = await viaProxy(url, target);
     expect(res).toHaveProperty('error');
     expect(origin.connections()).toBe(0);
-    expect(proxy.blocked).toEqual([{ url: target, ip: null, reason: NOT_PUBLIC_REASON }]);
+    expect(proxy.blocked).toEqual([
+      { url: target, ip: null, reason: NOT_PUBLIC_REASON, rule: 'private-range' },
+    ]);
     expect(refusals.map((r) => r.address)).toEqual(['127.0.0.1']);
     expect(refusals[0]?.reason).toBe('an address of this machine');
   });
@@ -160,11 +173,33 @@ describe('capture proxy: refusals without the resolved address, this machine ref
     const target = `http://127.0.0.1:${origin.port}/x`;
     expect(await viaProxy(url, target)).toHaveProperty('error');
     expect(await connectVia(url, '[::ffff:a00:1]:443')).toBe(403);
+    // A metadata address written in the URL is named as such (the IPv4-mapped spelling too).
+    expect(await viaProxy(url, 'http://169.254.169.254/latest/meta-data/')).toHaveProperty('error');
+    expect(await connectVia(url, '[::ffff:a9fe:a9fe]:80')).toBe(403);
     expect(proxy.blocked).toEqual([
-      { url: target, ip: '127.0.0.1', reason: NOT_PUBLIC_REASON },
-      { url: 'https://[::ffff:a00:1]:443', ip: '::ffff:a00:1', reason: NOT_PUBLIC_REASON },
+      { url: target, ip: '127.0.0.1', reason: NOT_PUBLIC_REASON, rule: 'private-range' },
+      {
+        url: 'https://[::ffff:a00:1]:443',
+        ip: '::ffff:a00:1',
+        reason: NOT_PUBLIC_REASON,
+        rule: 'private-range',
+      },
+      {
+        url: 'http://169.254.169.254/latest/meta-data/',
+        ip: '169.254.169.254',
+        reason: NOT_PUBLIC_REASON,
+        rule: 'metadata-address',
+      },
+      {
+        url: 'tcp://[::ffff:a9fe:a9fe]:80',
+        ip: '::ffff:a9fe:a9fe',
+        reason: NOT_PUBLIC_REASON,
+        rule: 'metadata-address',
+      },
     ]);
     expect(origin.connections()).toBe(0);
+    // Addresses are not names: nothing was resolved.
+    expect(proxy.dns).toEqual([]);
   });
 
   it("this machine's own addresses are refused inside an allowed range; a host entry naming them opens them", async () => {
@@ -195,7 +230,14 @@ describe('capture proxy: refusals without the resolved address, this machine ref
     now += INTERFACE_REFRESH_MS;
     expect(await viaProxy(url, target)).toHaveProperty('error');
     expect(origin.connections()).toBe(before + 1);
-    expect(proxy.blocked).toEqual([{ url: target, ip: null, reason: NOT_PUBLIC_REASON }]);
+    expect(proxy.blocked).toEqual([
+      { url: target, ip: null, reason: NOT_PUBLIC_REASON, rule: 'private-range' },
+    ]);
+    // The same name answered the same twice: one answer connected to, then the same answer refused.
+    expect(proxy.dns.map((d) => [d.host, d.outcome, d.addresses, d.connected])).toEqual([
+      ['site.test', 'resolved', ['127.0.0.1'], ['127.0.0.1']],
+      ['site.test', 'refused', [], []],
+    ]);
   });
 
   it('failed connections carry the error code, never the address connected to', async () => {
@@ -208,5 +250,50 @@ describe('capture proxy: refusals without the resolved address, this machine ref
       { host: 'unknown.test', port: 443, stage: 'dns', reason: 'ENOTFOUND' },
     ]);
     expect(proxy.blocked).toEqual([]);
+    // An allowed name is listed with what it resolved to, though nothing answered there; a name that did not
+    // resolve, with the resolver's code.
+    expect(proxy.dns).toEqual([
+      {
+        host: 'gone.test',
+        outcome: 'resolved',
+        addresses: ['127.0.0.1'],
+        connected: [],
+        at: expect.any(String),
+      },
+      {
+        host: 'unknown.test',
+        outcome: 'failed',
+        addresses: [],
+        connected: [],
+        error: 'ENOTFOUND',
+        at: expect.any(String),
+      },
+    ]);
+  });
+
+  it('name answers: one per distinct answer, with the address connected to', async () => {
+    let answer = ['127.0.0.1'];
+    const { proxy, url } = await proxyWith('site.test', async () => answer);
+    const target = `http://site.test:${origin.port}/x`;
+    expect(await viaProxy(url, target)).toEqual({ status: 200, body: 'hello' });
+    expect(await viaProxy(url, target)).toEqual({ status: 200, body: 'hello' });
+    answer = ['127.0.0.1', '::1'];
+    expect(await viaProxy(url, target)).toEqual({ status: 200, body: 'hello' });
+    expect(proxy.dns.map((d) => [d.host, d.outcome, d.addresses, d.connected])).toEqual([
+      ['site.test', 'resolved', ['127.0.0.1'], ['127.0.0.1']],
+      ['site.test', 'resolved', ['127.0.0.1', '::1'], ['127.0.0.1']],
+    ]);
+  });
+
+  it(`past ${DNS_MAX_ANSWERS} answers the rest are counted, not kept`, async () => {
+    const { proxy, url } = await proxyWith('', async () => {
+      throw Object.assign(new Error('no'), { code: 'ENOTFOUND' });
+    });
+    const names = Array.from({ length: DNS_MAX_ANSWERS + 7 }, (_, i) => `h${i}.test:443`);
+    for (let i = 0; i < names.length; i += 50) {
+      await Promise.all(names.slice(i, i + 50).map((n) => connectVia(url, n)));
+    }
+    expect(proxy.dns).toHaveLength(DNS_MAX_ANSWERS);
+    expect(proxy.dnsOmitted).toBe(7);
   });
 });

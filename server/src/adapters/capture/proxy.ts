@@ -3,8 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { BlockedRequest, ServerContact } from '../../ports/capture';
-import type { AddressPolicy, AddressRefusal } from './address-policy';
+import type { BlockedRequest, DnsAnswer, ServerContact } from '../../ports/capture';
+import { type AddressPolicy, type AddressRefusal, unmapIpv4 } from './address-policy';
 
 /** Resolves a host name to its addresses (IPv4 and IPv6), as `dns.lookup` with `all: true` does. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -16,6 +16,15 @@ const systemResolver: Resolver = async (host) =>
 const LOOKUP_TIMEOUT_MS = 10_000;
 /** Longest a TCP connect may take (a black-holed address would otherwise hold the browser's request). */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** Distinct name answers kept in `dns` (a page naming thousands of hosts is counted past it, in `dnsOmitted`). */
+export const DNS_MAX_ANSWERS = 500;
+/** Addresses kept per answer. */
+export const DNS_MAX_ADDRESSES = 32;
+/**
+ * Cloud metadata services' addresses (AWS, GCP, Azure, OpenStack: 169.254.169.254; AWS over IPv6:
+ * fd00:ec2::254; Alibaba: 100.100.100.200): a URL naming one is refused under the rule `metadata-address`.
+ */
+const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']);
 
 /** Hop-by-hop headers (RFC 9110 section 7.6.1) and the proxy's own: never forwarded to the origin. */
 const HOP_BY_HOP = new Set([
@@ -83,7 +92,7 @@ export interface CaptureProxyOptions {
  * differently: DNS rebinding). A refused connection is cut without an answer of the origin's (a refused plain
  * HTTP request gets its socket closed, so no forged response lands in the archive; a refused CONNECT gets 403)
  * and listed in `blocked` without the address a name resolved to (`NOT_PUBLIC_REASON`), which goes to
- * `onRefusal` only. Every address connected to is listed in `servers`. Past `maxBytes` received from
+ * `onRefusal` only. Every address connected to is listed in `servers`, every answer of the resolver in `dns`. Past `maxBytes` received from
  * origins, every connection is cut (the archive's bound) and `overLimit` is set.
  * One proxy serves one capture, on 127.0.0.1 and a free port.
  */
@@ -91,6 +100,13 @@ export class CaptureProxy {
   readonly servers: ServerContact[] = [];
   readonly blocked: BlockedRequest[] = [];
   readonly failed: FailedConnection[] = [];
+  /**
+   * Each distinct answer of the proxy's name resolution, in order, up to `DNS_MAX_ANSWERS` (see `DnsAnswer`:
+   * the addresses of a refused name are not listed); IP literals are not resolved and not listed.
+   */
+  readonly dns: DnsAnswer[] = [];
+  /** Answers past `DNS_MAX_ANSWERS`, counted. */
+  dnsOmitted = 0;
   /** Bytes received from origins so far. */
   bytesIn = 0;
   overLimit = false;
@@ -153,15 +169,17 @@ export class CaptureProxy {
   }
 
   /**
-   * Resolves and checks `host:port`; returns the address to connect to, or undefined after recording why not
-   * (`blocked` and `onRefusal` for a refused address, `failed` for a name that does not resolve). `blocked`
-   * names the refused address only when the URL itself was that address (it tells the client nothing new).
+   * Resolves and checks `host:port`; returns the address to connect to (with the answer it came from), or
+   * undefined after recording why not (`blocked` and `onRefusal` for a refused address, `failed` for a name
+   * that does not resolve). `blocked` names the refused address only when the URL itself was that address (it
+   * tells the client nothing new). Every answer for a name goes to `dns`.
    */
-  private async pick(host: string, port: number, url: string): Promise<string | undefined> {
+  private async pick(host: string, port: number, url: string): Promise<Picked | undefined> {
     const name = stripBrackets(host).toLowerCase();
     const hostAllowed = this.policy.allowsHost(name, port);
+    const literal = isIP(name) !== 0;
     let addresses: string[];
-    if (isIP(name)) addresses = [name];
+    if (literal) addresses = [name];
     else {
       try {
         addresses = await withTimeout(
@@ -171,29 +189,77 @@ export class CaptureProxy {
         );
       } catch (e) {
         this.failed.push({ host: name, port, stage: 'dns', reason: errorText(e) });
+        this.answer(name, 'failed', [], errorText(e));
         return undefined;
       }
     }
     if (addresses.length === 0) {
       this.failed.push({ host: name, port, stage: 'dns', reason: 'no address' });
+      if (!literal) this.answer(name, 'failed', [], 'no address');
       return undefined;
     }
     // Every address must pass: a name with one public and one private address is refused whole.
     for (const address of addresses) {
       const refusal = this.policy.refusal(address, hostAllowed);
       if (refusal) {
-        this.blocked.push({ url, ip: isIP(name) ? name : null, reason: NOT_PUBLIC_REASON });
+        const metadata = literal && METADATA_ADDRESSES.has(unmapIpv4(name));
+        this.blocked.push({
+          url,
+          ip: literal ? name : null,
+          reason: NOT_PUBLIC_REASON,
+          rule: metadata ? 'metadata-address' : 'private-range',
+        });
         this.options.onRefusal?.({ url, host: name, port, addresses, address, reason: refusal });
+        if (!literal) this.answer(name, 'refused', []);
         return undefined;
       }
     }
-    return addresses[0];
+    const ip = addresses[0];
+    if (ip === undefined) return undefined;
+    return { ip, answer: literal ? undefined : this.answer(name, 'resolved', addresses) };
   }
 
-  private contact(host: string, port: number, ip: string): void {
+  /**
+   * Records an answer of the resolver (`dns`), once per distinct host, outcome and address list; returns the
+   * entry kept, undefined past `DNS_MAX_ANSWERS` (then counted in `dnsOmitted`).
+   */
+  private answer(
+    host: string,
+    outcome: DnsAnswer['outcome'],
+    addresses: string[],
+    error?: string,
+  ): DnsAnswer | undefined {
+    const kept = addresses.slice(0, DNS_MAX_ADDRESSES);
+    const same = this.dns.find(
+      (a) =>
+        a.host === host &&
+        a.outcome === outcome &&
+        a.addresses.length === kept.length &&
+        a.addresses.every((x, i) => x === kept[i]),
+    );
+    if (same) return same;
+    if (this.dns.length >= DNS_MAX_ANSWERS) {
+      this.dnsOmitted++;
+      return undefined;
+    }
+    const entry: DnsAnswer = {
+      host,
+      outcome,
+      addresses: kept,
+      connected: [],
+      ...(error ? { error } : {}),
+      at: new Date().toISOString(),
+    };
+    this.dns.push(entry);
+    return entry;
+  }
+
+  private contact(host: string, port: number, picked: Picked): void {
     const h = stripBrackets(host).toLowerCase();
+    const { ip } = picked;
     if (!this.servers.some((s) => s.host === h && s.port === port && s.ip === ip))
       this.servers.push({ host: h, port, ip });
+    if (picked.answer && !picked.answer.connected.includes(ip)) picked.answer.connected.push(ip);
   }
 
   /** A plain HTTP request in absolute form (`GET http://host/path`): forwarded to the checked address. */
@@ -210,16 +276,22 @@ export class CaptureProxy {
       return;
     }
     if (target.protocol !== 'http:') {
-      this.blocked.push({ url: target.href, ip: null, reason: `scheme not allowed: ${target.protocol}` });
+      this.blocked.push({
+        url: target.href,
+        ip: null,
+        reason: `scheme not allowed: ${target.protocol}`,
+        rule: 'scheme',
+      });
       res.destroy();
       return;
     }
     const port = Number(target.port || 80);
-    const ip = await this.pick(target.hostname, port, target.href);
-    if (!ip) {
+    const picked = await this.pick(target.hostname, port, target.href);
+    if (!picked) {
       res.destroy();
       return;
     }
+    const { ip } = picked;
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
@@ -237,7 +309,9 @@ export class CaptureProxy {
     cancel = () => upstream.destroy();
     upstream.once('socket', (s) => {
       this.track(s);
-      s.once('connect', () => this.contact(target.hostname, port, ip));
+      // A kept-alive connection to the same address is already open: it counts for this answer too.
+      if (s.connecting) s.once('connect', () => this.contact(target.hostname, port, picked));
+      else this.contact(target.hostname, port, picked);
     });
     upstream.once('timeout', () => upstream.destroy(new Error('connect timed out')));
     upstream.on('error', (e) => {
@@ -274,11 +348,12 @@ export class CaptureProxy {
     }
     const host = m[1];
     const port = Number(m[2]);
-    const ip = await this.pick(host, port, `${port === 443 ? 'https' : 'tcp'}://${authority}`);
-    if (!ip) {
+    const picked = await this.pick(host, port, `${port === 443 ? 'https' : 'tcp'}://${authority}`);
+    if (!picked) {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
       return;
     }
+    const { ip } = picked;
     if (socket.destroyed) return;
     const upstream = tcpConnect({ host: ip, port, timeout: CONNECT_TIMEOUT_MS });
     upstreamRef = upstream;
@@ -288,7 +363,7 @@ export class CaptureProxy {
     upstream.once('connect', () => {
       connected = true;
       upstream.setTimeout(0);
-      this.contact(host, port, ip);
+      this.contact(host, port, picked);
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.on('data', (chunk: Buffer) => this.received(chunk.length));
@@ -311,6 +386,12 @@ export class CaptureProxy {
     upstream.once('close', () => socket.destroy());
     socket.once('close', () => upstream.destroy());
   }
+}
+
+/** The address `pick` chose, and the resolver's answer it came from (none for an IP literal, or past the bound). */
+interface Picked {
+  ip: string;
+  answer: DnsAnswer | undefined;
 }
 
 function stripBrackets(host: string): string {
