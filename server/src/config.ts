@@ -171,6 +171,7 @@ const EnvSchema = z.object({
       }
     }, 'comma-separated host, host:port, [IPv6]:port or CIDR entries'),
   CAPTURE_CA_CERTS: optionalString,
+  CAPTURE_EGRESS_IP: optionalString.pipe(z.union([z.ipv4(), z.ipv6()]).optional()),
   CAPTURE_USER: z
     .string()
     .regex(/^[a-z_][a-z0-9_-]{0,31}\$?$/i, 'a user name')
@@ -393,8 +394,13 @@ export interface CaptureSettings {
   concurrency: number;
   /** `CAPTURE_ALLOW_HOSTS`, parsed: hosts and ranges a capture may reach although not public (default none). */
   allowHosts: AllowEntry[];
-  /** PEM file of extra CA certificates the capture browser trusts (`CAPTURE_CA_CERTS`); unset: none. */
+  /** PEM file of private CAs the capture browser trusts as anchors (`CAPTURE_CA_CERTS`); unset: none. */
   caCertsPath: string | undefined;
+  /**
+   * The public address captures leave from, as the operator declares it (`CAPTURE_EGRESS_IP`): stated in each
+   * capture's record and provenance summary, never looked up from outside. Unset: not stated.
+   */
+  egressIp: string | undefined;
   /**
    * The account capture processes run as when the service runs as root (`CAPTURE_USER`, default `nobody`;
    * a dedicated system account is better, see docs/api.md, Web capture). Ignored when the service is not root.
@@ -598,6 +604,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.CAPTURE_CONCURRENCY,
       allowHosts: parseAllowHosts(e.CAPTURE_ALLOW_HOSTS),
       caCertsPath: e.CAPTURE_CA_CERTS === undefined ? undefined : path.resolve(e.CAPTURE_CA_CERTS),
+      egressIp: e.CAPTURE_EGRESS_IP,
       user: e.CAPTURE_USER,
       tenantMax: e.CAPTURE_TENANT_MAX,
     },

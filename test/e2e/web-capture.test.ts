@@ -195,7 +195,9 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
       'archive/data.warc.gz',
       'capture/capture.json',
       'capture/page.pdf',
+      'capture/provenance-summary.html',
       'capture/screenshot.png',
+      'capture/tls.json',
       'datapackage-digest.json',
       'datapackage.json',
       'indexes/index.cdx',
@@ -490,6 +492,7 @@ describe('web capture of hostile pages', () => {
       url: `${site.origin}/file.bin`,
       ip: null,
       reason: 'download refused',
+      rule: 'download',
     });
     const attachment = await capture(t, token, { url: `${site.origin}/attachment`, consent: true });
     expect(attachment.status).toBe(400);

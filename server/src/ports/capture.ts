@@ -59,7 +59,7 @@ export interface DnsAnswer {
  * The TLS connection to one origin, as Chromium reported it over the DevTools protocol
  * (`Network.responseReceived` security details and `Network.getCertificate`; see
  * https://chromedevtools.github.io/devtools-protocol/tot/Network/): the summary kept in `capture.json`; the
- * certificates themselves (PEM) and the signed certificate timestamps are in the WACZ's `provenance/tls.json`.
+ * certificates themselves (PEM) and the signed certificate timestamps are in the WACZ's `capture/tls.json`.
  */
 export interface OriginTls {
   /** `https://host[:port]`. */
@@ -78,9 +78,9 @@ export interface OriginTls {
   validTo: string;
   /** SHA-256 of the leaf's DER, lower-case hex; null when Chromium gave no certificate for the origin. */
   sha256Fingerprint: string | null;
-  /** Certificates kept in `provenance/tls.json`, leaf first: the path Chromium verified (0: none given). */
+  /** Certificates kept in `capture/tls.json`, leaf first: the path Chromium verified (0: none given). */
   chainLength: number;
-  /** Signed certificate timestamps Chromium reported (kept in `provenance/tls.json`). */
+  /** Signed certificate timestamps Chromium reported (kept in `capture/tls.json`). */
   scts: number;
   /** Chromium's Certificate Transparency verdict: `compliant`, `not-compliant`, `unknown`; null when not said. */
   ctCompliance: string | null;
@@ -157,7 +157,7 @@ export interface CaptureRecord {
   missingBodies?: MissingBody[];
   /**
    * Every origin reached over TLS, in the order first seen, up to the bound (`tlsOriginsOmitted` counts the
-   * rest); chains and timestamps in the WACZ's `provenance/tls.json`. Absent in records made before.
+   * rest); chains and timestamps in the WACZ's `capture/tls.json`. Absent in records made before.
    */
   tlsOrigins?: OriginTls[];
   tlsOriginsOmitted?: number;
@@ -252,7 +252,7 @@ const RECORD_KEYWORD = 'capture.json';
  */
 export function withCaptureRecord(original: Buffer, record: CaptureRecord): Buffer {
   if (!original.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error('not a PNG');
-  const png = withoutRecordChunks(original);
+  const png = stripCaptureRecord(original);
   const iend = png.length - 12;
   if (png.toString('latin1', iend + 4, iend + 8) !== 'IEND') throw new Error('PNG does not end with IEND');
   // keyword NUL, compression flag 0, method 0, language tag "" NUL, translated keyword "" NUL, UTF-8 text.
@@ -269,23 +269,6 @@ export function withCaptureRecord(original: Buffer, record: CaptureRecord): Buff
   return Buffer.concat([png.subarray(0, iend), head, data, crc, png.subarray(iend)]);
 }
 
-/** `png` without its `capture.json` iTXt chunks (chunks are walked by their lengths up to IEND). */
-function withoutRecordChunks(png: Buffer): Buffer {
-  const parts: Buffer[] = [png.subarray(0, 8)];
-  let at = 8;
-  while (at + 12 <= png.length) {
-    const length = png.readUInt32BE(at);
-    const end = at + 12 + length;
-    if (end > png.length) break;
-    const type = png.toString('latin1', at + 4, at + 8);
-    const keyword = png.toString('latin1', at + 8, at + 8 + RECORD_KEYWORD.length + 1);
-    if (!(type === 'iTXt' && keyword === `${RECORD_KEYWORD}\0`)) parts.push(png.subarray(at, end));
-    at = end;
-    if (type === 'IEND') break;
-  }
-  return at === png.length ? Buffer.concat(parts) : png;
-}
-
 /**
  * `png` without its `capture.json` iTXt chunks: the image as the browser rendered it, byte for byte, when the
  * chunk was added by `withCaptureRecord` (its SHA-256 is the one the provenance summary states). A PNG without
@@ -296,10 +279,12 @@ export function stripCaptureRecord(png: Uint8Array): Buffer {
   if (!buf.subarray(0, 8).equals(PNG_SIGNATURE)) return Buffer.from(buf);
   const kept: Buffer[] = [buf.subarray(0, 8)];
   let at = 8;
+  // Chunks are walked by their lengths up to IEND; anything else (a length past the end, bytes after IEND)
+  // leaves the PNG as it is.
   while (at + 12 <= buf.length) {
     const length = buf.readUInt32BE(at);
     const end = at + 12 + length;
-    if (end > buf.length) return Buffer.from(buf);
+    if (end > buf.length) break;
     const type = buf.toString('latin1', at + 4, at + 8);
     const isRecord =
       type === 'iTXt' &&
@@ -308,7 +293,7 @@ export function stripCaptureRecord(png: Uint8Array): Buffer {
     at = end;
     if (type === 'IEND') break;
   }
-  return Buffer.concat(kept);
+  return Buffer.concat(at === buf.length ? kept : [buf]);
 }
 
 /** The record a screenshot carries (`withCaptureRecord`), or undefined when it has none or is not a PNG. */

@@ -38,6 +38,7 @@ process.once('message', (message: unknown) => {
           e.kind === 'host' ? { kind: 'host' as const, host: e.host, port: e.port } : e,
         ),
         caCertsPem: request.config.caCertsPem,
+        egressIp: request.config.egressIp,
       };
       const result = await captureInBrowser(
         new URL(request.url),

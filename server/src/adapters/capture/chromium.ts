@@ -1,17 +1,37 @@
+import { execFile } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { AppError, LIMITS } from '@notary/shared';
 import { CAPTURE_SCREENSHOT } from '@notary/shared/limits';
-import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type CDPSession,
+  chromium,
+  type Page,
+  type Request,
+} from 'playwright-core';
 import {
   type BlockedRequest,
   type CapturedTls,
   type CaptureRecord,
+  type CaptureSettingsRecord,
   withCaptureRecord,
 } from '../../ports/capture';
 import { AddressPolicy, type AllowEntry } from './address-policy';
+import {
+  type DevToolsSession,
+  PROVENANCE_FILES,
+  PROVENANCE_PAGE_TITLE,
+  PROVENANCE_PAGE_URL,
+  renderProvenanceSummary,
+  summaryOf,
+  TlsRecorder,
+  tlsFile,
+} from './provenance';
 import { CaptureProxy, type RefusedDestination, type Resolver } from './proxy';
 import { type HarEntry, missingBodies, writeWacz } from './wacz';
 
@@ -24,8 +44,13 @@ export interface CaptureConfig {
   concurrency: number;
   /** Exceptions to the public-addresses-only rule (`CAPTURE_ALLOW_HOSTS`). */
   allowHosts: AllowEntry[];
-  /** PEM of extra CA certificates the capture browser trusts (`CAPTURE_CA_CERTS`: intranets, tests). */
+  /**
+   * PEM of private CA certificates the capture browser trusts as anchors (`CAPTURE_CA_CERTS`: intranets,
+   * tests), through a per-capture NSS database.
+   */
   caCertsPem: string | undefined;
+  /** The public address captures leave from, as the operator declares it (`CAPTURE_EGRESS_IP`); never looked up. */
+  egressIp?: string | undefined;
 }
 
 /** The fixed, documented browsing conditions of every capture (docs/api.md, Web capture). */
@@ -37,14 +62,31 @@ export const SCREENSHOT_MAX_HEIGHT = CAPTURE_SCREENSHOT.maxHeight;
 /** Run in the page (a string: the server's TypeScript has no DOM types): the document's height in CSS px. */
 const PAGE_HEIGHT_SCRIPT =
   'Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)';
+/** Scrolling for lazy content: at most this many steps of most of a screen, and at most this long (ms). */
+export const SCROLL_MAX_STEPS = 60;
+export const SCROLL_MAX_MS = 10_000;
+/** Pause after each scroll step, ms: time for intersection observers and `loading="lazy"` to start loads. */
+const SCROLL_PAUSE_MS = 150;
+/** The network counts as settled after this long without a request running, ms. */
+const QUIET_MS = 500;
 /**
- * Run in the page: scrolls down by most of a screen at a time to the height cap, pausing between steps so
- * lazy content (loading="lazy", intersection observers) starts loading, then back to the top.
+ * Run in the page: scrolls down by most of a screen at a time to the end of the page (as far as the height
+ * cap), pausing between steps so lazy content (`loading="lazy"`, intersection observers) starts loading; at
+ * the end it waits once more in case the page grew, then goes back to the top. Bounded in steps and time
+ * (and from outside by the page phase's deadline).
  */
 const SCROLL_SCRIPT = `(async () => {
+  const until = Date.now() + ${SCROLL_MAX_MS};
+  const pause = () => new Promise((r) => setTimeout(r, ${SCROLL_PAUSE_MS}));
+  const end = () => Math.max(0, Math.min(document.documentElement.scrollHeight, ${SCREENSHOT_MAX_HEIGHT}) - window.innerHeight);
   const step = Math.max(200, Math.floor(window.innerHeight * 0.8));
-  const pause = () => new Promise((r) => setTimeout(r, 120));
-  for (let y = 0; y < Math.min(document.documentElement.scrollHeight, ${SCREENSHOT_MAX_HEIGHT}); y += step) {
+  let y = 0;
+  for (let i = 0; i < ${SCROLL_MAX_STEPS} && Date.now() < until; i++) {
+    if (y >= end()) {
+      await pause();
+      if (y >= end()) break;
+    }
+    y = Math.min(y + step, end());
     window.scrollTo(0, y);
     await pause();
   }
@@ -53,6 +95,10 @@ const SCROLL_SCRIPT = `(async () => {
 })()`;
 /** Share of the time bound given to loading and scrolling; the rest is for screenshot, PDF and archive. */
 const PAGE_PHASE_SHARE = 0.55;
+/** Longest wait at the end for the certificates of origins still being asked for, ms. */
+const TLS_FINISH_MS = 5_000;
+/** Longest an NSS database command (`certutil`) may take, ms. */
+const CERTUTIL_TIMEOUT_MS = 10_000;
 
 const INSTALL_HINT =
   'Web capture needs Chromium: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH to its executable';
@@ -61,6 +107,8 @@ const INSTALL_HINT =
 export interface BrowserCaptureOptions {
   userAgentProduct: string;
   software: string;
+  /** The service's name and version, for the record and the provenance summary. */
+  service?: { name: string; version: string };
   resolve?: Resolver;
   /** Told of each destination refused by address, with what it resolved to (for the operator's log only). */
   onRefusal?: (refused: RefusedDestination) => void;
@@ -129,7 +177,9 @@ export async function captureInBrowser(
   const pageDeadline = started.getTime() + config.timeoutMs * PAGE_PHASE_SHARE;
   const left = (until = deadline) => Math.max(1, until - Date.now());
   const policy = new AddressPolicy(config.allowHosts);
-  const spkiHashes = config.caCertsPem ? spkiHashesOf(config.caCertsPem) : [];
+  const trustedCas = config.caCertsPem ? certificatesOf(config.caCertsPem) : [];
+  // A home of its own for the browser: its NSS database holds the private CAs as trust anchors.
+  const home = await browserHome(workDir, trustedCas);
   const proxy = new CaptureProxy(policy, {
     maxBytes: LIMITS.maxUploadBytes,
     ...(options.resolve ? { resolve: options.resolve } : {}),
@@ -156,13 +206,10 @@ export async function captureInBrowser(
         chromiumSandbox: true,
         // Only what Chromium needs: the capture process's own minimal environment, named explicitly so that
         // nothing else can ever be inherited.
-        env: browserEnvironment(),
+        env: browserEnvironment(home),
         timeout: left(),
         proxy: { server: proxyUrl, bypass: '<-loopback>' },
-        args: [
-          ...CHROMIUM_ARGS,
-          ...(spkiHashes.length > 0 ? [`--ignore-certificate-errors-spki-list=${spkiHashes.join(',')}`] : []),
-        ],
+        args: [...CHROMIUM_ARGS],
       })
       .catch((e: unknown) => {
         throw launchError(e);
@@ -181,11 +228,17 @@ export async function captureInBrowser(
       recordHar: { path: harPath, content: 'embed', mode: 'full' },
     });
     const navigations: string[] = [];
-    const session = await browse(context, url, navigations, { pageDeadline, left }, config.timeoutMs).catch(
-      (e: unknown) => {
-        throw refusedNavigation(navigations, proxy.blocked) ?? e;
-      },
-    );
+    const recorder = new TlsRecorder();
+    const session = await browse(
+      context,
+      url,
+      navigations,
+      recorder,
+      { pageDeadline, left },
+      config.timeoutMs,
+    ).catch((e: unknown) => {
+      throw refusedNavigation(navigations, proxy.blocked) ?? e;
+    });
     const { page } = session;
     const height = await bounded(page.evaluate<number>(PAGE_HEIGHT_SCRIPT), left()).catch(
       () => CAPTURE_VIEWPORT.height,
@@ -202,7 +255,7 @@ export async function captureInBrowser(
     );
     const title = await bounded(page.title(), left()).catch(() => '');
     const unfinished = [...session.pending].map((r) => r.url());
-    const tls = await session.tls;
+    const origins = await recorder.finish(Math.min(TLS_FINISH_MS, left()));
     await bounded(context.close(), left());
     await browser.close();
     browser = undefined;
@@ -215,6 +268,16 @@ export async function captureInBrowser(
     const finished = new Date();
     const finalUrl = session.finalUrl;
     const final = new URL(finalUrl);
+    const settings: CaptureSettingsRecord = {
+      timeoutMs: config.timeoutMs,
+      scroll: { maxSteps: SCROLL_MAX_STEPS, maxMs: SCROLL_MAX_MS },
+      screenshotMaxHeight: SCREENSHOT_MAX_HEIGHT,
+      allowExceptions: config.allowHosts.length,
+      trustedCas: trustedCas.map((c) => ({
+        subject: c.subject.replaceAll('\n', ', '),
+        sha256Fingerprint: createHash('sha256').update(c.raw).digest('hex'),
+      })),
+    };
     const record: CaptureRecord = {
       format: 'notary-web-capture/1',
       requestedUrl: url.href,
@@ -224,13 +287,20 @@ export async function captureInBrowser(
       serverIp:
         proxy.addressOf(final.hostname, Number(final.port || (final.protocol === 'https:' ? 443 : 80))) ??
         null,
-      tls,
+      tls: mainTls(origins.origins.map(summaryOf), finalUrl),
       responseHeaders: session.headers,
       servers: proxy.servers,
       blocked: [...proxy.blocked, ...session.blocked],
       failed: session.failed,
       unfinished,
       missingBodies: missingBodies(har.log.entries),
+      tlsOrigins: origins.origins.map(summaryOf),
+      tlsOriginsOmitted: origins.omitted,
+      dns: proxy.dns,
+      dnsOmitted: proxy.dnsOmitted,
+      ...(config.egressIp ? { egressIp: config.egressIp } : {}),
+      ...(options.service ? { service: options.service } : {}),
+      settings,
       startedAt: started.toISOString(),
       finishedAt: finished.toISOString(),
       browser: { name: 'Chromium', version },
@@ -243,6 +313,12 @@ export async function captureInBrowser(
     };
     const screenshot = withCaptureRecord(png, record);
     await writeFile(path.join(workDir, CAPTURE_FILES.screenshot), screenshot);
+    // The image as rendered: the service writes the screenshot's record chunk again when it signs the
+    // archive, so the summary (in the WARC, kept byte for byte) states what does not change.
+    const summary = renderProvenanceSummary(record, {
+      screenshot: { sha256: sha256Hex(png), bytes: png.length },
+      pdf: pdf ? { sha256: sha256Hex(pdf), bytes: pdf.length } : undefined,
+    });
     const wacz = await writeWacz(workDir, path.join(workDir, CAPTURE_FILES.wacz), {
       entries: har.log.entries,
       addressOf: (host, port) => proxy.addressOf(host, port),
@@ -252,6 +328,11 @@ export async function captureInBrowser(
       record: Buffer.from(JSON.stringify(record, null, 2)),
       software: options.software,
       created: finished,
+      generatedPages: [{ url: PROVENANCE_PAGE_URL, title: PROVENANCE_PAGE_TITLE, html: summary }],
+      files: [
+        { path: PROVENANCE_FILES.summary, data: summary },
+        { path: PROVENANCE_FILES.tls, data: tlsFile(origins.origins, origins.omitted) },
+      ],
     });
     if (wacz.bytes > LIMITS.maxUploadBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', 'The page exceeds the 250 MB archive bound');
@@ -271,16 +352,99 @@ export async function captureInBrowser(
 }
 
 /**
- * The browser's environment: the capture process's own `PATH`, `HOME` and `TMPDIR` (its work directory),
- * a UTF-8 locale and UTC, nothing else.
+ * The browser's environment: the capture process's own `PATH` and `TMPDIR` (its work directory), `HOME` the
+ * browser's home in it (`browserHome`), a UTF-8 locale and UTC, nothing else.
  */
-function browserEnvironment(): Record<string, string> {
-  const env: Record<string, string> = { LANG: 'C.UTF-8', TZ: 'UTC' };
-  for (const name of ['PATH', 'HOME', 'TMPDIR'] as const) {
+function browserEnvironment(home: string): Record<string, string> {
+  const env: Record<string, string> = { LANG: 'C.UTF-8', TZ: 'UTC', HOME: home };
+  for (const name of ['PATH', 'TMPDIR'] as const) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
   return env;
+}
+
+/**
+ * Makes the browser's home in `workDir`, fresh for each capture: with private CAs, an NSS database at
+ * `.pki/nssdb` (where Chromium on Linux reads the user's trust settings) holding each as a trusted CA for TLS
+ * servers (`certutil -t "C,,"`), so a server under such a root is accepted whether it sends its whole chain
+ * or only its leaf, and by name and validity as any other.
+ * @throws AppError SERVICE_UNAVAILABLE when `certutil` (Debian: libnss3-tools) is missing or fails.
+ */
+export async function browserHome(workDir: string, cas: X509Certificate[]): Promise<string> {
+  const home = path.join(workDir, 'browser-home');
+  const db = path.join(home, '.pki', 'nssdb');
+  await mkdir(db, { recursive: true, mode: 0o700 });
+  if (cas.length === 0) return home;
+  const certutil = (args: string[]) =>
+    promisify(execFile)('certutil', args, {
+      timeout: CERTUTIL_TIMEOUT_MS,
+      env: { PATH: process.env.PATH ?? '' },
+    });
+  try {
+    await certutil(['-N', '-d', `sql:${db}`, '--empty-password']);
+    for (const [i, ca] of cas.entries()) {
+      const file = path.join(workDir, `capture-ca-${i}.pem`);
+      await writeFile(file, ca.toString());
+      await certutil(['-A', '-d', `sql:${db}`, '-t', 'C,,', '-n', `capture-ca-${i}`, '-i', file]);
+    }
+  } catch (e) {
+    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      missing
+        ? 'Web capture with CAPTURE_CA_CERTS needs certutil: install it (Debian: apt-get install libnss3-tools)'
+        : 'Web capture could not trust the CAPTURE_CA_CERTS authorities (certutil failed)',
+      { cause: e },
+    );
+  }
+  return home;
+}
+
+/** The certificates in `pem` (each `BEGIN CERTIFICATE` block), parsed. */
+export function certificatesOf(pem: string): X509Certificate[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.map((b) => new X509Certificate(b));
+}
+
+function sha256Hex(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** The main document's certificate (`CaptureRecord.tls`): its origin's leaf, when Chromium gave one. */
+function mainTls(origins: CaptureRecord['tlsOrigins'], finalUrl: string): CapturedTls | null {
+  let origin: string;
+  try {
+    const u = new URL(finalUrl);
+    if (u.protocol !== 'https:') return null;
+    origin = u.origin;
+  } catch {
+    return null;
+  }
+  const found = origins?.find((o) => o.origin === origin);
+  if (!found?.sha256Fingerprint) return null;
+  return {
+    protocol: found.protocol,
+    subject: found.subject,
+    issuer: found.issuer,
+    validFrom: found.validFrom,
+    validTo: found.validTo,
+    sha256Fingerprint: found.sha256Fingerprint,
+  };
+}
+
+/** Playwright's DevTools session as the TLS recorder speaks to it (any method, any event). */
+export function devToolsOf(session: CDPSession): DevToolsSession {
+  const send = session.send.bind(session) as unknown as (
+    method: string,
+    params?: Record<string, unknown>,
+  ) => Promise<unknown>;
+  return {
+    send: (method, params) => send(method, params),
+    onEvent: (listener) => {
+      session.on('event', (e) => listener(e.method, e.params));
+    },
+  };
 }
 
 /** A failed browser start, said so that an operator can act (no sandbox available is the likely one). */
@@ -311,6 +475,7 @@ async function browse(
   context: BrowserContext,
   url: URL,
   navigations: string[],
+  recorder: TlsRecorder,
   time: { pageDeadline: number; left: (until?: number) => number },
   timeoutMs: number,
 ) {
@@ -322,8 +487,15 @@ async function browse(
   context.on('page', (p) => {
     if (p !== page) void p.close().catch(() => undefined);
   });
-  const session = await context.newCDPSession(page);
-  await session.send('Network.enable');
+  // Every origin's TLS: from the page's DevTools session and the targets it starts (frames of other
+  // processes, workers), and Playwright's view of every response as the fallback.
+  await recorder.attach(devToolsOf(await context.newCDPSession(page)));
+  context.on('response', (r) => {
+    void r.securityDetails().then(
+      (d) => recorder.noteResponse(r.url(), d),
+      () => recorder.noteResponse(r.url(), null),
+    );
+  });
   page.on('request', (r) => {
     pending.add(r);
     if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navigations.push(r.url());
@@ -333,18 +505,19 @@ async function browse(
     pending.delete(r);
     const reason = r.failure()?.errorText ?? 'failed';
     if (/^(file|chrome|about|data|blob):/.test(r.url()) || reason === 'net::ERR_ACCESS_DENIED')
-      blocked.push({ url: r.url(), ip: null, reason: `not loaded: ${reason}` });
+      blocked.push({ url: r.url(), ip: null, reason: `not loaded: ${reason}`, rule: 'local-resource' });
     else failed.push({ url: r.url(), reason });
   });
   page.on('download', (d) => {
-    blocked.push({ url: d.url(), ip: null, reason: 'download refused' });
+    blocked.push({ url: d.url(), ip: null, reason: 'download refused', rule: 'download' });
     void d.cancel().catch(() => undefined);
   });
   // Chromium refuses file:// from a web page itself; it is still recorded when the console says so.
   page.on('console', (m) => {
     const text = m.text();
     const local = /Not allowed to load local resource: (\S+)/.exec(text);
-    if (local?.[1]) blocked.push({ url: local[1], ip: null, reason: 'local resource refused' });
+    if (local?.[1])
+      blocked.push({ url: local[1], ip: null, reason: 'local resource refused', rule: 'local-resource' });
   });
 
   let response: Awaited<ReturnType<Page['goto']>>;
@@ -361,9 +534,8 @@ async function browse(
     .catch(() => undefined);
   await page.waitForLoadState('load', { timeout: time.left(time.pageDeadline) }).catch(() => undefined);
   await bounded(page.evaluate(SCROLL_SCRIPT), time.left(time.pageDeadline)).catch(() => undefined);
-  await page
-    .waitForLoadState('networkidle', { timeout: time.left(time.pageDeadline) })
-    .catch(() => undefined);
+  // What the scrolling started (lazy images, content an observer fetches) is waited for, not a fixed time.
+  await settled(page, pending, time.pageDeadline);
 
   const redirects: CaptureRecord['redirects'] = [];
   const chain: Request[] = [];
@@ -381,8 +553,6 @@ async function browse(
     .filter((h) => !/^(connection|keep-alive|proxy-connection)$/i.test(h.name))
     .map((h): [string, string] => [h.name, h.value]);
   const finalUrl = response.url();
-  // Awaited later, after the screenshot: never left rejected meanwhile.
-  const tls = certificateOf(session, response, finalUrl).catch(() => null);
   return {
     page,
     pending,
@@ -392,33 +562,35 @@ async function browse(
     headers,
     finalUrl,
     status: response.status(),
-    tls,
   };
 }
 
-/** The main document's certificate: Playwright's details plus the DER from CDP (`Network.getCertificate`). */
-async function certificateOf(
-  session: import('playwright-core').CDPSession,
-  response: NonNullable<Awaited<ReturnType<Page['goto']>>>,
-  finalUrl: string,
-): Promise<CapturedTls | null> {
-  if (!finalUrl.startsWith('https:')) return null;
-  const details = await response.securityDetails().catch(() => null);
-  const chain = await session
-    .send('Network.getCertificate', { origin: new URL(finalUrl).origin })
-    .then((r) => r.tableNames)
-    .catch(() => [] as string[]);
-  const der = chain[0] ? Buffer.from(chain[0], 'base64') : undefined;
-  if (!der) return null;
-  const cert = new X509Certificate(der);
-  return {
-    protocol: details?.protocol ?? null,
-    subject: cert.subject.replaceAll('\n', ', '),
-    issuer: cert.issuer.replaceAll('\n', ', '),
-    validFrom: new Date(cert.validFrom).toISOString(),
-    validTo: new Date(cert.validTo).toISOString(),
-    sha256Fingerprint: createHash('sha256').update(der).digest('hex'),
-  };
+/**
+ * Resolves once no request of the page has run for `QUIET_MS`, or at `deadline` (epoch ms): `pending` is kept
+ * by the page's own listeners, registered before these, so it is current when they run.
+ */
+function settled(page: Page, pending: Set<Request>, deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    let quiet: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(quiet);
+      if (pending.size === 0) quiet = setTimeout(done, QUIET_MS);
+    };
+    const busy = () => clearTimeout(quiet);
+    const hard = setTimeout(done, Math.max(0, deadline - Date.now()));
+    function done() {
+      clearTimeout(quiet);
+      clearTimeout(hard);
+      page.off('request', busy);
+      page.off('requestfinished', arm);
+      page.off('requestfailed', arm);
+      resolve();
+    }
+    page.on('request', busy);
+    page.on('requestfinished', arm);
+    page.on('requestfailed', arm);
+    arm();
+  });
 }
 
 /** Maps a failed navigation to the route's statuses: 400 refused destination, 502 unreachable, 504 time. */
@@ -472,16 +644,4 @@ function timeoutError(ms: number): AppError {
 /** Chromium's `net::ERR_*` name out of Playwright's message, else its first line. */
 function netError(message: string): string {
   return /net::ERR_[A-Z_]+/.exec(message)?.[0] ?? message.split('\n')[0] ?? message;
-}
-
-/**
- * Base64 SHA-256 of each certificate's SubjectPublicKeyInfo in `pem`: what Chromium's
- * `--ignore-certificate-errors-spki-list` takes (a chain presented with one of these keys is accepted).
- */
-function spkiHashesOf(pem: string): string[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.map((b) => {
-    const spki = new X509Certificate(b).publicKey.export({ type: 'spki', format: 'der' });
-    return createHash('sha256').update(spki).digest('base64');
-  });
 }

@@ -34,6 +34,8 @@ export interface CaptureAccount {
 export interface IsolatedCapturerOptions {
   userAgentProduct: string;
   software: string;
+  /** The service's name and version, stated in each capture's record and provenance summary. */
+  service?: { name: string; version: string };
   /** The account capture processes drop to; undefined: they keep the service's own (not root). */
   account: CaptureAccount | undefined;
   log: Log;
@@ -122,8 +124,13 @@ export class IsolatedCapturer implements WebCapturer {
           timeoutMs: this.config.timeoutMs,
           allowHosts: this.config.allowHosts,
           ...(this.config.caCertsPem ? { caCertsPem: this.config.caCertsPem } : {}),
+          ...(this.config.egressIp ? { egressIp: this.config.egressIp } : {}),
         },
-        options: { userAgentProduct: this.options.userAgentProduct, software: this.options.software },
+        options: {
+          userAgentProduct: this.options.userAgentProduct,
+          software: this.options.software,
+          ...(this.options.service ? { service: this.options.service } : {}),
+        },
       };
       const answer = await this.inProcess(request, workDir, signal);
       if (answer.type === 'failed') {

@@ -1,6 +1,8 @@
 import { ERROR_TABLE, type ErrorCode } from '@notary/shared';
 import { z } from 'zod';
 import type { CaptureRecord } from '../../ports/capture';
+import { TLS_LIMITS } from './provenance';
+import { DNS_MAX_ADDRESSES, DNS_MAX_ANSWERS } from './proxy';
 
 /**
  * The messages between the service and a capture process (Node IPC, one request and one answer). The capture
@@ -27,13 +29,21 @@ export const captureRequestSchema = z.object({
     timeoutMs: z.number().int().positive(),
     allowHosts: z.array(allowEntry),
     caCertsPem: z.string().optional(),
+    egressIp: z.string().optional(),
   }),
-  options: z.object({ userAgentProduct: z.string(), software: z.string() }),
+  options: z.object({
+    userAgentProduct: z.string(),
+    software: z.string(),
+    service: z.object({ name: z.string(), version: z.string() }).optional(),
+  }),
 });
 export type CaptureRequest = z.infer<typeof captureRequestSchema>;
 
 const text = z.string().max(64 * 1024);
 const iso = z.string().max(64);
+const short = z.string().max(512);
+const address = z.string().max(64);
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 
 /** `CaptureRecord` as the capture process may send it: shapes checked, strings and lists bounded. */
 const captureRecordSchema: z.ZodType<CaptureRecord> = z.object({
@@ -55,7 +65,18 @@ const captureRecordSchema: z.ZodType<CaptureRecord> = z.object({
     .nullable(),
   responseHeaders: z.array(z.tuple([text, text])).max(1_000),
   servers: z.array(z.object({ host: text, port: z.number().int(), ip: z.string().max(64) })).max(10_000),
-  blocked: z.array(z.object({ url: text, ip: z.string().max(64).nullable(), reason: text })).max(10_000),
+  blocked: z
+    .array(
+      z.object({
+        url: text,
+        ip: address.nullable(),
+        reason: text,
+        rule: z
+          .enum(['private-range', 'metadata-address', 'scheme', 'download', 'local-resource'])
+          .optional(),
+      }),
+    )
+    .max(10_000),
   failed: z.array(z.object({ url: text, reason: text })).max(10_000),
   unfinished: z.array(text).max(10_000),
   missingBodies: z
@@ -68,6 +89,51 @@ const captureRecordSchema: z.ZodType<CaptureRecord> = z.object({
       }),
     )
     .max(10_000)
+    .optional(),
+  tlsOrigins: z
+    .array(
+      z.object({
+        origin: short,
+        protocol: short.nullable(),
+        cipher: short.nullable(),
+        keyExchange: short.nullable(),
+        subject: text,
+        issuer: text,
+        validFrom: iso,
+        validTo: iso,
+        sha256Fingerprint: hex64.nullable(),
+        chainLength: z.number().int().nonnegative(),
+        scts: z.number().int().nonnegative(),
+        ctCompliance: short.nullable(),
+      }),
+    )
+    .max(TLS_LIMITS.origins)
+    .optional(),
+  tlsOriginsOmitted: z.number().int().nonnegative().optional(),
+  dns: z
+    .array(
+      z.object({
+        host: short,
+        outcome: z.enum(['resolved', 'refused', 'failed']),
+        addresses: z.array(address).max(DNS_MAX_ADDRESSES),
+        connected: z.array(address).max(DNS_MAX_ADDRESSES),
+        error: short.optional(),
+        at: iso,
+      }),
+    )
+    .max(DNS_MAX_ANSWERS)
+    .optional(),
+  dnsOmitted: z.number().int().nonnegative().optional(),
+  egressIp: address.optional(),
+  service: z.object({ name: short, version: short }).optional(),
+  settings: z
+    .object({
+      timeoutMs: z.number().int(),
+      scroll: z.object({ maxSteps: z.number().int(), maxMs: z.number().int() }),
+      screenshotMaxHeight: z.number().int(),
+      allowExceptions: z.number().int(),
+      trustedCas: z.array(z.object({ subject: text, sha256Fingerprint: hex64 })).max(64),
+    })
     .optional(),
   startedAt: iso,
   finishedAt: iso,
