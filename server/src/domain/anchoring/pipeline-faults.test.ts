@@ -329,7 +329,7 @@ describe('anchoring pipeline faults on the Stacks devnet', () => {
     let [row] = await rowsOf([batchId as string]);
     expect(row?.state).toBe('queued'); // retrying with a fresh signature, not silently pending
     expect(row?.attempts).toBe(1);
-    expect(row?.lastError).toMatch(/^rejected: NotEnoughFunds \{"expected":"0x[0-9a-f]+","actual":"0x0"\}/);
+    expect(row?.lastError).toMatch(/^rejected: NotEnoughFunds \{"expected":"0x[0-9a-f]+","actual":"0x0+"\}/);
     await w.tick();
     [row] = await rowsOf([batchId as string]);
     expect(row?.attempts).toBe(2);
