@@ -27,7 +27,7 @@ import {
  *   receipt's block, as a call of `anchor` on the receipt's contract with the root as its argument. A bare
  *   node has no transaction index: there these facts are not checked (the check is partial when no endpoint
  *   could check them), never failed. An indexer that has not reached the receipt's block yet (its `/extended`
- *   tip) does not count as not knowing the transaction.
+ *   chain tip) is not asked: it would answer the transaction pending or unknown.
  * What the endpoints read (all but the moving tip) must be identical: any disagreement fails the check.
  *
  * Evidence and unavailability are kept apart (see `report.ts`): an endpoint that is unreachable, rate-limited
@@ -180,21 +180,20 @@ async function readEndpoint(
       whyNot: 'a stacks-node without a transaction index',
     };
   }
-  const found = await api.transaction(leg.txId);
-  if (found === null) {
-    // An indexer behind the node has not seen the block yet: that is not "no such transaction".
-    const indexed = (await api.hiroStatus()).tipHeight;
-    if (indexed === null || indexed < leg.blockHeight) {
-      return {
-        kind,
-        networkId: info.networkId,
-        tip: info.stacksTipHeight,
-        anchor,
-        tx: undefined,
-        whyNot: `its index has reached block ${indexed ?? 'none'}, not yet the receipt's block ${leg.blockHeight}`,
-      };
-    }
+  // An indexer behind its node has not seen the receipt's block: whatever it says of the transaction (pending,
+  // unknown) is not evidence about it yet.
+  const indexed = (await api.hiroStatus()).tipHeight;
+  if (indexed === null || indexed < leg.blockHeight) {
+    return {
+      kind,
+      networkId: info.networkId,
+      tip: info.stacksTipHeight,
+      anchor,
+      tx: undefined,
+      whyNot: `its index has reached block ${indexed ?? 'none'}, not yet the receipt's block ${leg.blockHeight}`,
+    };
   }
+  const found = await api.transaction(leg.txId);
   return {
     kind,
     networkId: info.networkId,
