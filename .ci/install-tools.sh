@@ -1,12 +1,14 @@
 #!/bin/sh
 # Installs the Debian tools the certificate and web-client tests run: poppler-utils (pdfsig, pdftoppm,
 # pdftotext), qpdf, libnss3-tools (certutil, the NSS database pdfsig trusts), zbar-tools (zbarimg, QR codes),
-# openssl, chromium (Playwright drives it), and python3-pikepdf (the PAdES long-term and ICP-Brasil profile
-# tests read /DSS and the signature dictionaries with it
-# through Debian's /usr/bin/python3). Idempotent: does nothing when everything is there.
+# openssl, chromium (Playwright drives it; web captures trust CAPTURE_CA_CERTS through an NSS database certutil
+# makes), and python3-pikepdf (the PAdES long-term and ICP-Brasil profile tests read /DSS and the signature
+# dictionaries with it through Debian's /usr/bin/python3); then ReplayWeb.page's built player for the replay
+# test (fetch-replaywebpage.sh). Idempotent: does nothing when everything is there.
 set -eu
 sh "$(dirname "$0")/apt-ensure.sh" validators "poppler-utils qpdf libnss3-tools zbar-tools openssl chromium" \
   "pdfsig pdftoppm pdftotext qpdf certutil zbarimg openssl chromium"
+sh "$(dirname "$0")/fetch-replaywebpage.sh"
 # A Python module, not an executable: checked by importing it.
 if /usr/bin/python3 -c 'import pikepdf' 2>/dev/null; then
   echo "pikepdf: already installed"
