@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { AppError } from '@notary/shared';
 import type { CaptureSettings } from '../../config';
@@ -40,6 +41,7 @@ export async function createCapturer(
         // A product token (RFC 9110 section 10.1.5) naming the service, with its URL as the comment.
         userAgentProduct: `NotaryCapture/1.0 (+${service.publicUrl})`,
         software: `${service.serviceName} web capture (Chromium via playwright-core, warcio)`,
+        service: { name: service.serviceName, version: SERVICE_VERSION },
         account,
         log: service.log,
       },
@@ -56,6 +58,10 @@ export async function createCapturer(
     },
   };
 }
+
+/** The service's version (`server/package.json`), stated in each capture's record and provenance summary. */
+const SERVICE_VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string })
+  .version;
 
 /**
  * The account `name` (`getent passwd`, so NSS sources count), never root.
