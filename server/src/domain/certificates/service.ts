@@ -508,7 +508,8 @@ const SCREENSHOT_READ_MAX = 64 * 1024 * 1024;
 
 /**
  * What the certificate of a web capture states (issue 15), in its language: requested and final URL, HTTP
- * status, capture times (UTC), the server's address and its TLS certificate's SHA-256 fingerprint, read from
+ * status, capture times (UTC), the server's address, its TLS certificate (subject, issuer, validity, SHA-256
+ * fingerprint) and how many origins' TLS connections the archive records, read from
  * the record the stored screenshot carries (`readCaptureRecord`; the same bytes as the WACZ's
  * `screenshot.png`, whose digest is in its `datapackage.json`). None for other documents, or when the
  * screenshot is gone (LGPD deletion). `screenshot`: the PNG bytes themselves, printed on the certificate when
@@ -539,8 +540,16 @@ async function webCaptureFacts(
   if (record.tls) {
     lines.push(
       en
-        ? `Server TLS certificate SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; issuer ${record.tls.issuer}).`
-        : `Certificado TLS do servidor, SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; emissor ${record.tls.issuer}).`,
+        ? `Server TLS certificate SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; issuer ${record.tls.issuer}; valid from ${utc(record.tls.validFrom)} to ${utc(record.tls.validTo)}).`
+        : `Certificado TLS do servidor, SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; emissor ${record.tls.issuer}; válido de ${utc(record.tls.validFrom)} a ${utc(record.tls.validTo)}).`,
+    );
+  }
+  if (record.tlsOrigins) {
+    const n = record.tlsOrigins.length + (record.tlsOriginsOmitted ?? 0);
+    lines.push(
+      en
+        ? `TLS connections of ${n} origin(s) recorded (protocol, cipher, certificates as Chromium verified them${record.tlsOriginsOmitted ? `; ${record.tlsOrigins.length} kept, the rest counted` : ''}): see the provenance summary in the WACZ.`
+        : `Conexões TLS de ${n} origem(ns) registradas (protocolo, cifra, certificados como o Chromium os verificou${record.tlsOriginsOmitted ? `; ${record.tlsOrigins.length} guardadas, as demais contadas` : ''}): veja o resumo de proveniência no WACZ.`,
     );
   }
   lines.push(
