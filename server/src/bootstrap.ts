@@ -9,6 +9,7 @@ import type { Express } from 'express';
 import { redisInvalidationBus } from './adapters/cache-bus/redis';
 import { createCapturer } from './adapters/capture';
 import { CAPTURE_QUEUE_MAX } from './adapters/capture/isolated-capturer';
+import { captureSoftware, createWaczSigner, signingCapturer } from './adapters/capture/wacz-signing';
 import { statfsFreeSpace } from './adapters/free-space/statfs';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createIpfsGateways } from './adapters/ipfs';
@@ -135,11 +136,15 @@ export async function createCore(
     const tsa = config.tsa ? await createTimestampAuthority(config.tsa) : undefined;
     const revocation = createRevocationSource(config.revocation);
     const originalSignatures = await createOriginalSignatureReader(config.signatureTrustCertsPath);
-    const capturer = await createCapturer(config.capture, {
-      publicUrl,
-      serviceName: config.serviceName,
-      log: log.child({ module: 'capture' }),
-    });
+    const captureLog = log.child({ module: 'capture' });
+    // Every capture's archive comes back signed (WACZ Signing and Verification 0.1.0): with the certificate
+    // signer and the TSA when configured, else with the service's own key, made here on first start.
+    const software = captureSoftware(config.serviceName);
+    const capturer = signingCapturer(
+      await createCapturer(config.capture, { publicUrl, serviceName: config.serviceName, log: captureLog }),
+      await createWaczSigner({ signer, tsa, tsaUrl: config.tsa?.url, dataDir: config.dataDir, software }),
+      { software, log: captureLog },
+    );
     const deps: AppDeps = {
       config,
       log,

@@ -136,10 +136,14 @@ async function expectTamperingFails(dir: string, wacz: Uint8Array, pageUrl: stri
   const digest = JSON.parse(Buffer.from(files['datapackage-digest.json'] ?? []).toString()) as {
     signedData: { signature: string };
   };
+  // One base64 character replaced by another: still base64, another signature.
   const sigAt = Buffer.from(wacz).indexOf(Buffer.from(digest.signedData.signature)) + 20;
-  const inSignature = await verifyFile(dir, 'signature', flipped(wacz, sigAt), args);
+  const changed = new Uint8Array(wacz);
+  changed[sigAt] = changed[sigAt] === 0x41 ? 0x42 : 0x41;
+  const inSignature = await verifyFile(dir, 'signature', changed, args);
   expect(inSignature.code, inSignature.stdout).toBe(1);
   expect(inSignature.stdout).toMatch(/\[3\] signature \(signedData\): FAILED/);
+  expect(inSignature.stdout).toContain('signature over hash: invalid');
 }
 
 describe('signed web captures (WACZ Signing and Verification 0.1.0)', () => {

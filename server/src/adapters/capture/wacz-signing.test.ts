@@ -255,14 +255,11 @@ describe('WACZ signing: the anonymous form', () => {
     expect(pkg.outcome).toBe('failed');
     expect(pkg.checks.find((c) => c.id === 2)?.status).toBe('failed');
 
+    // One base64 character of the signature replaced by another: still base64, another signature.
     const sig = digestOf(wacz).signedData.signature ?? '';
     const sigAt = Buffer.from(wacz).indexOf(Buffer.from(sig)) + 10;
-    const changed = flipped(wacz, sigAt);
-    expect(
-      Buffer.from(changed)
-        .subarray(sigAt, sigAt + 1)
-        .toString(),
-    ).toMatch(/[A-Za-z0-9+/]/);
+    const changed = new Uint8Array(wacz);
+    changed[sigAt] = changed[sigAt] === 0x41 ? 0x42 : 0x41;
     const signature = await verifyWacz(changed);
     expect(signature.outcome).toBe('failed');
     expect(signature.failedAt).toBe(3);

@@ -45,6 +45,14 @@ import type { TimestampAuthority } from '../../ports/tsa';
 import { datapackageJson, finishWacz, WACZ_PATHS, type WaczResource, waczDate } from './wacz';
 
 export const WACZ_SIGNING_SPEC = 'WACZ Signing and Verification 0.1.0' as const;
+/**
+ * The `software` a capture's archive names (its warcinfo record, `datapackage.json`, `signedData`): the same
+ * string `createCapturer` gives the capture process.
+ */
+export function captureSoftware(serviceName: string): string {
+  return `${serviceName} web capture (Chromium via playwright-core, warcio)`;
+}
+
 /** The `version` of every `signedData`: the spec's (webrecorder/authsign's `SignedHash.version`). */
 const SIGNED_DATA_VERSION = '0.1.0';
 /** The anonymous key's file under `DATA_DIR` (PKCS#8 PEM, mode 0600). */
