@@ -37,6 +37,7 @@ Options:
   --receipt FILE       the receipt JSON (GET /api/documents/:id/receipt)
   --evm-rpc URL        an EVM JSON-RPC endpoint of the receipt's chain (repeatable)
   --stacks-api URL     a Stacks API endpoint (node /v2 + Hiro /extended routes) (repeatable)
+  --stacks-api-key KEY a Hiro API key, sent as x-api-key to every --stacks-api endpoint
   --tsa-ca FILE        PEM certificates the RFC 3161 tokens must chain to
   --trust-ca FILE      PEM certificates the certificate's signer must chain to
   --trust icp-brasil   also trust the ICP-Brasil roots shipped with the verifier (v2, v5, v12, the anchors
@@ -137,6 +138,7 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
     const common = {
       evmRpcUrls: values['evm-rpc'] ?? [],
       stacksApiUrls: values['stacks-api'] ?? [],
+      ...(values['stacks-api-key'] ? { stacksApiKey: values['stacks-api-key'] } : {}),
       ...(tsaCa.length > 0 ? { tsaCa } : {}),
       ...(trustCa.length > 0 ? { trustCa } : {}),
       confirmations,
@@ -169,6 +171,7 @@ function parse(argv: string[]) {
       receipt: { type: 'string' },
       'evm-rpc': { type: 'string', multiple: true },
       'stacks-api': { type: 'string', multiple: true },
+      'stacks-api-key': { type: 'string' },
       'tsa-ca': { type: 'string' },
       'trust-ca': { type: 'string' },
       trust: { type: 'string' },

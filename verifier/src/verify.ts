@@ -38,6 +38,8 @@ export interface VerifyInput {
   evmRpcUrls?: string[];
   /** Stacks API endpoints (stacks-core `/v2` and Hiro `/extended`); every one is asked, and they must agree. */
   stacksApiUrls?: string[];
+  /** A Hiro API key, sent as `x-api-key` to every Stacks endpoint given (`--stacks-api-key`). */
+  stacksApiKey?: string;
   /** DER certificates the RFC 3161 tokens must chain to (`--tsa-ca`). */
   tsaCa?: Uint8Array[];
   /** DER certificates the certificate's PAdES signer must chain to (`--trust-ca`). */
@@ -107,7 +109,11 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
       checkEvm(receipt, transport, { endpoints: input.evmRpcUrls ?? [], confirmations, now }),
     ),
     await run(4, () =>
-      checkStacks(receipt, transport, { endpoints: input.stacksApiUrls ?? [], confirmations }),
+      checkStacks(receipt, transport, {
+        endpoints: input.stacksApiUrls ?? [],
+        confirmations,
+        ...(input.stacksApiKey ? { apiKey: input.stacksApiKey } : {}),
+      }),
     ),
     await run(5, () => checkTimestamp(receipt, input.tsaCa)),
     await run(6, () =>
