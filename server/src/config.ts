@@ -101,6 +101,12 @@ const EnvSchema = z.object({
   ANCHORING: z.enum(['devnet', 'off', 'configured']).optional(),
   ANCHOR_BATCH_SECONDS: z.coerce.number().positive().max(86_400).optional(),
   ANCHOR_BATCH_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
+  ANCHOR_STUCK_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  ANCHOR_FEE_BUMP_PERCENT: z.coerce
+    .number()
+    .min(10, 'must be at least 10 (nodes refuse a replacement that raises its fees by less)')
+    .max(1000)
+    .optional(),
   EVM_RPC_URL: optionalString.pipe(z.url().optional()),
   EVM_PRIVATE_KEY: optionalString.refine(
     (v) => v === undefined || /^0x[0-9a-fA-F]{64}$/.test(v),
@@ -307,7 +313,7 @@ export interface StacksAnchoringConfig {
  */
 export type AnchoringConfig =
   | { mode: 'off' }
-  | {
+  | ({
       mode: 'devnet';
       /** Seconds between two batch collections. */
       batchSeconds: number;
@@ -315,14 +321,25 @@ export type AnchoringConfig =
       batchMax: number;
       evmConfirmations: number;
       stacksConfirmations: number;
-    }
-  | {
+    } & AnchorReplacementConfig)
+  | ({
       mode: 'configured';
       batchSeconds: number;
       batchMax: number;
       evm: EvmAnchoringConfig | undefined;
       stacks: StacksAnchoringConfig | undefined;
-    };
+    } & AnchorReplacementConfig);
+
+/**
+ * When a sent anchor transaction is replaced with higher fees (`domain/anchoring/pipeline.ts`); unset: the
+ * runner's defaults (30 s on the devnet, 10 minutes on networks; +12.5 %).
+ */
+export interface AnchorReplacementConfig {
+  /** `ANCHOR_STUCK_SECONDS`: still pending (or dropped) this long after it was first sent: replaced. */
+  stuckAfterSeconds?: number;
+  /** `ANCHOR_FEE_BUMP_PERCENT`: the least a replacement raises both fees, in percent (10 or more). */
+  feeBumpPercent?: number;
+}
 
 /**
  * PAdES signing of certificates (issue 5): `SIGNING_CERT` is a PKCS#12 file (`.p12`/`.pfx`, password in
@@ -696,6 +713,10 @@ function anchoringConfig(e: Env): AnchoringConfig {
   const mode = e.ANCHORING ?? (chainsSet ? 'configured' : 'devnet');
   if (mode === 'off') return { mode };
   const batchMax = e.ANCHOR_BATCH_MAX;
+  const replacement: AnchorReplacementConfig = {
+    ...(e.ANCHOR_STUCK_SECONDS === undefined ? {} : { stuckAfterSeconds: e.ANCHOR_STUCK_SECONDS }),
+    ...(e.ANCHOR_FEE_BUMP_PERCENT === undefined ? {} : { feeBumpPercent: e.ANCHOR_FEE_BUMP_PERCENT }),
+  };
   if (mode === 'devnet') {
     if (chainsSet)
       fail('ANCHORING=devnet: unset EVM_RPC_URL and STACKS_API_URL (or use ANCHORING=configured)');
@@ -705,6 +726,7 @@ function anchoringConfig(e: Env): AnchoringConfig {
       batchMax,
       evmConfirmations: e.EVM_CONFIRMATIONS ?? 1,
       stacksConfirmations: e.STACKS_CONFIRMATIONS ?? 1,
+      ...replacement,
     };
   }
   if (!chainsSet) fail('ANCHORING=configured: set EVM_RPC_URL and/or STACKS_API_URL');
@@ -755,7 +777,7 @@ function anchoringConfig(e: Env): AnchoringConfig {
       apiRpm: e.STACKS_API_RPM,
     };
   }
-  return { mode, batchSeconds: e.ANCHOR_BATCH_SECONDS ?? 60, batchMax, evm, stacks };
+  return { mode, batchSeconds: e.ANCHOR_BATCH_SECONDS ?? 60, batchMax, evm, stacks, ...replacement };
 }
 
 function stripSlash(url: string): string {

@@ -109,7 +109,12 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
   let devnets: AnchoringRunner['devnets'];
   let stopped = false;
   let setupTimer: NodeJS.Timeout | undefined;
-  const tuning = config.mode === 'devnet' ? DEVNET_WORKER : NETWORK_WORKER;
+  const tuning = {
+    ...(config.mode === 'devnet' ? DEVNET_WORKER : NETWORK_WORKER),
+    // ANCHOR_STUCK_SECONDS and ANCHOR_FEE_BUMP_PERCENT when set.
+    ...(config.stuckAfterSeconds === undefined ? {} : { stuckAfterMs: config.stuckAfterSeconds * 1000 }),
+    ...(config.feeBumpPercent === undefined ? {} : { feeBumpPercent: config.feeBumpPercent }),
+  };
 
   const startWorker = (chain: AnchorChain, confirmations: number): void => {
     const workerOptions: WorkerOptions = { chain, fork, log, confirmations, ...tuning };
