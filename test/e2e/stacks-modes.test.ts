@@ -182,6 +182,16 @@ describe('Stacks anchoring and check 4 on each kind of Stacks API', () => {
     });
 
     it('check 4 passes on it; partial when one of two endpoints answered; failed for a root never anchored', async () => {
+      const from = dev.requests().length;
+      const keyed = await verify({
+        file: a.bytes,
+        receipt: a.receipt,
+        stacksApiUrls: [dev.url],
+        stacksApiKey: 'verifier-key-0123456789',
+        checks: [4],
+      });
+      expect(keyed.checks.find((c) => c.id === 4)).toMatchObject({ status: 'passed' });
+      expect(since(from).every((r) => r.apiKey === 'verifier-key-0123456789')).toBe(true);
       expect(await check4(a, [dev.url])).toMatchObject({ status: 'passed' });
       expect(await check4(a, [dev.url, await deadUrl()])).toMatchObject({
         status: 'partial',
