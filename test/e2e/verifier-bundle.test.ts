@@ -245,6 +245,25 @@ describe('notary-verify.mjs alone, on Node 20', () => {
     expect(unusable.code).toBe(2);
   });
 
+  it('verifies a stamped certificate with nothing but notary-verify.mjs beside it (the certificate holds the file)', async () => {
+    const dir = await emptyFolder('only-two');
+    await copyFile(path.join(built, 'notary-verify.mjs'), path.join(dir, 'notary-verify.mjs'));
+    await writeFile(path.join(dir, 'certificado.pdf'), stamped.certificate);
+    // The trust anchors stay outside the folder: it holds exactly the two files.
+    expect((await readdir(dir)).sort()).toEqual(['certificado.pdf', 'notary-verify.mjs']);
+    const args = ['notary-verify.mjs', '--dir', '.', '--evm-rpc', evmRpc, '--stacks-api', stacksApi];
+    const out = await run(NODE_20, [...args, '--trust-ca', caPath, '--tsa-ca', caPath, '--csv', '-'], {
+      cwd: dir,
+      env: { PATH: SYSTEM_PATH },
+    });
+    expect(out.code, out.stdout + out.stderr).toBe(0);
+    expect(out.stderr).toMatch(/^VERIFIED +certificado\.pdf {2}\(stamped certificate\)/m);
+    expect(out.stderr).toMatch(/^SKIPPED +notary-verify\.mjs: no certificate or receipt beside it$/m);
+    expect(out.stdout).toContain(
+      `certificado.pdf,certificado.pdf,stamped-certificate,passed,0,,${stamped.doc.serialNumber},${stamped.doc.sha256Hash},passed,passed,passed,passed,not-run:not-applicable,passed,`,
+    );
+  });
+
   it('extend runs in the bundle (no TypeScript loader needed): a signed PDF gets a document timestamp', async () => {
     const dir = await emptyFolder('extend');
     await copyFile(path.join(built, 'notary-verify.mjs'), path.join(dir, 'notary-verify.mjs'));
