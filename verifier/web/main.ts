@@ -131,6 +131,15 @@ function trustKind(): TrustKind {
   return (checked?.value as TrustKind | undefined) ?? 'none';
 }
 
+/** The language switch, its accessible name in the current language. */
+function langNav(attrs: Record<string, string>, ...children: Child[]): HTMLElement {
+  const nav = h('nav', attrs, ...children);
+  const set = () => nav.setAttribute('aria-label', t('lang.label'));
+  set();
+  texts.push(set);
+  return nav;
+}
+
 function langButton(lang: Language): HTMLButtonElement {
   return tx('button', () => t(lang === 'pt' ? 'lang.pt' : 'lang.en'), {
     type: 'button',
@@ -203,9 +212,8 @@ function buildForm(root: HTMLElement): void {
         tx('p', () => t('page.intro')),
         tx('p', () => t('page.keep'), { class: 'muted small' }),
       ),
-      h(
-        'nav',
-        { 'aria-label': 'lang' },
+      langNav(
+        {},
         langButton('pt'),
         langButton('en'),
         tx('span', () => t('page.version', { version: __NOTARY_VERIFY_VERSION__ }), {
