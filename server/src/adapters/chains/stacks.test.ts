@@ -163,7 +163,17 @@ describe('StacksNotaryChain against the Clarity VM-backed devnet', () => {
   });
 
   it('classifies rejection bodies it has not seen from the devnet', () => {
-    expect(classifyRejection('{"reason":"TooMuchChaining","reason_data":{"max_nonce":25}}')).toMatchObject({
+    // stacks-core's TooMuchChaining (MemPoolRejection::into_json): its max nonce is `expected`.
+    const chaining = {
+      reason: 'TooMuchChaining',
+      reason_data: {
+        message: 'Nonce would exceed chaining limit in mempool',
+        expected: 26,
+        actual: 30,
+        is_origin: true,
+      },
+    };
+    expect(classifyRejection(JSON.stringify(chaining))).toMatchObject({
       kind: 'rejected',
     });
     expect(classifyRejection('not json')).toMatchObject({ kind: 'rejected', reason: 'not json' });
