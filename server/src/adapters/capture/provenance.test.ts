@@ -152,6 +152,17 @@ describe('TlsRecorder in Chromium: every origin, frames of other processes inclu
     expect(file.origins[0]?.chain).toEqual(first.chain);
   });
 
+  it('keeps the chains within their byte budget: whole, then the leaf alone, then none', async () => {
+    const leafBytes = new X509Certificate(ca.certPem).raw.length;
+    const rootBytes = (certificatesOf(ca.chainPem)[1] as X509Certificate).raw.length;
+    const { origins } = await record({ ...TLS_LIMITS, chainBytes: 2 * leafBytes + rootBytes });
+    expect(origins.map((o) => o.chainLength)).toEqual([2, 1, 0, 0]);
+    expect(origins.map((o) => o.chain.length)).toEqual([2, 1, 0, 0]);
+    // Without its certificate an origin still has what Chromium said of its connection.
+    expect(origins[3]?.protocol).toMatch(/^TLS/);
+    expect(origins[3]?.sha256Fingerprint).toBeNull();
+  });
+
   it('keeps the first origins up to the bound and counts the rest', async () => {
     const { origins, omitted } = await record({ ...TLS_LIMITS, origins: 2 });
     expect(origins).toHaveLength(2);

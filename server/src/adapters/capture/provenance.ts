@@ -11,13 +11,15 @@ import type { CaptureRecord, OriginTls } from '../../ports/capture';
 
 /**
  * Bounds of the TLS record: origins whose connection is kept (the rest are counted), certificates per chain,
- * bytes per certificate (DER), timestamps per origin, targets (frames of other processes, workers) listened to,
- * how deep such targets nest, and how long one DevTools call to a target may take (ms).
+ * bytes per certificate (DER), bytes of all chains together (past them an origin keeps its leaf only, then
+ * nothing), timestamps per origin, targets (frames of other processes, workers) listened to, how deep such
+ * targets nest, and how long one DevTools call to a target may take (ms).
  */
 export const TLS_LIMITS = {
   origins: 200,
   chainCerts: 10,
   certBytes: 16 * 1024,
+  chainBytes: 4 * 1024 * 1024,
   scts: 16,
   targets: 32,
   depth: 3,
@@ -265,6 +267,17 @@ export class TlsRecorder {
           break;
         }
       }
+    }
+    // All chains within one budget, in the order the origins were seen.
+    let budget = this.limits.chainBytes;
+    for (const entry of this.entries.values()) {
+      const chain = entry.chain ?? [];
+      let kept = 0;
+      while (kept < chain.length && (chain[kept]?.length ?? 0) <= budget) {
+        budget -= chain[kept]?.length ?? 0;
+        kept++;
+      }
+      entry.chain = chain.slice(0, kept);
     }
     return {
       origins: [...this.entries.values()].map(describe(this.limits)),
