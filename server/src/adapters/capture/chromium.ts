@@ -152,11 +152,14 @@ export const CHROMIUM_ARGS = [
  * One capture in a headless Chromium (playwright-core driving the system's browser), meant to run in the
  * capture process (`capture-process.ts`), never in the service: the browser keeps its sandbox on
  * (`chromiumSandbox: true`; as root Chromium refuses, which is why the capture process runs as another user),
- * inherits only the capture process's minimal environment, and reaches the network only through a
- * `CaptureProxy`. One fresh context (no profile, no cookies, downloads refused, service workers blocked,
- * permissions denied, fixed viewport, locale, time zone and a user agent naming the service); the page loaded,
- * scrolled for lazy content and recorded (HAR with bodies), then a full-page screenshot and a PDF rendering;
- * browser and proxy are gone before the WACZ is written to `workDir`.
+ * inherits only the capture process's minimal environment (its home a fresh directory whose NSS database
+ * trusts `CAPTURE_CA_CERTS` as anchors), and reaches the network only through a `CaptureProxy`. One fresh
+ * context (no profile, no cookies, downloads refused, service workers blocked, permissions denied, fixed
+ * viewport, locale, time zone and a user agent naming the service); the page loaded, scrolled to its end for
+ * lazy content (bounded in steps and time) until its requests settle, and recorded (HAR with bodies, the TLS
+ * of every origin: `TlsRecorder`), then a full-page screenshot and a PDF rendering; browser and proxy are gone
+ * before the WACZ is written to `workDir`, with the provenance summary (a replayable page and a file) and
+ * every origin's certificates (`PROVENANCE_FILES`).
  * @throws AppError as `WebCapturer.capture` documents; `signal`'s reason once it aborts.
  */
 export async function captureInBrowser(
