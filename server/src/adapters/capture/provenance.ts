@@ -53,7 +53,7 @@ export interface CertificateTimestamp {
   signatureData: string;
 }
 
-/** One origin's TLS as `provenance/tls.json` holds it: the summary of `capture.json`, and the material itself. */
+/** One origin's TLS as `capture/tls.json` holds it: the summary of `capture.json`, and the material itself. */
 export interface OriginTlsDetail extends OriginTls {
   /** The certificates Chromium gave for the origin (PEM), leaf first: the path it verified up to its anchor. */
   chain: string[];
@@ -467,7 +467,7 @@ export function summaryOf(detail: OriginTlsDetail): OriginTls {
 }
 
 /**
- * `provenance/tls.json`: every recorded origin with its certificates (PEM, leaf first) and signed certificate
+ * `capture/tls.json`: every recorded origin with its certificates (PEM, leaf first) and signed certificate
  * timestamps, and the number of origins past the bound.
  */
 export function tlsFile(origins: OriginTlsDetail[], omitted: number): Buffer {
