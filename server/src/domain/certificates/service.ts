@@ -24,7 +24,7 @@ import {
   DocumentTimestamp,
   Tenant,
 } from '../../db/entities';
-import { readCaptureRecord } from '../../ports/capture';
+import { readCaptureRecord, type WaczSignatureFacts } from '../../ports/capture';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
 import type { IpfsGateways } from '../../ports/ipfs';
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
@@ -164,7 +164,7 @@ async function issueCertificateOf(
   if (originals) data.originalSignatures = originals;
   // The receipt travels inside the certificate, within the signed range (issue 16): proof without us.
   const receipt = await buildReceipt(em, ctx, doc, originals ? { originalSignatures: originals } : {});
-  data.notes = [...(data.notes ?? []), receiptNote(request.lang)];
+  data.notes = [...(data.notes ?? []), receiptNote(request.lang, ctx.publicUrl)];
   const gather = revocationGatherer(ctx.revocation);
   // A token carrying only the TSA's certificate is completed from the TSA's anchors.
   const issuers = ctx.tsa?.trustAnchors ?? [];
@@ -297,11 +297,15 @@ function receiptAttachment(receipt: Receipt, issuedAt: Date): PdfAttachment {
   };
 }
 
-/** The certificate's pointer to its attached receipt, in its language. */
-function receiptNote(lang: CertificateLanguage): string {
+/**
+ * The certificate's pointer to its attached receipt and to the verifier that works without this service (the
+ * one-file command line and the page it serves at `/verify/`), in its language.
+ */
+function receiptNote(lang: CertificateLanguage, publicUrl: string): string {
+  const verify = `${publicUrl}/verify/`;
   return lang === 'en'
-    ? `Attached: ${RECEIPT_FILE_NAME}, the verification receipt. Check this document without this service: npx notary-verify <file> --certificate <this PDF> --evm-rpc <URL> --stacks-api <URL>.`
-    : `Anexo: ${RECEIPT_FILE_NAME}, o recibo de verificação. Verifique este documento sem este serviço: npx notary-verify <arquivo> --certificate <este PDF> --evm-rpc <URL> --stacks-api <URL>.`;
+    ? `Attached: ${RECEIPT_FILE_NAME}, the verification receipt. Check this document without this service: with Node 20 or later, node notary-verify.mjs <file> --certificate <this PDF> --evm-rpc <URL> --stacks-api <URL> (download ${verify}notary-verify.mjs; SHA-256 in ${verify}SHA256SUMS); or in a browser, the page ${verify} (saved, it works from your own computer).`
+    : `Anexo: ${RECEIPT_FILE_NAME}, o recibo de verificação. Verifique este documento sem este serviço: com Node 20 ou mais recente, node notary-verify.mjs <arquivo> --certificate <este PDF> --evm-rpc <URL> --stacks-api <URL> (baixe ${verify}notary-verify.mjs; SHA-256 em ${verify}SHA256SUMS); ou no navegador, a página ${verify} (salva, ela funciona no seu próprio computador).`;
 }
 
 /**
@@ -557,7 +561,42 @@ async function webCaptureFacts(
       ? 'The file is a WACZ web archive (every HTTP exchange as WARC, screenshot, PDF rendering, capture.json); the SHA-256 above is that of the archive. Replay it in ReplayWeb.page.'
       : 'O arquivo é um arquivo web WACZ (cada troca HTTP em WARC, captura de tela, renderização em PDF, capture.json); o SHA-256 acima é o do arquivo. Reproduza-o no ReplayWeb.page.',
   );
+  if (record.signature) lines.push(waczSignatureNote(record.signature, en));
   return { notes: lines, screenshot: png };
+}
+
+/**
+ * How the WACZ is signed (WACZ Signing and Verification 0.1.0, `datapackage-digest.json`), as the capture's
+ * record states it: the domain form's certificate and time signature (or why there is none), or the anonymous
+ * form's key fingerprint; and the command that checks it.
+ */
+function waczSignatureNote(facts: WaczSignatureFacts, en: boolean): string {
+  const clip = (why: string) =>
+    why.length > NOTE_REASON_MAX_CHARS ? `${why.slice(0, NOTE_REASON_MAX_CHARS)}…` : why;
+  const check = en
+    ? 'Check it with notary-verify <file>.wacz.'
+    : 'Verifique-o com notary-verify <arquivo>.wacz.';
+  if (facts.form === 'anonymous') {
+    return en
+      ? `The WACZ is signed (WACZ Signing and Verification 0.1.0, anonymous form) with this service's own key; SHA-256 of its public key: ${facts.publicKeySha256}. ${check}`
+      : `O WACZ é assinado (WACZ Signing and Verification 0.1.0, forma anônima) com a chave própria deste serviço; SHA-256 da sua chave pública: ${facts.publicKeySha256}. ${check}`;
+  }
+  const t = facts.timeSignature;
+  const time =
+    t.status === 'included'
+      ? en
+        ? `with an RFC 3161 time signature from ${t.tsa}`
+        : `com assinatura de tempo RFC 3161 de ${t.tsa}`
+      : t.status === 'unavailable'
+        ? en
+          ? `without time signature: the time-stamping authority ${t.tsa} was unavailable at capture time (${t.at}: ${clip(t.reason)})`
+          : `sem assinatura de tempo: a autoridade de carimbo do tempo ${t.tsa} estava indisponível no momento da captura (${t.at}: ${clip(t.reason)})`
+        : en
+          ? 'without time signature (no time-stamping authority configured)'
+          : 'sem assinatura de tempo (nenhuma autoridade de carimbo do tempo configurada)';
+  return en
+    ? `The WACZ is signed (WACZ Signing and Verification 0.1.0) with the certificate of ${facts.domain} (SHA-256 ${facts.certificateSha256}), ${time}. ${check}`
+    : `O WACZ é assinado (WACZ Signing and Verification 0.1.0) com o certificado de ${facts.domain} (SHA-256 ${facts.certificateSha256}), ${time}. ${check}`;
 }
 
 /** The stream's bytes. @throws AppError INTERNAL past `max` bytes (the stream is destroyed, the rest not read). */
