@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hardhatEasConfig } from '../../domain/anchoring/evm-pipeline.testing';
 import { buildMerkleTree, hashFromHex, toHex, verifyMerkleProof } from '../../domain/anchoring/merkle';
 import { ChainRateLimitedError, EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
 import { easAbi } from './eas-abi';
@@ -24,16 +25,7 @@ describe('EvmEasChain against Hardhat with the real EAS contracts', () => {
 
   beforeAll(async () => {
     devnet = await startHardhatDevnet();
-    config = {
-      rpcUrl: devnet.rpcUrl,
-      privateKey: devnet.funderPrivateKey,
-      easAddress: devnet.easAddress,
-      schemaRegistryAddress: devnet.schemaRegistryAddress,
-      network: 'hardhat',
-      chainId: devnet.chainId,
-      explorerTxPrefix: '',
-      attestationScanPrefix: '',
-    };
+    config = hardhatEasConfig(devnet);
     chain = new EvmEasChain(config);
   });
   afterAll(async () => {

@@ -1,16 +1,20 @@
-import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { AbiCoder, Contract, Interface, zeroPadValue } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { easAbi } from '../../adapters/chains/eas-abi';
 import { EvmEasChain, type EvmEasConfig } from '../../adapters/chains/evm-eas';
-import { type HardhatDevnet, startHardhatDevnet } from '../../adapters/chains/hardhat-devnet';
+import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
 import { type RpcProxy, startRpcProxy } from '../../adapters/chains/rpc-proxy.testing';
-import { AnchorBatch, AnchorTx, Document, Tenant } from '../../db/entities';
-import { baseOrmOptions } from '../../db/orm-config';
+import { AnchorBatch, AnchorTx, Document } from '../../db/entities';
 import { EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
 import { buildReceipt } from '../documents/receipt';
-import { addPendingDocument } from './pending-documents.testing';
-import { AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
+import {
+  type EvmPipelineFixture,
+  hardhatEasConfig,
+  quietWorker,
+  startEvmPipeline,
+} from './evm-pipeline.testing';
+import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 
 /**
  * EVM anchoring as production networks behave, on the real Hardhat node (EAS deployed) and the real pipeline
@@ -28,70 +32,32 @@ const log: PipelineLog & { infos: string[]; errors: string[] } = {
   error: (m) => log.errors.push(m),
 };
 
+let fx: EvmPipelineFixture;
 let orm: PgliteORM;
 let devnet: HardhatDevnet;
 let chain: EvmEasChain;
-let tenantId: string;
 
 function evmChain(rpcUrl: string, extra: Partial<EvmEasConfig> = {}): EvmEasChain {
-  return new EvmEasChain({
-    rpcUrl,
-    privateKey: devnet.funderPrivateKey,
-    easAddress: devnet.easAddress,
-    schemaRegistryAddress: devnet.schemaRegistryAddress,
-    network: 'hardhat',
-    chainId: devnet.chainId,
-    explorerTxPrefix: '',
-    attestationScanPrefix: '',
-    rpcTimeoutMs: 5_000,
-    ...extra,
-  });
+  return new EvmEasChain(hardhatEasConfig(devnet, { rpcUrl, rpcTimeoutMs: 5_000, ...extra }));
 }
 
 beforeAll(async () => {
-  orm = await PgliteORM.init({ ...baseOrmOptions, dbName: 'memory://' });
-  await orm.migrator.up();
-  devnet = await startHardhatDevnet();
-  chain = evmChain(devnet.rpcUrl);
-  await chain.ensureSchema();
-  const em = orm.em.fork();
-  tenantId = crypto.randomUUID();
-  em.create(Tenant, { id: tenantId, kind: 'personal', externalId: 'u1', name: 'T', serialPrefix: 'EP' });
-  await em.flush();
+  fx = await startEvmPipeline('EP', { rpcTimeoutMs: 5_000 });
+  ({ orm, devnet, chain } = fx);
 }, 60_000);
 
-afterAll(async () => {
-  chain?.close();
-  await devnet?.stop();
-  await orm?.close();
-});
+afterAll(() => fx?.stop());
 
-let serial = 0;
 /** `n` pending documents collected into one EVM batch; returns the batch id and the document ids. */
 async function newBatch(n: number): Promise<{ batchId: string; ids: string[] }> {
-  const em = orm.em.fork();
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push(addPendingDocument(em, tenantId, `EP-${++serial}`));
-  await em.flush();
+  const ids = await fx.addDocuments(n);
   const r = await collectBatch(orm.em.fork(), { chains: ['evm'], maxBatchSize: 1000 });
   expect(r.leafCount).toBe(n);
   return { batchId: r.batchId as string, ids };
 }
 
 function worker(c: EvmEasChain, extra: Partial<WorkerOptions> = {}): AnchorWorker {
-  return new AnchorWorker({
-    chain: c,
-    fork: () => orm.em.fork(),
-    log,
-    confirmations: 1,
-    stuckAfterMs: 60_000,
-    pollMs: 0,
-    backoffMs: 0,
-    maxBackoffMs: 0,
-    maxAttempts: 3,
-    leaseMs: 0,
-    ...extra,
-  });
+  return quietWorker({ chain: c, orm, log, maxAttempts: 3, ...extra });
 }
 
 const rowOf = (batchId: string) => orm.em.fork().findOneOrFail(AnchorTx, { batch: batchId });

@@ -1,21 +1,25 @@
 import { once } from 'node:events';
 import { type AddressInfo, createServer, Socket } from 'node:net';
-import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { randomPrivateKey } from '@stacks/transactions';
 import { JsonRpcProvider, Network, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmEasChain } from '../../adapters/chains/evm-eas';
-import { type HardhatDevnet, startHardhatDevnet } from '../../adapters/chains/hardhat-devnet';
+import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
 import { StacksNotaryChain } from '../../adapters/chains/stacks';
 import { type StacksDevnet, startStacksDevnet } from '../../adapters/chains/stacks-devnet';
-import { AnchorBatch, AnchorTx, Document, DocumentAnchor, Tenant } from '../../db/entities';
-import { baseOrmOptions } from '../../db/orm-config';
+import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../../db/entities';
 import type { AnchorChain } from '../../ports/chains';
-import { addPendingDocument } from './pending-documents.testing';
-import { AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
+import {
+  type EvmPipelineFixture,
+  hardhatEasConfig,
+  quietWorker,
+  startEvmPipeline,
+} from './evm-pipeline.testing';
+import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 
 /**
- * Faults of issue 4 driven through the real pipeline (PGlite in memory, the in-process Hardhat devnet with the
+ * Anchoring faults driven through the real pipeline (PGlite in memory, the in-process Hardhat devnet with the
  * EAS contracts, the Clarity VM-backed Stacks devnet): RPC unreachable then back, nonce too low, a stuck
  * transaction replaced with higher fees, a Stacks rejection read from the node's response.
  */
@@ -26,53 +30,23 @@ const log: PipelineLog & { errors: string[] } = {
   error: (m) => log.errors.push(m),
 };
 
+let fx: EvmPipelineFixture;
 let orm: PgliteORM;
 let devnet: HardhatDevnet;
 let chain: EvmEasChain;
-let tenantId: string;
 
 function evmChain(rpcUrl: string): EvmEasChain {
-  return new EvmEasChain({
-    rpcUrl,
-    privateKey: devnet.funderPrivateKey,
-    easAddress: devnet.easAddress,
-    schemaRegistryAddress: devnet.schemaRegistryAddress,
-    network: 'hardhat',
-    chainId: devnet.chainId,
-    explorerTxPrefix: '',
-    attestationScanPrefix: '',
-    rpcTimeoutMs: 2_000,
-  });
+  return new EvmEasChain(hardhatEasConfig(devnet, { rpcUrl, rpcTimeoutMs: 2_000 }));
 }
 
 beforeAll(async () => {
-  orm = await PgliteORM.init({ ...baseOrmOptions, dbName: 'memory://' });
-  await orm.migrator.up();
-  devnet = await startHardhatDevnet();
-  chain = evmChain(devnet.rpcUrl);
-  await chain.ensureSchema();
-  const em = orm.em.fork();
-  tenantId = crypto.randomUUID();
-  em.create(Tenant, { id: tenantId, kind: 'personal', externalId: 'u1', name: 'T', serialPrefix: 'TT' });
-  await em.flush();
+  fx = await startEvmPipeline('TT', { rpcTimeoutMs: 2_000 });
+  ({ orm, devnet, chain } = fx);
 }, 60_000);
 
-afterAll(async () => {
-  chain?.close();
-  await devnet?.stop();
-  await orm?.close();
-});
+afterAll(() => fx?.stop());
 
-let serial = 0;
-async function addDocuments(n: number): Promise<string[]> {
-  const em = orm.em.fork();
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    ids.push(addPendingDocument(em, tenantId, `TT-${++serial}`));
-  }
-  await em.flush();
-  return ids;
-}
+const addDocuments = (n: number) => fx.addDocuments(n);
 
 /** Collects batches of the given chain until no unbatched pending document is left. */
 async function collectAll(chainKind: 'evm' | 'stacks', maxBatchSize = 1000): Promise<string[]> {
@@ -85,19 +59,7 @@ async function collectAll(chainKind: 'evm' | 'stacks', maxBatchSize = 1000): Pro
 }
 
 function worker(c: AnchorChain, extra: Partial<WorkerOptions> = {}): AnchorWorker {
-  return new AnchorWorker({
-    chain: c,
-    fork: () => orm.em.fork(),
-    log,
-    confirmations: 1,
-    stuckAfterMs: 60_000,
-    pollMs: 0,
-    backoffMs: 0,
-    maxBackoffMs: 0,
-    maxAttempts: 5,
-    leaseMs: 0,
-    ...extra,
-  });
+  return quietWorker({ chain: c, orm, log, ...extra });
 }
 
 async function rowsOf(batchIds: string[]) {

@@ -1,13 +1,12 @@
-import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EvmEasChain } from '../../adapters/chains/evm-eas';
-import { type HardhatDevnet, startHardhatDevnet } from '../../adapters/chains/hardhat-devnet';
-import { AnchorBatch, AnchorTx, Document, DocumentAnchor, Tenant } from '../../db/entities';
-import { baseOrmOptions } from '../../db/orm-config';
+import type { EvmEasChain } from '../../adapters/chains/evm-eas';
+import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
+import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../../db/entities';
 import type { AnchorChain } from '../../ports/chains';
+import { type EvmPipelineFixture, quietWorker, startEvmPipeline } from './evm-pipeline.testing';
 import { hashFromHex, type MerkleProof, verifyMerkleProof } from './merkle';
-import { addPendingDocument } from './pending-documents.testing';
-import { AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
+import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 
 /** Pipeline against the real Hardhat devnet with the EAS contracts (EVM chain only here). */
 
@@ -17,69 +16,22 @@ const log: PipelineLog & { errors: string[] } = {
   error: (m) => log.errors.push(m),
 };
 
+let fx: EvmPipelineFixture;
 let orm: PgliteORM;
 let devnet: HardhatDevnet;
 let chain: EvmEasChain;
-let tenantId: string;
 
 beforeAll(async () => {
-  orm = await PgliteORM.init({ ...baseOrmOptions, dbName: 'memory://' });
-  await orm.migrator.up();
-  devnet = await startHardhatDevnet();
-  chain = new EvmEasChain({
-    rpcUrl: devnet.rpcUrl,
-    privateKey: devnet.funderPrivateKey,
-    easAddress: devnet.easAddress,
-    schemaRegistryAddress: devnet.schemaRegistryAddress,
-    network: 'hardhat',
-    chainId: devnet.chainId,
-    explorerTxPrefix: '',
-    attestationScanPrefix: '',
-  });
-  await chain.ensureSchema();
-  const em = orm.em.fork();
-  tenantId = crypto.randomUUID();
-  em.create(Tenant, {
-    id: tenantId,
-    kind: 'personal',
-    externalId: 'u1',
-    name: 'T',
-    serialPrefix: 'TT',
-  });
-  await em.flush();
+  fx = await startEvmPipeline('TT');
+  ({ orm, devnet, chain } = fx);
 }, 60_000);
 
-afterAll(async () => {
-  chain?.close();
-  await devnet?.stop();
-  await orm?.close();
-});
+afterAll(() => fx?.stop());
 
-let serial = 0;
-async function addDocuments(n: number): Promise<string[]> {
-  const em = orm.em.fork();
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    ids.push(addPendingDocument(em, tenantId, `TT-${++serial}`));
-  }
-  await em.flush();
-  return ids;
-}
+const addDocuments = (n: number) => fx.addDocuments(n);
 
 function worker(c: AnchorChain, extra: Partial<WorkerOptions> = {}): AnchorWorker {
-  return new AnchorWorker({
-    chain: c,
-    fork: () => orm.em.fork(),
-    log,
-    confirmations: 1,
-    stuckAfterMs: 60_000,
-    pollMs: 0,
-    backoffMs: 0,
-    maxBackoffMs: 0,
-    maxAttempts: 5,
-    leaseMs: 0,
-    ...extra,
-  });
+  return quietWorker({ chain: c, orm, log, ...extra });
 }
 
 /** Ticks until no row of the chain is left to drive (or `max` ticks). */
