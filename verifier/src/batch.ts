@@ -423,7 +423,12 @@ export const CSV_COLUMNS = [
  * `@`, tab or carriage return) gets a leading `'` (OWASP, CSV injection): file names are the batch's, not ours.
  */
 export function batchCsv(result: BatchResult): string {
-  const rows: string[][] = [[...CSV_COLUMNS]];
+  return csvText([[...CSV_COLUMNS], ...batchCsvRows(result)]);
+}
+
+/** The rows of `batchCsv` without its header: one per item, then one per skipped file (`CSV_COLUMNS`). */
+export function batchCsvRows(result: BatchResult): string[][] {
+  const rows: string[][] = [];
   for (const item of result.items) {
     const r = item.report;
     const check = (id: CheckId) => {
@@ -451,6 +456,11 @@ export function batchCsv(result: BatchResult): string {
   for (const s of result.skipped) {
     rows.push([s.name, '', '', `skipped:${s.why}`, '', '', '', '', '', '', '', '', '', '', '']);
   }
+  return rows;
+}
+
+/** `rows` as CSV text, each field as `batchCsv` writes it (RFC 4180, formula-looking fields neutralized). */
+export function csvText(rows: readonly (readonly string[])[]): string {
   return rows
     .map((row) => row.map(csvField).join(','))
     .join('\r\n')

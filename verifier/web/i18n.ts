@@ -18,7 +18,7 @@ const pt = {
 
   'files.title': '1. Arquivos e suas provas',
   'files.help':
-    'Escolha cada arquivo com o seu certificado (arquivo.certificate.pdf) ou recibo (arquivo.receipt.json), vários de uma vez. Um PDF carimbado basta sozinho: ele contém o original. Um certificado com outro nome também serve: o recibo anexado diz o nome do arquivo.',
+    'Escolha cada arquivo com o seu certificado (arquivo.certificate.pdf) ou recibo (arquivo.receipt.json), vários de uma vez. Um PDF carimbado basta sozinho: ele contém o original. Um certificado com outro nome também serve: o recibo anexado diz o nome do arquivo. Uma captura web assinada (arquivo.wacz) também basta sozinha.',
   'files.drop': 'Arraste os arquivos para cá',
   'files.pick': 'Escolher arquivos',
   'files.clear': 'Limpar',
@@ -33,7 +33,7 @@ const pt = {
   'endpoints.stacks': 'Stacks (API), um por linha',
   'endpoints.confirmations': 'Confirmações exigidas em cada blockchain (o bloco de inclusão conta como 1)',
 
-  'trust.title': '3. Âncoras de confiança (verificações 5 e 6)',
+  'trust.title': '3. Âncoras de confiança (verificações 5 e 6; de uma captura web, 4 e 5)',
   'trust.help':
     'Os certificados a que o carimbo do tempo e o assinante do certificado devem se encadear. Sem âncora, a integridade e os carimbos são conferidos, mas não a cadeia.',
   'trust.none': 'Nenhuma: a cadeia de certificados não é conferida',
@@ -114,6 +114,38 @@ const pt = {
   'check.level': 'Nível PAdES alcançado: {level} (julgado em {at})',
   'check.notHigher': 'não mais alto porque: {why}',
   'check.evidence': 'Evidências',
+
+  'capture.proof': 'captura web (WACZ)',
+  'capture.help.failed': 'A captura não confere: a verificação {id} falhou.',
+  'capture.exit': 'Como notary-verify {name} no terminal: código de saída {code}.',
+  'capture.sha256': 'SHA-256 do WACZ',
+  'capture.bytes': '{bytes} bytes',
+  'capture.signature': 'Assinatura',
+  'capture.signed.domain': '{signer} (forma de domínio), criada em {created}',
+  'capture.signed.anonymous': 'chave de SHA-256 {signer} (forma anônima), criada em {created}',
+  'capture.unsigned': 'nenhuma',
+  'capture.timeSignature': 'Carimbo do tempo da assinatura',
+  'capture.noTimeSignature': 'nenhum verificado',
+  'capture.url': 'Endereço pedido',
+  'capture.finalUrl': 'Endereço final',
+  'capture.status': '{url} (HTTP {status})',
+  'capture.time': 'Capturado',
+  'capture.span': 'de {from} a {to}',
+  'capture.title': 'Título',
+  'capture.server': 'Endereço do servidor',
+  'capture.tls': 'Certificado TLS do documento principal',
+  'capture.tlsValue': '{subject}; emissor {issuer}; válido de {from} a {to}; SHA-256 {sha256}',
+  'capture.noTls': 'nenhum (http, ou não registrado)',
+  'capture.problem.too-large': 'Captura grande demais para conferir.',
+  'capture.problem.not-wacz': 'Não é um WACZ que possa ser conferido (um zip com datapackage.json).',
+  'capture.problem.unreadable': 'O arquivo não pôde ser lido.',
+  'wacz.check.1': 'Hashes do pacote (datapackage.json)',
+  'wacz.check.2': 'Resumo do datapackage',
+  'wacz.check.3': 'Assinatura (signedData)',
+  'wacz.check.4': 'Identidade do assinante (domainCert)',
+  'wacz.check.5': 'Carimbo do tempo (RFC 3161)',
+  'wacz.check.6': 'Registros WARC conforme o índice',
+  'wacz.check.7': 'Registro da captura (capture.json)',
 } as const;
 
 export type MessageKey = keyof typeof pt;
@@ -131,7 +163,7 @@ const en: Record<MessageKey, string> = {
 
   'files.title': '1. Files and their proofs',
   'files.help':
-    'Choose each file with its certificate (file.certificate.pdf) or receipt (file.receipt.json), several at once. A stamped PDF is enough alone: it holds the original. A certificate named otherwise works too: its attached receipt names the file.',
+    'Choose each file with its certificate (file.certificate.pdf) or receipt (file.receipt.json), several at once. A stamped PDF is enough alone: it holds the original. A certificate named otherwise works too: its attached receipt names the file. A signed web capture (file.wacz) is enough alone too.',
   'files.drop': 'Drop the files here',
   'files.pick': 'Choose files',
   'files.clear': 'Clear',
@@ -146,7 +178,7 @@ const en: Record<MessageKey, string> = {
   'endpoints.stacks': 'Stacks (API), one per line',
   'endpoints.confirmations': 'Confirmations required on each chain (the inclusion block counts as 1)',
 
-  'trust.title': '3. Trust anchors (checks 5 and 6)',
+  'trust.title': '3. Trust anchors (checks 5 and 6; of a web capture, 4 and 5)',
   'trust.help':
     'The certificates the timestamp and the certificate’s signer must chain to. Without an anchor, integrity and timestamps are checked, but not the chain.',
   'trust.none': 'None: the certificate chain is not checked',
@@ -226,6 +258,38 @@ const en: Record<MessageKey, string> = {
   'check.level': 'PAdES level reached: {level} (judged at {at})',
   'check.notHigher': 'not higher because: {why}',
   'check.evidence': 'Evidence',
+
+  'capture.proof': 'web capture (WACZ)',
+  'capture.help.failed': 'The capture does not hold: check {id} failed.',
+  'capture.exit': 'As notary-verify {name} in a terminal: exit status {code}.',
+  'capture.sha256': 'WACZ SHA-256',
+  'capture.bytes': '{bytes} bytes',
+  'capture.signature': 'Signature',
+  'capture.signed.domain': '{signer} (domain form), created {created}',
+  'capture.signed.anonymous': 'the key with SHA-256 {signer} (anonymous form), created {created}',
+  'capture.unsigned': 'none',
+  'capture.timeSignature': 'Time signature',
+  'capture.noTimeSignature': 'none verified',
+  'capture.url': 'Requested URL',
+  'capture.finalUrl': 'Final URL',
+  'capture.status': '{url} (HTTP {status})',
+  'capture.time': 'Captured',
+  'capture.span': '{from} to {to}',
+  'capture.title': 'Title',
+  'capture.server': 'Server address',
+  'capture.tls': 'Main document TLS certificate',
+  'capture.tlsValue': '{subject}; issuer {issuer}; valid {from} to {to}; SHA-256 {sha256}',
+  'capture.noTls': 'none (http, or not recorded)',
+  'capture.problem.too-large': 'Capture too large to check.',
+  'capture.problem.not-wacz': 'Not a WACZ that can be checked (a zip with datapackage.json).',
+  'capture.problem.unreadable': 'The file could not be read.',
+  'wacz.check.1': 'Package hashes (datapackage.json)',
+  'wacz.check.2': 'Datapackage digest',
+  'wacz.check.3': 'Signature (signedData)',
+  'wacz.check.4': 'Signer identity (domainCert)',
+  'wacz.check.5': 'Time signature (RFC 3161)',
+  'wacz.check.6': 'WARC records against the index',
+  'wacz.check.7': 'Capture record (capture.json)',
 };
 
 const TABLES: Readonly<Record<Language, Readonly<Record<MessageKey, string>>>> = { pt, en };

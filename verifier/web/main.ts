@@ -1,14 +1,25 @@
 /**
  * The verify page (`verify.html`, built by `build/build.ts`): the six checks of `notary-verify` in a browser,
  * on several files at once (`verifyBatch`, as `notary-verify --dir`), with the chain endpoints and trust
- * anchors the user chooses. Nothing leaves the browser but the requests of checks 3 and 4 to the endpoints
- * typed here; checks 5 and 6 make none (the page does not fetch revocation data: `--online` is the command
- * line's). Plain DOM, no framework: the page is one file that must be readable and small.
+ * anchors the user chooses; and the seven checks of a signed web capture (`.wacz`, `verifyWacz`, as
+ * `notary-verify <capture.wacz>`), which needs nothing beside it (`captures.ts`). Nothing leaves the browser
+ * but the requests of checks 3 and 4 to the endpoints typed here; checks 5 and 6 make none (the page does
+ * not fetch revocation data: `--online` is the command line's), nor does a capture's. Plain DOM, no
+ * framework: the page is one file that must be readable and small.
  */
-import { type BatchItem, type BatchResult, batchCsv, verifyBatch } from '../src/batch.ts';
+import { type BatchItem, type BatchResult, verifyBatch } from '../src/batch.ts';
 import { pemCertificates } from '../src/bytes.ts';
 import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
 import type { CheckResult, VerifyReport } from '../src/report.ts';
+import type { WaczCheckResult, WaczReport } from '../src/wacz.ts';
+import {
+  type CaptureItem,
+  isWacz,
+  type PageResult,
+  pageCsv,
+  pageResult,
+  verifyCaptures,
+} from './captures.ts';
 import { type Language, type MessageKey, message, preferredLanguage } from './i18n.ts';
 import { toPortuguese } from './report-text.ts';
 
@@ -28,7 +39,7 @@ interface State {
   files: File[];
   anchorFiles: File[];
   running: { done: number; total: number } | null;
-  result: BatchResult | null;
+  result: PageResult | null;
   error: { key: MessageKey; params?: Record<string, string | number> } | null;
 }
 
@@ -442,28 +453,44 @@ async function run(): Promise<void> {
     const trusted = await anchors();
     const at = localDateTime(atInput.value);
     const files = new Map(state.files.map((f) => [f.name, f]));
-    state.running = { done: 0, total: 0 };
+    const read = async (name: string) => new Uint8Array(await (files.get(name) as File).arrayBuffer());
+    // A capture is checked on its own; every other file goes to the batch, which pairs it with its proof.
+    const captures = state.files.filter((f) => isWacz(f.name));
+    const others = state.files.filter((f) => !isWacz(f.name));
+    state.running = { done: 0, total: captures.length };
     renderStatus();
-    state.result = await verifyBatch(
-      {
-        entries: state.files.map((f) => ({ name: f.name, size: f.size })),
-        read: async (name) => new Uint8Array(await (files.get(name) as File).arrayBuffer()),
-      },
-      {
-        evmRpcUrls,
-        stacksApiUrls,
-        confirmations,
-        ...(trusted ? { trustCa: trusted, tsaCa: trusted } : {}),
-        ...(at ? { at } : {}),
-      },
-      {
-        pairLeftovers: true,
-        onItem: (_item, done, total) => {
-          state.running = { done, total };
-          renderStatus();
+    let batch: BatchResult | null = null;
+    if (others.length > 0) {
+      batch = await verifyBatch(
+        { entries: others.map((f) => ({ name: f.name, size: f.size })), read },
+        {
+          evmRpcUrls,
+          stacksApiUrls,
+          confirmations,
+          ...(trusted ? { trustCa: trusted, tsaCa: trusted } : {}),
+          ...(at ? { at } : {}),
         },
+        {
+          pairLeftovers: true,
+          onItem: (_item, done, total) => {
+            state.running = { done, total: total + captures.length };
+            renderStatus();
+          },
+        },
+      );
+    }
+    const checked = batch?.items.length ?? 0;
+    const captureItems = await verifyCaptures(
+      captures.map((f) => ({ name: f.name, size: f.size })),
+      read,
+      trusted ? { trustCa: trusted, tsaCa: trusted } : {},
+      () => {
+        const done = (state.running?.done ?? checked) + 1;
+        state.running = { done, total: checked + captures.length };
+        renderStatus();
       },
     );
+    state.result = pageResult(batch, captureItems);
   } catch (e) {
     state.error =
       e instanceof PageProblem
@@ -499,7 +526,7 @@ function renderResults(): void {
         'p',
         {},
         t('result.tally', {
-          checked: result.items.length,
+          checked: result.items.length + result.captures.length,
           passed: c.passed,
           failed: c.failed,
           incomplete: c.incomplete,
@@ -511,7 +538,7 @@ function renderResults(): void {
       h(
         'p',
         {},
-        download(t('result.csv'), 'notary-verify.csv', 'text/csv;charset=utf-8', batchCsv(result), 'csv'),
+        download(t('result.csv'), 'notary-verify.csv', 'text/csv;charset=utf-8', pageCsv(result), 'csv'),
         ' ',
         download(
           t('result.json'),
@@ -523,6 +550,7 @@ function renderResults(): void {
       ),
     ),
     ...result.items.map(itemCard),
+    ...result.captures.map(captureCard),
     ...(result.skipped.length > 0
       ? [
           h(
@@ -603,11 +631,125 @@ function reportView(report: VerifyReport): HTMLElement {
       h('dt', {}, t('item.service')),
       h('dd', {}, `${report.service.name} (${report.service.url})`),
     ),
-    h('ol', { class: 'checks' }, ...report.checks.map(checkRow)),
+    h('ol', { class: 'checks' }, ...report.checks.map((c) => checkRow(c, t(`check.${c.id}`)))),
   );
 }
 
-function checkRow(check: CheckResult): HTMLElement {
+function captureCard(item: CaptureItem): HTMLElement {
+  const report = item.report;
+  return h(
+    'article',
+    {
+      class: `card item outcome-${item.outcome}`,
+      'data-testid': 'item',
+      'data-kind': 'wacz',
+      'data-file': item.file,
+      'data-outcome': item.outcome,
+      'data-exit-code': String(item.exitCode),
+      'data-failed-at': String(report?.failedAt ?? ''),
+    },
+    h(
+      'div',
+      { class: 'item-head' },
+      h('span', { class: `badge badge-${item.outcome}` }, t(`outcome.${item.outcome}`)),
+      h('strong', { class: 'break' }, item.file),
+      h('span', { class: 'muted small break' }, t('capture.proof')),
+    ),
+    report
+      ? captureView(item.file, report)
+      : h(
+          'div',
+          { class: 'problem', role: 'alert' },
+          h('p', {}, t(`capture.problem.${item.problemKind ?? 'unreadable'}`)),
+          item.problem
+            ? h('p', { class: 'muted small break' }, t('item.problem.detail', { message: rt(item.problem) }))
+            : null,
+          h('p', { class: 'muted small' }, t('capture.exit', { name: item.file, code: item.exitCode })),
+        ),
+  );
+}
+
+/** A capture's report: what the archive and the capture record say, then the seven checks. */
+function captureView(file: string, report: WaczReport): HTMLElement {
+  const a = report.archive;
+  const k = report.capture;
+  const help =
+    report.outcome === 'failed'
+      ? t('capture.help.failed', { id: report.failedAt ?? '' })
+      : t(`outcome.help.${report.outcome}`);
+  const fact = (label: string, value: Child, testid: string): HTMLElement[] => [
+    h('dt', {}, label),
+    h('dd', { 'data-testid': testid }, value),
+  ];
+  const signed =
+    a.form === null
+      ? t('capture.unsigned')
+      : t(`capture.signed.${a.form}`, { signer: a.signer ?? '?', created: a.created ?? '?' });
+  return h(
+    'div',
+    {},
+    h('p', { class: 'small' }, help),
+    h(
+      'p',
+      { class: 'muted small', 'data-testid': 'exit-line' },
+      t('capture.exit', { name: file, code: report.exitCode }),
+    ),
+    h(
+      'dl',
+      { class: 'facts small', 'data-testid': 'capture-facts' },
+      ...fact(t('capture.sha256'), h('code', { class: 'break' }, a.sha256), 'fact-sha256'),
+      ...fact(t('capture.signature'), h('span', { class: 'break' }, signed), 'fact-signature'),
+      ...(a.form === 'domain'
+        ? fact(
+            t('capture.timeSignature'),
+            a.timeSignature ?? t('capture.noTimeSignature'),
+            'fact-time-signature',
+          )
+        : []),
+      ...(k
+        ? [
+            ...fact(t('capture.url'), h('code', { class: 'break' }, k.requestedUrl), 'fact-url'),
+            ...fact(
+              t('capture.finalUrl'),
+              h(
+                'code',
+                { class: 'break' },
+                t('capture.status', { url: k.finalUrl, status: k.status ?? '?' }),
+              ),
+              'fact-final-url',
+            ),
+            ...fact(
+              t('capture.time'),
+              t('capture.span', { from: k.startedAt, to: k.finishedAt }),
+              'fact-time',
+            ),
+            ...(k.title ? fact(t('capture.title'), k.title, 'fact-title') : []),
+            ...(k.serverIp ? fact(t('capture.server'), h('code', {}, k.serverIp), 'fact-server') : []),
+            ...fact(
+              t('capture.tls'),
+              h(
+                'span',
+                { class: 'break' },
+                k.tls
+                  ? t('capture.tlsValue', {
+                      subject: k.tls.subject,
+                      issuer: k.tls.issuer,
+                      from: k.tls.validFrom,
+                      to: k.tls.validTo,
+                      sha256: k.tls.sha256Fingerprint,
+                    })
+                  : t('capture.noTls'),
+              ),
+              'fact-tls',
+            ),
+          ]
+        : []),
+    ),
+    h('ol', { class: 'checks' }, ...report.checks.map((c) => checkRow(c, t(`wacz.check.${c.id}`)))),
+  );
+}
+
+function checkRow(check: CheckResult | WaczCheckResult, name: string): HTMLElement {
   const reason = check.reason ? ` · ${t(`reason.${check.reason}`)}` : '';
   return h(
     'li',
@@ -621,10 +763,10 @@ function checkRow(check: CheckResult): HTMLElement {
       'div',
       { class: 'check-head' },
       h('span', { class: `badge badge-check-${check.status}` }, `${t(`status.${check.status}`)}${reason}`),
-      h('strong', {}, `${check.id}. ${t(`check.${check.id}`)}`),
+      h('strong', {}, `${check.id}. ${name}`),
     ),
     h('p', { class: 'small summary-line', 'data-testid': 'summary-line' }, rt(check.summary)),
-    check.pades
+    'pades' in check && check.pades
       ? h(
           'p',
           { class: 'small', 'data-testid': 'pades-level', 'data-level': check.pades.level ?? '' },

@@ -30,6 +30,33 @@ const CASES: [string, string][] = [
   ],
   ['/OCSPs or /CRLs must be present (its note)', '/OCSPs ou /CRLs deve estar presente (sua nota)'],
   ['Tabela A.19 OCSPs or CRLs', 'Tabela A.19 OCSPs ou CRLs'],
+  // A web capture's report, domain form (wacz.ts).
+  [
+    'signed by 127.0.0.1; not checked: the domain certificate chain (no --trust-ca given)',
+    'assinado por 127.0.0.1; não conferido: a cadeia do certificado de domínio: nenhuma âncora --trust-ca escolhida',
+  ],
+  [
+    'the signature existed at 2026-01-02T03:04:07.000Z (RFC 3161), created 2026-01-02T03:04:06Z',
+    'a assinatura existia em 2026-01-02T03:04:07.000Z (RFC 3161), created 2026-01-02T03:04:06Z',
+  ],
+  [
+    'created 2026-01-02T03:04:06Z, genTime 2026-01-02T03:04:07.000Z (1 s)',
+    'created 2026-01-02T03:04:06Z, genTime 2026-01-02T03:04:07.000Z (1 s)',
+  ],
+  ['127.0.0.1 (certificate: 127.0.0.1, localhost)', '127.0.0.1 (certificado: 127.0.0.1, localhost)'],
+  [
+    '2026-01-02T03:04:07.000Z (valid 2026-01-01T00:00:00.000Z to 2027-01-01T00:00:00.000Z)',
+    '2026-01-02T03:04:07.000Z (válido de 2026-01-01T00:00:00.000Z a 2027-01-01T00:00:00.000Z)',
+  ],
+  [
+    'issued by the next (O=Notary Test, CN=Notary Test CA)',
+    'emitido pelo seguinte (O=Notary Test, CN=Notary Test CA)',
+  ],
+  ['included (datapackage-digest.json has one)', 'incluído (datapackage-digest.json tem um)'],
+  [
+    'the archive is signed without time signature: the TSA was unavailable at capture time (2026-01-02T03:04:06.000Z: connection refused), as capture.json says; its signing time rests on created (2026-01-02T03:04:06Z) alone',
+    'o WACZ é assinado sem carimbo do tempo: a TSA estava indisponível na hora da captura (2026-01-02T03:04:06.000Z: conexão recusada), como diz capture.json; sua hora de assinatura depende só de created (2026-01-02T03:04:06Z)',
+  ],
 ];
 
 describe('the report in Portuguese', () => {

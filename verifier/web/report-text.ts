@@ -158,6 +158,79 @@ const EXACT: Readonly<Record<string, string>> = {
   'every certificate': 'todos os certificados',
   'too many revocation look-ups': 'consultas de revogação demais',
   'not both': 'não ambos',
+  // Web captures (wacz.ts): property names of the archive's JSON stay as they are.
+  path: 'path',
+  hash: 'hash',
+  format: 'format',
+  created: 'created',
+  form: 'forma',
+  domain: 'domínio',
+  'anonymous (publicKey)': 'anônima (publicKey)',
+  'domain (domainCert)': 'de domínio (domainCert)',
+  'public key SHA-256': 'SHA-256 da chave pública',
+  'certificate SHA-256': 'SHA-256 do certificado',
+  'signature over hash': 'assinatura sobre o hash',
+  'valid (ECDSA, SHA-256)': 'válida (ECDSA, SHA-256)',
+  'valid with the first certificate of domainCert': 'válida com o primeiro certificado de domainCert',
+  'not a data package (no resources list)': 'não é um data package (sem a lista resources)',
+  'is in the zip more than once': 'está no zip mais de uma vez',
+  'listed but not in the archive': 'listado, mas ausente do WACZ',
+  'in the archive but not listed in datapackage.json (no hash covers it)':
+    'no WACZ, mas não listado em datapackage.json (nenhum hash o cobre)',
+  'absent: the archive is not signed': 'ausente: o WACZ não é assinado',
+  'not a digest (path, hash)': 'não é um resumo (path, hash)',
+  'the anonymous form has no time signature': 'a forma anônima não tem carimbo do tempo',
+  'no valid signedData to take the signer from': 'nenhum signedData válido de onde tirar o assinante',
+  'no valid signedData to take the time signature from':
+    'nenhum signedData válido de onde tirar o carimbo do tempo',
+  'none was made (no TSA configured)': 'nenhum foi feito (nenhuma TSA configurada)',
+  'no certificate': 'nenhum certificado',
+  'not signed by the next certificate': 'não assinado pelo certificado seguinte',
+  'valid at signing': 'válido na assinatura',
+  'the domain certificate chain (no --trust-ca given)':
+    'a cadeia do certificado de domínio: nenhuma âncora --trust-ca escolhida',
+  'TSA status': 'situação da TSA',
+  granted: 'concedido',
+  'SHA-256 of signature': 'SHA-256 de signature',
+  'first certificate of timestampCert': 'primeiro certificado de timestampCert',
+  'the TSA that signed': 'a TSA que assinou',
+  'created within 10 minutes of genTime': 'created a até 10 minutos do genTime',
+  'no WARC file or no CDXJ index listed in datapackage.json':
+    'nenhum arquivo WARC ou nenhum índice CDXJ listado em datapackage.json',
+  'more records': 'mais registros',
+  'fail; only the first are listed': 'falham; só os primeiros são listados',
+  'WARC-Block-Digest does not match its block': 'WARC-Block-Digest não corresponde ao seu bloco',
+  'WARC-Payload-Digest does not match its payload': 'WARC-Payload-Digest não corresponde ao seu conteúdo',
+  'no capture/capture.json: not a web capture of this service':
+    'sem capture/capture.json: não é uma captura web deste serviço',
+  'not an object': 'não é um objeto',
+  unreadable: 'ilegível',
+  'capture record': 'registro da captura',
+  'requested URL': 'endereço pedido',
+  'final URL': 'endereço final',
+  captured: 'capturado',
+  'server address': 'endereço do servidor',
+  'main document TLS certificate': 'certificado TLS do documento principal',
+  'final URL archived': 'endereço final arquivado',
+  'a response record in the index': 'um registro response no índice',
+  'no response record in the index': 'nenhum registro response no índice',
+  'signature form as recorded': 'forma da assinatura como registrada',
+  'key as recorded': 'chave como registrada',
+  'certificate as recorded': 'certificado como registrado',
+  'time signature as recorded': 'carimbo do tempo como registrado',
+  'the record says nothing of the signature (made before archives were signed)':
+    'o registro nada diz da assinatura (feito antes de os WACZ serem assinados)',
+  'not a WACZ: no datapackage.json': 'não é um WACZ: sem datapackage.json',
+  'invalid gzip data': 'dados gzip inválidos',
+};
+
+/** The forms of a WACZ signature, and what a capture record says of its time signature. */
+const WACZ_WORD: Readonly<Record<string, string>> = {
+  anonymous: 'anônima',
+  domain: 'de domínio',
+  included: 'incluído',
+  unavailable: 'indisponível',
+  'not said': 'não dito',
 };
 
 /** How a technical word that stands for a role reads. */
@@ -185,6 +258,128 @@ const RULES: readonly Rule[] = [
     /^the TSA certificate chain \(no --tsa-ca given\)$/,
     () => 'a cadeia do certificado da TSA: nenhuma âncora --tsa-ca escolhida',
   ],
+  // Web captures (wacz.ts).
+  [
+    /^the (\d+) files listed in datapackage\.json have their SHA-256 and size$/,
+    (m) => `os ${m[1]} arquivos listados em datapackage.json têm seu SHA-256 e tamanho`,
+  ],
+  [
+    /^(\S+), (\d+) bytes \(listed (\S+), (\d+) bytes\)$/,
+    (m) => `${m[1]}, ${m[2]} bytes (listado ${m[3]}, ${m[4]} bytes)`,
+  ],
+  [/^hash (.+): only sha256:<hex> is read$/, (m) => `hash ${m[1]}: só sha256:<hex> é lido`],
+  [/^(.+) \(datapackage\.json is (\S+)\)$/, (m) => `${m[1]} (datapackage.json é ${m[2]})`],
+  [
+    /^datapackage-digest\.json and signedData hold the SHA-256 of datapackage\.json \((\S+)\)$/,
+    (m) => `datapackage-digest.json e signedData trazem o SHA-256 de datapackage.json (${m[1]})`,
+  ],
+  [
+    /^signedData is signed \((\S+) form\) over its hash$/,
+    (m) => `signedData é assinado (forma ${WACZ_WORD[m[1] ?? ''] ?? m[1]}) sobre o seu hash`,
+  ],
+  [
+    /^neither of the spec's forms \(anonymous, domain\) or a property outside them: (.*)$/s,
+    (m) => `nenhuma das formas da especificação (anonymous, domain), ou uma propriedade fora delas: ${m[1]}`,
+  ],
+  [
+    /^anonymous signature: the key is known only by its fingerprint \(public key SHA-256 (\S+)\); compare it with the one the service's certificate of this capture gives$/,
+    (m) =>
+      `assinatura anônima: a chave é conhecida só pela sua impressão digital (SHA-256 da chave pública ${m[1]}); ` +
+      'compare-a com a que o certificado do serviço para esta captura informa',
+  ],
+  [
+    /^the archive is signed without time signature: (.+); its signing time rests on created \((.*)\) alone$/s,
+    (m, tr) =>
+      `o WACZ é assinado sem carimbo do tempo: ${tr(m[1] ?? '')}; sua hora de assinatura depende só de created (${m[2]})`,
+  ],
+  [
+    /^the TSA was unavailable at capture time \((.*)\), as capture\.json says$/s,
+    (m, tr) => `a TSA estava indisponível na hora da captura (${tr(m[1] ?? '')}), como diz capture.json`,
+  ],
+  [
+    /^the signature existed at (\S+) \(RFC 3161\), created (\S+)$/,
+    (m) => `a assinatura existia em ${m[1]} (RFC 3161), created ${m[2]}`,
+  ],
+  [/^not granted \((\S+)\)$/, (m) => `não concedido (${m[1]})`],
+  [/^(.+), not the TSA that signed$/s, (m) => `${m[1]}, não a TSA que assinou`],
+  [/^created (\S+), genTime (\S+) \((-?\d+) s\)$/, (m) => `created ${m[1]}, genTime ${m[2]} (${m[3]} s)`],
+  [
+    /^(\S+) \(certificate: (.+)\)$/s,
+    (m) => `${m[1]} (certificado: ${m[2] === 'no name' ? 'sem nome' : m[2]})`,
+  ],
+  [/^issued by the next \((.+)\)$/s, (m) => `emitido pelo seguinte (${m[1]})`],
+  [/^not a date: (.*)$/s, (m) => `não é uma data: ${m[1]}`],
+  [/^(\S+) \(valid (\S+) to (\S+)\)$/, (m) => `${m[1]} (válido de ${m[2]} a ${m[3]})`],
+  [/^(.+): same public key as domainCert$/s, (m) => `${m[1]}: mesma chave pública que domainCert`],
+  [/^signed by (\S+)$/, (m) => `assinado por ${m[1]}`],
+  [
+    /^(\d+) indexed records match their recordDigest, URL and digests; (\d+) other records \(warcinfo, requests\) their block digests$/,
+    (m) =>
+      `${m[1]} registros indexados conferem com seu recordDigest, URL e resumos; ${m[2]} outros registros ` +
+      '(warcinfo, requests), com seus resumos de bloco',
+  ],
+  [
+    /^(\d+) bytes: (\d+) indexed records and the records between them cover it$/,
+    (m) => `${m[1]} bytes: ${m[2]} registros indexados e os registros entre eles o cobrem`,
+  ],
+  // A record by its WARC-Type (an identifier of the format, kept): `archive/x.warc.gz request https://…`.
+  [
+    /^(\S+) (warcinfo|request|response|revisit|resource|metadata|conversion|continuation)( \S+)?$/,
+    (m) => (isData(m[1] ?? '') && isData(m[3] ?? '') ? m[0] : NO_MATCH),
+  ],
+  [/^(\S+) bytes (\d+) to (\d+)$/, (m) => `${m[1]} bytes ${m[2]} a ${m[3]}`],
+  [
+    /^a (response|revisit) record outside the index \(bytes (\d+) to (\d+)\)$/,
+    (m) => `um registro ${m[1]} fora do índice (bytes ${m[2]} a ${m[3]})`,
+  ],
+  [/^not WARC records: (.+)$/s, (m, tr) => `não são registros WARC: ${tr(m[1] ?? '')}`],
+  [/^not one WARC record: (.+)$/s, (m, tr) => `não é um único registro WARC: ${tr(m[1] ?? '')}`],
+  [/^(\d+) records where the index has one$/, (m) => `${m[1]} registros onde o índice tem um`],
+  [/^no WARC header end after byte (\d+)$/, (m) => `sem fim de cabeçalho WARC depois do byte ${m[1]}`],
+  [/^not a WARC record at byte (\d+)$/, (m) => `não é um registro WARC no byte ${m[1]}`],
+  [
+    /^record at byte (\d+): (no Content-Length|shorter than its Content-Length|no CRLF CRLF after its block)$/,
+    (m) =>
+      `registro no byte ${m[1]}: ` +
+      (m[2] === 'no Content-Length'
+        ? 'sem Content-Length'
+        : m[2] === 'shorter than its Content-Length'
+          ? 'menor que o seu Content-Length'
+          : 'sem CRLF CRLF depois do seu bloco'),
+  ],
+  [/^more than (\d+) bytes once decompressed$/, (m) => `mais de ${m[1]} bytes depois de descomprimido`],
+  [
+    /^offset and length outside the file or overlapping the previous record \(file (\d+) bytes\)$/,
+    (m) => `offset e length fora do arquivo ou sobre o registro anterior (arquivo de ${m[1]} bytes)`,
+  ],
+  [
+    /^recordDigest (\S+), the record's bytes are (\S+)$/,
+    (m) => `recordDigest ${m[1]}, os bytes do registro são ${m[2]}`,
+  ],
+  [/^the record is of (.+)$/s, (m) => `o registro é de ${m[1] === 'no URL' ? 'nenhuma URL' : m[1]}`],
+  [/^index digest (\S+), the payload is (\S+)$/, (m) => `digest do índice ${m[1]}, o conteúdo é ${m[2]}`],
+  [/^(.+): no recordDigest in the index$/s, (m) => `${m[1]}: sem recordDigest no índice`],
+  [/^does not decompress: (.+)$/s, (m, tr) => `não descomprime: ${tr(m[1] ?? '')}`],
+  [/^more than (\d+) lines$/, (m) => `mais de ${m[1]} linhas`],
+  [/^not a CDXJ line: (.*)$/s, (m) => `não é uma linha CDXJ: ${m[1]}`],
+  [/^line names a WARC not in the archive: (.*)$/s, (m) => `a linha nomeia um WARC ausente do WACZ: ${m[1]}`],
+  [/^capture of (\S+) at (\S+)$/, (m) => `captura de ${m[1]} em ${m[2]}`],
+  [
+    /^(.+); issuer (.+); valid (\S+) to (\S+); SHA-256 (\S+)$/s,
+    (m) => `${m[1]}; emissor ${m[2]}; válido de ${m[3]} a ${m[4]}; SHA-256 ${m[5]}`,
+  ],
+  [/^(\d{4}-\S+) to (\d{4}-\S+)$/, (m) => `${m[1]} a ${m[2]}`],
+  [
+    /^(\S+) \(signedData: (\S+)\)$/,
+    (m) => `${WACZ_WORD[m[1] ?? ''] ?? m[1]} (signedData: ${WACZ_WORD[m[2] ?? ''] ?? m[2]})`,
+  ],
+  [
+    /^(.+) \(datapackage-digest\.json has (one|none)\)$/,
+    (m) =>
+      `${WACZ_WORD[m[1] ?? ''] ?? m[1]} (datapackage-digest.json ${m[2] === 'one' ? 'tem um' : 'não tem nenhum'})`,
+  ],
+  [/^not a WACZ \(a zip file\): (.+)$/s, (m, tr) => `não é um WACZ (um arquivo zip): ${tr(m[1] ?? '')}`],
+  [/^not JSON \((.+)\)$/s, (m, tr) => `não é JSON (${tr(m[1] ?? '')})`],
   // A failed part as the summary names it: `label (source)`.
   [/^(.+) \((file|receipt|certificate)\)$/s, (m, tr) => `${tr(m[1] ?? '')} (${tr(m[2] ?? '')})`],
   // "X (receipt Y)": what was read, then what the receipt says.
@@ -388,6 +583,8 @@ const PHRASES: Readonly<Record<string, string>> = {
   'is not call data': 'não são dados de chamada',
   'not a transaction receipt': 'não é um recibo de transação',
   'not JSON': 'não é JSON',
+  'larger than': 'maior que',
+  listed: 'listado',
   'rate-limited': 'limite de pedidos atingido',
   'retry after': 'tente de novo após',
   'the request budget': 'o orçamento de pedidos',
@@ -502,6 +699,10 @@ const PHRASE_PATTERNS: readonly [RegExp, string][] = Object.entries(PHRASES)
 /** Data in a text: kept as it is in any language (see `protect`). */
 const DATA: readonly RegExp[] = [
   /\bhttps?:\/\/[^\s),;]+/g,
+  // A digest as WARC and WACZ write it, and a path inside an archive (`archive/data.warc.gz`).
+  /\bsha(?:256|384|512):[0-9a-fA-F]+/g,
+  /\b[\w.-]+(?:\/[\w.-]+)+/g,
+  /\bWARC-[\w-]+/g,
   /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g,
   /"[^"]*"/g,
   // X.500 names as the core prints them: `O=Notary Test, CN=Notary Test Signer`.
