@@ -12,6 +12,7 @@ import { Document } from '@notary/server/db/entities';
 import { type CaptureRecord, withCaptureRecord } from '@notary/server/ports/capture';
 import { CAPTURE_SCREENSHOT, type DocumentDto, SCREENSHOT_MAX_PIXELS } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testCaptureRecord } from '../harness/capture-record';
 import { FIXTURES_DIR } from '../harness/fixtures';
 import { uploadFile } from '../harness/http';
 import { createTestPki, type TestPki } from '../harness/pki';
@@ -30,30 +31,16 @@ const MIB = 1024 * 1024;
 
 /** A capture record as the capturer writes it (what the certificate states comes from here). */
 function record(): CaptureRecord {
-  return {
-    format: 'notary-web-capture/1',
+  return testCaptureRecord({
     requestedUrl: 'https://example.com/long',
     finalUrl: 'https://example.com/long',
-    status: 200,
-    redirects: [],
-    serverIp: '93.184.215.14',
-    tls: null,
-    responseHeaders: [['content-type', 'text/html']],
-    servers: [],
-    blocked: [],
-    failed: [],
-    unfinished: [],
     missingBodies: [],
     startedAt: '2026-11-26T10:00:00.000Z',
     finishedAt: '2026-11-26T10:00:04.000Z',
-    browser: { name: 'Chromium', version: '156.0.0.0' },
     userAgent: 'Mozilla/5.0',
-    locale: 'en-US',
-    timezone: 'UTC',
-    viewport: { width: 1280, height: 800 },
     screenshot: { width: 1280, height: 16384, truncated: true },
     title: 'A long page',
-  };
+  });
 }
 
 describe('a web capture certificate with a hostile or huge screenshot (PGlite, PKCS#12 key)', () => {

@@ -18,6 +18,7 @@ import type { DocumentDto } from '@notary/shared';
 import { runCli } from '@notary/verify/cli';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flipped, offsetOf } from '../harness/capture-record';
 import { api } from '../harness/http';
 import { createTestPki, type TestPki } from '../harness/pki';
 import { startTestService, type TestService } from '../harness/service';
@@ -92,20 +93,6 @@ async function verifyFile(dir: string, name: string, bytes: Uint8Array, args: st
   return runCli([file, ...args]);
 }
 
-/** `wacz` with one byte changed at `at`. */
-function flipped(wacz: Uint8Array, at: number): Uint8Array {
-  const out = new Uint8Array(wacz);
-  out[at] = (out[at] ?? 0) ^ 0x01;
-  return out;
-}
-
-/** Where `part` (an entry's stored bytes) starts in the zip. */
-function offsetOf(wacz: Uint8Array, part: Uint8Array): number {
-  const at = Buffer.from(wacz).indexOf(Buffer.from(part.subarray(0, Math.min(part.length, 256))));
-  expect(at).toBeGreaterThan(0);
-  return at;
-}
-
 /**
  * The three tamperings of the brief: a byte of the main page's WARC response record, of datapackage.json,
  * of the base64 signature. Each must fail `notary-verify` (exit 1).
@@ -174,17 +161,24 @@ describe('signed web captures (WACZ Signing and Verification 0.1.0)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('domain form: notary-verify accepts it, prints the capture facts, and refuses one changed byte', async () => {
-    const t = await startTestService('pglite', {
+  /** The service capturing the loopback sites (their CA trusted), with `env` added. */
+  const startCapturing = (env: Record<string, string> = {}) =>
+    startTestService('pglite', {
       CHROMIUM_PATH: CHROMIUM,
       CAPTURE_ALLOW_HOSTS: '127.0.0.1',
       CAPTURE_CA_CERTS: ca.caPath,
-      SIGNING_CERT: pki.ec.chainPath,
-      SIGNING_KEY: pki.ec.keyPath,
-      SIGNING_LEVEL: 'B-T',
-      TSA_URL: tsa.url,
-      TSA_CA_CERTS: pki.caChainPath,
+      ...env,
     });
+  /** The signing certificate and key (EC, with its chain) and the test TSA trusted through the test PKI. */
+  const domainSigning = () => ({
+    SIGNING_CERT: pki.ec.chainPath,
+    SIGNING_KEY: pki.ec.keyPath,
+    TSA_URL: tsa.url,
+    TSA_CA_CERTS: pki.caChainPath,
+  });
+
+  it('domain form: notary-verify accepts it, prints the capture facts, and refuses one changed byte', async () => {
+    const t = await startCapturing({ SIGNING_LEVEL: 'B-T', ...domainSigning() });
     try {
       const token = await t.token(freshEmail('signed'));
       tsa.setMode('ok');
@@ -227,16 +221,7 @@ describe('signed web captures (WACZ Signing and Verification 0.1.0)', () => {
   }, 180_000);
 
   it('a TSA down at capture time: still signed, without time signature; capture.json and the certificate say so', async () => {
-    const t = await startTestService('pglite', {
-      CHROMIUM_PATH: CHROMIUM,
-      CAPTURE_ALLOW_HOSTS: '127.0.0.1',
-      CAPTURE_CA_CERTS: ca.caPath,
-      SIGNING_CERT: pki.ec.chainPath,
-      SIGNING_KEY: pki.ec.keyPath,
-      SIGNING_LEVEL: 'B-B',
-      TSA_URL: tsa.url,
-      TSA_CA_CERTS: pki.caChainPath,
-    });
+    const t = await startCapturing({ SIGNING_LEVEL: 'B-B', ...domainSigning() });
     try {
       const token = await t.token(freshEmail('tsa-down'));
       tsa.setMode('fail-500');
@@ -268,11 +253,7 @@ describe('signed web captures (WACZ Signing and Verification 0.1.0)', () => {
   }, 180_000);
 
   it('anonymous form: the key made once in DATA_DIR (0600); notary-verify accepts it and refuses one changed byte', async () => {
-    const t = await startTestService('pglite', {
-      CHROMIUM_PATH: CHROMIUM,
-      CAPTURE_ALLOW_HOSTS: '127.0.0.1',
-      CAPTURE_CA_CERTS: ca.caPath,
-    });
+    const t = await startCapturing();
     try {
       expect((await stat(path.join(t.dataDir, ANONYMOUS_KEY_FILE))).mode & 0o777).toBe(0o600);
       const token = await t.token(freshEmail('anonymous'));

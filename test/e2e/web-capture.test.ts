@@ -9,11 +9,11 @@ import type { CaptureRecord } from '@notary/server/ports/capture';
 import { readCaptureRecord } from '@notary/server/ports/capture';
 import { type DocumentDto, RATE_LIMITS } from '@notary/shared';
 import { unzipSync } from 'fflate';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WARCParser } from 'warcio';
 import { api } from '../harness/http';
 import { createTestPki } from '../harness/pki';
+import { countPixels } from '../harness/png-pixels';
 import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '../harness/service';
 import { freshEmail, makeOrg } from '../harness/tenants';
 import { startTestTsa } from '../harness/tsa';
@@ -66,31 +66,6 @@ async function warcRecords(gz: Uint8Array) {
     });
   }
   return out;
-}
-
-/** How many pixels of `png` have exactly `rgb`, decoded by Chromium itself (a canvas). */
-async function countPixels(png: Buffer, rgb: [number, number, number]): Promise<number> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu'] });
-  try {
-    const page = await browser.newPage();
-    return await page.evaluate<number>(`(async () => {
-      const img = new Image();
-      img.src = 'data:image/png;base64,${png.toString('base64')}';
-      await img.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = img.width;
-      canvas.height = img.height;
-      const ctx = canvas.getContext('2d');
-      ctx.drawImage(img, 0, 0);
-      const data = ctx.getImageData(0, 0, img.width, img.height).data;
-      let n = 0;
-      for (let i = 0; i < data.length; i += 4)
-        if (data[i] === ${rgb[0]} && data[i + 1] === ${rgb[1]} && data[i + 2] === ${rgb[2]}) n++;
-      return n;
-    })()`);
-  } finally {
-    await browser.close();
-  }
 }
 
 /** The test page: CSS, an image, a script that adds content, a lazy image below a tall block. */

@@ -1,5 +1,6 @@
 import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { testCaptureRecord } from '../../../../test/harness/capture-record';
 import { CAPTURE_FILES } from './chromium';
 import { captureRequestSchema } from './process-protocol';
 
@@ -11,29 +12,20 @@ import { captureRequestSchema } from './process-protocol';
  * - `/garbage`: answers something that is not an answer;
  * - `/hang`: never answers (writes its pid into the file `?pidFile=` first).
  */
-const record = (title: string) => ({
-  format: 'notary-web-capture/1' as const,
-  requestedUrl: 'http://stand-in/',
-  finalUrl: 'http://stand-in/',
-  status: 200,
-  redirects: [],
-  serverIp: null,
-  tls: null,
-  responseHeaders: [],
-  servers: [],
-  blocked: [],
-  failed: [],
-  unfinished: [],
-  startedAt: new Date().toISOString(),
-  finishedAt: new Date().toISOString(),
-  browser: { name: 'stand-in', version: '0' },
-  userAgent: 'stand-in',
-  locale: 'en-US',
-  timezone: 'UTC',
-  viewport: { width: 1, height: 1 },
-  screenshot: { width: 1, height: 1, truncated: false },
-  title,
-});
+const record = (title: string) =>
+  testCaptureRecord({
+    requestedUrl: 'http://stand-in/',
+    finalUrl: 'http://stand-in/',
+    serverIp: null,
+    responseHeaders: [],
+    startedAt: new Date().toISOString(),
+    finishedAt: new Date().toISOString(),
+    browser: { name: 'stand-in', version: '0' },
+    userAgent: 'stand-in',
+    viewport: { width: 1, height: 1 },
+    screenshot: { width: 1, height: 1, truncated: false },
+    title,
+  });
 
 process.once('message', (message: unknown) => {
   void (async () => {

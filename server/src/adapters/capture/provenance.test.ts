@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testCaptureRecord } from '../../../../test/harness/capture-record';
 import {
   createTestCa,
   solidPng,
@@ -28,30 +29,17 @@ const CHROMIUM = '/usr/bin/chromium';
 
 /** A record as a capture makes it; `over` replaces fields. */
 function record(over: Partial<CaptureRecord> = {}): CaptureRecord {
-  return {
-    format: 'notary-web-capture/1',
+  return testCaptureRecord({
     requestedUrl: 'http://site.test/start',
     finalUrl: 'https://site.test/page',
-    status: 200,
     redirects: [{ url: 'http://site.test/start', status: 302, location: 'https://site.test/page' }],
     serverIp: '203.0.113.10',
-    tls: null,
     responseHeaders: [],
-    servers: [],
-    blocked: [],
-    failed: [],
-    unfinished: [],
-    startedAt: '2026-01-02T03:04:05.000Z',
-    finishedAt: '2026-01-02T03:04:09.000Z',
-    browser: { name: 'Chromium', version: '156.0.0.0' },
     userAgent: 'Mozilla/5.0 NotaryCapture/1.0',
-    locale: 'en-US',
-    timezone: 'UTC',
-    viewport: { width: 1280, height: 800 },
     screenshot: { width: 1280, height: 900, truncated: false },
     title: 'A page',
     ...over,
-  };
+  });
 }
 
 describe('TlsRecorder in Chromium: every origin, frames of other processes included', () => {

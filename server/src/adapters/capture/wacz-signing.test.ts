@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { verifyWacz, type WaczReport } from '@notary/verify/wacz';
 import { unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flipped, offsetOf, testCaptureRecord } from '../../../../test/harness/capture-record';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
 import { startTestTsa, type TestTsa } from '../../../../test/harness/tsa';
 import { solidPng } from '../../../../test/harness/web-site';
@@ -53,35 +54,9 @@ function exchange(url: string, body: string): HarEntry {
   };
 }
 
-function captureRecord(): CaptureRecord {
-  return {
-    format: 'notary-web-capture/1',
-    requestedUrl: `${O}/page`,
-    finalUrl: `${O}/page`,
-    status: 200,
-    redirects: [],
-    serverIp: '93.184.215.14',
-    tls: null,
-    responseHeaders: [['content-type', 'text/html']],
-    servers: [],
-    blocked: [],
-    failed: [],
-    unfinished: [],
-    startedAt: '2026-01-02T03:04:05.000Z',
-    finishedAt: '2026-01-02T03:04:09.000Z',
-    browser: { name: 'Chromium', version: '156' },
-    userAgent: 'test',
-    locale: 'en-US',
-    timezone: 'UTC',
-    viewport: { width: 1280, height: 800 },
-    screenshot: { width: 1280, height: 800, truncated: false },
-    title: 'Evidence',
-  };
-}
-
 /** A capture as the capture process leaves it: its WACZ written by `writeWacz`, read once as a stream. */
 async function capturedIn(dir: string): Promise<WebCapture & { disposed: () => boolean }> {
-  const record = captureRecord();
+  const record = testCaptureRecord({ browser: { name: 'Chromium', version: '156' } });
   const screenshot = withCaptureRecord(solidPng(4, 4, [255, 0, 255]), record);
   const file = path.join(dir, 'capture.wacz');
   await writeWacz(dir, file, {
@@ -122,20 +97,6 @@ async function signed(signer: WaczSigner): Promise<{ wacz: Uint8Array; kept: Web
 
 function digestOf(wacz: Uint8Array): { hash: string; signedData: Record<string, string> } {
   return JSON.parse(Buffer.from(unzipSync(wacz)[WACZ_PATHS.digest] ?? []).toString());
-}
-
-/** `wacz` with the byte at `at` changed. */
-function flipped(wacz: Uint8Array, at: number): Uint8Array {
-  const out = new Uint8Array(wacz);
-  out[at] = (out[at] ?? 0) ^ 0x01;
-  return out;
-}
-
-/** Where `part` (an entry's stored bytes) starts in the zip. */
-function offsetOf(wacz: Uint8Array, part: Uint8Array): number {
-  const at = Buffer.from(wacz).indexOf(Buffer.from(part.subarray(0, Math.min(part.length, 256))));
-  expect(at).toBeGreaterThan(0);
-  return at;
 }
 
 const status = (report: WaczReport) => report.checks.map((c) => [c.id, c.status]);
