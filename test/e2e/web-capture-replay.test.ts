@@ -56,6 +56,19 @@ function html(res: http.ServerResponse, title: string, body: string) {
   res.end(`<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`);
 }
 
+/** A site serving an image of colour `rgb` at `imagePath` and the page `title` with `body` at every other path. */
+function pageWithImage(
+  imagePath: string,
+  rgb: [number, number, number],
+  title: string,
+  body: string,
+): http.RequestListener {
+  return (req, res) => {
+    if (req.url === imagePath) return image(rgb)(req, res);
+    html(res, title, body);
+  };
+}
+
 /**
  * Captures of loopback sites (plain HTTP; HTTPS under a test CA with several origins; a page that loads content
  * once scrolled to; a hostile page) opened in ReplayWeb.page, Webrecorder's player, in Chromium with every site
@@ -107,15 +120,15 @@ describe.skipIf(!available)('web captures replay in ReplayWeb.page with the site
   beforeAll(async () => {
     ca = await createTestCa();
     const tls = { certPem: ca.chainPem, keyPem: ca.keyPem };
-    plain = await startSite((req, res) => {
-      if (req.url === '/red.png') return image([200, 0, 0])(req, res);
-      html(
-        res,
+    plain = await startSite(
+      pageWithImage(
+        '/red.png',
+        [200, 0, 0],
         'Plain',
         `<h1>Plain HTTP page</h1><img id="red" src="/red.png" width="40" height="40">
          <script>document.body.insertAdjacentHTML('beforeend', '<p>Written by a script over plain HTTP</p>')</script>`,
-      );
-    });
+      ),
+    );
     cdn = await startSite((req, res) => {
       if (req.url === '/app.js') {
         res.setHeader('content-type', 'text/javascript');
@@ -165,17 +178,17 @@ describe.skipIf(!available)('web captures replay in ReplayWeb.page with the site
          <script src="${cdn.origin}/app.js"></script>`,
       );
     }, tls);
-    hostile = await startSite((req, res) => {
-      if (req.url === '/allowed.png') return image([100, 100, 0])(req, res);
-      html(
-        res,
+    hostile = await startSite(
+      pageWithImage(
+        '/allowed.png',
+        [100, 100, 0],
         'Hostile',
         `<p>Hostile page text</p><img id="allowed" src="/allowed.png" width="40" height="40">
          <img src="http://10.0.0.1/x.png"><img src="http://169.254.169.254/latest/meta-data/">
          <a href="file:///etc/passwd">local</a><img src="file:///etc/hostname">
          <script>try { new WebSocket('ws://169.254.169.254/socket'); } catch (e) {}</script>`,
-      );
-    });
+      ),
+    );
     sites.push(plain, cdn, assets, secure, hostile);
     t = await startTestService('pglite', {
       CHROMIUM_PATH: CHROMIUM,

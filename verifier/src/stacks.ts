@@ -170,38 +170,26 @@ async function readEndpoint(
   }
   const [deployer] = leg.contractId.split('.');
   const anchor = await readAnchor(api, leg.contractId, root, deployer ?? leg.contractId);
-  if (kind === 'node') {
-    return {
-      kind,
-      networkId: info.networkId,
-      tip: info.stacksTipHeight,
-      anchor,
-      tx: undefined,
-      whyNot: 'a stacks-node without a transaction index',
-    };
-  }
-  // An indexer behind its node has not seen the receipt's block: whatever it says of the transaction (pending,
-  // unknown) is not evidence about it yet.
-  const indexed = (await api.hiroStatus()).tipHeight;
-  if (indexed === null || indexed < leg.blockHeight) {
-    return {
-      kind,
-      networkId: info.networkId,
-      tip: info.stacksTipHeight,
-      anchor,
-      tx: undefined,
-      whyNot: `its index has reached block ${indexed ?? 'none'}, not yet the receipt's block ${leg.blockHeight}`,
-    };
-  }
-  const found = await api.transaction(leg.txId);
-  return {
+  const read = (tx: TxFacts | null | undefined, whyNot: string | undefined): EndpointRead => ({
     kind,
     networkId: info.networkId,
     tip: info.stacksTipHeight,
     anchor,
-    tx: found === null ? null : txFacts(found),
-    whyNot: undefined,
-  };
+    tx,
+    whyNot,
+  });
+  if (kind === 'node') return read(undefined, 'a stacks-node without a transaction index');
+  // An indexer behind its node has not seen the receipt's block: whatever it says of the transaction (pending,
+  // unknown) is not evidence about it yet.
+  const indexed = (await api.hiroStatus()).tipHeight;
+  if (indexed === null || indexed < leg.blockHeight) {
+    return read(
+      undefined,
+      `its index has reached block ${indexed ?? 'none'}, not yet the receipt's block ${leg.blockHeight}`,
+    );
+  }
+  const found = await api.transaction(leg.txId);
+  return read(found === null ? null : txFacts(found), undefined);
 }
 
 function txFacts(tx: StacksTx): TxFacts {

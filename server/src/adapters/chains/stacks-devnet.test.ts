@@ -67,18 +67,26 @@ function poster(dev: StacksDevnet) {
 
 const root = (byte: number) => byte.toString(16).padStart(2, '0').repeat(32);
 
-describe('Stacks devnet: the node RPC (stacks-core)', () => {
-  let dev: StacksDevnet;
-  let sign: ReturnType<typeof signer>;
-  let post: ReturnType<typeof poster>;
+let dev: StacksDevnet;
+let sign: ReturnType<typeof signer>;
+let post: ReturnType<typeof poster>;
+/**
+ * Starts a devnet with `options` before the enclosing block's tests as `dev` (stopped after them), with `sign`
+ * and `post` for it; the blocks run one after the other, so they share these names.
+ */
+function useDevnet(options: Parameters<typeof startStacksDevnet>[0]): void {
   beforeAll(async () => {
-    dev = await startStacksDevnet({ blockTimeMs: 0 });
+    dev = await startStacksDevnet(options);
     sign = signer(dev);
     post = poster(dev);
   });
   afterAll(async () => {
     await dev.stop();
   });
+}
+
+describe('Stacks devnet: the node RPC (stacks-core)', () => {
+  useDevnet({ blockTimeMs: 0 });
 
   it('serves /v2/info with every field of the node (RPCPeerInfoData), /v2/accounts and /v2/fees/transfer', async () => {
     const info = await http(`${dev.url}/v2/info`);
@@ -333,17 +341,7 @@ describe('Stacks devnet: the node RPC (stacks-core)', () => {
 });
 
 describe("Stacks devnet: Hiro's API", () => {
-  let dev: StacksDevnet;
-  let sign: ReturnType<typeof signer>;
-  let post: ReturnType<typeof poster>;
-  beforeAll(async () => {
-    dev = await startStacksDevnet({ blockTimeMs: 0 });
-    sign = signer(dev);
-    post = poster(dev);
-  });
-  afterAll(async () => {
-    await dev.stop();
-  });
+  useDevnet({ blockTimeMs: 0 });
 
   it('GET /extended: the status answer with the indexer chain tip, so clients can tell an indexer is there', async () => {
     const tip = dev.mine();
@@ -441,19 +439,9 @@ describe("Stacks devnet: Hiro's API", () => {
 });
 
 describe('Stacks devnet: switches', () => {
-  let dev: StacksDevnet;
-  let sign: ReturnType<typeof signer>;
-  let post: ReturnType<typeof poster>;
   const nextNonce = async () =>
     (await http(`${dev.url}/v2/accounts/${dev.senderAddress}?proof=0`)).json.nonce as number;
-  beforeAll(async () => {
-    dev = await startStacksDevnet({ blockTimeMs: 0, switches: { kind: 'node' } });
-    sign = signer(dev);
-    post = poster(dev);
-  });
-  afterAll(async () => {
-    await dev.stop();
-  });
+  useDevnet({ blockTimeMs: 0, switches: { kind: 'node' } });
 
   it("kind 'node': a bare stacks-node has no /extended (its text 404); indexerUrl is Hiro; switchable at run time", async () => {
     const bare = await http(`${dev.url}/extended/v1/tx/0x${'0'.repeat(64)}`);

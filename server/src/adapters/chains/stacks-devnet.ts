@@ -263,6 +263,11 @@ function text(status: number, body: string, headers: Record<string, string> = {}
 }
 
 /** Hiro's (Fastify's) error body: `{ statusCode, error, message }`. */
+/** The API's name of an enum `value` of a transaction: the name paired with it in `names`, else `otherwise`. */
+function nameOf<V, N extends string>(value: V, names: ReadonlyArray<readonly [V, N]>, otherwise: N): N {
+  return names.find(([v]) => v === value)?.[1] ?? otherwise;
+}
+
 function hiroError(status: number, message: string, headers: Record<string, string> = {}): Answer {
   const names: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 410: 'Gone' };
   return json(status, { statusCode: status, error: names[status] ?? 'Error', message }, headers);
@@ -987,18 +992,22 @@ export async function startStacksDevnet(options: StacksDevnetOptions = {}): Prom
       contractId: callee,
       functionName: p.functionName.content,
       args: p.functionArgs,
-      postConditionMode:
-        t.postConditionMode === PostConditionMode.Allow
-          ? 'allow'
-          : t.postConditionMode === PostConditionMode.Deny
-            ? 'deny'
-            : 'originator',
-      anchorMode:
-        t.anchorMode === AnchorMode.OnChainOnly
-          ? 'on_chain_only'
-          : t.anchorMode === AnchorMode.OffChainOnly
-            ? 'off_chain_only'
-            : 'any',
+      postConditionMode: nameOf(
+        t.postConditionMode,
+        [
+          [PostConditionMode.Allow, 'allow'],
+          [PostConditionMode.Deny, 'deny'],
+        ],
+        'originator',
+      ),
+      anchorMode: nameOf(
+        t.anchorMode,
+        [
+          [AnchorMode.OnChainOnly, 'on_chain_only'],
+          [AnchorMode.OffChainOnly, 'off_chain_only'],
+        ],
+        'any',
+      ),
       receiptTime: Math.floor(Date.now() / 1000),
       receiptBlockHeight: simnet.stacksBlockHeight,
       status: 'pending',

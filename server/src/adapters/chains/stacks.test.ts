@@ -211,6 +211,19 @@ describe('StacksNotaryChain on each kind of Stacks API (devnet switches)', () =>
     expect(await chain.broadcast(signed.raw)).toEqual({ ok: true });
     return signed;
   };
+  /** Sends an anchor of `root`: pending, then included with one confirmation in the block mined next. */
+  const sendIncluded = async (chain: StacksNotaryChain, root: Uint8Array) => {
+    const signed = await send(chain, root);
+    expect(await chain.getStatus(signed.txHash)).toEqual({ state: 'pending' });
+    const height = dev.mine();
+    expect(await chain.getStatus(signed.txHash)).toEqual({
+      state: 'included',
+      blockNumber: BigInt(height),
+      confirmations: 1,
+      anchoredRoot: hex(root),
+    });
+    return signed;
+  };
   beforeAll(async () => {
     dev = await startStacksDevnet({ blockTimeMs: 0 });
   });
@@ -226,15 +239,7 @@ describe('StacksNotaryChain on each kind of Stacks API (devnet switches)', () =>
     expect(await chain.probe()).toMatch(
       /^Stacks API http:\/\/127\.0\.0\.1:\d+: a Hiro API with \/extended\/v3 routes \(hiro-v3\) \(detected\), network_id 0x80000000/,
     );
-    const signed = await send(chain, rootOf(0x31));
-    expect(await chain.getStatus(signed.txHash)).toEqual({ state: 'pending' });
-    const height = dev.mine();
-    expect(await chain.getStatus(signed.txHash)).toEqual({
-      state: 'included',
-      blockNumber: BigInt(height),
-      confirmations: 1,
-      anchoredRoot: hex(rootOf(0x31)),
-    });
+    const signed = await sendIncluded(chain, rootOf(0x31));
     const paths = dev.requests().map((r) => r.path);
     expect(paths).toContain(`/extended/v3/transactions/${signed.txHash}?include=function_args,result`);
     expect(paths.some((p) => p.startsWith('/extended/v1/'))).toBe(false);
@@ -291,15 +296,7 @@ describe('StacksNotaryChain on each kind of Stacks API (devnet switches)', () =>
     const from = dev.requests().length;
     const chain = chainOn(dev.url);
     expect(await chain.probe()).toMatch(/a stacks-node without a Hiro API \(node\) \(detected\)/);
-    const signed = await send(chain, rootOf(0x36));
-    expect(await chain.getStatus(signed.txHash)).toEqual({ state: 'pending' });
-    const height = dev.mine();
-    expect(await chain.getStatus(signed.txHash)).toEqual({
-      state: 'included',
-      blockNumber: BigInt(height),
-      confirmations: 1,
-      anchoredRoot: hex(rootOf(0x36)),
-    });
+    const signed = await sendIncluded(chain, rootOf(0x36));
     dev.mine(2);
     expect(await chain.getStatus(signed.txHash)).toMatchObject({ confirmations: 3 });
     // `(err u100)`: the nonce is used and the root has no record.
