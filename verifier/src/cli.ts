@@ -13,12 +13,10 @@
  * when none failed but some could not run (no endpoint given, none answered, a pending anchor) or ran in
  * part. `extend` uses the same four for what it writes (see extend.ts).
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { runDirBatch } from './batch-dir.ts';
-import { pemCertificates } from './bytes.ts';
+import { readCliFile, trustAnchorsOf } from './cli-files.ts';
 import { formatReport } from './format.ts';
-import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
 import { EXIT_CODES, type ExitCode } from './report.ts';
 import { verify } from './verify.ts';
 
@@ -123,18 +121,8 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
   const at = values.at === undefined ? undefined : parseRfc3339(values.at);
   if (at === null) return usage('--at: an RFC 3339 date-time, e.g. 2031-05-01T12:00:00Z');
   if (values.trust !== undefined && values.trust !== 'icp-brasil') return usage('--trust: only icp-brasil');
-  // The shipped ICP-Brasil roots anchor signers and ACTs (timestamp authorities) alike (DOC-ICP-15.03 Anexo 2).
-  const shipped =
-    values.trust === 'icp-brasil' ? ICP_BRASIL_ROOTS_PEM.flatMap((pem) => pemCertificates(pem)) : [];
   try {
-    const trustCa = [
-      ...(values['trust-ca'] ? pemCertificates(await readText(values['trust-ca'])) : []),
-      ...shipped,
-    ];
-    const tsaCa = [
-      ...(values['tsa-ca'] ? pemCertificates(await readText(values['tsa-ca'])) : []),
-      ...shipped,
-    ];
+    const { trustCa, tsaCa } = await trustAnchorsOf(values);
     const common = {
       evmRpcUrls: values['evm-rpc'] ?? [],
       stacksApiUrls: values['stacks-api'] ?? [],
@@ -150,9 +138,9 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
       return await runDirBatch(dir, common, { csv: values.csv, json: values.json === true });
     const report = await verify({
       ...common,
-      file: await read(file ?? ''),
-      ...(values.receipt ? { receipt: new TextDecoder().decode(await read(values.receipt)) } : {}),
-      ...(values.certificate ? { certificate: await read(values.certificate) } : {}),
+      file: await readCliFile(file ?? ''),
+      ...(values.receipt ? { receipt: new TextDecoder().decode(await readCliFile(values.receipt)) } : {}),
+      ...(values.certificate ? { certificate: await readCliFile(values.certificate) } : {}),
     });
     const stdout = values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, !values.quiet);
     return { code: report.exitCode, stdout, stderr: '' };
@@ -201,16 +189,4 @@ export function parseRfc3339(text: string): Date | null {
   if (h > 23 || mi > 59 || s > 59) return null;
   const date = new Date(text.replace(' ', 'T').toUpperCase());
   return Number.isNaN(date.getTime()) ? null : date;
-}
-
-async function read(path: string): Promise<Uint8Array> {
-  try {
-    return new Uint8Array(await readFile(path));
-  } catch (e) {
-    throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
-
-async function readText(path: string): Promise<string> {
-  return new TextDecoder().decode(await read(path));
 }

@@ -3,6 +3,7 @@ import {
   type CheckResult,
   type CheckStatus,
   isIncomplete,
+  type VerifyOutcome,
   type VerifyReport,
 } from './report.ts';
 
@@ -39,6 +40,27 @@ export function formatReport(report: VerifyReport, verbose = true): string {
     `Issued by ${report.service.name} (${report.service.url})`,
     '',
   ];
+  lines.push(...checksAndVerdict(report, verbose, (tally) => incompleteLine(report, tally)));
+  return `${lines.join('\n')}\n`;
+}
+
+/** A check as printed: a receipt's (`CheckResult`) or a web archive's. */
+export type PrintedCheck = Pick<CheckResult, 'status' | 'reason' | 'summary' | 'evidence'> & {
+  id: number;
+  name: string;
+};
+
+/**
+ * The lines every report prints after its facts: one block per check (`[id] name: status`, its summary, its
+ * evidence with the source; `verbose` false keeps only evidence that failed), a blank line, then the verdict
+ * with the tally and the exit status: VERIFIED (0), NOT VERIFIED at `failedAt` (1), or `incomplete(tally)` (3).
+ */
+export function checksAndVerdict(
+  report: { checks: readonly PrintedCheck[]; outcome: VerifyOutcome; failedAt: number | null },
+  verbose: boolean,
+  incomplete: (tally: string) => string,
+): string[] {
+  const lines: string[] = [];
   for (const check of report.checks) {
     lines.push(`[${check.id}] ${check.name}: ${statusText(check)}`);
     lines.push(`    ${check.summary}`);
@@ -48,40 +70,42 @@ export function formatReport(report: VerifyReport, verbose = true): string {
       lines.push(`    ${mark.padEnd(2)} ${e.label}: ${e.value}${e.source ? `  [${e.source}]` : ''}`);
     }
   }
-  const count = (f: (c: CheckResult) => boolean) => report.checks.filter(f).length;
+  const count = (f: (c: PrintedCheck) => boolean) => report.checks.filter(f).length;
   const tally =
     `${count((c) => c.status === 'passed')} passed, ${count((c) => c.status === 'partial')} partial, ` +
     `${count((c) => c.status === 'not-run' && isIncomplete(c))} not run, ` +
     `${count((c) => c.status === 'not-run' && !isIncomplete(c))} not applicable, ` +
     `${count((c) => c.status === 'failed')} failed`;
   lines.push('');
-  lines.push(verdict(report, tally));
-  return `${lines.join('\n')}\n`;
-}
-
-/** The last line: the outcome, the tally, the exit status and, when incomplete, what would complete it. */
-function verdict(report: VerifyReport, tally: string): string {
   switch (report.outcome) {
     case 'passed':
-      return `VERIFIED: every applicable check passed (${tally}); exit status 0`;
+      lines.push(`VERIFIED: every applicable check passed (${tally}); exit status 0`);
+      break;
     case 'failed':
-      return `NOT VERIFIED: failed at check ${report.failedAt} (${tally}); exit status 1`;
-    case 'incomplete': {
-      const open = report.checks.filter(isIncomplete);
-      const reasons = new Set(open.map((c) => c.reason));
-      const todo = [
-        ...(reasons.has('no-endpoint') ? ['give an endpoint for each anchored chain'] : []),
-        ...(reasons.has('unavailable') ? ['try again later or with other endpoints'] : []),
-        ...(reasons.has('pending') ? ['fetch a newer receipt once the anchors are registered'] : []),
-        ...(reasons.has('not-checked')
-          ? ['give what the part not checked needs (e.g. --tsa-ca, --trust-ca)']
-          : []),
-      ];
-      return (
-        `INCOMPLETE: no check failed, but check${open.length === 1 ? '' : 's'} ` +
-        `${open.map((c) => c.id).join(', ')} could not run in full (${tally}); exit status 3` +
-        (todo.length > 0 ? `: ${todo.join('; ')}` : '')
-      );
-    }
+      lines.push(`NOT VERIFIED: failed at check ${report.failedAt} (${tally}); exit status 1`);
+      break;
+    case 'incomplete':
+      lines.push(incomplete(tally));
+      break;
   }
+  return lines;
+}
+
+/** A receipt's verdict when incomplete: which checks did not run in full and what would complete them. */
+function incompleteLine(report: VerifyReport, tally: string): string {
+  const open = report.checks.filter(isIncomplete);
+  const reasons = new Set(open.map((c) => c.reason));
+  const todo = [
+    ...(reasons.has('no-endpoint') ? ['give an endpoint for each anchored chain'] : []),
+    ...(reasons.has('unavailable') ? ['try again later or with other endpoints'] : []),
+    ...(reasons.has('pending') ? ['fetch a newer receipt once the anchors are registered'] : []),
+    ...(reasons.has('not-checked')
+      ? ['give what the part not checked needs (e.g. --tsa-ca, --trust-ca)']
+      : []),
+  ];
+  return (
+    `INCOMPLETE: no check failed, but check${open.length === 1 ? '' : 's'} ` +
+    `${open.map((c) => c.id).join(', ')} could not run in full (${tally}); exit status 3` +
+    (todo.length > 0 ? `: ${todo.join('; ')}` : '')
+  );
 }

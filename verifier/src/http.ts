@@ -36,7 +36,7 @@ export async function requestJson(
       signal: AbortSignal.timeout(t.timeoutMs),
     });
   } catch (e) {
-    throw new EndpointError(`unreachable: ${describe(e)}`);
+    throw new EndpointError(`unreachable: ${describeFetchError(e)}`);
   }
   // A redirect answered despite `redirect: 'error'` (a fetch that does not honour it, `manual` semantics).
   if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
@@ -49,7 +49,7 @@ export async function requestJson(
   try {
     text = await readText(res, MAX_RESPONSE_BYTES);
   } catch (e) {
-    throw new EndpointError(`unreachable: ${describe(e)}`);
+    throw new EndpointError(`unreachable: ${describeFetchError(e)}`);
   }
   try {
     return { status: res.status, body: JSON.parse(text) as unknown };
@@ -124,7 +124,11 @@ export async function readBounded(res: Response, max: number): Promise<Uint8Arra
   return bytes;
 }
 
-function describe(e: unknown): string {
+/**
+ * A failed `fetch` in a few words for a message: `timed out` (the request's `AbortSignal` timeout), the
+ * refused redirect, else the cause's code (`ECONNREFUSED`, …) or message, else the error's message.
+ */
+export function describeFetchError(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   if (e.name === 'TimeoutError') return 'timed out';
   const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;

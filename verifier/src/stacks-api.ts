@@ -1,6 +1,6 @@
 import { Cl, ClarityType, cvToString, hexToCV, serializeCV } from '@stacks/transactions';
 import { z } from 'zod';
-import { readBounded, type Transport } from './http.ts';
+import { describeFetchError, readBounded, type Transport } from './http.ts';
 
 /**
  * One reader of the Stacks APIs for the service's Stacks adapter and the verifier's check 4: `fetch` only (it
@@ -437,7 +437,7 @@ export class StacksApiClient {
       if (v1 === 'yes') return expected;
       if (v1 === 'gone') throw v1Gone('(its /extended/v3 routes answer)');
     }
-    throw new StacksWrongKind(expected, found, describeKind(found));
+    throw new StacksWrongKind(expected, found, describeStacksApiKind(found));
   }
 
   /** `GET /v2/info`. */
@@ -638,7 +638,7 @@ export class StacksApiClient {
           signal: AbortSignal.timeout(this.transport.timeoutMs),
         });
       } catch (e) {
-        throw new StacksApiUnavailable('unreachable', `${what}: unreachable: ${describe(e)}`);
+        throw new StacksApiUnavailable('unreachable', `${what}: unreachable: ${describeFetchError(e)}`);
       }
       if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
         await res.body?.cancel().catch(() => undefined);
@@ -669,9 +669,13 @@ export class StacksApiClient {
       try {
         text = new TextDecoder().decode(await readBounded(res, this.maxBytes));
       } catch (e) {
-        throw new StacksApiUnavailable('unreachable', `${what}: HTTP ${res.status}: ${describe(e)}`, {
-          status: res.status,
-        });
+        throw new StacksApiUnavailable(
+          'unreachable',
+          `${what}: HTTP ${res.status}: ${describeFetchError(e)}`,
+          {
+            status: res.status,
+          },
+        );
       }
       if (res.status === 410) {
         throw new StacksApiUnavailable('gone', `${what}: HTTP 410 Gone: ${snippet(goneMessage(text))}`, {
@@ -776,14 +780,18 @@ function v1Gone(more: string): StacksApiUnavailable {
   );
 }
 
-function describeKind(kind: StacksApiKind): string {
+/**
+ * What an endpoint of `kind` is, for messages: `a Hiro API with /extended/v3 routes (hiro-v3)`, `a Hiro API
+ * with only the deprecated /extended/v1 routes (hiro-v1)` or `a stacks-node without a Hiro API (node)`.
+ */
+export function describeStacksApiKind(kind: StacksApiKind): string {
   switch (kind) {
-    case 'node':
-      return 'a stacks-node without a Hiro API (GET /extended is not served)';
+    case 'hiro-v3':
+      return 'a Hiro API with /extended/v3 routes (hiro-v3)';
     case 'hiro-v1':
-      return 'a Hiro API without /extended/v3 routes (an older version: v1 routes only)';
+      return 'a Hiro API with only the deprecated /extended/v1 routes (hiro-v1)';
     default:
-      return 'a Hiro API with /extended/v3 routes';
+      return 'a stacks-node without a Hiro API (node)';
   }
 }
 
@@ -799,15 +807,6 @@ function snippet(text: string): string {
 
 function stripHex(h: string): string {
   return h.toLowerCase().replace(/^0x/, '');
-}
-
-function describe(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  if (e.name === 'TimeoutError') return 'timed out';
-  const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.message && /redirect/i.test(cause.message))
-    return `${cause.message}: redirects are not followed`;
-  return cause?.code ?? cause?.message ?? e.message;
 }
 
 /** `{ height, sender }` of `(get-anchor root)`: the first record of a root in the notary contract. */
@@ -841,7 +840,10 @@ export async function readAnchor(
   try {
     cv = hexToCV(answer.result);
   } catch (e) {
-    throw new StacksApiUnavailable('bad-answer', `get-anchor: undecodable Clarity value: ${describe(e)}`);
+    throw new StacksApiUnavailable(
+      'bad-answer',
+      `get-anchor: undecodable Clarity value: ${describeFetchError(e)}`,
+    );
   }
   if (cv.type === ClarityType.OptionalNone) return null;
   if (cv.type === ClarityType.OptionalSome && cv.value.type === ClarityType.Tuple) {

@@ -2,9 +2,7 @@
  * `notary-verify <capture.wacz>`: a web capture's signed WACZ checked on its own (`wacz.ts`), with the trust
  * anchors the command line gives. Node only (it reads the files).
  */
-import { readFile } from 'node:fs/promises';
-import { pemCertificates } from './bytes.ts';
-import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
+import { readCliFile, trustAnchorsOf } from './cli-files.ts';
 import { EXIT_CODES, type ExitCode } from './report.ts';
 import { formatWaczReport, MAX_WACZ_BYTES, verifyWacz, WaczFormatError } from './wacz.ts';
 
@@ -26,18 +24,9 @@ export async function runWaczCli(
   values: WaczCliOptions,
 ): Promise<{ code: ExitCode; stdout: string; stderr: string }> {
   try {
-    // The shipped ICP-Brasil roots anchor signers and ACTs (timestamp authorities) alike.
-    const shipped =
-      values.trust === 'icp-brasil' ? ICP_BRASIL_ROOTS_PEM.flatMap((pem) => pemCertificates(pem)) : [];
-    const trustCa = [
-      ...(values['trust-ca'] ? pemCertificates(await readText(values['trust-ca'])) : []),
-      ...shipped,
-    ];
-    const tsaCa = [
-      ...(values['tsa-ca'] ? pemCertificates(await readText(values['tsa-ca'])) : []),
-      ...shipped,
-    ];
-    const bytes = await readBounded(file);
+    const { trustCa, tsaCa } = await trustAnchorsOf(values);
+    const bytes = await readCliFile(file);
+    if (bytes.length > MAX_WACZ_BYTES) throw new WaczFormatError(`larger than ${MAX_WACZ_BYTES} bytes`);
     const report = await verifyWacz(bytes, {
       ...(trustCa.length > 0 ? { trustCa } : {}),
       ...(tsaCa.length > 0 ? { tsaCa } : {}),
@@ -50,20 +39,4 @@ export async function runWaczCli(
     const message = e instanceof WaczFormatError ? `${file}: ${e.message}` : (e as Error).message;
     return { code: EXIT_CODES.unusable, stdout: '', stderr: `notary-verify: ${message}\n` };
   }
-}
-
-async function readBounded(path: string): Promise<Uint8Array> {
-  const bytes = await readFile(path).catch((e: NodeJS.ErrnoException) => {
-    throw new Error(`cannot read ${path}: ${e.code ?? e.message}`);
-  });
-  if (bytes.length > MAX_WACZ_BYTES) throw new WaczFormatError(`larger than ${MAX_WACZ_BYTES} bytes`);
-  return new Uint8Array(bytes);
-}
-
-async function readText(path: string): Promise<string> {
-  return new TextDecoder().decode(
-    await readFile(path).catch((e: NodeJS.ErrnoException) => {
-      throw new Error(`cannot read ${path}: ${e.code ?? e.message}`);
-    }),
-  );
 }

@@ -30,7 +30,7 @@ import * as pkijs from 'pkijs';
 import { z } from 'zod';
 import { digest, equalBytes, fromBase64, pemCertificates, sha256Hex, toArrayBuffer, toHex } from './bytes.ts';
 import { chainsTo, subjectName } from './cms.ts';
-import { statusText } from './format.ts';
+import { checksAndVerdict } from './format.ts';
 import {
   CheckBuilder,
   type CheckResult,
@@ -1053,31 +1053,11 @@ export function formatWaczReport(report: WaczReport, verbose = true): string {
     );
   }
   lines.push('');
-  for (const check of report.checks) {
-    lines.push(`[${check.id}] ${check.name}: ${statusText(check)}`);
-    lines.push(`    ${check.summary}`);
-    for (const e of check.evidence) {
-      if (!verbose && e.ok !== false) continue;
-      const mark = e.ok === undefined ? '-' : e.ok ? 'ok' : 'XX';
-      lines.push(`    ${mark.padEnd(2)} ${e.label}: ${e.value}${e.source ? `  [${e.source}]` : ''}`);
-    }
-  }
-  const count = (f: (c: WaczCheckResult) => boolean) => report.checks.filter(f).length;
-  const tally =
-    `${count((c) => c.status === 'passed')} passed, ${count((c) => c.status === 'partial')} partial, ` +
-    `${count((c) => c.status === 'not-run' && isIncomplete(c))} not run, ` +
-    `${count((c) => c.status === 'not-run' && !isIncomplete(c))} not applicable, ` +
-    `${count((c) => c.status === 'failed')} failed`;
-  lines.push('');
-  if (report.outcome === 'passed')
-    lines.push(`VERIFIED: every applicable check passed (${tally}); exit status 0`);
-  else if (report.outcome === 'failed')
-    lines.push(`NOT VERIFIED: failed at check ${report.failedAt} (${tally}); exit status 1`);
-  else {
-    const open = report.checks.filter(isIncomplete).map((c) => c.id);
-    lines.push(
-      `INCOMPLETE: no check failed, but check${open.length === 1 ? '' : 's'} ${open.join(', ')} could not run in full (${tally}); exit status 3: give what the part not checked needs (--trust-ca, --tsa-ca)`,
-    );
-  }
+  lines.push(
+    ...checksAndVerdict(report, verbose, (tally) => {
+      const open = report.checks.filter(isIncomplete).map((c) => c.id);
+      return `INCOMPLETE: no check failed, but check${open.length === 1 ? '' : 's'} ${open.join(', ')} could not run in full (${tally}); exit status 3: give what the part not checked needs (--trust-ca, --tsa-ca)`;
+    }),
+  );
   return `${lines.join('\n')}\n`;
 }

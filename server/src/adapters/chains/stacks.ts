@@ -39,6 +39,7 @@
 import { redactError, redactText, redactUrl, urlSecrets } from '@notary/platform/redact';
 import {
   anchoredRootOfResult,
+  describeStacksApiKind,
   readAnchor,
   StacksApiClient,
   type StacksApiClock,
@@ -195,7 +196,7 @@ export class StacksNotaryChain implements AnchorChain {
         );
       }
       const how = setting === 'auto' ? 'detected' : 'checked';
-      return `Stacks API ${this.shownUrl()}: ${describeKind(kind)} (${how}), network_id ${hexId(info.networkId)}, tip ${info.stacksTipHeight}`;
+      return `Stacks API ${this.shownUrl()}: ${describeStacksApiKind(kind)} (${how}), network_id ${hexId(info.networkId)}, tip ${info.stacksTipHeight}`;
     });
   }
 
@@ -421,7 +422,8 @@ export class StacksNotaryChain implements AnchorChain {
   private configError(e: unknown, setting: StacksApiKindSetting): StacksConfigError | undefined {
     const url = this.shownUrl();
     if (e instanceof StacksWrongKind) {
-      const found = e.found === 'none' ? 'neither a Hiro API nor a stacks-node' : `${describeKind(e.found)}`;
+      const found =
+        e.found === 'none' ? 'neither a Hiro API nor a stacks-node' : `${describeStacksApiKind(e.found)}`;
       const advice =
         e.found === 'none'
           ? 'set STACKS_API_URL to a stacks-node (its RPC port) or a Hiro API'
@@ -481,17 +483,6 @@ function rootOfCall(tx: StacksTx): string | null {
   const bytes = stripHex(arg);
   // `(buff 32)`: type 0x02, length 0x00000020, then the 32 bytes.
   return /^0200000020[0-9a-f]{64}$/.test(bytes) ? `0x${bytes.slice(10)}` : null;
-}
-
-function describeKind(kind: StacksApiKind): string {
-  switch (kind) {
-    case 'hiro-v3':
-      return 'a Hiro API with /extended/v3 routes (hiro-v3)';
-    case 'hiro-v1':
-      return 'a Hiro API with only the deprecated /extended/v1 routes (hiro-v1)';
-    default:
-      return 'a stacks-node without a Hiro API (node)';
-  }
 }
 
 function networkOf(id: number): string {
