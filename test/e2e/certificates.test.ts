@@ -12,7 +12,7 @@ import { fixtureFiles } from '../harness/fixtures';
 import { api, uploadFile } from '../harness/http';
 import { createTestPki, type TestPki } from '../harness/pki';
 import { startTestService, type TestService } from '../harness/service';
-import { startTestTsa, type TestTsa } from '../harness/tsa';
+import { signingEnv, startTestTsa, type TestTsa } from '../harness/tsa';
 
 /**
  * Certificates and timestamps end to end (issue 5): the real service over HTTP, outputs checked with
@@ -285,10 +285,7 @@ describe('signed certificates and timestamps (PGlite, devnet anchoring, PKCS#12 
     tsa = await startTestTsa(pki);
     t = await startTestService('pglite', {
       ANCHORING: 'devnet',
-      SIGNING_CERT: pki.rsa.p12Path,
-      SIGNING_CERT_PASSWORD: pki.p12Password,
-      TSA_URL: tsa.url,
-      TSA_CA_CERTS: pki.caChainPath,
+      ...signingEnv(pki, tsa),
       // These tests read a B-T file (the signature is the last revision); B-LTA is tested in @notary/pdf.
       SIGNING_LEVEL: 'B-T',
       // The timestamp limit below is the app-wide limiter's (spec, Limits); the harness turns limits off.

@@ -12,8 +12,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { launchChromium } from '../harness/chromium';
 import { mailbox, mailedCode } from '../harness/dev-mailbox';
 import { FIXTURES_DIR, sha256sum } from '../harness/fixtures';
 import { api } from '../harness/http';
@@ -21,11 +22,10 @@ import { type IpfsTestGateway, startIpfsGateway } from '../harness/ipfs-gateway'
 import { createTestPki, type TestPki } from '../harness/pki';
 import { startTestService, type TestService } from '../harness/service';
 import { freshEmail, makeOrg } from '../harness/tenants';
-import { startTestTsa, type TestTsa } from '../harness/tsa';
+import { signingEnv, startTestTsa, type TestTsa } from '../harness/tsa';
 import { startSite, type TestSite } from '../harness/web-site';
 
 const exec = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(import.meta.dirname, 'screenshots');
 const UPLOADED = path.join(FIXTURES_DIR, 'pdfs/tracemonkey.pdf');
 const OTHER = path.join(FIXTURES_DIR, 'pdfs/hello_world_rotated.pdf');
@@ -77,26 +77,10 @@ describe('desktop client (web build) in Chromium against the real service', () =
       ANCHORING: 'devnet',
       MAIL_DEV: '1',
       SESSION_TTL_SECONDS: '30',
-      SIGNING_CERT: pki.rsa.p12Path,
-      SIGNING_CERT_PASSWORD: pki.p12Password,
-      TSA_URL: tsa.url,
-      TSA_CA_CERTS: pki.caChainPath,
+      ...signingEnv(pki, tsa),
     });
     url = t.url;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Playwright gives every launch a fresh temporary profile (user data dir).
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
+    browser = await launchChromium(['--disable-quic']);
     context = await browser.newContext({
       acceptDownloads: true,
       locale: 'pt-BR',

@@ -15,20 +15,20 @@ import { promisify } from 'node:util';
 import type { DocumentDto } from '@notary/shared';
 import type { BatchResult } from '@notary/verify/batch';
 import type { VerifyReport } from '@notary/verify/report';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPortuguese } from '../../verifier/web/report-text';
-import { uploadBytes, waitRegistered } from '../harness/anchored';
+import { stampDocument, uploadBytes, waitRegistered } from '../harness/anchored';
+import { launchChromium } from '../harness/chromium';
 import { FIXTURES_DIR } from '../harness/fixtures';
 import { createTestPki, type TestPki } from '../harness/pki';
 import { startTestService, type TestService } from '../harness/service';
-import { startTestTsa, type TestTsa } from '../harness/tsa';
+import { signingEnv, startTestTsa, type TestTsa } from '../harness/tsa';
 
 const exec = promisify(execFile);
 const VERIFIER_DIR = path.resolve(import.meta.dirname, '../../verifier');
 /** The machine's own Node 20, not the project's Node 24. */
 const NODE_20 = '/usr/bin/node';
-const CHROMIUM = '/usr/bin/chromium';
 /** A PATH where `node`, `npm` and `npx` are the machine's (Node 20), nothing of this repository. */
 const SYSTEM_PATH = '/usr/bin:/bin';
 
@@ -116,10 +116,7 @@ beforeAll(async () => {
   await writeFile(caPath, pki.caChainPem);
   t = await startTestService('pglite', {
     ANCHORING: 'devnet',
-    SIGNING_CERT: pki.rsa.p12Path,
-    SIGNING_CERT_PASSWORD: pki.p12Password,
-    TSA_URL: tsa.url,
-    TSA_CA_CERTS: pki.caChainPath,
+    ...signingEnv(pki, tsa),
   });
   token = await t.token('bundle@example.com');
   const devnets = t.service.anchoring?.devnets;
@@ -137,11 +134,7 @@ beforeAll(async () => {
   ];
   const [s, o, p] = await Promise.all(uploaded.map((d) => waitRegistered(t, token, d.id)));
   if (!s || !o || !p) throw new Error('not registered');
-  const stampedRes = await fetch(`${t.url}/api/documents/${s.id}/timestamp`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-  });
-  expect(stampedRes.status).toBe(200);
+  await stampDocument(t, token, s.id);
   single = { doc: s, bytes: singleBytes, certificate: await certificateOf(s, '?signed=1&lang=en') };
   stamped = { doc: p, bytes: pdfBytes, certificate: await certificateOf(p, '?signed=1') };
   const receipt = await fetch(`${t.url}/api/documents/${o.id}/receipt`, {
@@ -420,18 +413,7 @@ describe('verify.html from file:// in Chromium', () => {
     await writeFile(path.join(dir, 'copia.bin'), tampered);
     await writeFile(path.join(dir, 'copia.bin.certificate.pdf'), single.certificate);
     await writeFile(path.join(dir, 'contrato-certificado.pdf'), stamped.certificate);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ locale: 'pt-BR' });
     page = await context.newPage();
     page.on('request', (r) => requests.push(r.url()));

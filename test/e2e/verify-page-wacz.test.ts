@@ -9,15 +9,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageResult } from '../../verifier/web/captures';
 import { toPortuguese } from '../../verifier/web/report-text';
+import { launchChromium } from '../harness/chromium';
 import { handWacz, tamperedWacz } from '../harness/hand-wacz';
 
 const exec = promisify(execFile);
 const VERIFIER_DIR = path.resolve(import.meta.dirname, '../../verifier');
-const CHROMIUM = '/usr/bin/chromium';
 
 let work: string;
 let browser: Browser;
@@ -53,18 +53,7 @@ beforeAll(async () => {
   await writeFile(path.join(work, 'captura.wacz'), wacz);
   await writeFile(path.join(work, 'copia.wacz'), tamperedWacz(wacz));
   await writeFile(path.join(work, 'notas.txt'), 'no proof for this one');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ locale: 'pt-BR', acceptDownloads: true });
   page = await context.newPage();
   page.on('request', (r) => requests.push(r.url()));

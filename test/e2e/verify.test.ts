@@ -23,13 +23,13 @@ import { runCli } from '@notary/verify/cli';
 import { readPdfSignatures } from '@notary/verify/pdf-signatures';
 import { AbiCoder, Contract, Interface, JsonRpcProvider, keccak256, Network, toUtf8Bytes } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uploadBytes, waitRegistered } from '../harness/anchored';
+import { stampDocument, uploadBytes, waitRegistered } from '../harness/anchored';
 import { FIXTURES_DIR } from '../harness/fixtures';
 import { api } from '../harness/http';
 import { createTestPki, type TestPki } from '../harness/pki';
 import { createTestDatabase } from '../harness/postgres';
 import { startTestService, type TestService } from '../harness/service';
-import { startTestTsa, type TestTsa } from '../harness/tsa';
+import { signingEnv, startTestTsa, type TestTsa } from '../harness/tsa';
 
 /**
  * `notary-verify` (issue 16) against the devnets: receipts of the real service, checked through the devnets'
@@ -110,10 +110,7 @@ beforeAll(async () => {
     DATABASE_URL: db.url,
     SECRET,
     ANCHORING: 'devnet',
-    SIGNING_CERT: pki.rsa.p12Path,
-    SIGNING_CERT_PASSWORD: pki.p12Password,
-    TSA_URL: tsa.url,
-    TSA_CA_CERTS: pki.caChainPath,
+    ...signingEnv(pki, tsa),
   });
   token = await t.token(EMAIL);
   const devnets = t.service.anchoring?.devnets;
@@ -126,11 +123,7 @@ beforeAll(async () => {
   const uploaded = await uploadBytes(t, token, bytes, 'single.bin');
   bytesOf.set(uploaded.id, bytes);
   single = await waitRegistered(t, token, uploaded.id);
-  const stamped = await fetch(`${t.url}/api/documents/${single.id}/timestamp`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-  });
-  expect(stamped.status).toBe(200);
+  await stampDocument(t, token, single.id);
   const pdf = new Uint8Array(await readFile(path.join(FIXTURES_DIR, 'pdfs/signed_verified.pdf')));
   const pdfUpload = await uploadBytes(t, token, pdf, 'signed_verified.pdf');
   bytesOf.set(pdfUpload.id, pdf);

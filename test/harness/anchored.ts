@@ -40,3 +40,17 @@ export async function waitRegistered(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Has document `id` time-stamped (`POST /api/documents/:id/timestamp`, RFC 3161).
+ * @returns the TimeStampResp (`.tsr`) the route answered.
+ * @throws unless it answers HTTP 200.
+ */
+export async function stampDocument(t: TestService, token: string, id: string): Promise<Uint8Array> {
+  const res = await fetch(`${t.url}/api/documents/${id}/timestamp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  });
+  if (res.status !== 200) throw new Error(`timestamp of ${id}: HTTP ${res.status} ${await res.text()}`);
+  return new Uint8Array(await res.arrayBuffer());
+}

@@ -44,6 +44,19 @@ export interface TestTsa {
 }
 
 /**
+ * The service's environment for certificates signed with the test PKI's RSA key (PKCS#12) and RFC 3161 tokens
+ * from `tsa`, whose chain the service trusts: SIGNING_CERT, SIGNING_CERT_PASSWORD, TSA_URL, TSA_CA_CERTS.
+ */
+export function signingEnv(pki: TestPki, tsa: TestTsa): Record<string, string> {
+  return {
+    SIGNING_CERT: pki.rsa.p12Path,
+    SIGNING_CERT_PASSWORD: pki.p12Password,
+    TSA_URL: tsa.url,
+    TSA_CA_CERTS: pki.caChainPath,
+  };
+}
+
+/**
  * Starts the loopback TSA. Requests are answered one at a time (openssl's serial file is not safe for
  * concurrent writers). The server does not keep the process alive (`unref`) and `stop()` closes it.
  */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { CheckResult, VerifyReport } from '@notary/verify';
+import type { VerifyReport } from '@notary/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../../test/harness/pki';
 import { startTestTsa, type TestTsa } from '../../../test/harness/tsa';
@@ -20,6 +20,7 @@ import {
   trustAnchors,
   withChecks,
 } from './certificate-check';
+import { testCheck } from './check-result.testing';
 
 /**
  * The verify screen's checking code as the web client runs it in the page: endpoints the user enters, the
@@ -203,18 +204,7 @@ describe('the trust anchors the user chooses', () => {
   });
 
   it('merges checks run elsewhere into a report, recomputing the outcome, ok and the first failure', () => {
-    const check = (
-      id: 1 | 5 | 6,
-      status: CheckResult['status'],
-      reason?: CheckResult['reason'],
-    ): CheckResult => ({
-      id,
-      name: `check ${id}`,
-      status,
-      ...(reason ? { reason } : {}),
-      summary: '',
-      evidence: [],
-    });
+    const check = testCheck;
     const report: VerifyReport = {
       outcome: 'passed',
       exitCode: 0,

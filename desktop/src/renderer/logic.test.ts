@@ -4,6 +4,7 @@ import type { CheckResult, VerifyReport } from '@notary/verify';
 import { outcomeOf } from '@notary/verify/report';
 import { describe, expect, it } from 'vitest';
 import type { Bridge, LocalFile } from '../common/bridge';
+import { testCheck } from '../common/check-result.testing';
 import { ClientError } from '../common/errors';
 import { hashBlob } from './bridge/hash';
 import { serverUrlFor } from './bridge/web';
@@ -153,15 +154,7 @@ describe("the verify screen's judging date (datetime-local, this computer's time
 });
 
 describe("the verify screen's report: passed, failed or incomplete, as notary-verify's exit status 0, 1, 3", () => {
-  const check = (id: CheckResult['id'], status: CheckResult['status'], reason?: CheckResult['reason']) =>
-    ({
-      id,
-      name: `check ${id}`,
-      status,
-      ...(reason ? { reason } : {}),
-      summary: '',
-      evidence: [],
-    }) as CheckResult;
+  const check = testCheck;
   const report = (checks: CheckResult[]): VerifyReport => ({
     ...outcomeOf(checks),
     document: { serialNumber: 'A-1', sha256: '00', fileName: 'f' },

@@ -1,28 +1,16 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corsPolicy } from './cors';
+import { type Served, serve } from './serve.testing';
 import { WEB_CLIENT_CSP, webClientRouter } from './web-client';
-
-/** Serves `app` on 127.0.0.1 and a free port; returns its base URL and a closer. */
-async function serve(app: express.Express): Promise<{ url: string; close: () => Promise<void> }> {
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('web client at /app/', () => {
   let dir: string;
-  let built: { url: string; close: () => Promise<void> };
-  let missing: { url: string; close: () => Promise<void> };
+  let built: Served;
+  let missing: Served;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'notary-web-'));
