@@ -94,7 +94,7 @@ async function verifyFile(dir: string, name: string, bytes: Uint8Array, args: st
 }
 
 /**
- * The three tamperings of the brief: a byte of the main page's WARC response record, of datapackage.json,
+ * The three tamperings a signed WACZ must reveal: a byte of the main page's WARC response record, of datapackage.json,
  * of the base64 signature. Each must fail `notary-verify` (exit 1).
  */
 async function expectTamperingFails(dir: string, wacz: Uint8Array, pageUrl: string, args: string[]) {

@@ -267,7 +267,7 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
       expect(text).toContain(ca.fingerprint);
       expect(text).toContain(record.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ''));
       expect(text).toContain(doc.sha256Hash);
-      // ...and shows the screenshot itself, captioned (issue 15), after the facts (on whichever page they end).
+      // ...and shows the screenshot itself, captioned, after the facts (on whichever page they end).
       expect(text).toContain('Screenshot of the page as captured');
       const images = await exec('pdfimages', ['-list', file]);
       expect(images.stdout).toMatch(/^\s*\d+\s+\d+\s+image\s+1280\s/m);
