@@ -1,114 +1,19 @@
 /**
- * `verifyWacz` on archives made here by hand (node:crypto, node:zlib, fflate; nothing of the service), so
- * the verifier is held to the spec rather than to the service's writer: the forms other tools write (an
- * anonymous P-256 key with a DER signature), and each way an archive can be wrong.
+ * `verifyWacz` on archives made by hand (test/harness/hand-wacz.ts: node:crypto, node:zlib, fflate; nothing
+ * of the service), so the verifier is held to the spec rather than to the service's writer: the forms other
+ * tools write (an anonymous P-256 key with a DER signature), and each way an archive can be wrong.
  */
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { type HandWaczOptions, handWacz } from '../../test/harness/hand-wacz.ts';
 import { runCli } from './cli.ts';
 import { verifyWacz, WaczFormatError, type WaczReport } from './wacz.ts';
 
-const sha = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
-
-/** One WARC record (WARC 1.1), with block and payload digests, gzipped as a member of its own. */
-function record(type: string, url: string, http: string, body = ''): Buffer {
-  const block = Buffer.from(`${http}\r\n\r\n${body}`);
-  const head = [
-    'WARC/1.1',
-    `WARC-Type: ${type}`,
-    `WARC-Target-URI: ${url}`,
-    'WARC-Date: 2026-01-02T03:04:05Z',
-    `WARC-Record-ID: <urn:uuid:${crypto.randomUUID()}>`,
-    `Content-Type: application/http; msgtype=${type}`,
-    `WARC-Payload-Digest: sha256:${sha(body)}`,
-    `WARC-Block-Digest: sha256:${sha(block)}`,
-    `Content-Length: ${block.length}`,
-  ].join('\r\n');
-  return gzipSync(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), block, Buffer.from('\r\n\r\n')]));
-}
-
-interface Options {
-  /** Changes the index lines before they are packed. */
-  index?: (lines: Array<Record<string, unknown>>) => Array<Record<string, unknown>>;
-  /** Changes `signedData` after signing. */
-  signedData?: (s: Record<string, string>) => Record<string, string>;
-  /** Files added to the zip without being listed. */
-  unlisted?: Record<string, Uint8Array>;
-  unsigned?: boolean;
-}
-
-/** A WACZ with one page (its response and request records), signed in the anonymous form with a P-256 key. */
-function wacz(options: Options = {}): Uint8Array {
-  const url = 'https://example.test/page';
-  const info = gzipSync(
-    Buffer.from(
-      'WARC/1.1\r\nWARC-Type: warcinfo\r\nWARC-Date: 2026-01-02T03:04:05Z\r\nContent-Length: 0\r\n\r\n\r\n\r\n',
-    ),
-  );
-  const response = record('response', url, 'HTTP/1.1 200 OK\r\nContent-Type: text/html', '<h1>hi</h1>');
-  const request = record('request', url, 'GET /page HTTP/1.1\r\nHost: example.test');
-  const warc = Buffer.concat([info, response, request]);
-  const lines = (options.index ?? ((l) => l))([
-    {
-      url,
-      mime: 'text/html',
-      status: '200',
-      digest: sha('<h1>hi</h1>'),
-      length: String(response.length),
-      offset: String(info.length),
-      recordDigest: `sha256:${sha(response)}`,
-      filename: 'data.warc.gz',
-    },
-  ]);
-  const cdx = Buffer.from(
-    lines.map((l) => `test,example)/page 20260102030405 ${JSON.stringify(l)}\n`).join(''),
-  );
-  const pages = Buffer.from(`{"format":"json-pages-1.0"}\n{"url":"${url}","ts":"2026-01-02T03:04:05Z"}\n`);
-  const listed: Record<string, Uint8Array> = {
-    'archive/data.warc.gz': warc,
-    'indexes/index.cdx': cdx,
-    'pages/pages.jsonl': pages,
-  };
-  const datapackage = Buffer.from(
-    JSON.stringify({
-      profile: 'data-package',
-      wacz_version: '1.1.1',
-      created: '2026-01-02T03:04:06Z',
-      resources: Object.entries(listed).map(([p, d]) => ({
-        name: path.basename(p),
-        path: p,
-        hash: `sha256:${sha(d)}`,
-        bytes: d.length,
-      })),
-    }),
-  );
-  const hash = `sha256:${sha(datapackage)}`;
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const signedData = (options.signedData ?? ((s) => s))({
-    hash,
-    created: '2026-01-02T03:04:06Z',
-    software: 'a tool of another maker',
-    // DER Ecdsa-Sig-Value, as authsign writes signatures.
-    signature: sign('sha256', Buffer.from(hash), privateKey).toString('base64'),
-    publicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
-  });
-  const files: Record<string, [Uint8Array, { level: 0 }]> = {};
-  for (const [p, d] of Object.entries({ ...listed, ...(options.unlisted ?? {}) }))
-    files[p] = [d, { level: 0 }];
-  files['datapackage.json'] = [datapackage, { level: 0 }];
-  if (!options.unsigned) {
-    files['datapackage-digest.json'] = [
-      Buffer.from(JSON.stringify({ path: 'datapackage.json', hash, signedData })),
-      { level: 0 },
-    ];
-  }
-  return zipSync(files);
-}
+/** The hand-made archive without a capture record: a WACZ as another tool writes it. */
+const wacz = (options: Omit<HandWaczOptions, 'noRecord'> = {}): Uint8Array =>
+  handWacz({ noRecord: true, ...options });
 
 const statuses = (r: WaczReport) => Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
 const failedEvidence = (r: WaczReport, id: number) =>
