@@ -10,8 +10,9 @@ import { EvmEasChain } from '../adapters/chains/evm-eas';
 import { StacksNotaryChain } from '../adapters/chains/stacks';
 import { type Database, openDatabase } from '../db';
 import { AnchorTx, Tenant } from '../db/entities';
+import { quietWorker } from '../domain/anchoring/evm-pipeline.testing';
 import { addPendingDocument } from '../domain/anchoring/pending-documents.testing';
-import { AnchorWorker, collectBatch } from '../domain/anchoring/pipeline';
+import { collectBatch } from '../domain/anchoring/pipeline';
 import type { AnchorChain } from '../ports/chains';
 import { startAnchoring } from './anchoring';
 import { jobLog } from './reconcile';
@@ -164,17 +165,10 @@ describe('RPC URL keys stay out of logs and stored errors', () => {
     const chains: AnchorChain[] = [evmChain(), stacksChain()];
     try {
       for (const chain of chains) {
-        const worker = new AnchorWorker({
+        const worker = quietWorker({
           chain,
           fork: () => db.fork(),
           log: jobLog(logger.child({ module: 'anchor' })),
-          confirmations: 1,
-          stuckAfterMs: 60_000,
-          pollMs: 0,
-          backoffMs: 0,
-          maxBackoffMs: 0,
-          maxAttempts: 5,
-          leaseMs: 0,
         });
         expect(await worker.tick()).toBe(1);
       }

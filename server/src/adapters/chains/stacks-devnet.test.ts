@@ -39,6 +39,11 @@ async function http(url: string, init: RequestInit = {}): Promise<Got> {
   return { status: res.status, headers: res.headers, text, json: body };
 }
 
+/** POSTs `body` as JSON text to `url`, labelled `contentType`. */
+function postJson(url: string, body: unknown, contentType = 'application/json'): Promise<Got> {
+  return http(url, { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify(body) });
+}
+
 function signer(dev: StacksDevnet) {
   const [contractAddress = '', contractName = ''] = dev.contractId.split('.');
   return (root: string, nonce: number, fee = 1000) =>
@@ -145,13 +150,9 @@ describe('Stacks devnet: the node RPC (stacks-core)', () => {
       contract_log: { topic: 'print' },
     });
     const [a, n] = dev.contractId.split('.');
-    const read = await http(`${dev.url}/v2/contracts/call-read/${a}/${n}/get-anchor`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        sender: dev.senderAddress,
-        arguments: [`0x${serializeCV(Cl.bufferFromHex(r))}`],
-      }),
+    const read = await postJson(`${dev.url}/v2/contracts/call-read/${a}/${n}/get-anchor`, {
+      sender: dev.senderAddress,
+      arguments: [`0x${serializeCV(Cl.bufferFromHex(r))}`],
     });
     expect(read.json.okay).toBe(true);
     expect(cvToString(hexToCV(read.json.result))).toBe(
@@ -199,44 +200,27 @@ describe('Stacks devnet: the node RPC (stacks-core)', () => {
     const [a, n] = dev.contractId.split('.');
     const url = `${dev.url}/v2/contracts/call-read/${a}/${n}/get-anchor`;
     const arg = `0x${serializeCV(Cl.bufferFromHex(root(0xcd)))}`;
-    const noSender = await http(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ arguments: [arg] }),
-    });
+    const noSender = await postJson(url, { arguments: [arg] });
     expect(noSender).toMatchObject({ status: 400, text: 'Failed to decode: Failed to parse JSON body' });
     expect(noSender.headers.get('content-type')).toBe('text/plain');
-    const badSender = await http(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sender: 'nobody', arguments: [arg] }),
-    });
+    const badSender = await postJson(url, { sender: 'nobody', arguments: [arg] });
     expect(badSender).toMatchObject({
       status: 400,
       text: 'Failed to decode: Failed to parse sender principal',
     });
-    const form = await http(url, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain' },
-      body: JSON.stringify({ sender: dev.senderAddress, arguments: [arg] }),
-    });
+    const form = await postJson(url, { sender: dev.senderAddress, arguments: [arg] }, 'text/plain');
     expect(form).toMatchObject({
       status: 400,
       text: 'Failed to decode: Invalid content-type: expected application/json',
     });
-    const badArg = await http(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sender: dev.senderAddress, arguments: ['0xzz'] }),
-    });
+    const badArg = await postJson(url, { sender: dev.senderAddress, arguments: ['0xzz'] });
     expect(badArg).toMatchObject({
       status: 400,
       text: 'Failed to decode: Failed to deserialize argument value',
     });
-    const noFn = await http(`${dev.url}/v2/contracts/call-read/${a}/${n}/no-such-fn`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sender: dev.senderAddress, arguments: [] }),
+    const noFn = await postJson(`${dev.url}/v2/contracts/call-read/${a}/${n}/no-such-fn`, {
+      sender: dev.senderAddress,
+      arguments: [],
     });
     expect(noFn).toMatchObject({ status: 200, json: { okay: false } });
     expect(typeof noFn.json.cause).toBe('string');
@@ -490,13 +474,9 @@ describe('Stacks devnet: switches', () => {
     await post(tx.serializeBytes());
     const tip = dev.mine();
     const [a, n] = dev.contractId.split('.');
-    const read = await http(`${dev.url}/v2/contracts/call-read/${a}/${n}/get-anchor`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        sender: dev.senderAddress,
-        arguments: [`0x${serializeCV(Cl.bufferFromHex(r))}`],
-      }),
+    const read = await postJson(`${dev.url}/v2/contracts/call-read/${a}/${n}/get-anchor`, {
+      sender: dev.senderAddress,
+      arguments: [`0x${serializeCV(Cl.bufferFromHex(r))}`],
     });
     expect(cvToString(hexToCV(read.json.result))).toContain(`(height u${tip})`);
     const status = (await http(`${dev.indexerUrl}/extended`)).json;

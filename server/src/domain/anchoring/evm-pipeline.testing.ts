@@ -4,9 +4,8 @@ import { EvmEasChain, type EvmEasConfig } from '../../adapters/chains/evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from '../../adapters/chains/hardhat-devnet';
 import { Tenant } from '../../db/entities';
 import { baseOrmOptions } from '../../db/orm-config';
-import type { AnchorChain } from '../../ports/chains';
 import { addPendingDocument } from './pending-documents.testing';
-import { AnchorWorker, type PipelineLog, type WorkerOptions } from './pipeline';
+import { AnchorWorker, type WorkerOptions } from './pipeline';
 
 /**
  * Test support for EVM anchoring on the in-process Hardhat devnet (EAS deployed): the adapter's configuration
@@ -90,14 +89,12 @@ export async function startEvmPipeline(
 
 /**
  * An `AnchorWorker` that never waits: one confirmation, stuck after 60 s (of its clock), no poll delay, backoff
- * or lease, five attempts; `options` sets the chain, the database, the log and overrides any of those.
+ * or lease, five attempts; `options` gives the chain, the database and the log and overrides any of those.
  */
 export function quietWorker(
-  options: { chain: AnchorChain; orm: PgliteORM; log: PipelineLog } & Partial<WorkerOptions>,
+  options: Pick<WorkerOptions, 'chain' | 'fork' | 'log'> & Partial<WorkerOptions>,
 ): AnchorWorker {
-  const { orm, ...rest } = options;
   return new AnchorWorker({
-    fork: () => orm.em.fork(),
     confirmations: 1,
     stuckAfterMs: 60_000,
     pollMs: 0,
@@ -105,6 +102,6 @@ export function quietWorker(
     maxBackoffMs: 0,
     maxAttempts: 5,
     leaseMs: 0,
-    ...rest,
+    ...options,
   });
 }

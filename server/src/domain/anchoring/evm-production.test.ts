@@ -57,7 +57,7 @@ async function newBatch(n: number): Promise<{ batchId: string; ids: string[] }> 
 }
 
 function worker(c: EvmEasChain, extra: Partial<WorkerOptions> = {}): AnchorWorker {
-  return quietWorker({ chain: c, orm, log, maxAttempts: 3, ...extra });
+  return quietWorker({ chain: c, fork: () => orm.em.fork(), log, maxAttempts: 3, ...extra });
 }
 
 const rowOf = (batchId: string) => orm.em.fork().findOneOrFail(AnchorTx, { batch: batchId });

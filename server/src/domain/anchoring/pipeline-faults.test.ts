@@ -59,7 +59,7 @@ async function collectAll(chainKind: 'evm' | 'stacks', maxBatchSize = 1000): Pro
 }
 
 function worker(c: AnchorChain, extra: Partial<WorkerOptions> = {}): AnchorWorker {
-  return quietWorker({ chain: c, orm, log, ...extra });
+  return quietWorker({ chain: c, fork: () => orm.em.fork(), log, ...extra });
 }
 
 async function rowsOf(batchIds: string[]) {

@@ -31,7 +31,7 @@ afterAll(() => fx?.stop());
 const addDocuments = (n: number) => fx.addDocuments(n);
 
 function worker(c: AnchorChain, extra: Partial<WorkerOptions> = {}): AnchorWorker {
-  return quietWorker({ chain: c, orm, log, ...extra });
+  return quietWorker({ chain: c, fork: () => orm.em.fork(), log, ...extra });
 }
 
 /** Ticks until no row of the chain is left to drive (or `max` ticks). */
