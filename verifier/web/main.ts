@@ -7,7 +7,7 @@
  * not fetch revocation data: `--online` is the command line's), nor does a capture's. Plain DOM, no
  * framework: the page is one file that must be readable and small.
  */
-import { type BatchItem, type BatchResult, verifyBatch } from '../src/batch.ts';
+import { type BatchItem, type BatchOutcome, type BatchResult, verifyBatch } from '../src/batch.ts';
 import { pemCertificates } from '../src/bytes.ts';
 import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
 import type { CheckResult, VerifyReport } from '../src/report.ts';
@@ -580,15 +580,30 @@ function itemCard(item: BatchItem): HTMLElement {
     item.proofKind === 'stamped-certificate'
       ? t('item.proof.stamped-certificate')
       : t(`item.proof.${item.proofKind}`, { name: item.proof });
+  return cardShell(item, report?.failedAt ?? null, proof, report ? reportView(report) : problemView(item));
+}
+
+/**
+ * One file's card, for a file with its proof and for a capture alike: the outcome badge, the file's name, what
+ * it was checked against, then `body`. The data attributes carry the outcome and the CLI's exit status.
+ */
+function cardShell(
+  item: { file: string; outcome: BatchOutcome; exitCode: number },
+  failedAt: number | null,
+  proof: string,
+  body: HTMLElement,
+  kind?: 'wacz',
+): HTMLElement {
   return h(
     'article',
     {
       class: `card item outcome-${item.outcome}`,
       'data-testid': 'item',
+      ...(kind ? { 'data-kind': kind } : {}),
       'data-file': item.file,
       'data-outcome': item.outcome,
       'data-exit-code': String(item.exitCode),
-      'data-failed-at': String(report?.failedAt ?? ''),
+      'data-failed-at': String(failedAt ?? ''),
     },
     h(
       'div',
@@ -597,7 +612,7 @@ function itemCard(item: BatchItem): HTMLElement {
       h('strong', { class: 'break' }, item.file),
       h('span', { class: 'muted small break' }, proof),
     ),
-    report ? reportView(report) : problemView(item),
+    body,
   );
 }
 
@@ -637,24 +652,10 @@ function reportView(report: VerifyReport): HTMLElement {
 
 function captureCard(item: CaptureItem): HTMLElement {
   const report = item.report;
-  return h(
-    'article',
-    {
-      class: `card item outcome-${item.outcome}`,
-      'data-testid': 'item',
-      'data-kind': 'wacz',
-      'data-file': item.file,
-      'data-outcome': item.outcome,
-      'data-exit-code': String(item.exitCode),
-      'data-failed-at': String(report?.failedAt ?? ''),
-    },
-    h(
-      'div',
-      { class: 'item-head' },
-      h('span', { class: `badge badge-${item.outcome}` }, t(`outcome.${item.outcome}`)),
-      h('strong', { class: 'break' }, item.file),
-      h('span', { class: 'muted small break' }, t('capture.proof')),
-    ),
+  return cardShell(
+    item,
+    report?.failedAt ?? null,
+    t('capture.proof'),
     report
       ? captureView(item.file, report)
       : h(
@@ -666,6 +667,7 @@ function captureCard(item: CaptureItem): HTMLElement {
             : null,
           h('p', { class: 'muted small' }, t('capture.exit', { name: item.file, code: item.exitCode })),
         ),
+    'wacz',
   );
 }
 
