@@ -34,7 +34,8 @@ const SRC = import.meta.dirname;
  * Files that may use Node: the command line wrapper and its parts that read files (`--dir`, a WACZ), `extend`
  * (it writes with @notary/pdf), the schema writers, tests.
  */
-const NODE_ONLY = /^(cli|cli-files|batch-dir|wacz-cli|extend|write-schema|write-icp-brasil-roots)\.ts$|\.test\.ts$/;
+const NODE_ONLY =
+  /^(cli|cli-files|batch-dir|wacz-cli|extend|write-schema|write-icp-brasil-roots)\.ts$|\.test\.ts$/;
 
 const sha = (...parts: (Buffer | Uint8Array)[]) => {
   const h = createHash('sha256');
