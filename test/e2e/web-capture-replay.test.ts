@@ -298,5 +298,5 @@ describe.skipIf(!available)('web captures replay in ReplayWeb.page with the site
       expect(await summary.locator('body').innerText(), c.name).toContain(archive?.requestedUrl ?? '');
     }
     await context.close();
-  }, 300_000);
+  }, 420_000);
 });

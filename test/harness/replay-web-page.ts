@@ -101,8 +101,10 @@ export async function startReplayServer(archives: Record<string, Uint8Array>): P
 
 /**
  * Opens `url` of `archive` in the player and resolves with the frame the archived page is replayed in (the
- * player's `mp_` frame for that URL), once its document has loaded.
- * @throws Error when the player shows no such frame within `timeoutMs`.
+ * player's `mp_` frame for that URL), once its document has loaded. On a loaded machine the player now and then
+ * never navigates its frame on a first load (its service worker still starting); a second load of the same
+ * page then replays it, so the player gets two loads of `timeoutMs` each.
+ * @throws Error naming the frames seen when neither load shows such a frame.
  */
 export async function openInReplay(
   page: Page,
@@ -111,22 +113,32 @@ export async function openInReplay(
   url: string,
   timeoutMs = 60_000,
 ): Promise<Frame> {
-  const found = new Promise<Frame>((resolve, reject) => {
-    const matches = (f: Frame) => f.url().includes(`mp_/${url}`);
-    const check = (f: Frame) => {
-      if (!matches(f)) return;
-      page.off('framenavigated', check);
-      clearTimeout(timer);
-      resolve(f);
-    };
-    const timer = setTimeout(() => {
-      page.off('framenavigated', check);
-      reject(new Error(`ReplayWeb.page showed no frame for ${url} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    page.on('framenavigated', check);
-  });
-  await page.goto(server.pageUrl(archive, url));
-  const frame = await found;
-  await frame.waitForLoadState('load', { timeout: timeoutMs });
-  return frame;
+  const seen: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const found = new Promise<Frame | null>((resolve) => {
+      const check = (f: Frame) => {
+        seen.push(f.url());
+        if (!f.url().includes(`mp_/${url}`)) return;
+        page.off('framenavigated', check);
+        clearTimeout(timer);
+        resolve(f);
+      };
+      const timer = setTimeout(() => {
+        page.off('framenavigated', check);
+        resolve(null);
+      }, timeoutMs);
+      page.on('framenavigated', check);
+    });
+    await page.goto(server.pageUrl(archive, url));
+    const frame = await found;
+    if (frame) {
+      await frame.waitForLoadState('load', { timeout: timeoutMs });
+      return frame;
+    }
+    if (attempt === 2) {
+      throw new Error(
+        `ReplayWeb.page showed no frame for ${url} in two loads of ${timeoutMs} ms (frames seen: ${[...new Set(seen)].join(', ') || 'none'})`,
+      );
+    }
+  }
 }
