@@ -10,11 +10,11 @@ import { EvmEasChain } from '../adapters/chains/evm-eas';
 import { StacksNotaryChain } from '../adapters/chains/stacks';
 import { type Database, openDatabase } from '../db';
 import { AnchorTx, Tenant } from '../db/entities';
-import { quietWorker } from '../domain/anchoring/evm-pipeline.testing';
 import { addPendingDocument } from '../domain/anchoring/pending-documents.testing';
 import { collectBatch } from '../domain/anchoring/pipeline';
 import type { AnchorChain } from '../ports/chains';
 import { startAnchoring } from './anchoring';
+import { quietWorker } from './evm-pipeline.testing';
 import { jobLog } from './reconcile';
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hardhatEasConfig } from '../../domain/anchoring/evm-pipeline.testing';
 import { buildMerkleTree, hashFromHex, toHex, verifyMerkleProof } from '../../domain/anchoring/merkle';
+import { hardhatEasConfig } from '../../jobs/evm-pipeline.testing';
 import { ChainRateLimitedError, EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
 import { easAbi } from './eas-abi';
 import { classifyRefusal, EvmEasChain, type EvmEasConfig } from './evm-eas';

@@ -6,14 +6,14 @@ import { EvmEasChain, type EvmEasConfig } from '../../adapters/chains/evm-eas';
 import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
 import { type RpcProxy, startRpcProxy } from '../../adapters/chains/rpc-proxy.testing';
 import { AnchorBatch, AnchorTx, Document } from '../../db/entities';
-import { EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
-import { buildReceipt } from '../documents/receipt';
 import {
   type EvmPipelineFixture,
   hardhatEasConfig,
   quietWorker,
   startEvmPipeline,
-} from './evm-pipeline.testing';
+} from '../../jobs/evm-pipeline.testing';
+import { EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
+import { buildReceipt } from '../documents/receipt';
 import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 
 /**

@@ -9,13 +9,13 @@ import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
 import { StacksNotaryChain } from '../../adapters/chains/stacks';
 import { type StacksDevnet, startStacksDevnet } from '../../adapters/chains/stacks-devnet';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../../db/entities';
-import type { AnchorChain } from '../../ports/chains';
 import {
   type EvmPipelineFixture,
   hardhatEasConfig,
   quietWorker,
   startEvmPipeline,
-} from './evm-pipeline.testing';
+} from '../../jobs/evm-pipeline.testing';
+import type { AnchorChain } from '../../ports/chains';
 import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 
 /**

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvmEasChain } from '../../adapters/chains/evm-eas';
 import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../../db/entities';
+import { type EvmPipelineFixture, quietWorker, startEvmPipeline } from '../../jobs/evm-pipeline.testing';
 import type { AnchorChain } from '../../ports/chains';
-import { type EvmPipelineFixture, quietWorker, startEvmPipeline } from './evm-pipeline.testing';
 import { hashFromHex, type MerkleProof, verifyMerkleProof } from './merkle';
 import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
-import { EvmEasChain, type EvmEasConfig } from '../../adapters/chains/evm-eas';
-import { type HardhatDevnet, startHardhatDevnet } from '../../adapters/chains/hardhat-devnet';
-import { Tenant } from '../../db/entities';
-import { baseOrmOptions } from '../../db/orm-config';
-import { addPendingDocument } from './pending-documents.testing';
-import { AnchorWorker, type WorkerOptions } from './pipeline';
+import { EvmEasChain, type EvmEasConfig } from '../adapters/chains/evm-eas';
+import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
+import { Tenant } from '../db/entities';
+import { baseOrmOptions } from '../db/orm-config';
+import { addPendingDocument } from '../domain/anchoring/pending-documents.testing';
+import { AnchorWorker, type WorkerOptions } from '../domain/anchoring/pipeline';
 
 /**
  * Test support for EVM anchoring on the in-process Hardhat devnet (EAS deployed): the adapter's configuration
