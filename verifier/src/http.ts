@@ -137,3 +137,17 @@ export function describeFetchError(e: unknown): string {
     return `${cause.message}: redirects are not followed`;
   return cause?.code ?? cause?.message ?? e.message;
 }
+
+/**
+ * `Retry-After` (RFC 9110 10.2.3) as a delay in milliseconds from `nowMs`: delay-seconds (`"120"`) or an
+ * HTTP-date (`"Wed, 21 Oct 2015 07:28:00 GMT"`, a date in the past meaning 0). `undefined` for a missing or
+ * unusable value. Shared by the Stacks reader and the service's EVM adapter.
+ */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d{1,10}$/.test(v)) return Number(v) * 1000;
+  if (!/[a-z]/i.test(v)) return undefined;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Cl, serializeCV } from '@stacks/transactions';
 import { describe, expect, it } from 'vitest';
 import { validateStacksAnswer } from '../../test/harness/stacks-schemas.ts';
+import { parseRetryAfter } from './http.ts';
 import {
   anchoredRootOfResult,
-  parseRetryAfter,
   RequestBudget,
   readAnchor,
   rootArgument,

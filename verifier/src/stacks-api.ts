@@ -1,6 +1,6 @@
 import { Cl, ClarityType, cvToString, hexToCV, serializeCV } from '@stacks/transactions';
 import { z } from 'zod';
-import { describeFetchError, readBounded, type Transport } from './http.ts';
+import { describeFetchError, parseRetryAfter, readBounded, type Transport } from './http.ts';
 
 /**
  * One reader of the Stacks APIs for the service's Stacks adapter and the verifier's check 4: `fetch` only (it
@@ -129,18 +129,6 @@ export const MAX_RETRY_AFTER_MS = 10 * 60_000;
 /** 429 answers one request accepts (each followed by the endpoint's pause) before it is `rate-limited`. */
 const MAX_429_PER_REQUEST = 3;
 const ZERO_TXID = `0x${'0'.repeat(64)}`;
-
-/**
- * `Retry-After` (RFC 9110 10.2.3): delay-seconds or an HTTP-date, as milliseconds from `now`; undefined when
- * absent or unreadable.
- */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
 
 /**
  * A request budget (token bucket) shared by every request of one client: `rpm` requests per minute, at most

@@ -1,3 +1,4 @@
+import { parseRetryAfter } from '@notary/verify/http';
 import {
   AbiCoder,
   Contract,
@@ -28,7 +29,6 @@ import { easAbi, schemaRegistryAbi } from './eas-abi';
 import { ChainEndpoint } from './endpoint';
 import {
   isRateLimitRpcError,
-  parseRetryAfter,
   RateLimitGate,
   type RateLimitGateOptions,
   type RpcErrorLike,

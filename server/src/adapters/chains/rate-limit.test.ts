@@ -1,5 +1,6 @@
+import { parseRetryAfter } from '@notary/verify/http';
 import { describe, expect, it } from 'vitest';
-import { isRateLimitRpcError, parseRetryAfter, RateLimitGate, rpcBackoffHint } from './rate-limit';
+import { isRateLimitRpcError, RateLimitGate, rpcBackoffHint } from './rate-limit';
 
 describe('parseRetryAfter (RFC 9110 §10.2.3)', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');

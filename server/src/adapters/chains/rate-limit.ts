@@ -18,19 +18,6 @@ export interface RateLimitGateOptions {
   maxRetryAfterMs?: number;
 }
 
-/**
- * `Retry-After` as a delay in milliseconds from `nowMs`: delay-seconds (`"120"`) or an HTTP date
- * (`"Wed, 21 Oct 2015 07:28:00 GMT"`, a date in the past meaning 0). `undefined` for a missing or unusable value.
- */
-export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | undefined {
-  if (value === null || value === undefined) return undefined;
-  const v = value.trim();
-  if (/^\d{1,10}$/.test(v)) return Number(v) * 1000;
-  if (!/[a-z]/i.test(v)) return undefined;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
-}
-
 /** The JSON-RPC error fields a rate limit is recognized by. */
 export interface RpcErrorLike {
   code?: unknown;
