@@ -84,6 +84,28 @@ describe('anchoring configuration', () => {
     });
   });
 
+  it('Stacks contract: any length a standard principal has, checksum verified', () => {
+    const stacks = {
+      STACKS_API_URL: 'https://api.testnet.hiro.so',
+      STACKS_PRIVATE_KEY: `${'22'.repeat(32)}01`,
+    };
+    // 39 characters: a hash160 with a leading zero byte (one deployment key in about 250 gives one).
+    for (const id of [
+      'ST0AQAXBNENTQAXBNENTQAXBNENTQAXBNFDPVC3R.notary',
+      'ST2TQAXBNENTQAXBNENTQAXBNENTQAXBNDKGVAPX.n-1',
+    ]) {
+      expect(loadConfig({ ...stacks, STACKS_CONTRACT_ID: id }).anchoring.stacks?.contractId).toBe(id);
+    }
+    // One character mistyped: the checksum no longer matches.
+    for (const id of [
+      'ST2TQAXBNENTQAXBNENTQAXBNENTQAXBNDKGVAPY.notary',
+      'ST2TQAXBNENTQAXBNENTQAXBNENTQAXBNDKGVAPX',
+      'ST2TQAXBNENTQAXBNENTQAXBNENTQAXBNDKGVAPX.1x',
+    ]) {
+      expect(() => loadConfig({ ...stacks, STACKS_CONTRACT_ID: id })).toThrow(/STACKS_CONTRACT_ID/);
+    }
+  });
+
   it('Stacks API kind, key and request budget: auto, none and 40 a minute unless set', () => {
     const stacks = {
       STACKS_API_URL: 'https://api.testnet.hiro.so',

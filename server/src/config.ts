@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { IcpBrasilArtifacts } from '@notary/pdf/ltv';
+import { validateStacksAddress } from '@stacks/transactions';
 import { z } from 'zod';
 import { type AllowEntry, parseAllowHosts } from './adapters/capture/address-policy';
 import {
@@ -26,6 +27,18 @@ const optionalString = z
   .transform((v) => (v === undefined || v === '' ? undefined : v));
 
 /** A svix signing secret as Clerk shows it: optional `whsec_`, then padded base64 of at least 16 bytes. */
+/**
+ * A Clarity contract identifier, `<standard principal>.<contract name>` (SIP-002: names start with a letter, at
+ * most 40 characters of letters, digits and `-`). The principal's c32check checksum is verified.
+ */
+function isContractId(value: string): boolean {
+  const dot = value.indexOf('.');
+  if (dot < 0) return false;
+  return (
+    validateStacksAddress(value.slice(0, dot)) && /^[a-zA-Z][a-zA-Z0-9-]{0,39}$/.test(value.slice(dot + 1))
+  );
+}
+
 function isSvixSecret(value: string): boolean {
   const key = value.startsWith('whsec_') ? value.slice('whsec_'.length) : value;
   return (
@@ -131,8 +144,10 @@ const EnvSchema = z.object({
     (v) => v === undefined || /^(0x)?[0-9a-fA-F]{64}(01)?$/.test(v),
     'must be 64 hex digits, optionally followed by 01 (compressed)',
   ),
+  // The address part is checked with its c32check checksum (a mistyped address is refused at start); its length
+  // varies with the hash (38 to 40 characters after the `S`).
   STACKS_CONTRACT_ID: optionalString.refine(
-    (v) => v === undefined || /^S[0-9A-Z]{39,40}\.[a-zA-Z][a-zA-Z0-9-]{0,39}$/.test(v),
+    (v) => v === undefined || isContractId(v),
     'must be <address>.<contract name>',
   ),
   STACKS_NETWORK: z.enum(['mainnet', 'testnet', 'devnet']).default('testnet'),
