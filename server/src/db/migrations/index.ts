@@ -8,6 +8,9 @@ import { Migration20261121085418 as m5 } from './Migration20261121085418';
 import { Migration20261121085747 as m6 } from './Migration20261121085747';
 import { Migration20261125095459 as m7 } from './Migration20261125095459';
 import { Migration20261126074617 as m8 } from './Migration20261126074617';
+import { Migration20261126170100 as m9 } from './Migration20261126170100';
+import { Migration20261126170200 as m10 } from './Migration20261126170200';
+import { Migration20261126170300 as m11 } from './Migration20261126170300';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -20,4 +23,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121085747', class: m6 },
   { name: 'Migration20261125095459', class: m7 },
   { name: 'Migration20261126074617', class: m8 },
+  { name: 'Migration20261126170100', class: m9 },
+  { name: 'Migration20261126170200', class: m10 },
+  { name: 'Migration20261126170300', class: m11 },
 ];
