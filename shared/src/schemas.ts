@@ -129,7 +129,51 @@ export const OnchainInfoSchema = z
   .meta({ id: 'OnchainInfo' });
 export type OnchainInfoDto = z.infer<typeof OnchainInfoSchema>;
 
-export const DocumentListSchema = z.object({ documents: z.array(DocumentSchema) });
+/**
+ * `GET /api/documents` paging and search (docs/api.md, Documents list). The spec's list has no parameters; the
+ * service bounds it to a page of `DOCUMENT_LIST_DEFAULT_LIMIT` and reaches the rest with `nextCursor`, so one
+ * call costs the same for ten documents or ten million.
+ */
+export const DOCUMENT_LIST_MAX_LIMIT = 100;
+export const DOCUMENT_LIST_DEFAULT_LIMIT = 100;
+/** Shortest search text: a file name part must hold a trigram for its index to serve it (`pg_trgm`). */
+export const DOCUMENT_SEARCH_MIN_LENGTH = 3;
+/** Shortest hex text searched as a SHA-256 prefix (a 32-bit prefix: few matches in any archive). */
+export const DOCUMENT_HASH_PREFIX_MIN_LENGTH = 8;
+export const DocumentListQuerySchema = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(DOCUMENT_LIST_MAX_LIMIT)
+    .optional()
+    .meta({ description: `Page size, 1 to ${DOCUMENT_LIST_MAX_LIMIT} (default ${DOCUMENT_LIST_DEFAULT_LIMIT})` }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .meta({ description: 'The `nextCursor` of the previous page (opaque); absent for the first page' }),
+  q: z
+    .string()
+    .trim()
+    .min(DOCUMENT_SEARCH_MIN_LENGTH)
+    .max(200)
+    .optional()
+    .meta({
+      description:
+        'Search: serial number prefix (any case), SHA-256 prefix (8 to 64 hex characters), IPFS CID prefix, or a part of the file name (any case)',
+    }),
+});
+export type DocumentListQuery = z.input<typeof DocumentListQuerySchema>;
+export const DocumentListSchema = z.object({
+  documents: z.array(DocumentSchema),
+  nextCursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'Cursor of the next page; null on the last page' }),
+});
+export type DocumentListDto = z.infer<typeof DocumentListSchema>;
 export const DocumentEnvelopeSchema = z.object({ document: DocumentSchema });
 
 /** Identity of the caller as the service sees it (tRPC `session.me`). */
@@ -143,7 +187,17 @@ export const MeSchema = z.object({
 });
 export type MeDto = z.infer<typeof MeSchema>;
 
-export const ErrorBodySchema = z.object({ message: z.string(), code: z.string() }).meta({ id: 'Error' });
+/**
+ * Every REST error body (spec, Errors): `{message, code}`, plus `fields` (the request fields at fault) when the
+ * error is about named fields of the input.
+ */
+export const ErrorBodySchema = z
+  .object({
+    message: z.string(),
+    code: z.string(),
+    fields: z.array(z.string()).optional().meta({ description: 'The request fields at fault' }),
+  })
+  .meta({ id: 'Error' });
 
 export const TeamMemberSchema = z.object({
   userId: z.string(),

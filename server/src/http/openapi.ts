@@ -40,7 +40,9 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
     paths: {
       '/api/webhooks/identity': {
         post: {
+          operationId: 'identity-webhook',
           tags: ['identity'],
+          security: [],
           summary: "Identity provider events (svix-signed, e.g. Clerk's); de-duplicated on svix-id",
           requestBody: { required: true, content: { 'application/json': { schema: z.object({}).loose() } } },
           responses: {
@@ -55,6 +57,7 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
       },
       '/api/documents/upload': {
         post: {
+          operationId: 'documents-upload',
           tags: ['documents'],
           summary: 'Upload a file with consent (streamed, hashed, given a serial number)',
           security: [{ bearerAuth: [] }],
@@ -83,6 +86,7 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
       },
       '/api/documents/{id}/certificate': {
         get: {
+          operationId: 'documents-certificate',
           tags: ['documents'],
           summary:
             'Notarization certificate (PDF). PDF sources are stamped on every page with the certificate appended as an incremental update; others get a separate certificate',
@@ -105,7 +109,9 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
       },
       '/api/public/documents/{serial}/certificate': {
         get: {
+          operationId: 'public-certificate',
           tags: ['public'],
+          security: [],
           summary:
             "The certificate of a serial for the holder of its access code: where ITI's VALIDAR downloads it after reading the certificate's QR code (GET /api/public/documents/{serial}?_format=application/validador-iti+json&_secretCode=<code> answers {version, prescription: {signatureFiles: [{url}]}} naming this route)",
           requestParams: {
@@ -127,6 +133,7 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
       },
       '/api/documents/{id}/timestamp': {
         post: {
+          operationId: 'documents-timestamp',
           tags: ['documents'],
           summary: "RFC 3161 timestamp token over the document's SHA-256 from the configured TSA",
           security: [{ bearerAuth: [] }],
@@ -147,6 +154,27 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
       },
     },
   });
+  // trpc-to-openapi declares its own error bodies (`error.BAD_REQUEST`, …) with an `issues` list the REST face
+  // never sends and without `fields`, which it does send: each takes the shape of the one error body.
+  const errorBody = document.components?.schemas?.Error;
+  if (!errorBody || '$ref' in errorBody) throw new Error('the OpenAPI document has no Error schema');
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+    if (!name.startsWith('error.') || !schema || '$ref' in schema) continue;
+    const example = schema.example as { message?: string } | undefined;
+    schema.properties = errorBody.properties;
+    schema.required = errorBody.required;
+    schema.additionalProperties = false;
+    schema.example = { code: name.slice('error.'.length), message: example?.message ?? '' };
+  }
+  document.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
+  // trpc-to-openapi leaves `security` out of a public procedure (`protect: false`); without a document-wide
+  // requirement that reads as "unspecified", so public operations say `security: []` (no credentials) outright.
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+      const operation = operations?.[method];
+      if (operation && operation.security === undefined) operation.security = [];
+    }
+  }
   // 201 Created where the procedure answers it (spec: invitations, access policies, imports, captures).
   return withRestStatuses(document, appRouter);
 }

@@ -18,6 +18,7 @@ export const createPolicy = authedProcedure
       },
       method: 'POST',
       path: '/api/documents/{id}/access-policies',
+      summary: 'Share a document (link, public, e-mail or wallet access policy)',
       tags: ['sharing'],
       protect: true,
       successDescription: 'The policy; for a link also its token and URL, shown only in this answer',

@@ -11,6 +11,7 @@ import { publicProcedure } from '../../trpc';
 export const emailAccessRequest = publicProcedure
   .meta({
     openapi: {
+      protect: false,
       errorResponses: { 400: 'Missing or malformed e-mail address' },
       method: 'POST',
       path: '/access/email/{documentId}/request',

@@ -6,6 +6,7 @@ import { publicProcedure } from '../../trpc';
 export const emailAccessVerify = publicProcedure
   .meta({
     openapi: {
+      protect: false,
       errorResponses: { 501: 'Always: e-mail magic-link verification is not implemented' },
       method: 'GET',
       path: '/access/email/verify/{token}',

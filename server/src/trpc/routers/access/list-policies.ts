@@ -14,6 +14,7 @@ export const listPolicies = authedProcedure
       },
       method: 'GET',
       path: '/api/documents/{id}/access-policies',
+      summary: "A document's access policies",
       tags: ['sharing'],
       protect: true,
     },

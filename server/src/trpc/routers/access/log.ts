@@ -17,6 +17,7 @@ export const accessLog = authedProcedure
       },
       method: 'GET',
       path: '/access-log/{documentId}',
+      summary: "A document's access log",
       tags: ['sharing'],
       protect: true,
     },

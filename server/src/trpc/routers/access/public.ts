@@ -7,6 +7,7 @@ import { publicProcedure } from '../../trpc';
 export const publicAccess = publicProcedure
   .meta({
     openapi: {
+      protect: false,
       errorResponses: {
         404: 'Not publicly shared',
         410: 'Public access expired or reached its maximum accesses; document deleted under the LGPD',

@@ -14,6 +14,7 @@ export const revokePolicy = authedProcedure
       },
       method: 'DELETE',
       path: '/api/documents/{id}/access-policies/{policyId}',
+      summary: 'Revoke an access policy',
       tags: ['sharing'],
       protect: true,
     },

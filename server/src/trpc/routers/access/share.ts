@@ -7,6 +7,7 @@ import { publicProcedure } from '../../trpc';
 export const shareLink = publicProcedure
   .meta({
     openapi: {
+      protect: false,
       errorResponses: {
         404: 'Invalid (unknown, malformed or revoked) share token',
         410: 'Share link expired or reached its maximum accesses; document deleted under the LGPD',

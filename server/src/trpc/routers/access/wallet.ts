@@ -10,6 +10,7 @@ import { publicProcedure } from '../../trpc';
 export const walletAccess = publicProcedure
   .meta({
     openapi: {
+      protect: false,
       errorResponses: {
         400: 'Invalid address (not 0x plus 40 hex digits, or wrong EIP-55 checksum); malformed body',
         401: 'Invalid signature; not a Sign-In With Ethereum message for this service; message without the document id; stale or reused message; wallet not authorized',

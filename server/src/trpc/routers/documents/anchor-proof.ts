@@ -31,6 +31,7 @@ export const anchorProof = authedProcedure
       },
       method: 'GET',
       path: '/api/documents/{id}/anchor-proof',
+      summary: "The document's Merkle proof and on-chain anchors",
       tags: ['documents'],
       protect: true,
     },

@@ -23,6 +23,7 @@ export const capture = authedProcedure
       },
       method: 'POST',
       path: '/api/documents/capture',
+      summary: 'Capture a web page with consent (WACZ, screenshot, PDF) and notarize it',
       tags: ['documents'],
       protect: true,
       description:

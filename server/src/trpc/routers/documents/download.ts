@@ -18,6 +18,7 @@ export const download = authedProcedure
       },
       method: 'GET',
       path: '/api/documents/{id}/download',
+      summary: 'A presigned URL to download the file',
       tags: ['documents'],
       protect: true,
     },

@@ -14,6 +14,7 @@ export const get = authedProcedure
       },
       method: 'GET',
       path: '/api/documents/{id}',
+      summary: 'One document with its anchoring status',
       tags: ['documents'],
       protect: true,
     },

@@ -9,6 +9,7 @@ export const list = authedProcedure
       errorResponses: { 401: 'Missing or invalid session token' },
       method: 'GET',
       path: '/api/documents',
+      summary: "The workspace's documents, newest first",
       tags: ['documents'],
       protect: true,
     },

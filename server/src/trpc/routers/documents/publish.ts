@@ -18,6 +18,7 @@ export const publish = authedProcedure
       },
       method: 'PATCH',
       path: '/api/documents/{id}/publish',
+      summary: 'Publish a document to the acervo feed, or withdraw it',
       tags: ['documents'],
       protect: true,
     },

@@ -19,6 +19,7 @@ export const receipt = authedProcedure
       },
       method: 'GET',
       path: '/api/documents/{id}/receipt',
+      summary: "The document's verification receipt (JSON, checkable offline)",
       tags: ['documents'],
       protect: true,
     },

@@ -15,6 +15,7 @@ export const verify = authedProcedure
       },
       method: 'GET',
       path: '/api/documents/{id}/verify',
+      summary: "Compare a SHA-256 hash with the document's",
       tags: ['documents'],
       protect: true,
     },

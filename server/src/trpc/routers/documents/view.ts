@@ -18,6 +18,7 @@ export const view = authedProcedure
       },
       method: 'GET',
       path: '/api/documents/{id}/view',
+      summary: 'A presigned URL to view the file inline',
       tags: ['documents'],
       protect: true,
     },

@@ -21,6 +21,7 @@ export const deleteConfirm = authedProcedure
       },
       method: 'POST',
       path: '/api/org/delete/confirm',
+      summary: 'Confirm the deletion of the organization with the mailed code',
       tags: ['org'],
       protect: true,
     },

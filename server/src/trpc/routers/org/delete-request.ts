@@ -25,6 +25,7 @@ export const deleteRequest = authedProcedure
       },
       method: 'POST',
       path: '/api/org/delete/request',
+      summary: 'Request the deletion of the organization (mails a confirmation code to the owner)',
       tags: ['org'],
       protect: true,
     },

@@ -17,6 +17,7 @@ export const updateProfile = authedProcedure
       },
       method: 'PATCH',
       path: '/api/org/profile',
+      summary: "Change the organization's name and description",
       tags: ['org'],
       protect: true,
     },

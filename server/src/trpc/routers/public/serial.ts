@@ -7,6 +7,7 @@ import { publicProcedure } from '../../trpc';
 export const publicDocumentBySerial = publicProcedure
   .meta({
     openapi: {
+      protect: false,
       errorResponses: { 400: 'Malformed serial number', 404: 'Unknown serial number' },
       method: 'GET',
       path: '/api/public/documents/{serial}',

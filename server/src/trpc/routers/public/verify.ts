@@ -21,6 +21,7 @@ export function publicVerifyCacheControl(answer: VerifyByHashDto): string {
 export const publicVerify = publicProcedure
   .meta({
     openapi: {
+      protect: false,
       errorResponses: { 400: 'Malformed hash' },
       method: 'GET',
       path: PUBLIC_VERIFY_PATH,

@@ -9,6 +9,7 @@ export const acervoTokenStatusProcedure = authedProcedure
       errorResponses: { 401: 'Missing or invalid session token', 403: 'Below admin in the organization' },
       method: 'GET',
       path: '/api/settings/acervo-token',
+      summary: "Whether the workspace's acervo token exists",
       tags: ['settings'],
       protect: true,
     },

@@ -12,6 +12,7 @@ export const createAcervoTokenProcedure = authedProcedure
       errorResponses: { 401: 'Missing or invalid session token', 403: 'Below admin in the organization' },
       method: 'POST',
       path: '/api/settings/acervo-token',
+      summary: 'Create or replace the acervo token (shown once)',
       tags: ['settings'],
       protect: true,
       successDescription: 'The new acervo token (only in this answer)',

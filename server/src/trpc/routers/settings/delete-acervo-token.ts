@@ -9,6 +9,7 @@ export const deleteAcervoTokenProcedure = authedProcedure
       errorResponses: { 401: 'Missing or invalid session token', 403: 'Below admin in the organization' },
       method: 'DELETE',
       path: '/api/settings/acervo-token',
+      summary: 'Revoke the acervo token',
       tags: ['settings'],
       protect: true,
     },

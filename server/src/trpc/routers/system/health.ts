@@ -5,7 +5,13 @@ import { publicProcedure } from '../../trpc';
 export const health = publicProcedure
   // Probes poll it: never rate limited. While the service starts, the HTTP layer answers 503 `starting`.
   .meta({
-    openapi: { method: 'GET', path: '/health', tags: ['system'], summary: 'Readiness' },
+    openapi: {
+      protect: false,
+      method: 'GET',
+      path: '/health',
+      tags: ['system'],
+      summary: 'Readiness',
+    },
     rateLimit: 'exempt',
   })
   .output(HealthSchema)

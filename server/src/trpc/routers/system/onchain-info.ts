@@ -5,7 +5,13 @@ import { publicProcedure } from '../../trpc';
 /** `GET /api/onchain/info`: the configured networks (from configuration) and the endpoints verifiers may ask. */
 export const onchainInfo = publicProcedure
   .meta({
-    openapi: { method: 'GET', path: '/api/onchain/info', tags: ['system'], summary: 'Configured chains' },
+    openapi: {
+      protect: false,
+      method: 'GET',
+      path: '/api/onchain/info',
+      tags: ['system'],
+      summary: 'Configured chains',
+    },
   })
   .output(OnchainInfoSchema)
   .query(({ ctx }) => describeChains(ctx.deps.config, ctx.deps.verifyEndpoints));

@@ -21,6 +21,7 @@ export const acceptInvitation = authedProcedure
       },
       method: 'POST',
       path: '/api/team/invitations/{invitationId}/accept',
+      summary: 'Accept an invitation to an organization',
       tags: ['team'],
       protect: true,
     },

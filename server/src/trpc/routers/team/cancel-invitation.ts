@@ -17,6 +17,7 @@ export const cancelInvitation = authedProcedure
       },
       method: 'DELETE',
       path: '/api/team/invitations/{invitationId}',
+      summary: 'Cancel a pending invitation',
       tags: ['team'],
       protect: true,
     },

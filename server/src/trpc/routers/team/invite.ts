@@ -23,6 +23,7 @@ export const invite = authedProcedure
       },
       method: 'POST',
       path: '/api/team/invitations',
+      summary: 'Invite a member by e-mail or wallet',
       tags: ['team'],
       protect: true,
       successDescription:

@@ -15,6 +15,7 @@ export const listInvitations = authedProcedure
       },
       method: 'GET',
       path: '/api/team/invitations',
+      summary: "The organization's pending invitations",
       tags: ['team'],
       protect: true,
     },

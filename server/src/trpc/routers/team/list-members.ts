@@ -18,6 +18,7 @@ export const listMembers = authedProcedure
       },
       method: 'GET',
       path: '/api/team/members',
+      summary: "The organization's members and their roles",
       tags: ['team'],
       protect: true,
     },

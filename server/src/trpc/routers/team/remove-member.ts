@@ -21,6 +21,7 @@ export const removeMember = authedProcedure
       },
       method: 'DELETE',
       path: '/api/team/members/{userId}',
+      summary: 'Remove a member from the organization',
       tags: ['team'],
       protect: true,
     },

@@ -18,6 +18,7 @@ export const updateMember = authedProcedure
       },
       method: 'PATCH',
       path: '/api/team/members/{userId}',
+      summary: "Change a member's role",
       tags: ['team'],
       protect: true,
     },
