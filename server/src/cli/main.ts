@@ -25,6 +25,10 @@ const USAGE = `Usage: npm run notary -- <command> [options]
                                                 (default 60), and incomplete uploads older than a day; prints
                                                 "scanned <n>", "removed <n>", "kept-young <n>",
                                                 "incomplete-uploads <n>", then "removed <key>" per object
+  storage:recount [--tenant ID|SLUG]            recompute the storage quota's used-bytes counter of one tenant
+                                                (its id or organization slug) or of all from the documents;
+                                                prints "checked <n>", "drifted <n>", then
+                                                "drifted <tenant id> <bytes before> <bytes after>" per correction
 
 Lists are tab-separated, one line per row, no header.
 
@@ -42,6 +46,7 @@ function parse(argv: string[]): OperatorCommand {
       role: { type: 'string' },
       to: { type: 'string' },
       'grace-minutes': { type: 'string' },
+      tenant: { type: 'string' },
     },
     strict: true,
   });
@@ -71,6 +76,8 @@ function parse(argv: string[]): OperatorCommand {
       const grace = values['grace-minutes'];
       return { command, graceMinutes: grace === undefined ? undefined : Number(grace) };
     }
+    case 'storage:recount':
+      return { command, tenant: values.tenant };
     default:
       throw new Error(command ? `Unknown command: ${command}\n\n${USAGE}` : USAGE);
   }

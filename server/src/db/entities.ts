@@ -32,6 +32,30 @@ export const Tenant = defineEntity({
 export type TenantEntity = InferEntity<typeof Tenant>;
 
 /**
+ * Bytes a tenant keeps in object storage, the figure its storage quota is checked against
+ * (`domain/documents/quota.ts`): always the sum of `file_size` over its Document rows with `deleted_at` null and
+ * `storage_key` not null, kept in the same transactions that add or remove such rows, so an upload reads one
+ * row instead of summing over the whole archive. Objects without a row (what the orphan sweep removes) were
+ * never counted, so the sweep leaves it alone. A table of its own, not a column of `tenant`: its row lock,
+ * held from an upload's increment to its commit, never waits on nor blocks other changes to the tenant.
+ * Missing for a tenant that never stored a file; `storage:recount` rebuilds it from the rows.
+ */
+export const TenantStorage = defineEntity({
+  name: 'TenantStorage',
+  tableName: 'tenant_storage',
+  properties: {
+    tenant: () => p.oneToOne(Tenant).primary().deleteRule('cascade'),
+    /** Bytes, the sum described above. */
+    usedBytes: p.bigint('number'),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export type TenantStorageEntity = InferEntity<typeof TenantStorage>;
+
+/**
  * The service's own role table (spec, Authentication 5): authorization reads roles here, never from the
  * token's role hint. Reconciled with the identity provider's memberships.
  */
@@ -389,3 +413,4 @@ export const entities = [
   AcervoToken,
   DocumentDeletion,
 ];
+  TenantStorage,

@@ -6,6 +6,7 @@ import type { ObjectStorage } from '../../ports/storage';
 import type { AcervoFeedCache } from '../acervo/cache';
 import type { Actor } from '../tenancy/actor';
 import { requireDocumentOwner } from './owner';
+import { adjustUsedBytes } from './quota';
 import { assertNotDeleted, findDocumentInTenant, ipfsCidOf } from './service';
 import type { PublicVerifyCache } from './verify-cache';
 
@@ -55,7 +56,8 @@ export interface LgpdDeletionPorts {
  *    written and flushed, so every database constraint has passed before
  * 3. the stored objects (file, screenshot; on a versioned S3 bucket every version) are destroyed, still inside
  *    the transaction: if storage fails, the transaction rolls back and the document stays as it was (a retry
- *    deletes again; deleting a missing object succeeds);
+ *    deletes again; deleting a missing object succeeds); last, the file's size leaves the tenant's used-bytes
+ *    counter (`quota.ts`), so the quota's room comes back exactly when the deletion commits;
  * 4. after commit the acervo feed pages of the tenant and the public verification answer of the hash are
  *    invalidated on every instance.
  * Afterwards the document leaves `GET /api/documents` and the acervo feed, download, view and publish answer
@@ -78,15 +80,26 @@ export async function deleteDocumentUnderLgpd(
   const keys = [doc.storageKey, doc.screenshotKey].filter((k): k is string => Boolean(k));
   const deletedAt = new Date();
   await em.transactional(async (tx) => {
-    const rows: { id: string }[] = await (tx as SqlEntityManager).execute(
-      `update document
+    // `before` is the row as this transaction found it (locked, and read again once a concurrent deletion
+    // commits: then it is deleted and nothing matches): whether its bytes counted towards the quota.
+    const rows: { id: string; counted: boolean; file_size: string | number }[] = await (
+      tx as SqlEntityManager
+    ).execute(
+      `with before as (
+         select id, storage_key is not null as counted, file_size from document
+          where id = ?::uuid and deleted_at is null
+          for update
+       )
+       update document
           set deleted_at = ?::timestamptz, storage_key = null, screenshot_key = null, published = false,
               published_at = null, acervo_title = null, acervo_author = null, metadata = null, uploader_ip = null
-        where id = ?::uuid and deleted_at is null
-       returning id`,
-      [deletedAt, doc.id],
+         from before
+        where document.id = before.id
+       returning document.id, before.counted, before.file_size`,
+      [doc.id, deletedAt],
     );
-    if (rows.length === 0) {
+    const row = rows[0];
+    if (!row) {
       throw new AppError('GONE', 'This document was deleted under the LGPD; only its hash remains on record');
     }
     await tx.nativeUpdate(AccessPolicy, { document: doc.id, revokedAt: null }, { revokedAt: deletedAt });
@@ -103,6 +116,9 @@ export async function deleteDocumentUnderLgpd(
     });
     await tx.flush();
     for (const key of keys) await deps.storage.delete(key);
+    // The room comes back with the commit, and only then; last, so the counter's row lock is held for the
+    // commit alone, not for object storage.
+    if (row.counted) await adjustUsedBytes(tx, doc.tenant.id, -Number(row.file_size));
   });
   deps.acervoCache.invalidate(doc.tenant.id);
   deps.verifyCache.invalidate(doc.sha256Hash);

@@ -19,7 +19,7 @@ import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
 import { TENANT_FILTER } from '../tenancy/scope';
 import { screenshotUrl, toDocumentDto, toPublicDto } from './projection';
-import { lockAndAssertStorageRoom } from './quota';
+import { chargeStorage } from './quota';
 import { newSerialNumber } from './serial';
 import type { PublicVerifyCache } from './verify-cache';
 
@@ -50,8 +50,9 @@ export interface StoredFile {
  * or rolls back with the row), with a fresh serial number; status `pending` on both chains (spec, States and
  * transitions). Retries the serial on the (rare) collision. The caller deletes the object if this throws, so
  * no object outlives a failed insert (`notarize.ts` does).
- * With `quotaBytes` (0 or absent: none) the tenant's storage quota is checked under a lock in the same
- * transaction; a reference-only record stores nothing and is never refused by it.
+ * A record with stored bytes adds its size to the tenant's used-bytes counter in the same transaction, last
+ * (`chargeStorage`: its row lock is held only until the commit), refused there when `quotaBytes` (0 or absent:
+ * none) would be passed; a reference-only record stores nothing, counts nothing and is never refused by it.
  * @throws AppError('PAYLOAD_TOO_LARGE') when the file does not fit in the quota.
  */
 export async function recordUploadedDocument(
@@ -60,11 +61,9 @@ export async function recordUploadedDocument(
   file: StoredFile,
   options: { anchoring: AnchoringQueue; quotaBytes?: number },
 ): Promise<DocumentEntity> {
-  const quotaBytes = file.storageKey === null ? 0 : (options.quotaBytes ?? 0);
   for (let attempt = 0; ; attempt++) {
     try {
       return await em.transactional(async (tx) => {
-        await lockAndAssertStorageRoom(tx, actor.tenant.id, quotaBytes, file.fileSize);
         const doc = tx.create(Document, {
           id: crypto.randomUUID(),
           tenant: actor.tenant.id,
@@ -84,6 +83,9 @@ export async function recordUploadedDocument(
         });
         await tx.flush();
         await options.anchoring.enqueueAnchoring(tx);
+        if (file.storageKey !== null) {
+          await chargeStorage(tx, actor.tenant.id, options.quotaBytes ?? 0, file.fileSize);
+        }
         return doc;
       });
     } catch (e) {
@@ -110,23 +112,6 @@ export async function findDocumentInTenant(
   if (doc.tenant.id !== actor.tenant.id)
     throw new AppError('FORBIDDEN', 'This document belongs to another tenant');
   return doc;
-}
-
-/**
- * `GET /api/documents`: the tenant's non-deleted documents, newest first; web captures with their
- * screenshot's presigned URL (`screenshotUrl`).
- */
-export async function listDocuments(
-  em: EntityManager,
-  storage: ObjectStorage,
-  actor: Actor,
-): Promise<DocumentDto[]> {
-  const docs = await em.find(
-    Document,
-    { tenant: actor.tenant.id, deletedAt: null },
-    { orderBy: { createdAt: 'desc', id: 'desc' } },
-  );
-  return Promise.all(docs.map(async (d) => toDocumentDto(d, await screenshotUrl(storage, d))));
 }
 
 /** `GET /api/documents/:id` (a web capture with its screenshot's presigned URL). */

@@ -1,10 +1,12 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { AppError, isRole, ROLE_RANK, type Role } from '@notary/shared';
+import { AppError, isRole, ROLE_RANK, type Role, UUID_PATTERN } from '@notary/shared';
+import { Tenant } from '../../db/entities';
 import type { OrganizationDirectory } from '../../ports/directory';
 import type { IdentityAdmin } from '../../ports/identity';
 import type { ObjectStorage } from '../../ports/storage';
 import { ORPHAN_GRACE_MS, sweepOrphanedObjects } from '../documents/orphans';
+import { recountStorage } from '../documents/quota';
 import { ensureOrganizationTenant, ensurePersonalTenant, setTenantRole } from '../tenancy/resolve';
 
 /**
@@ -29,7 +31,8 @@ export type OperatorCommand =
   | { command: 'org:members'; org: string }
   | { command: 'org:transfer'; org: string; to: string }
   | { command: 'anchors:status' }
-  | { command: 'storage:sweep'; graceMinutes?: number | undefined };
+  | { command: 'storage:sweep'; graceMinutes?: number | undefined }
+  | { command: 'storage:recount'; tenant?: string | undefined };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -63,6 +66,25 @@ async function orgBySlug(ctx: OperatorContext, slug: string) {
 }
 
 /**
+ * The service's tenant named by `idOrSlug`: a tenant id (a personal workspace's or an organization's), else an
+ * organization's slug at the identity provider.
+ * @throws AppError NOT_FOUND when neither names a tenant of the service.
+ */
+async function tenantIdOf(ctx: OperatorContext, idOrSlug: string): Promise<string> {
+  const text = idOrSlug.trim();
+  if (UUID_PATTERN.test(text)) {
+    const byId = await ctx.em.findOne(Tenant, { id: text.toLowerCase() }, { fields: ['id'] });
+    if (byId) return byId.id;
+  }
+  const org = await ctx.identity.findOrganizationBySlug(text.toLowerCase());
+  const tenant = org
+    ? await ctx.em.findOne(Tenant, { kind: 'organization', externalId: org.id }, { fields: ['id'] })
+    : null;
+  if (!tenant) throw new AppError('NOT_FOUND', `No tenant with id or organization slug ${idOrSlug}`);
+  return tenant.id;
+}
+
+/**
  * Runs one operator command.
  * - `user:create`: creates the user (idempotent) and their personal workspace; prints the user id.
  * - `org:create`: creates the organization with the owner (an existing user); prints `<id> <slug>`.
@@ -74,6 +96,9 @@ async function orgBySlug(ctx: OperatorContext, slug: string) {
  * - `storage:sweep`: removes stored objects no live document references, older than `graceMinutes` (default
  *   60), and incomplete uploads older than a day; prints `scanned <n>`, `removed <n>`, `kept-young <n>`,
  *   `incomplete-uploads <n>`, then one `removed <key>` line per object.
+ * - `storage:recount`: recomputes the storage quota's used-bytes counter of one tenant (`tenant`: its id, or an
+ *   organization's slug) or of every tenant from the Document rows (`recountStorage`); prints `checked <n>`,
+ *   `drifted <n>`, then `drifted <tenant id> <bytes before> <bytes after>` per tenant it corrected.
  * - `org:transfer`: makes the member `to` the owner and every previous owner an admin, at the provider and in
  *   the service's role table. The new owner is promoted before anyone is demoted, so the organization never
  *   lacks an owner; a failure midway leaves extra owners, and running the command again finishes the job.
@@ -163,6 +188,15 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
         row('kept-young', report.young),
         row('incomplete-uploads', report.incompleteUploads),
         ...report.removed.map((key) => row('removed', key)),
+      ].join('\n');
+    }
+    case 'storage:recount': {
+      const tenantId = cmd.tenant === undefined ? undefined : await tenantIdOf(ctx, cmd.tenant);
+      const report = await recountStorage(ctx.em, tenantId);
+      return [
+        row('checked', report.checked),
+        row('drifted', report.drifted.length),
+        ...report.drifted.map((t) => row('drifted', t.tenantId, t.before, t.after)),
       ].join('\n');
     }
     case 'anchors:status':

@@ -4,6 +4,7 @@ import { Document, OrgDeletion, Tenant, TenantMember } from '../../db/entities';
 import type { OrganizationDirectory } from '../../ports/directory';
 import { isPlaceholderEmail, type Mailer } from '../../ports/mail';
 import type { ObjectStorage } from '../../ports/storage';
+import { deleteDocumentRows } from '../documents/quota';
 import { deletionCodeMail, deletionNoticeMail } from '../mail/org-deletion';
 import type { Actor, OrganizationActor } from '../tenancy/actor';
 import {
@@ -406,7 +407,12 @@ async function deleteDocuments(
     if (docs.length === 0) return;
     const keys = docs.flatMap((d) => [d.storageKey, d.screenshotKey]).filter((k): k is string => !!k);
     await deleteKeys(storage, keys);
-    await em.nativeDelete(Document, { id: { $in: docs.map((d) => d.id) } });
+    // With their bytes taken off the storage quota's counter in the same statement.
+    await deleteDocumentRows(
+      em,
+      tenantId,
+      docs.map((d) => d.id),
+    );
     await renewLease();
   }
 }

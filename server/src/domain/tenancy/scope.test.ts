@@ -14,6 +14,7 @@ import {
   OrgDeletion,
   Tenant,
   TenantMember,
+  TenantStorage,
 } from '../../db/entities';
 import { baseOrmOptions } from '../../db/orm-config';
 import { scopeToTenant, TENANT_FILTER, TENANT_OWNED } from './scope';
@@ -22,6 +23,7 @@ import { scopeToTenant, TENANT_FILTER, TENANT_OWNED } from './scope';
 const ENTITY: Record<string, EntityName> = {
   Document,
   TenantMember,
+  TenantStorage,
   OrgDeletion,
   AcervoToken,
   DocumentDeletion,
@@ -128,6 +130,8 @@ describe('tenant scope by construction (PGlite)', () => {
         role: 'owner',
       });
       record('TenantMember', member.id);
+      em.create(TenantStorage, { tenant, usedBytes: 0 });
+      record('TenantStorage', tenant.id);
       const orgDeletion = em.create(OrgDeletion, { id: randomUUID(), tenant });
       record('OrgDeletion', orgDeletion.id);
       const token = em.create(AcervoToken, {
@@ -163,7 +167,7 @@ describe('tenant scope by construction (PGlite)', () => {
       for (const name of Object.keys(TENANT_OWNED)) {
         const entity = ENTITY[name] as EntityName;
         const em = scopeToTenant(orm.em.fork(), mine);
-        const pk = name === 'DocumentAnchor' ? 'document' : 'id';
+        const pk = name === 'DocumentAnchor' ? 'document' : name === 'TenantStorage' ? 'tenant' : 'id';
         const all = await em.find(entity, {});
         const ids = all.map((row) => {
           const value = (row as Record<string, unknown>)[pk];

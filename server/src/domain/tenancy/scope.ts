@@ -9,6 +9,7 @@ import {
   DocumentTimestamp,
   OrgDeletion,
   TenantMember,
+  TenantStorage,
 } from '../../db/entities';
 
 /** Name of the MikroORM filter that keeps a request's queries inside its tenant. */
@@ -22,6 +23,7 @@ export const TENANT_FILTER = 'tenant';
 export const TENANT_OWNED = {
   Document: (tenantId: string) => ({ tenant: tenantId }),
   TenantMember: (tenantId: string) => ({ tenant: tenantId }),
+  TenantStorage: (tenantId: string) => ({ tenant: tenantId }),
   OrgDeletion: (tenantId: string) => ({ tenant: tenantId }),
   AcervoToken: (tenantId: string) => ({ tenant: tenantId }),
   DocumentDeletion: (tenantId: string) => ({ tenant: tenantId }),
@@ -34,6 +36,7 @@ export const TENANT_OWNED = {
 const ENTITIES: EntityName[] = [
   Document,
   TenantMember,
+  TenantStorage,
   OrgDeletion,
   AcervoToken,
   DocumentDeletion,
