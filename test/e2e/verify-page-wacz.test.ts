@@ -9,10 +9,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { toPortuguese } from '@notary/verify/report-text';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageResult } from '../../verifier/web/captures';
-import { toPortuguese } from '../../verifier/web/report-text';
 import { launchChromium } from '../harness/chromium';
 import { handWacz, tamperedWacz } from '../harness/hand-wacz';
 

@@ -1,6 +1,6 @@
 /**
  * The verify page's own texts, in Portuguese (the default for a browser set to Portuguese) and English.
- * `{name}` marks a parameter. The report's texts (summaries, evidence) are translated by `report-text.ts`.
+ * `{name}` marks a parameter. The report's texts (summaries, evidence) are translated by `../src/report-text.ts`.
  */
 
 export type Language = 'pt' | 'en';

@@ -11,6 +11,7 @@ import { type BatchItem, type BatchOutcome, type BatchResult, verifyBatch } from
 import { pemCertificates } from '../src/bytes.ts';
 import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
 import type { CheckResult, VerifyReport } from '../src/report.ts';
+import { toPortuguese } from '../src/report-text.ts';
 import type { WaczCheckResult, WaczReport } from '../src/wacz.ts';
 import {
   type CaptureItem,
@@ -21,7 +22,6 @@ import {
   verifyCaptures,
 } from './captures.ts';
 import { type Language, type MessageKey, message, preferredLanguage } from './i18n.ts';
-import { toPortuguese } from './report-text.ts';
 
 declare const __NOTARY_VERIFY_VERSION__: string;
 

@@ -1,5 +1,6 @@
 import type { CheckResult, VerifyOutcome, VerifyReport } from '@notary/verify';
 import { isIncomplete } from '@notary/verify/report';
+import { toPortuguese } from '@notary/verify/report-text';
 import { useEffect, useRef, useState } from 'react';
 import type { LocalFile } from '../../common/bridge';
 import {
@@ -385,7 +386,10 @@ function ReportView({ report, anchored }: { report: VerifyReport; anchored: bool
 const NOT_CHECKED = /(^|: )not checked$/;
 
 function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }) {
-  const { t } = useI18n();
+  const { t, language } = useI18n();
+  // The checking core reports in English; the reader's language is the one the rest of the screen speaks (data
+  // such as hashes, times and names is kept as it is).
+  const say = (text: string) => (language === 'pt' ? toPortuguese(text).text : text);
   const name = CHECK_NAMES[check.id];
   // Checks 5 and 6 judged without anchors: integrity and timestamps hold, the chains are not checked.
   const chainNotChecked =
@@ -412,14 +416,14 @@ function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }
           {t(badge.reason)}
         </p>
       )}
-      <p className="small check-summary">{check.summary}</p>
+      <p className="small check-summary">{say(check.summary)}</p>
       {check.pades && (
         <p className="small check-note-level" data-testid="pades-level" data-level={check.pades.level ?? ''}>
           {t('verify.cert.level', { level: check.pades.level ?? '—', at: check.pades.at })}
           {check.pades.notHigher.length > 0 && (
             <span className="muted">
               {' '}
-              · {t('verify.cert.notHigher', { why: check.pades.notHigher.join('; ') })}
+              · {t('verify.cert.notHigher', { why: check.pades.notHigher.map(say).join('; ') })}
             </span>
           )}
         </p>
@@ -438,8 +442,9 @@ function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }
                 key={`${e.label}|${e.source ?? ''}|${e.value}`}
                 className={e.ok === false ? 'evidence-bad' : e.ok ? 'evidence-ok' : undefined}
               >
-                <span className="evidence-label">{e.label}</span> <code className="break">{e.value}</code>
-                {e.source && <span className="muted"> · {e.source}</span>}
+                <span className="evidence-label">{say(e.label)}</span>{' '}
+                <code className="break">{say(e.value)}</code>
+                {e.source && <span className="muted"> · {say(e.source)}</span>}
               </li>
             ))}
           </ul>
