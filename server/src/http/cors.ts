@@ -1,7 +1,7 @@
 import { AppError } from '@notary/shared';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { sendError } from './errors';
+import { sendError } from '../trpc/errors';
 
 /**
  * CORS (spec, Authentication 7): a browser origin must be listed in `ALLOWED_ORIGINS`; requests without an

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { errorAnswer } from './errors';
+import { errorAnswer } from '../trpc/errors';
 
 /**
  * Bytes of an early-answered request's body read and dropped after the answer, at most, before the

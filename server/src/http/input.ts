@@ -1,6 +1,6 @@
 import { AppError } from '@notary/shared';
 import type { RequestHandler } from 'express';
-import { sendError } from './errors';
+import { sendError } from '../trpc/errors';
 
 /** True when `value` (a parsed JSON body, a query object) holds a string with a NUL character anywhere. */
 function holdsNul(value: unknown, depth = 0): boolean {

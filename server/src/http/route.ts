@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import type { Actor } from '../domain/tenancy/actor';
 import { authenticate } from '../domain/tenancy/authenticate';
-import { sendError } from './errors';
+import { sendError } from '../trpc/errors';
 
 /** What every plain Express route's handler gets. */
 export interface RouteContext {

@@ -11,8 +11,8 @@ import {
 } from '../domain/documents/notarize';
 import { toDocumentDto } from '../domain/documents/projection';
 import { authenticate } from '../domain/tenancy/authenticate';
+import { sendError } from '../trpc/errors';
 import { answerEarly } from './early-answer';
-import { sendError } from './errors';
 
 /** Multipart framing allowance on top of the file itself when judging a declared Content-Length. */
 const MULTIPART_OVERHEAD = 1024 * 1024;

@@ -20,18 +20,27 @@ export interface RateLimitDecision {
   headers: { 'RateLimit-Policy': string; RateLimit: string } | undefined;
 }
 
-/** Counts calls per subject against the spec's limits (`RATE_LIMITS`, a 60 s window each). */
+/**
+ * Who a call is counted against: the session token's user when it verified, else the client's address (as
+ * `TRUST_PROXY` resolves it; null when unknown). The limiter turns it into its own key.
+ */
+export interface RateLimitCaller {
+  userId: string | null;
+  ip: string | null;
+}
+
+/** Counts calls per caller against the spec's limits (`RATE_LIMITS`, a 60 s window each). */
 export interface RateLimiter {
   /** False with `RATE_LIMITS=off`: `consume` allows everything and sends no headers. */
   readonly enabled: boolean;
   /** `memory` (this process) or `redis` (shared by every instance on the same `REDIS_URL`). */
   readonly kind: 'off' | 'memory' | 'redis';
   /**
-   * Counts one call of `subject` against each of `limits` (each limit its own counter) and says whether
-   * every one of them is still within its budget. A store failure (Redis down) lets the call through and is
-   * logged: the limits protect availability, they must not take it away.
+   * Counts one call of `caller` (its user, else its address) against each of `limits` (each limit its own
+   * counter) and says whether every one of them is still within its budget. A store failure (Redis down) lets
+   * the call through and is logged: the limits protect availability, they must not take it away.
    */
-  consume(limits: readonly RateLimitName[], subject: string): Promise<RateLimitDecision>;
+  consume(limits: readonly RateLimitName[], caller: RateLimitCaller): Promise<RateLimitDecision>;
 }
 
 /** One budget to count an event against: `limit` events per window under `key`. */

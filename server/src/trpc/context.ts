@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { bearerFrom, lazyEntityManager } from '@notary/platform/trpc/context';
 import type { AppDeps } from '../deps';
-import { isDirectLoopbackRequest } from '../http/local-request';
+import { isDirectLoopbackRequest } from './local-request';
 
 /** Per-request context of every procedure, for both faces (tRPC at `/trpc`, REST at the spec's paths). */
 export interface Context {

@@ -3,9 +3,9 @@ import { initTrpc } from '@notary/platform/trpc/init';
 import type { RateLimitName } from '@notary/shared';
 import type { Actor } from '../domain/tenancy/actor';
 import { authenticate } from '../domain/tenancy/authenticate';
-import { toAppError } from '../http/errors';
-import { enforceRateLimit } from '../http/rate-limit';
 import type { Context } from './context';
+import { toAppError } from './errors';
+import { enforceRateLimit } from './rate-limit';
 
 /** The server's own procedure metadata. */
 export interface ProcedureMeta {

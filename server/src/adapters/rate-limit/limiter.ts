@@ -40,7 +40,7 @@ export function storeRateLimiter(
   return {
     enabled: true,
     kind,
-    consume: (limits, subject) => inTurn(() => count(limits, subject)),
+    consume: (limits, caller) => inTurn(() => count(limits, rateLimitSubject(caller.userId, caller.ip))),
   };
 
   async function count(limits: readonly RateLimitName[], subject: string): Promise<RateLimitDecision> {
