@@ -11,7 +11,8 @@ import {
   buildCadesSignature,
   type CadesOptions,
   type CmsSigner,
-  readSignedData,
+  OID,
+  parseDer,
   type SignaturePolicyReference,
   type SignatureTimestamper,
 } from './cades';
@@ -341,11 +342,16 @@ function commonName(dn: pkijs.RelativeDistinguishedNames): string {
 
 /**
  * The certificates (DER) a TimeStampToken carries (RFC 3161 2.4.2: the TSA's, with its chain when the
- * request asked for it, `certReq`).
+ * request asked for it, `certReq`), to embed as validation data. Only the certificate list is read: the
+ * token was checked by whoever issued it to the writer (the service's TSA adapter and the verifier's TSA
+ * client both check it with `@notary/verify`, which reads CMS; this package only writes it).
  * @throws Error when the token is not a CMS SignedData.
  */
 function tokenCertificates(token: Uint8Array): Uint8Array[] {
-  const { signedData } = readSignedData(token);
+  const contentInfo = new pkijs.ContentInfo({ schema: parseDer(token, 'TSA token') });
+  if (contentInfo.contentType !== OID.signedData)
+    throw new Error(`TSA token: content type ${contentInfo.contentType}`);
+  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
   return (signedData.certificates ?? [])
     .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
     .map((c) => new Uint8Array(c.toSchema().toBER(false)));

@@ -4,9 +4,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { readSignedData, readSigningCertificateV2 } from '@notary/pdf/cades';
 import { type HardhatDevnet, startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
 import type { DocumentDto } from '@notary/shared';
+import {
+  essCertIdMatches,
+  OID,
+  parseSignedData,
+  readEssCertIds,
+  signerCertificate,
+} from '@notary/verify/cms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFiles } from '../harness/fixtures';
 import { api, uploadFile } from '../harness/http';
@@ -130,7 +136,7 @@ function originalSignatureDigestHolds(pdf: Buffer): boolean {
   if (!m) return false;
   const [a, b, c, d] = m.slice(1, 5).map(Number) as [number, number, number, number];
   // This fixture's first range ends one byte late (it includes the `<`): search from just before its end.
-  const { signerInfo } = readSignedData(cmsAt(pdf, a + b - 1));
+  const { signerInfo } = parseSignedData(cmsAt(pdf, a + b - 1), 'CMS');
   const digest = signerInfo.signedAttrs?.attributes.find((x) => x.type === '1.2.840.113549.1.9.4');
   const value = digest?.values[0] as { valueBlock?: { valueHexView?: Uint8Array } } | undefined;
   const signed = createHash('sha256')
@@ -344,10 +350,16 @@ describe('signed certificates and timestamps (PGlite, devnet anchoring, PKCS#12 
 
     // signing-certificate-v2 names our certificate (pdfsig does not check it); no signingTime; B-T timestamp.
     const cms = lastSignatureCms(res.bytes);
-    const v2 = readSigningCertificateV2(cms);
-    expect(v2.hashHex).toBe(createHash('sha256').update(pki.rsa.certDer).digest('hex'));
-    expect(v2.issuerSerialMatches).not.toBe(false);
-    const { signerInfo } = readSignedData(cms);
+    const parsed = parseSignedData(cms, 'CMS');
+    const { signerInfo } = parsed;
+    const v2 = signerInfo.signedAttrs?.attributes.find((a) => a.type === OID.signingCertificateV2);
+    const [first] = v2 ? readEssCertIds(v2) : [];
+    const signerCert = signerCertificate(parsed);
+    if (!first || !signerCert) throw new Error('no signingCertificateV2 or no signer certificate');
+    expect(Buffer.from(first.certHash).toString('hex')).toBe(
+      createHash('sha256').update(pki.rsa.certDer).digest('hex'),
+    );
+    expect((await essCertIdMatches(first, signerCert)).issuerSerial).not.toBe(false);
     expect(signerInfo.signedAttrs?.attributes.map((a) => a.type)).not.toContain('1.2.840.113549.1.9.5');
     expect(signerInfo.unsignedAttrs?.attributes.map((a) => a.type)).toContain('1.2.840.113549.1.9.16.2.14');
 

@@ -126,35 +126,117 @@ export async function verifySignerInfo(
   return { contentType, messageDigest, signature, digestAlgorithm: algorithm };
 }
 
+/** One ESSCertID (RFC 2634) or ESSCertIDv2 (RFC 5035) of a signing certificate attribute. */
+export interface EssCertId {
+  /** Digest OID: SHA-1 for SigningCertificate (v1); for V2 the one given, SHA-256 when omitted. */
+  hashAlgorithm: string;
+  certHash: Uint8Array;
+  issuerSerial: pkijs.IssuerSerial | null;
+}
+
+/**
+ * The ESSCertIDs of a signingCertificate (v1, RFC 2634 5.4) or signingCertificateV2 (RFC 5035 3) attribute,
+ * in order: the first identifies the signer (RFC 5035 5.4).
+ * @throws Error when the attribute is of another type or malformed.
+ */
+export function readEssCertIds(attribute: pkijs.Attribute): EssCertId[] {
+  const v2 = attribute.type === OID.signingCertificateV2;
+  if (!v2 && attribute.type !== OID.signingCertificate) {
+    throw new Error(`ESS: ${attribute.type} is not a signing certificate attribute`);
+  }
+  const value: unknown = attribute.values[0];
+  const certs = value instanceof asn1js.Sequence ? value.valueBlock.value[0] : undefined;
+  if (!(certs instanceof asn1js.Sequence))
+    throw new Error('ESS: SigningCertificate is not a SEQUENCE of certs');
+  return certs.valueBlock.value.map((item) => {
+    if (!(item instanceof asn1js.Sequence)) throw new Error('ESS: ESSCertID is not a SEQUENCE');
+    const fields = [...item.valueBlock.value];
+    let hashAlgorithm: string = v2 ? OID.sha256 : OID.sha1;
+    if (v2 && fields[0] instanceof asn1js.Sequence) {
+      hashAlgorithm = new pkijs.AlgorithmIdentifier({ schema: fields.shift() }).algorithmId;
+    }
+    const certHash = fields.shift();
+    if (!(certHash instanceof asn1js.OctetString))
+      throw new Error('ESS: ESSCertID certHash is not an OCTET STRING');
+    const issuerSerial = fields[0] ? new pkijs.IssuerSerial({ schema: fields[0] }) : null;
+    return { hashAlgorithm, certHash: new Uint8Array(certHash.valueBlock.valueHexView), issuerSerial };
+  });
+}
+
+/**
+ * Whether an ESSCertID names `cert`: its hash (with the ESSCertID's algorithm) is the certificate's, and its
+ * issuerSerial, when present, names the certificate's issuer and serial number (`null` when absent).
+ * @throws Error when the hash algorithm is not SHA-1/256/384/512.
+ */
+export async function essCertIdMatches(
+  id: EssCertId,
+  cert: pkijs.Certificate,
+): Promise<{ hash: boolean; issuerSerial: boolean | null }> {
+  const algorithm = DIGEST_BY_OID[id.hashAlgorithm];
+  if (!algorithm) throw new Error(`ESS: unsupported certHash algorithm ${id.hashAlgorithm}`);
+  const hash = equalBytes(await digest(certificateDer(cert), algorithm), id.certHash);
+  if (!id.issuerSerial) return { hash, issuerSerial: null };
+  const names = id.issuerSerial.issuer.names;
+  const directoryName = names.length === 1 && names[0]?.type === 4 ? names[0].value : undefined;
+  const issuerSerial =
+    directoryName instanceof pkijs.RelativeDistinguishedNames &&
+    directoryName.isEqual(cert.issuer) &&
+    id.issuerSerial.serialNumber.isEqual(cert.serialNumber);
+  return { hash, issuerSerial };
+}
+
+/** What the signing certificate attribute of a SignerInfo says of a certificate (RFC 5035, RFC 2634). */
+export type EssFinding =
+  | { kind: 'absent' }
+  | { kind: 'malformed'; message: string }
+  | { kind: 'read'; hash: boolean; issuerSerial: boolean | null };
+
+/**
+ * Reads the signingCertificateV2 (or else v1) signed attribute and compares its first ESSCertID with `cert`.
+ */
+export async function essFinding(p: ParsedSignedData, cert: pkijs.Certificate): Promise<EssFinding> {
+  const attrs = p.signerInfo.signedAttrs?.attributes ?? [];
+  const attribute =
+    attrs.find((a) => a.type === OID.signingCertificateV2) ??
+    attrs.find((a) => a.type === OID.signingCertificate);
+  if (!attribute) return { kind: 'absent' };
+  try {
+    const first = readEssCertIds(attribute)[0];
+    if (!first) throw new Error('no ESSCertID');
+    return { kind: 'read', ...(await essCertIdMatches(first, cert)) };
+  } catch (e) {
+    return { kind: 'malformed', message: (e as Error).message };
+  }
+}
+
 /**
  * RFC 5035 / RFC 2634 (ESS): whether the first ESSCertID of the signingCertificateV2 (or v1) signed attribute
- * names `cert` by its hash. `null` when there is no such attribute.
+ * names `cert` (its hash, and its issuerSerial when present). `null` when there is no such attribute; false
+ * when it is malformed.
  */
 export async function essNamesCertificate(
   p: ParsedSignedData,
   cert: pkijs.Certificate,
 ): Promise<boolean | null> {
-  const attrs = p.signerInfo.signedAttrs?.attributes ?? [];
-  const v2 = attrs.find((a) => a.type === OID.signingCertificateV2);
-  const attribute = v2 ?? attrs.find((a) => a.type === OID.signingCertificate);
-  if (!attribute) return null;
-  const value: unknown = attribute.values[0];
-  const certs = value instanceof asn1js.Sequence ? value.valueBlock.value[0] : undefined;
-  const first = certs instanceof asn1js.Sequence ? certs.valueBlock.value[0] : undefined;
-  if (!(first instanceof asn1js.Sequence)) return false;
-  const fields = [...first.valueBlock.value];
-  let algorithm = v2 ? 'SHA-256' : 'SHA-1';
-  if (v2 && fields[0] instanceof asn1js.Sequence) {
-    const oid = new pkijs.AlgorithmIdentifier({ schema: fields.shift() }).algorithmId;
-    algorithm = DIGEST_BY_OID[oid] ?? '';
-    if (!algorithm) return false;
+  const found = await essFinding(p, cert);
+  if (found.kind === 'absent') return null;
+  return found.kind === 'read' && found.hash && found.issuerSerial !== false;
+}
+
+const parsedAnchors = new WeakMap<readonly Uint8Array[], pkijs.Certificate[]>();
+
+/**
+ * The certificates of a list of DER trust anchors, parsed once per list (a service's anchors may be a whole
+ * root store, used for every token it asks for).
+ * @throws Error when one does not parse.
+ */
+export function parseTrustAnchors(trusted: readonly Uint8Array[]): pkijs.Certificate[] {
+  let anchors = parsedAnchors.get(trusted);
+  if (!anchors) {
+    anchors = trusted.map((der) => pkijs.Certificate.fromBER(toArrayBuffer(der)));
+    parsedAnchors.set(trusted, anchors);
   }
-  const hash = fields.shift();
-  if (!(hash instanceof asn1js.OctetString)) return false;
-  return equalBytes(
-    new Uint8Array(hash.valueBlock.valueHexView),
-    await digest(certificateDer(cert), algorithm),
-  );
+  return anchors;
 }
 
 /**
@@ -164,12 +246,12 @@ export async function essNamesCertificate(
 export async function chainsTo(
   cert: pkijs.Certificate,
   intermediates: pkijs.Certificate[],
-  trusted: Uint8Array[],
+  trusted: readonly Uint8Array[],
   at: Date,
 ): Promise<{ ok: boolean; message: string }> {
   let anchors: pkijs.Certificate[];
   try {
-    anchors = trusted.map((der) => pkijs.Certificate.fromBER(toArrayBuffer(der)));
+    anchors = parseTrustAnchors(trusted);
   } catch (e) {
     return { ok: false, message: `a trust anchor does not parse: ${(e as Error).message}` };
   }
@@ -185,11 +267,18 @@ export async function chainsTo(
   return { ok: result.result, message: result.resultMessage ?? '' };
 }
 
+/** The certificate's extended key usage extension (RFC 5280 4.2.1.12): its purposes (OIDs); null when absent. */
+export function extendedKeyUsage(cert: pkijs.Certificate): { critical: boolean; purposes: string[] } | null {
+  const eku = cert.extensions?.find((x) => x.extnID === OID.extKeyUsage);
+  if (!eku) return null;
+  const purposes = eku.parsedValue instanceof pkijs.ExtKeyUsage ? eku.parsedValue.keyPurposes : [];
+  return { critical: eku.critical === true, purposes };
+}
+
 /** RFC 3161 2.3: exactly one extended key usage, id-kp-timeStamping, marked critical. */
 export function hasCriticalTimeStampingEku(cert: pkijs.Certificate): boolean {
-  const eku = cert.extensions?.find((x) => x.extnID === OID.extKeyUsage);
-  const purposes = eku?.parsedValue instanceof pkijs.ExtKeyUsage ? eku.parsedValue.keyPurposes : [];
-  return eku?.critical === true && purposes.length === 1 && purposes[0] === OID.timeStamping;
+  const eku = extendedKeyUsage(cert);
+  return eku?.critical === true && eku.purposes.length === 1 && eku.purposes[0] === OID.timeStamping;
 }
 
 /** The hex SHA-256 fingerprint of a certificate, for evidence. */

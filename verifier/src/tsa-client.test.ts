@@ -77,9 +77,9 @@ describe('TsaClient', () => {
   });
 
   it.each([
-    ['wrong-nonce', /nonce is not the one requested/],
-    ['wrong-imprint', /message imprint is not the one requested/],
-    ['garbage', /not an RFC 3161 TimeStampResp/],
+    ['wrong-nonce', /nonce differs from the one requested/],
+    ['wrong-imprint', /message imprint differs from the one requested/],
+    ['garbage', /does not parse as an RFC 3161 TimeStampResp/],
     ['fail-500', /answered HTTP 500/],
     ['rejection', /status rejection \(2\).*failInfo badAlg/],
     ['no-eku', /extended key usage/],
@@ -96,7 +96,7 @@ describe('TsaClient', () => {
   it('refuses a token whose TSA does not chain to the anchors given', async () => {
     tsa.setMode('ok');
     await expect(client({ tsaCa: [pki.otherRoot.certDer] }).timestamp(sha256('y'))).rejects.toThrow(
-      /chain to --tsa-ca/,
+      /chain is not trusted \(no path to --tsa-ca\)/,
     );
   });
 

@@ -10,15 +10,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { asn1js, pkijs } from '@notary/pdf/asn1';
-import {
-  essCertIdMatches,
-  OID,
-  readEssCertIds,
-  readSignedData,
-  readSigningCertificateV2,
-} from '@notary/pdf/cades';
+import { OID } from '@notary/pdf/cades';
 import { PADES_MAX_CMS_BYTES, PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
+import { asn1js, pkijs } from '@notary/verify/asn1';
+import { essCertIdMatches, parseSignedData, readEssCertIds, signerCertificate } from '@notary/verify/cms';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placeholderPdf as onePagePlaceholderPdf } from '../../../../test/harness/pades-pdfs';
@@ -102,7 +97,8 @@ async function expectValidPades(
 
   const { cms, signedBytes } = readSignature(pdf);
   expect(cms.byteLength).toBeLessThanOrEqual(PADES_MAX_CMS_BYTES);
-  const { signedData, signerInfo } = readSignedData(cms);
+  const parsed = parseSignedData(cms, 'CMS');
+  const { signedData, signerInfo } = parsed;
   expect(signedData.encapContentInfo.eContentType).toBe(OID.data);
   expect(signedData.encapContentInfo.eContent).toBeUndefined();
   expect(signedData.certificates).toHaveLength(signer.certificateChain.length);
@@ -122,16 +118,18 @@ async function expectValidPades(
   expect(Buffer.from(messageDigest.valueBlock.valueHexView).toString('hex')).toBe(sha256Hex(signedBytes));
 
   // ESS signingCertificateV2 = SHA-256 of the signer certificate, default algorithm left out, issuerSerial right.
-  const ess = readSigningCertificateV2(cms);
-  expect(ess.hashHex).toBe(sha256Hex(signerCertDer));
-  expect(ess.hashAlgorithm).toBe(OID.sha256);
-  expect(ess.issuerSerialMatches).toBe(true);
   const essAttr = attrs.find((a) => a.type === OID.signingCertificateV2) as pkijs.Attribute;
+  const [first] = readEssCertIds(essAttr);
+  const signerCert = signerCertificate(parsed);
+  if (!first || !signerCert) throw new Error('no ESSCertIDv2 or no signer certificate');
+  expect(Buffer.from(first.certHash).toString('hex')).toBe(sha256Hex(signerCertDer));
+  expect(first.hashAlgorithm).toBe(OID.sha256);
+  expect((await essCertIdMatches(first, signerCert)).issuerSerial).toBe(true);
   const essCertIdV2 = (essAttr.values[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence;
   const firstField = (essCertIdV2.valueBlock.value[0] as asn1js.Sequence).valueBlock.value[0];
   expect(firstField).toBeInstanceOf(asn1js.OctetString);
-  const [first] = readEssCertIds(essAttr);
-  expect(first && essCertIdMatches(first, pki.rogueTsa.certDer).hash).toBe(false);
+  const rogue = pkijs.Certificate.fromBER(new Uint8Array(pki.rogueTsa.certDer));
+  expect((await essCertIdMatches(first, rogue)).hash).toBe(false);
   return { out, cms, signerInfo };
 }
 
