@@ -147,31 +147,24 @@ export const DocumentListQuerySchema = z.object({
     .min(1)
     .max(DOCUMENT_LIST_MAX_LIMIT)
     .optional()
-    .meta({ description: `Page size, 1 to ${DOCUMENT_LIST_MAX_LIMIT} (default ${DOCUMENT_LIST_DEFAULT_LIMIT})` }),
+    .meta({
+      description: `Page size, 1 to ${DOCUMENT_LIST_MAX_LIMIT} (default ${DOCUMENT_LIST_DEFAULT_LIMIT})`,
+    }),
   cursor: z
     .string()
     .min(1)
     .max(128)
     .optional()
     .meta({ description: 'The `nextCursor` of the previous page (opaque); absent for the first page' }),
-  q: z
-    .string()
-    .trim()
-    .min(DOCUMENT_SEARCH_MIN_LENGTH)
-    .max(200)
-    .optional()
-    .meta({
-      description:
-        'Search: serial number prefix (any case), SHA-256 prefix (8 to 64 hex characters), IPFS CID prefix, or a part of the file name (any case)',
-    }),
+  q: z.string().trim().min(DOCUMENT_SEARCH_MIN_LENGTH).max(200).optional().meta({
+    description:
+      'Search: serial number prefix (any case), SHA-256 prefix (8 to 64 hex characters), IPFS CID prefix, or a part of the file name (any case)',
+  }),
 });
 export type DocumentListQuery = z.input<typeof DocumentListQuerySchema>;
 export const DocumentListSchema = z.object({
   documents: z.array(DocumentSchema),
-  nextCursor: z
-    .string()
-    .nullable()
-    .meta({ description: 'Cursor of the next page; null on the last page' }),
+  nextCursor: z.string().nullable().meta({ description: 'Cursor of the next page; null on the last page' }),
 });
 export type DocumentListDto = z.infer<typeof DocumentListSchema>;
 export const DocumentEnvelopeSchema = z.object({ document: DocumentSchema });

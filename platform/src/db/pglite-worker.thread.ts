@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { messages, PGlite, type Transaction, types } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { PgliteReply, PgliteRequest, PgliteWireError, PgliteWorkerOptions } from './pglite-worker';
 
 /** A rollback asked for by the caller's thread: thrown out of PGlite's transaction callback, not an error. */
@@ -75,6 +76,9 @@ async function main(): Promise<void> {
       dataDir: options.dataDir,
       startParams: options.startParams,
       parsers: MIKRO_ORM_TYPE_PARSERS,
+      // Trigram indexes (the documents list's file name search) exist on PostgreSQL and here alike; loading the
+      // extension's files costs about 10 ms, and only `create extension` (a migration) enables it.
+      extensions: { pg_trgm },
     });
   } catch (e) {
     reply({ started: false, error: toWire(e) });

@@ -89,7 +89,8 @@ export const Document = defineEntity({
     fileName: p.string().length(1024),
     fileSize: p.bigint('number'),
     mimeType: p.string().length(255),
-    sha256Hash: p.string().length(64).fieldName('sha256_hash').index(),
+    /** Indexed with `varchar_pattern_ops` (see `indexes`): equality and prefix search alike. */
+    sha256Hash: p.string().length(64).fieldName('sha256_hash'),
     sourceType: p.enum(['upload', 'ipfs', 'fileverse', 'web-capture'] as const),
     sourceUri: p.text().nullable(),
     storageKey: p.string().length(512).nullable(),
@@ -114,10 +115,53 @@ export const Document = defineEntity({
     /** Set by an LGPD deletion: the bytes are gone, the hash stays on record (spec, item 8). */
     deletedAt: p.datetime().nullable(),
   },
+  // Migration20261126170100 writes these; docs/api.md (Documents list, Acervo feed) says which query each serves.
   indexes: [
-    { properties: ['tenant', 'createdAt'] },
-    /** The acervo feed: a tenant's published documents, newest publication first. */
-    { properties: ['tenant', 'published', 'publishedAt'] },
+    /** The documents list: a tenant's rows by `(createdAt desc, id desc)`, read backwards (keyset paging). */
+    { properties: ['tenant', 'createdAt', 'id'] },
+    /** The acervo feed: a tenant's published, non-deleted documents, newest publication first. */
+    {
+      name: 'document_acervo_index',
+      properties: ['tenant', 'publishedAt', 'createdAt', 'id'],
+      where: '"published" and "deleted_at" is null',
+    },
+    /** Public verify (equality) and the list's hash-prefix search (`LIKE 'p%'` under any collation). */
+    {
+      name: 'document_sha256_hash_pattern_index',
+      expression:
+        'create index "document_sha256_hash_pattern_index" on "document" ("sha256_hash" varchar_pattern_ops)',
+    },
+    /** The list's serial-prefix search. */
+    {
+      name: 'document_serial_number_pattern_index',
+      expression:
+        'create index "document_serial_number_pattern_index" on "document" ("serial_number" varchar_pattern_ops)',
+    },
+    /** The list's file name search (`ILIKE '%part%'`), trigrams of `pg_trgm`. */
+    {
+      name: 'document_file_name_trgm_index',
+      expression:
+        'create index "document_file_name_trgm_index" on "document" using gin ("file_name" gin_trgm_ops)',
+    },
+    /** The list's CID search over IPFS imports (`ipfs://<cid>` prefix). */
+    {
+      name: 'document_ipfs_source_uri_index',
+      expression: `create index "document_ipfs_source_uri_index" on "document" ("source_uri" text_pattern_ops) where "source_type" = 'ipfs'`,
+    },
+    // Migration20261126170300 writes these three.
+    /** An organization deletion's batches: the tenant's next ids after its cursor (keyset on id). */
+    { name: 'document_tenant_id_id_index', properties: ['tenant', 'id'] },
+    /** The orphan sweep: which of a page of listed keys a live document names. */
+    {
+      name: 'document_storage_key_live_index',
+      properties: ['storageKey'],
+      where: '"deleted_at" is null and "storage_key" is not null',
+    },
+    {
+      name: 'document_screenshot_key_live_index',
+      properties: ['screenshotKey'],
+      where: '"deleted_at" is null and "screenshot_key" is not null',
+    },
   ],
 });
 export type DocumentEntity = InferEntity<typeof Document>;
@@ -153,8 +197,9 @@ export type IdentityWebhookDeliveryEntity = InferEntity<typeof IdentityWebhookDe
  * - the request rate limit: `requestsInWindow` requests since `requestWindowStart` (fixed one-hour window);
  * - the progress of a confirmed deletion, so that a retry continues where a failure stopped: `startedAt`,
  *   `noticeRecipients` (member e-mails still to notify, collected before anything is removed),
- *   `filesDeletedAt`, `noticesSentAt`, `providerDeletedAt`; `leaseUntil` keeps two confirmations from running
- *   the steps at the same time.
+ *   `filesDeletedAt`, `noticesSentAt`, `providerDeletedAt`; `leaseUntil` keeps two runs (confirmations, the
+ *   resume job) from running the steps at the same time; the document batches' progress (`documentsTotal`,
+ *   `documentsDeleted`, `batchesDone`, `documentCursor`, `progressAt`).
  */
 export const OrgDeletion = defineEntity({
   name: 'OrgDeletion',
@@ -185,6 +230,16 @@ export const OrgDeletion = defineEntity({
     noticesSentAt: p.datetime().nullable(),
     providerDeletedAt: p.datetime().nullable(),
     leaseUntil: p.datetime().nullable(),
+    /** The tenant's documents when the deletion reached them (null before): `org:deletion-status`'s total. */
+    documentsTotal: p.integer().nullable(),
+    /** Document rows deleted so far, moved in the transaction that deletes each batch. */
+    documentsDeleted: p.integer().default(0),
+    /** Batches of documents deleted so far (their objects, then their rows). */
+    batchesDone: p.integer().default(0),
+    /** The greatest document id deleted: the next batch reads the tenant's ids after it (null: from the start). */
+    documentCursor: p.uuid().nullable(),
+    /** When the last batch committed (the operator tells a running deletion from a stalled one). */
+    progressAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()
@@ -399,6 +454,7 @@ export type DocumentDeletionEntity = InferEntity<typeof DocumentDeletion>;
 
 export const entities = [
   Tenant,
+  TenantStorage,
   TenantMember,
   Document,
   IdentityWebhookDelivery,
@@ -413,4 +469,3 @@ export const entities = [
   AcervoToken,
   DocumentDeletion,
 ];
-  TenantStorage,
