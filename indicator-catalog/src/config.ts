@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { type AllowEntry, parseAllowList } from '@notary/platform/net/address-policy';
 import { z } from 'zod';
-import { type AllowEntry, parseAllowList } from './providers/address-policy';
 
 /**
  * Catalog configuration, parsed once from the environment with zod. This module is the only reader of

@@ -7,13 +7,13 @@
  * would listen beyond loopback without `CATALOG_ADMIN_TOKEN`.
  */
 import { lifecycleLogger } from '@notary/platform/log';
+import { exactEntryFor } from '@notary/platform/net/address-policy';
 import { startReferenceProvider } from '../reference-provider/src/server';
 import { bootstrap } from './bootstrap';
 import { catalogLogger, openCatalog } from './catalog';
 import { loadConfig } from './config';
 import { adminAccessFor } from './http/admin-access';
 import { startHttp } from './http/server';
-import { exactEntryFor } from './providers/address-policy';
 
 const loaded = loadConfig();
 const log = catalogLogger(loaded);

@@ -1,7 +1,7 @@
+import { parseAllowList } from '@notary/platform/net/address-policy';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider';
 import { allowProviders } from '../../test-support/harness';
-import { parseAllowList } from './address-policy';
 import { MAX_PROVIDER_BODY_BYTES, ProviderEgress, type Resolver } from './egress';
 import { GeoIndicaRestConnector } from './geo-indica-rest';
 import { ProviderError } from './http-client';
@@ -9,7 +9,7 @@ import { ProviderError } from './http-client';
 /**
  * The SSRF guard against real loopback servers (issue 12, Indicator catalog). Every URL here is loopback:
  * refusals are proven by the target server never seeing a request. The public case is the classifier's unit
- * test (address-policy.test.ts), never a connection.
+ * test (platform's net/address-policy.test.ts), never a connection.
  */
 let allowed: FixtureProvider;
 let other: FixtureProvider;

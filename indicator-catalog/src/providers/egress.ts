@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
+import { type AllowEntry, refusal } from '@notary/platform/net/address-policy';
 import { Agent, buildConnector } from 'undici';
-import { type AllowEntry, refusal } from './address-policy';
 
 /** Most bytes of one provider answer (8 MiB); a longer answer is an error and its stream is cancelled. */
 export const MAX_PROVIDER_BODY_BYTES = 8 * 1024 * 1024;
@@ -35,7 +35,7 @@ const describeTarget = (hostname: string, port: number) =>
 /**
  * The catalog's only way out to providers (issue 12, Indicator catalog; DEPENDENCIES.md, Outgoing SSRF guard):
  * an undici `Agent` whose connector resolves the host itself and checks every address against the policy
- * (`address-policy.ts`) before the socket is opened, then checks the socket's remote address once connected.
+ * (`@notary/platform/net/address-policy`) before the socket is opened, then checks the socket's remote address once connected.
  * IP-literal URLs are checked before connecting (Node does not call `lookup` for them). Because the check is
  * on the address actually connected, a name that resolves to a public address at registration and to a
  * private one later (DNS rebinding) is refused at connect time.

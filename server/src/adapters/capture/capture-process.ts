@@ -1,3 +1,4 @@
+import { parseAllowEntry } from '@notary/platform/net/address-policy';
 import { AppError } from '@notary/shared';
 import { captureInBrowser } from './chromium';
 import { type CaptureAnswer, captureRequestSchema } from './process-protocol';
@@ -34,9 +35,7 @@ process.once('message', (message: unknown) => {
       const config = {
         chromiumPath: request.config.chromiumPath,
         timeoutMs: request.config.timeoutMs,
-        allowHosts: request.config.allowHosts.map((e) =>
-          e.kind === 'host' ? { kind: 'host' as const, host: e.host, port: e.port } : e,
-        ),
+        allowHosts: request.config.allowHosts.map(parseAllowEntry),
         caCertsPem: request.config.caCertsPem,
         egressIp: request.config.egressIp,
       };

@@ -4,6 +4,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { AddressPolicy, type AllowEntry } from '@notary/platform/net/address-policy';
 import { AppError, LIMITS } from '@notary/shared';
 import { CAPTURE_SCREENSHOT } from '@notary/shared/limits';
 import {
@@ -21,7 +22,6 @@ import {
   type CaptureSettingsRecord,
   withCaptureRecord,
 } from '../../ports/capture';
-import { AddressPolicy, type AllowEntry } from './address-policy';
 import {
   type DevToolsSession,
   PROVENANCE_FILES,

@@ -122,7 +122,7 @@ export class IsolatedCapturer implements WebCapturer {
         config: {
           chromiumPath: this.config.chromiumPath,
           timeoutMs: this.config.timeoutMs,
-          allowHosts: this.config.allowHosts,
+          allowHosts: this.config.allowHosts.map((e) => e.text),
           ...(this.config.caCertsPem ? { caCertsPem: this.config.caCertsPem } : {}),
           ...(this.config.egressIp ? { egressIp: this.config.egressIp } : {}),
         },

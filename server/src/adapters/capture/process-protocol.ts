@@ -10,15 +10,8 @@ import { DNS_MAX_ADDRESSES, DNS_MAX_ANSWERS } from './proxy';
  * before using it.
  */
 
-const allowEntry = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('host'), host: z.string(), port: z.number().int().optional() }),
-  z.object({
-    kind: z.literal('cidr'),
-    network: z.string(),
-    prefix: z.number().int(),
-    family: z.enum(['ipv4', 'ipv6']),
-  }),
-]);
+/** An allow entry as written (`CAPTURE_ALLOW_HOSTS`); the capture process parses it again. */
+const allowEntry = z.string().max(512);
 
 /** Service to capture process: what to capture and with which settings; no secret is ever part of it. */
 export const captureRequestSchema = z.object({

@@ -1,13 +1,13 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   AddressPolicy,
   type AddressPolicyOptions,
   INTERFACE_REFRESH_MS,
-  parseAllowHosts,
-} from './address-policy';
+  parseAllowList,
+} from '@notary/platform/net/address-policy';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CaptureProxy,
   DNS_MAX_ANSWERS,
@@ -112,7 +112,7 @@ describe('capture proxy: refusals without the resolved address, this machine ref
 
   async function proxyWith(allow: string, resolve: Resolver, policyOptions: AddressPolicyOptions = {}) {
     const refusals: RefusedDestination[] = [];
-    const proxy = new CaptureProxy(new AddressPolicy(parseAllowHosts(allow), policyOptions), {
+    const proxy = new CaptureProxy(new AddressPolicy(parseAllowList(allow), policyOptions), {
       maxBytes: 1024 * 1024,
       resolve,
       onRefusal: (r) => refusals.push(r),

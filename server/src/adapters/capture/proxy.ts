@@ -3,8 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
+import {
+  type AddressPolicy,
+  type AddressRefusal,
+  isCloudMetadata,
+} from '@notary/platform/net/address-policy';
 import type { BlockedRequest, DnsAnswer, ServerContact } from '../../ports/capture';
-import { type AddressPolicy, type AddressRefusal, unmapIpv4 } from './address-policy';
 
 /** Resolves a host name to its addresses (IPv4 and IPv6), as `dns.lookup` with `all: true` does. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -20,11 +24,6 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export const DNS_MAX_ANSWERS = 500;
 /** Addresses kept per answer. */
 export const DNS_MAX_ADDRESSES = 32;
-/**
- * Cloud metadata services' addresses (AWS, GCP, Azure, OpenStack: 169.254.169.254; AWS over IPv6:
- * fd00:ec2::254; Alibaba: 100.100.100.200): a URL naming one is refused under the rule `metadata-address`.
- */
-const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']);
 
 /** Hop-by-hop headers (RFC 9110 section 7.6.1) and the proxy's own: never forwarded to the origin. */
 const HOP_BY_HOP = new Set([
@@ -202,7 +201,7 @@ export class CaptureProxy {
     for (const address of addresses) {
       const refusal = this.policy.refusal(address, hostAllowed);
       if (refusal) {
-        const metadata = literal && METADATA_ADDRESSES.has(unmapIpv4(name));
+        const metadata = literal && isCloudMetadata(name);
         this.blocked.push({
           url,
           ip: literal ? name : null,
