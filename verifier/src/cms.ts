@@ -1,6 +1,7 @@
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer, toHex } from './bytes.ts';
+import { errorMessage } from './error-message.ts';
 
 /**
  * CMS (RFC 5652) signature checks shared by the RFC 3161 token (check 5) and the PAdES signature (check 6),
@@ -262,7 +263,7 @@ export async function chainsTo(
   });
   const result = await engine.verify({}).catch((e: unknown) => ({
     result: false,
-    resultMessage: e instanceof Error ? e.message : String(e),
+    resultMessage: errorMessage(e),
   }));
   return { ok: result.result, message: result.resultMessage ?? '' };
 }

@@ -1,4 +1,5 @@
 import { AbiCoder, getAddress, Interface, isAddress, keccak256, solidityPacked, ZeroHash } from 'ethers';
+import { errorMessage } from './error-message.ts';
 import { requestJson, type Transport } from './http.ts';
 import type { Receipt } from './receipt.ts';
 import { CheckBuilder, type CheckResult, notRun } from './report.ts';
@@ -108,7 +109,7 @@ export async function checkEvm(receipt: Receipt, t: Transport, o: EvmCheckOption
       } else {
         // The endpoint is of the receipt's chain and synced past its block: what it answered is evidence.
         c.answered(url);
-        c.fail('answer', e instanceof Error ? e.message : String(e), url);
+        c.fail('answer', errorMessage(e), url);
       }
       continue;
     }
@@ -154,7 +155,7 @@ async function rpc(t: Transport, url: string, method: string, params: unknown[])
       body: { jsonrpc: '2.0', id: rpcId, method, params },
     });
   } catch (e) {
-    throw new Unavailable(`${method}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Unavailable(`${method}: ${errorMessage(e)}`);
   }
   const body = answer.body as { result?: unknown; error?: { code?: unknown; message?: unknown } } | null;
   if (answer.status !== 200) {

@@ -11,6 +11,7 @@ import {
   subjectName,
   verifySignerInfo,
 } from './cms.ts';
+import { errorMessage } from './error-message.ts';
 import { icpBrasilConformance, icpBrasilSigningPeriodRow } from './icp-brasil.ts';
 import {
   changesAfter,
@@ -646,7 +647,7 @@ class Judge {
     const pending = revocationStatus(certDer, issuerDer, material, t).catch(
       (e: unknown): RevocationVerdict => ({
         status: 'unknown',
-        reason: e instanceof Error ? e.message : String(e),
+        reason: errorMessage(e),
       }),
     );
     this.cache.set(key, pending);
@@ -713,7 +714,7 @@ async function buildPath(
   });
   const result = await engine.verify({}).catch((e: unknown) => ({
     result: false,
-    resultMessage: e instanceof Error ? e.message : String(e),
+    resultMessage: errorMessage(e),
     certificatePath: undefined,
   }));
   if (!result.result || !result.certificatePath) {

@@ -2,6 +2,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer } from './bytes.ts';
 import { certificateDer, subjectName } from './cms.ts';
+import { errorMessage } from './error-message.ts';
 import { readBounded } from './http.ts';
 
 /**
@@ -133,7 +134,7 @@ export async function gatherValidationMaterial(
         if (stale) throw new Error(stale);
         return { kind: 'ocsp' as const, der, responder: answer.responderCerts };
       } catch (e) {
-        problems.push(`OCSP ${url}: ${message(e)}`);
+        problems.push(`OCSP ${url}: ${errorMessage(e)}`);
       }
     }
     for (const url of crlUrls(cert)) {
@@ -150,7 +151,7 @@ export async function gatherValidationMaterial(
         if (stale) throw new Error(stale);
         return { kind: 'crl' as const, der, responder: [] };
       } catch (e) {
-        problems.push(`CRL ${url}: ${message(e)}`);
+        problems.push(`CRL ${url}: ${errorMessage(e)}`);
       }
     }
     missing.push({
@@ -460,7 +461,7 @@ function parseOcsp(der: Uint8Array): pkijs.BasicOCSPResponse | string {
         new Uint8Array(response.responseBytes.response.valueBlock.valueHexView),
       );
   } catch (e) {
-    out = `does not parse: ${message(e)}`;
+    out = `does not parse: ${errorMessage(e)}`;
   }
   parsedOcsps.set(der, out);
   return out;
@@ -473,7 +474,7 @@ function parseCrl(der: Uint8Array): pkijs.CertificateRevocationList | string {
   try {
     out = pkijs.CertificateRevocationList.fromBER(toArrayBuffer(der));
   } catch (e) {
-    out = `does not parse: ${message(e)}`;
+    out = `does not parse: ${errorMessage(e)}`;
   }
   parsedCrls.set(der, out);
   return out;
@@ -541,10 +542,6 @@ function describeFetchError(e: unknown): string {
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out';
   const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? e.message;
-}
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 const parsedCerts = new WeakMap<Uint8Array, pkijs.Certificate | null>();

@@ -1,3 +1,4 @@
+import { errorMessage } from './error-message.ts';
 import { agreement, compareEndpoints } from './evm.ts';
 import type { Transport } from './http.ts';
 import type { Receipt } from './receipt.ts';
@@ -117,7 +118,7 @@ export async function checkStacks(
     try {
       read = await readEndpoint(api, leg, root);
     } catch (e) {
-      c.unavailable(url, e instanceof Error ? e.message : String(e));
+      c.unavailable(url, errorMessage(e));
       continue;
     }
     c.answered(url);

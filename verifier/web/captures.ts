@@ -12,6 +12,7 @@ import {
   CSV_COLUMNS,
   csvText,
 } from '../src/batch.ts';
+import { errorMessage } from '../src/error-message.ts';
 import { EXIT_CODES, type ExitCode } from '../src/report.ts';
 import { MAX_WACZ_BYTES, verifyWacz, WaczFormatError, type WaczReport } from '../src/wacz.ts';
 
@@ -95,7 +96,7 @@ async function verifyCapture(
       problem: null,
     };
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     return unusable(entry.name, e instanceof WaczFormatError ? 'not-wacz' : 'unreadable', message);
   }
 }

@@ -9,6 +9,7 @@
  */
 import { type BatchItem, type BatchOutcome, type BatchResult, verifyBatch } from '../src/batch.ts';
 import { pemCertificates } from '../src/bytes.ts';
+import { errorMessage } from '../src/error-message.ts';
 import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
 import type { CheckResult, VerifyReport } from '../src/report.ts';
 import { toPortuguese } from '../src/report-text.ts';
@@ -495,7 +496,7 @@ async function run(): Promise<void> {
     state.error =
       e instanceof PageProblem
         ? { key: e.key, params: e.params }
-        : { key: 'run.error', params: { message: e instanceof Error ? e.message : String(e) } };
+        : { key: 'run.error', params: { message: errorMessage(e) } };
   } finally {
     state.running = null;
     renderStatus();
