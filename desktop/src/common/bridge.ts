@@ -9,6 +9,8 @@
  */
 import type {
   DocumentDto,
+  DocumentListDto,
+  DocumentListQuery,
   HashComparisonDto,
   MeDto,
   OnchainInfoDto,
@@ -165,7 +167,12 @@ export interface Bridge {
   ): Promise<CertificateCheck>;
   publicDocument(serial: string): Promise<PublicDocumentDto>;
   onchainInfo(): Promise<OnchainInfoDto>;
-  listDocuments(): Promise<DocumentDto[]>;
+  /**
+   * One page of the active tenant's documents, newest first (`GET /api/documents`): at most `limit` (server
+   * default 100), after `cursor` (the previous page's `nextCursor`), matching `q` when given (3 characters or
+   * more: serial, hash and CID prefixes, any part of the file name).
+   */
+  listDocuments(request?: DocumentListQuery): Promise<DocumentListDto>;
   getDocument(id: string): Promise<DocumentDto>;
   compareHash(id: string, hash: string): Promise<HashComparisonDto>;
   /**

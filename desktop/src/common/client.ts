@@ -16,7 +16,14 @@
  * Every method rejects with a `ClientError`.
  */
 import type { AppRouter } from '@notary/server/router';
-import type { DocumentDto, HashComparisonDto, MeDto, PublicDocumentDto } from '@notary/shared';
+import type {
+  DocumentDto,
+  DocumentListDto,
+  DocumentListQuery,
+  HashComparisonDto,
+  MeDto,
+  PublicDocumentDto,
+} from '@notary/shared';
 import { createTRPCClient, httpLink, type TRPCClient, TRPCClientError } from '@trpc/client';
 import { z } from 'zod';
 import type {
@@ -431,8 +438,9 @@ export class NotaryClient {
     return this.callPublic(() => this.publicApi.system.onchainInfo.query());
   }
 
-  async listDocuments(): Promise<DocumentDto[]> {
-    return (await this.call(() => this.api.documents.list.query())).documents;
+  /** tRPC `documents.list` (REST `GET /api/documents`): one page and the cursor of the next (null at the end). */
+  listDocuments(request: DocumentListQuery = {}): Promise<DocumentListDto> {
+    return this.call(() => this.api.documents.list.query(request));
   }
 
   async getDocument(id: string): Promise<DocumentDto> {

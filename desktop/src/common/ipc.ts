@@ -10,6 +10,8 @@
  */
 import type {
   DocumentDto,
+  DocumentListDto,
+  DocumentListQuery,
   HashComparisonDto,
   OnchainInfoDto,
   PublicDocumentDto,
@@ -100,7 +102,7 @@ export interface IpcContract {
   };
   'public:document': { input: { serial: string }; output: PublicDocumentDto };
   'public:onchain-info': { input: undefined; output: OnchainInfoDto };
-  'documents:list': { input: undefined; output: DocumentDto[] };
+  'documents:list': { input: DocumentListQuery | undefined; output: DocumentListDto };
   'documents:get': { input: { id: string }; output: DocumentDto };
   'documents:compare': { input: { id: string; hash: string }; output: HashComparisonDto };
   'documents:import-ipfs': { input: IpfsImportRequest; output: DocumentDto };

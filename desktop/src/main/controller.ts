@@ -251,7 +251,7 @@ export class MainController {
       },
       'public:document': async ({ serial }) => (await this.client()).publicDocument(serial.trim()),
       'public:onchain-info': async () => this.rememberPrefixes(await (await this.client()).onchainInfo()),
-      'documents:list': async () => (await this.client()).listDocuments(),
+      'documents:list': async (request) => (await this.client()).listDocuments(request),
       'documents:get': async ({ id }) => (await this.client()).getDocument(id),
       'documents:compare': async ({ id, hash }) => (await this.client()).compareHash(id, hash.toLowerCase()),
       'documents:import-ipfs': async (request) => (await this.client()).importIpfs(request),

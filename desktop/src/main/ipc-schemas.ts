@@ -108,7 +108,13 @@ export const IPC_SCHEMAS = {
   }),
   'public:document': z.strictObject({ serial: Serial }),
   'public:onchain-info': z.undefined(),
-  'documents:list': z.undefined(),
+  'documents:list': z
+    .strictObject({
+      limit: z.number().int().min(1).max(100).optional(),
+      cursor: z.string().min(1).max(128).optional(),
+      q: z.string().max(200).optional(),
+    })
+    .optional(),
   'documents:get': z.strictObject({ id: ServerId }),
   'documents:compare': z.strictObject({ id: ServerId, hash: Sha256 }),
   'documents:import-ipfs': z.strictObject({

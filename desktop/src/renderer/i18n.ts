@@ -56,6 +56,8 @@ const pt = {
   'docs.count.one': '1 documento',
   'docs.count.other': '{n} documentos',
   'docs.refresh': 'Atualizar',
+  'docs.loadMore': 'Carregar mais',
+  'docs.count.more': '{n} documentos carregados; há mais',
   'docs.ipfs': 'IPFS',
   'docs.web': 'Web',
 
@@ -410,6 +412,8 @@ const en: Record<MessageKey, string> = {
   'docs.count.one': '1 document',
   'docs.count.other': '{n} documents',
   'docs.refresh': 'Refresh',
+  'docs.loadMore': 'Load more',
+  'docs.count.more': '{n} documents loaded; more to come',
   'docs.ipfs': 'IPFS',
   'docs.web': 'Web',
 

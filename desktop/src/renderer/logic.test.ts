@@ -11,7 +11,7 @@ import { serverUrlFor } from './bridge/web';
 import { explorerLinks, overallStatus } from './format';
 import { initialLanguage, translator } from './i18n';
 import { checkBadge, localDateTimeToIso, reportHead } from './screens/CertificateCheck';
-import { matchesSearch } from './screens/Documents';
+import { matchesSearch, mergeFirstPage, serverQuery } from './screens/Documents';
 import { UploadQueue } from './upload-queue';
 
 describe('browser hashing (WebCrypto, or @noble/hashes streaming for large files)', () => {
@@ -79,6 +79,31 @@ describe('renderer logic', () => {
     for (const q of ['contrato', 'acme-7k2', 'BABA', '', '  social '])
       expect(matchesSearch(doc, q)).toBe(true);
     expect(matchesSearch(doc, 'zzz')).toBe(false);
+  });
+
+  it('sends a search of 3 characters or more to the server, trimmed; shorter ones stay on the loaded rows', () => {
+    expect(serverQuery('  ab ')).toBeUndefined();
+    expect(serverQuery('')).toBeUndefined();
+    expect(serverQuery(' abc ')).toBe('abc');
+  });
+
+  it('a refresh of the first page keeps the pages loaded below it, without duplicates', () => {
+    const row = (id: string, createdAt: string) => ({ id, createdAt });
+    const loaded = [
+      row('e', '2026-01-05T00:00:00.000Z'),
+      row('d', '2026-01-04T00:00:00.000Z'),
+      row('c', '2026-01-03T00:00:00.000Z'),
+      row('b', '2026-01-03T00:00:00.000Z'),
+      row('a', '2026-01-01T00:00:00.000Z'),
+    ];
+    // A new document on top: the fresh page of 3 ends at c; b and a come from the rows loaded before.
+    const fresh = [row('f', '2026-01-06T00:00:00.000Z'), ...loaded.slice(0, 2)];
+    expect(mergeFirstPage(fresh, loaded, false).map((d) => d.id)).toEqual(['f', 'e', 'd', 'c', 'b', 'a']);
+    // Ties on createdAt are ordered by id, as the server orders them.
+    const tie = [row('c', '2026-01-03T00:00:00.000Z')];
+    expect(mergeFirstPage(tie, loaded, false).map((d) => d.id)).toEqual(['c', 'b', 'a']);
+    // The fresh page is the whole list: nothing else survives (a deleted row disappears).
+    expect(mergeFirstPage(fresh, loaded, true).map((d) => d.id)).toEqual(['f', 'e', 'd']);
   });
 
   it('reads the status of both chains', () => {

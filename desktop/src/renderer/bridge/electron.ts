@@ -61,7 +61,7 @@ export function electronBridge(api: PreloadApi): Bridge {
       unwrap(api.publicCheckCertificate({ fileId, certificateId, endpoints, ...options })),
     publicDocument: (serial) => unwrap(api.publicDocument({ serial })),
     onchainInfo: () => unwrap(api.onchainInfo()),
-    listDocuments: () => unwrap(api.documentsList()),
+    listDocuments: (request) => unwrap(api.documentsList(request)),
     getDocument: (id) => unwrap(api.documentsGet({ id })),
     compareHash: (id, hash) => unwrap(api.documentsCompare({ id, hash })),
     importIpfs: (request) => unwrap(api.documentsImportIpfs(request)),

@@ -265,7 +265,7 @@ export function webBridge(): Bridge {
     },
     publicDocument: (serial) => client.publicDocument(serial.trim()),
     onchainInfo: () => client.onchainInfo(),
-    listDocuments: () => client.listDocuments(),
+    listDocuments: (request) => client.listDocuments(request),
     getDocument: (id) => client.getDocument(id),
     compareHash: (id, hash) => client.compareHash(id, hash.toLowerCase()),
     importIpfs: async (request) => {
