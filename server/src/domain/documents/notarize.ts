@@ -14,6 +14,7 @@ import { hashStream, type IngestResult, ingestStream } from './ingest';
 import { detectMimeType } from './mime';
 import { assertStorageRoom } from './quota';
 import { recordUploadedDocument } from './service';
+import type { PublicVerifyCache } from './verify-cache';
 
 /** The file of an intake, handed over by the face as its bytes start. */
 export interface IntakeFile {
@@ -84,6 +85,19 @@ export interface NotarizeDeps {
   freeSpace: FreeSpace;
   /** Where a failed removal is reported (the upload's request logger; default: nowhere). */
   log?: Log;
+  /** The public verify cache, told of each new document (an unknown-hash answer for it must go). */
+  verifyCache?: PublicVerifyCache;
+}
+
+/** `doc` is committed: the public verify caches drop what they said of its hash (`PublicVerifyCache`). */
+function published(deps: NotarizeDeps, doc: DocumentEntity): DocumentEntity {
+  try {
+    deps.verifyCache?.invalidate(doc.sha256Hash);
+  } catch (e) {
+    // The row is committed whatever the cache does: its unknown-hash answer expires within seconds.
+    (deps.log ?? silentLog).error({ err: e }, '[verify-cache] invalidation failed');
+  }
+  return doc;
 }
 
 /**
@@ -122,7 +136,7 @@ export async function notarize(
         `Uploading needs the editor role or higher in this organization (you are ${actor.role})`,
       );
     }
-    if (intake.kind === 'reference') return await notarizeReference(em, deps, actor, intake);
+    if (intake.kind === 'reference') return published(deps, await notarizeReference(em, deps, actor, intake));
     const announced = intake.source.announce();
     if (announced !== undefined && announced > LIMITS.maxUploadBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
@@ -145,7 +159,7 @@ export async function notarize(
     }
     const mimeType = await detectMimeType(result.head, declaredType, fileName);
     const origin = intake.origin;
-    return await recordUploadedDocument(
+    const doc = await recordUploadedDocument(
       em,
       actor,
       {
@@ -162,6 +176,7 @@ export async function notarize(
       },
       { anchoring: deps.anchoringQueue, quotaBytes },
     );
+    return published(deps, doc);
   } catch (e) {
     // No object without its row.
     for (const key of stored ? [stored, ...brought] : brought) {
