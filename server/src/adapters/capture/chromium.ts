@@ -22,6 +22,7 @@ import {
   type CaptureSettingsRecord,
   withCaptureRecord,
 } from '../../ports/capture';
+import { CAPTURE_FILES } from './process-protocol';
 import {
   type DevToolsSession,
   PROVENANCE_FILES,
@@ -114,8 +115,7 @@ export interface BrowserCaptureOptions {
   onRefusal?: (refused: RefusedDestination) => void;
 }
 
-/** The files a capture leaves in its work directory, for the process that started it to read. */
-export const CAPTURE_FILES = { wacz: 'capture.wacz', screenshot: 'screenshot.png' } as const;
+export { CAPTURE_FILES };
 
 /** What a finished capture reports; its archive and screenshot are files in the work directory. */
 export interface BrowserCaptureResult {

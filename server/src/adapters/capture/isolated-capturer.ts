@@ -9,8 +9,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AppError, LIMITS } from '@notary/shared';
 import type { WebCapture, WebCapturer } from '../../ports/capture';
 import type { Log } from '../../ports/log';
-import { CAPTURE_FILES, type CaptureConfig } from './chromium';
-import { type CaptureAnswer, type CaptureRequest, captureAnswerSchema } from './process-protocol';
+import type { CaptureConfig } from './chromium';
+import {
+  CAPTURE_FILES,
+  type CaptureAnswer,
+  type CaptureRequest,
+  captureAnswerSchema,
+} from './process-protocol';
 
 /** Captures that may wait for a browser beyond those running; one more is refused with 429. */
 export const CAPTURE_QUEUE_MAX = 4;
