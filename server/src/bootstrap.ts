@@ -37,6 +37,7 @@ import { createSignedFileRoute } from './http/files';
 import { answerWhileStarting } from './http/starting';
 import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
 import { type JobQueue, startJobQueue } from './jobs/boss';
+import { startOrgDeletionJob } from './jobs/org-deletion';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
 import { jobLog, startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
 import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
@@ -318,6 +319,12 @@ export async function startService(config: Config, options: { log?: Logger } = {
     intervalHours: config.orphanSweepHours,
     log: jobLog(log.child({ module: 'storage' })),
   });
+  // Organization deletions confirmed but cut short (the process running one died): finished here.
+  const orgDeletions = startOrgDeletionJob({
+    fork: () => core.db.fork(),
+    ports: { storage: core.deps.storage, mailer: core.deps.mailer, directory: core.deps.directory },
+    log: jobLog(log.child({ module: 'org-deletion' })),
+  });
   // Anchoring (issue 4): chains per configuration, batch collection on a timer, one worker per chain.
   let anchoring: AnchoringRunner | undefined;
   // The upload's transaction enqueues a pg-boss job that opens a batch window (the job commits or rolls back
@@ -351,6 +358,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
     await admin?.close();
     await reconcile.stop();
     await orphanSweep.stop();
+    await orgDeletions.stop();
     await queue?.stop();
     await anchoring?.stop();
     await core.close();
@@ -385,6 +393,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       await admin?.close();
       await reconcile.stop();
       await orphanSweep.stop();
+      await orgDeletions.stop();
       await queue?.stop();
       if (devnets) await forgetDevnetEndpoints(config.dataDir);
       await anchoring?.stop();

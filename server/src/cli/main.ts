@@ -18,6 +18,10 @@ const USAGE = `Usage: npm run notary -- <command> [options]
   anchors:status                                anchoring: "unbatched <n>", "batch <status> <n>",
                                                 "tx <chain> <state> <n>", then failed/retrying transactions:
                                                 "error <chain> <state> <batch> <attempts> <tx> <next> <last error>"
+  org:deletion-status                           organization deletions under way, one line each:
+                                                "<tenant id> <name> <step> <running|stopped>
+                                                documents <deleted>/<total> left <n> batches <n>
+                                                started <ISO> progress <ISO>", or "none"
   devnet:info                                   the running devnets' endpoints (ANCHORING=devnet), one per line:
                                                 "evm-rpc <url>", "stacks-api <url>" (for notary-verify)
   storage:sweep [--grace-minutes M]             remove stored objects no live document references (bytes of an
@@ -25,6 +29,7 @@ const USAGE = `Usage: npm run notary -- <command> [options]
                                                 (default 60), and incomplete uploads older than a day; prints
                                                 "scanned <n>", "removed <n>", "kept-young <n>",
                                                 "incomplete-uploads <n>", then "removed <key>" per object
+                                                (the first 1000)
   storage:recount [--tenant ID|SLUG]            recompute the storage quota's used-bytes counter of one tenant
                                                 (its id or organization slug) or of all from the documents;
                                                 prints "checked <n>", "drifted <n>", then
@@ -71,6 +76,8 @@ function parse(argv: string[]): OperatorCommand {
     case 'org:transfer':
       return { command, org: need('org'), to: need('to') };
     case 'anchors:status':
+      return { command };
+    case 'org:deletion-status':
       return { command };
     case 'storage:sweep': {
       const grace = values['grace-minutes'];

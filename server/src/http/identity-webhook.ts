@@ -5,8 +5,9 @@ import {
   createClerkWebhook,
   type MappedIdentityEvent,
 } from '../adapters/identity/clerk/webhook';
+import { IdentityWebhookDelivery } from '../db/entities';
 import type { AppDeps } from '../deps';
-import { applyMembershipEvent } from '../domain/tenancy/reconcile';
+import { applyMembershipEvent, cancelInvitationsForEvents } from '../domain/tenancy/reconcile';
 import { publicRoute } from './route';
 
 /**
@@ -26,7 +27,8 @@ import { publicRoute } from './route';
  * - 413 body over 256 kB.
  *
  * Effects: a membership created or updated upserts the member (the organization's tenant is created from the
- * payload's name and slug when the service never saw it); a membership deleted removes the member; an
+ * payload's name and slug when the service never saw it), after canceling the member's pending invitations
+ * its role could no longer give; a membership deleted cancels all of the member's and removes the member; an
  * organization deleted removes its member rows (documents stay: deleting them is the organization-deletion
  * flow's job).
  */
@@ -40,7 +42,7 @@ const MAX_BODY = '256kb';
  * `app.post(IDENTITY_WEBHOOK_PATH, identityWebhookRoute(deps))`.
  * @throws Error at construction when `IDENTITY_WEBHOOK_SECRET` is set but is not a svix secret.
  */
-export function identityWebhookRoute(deps: Pick<AppDeps, 'config' | 'db'>): RequestHandler[] {
+export function identityWebhookRoute(deps: Pick<AppDeps, 'config' | 'db' | 'directory'>): RequestHandler[] {
   const secret = deps.config.identityWebhookSecret;
   const webhook: ClerkWebhook | undefined = secret ? createClerkWebhook(secret) : undefined;
 
@@ -50,7 +52,13 @@ export function identityWebhookRoute(deps: Pick<AppDeps, 'config' | 'db'>): Requ
     }
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const { deliveryId, mapped } = webhook.receive(body, req.headers);
-    const duplicate = await applyDelivery(deps.db.fork(), deliveryId, mapped);
+    const em = deps.db.fork();
+    // A role lowered or a membership ended cancels the member's invitations the new role could not give, as
+    // the team routes do; first, and outside the transaction (a provider call), so a failure (502) applies
+    // nothing and the provider's retry does it all. A delivery seen before changes nothing.
+    const seen = await em.count(IdentityWebhookDelivery, { id: deliveryId });
+    if (seen === 0) await cancelInvitationsForEvents(deps.directory, mapped.events);
+    const duplicate = await applyDelivery(em, deliveryId, mapped);
     if (duplicate) res.status(200).json({ ok: true, duplicate: true });
     else if (mapped.events.length === 0) res.status(200).json({ ok: true, ignored: true });
     else res.status(200).json({ ok: true });

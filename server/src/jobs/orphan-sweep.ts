@@ -22,9 +22,9 @@ export function startOrphanSweepJob(options: {
   return startPeriodicJob(options.intervalHours * 3600 * 1000, async () => {
     try {
       const report = await sweepOrphanedObjects(options.fork(), options.storage);
-      if (report.removed.length + report.incompleteUploads > 0) {
+      if (report.removedCount + report.incompleteUploads > 0) {
         options.log.info(
-          `[storage] orphan sweep: ${report.removed.length} objects without a document removed, ` +
+          `[storage] orphan sweep: ${report.removedCount} objects without a document removed, ` +
             `${report.incompleteUploads} incomplete uploads removed (${report.scanned} scanned)`,
         );
       }

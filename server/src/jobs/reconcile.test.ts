@@ -3,6 +3,7 @@ import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdentityWebhookDelivery, TenantMember } from '../db/entities';
 import { baseOrmOptions } from '../db/orm-config';
+import type { ReconcileDirectory } from '../domain/tenancy/reconcile';
 import type {
   DirectoryMember,
   DirectoryOrganization,
@@ -59,7 +60,9 @@ describe('reconcile job and membership subscription', () => {
     let calls = 0;
     let release: () => void = () => undefined;
     let gate = Promise.resolve();
-    const directory: Pick<OrganizationDirectory, 'listOrganizations' | 'listMembers'> = {
+    const directory: ReconcileDirectory = {
+      listInvitations: async () => [],
+      cancelInvitation: async () => undefined,
       listOrganizations: async () => {
         calls++;
         await gate;

@@ -1,7 +1,12 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Logger } from '@notary/platform/log';
 import { IdentityWebhookDelivery } from '../db/entities';
-import { applyMembershipEvent, type ReconcileSummary, reconcileAll } from '../domain/tenancy/reconcile';
+import {
+  applyMembershipEvent,
+  type ReconcileDirectory,
+  type ReconcileSummary,
+  reconcileAll,
+} from '../domain/tenancy/reconcile';
 import type { MembershipEvent, OrganizationDirectory } from '../ports/directory';
 import { type PeriodicJob, startPeriodicJob } from './periodic';
 
@@ -44,7 +49,7 @@ export type ReconcileJob = PeriodicJob<ReconcileSummary>;
  */
 export function startReconcileJob(options: {
   fork: () => EntityManager;
-  directory: Pick<OrganizationDirectory, 'listOrganizations' | 'listMembers'>;
+  directory: ReconcileDirectory;
   intervalSeconds: number;
   log: JobLog;
 }): ReconcileJob {

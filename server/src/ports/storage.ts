@@ -46,9 +46,17 @@ export interface ObjectStorage {
   exists(key: string): Promise<boolean>;
   /** Reads the whole object as a stream (used by the certificate and by tests). @throws AppError('NOT_FOUND'). */
   get(key: string): Promise<Readable>;
-  /** Lists keys under `prefix` in byte-wise lexicographic order (operators, tests: "nothing left behind"). */
+  /**
+   * Lists keys under `prefix` in byte-wise lexicographic order (operators, tests: "nothing left behind").
+   * Local files sort each directory in memory: walks over a whole store use `listObjects`.
+   */
   list(prefix?: string): AsyncIterable<string>;
-  /** As `list`, with each object's size and completion time (the orphan sweep's grace period needs the time). */
+  /**
+   * Every object under `prefix` with its size and completion time (the orphan sweep's grace period needs the
+   * time), streamed with memory bounded whatever the count: S3 a ListObjectsV2 page at a time (continuation
+   * tokens, key order), local files a few directory entries at a time (in the file system's order). Deleting
+   * objects already yielded while iterating is safe; callers that delete must not rely on the order.
+   */
   listObjects(prefix?: string): AsyncIterable<StoredObjectInfo>;
   /**
    * Removes uploads started before `startedBefore` that never completed and never became objects (S3:

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { createWriteStream, type Dir } from 'node:fs';
+import { type FileHandle, mkdir, open, opendir, readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -183,9 +183,18 @@ export class FsObjectStorage implements ObjectStorage {
     }
   }
 
-  /** Every object under `prefix` with its size and mtime, in `list` order. */
+  /**
+   * Every object under `prefix` with its size and mtime, streamed: directories are read a few entries at a
+   * time (`opendir`), in the order the file system returns them (no sorting, which would need a whole
+   * directory in memory: a tenant's directory holds one file per document). Objects deleted while the walk
+   * runs are simply not yielded; the others are yielded once.
+   * @throws AppError('BAD_REQUEST') for a prefix with characters keys cannot have.
+   */
   async *listObjects(prefix = ''): AsyncIterable<StoredObjectInfo> {
-    for await (const key of this.list(prefix)) {
+    assertValidPrefix(prefix);
+    const dirPart = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    for await (const key of this.scan(dirPart)) {
+      if (!key.startsWith(prefix)) continue;
       // A key deleted between the walk and the stat is simply not there any more.
       const st = await stat(this.pathOf(key)).catch(() => undefined);
       if (st?.isFile()) yield { key, size: st.size, lastModified: st.mtime };
@@ -310,7 +319,30 @@ export class FsObjectStorage implements ObjectStorage {
     return resolved;
   }
 
-  /** Keys of regular files under `dir` (relative, ending with `/` or empty), depth first in key order. */
+  /**
+   * Keys of regular files under `dir` (relative, ending with `/` or empty), depth first, in directory order:
+   * one open directory handle per level, read in small chunks, whatever the number of entries.
+   */
+  private async *scan(dir: string): AsyncGenerator<string> {
+    let handle: Dir;
+    try {
+      handle = await opendir(path.join(this.root, dir), { bufferSize: 128 });
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return;
+      throw e;
+    }
+    // The iterator closes the handle when the loop ends, breaks or throws.
+    for await (const entry of handle) {
+      if (entry.name.startsWith('.')) continue;
+      if (entry.isDirectory()) yield* this.scan(`${dir}${entry.name}/`);
+      else if (entry.isFile()) yield `${dir}${entry.name}`;
+    }
+  }
+
+  /**
+   * Keys of regular files under `dir` (relative, ending with `/` or empty), depth first in key order. Each
+   * directory is read whole to be sorted: for `list` (operators, tests), not for walks over a whole store.
+   */
   private async *walk(dir: string): AsyncGenerator<string> {
     let entries: { name: string; isDir: boolean; isFile: boolean }[];
     try {

@@ -4,8 +4,14 @@ import type { MailMessage } from '../../ports/mail';
 /**
  * The two mails of an organization deletion (spec, Events: "Emails are sent for the organization deletion
  * code and for the notice to members after deletion"), in Portuguese (default) and English. Plain text plus
- * an equivalent HTML part; interpolated values are escaped in the HTML part and kept on one line in subjects
- * (an organization name with a line break must not inject mail headers or fake paragraphs).
+ * an equivalent HTML part; interpolated values are escaped in the HTML part and kept on one line (an
+ * organization name with a line break must not fake paragraphs).
+ *
+ * Subjects name no organization (nor the code): mail clients show subjects in notifications and on locked
+ * screens, where anyone near the phone reads which notary office the recipient works with and that it is being
+ * deleted; and the name is chosen by the organization's admins, so in a subject it would read as the service's
+ * own words ("… Urgent: call this number"). The name stays in the body: the recipient is (or was) a member of
+ * that organization, and the body is read only once the device is unlocked.
  */
 
 const LOCALES: Record<MailLanguage, string> = { pt: 'pt-BR', en: 'en-GB' };
@@ -45,8 +51,8 @@ export interface DeletionCodeMailInput {
 /**
  * The mail carrying the code of `POST /api/org/delete/request`, to the requester only. It says what the
  * code does (irreversible deletion of every document and file), how long it lasts, that only the requester
- * can use it, and what to do when the request was not theirs. The code stays out of the subject, which mail
- * clients show in notifications and on locked screens.
+ * can use it, and what to do when the request was not theirs. The code and the organization's name stay out of
+ * the subject (see the module comment).
  */
 export function deletionCodeMail(input: DeletionCodeMailInput): MailMessage {
   const org = oneLine(input.organizationName);
@@ -54,7 +60,7 @@ export function deletionCodeMail(input: DeletionCodeMailInput): MailMessage {
   const t =
     input.lang === 'pt'
       ? {
-          subject: `Código para excluir a organização ${org}`,
+          subject: 'Código para excluir sua organização no Notary',
           lines: [
             'Olá,',
             `Foi pedida a exclusão da organização "${org}" no Notary. Para confirmar, use este código:`,
@@ -67,7 +73,7 @@ export function deletionCodeMail(input: DeletionCodeMailInput): MailMessage {
           ],
         }
       : {
-          subject: `Code to delete the organization ${org}`,
+          subject: 'Code to delete your organization on Notary',
           lines: [
             'Hello,',
             `Deleting the organization "${org}" on Notary was requested. To confirm, use this code:`,
@@ -108,7 +114,7 @@ export function deletionNoticeMail(input: DeletionNoticeMailInput): MailMessage 
   const t =
     input.lang === 'pt'
       ? {
-          subject: `A organização ${org} foi excluída`,
+          subject: 'Uma organização da qual você era membro foi excluída',
           lines: [
             'Olá,',
             `A organização "${org}", da qual você era membro no Notary, foi excluída por um administrador em ${when}.`,
@@ -117,7 +123,7 @@ export function deletionNoticeMail(input: DeletionNoticeMailInput): MailMessage 
           ],
         }
       : {
-          subject: `The organization ${org} was deleted`,
+          subject: 'An organization you were a member of was deleted',
           lines: [
             'Hello,',
             `The organization "${org}", of which you were a member on Notary, was deleted by an administrator on ${when}.`,

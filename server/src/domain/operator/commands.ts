@@ -7,6 +7,8 @@ import type { IdentityAdmin } from '../../ports/identity';
 import type { ObjectStorage } from '../../ports/storage';
 import { ORPHAN_GRACE_MS, sweepOrphanedObjects } from '../documents/orphans';
 import { recountStorage } from '../documents/quota';
+import { organizationDeletionStatus } from '../org/deletion';
+import { cancelInvitationsNoLongerGrantable } from '../team/grants';
 import { ensureOrganizationTenant, ensurePersonalTenant, setTenantRole } from '../tenancy/resolve';
 
 /**
@@ -31,6 +33,7 @@ export type OperatorCommand =
   | { command: 'org:members'; org: string }
   | { command: 'org:transfer'; org: string; to: string }
   | { command: 'anchors:status' }
+  | { command: 'org:deletion-status' }
   | { command: 'storage:sweep'; graceMinutes?: number | undefined }
   | { command: 'storage:recount'; tenant?: string | undefined };
 
@@ -88,20 +91,26 @@ async function tenantIdOf(ctx: OperatorContext, idOrSlug: string): Promise<strin
  * Runs one operator command.
  * - `user:create`: creates the user (idempotent) and their personal workspace; prints the user id.
  * - `org:create`: creates the organization with the owner (an existing user); prints `<id> <slug>`.
- * - `member:add`: adds or updates a membership with the role owner|admin|editor|reader.
+ * - `member:add`: adds or updates a membership with the role owner|admin|editor|reader; the member's pending
+ *   invitations the new role could not give are canceled first (`cancelInvitationsNoLongerGrantable`).
  * - `token`: prints a session JWT for the user, with the organization active when `org` is given.
  * - `org:list`: one line per organization at the provider: `<id>\t<slug>\t<name>\t<member count>`, by slug.
  * - `org:members`: one line per member at the provider: `<email>\t<role>`, owners first, then by e-mail.
  * - `anchors:status`: the anchoring pipeline, see `anchorsStatus`.
+ * - `org:deletion-status`: one line per organization deletion confirmed and not finished, oldest first:
+ *   `<tenant id>\t<organization name>\t<step>\t<running|stopped>\tdocuments <deleted>/<total>\tleft <n>\t
+ *   batches <n>\tstarted <ISO>\tprogress <ISO or ->` (`organizationDeletionStatus`; total and left are `-`
+ *   before the documents step), or `none` when no deletion is under way.
  * - `storage:sweep`: removes stored objects no live document references, older than `graceMinutes` (default
  *   60), and incomplete uploads older than a day; prints `scanned <n>`, `removed <n>`, `kept-young <n>`,
- *   `incomplete-uploads <n>`, then one `removed <key>` line per object.
+ *   `incomplete-uploads <n>`, then one `removed <key>` line per object (the first 1000).
  * - `storage:recount`: recomputes the storage quota's used-bytes counter of one tenant (`tenant`: its id, or an
  *   organization's slug) or of every tenant from the Document rows (`recountStorage`); prints `checked <n>`,
  *   `drifted <n>`, then `drifted <tenant id> <bytes before> <bytes after>` per tenant it corrected.
  * - `org:transfer`: makes the member `to` the owner and every previous owner an admin, at the provider and in
  *   the service's role table. The new owner is promoted before anyone is demoted, so the organization never
  *   lacks an owner; a failure midway leaves extra owners, and running the command again finishes the job.
+ *   The previous owners' pending invitations for owner are canceled (an admin could not give them).
  * @throws AppError BAD_REQUEST (invalid input, transfer to a non-member), NOT_FOUND (unknown user or
  *   organization), BAD_GATEWAY (provider failure).
  */
@@ -128,6 +137,8 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
       const role: Role = cmd.role;
       const org = await orgBySlug(ctx, cmd.org);
       const user = await userByEmail(ctx, cmd.email);
+      // As the team routes: invitations the member could no longer give go first.
+      await cancelInvitationsNoLongerGrantable(directoryOf(ctx), org.id, [{ userId: user.id, role }]);
       await ctx.identity.setMember({ organizationId: org.id, userId: user.id, role });
       const tenant = await ensureOrganizationTenant(ctx.em, org);
       await setTenantRole(ctx.em, tenant, user.id, role);
@@ -169,6 +180,12 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
       const tenant = await ensureOrganizationTenant(ctx.em, org);
       await directory.setMemberRole(org.id, user.id, 'owner');
       await setTenantRole(ctx.em, tenant, user.id, 'owner');
+      // Former owners keep their admin, editor and reader invitations; owner invitations go.
+      await cancelInvitationsNoLongerGrantable(
+        directory,
+        org.id,
+        previous.map((m) => ({ userId: m.userId, role: 'admin' as const })),
+      );
       for (const owner of previous) {
         await directory.setMemberRole(org.id, owner.userId, 'admin');
         await setTenantRole(ctx.em, tenant, owner.userId, 'admin');
@@ -184,7 +201,7 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
       const report = await sweepOrphanedObjects(ctx.em, ctx.storage, { graceMs: graceMinutes * 60_000 });
       return [
         row('scanned', report.scanned),
-        row('removed', report.removed.length),
+        row('removed', report.removedCount),
         row('kept-young', report.young),
         row('incomplete-uploads', report.incompleteUploads),
         ...report.removed.map((key) => row('removed', key)),
@@ -201,6 +218,25 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
     }
     case 'anchors:status':
       return anchorsStatus(ctx.em);
+    case 'org:deletion-status': {
+      const deletions = await organizationDeletionStatus(ctx.em);
+      if (deletions.length === 0) return 'none';
+      return deletions
+        .map((d) =>
+          row(
+            d.tenantId,
+            d.organizationName,
+            d.step,
+            d.running ? 'running' : 'stopped',
+            `documents ${d.documentsDeleted}/${d.documentsTotal ?? '-'}`,
+            `left ${d.documentsLeft ?? '-'}`,
+            `batches ${d.batchesDone}`,
+            `started ${d.startedAt.toISOString()}`,
+            `progress ${d.progressAt?.toISOString() ?? '-'}`,
+          ),
+        )
+        .join('\n');
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { type EntityManager, LockMode } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError, type MailLanguage } from '@notary/shared';
-import { Document, OrgDeletion, Tenant, TenantMember } from '../../db/entities';
+import { OrgDeletion, Tenant, TenantMember } from '../../db/entities';
 import type { OrganizationDirectory } from '../../ports/directory';
 import { isPlaceholderEmail, type Mailer } from '../../ports/mail';
 import type { ObjectStorage } from '../../ports/storage';
@@ -33,36 +34,65 @@ import { atProvider, requireOrganizationManager } from './guard';
  *
  * The deletion runs in this order, each step recorded in the row so that a retry continues where a failure
  * stopped: collect the members' e-mail addresses at the identity provider (before anything is removed);
- * delete every stored object of every document (file and screenshot) then the document rows, batch by batch,
+ * delete every stored object of every document (file and screenshot) then the document rows, batch by batch
+ * in id order (the row keeps the cursor and the counts: memory holds one batch whatever the archive's size),
  * then every remaining object under the tenant's storage prefix `<tenantId>/`; e-mail each member the notice;
  * remove the organization at the provider; remove the service's tenant rows (tenant, role table, this row).
- * On-chain records stay: nothing is written to or removed from a chain. Anchoring is a later issue; when it
- * lands, its records (chain transactions, Merkle proofs) must outlive the documents deleted here.
+ * On-chain records stay: nothing is written to or removed from a chain (anchor batches and transactions are
+ * not the tenant's rows; a document's Merkle proof goes with its row).
+ *
+ * A run holds a lease renewed after each batch. A run that stops (a failure, or its process killed) is
+ * finished by the resume job (`resumeOrganizationDeletions`, run by `jobs/org-deletion.ts` at start-up and
+ * every minute) once the lease ran out, or at once by confirming again with the same code.
+ * `organizationDeletionStatus` (`npm run notary -- org:deletion-status`) shows the progress.
  */
 
-/** Ports the deletion uses. */
-export interface OrgDeletionPorts {
+/** Ports a run of the deletion's steps uses (the confirmation, the resume job, a script). */
+export interface OrgDeletionRunPorts {
   storage: ObjectStorage;
   mailer: Mailer;
   directory: OrganizationDirectory;
-  /** Key of the code hashes: `deletionCodeKey(secret)`. */
-  codeKey: Uint8Array;
   /** Receives one warning line per noteworthy event (the service's logger; default: nowhere). */
   log?: (line: string) => void;
+  /**
+   * Receives one line per step and per batch of documents (`batch <n> done, <d> documents deleted, <l> left`),
+   * for the service's log at info level (default: nowhere).
+   */
+  progress?: (line: string) => void;
+  /** Documents per batch, 1 to 10000 (default {@link DOCUMENT_BATCH}). */
+  batchSize?: number;
+  /** The current time (tests inject it); default `new Date()`. */
+  now?: () => Date;
 }
 
-/** Documents handled per batch: bounds memory and the size of one `DELETE ... WHERE id IN (...)`. */
-const DOCUMENT_BATCH = 200;
+/** Ports the confirmation uses: a run's, plus the key of the code hashes. */
+export interface OrgDeletionPorts extends OrgDeletionRunPorts {
+  /** Key of the code hashes: `deletionCodeKey(secret)`. */
+  codeKey: Uint8Array;
+}
+
+/**
+ * Documents handled per batch by default: bounds memory, the size of one `DELETE ... WHERE id = ANY(...)`
+ * and the work a crash repeats (one batch's object deletions).
+ */
+export const DOCUMENT_BATCH = 200;
+/** The largest batch a caller may ask for. */
+const MAX_DOCUMENT_BATCH = 10_000;
 /** Objects listed and deleted per round of the prefix sweep (one S3 list page). */
 const SWEEP_BATCH = 1000;
 /** Object deletions in flight at once: S3 round trips dominate, a few in parallel cut the wall time. */
 const DELETE_CONCURRENCY = 8;
 /**
- * How long a confirmation owns a running deletion, in milliseconds, renewed after each batch. Two confirms
- * at once (a double click) would otherwise both run the steps and mail every member twice; a crashed run
- * frees the deletion when its lease runs out.
+ * How long a run owns a deletion, in milliseconds, renewed after each batch. Two confirms at once (a double
+ * click), or a confirm and the resume job, would otherwise both run the steps and mail every member twice; a
+ * killed run frees the deletion when its lease runs out, and the resume job then finishes it.
  */
-const LEASE_MS = 5 * 60 * 1000;
+export const LEASE_MS = 2 * 60 * 1000;
+/**
+ * How long the resume job leaves a deletion whose run failed (and released its lease) to the user's own
+ * retry ("confirm again with the same code") before finishing it itself, in milliseconds.
+ */
+export const RESUME_IDLE_MS = 60 * 1000;
 
 /**
  * `POST /api/org/delete/request`: e-mails a fresh 6-digit code to the requester, replacing any pending code.
@@ -183,9 +213,10 @@ type Verdict = { ok: true; deletionId: string } | { ok: false; message: string }
  * @param options.now the current time for the code's expiry (tests inject it).
  * @returns `{ok:true}` once everything is gone.
  * @throws AppError BAD_REQUEST (`No active organization`; no code pending, or pending for another member;
- *   wrong, expired or burnt code), FORBIDDEN (below admin), CONFLICT (another confirmation is running this
- *   deletion right now), BAD_GATEWAY (the identity provider or the mail server failed midway: the message says
- *   what is already gone; confirm again with the same code to finish).
+ *   wrong, expired or burnt code), FORBIDDEN (below admin), CONFLICT (another confirmation, or the resume
+ *   job, is running this deletion right now), BAD_GATEWAY (the identity provider or the mail server failed
+ *   midway: the message says what is already gone; the resume job finishes it, or confirm again with the
+ *   same code to finish now).
  */
 export async function confirmOrganizationDeletion(
   em: EntityManager,
@@ -236,42 +267,76 @@ export async function confirmOrganizationDeletion(
     return { ok: true, deletionId: row.id };
   });
   if (!verdict.ok) throw new AppError('BAD_REQUEST', verdict.message);
-  await runDeletion(em, ports, org, verdict.deletionId);
+  const outcome = await runDeletion(em, ports, {
+    deletionId: verdict.deletionId,
+    tenantId: org.tenant.id,
+    organizationId: org.organizationId,
+    organizationName: org.tenant.name,
+  });
+  if (outcome === 'busy') {
+    throw new AppError(
+      'CONFLICT',
+      'This deletion is running right now (another request or the service itself): wait a moment, then confirm again with the same code',
+    );
+  }
   return { ok: true };
 }
 
-/** Runs (or resumes) the steps of a started deletion under a lease. */
+/** What a run of the steps needs to know of the organization: read from its tenant row. */
+interface DeletionTarget {
+  deletionId: string;
+  tenantId: string;
+  /** The organization's id at the identity provider (the tenant's `externalId`). */
+  organizationId: string;
+  organizationName: string;
+}
+
+/** Outcome of one run of the steps, for the resume job's log. */
+export type DeletionRunOutcome = 'finished' | 'busy';
+
+/** The clock of the ports (tests and the resume test inject it). */
+const clockOf = (ports: OrgDeletionRunPorts): Date => ports.now?.() ?? new Date();
+
+/**
+ * Runs (or resumes) the steps of a started deletion under a lease: resolves `finished` once the organization
+ * is gone, `busy` when another run holds the lease (the caller decides whether that is an error).
+ * @throws AppError BAD_GATEWAY (provider or mail failure midway; the row keeps what is done), or the storage's
+ *   and the database's errors: the lease is released and the row says where to resume.
+ */
 async function runDeletion(
   em: EntityManager,
-  ports: OrgDeletionPorts,
-  org: OrganizationActor,
-  deletionId: string,
-): Promise<void> {
+  ports: OrgDeletionRunPorts,
+  target: DeletionTarget,
+): Promise<DeletionRunOutcome> {
   const log = ports.log ?? (() => {});
+  const progress = ports.progress ?? (() => {});
+  const { deletionId, tenantId } = target;
+  const batchSize = ports.batchSize ?? DOCUMENT_BATCH;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_DOCUMENT_BATCH) {
+    throw new AppError('BAD_REQUEST', `The deletion batch size must be 1 to ${MAX_DOCUMENT_BATCH} documents`);
+  }
+  const leaseFrom = (now: Date) => new Date(now.getTime() + LEASE_MS);
+  const claimedAt = clockOf(ports);
   const claimed = await em.nativeUpdate(
     OrgDeletion,
-    { id: deletionId, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: new Date() } }] },
-    { leaseUntil: new Date(Date.now() + LEASE_MS) },
+    { id: deletionId, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: claimedAt } }] },
+    { leaseUntil: leaseFrom(claimedAt), progressAt: claimedAt },
   );
-  if (claimed === 0) {
-    throw new AppError(
-      'CONFLICT',
-      'This deletion is running in another request right now: wait a moment, then confirm again with the same code',
-    );
-  }
-  const renewLease = () =>
-    em.nativeUpdate(OrgDeletion, { id: deletionId }, { leaseUntil: new Date(Date.now() + LEASE_MS) });
+  if (claimed === 0) return 'busy';
+  const renewLease = () => {
+    const now = clockOf(ports);
+    return em.nativeUpdate(OrgDeletion, { id: deletionId }, { leaseUntil: leaseFrom(now), progressAt: now });
+  };
   let finished = false;
   try {
     const state = await em.findOneOrFail(OrgDeletion, { id: deletionId }, { disableIdentityMap: true });
-    const tenantId = org.tenant.id;
 
     // 1. Who to notify, asked before anything is removed: once the organization is gone at the provider,
     //    its member list is gone too.
     let recipients = state.noticeRecipients;
     if (!recipients) {
       const members = await atProvider(
-        () => ports.directory.listMembers(org.organizationId),
+        () => ports.directory.listMembers(target.organizationId),
         'The identity provider failed to list the members; nothing was deleted yet: confirm again with the same code',
       ).catch((e: unknown) => {
         // Removed at the provider already (by someone else): nobody left to list, the rest still applies.
@@ -282,11 +347,13 @@ async function runDeletion(
       await em.nativeUpdate(OrgDeletion, { id: deletionId }, { noticeRecipients: recipients });
     }
 
-    // 2. Stored objects, then document rows; then whatever else the tenant's prefix still holds.
+    // 2. Stored objects, then document rows, batch by batch; then whatever else the tenant's prefix holds.
     if (!state.filesDeletedAt) {
-      await deleteDocuments(em, ports.storage, tenantId, renewLease);
+      progress(`[org-deletion] ${tenantId}: deleting documents, ${batchSize} per batch`);
+      await deleteDocuments(em, ports, deletionId, tenantId, batchSize, progress);
       await sweepPrefix(ports.storage, tenantId, renewLease);
-      await em.nativeUpdate(OrgDeletion, { id: deletionId }, { filesDeletedAt: new Date() });
+      await em.nativeUpdate(OrgDeletion, { id: deletionId }, { filesDeletedAt: clockOf(ports) });
+      progress(`[org-deletion] ${tenantId}: documents and files deleted`);
     }
 
     // 3. The notice, one member at a time; each address is removed from the row once its mail is accepted,
@@ -300,15 +367,15 @@ async function runDeletion(
             deletionNoticeMail({
               lang: state.lang,
               to,
-              organizationName: org.tenant.name,
-              deletedAt: state.startedAt ?? new Date(),
+              organizationName: target.organizationName,
+              deletedAt: state.startedAt ?? clockOf(ports),
             }),
           );
         } catch (e) {
           if (!isPermanentMailRefusal(e)) {
             throw new AppError(
               'BAD_GATEWAY',
-              "The organization's documents and files are deleted, but e-mailing the members failed: confirm again with the same code to finish",
+              "The organization's documents and files are deleted, but e-mailing the members failed: the service retries by itself; or confirm again with the same code to finish now",
               { cause: e },
             );
           }
@@ -318,43 +385,49 @@ async function runDeletion(
         pending.shift();
         await em.nativeUpdate(OrgDeletion, { id: deletionId }, { noticeRecipients: pending });
       }
-      await em.nativeUpdate(OrgDeletion, { id: deletionId }, { noticesSentAt: new Date() });
+      await em.nativeUpdate(OrgDeletion, { id: deletionId }, { noticesSentAt: clockOf(ports) });
+      progress(`[org-deletion] ${tenantId}: members notified`);
     }
 
     // 4. The organization at the identity provider, with its memberships and invitations.
     if (!state.providerDeletedAt) {
       await atProvider(
-        () => ports.directory.deleteOrganization(org.organizationId),
-        "The organization's documents and files are deleted, but removing the organization at the identity provider failed: confirm again with the same code to finish",
+        () => ports.directory.deleteOrganization(target.organizationId),
+        "The organization's documents and files are deleted, but removing the organization at the identity provider failed: the service retries by itself; or confirm again with the same code to finish now",
       ).catch((e: unknown) => {
         // Gone already (removed at the provider by someone else): that is the goal of this step.
         if (e instanceof AppError && e.code === 'NOT_FOUND') return;
         throw e;
       });
-      await em.nativeUpdate(OrgDeletion, { id: deletionId }, { providerDeletedAt: new Date() });
+      await em.nativeUpdate(OrgDeletion, { id: deletionId }, { providerDeletedAt: clockOf(ports) });
     }
 
     // 5. The service's rows. An upload that slipped in while the steps above ran (its token was still valid)
-    //    stored its object before inserting its row: sweep again, then remove the tenant, whose foreign keys
-    //    cascade to documents, the role table and this row.
+    //    stored its object before inserting its row: delete such rows with their objects, sweep again, then
+    //    remove the tenant, whose foreign keys cascade to the role table, this row and anything left.
+    await em.nativeUpdate(OrgDeletion, { id: deletionId }, { documentCursor: null });
+    await deleteDocuments(em, ports, deletionId, tenantId, batchSize, progress);
     await sweepPrefix(ports.storage, tenantId, renewLease);
     await em.transactional(async (tx) => {
-      await tx.nativeDelete(Document, { tenant: tenantId });
       await tx.nativeDelete(TenantMember, { tenant: tenantId });
       await tx.nativeDelete(Tenant, { id: tenantId });
     });
     finished = true;
+    progress(`[org-deletion] ${tenantId}: organization deleted`);
     // An upload whose row insert raced the removal above fails on the foreign key and deletes its own
-    // object; one whose object was stored after the sweep but whose row was cascaded away is caught here.
+    // object; one whose object was stored after the sweep but whose row was cascaded away is caught here
+    // (and, should this fail, by the orphan sweep: its key has no live row).
     // Best effort: the tenant is gone, so a failure can no longer be retried by the user, only logged.
     await sweepPrefix(ports.storage, tenantId, async () => 0).catch((e: unknown) =>
       log(`[org-deletion] final sweep of ${tenantId}/ failed: ${String(e)}`),
     );
+    return 'finished';
   } finally {
-    // Free the deletion at once for a retry (the row is gone when the deletion finished).
+    // Free the deletion at once for a retry (the row is gone when the deletion finished); `progressAt` dates
+    // the failure, so the resume job leaves the user's own retry a head start.
     if (!finished) {
       await em
-        .nativeUpdate(OrgDeletion, { id: deletionId }, { leaseUntil: null })
+        .nativeUpdate(OrgDeletion, { id: deletionId }, { leaseUntil: null, progressAt: clockOf(ports) })
         .catch((e: unknown) =>
           log(`[org-deletion] could not release the lease of ${deletionId}: ${String(e)}`),
         );
@@ -382,38 +455,92 @@ function isPermanentMailRefusal(e: unknown): boolean {
   return typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600;
 }
 
+type Sql = SqlEntityManager;
+
 /**
- * Deletes the tenant's documents batch by batch: first each document's stored objects (file and
- * screenshot), then the rows. A crash between the two leaves rows whose objects are already gone, which the
- * retry deletes again harmlessly (`ObjectStorage.delete` succeeds on a missing key).
+ * Deletes the tenant's documents batch by batch, in id order from the row's cursor: each batch's stored
+ * objects (file and screenshot) first, then, in one transaction, its rows (with their bytes off the storage
+ * quota's counter) and the progress (cursor, counts, lease). Memory holds one batch; each batch reads one
+ * index range (`document (tenant_id, id)`) after the cursor, never the entries of the batches already deleted.
+ *
+ * After a crash anywhere, the row's cursor is that of the last committed batch: the next run reads the batch
+ * again, deletes its objects again (`ObjectStorage.delete` succeeds on a missing key) and then its rows.
+ * Objects are always deleted before their rows, so a crash never leaves rows without objects to be found by
+ * a row; a row inserted behind the cursor meanwhile (an upload still under way) is found by one more pass
+ * from the start, which runs only when rows remain after the last batch.
  */
 async function deleteDocuments(
   em: EntityManager,
-  storage: ObjectStorage,
+  ports: OrgDeletionRunPorts,
+  deletionId: string,
   tenantId: string,
-  renewLease: () => Promise<number>,
+  batchSize: number,
+  progress: (line: string) => void,
 ): Promise<void> {
+  const sql = em as Sql;
+  const state: { documents_total: number | null; document_cursor: string | null }[] = await sql.execute(
+    'select documents_total, document_cursor from org_deletion where id = ?',
+    [deletionId],
+  );
+  let cursor = state[0]?.document_cursor ?? null;
+  if (state[0]?.documents_total == null) {
+    const counted: { n: string | number }[] = await sql.execute(
+      'select count(*) as n from document where tenant_id = ?',
+      [tenantId],
+    );
+    await sql.execute('update org_deletion set documents_total = ? where id = ?', [
+      Number(counted[0]?.n ?? 0),
+      deletionId,
+    ]);
+  }
   for (;;) {
-    const docs = await em.find(
-      Document,
-      { tenant: tenantId },
-      {
-        fields: ['id', 'storageKey', 'screenshotKey'],
-        orderBy: { id: 'asc' },
-        limit: DOCUMENT_BATCH,
-        disableIdentityMap: true,
-      },
-    );
-    if (docs.length === 0) return;
-    const keys = docs.flatMap((d) => [d.storageKey, d.screenshotKey]).filter((k): k is string => !!k);
-    await deleteKeys(storage, keys);
-    // With their bytes taken off the storage quota's counter in the same statement.
-    await deleteDocumentRows(
-      em,
+    const docs: { id: string; storage_key: string | null; screenshot_key: string | null }[] =
+      await sql.execute(
+        cursor === null
+          ? 'select id, storage_key, screenshot_key from document where tenant_id = ? order by id limit ?'
+          : 'select id, storage_key, screenshot_key from document where tenant_id = ? and id > ? order by id limit ?',
+        cursor === null ? [tenantId, batchSize] : [tenantId, cursor, batchSize],
+      );
+    if (docs.length > 0) {
+      await deleteKeys(
+        ports.storage,
+        docs.flatMap((d) => [d.storage_key, d.screenshot_key]).filter((k): k is string => !!k),
+      );
+      const last = (docs.at(-1) as { id: string }).id;
+      const now = clockOf(ports);
+      const done = await em.transactional(async (tx) => {
+        const deleted = await deleteDocumentRows(
+          tx,
+          tenantId,
+          docs.map((d) => d.id),
+        );
+        const rows: { deleted: number; batches: number; total: number | null }[] = await (tx as Sql).execute(
+          `update org_deletion
+              set document_cursor = ?, documents_deleted = documents_deleted + ?, batches_done = batches_done + 1,
+                  progress_at = ?, lease_until = ?
+            where id = ?
+        returning documents_deleted as deleted, batches_done as batches, documents_total as total`,
+          [last, deleted, now, new Date(now.getTime() + LEASE_MS), deletionId],
+        );
+        return rows[0];
+      });
+      cursor = last;
+      if (done) {
+        const left = Math.max(0, (done.total ?? 0) - done.deleted);
+        progress(
+          `[org-deletion] ${tenantId}: batch ${done.batches} done, ${done.deleted} documents deleted, ${left} left`,
+        );
+      }
+      if (docs.length === batchSize) continue;
+    }
+    // Past the last id: done, unless rows were inserted behind the cursor meanwhile.
+    if (cursor === null) return;
+    const behind: unknown[] = await sql.execute('select 1 from document where tenant_id = ? limit 1', [
       tenantId,
-      docs.map((d) => d.id),
-    );
-    await renewLease();
+    ]);
+    if (behind.length === 0) return;
+    cursor = null;
+    await sql.execute('update org_deletion set document_cursor = null where id = ?', [deletionId]);
   }
 }
 
@@ -433,8 +560,8 @@ async function sweepPrefix(
   let previousFirst: string | undefined;
   for (;;) {
     const batch: string[] = [];
-    for await (const key of storage.list(prefix)) {
-      batch.push(key);
+    for await (const o of storage.listObjects(prefix)) {
+      batch.push(o.key);
       if (batch.length >= SWEEP_BATCH) break;
     }
     if (batch.length === 0) return;
@@ -456,4 +583,196 @@ async function deleteKeys(storage: ObjectStorage, keys: readonly string[]): Prom
     }
   };
   await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, keys.length) }, worker));
+}
+
+/** The target of a started deletion, from its row and its tenant; undefined when the tenant is gone. */
+async function targetOf(em: EntityManager, deletionId: string): Promise<DeletionTarget | undefined> {
+  const rows: { tenant_id: string; external_id: string; name: string; kind: string }[] = await (
+    em as Sql
+  ).execute(
+    `select t.id as tenant_id, t.external_id, t.name, t.kind
+       from org_deletion d join tenant t on t.id = d.tenant_id
+      where d.id = ?`,
+    [deletionId],
+  );
+  const row = rows[0];
+  if (row?.kind !== 'organization') return undefined;
+  return { deletionId, tenantId: row.tenant_id, organizationId: row.external_id, organizationName: row.name };
+}
+
+/** Started deletions read per query by the resume job (they are run one after the other). */
+const RESUME_PAGE = 50;
+
+/** What one pass of {@link resumeOrganizationDeletions} did. */
+export interface ResumeReport {
+  /** Deletions this pass ran to the end. */
+  finished: number;
+  /** Deletions whose run failed again (logged; the next pass retries). */
+  failed: number;
+  /** Deletions another run held meanwhile. */
+  busy: number;
+}
+
+/**
+ * The resume job's pass: runs to the end every started deletion (`started_at` set) that nobody runs — its lease
+ * ran out (the process that ran it died: SIGKILL, a crash, a deploy) or was released after a failure at least
+ * {@link RESUME_IDLE_MS} ago (so that the user's own "confirm again" goes first). Deletions are read by id, a
+ * page at a time, and run one after the other; one that fails is logged through `ports.log` and left for the
+ * next pass, the others go on.
+ */
+export async function resumeOrganizationDeletions(
+  em: EntityManager,
+  ports: OrgDeletionRunPorts,
+): Promise<ResumeReport> {
+  const report: ResumeReport = { finished: 0, failed: 0, busy: 0 };
+  const log = ports.log ?? (() => {});
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const now = clockOf(ports);
+    const idleSince = new Date(now.getTime() - RESUME_IDLE_MS);
+    const page: { id: string }[] = await (em as Sql).execute(
+      `select id from org_deletion
+        where id > ? and started_at is not null
+          and (lease_until is null or lease_until < ?)
+          and (progress_at is null or progress_at < ? or lease_until is not null)
+        order by id limit ?`,
+      [after, now, idleSince, RESUME_PAGE],
+    );
+    for (const { id } of page) {
+      const target = await targetOf(em, id);
+      if (!target) continue;
+      ports.progress?.(`[org-deletion] ${target.tenantId}: resuming a deletion nobody runs`);
+      try {
+        if ((await runDeletion(em, ports, target)) === 'busy') report.busy++;
+        else report.finished++;
+      } catch (e) {
+        report.failed++;
+        log(`[org-deletion] ${target.tenantId}: resumed deletion failed, retrying later: ${String(e)}`);
+      }
+    }
+    const last = page.at(-1);
+    if (!last || page.length < RESUME_PAGE) return report;
+    after = last.id;
+  }
+}
+
+/**
+ * Deletes the organization of tenant `tenantId` at once, without a code: marks its deletion started (as an
+ * accepted code would) and runs it to the end in this process, in batches of `ports.batchSize` documents,
+ * reporting each batch through `ports.progress`. For operators' scripts and the benchmark; a run cut short
+ * (SIGKILL included) is finished by the service's resume job or by calling this again.
+ * @returns `finished`, or `busy` when another run holds the deletion right now (it will finish it).
+ * @throws AppError NOT_FOUND when the tenant is not an organization's, BAD_REQUEST for a batch size outside
+ *   1..10000; the run's errors as {@link confirmOrganizationDeletion}'s.
+ */
+export async function deleteOrganizationNow(
+  em: EntityManager,
+  ports: OrgDeletionRunPorts,
+  tenantId: string,
+): Promise<DeletionRunOutcome> {
+  const tenant = await em.findOne(
+    Tenant,
+    { id: tenantId, kind: 'organization' },
+    { disableIdentityMap: true },
+  );
+  if (!tenant) throw new AppError('NOT_FOUND', `No organization tenant ${tenantId}`);
+  await em.upsert(
+    OrgDeletion,
+    { id: crypto.randomUUID(), tenant: tenantId },
+    { onConflictFields: ['tenant'], onConflictAction: 'ignore' },
+  );
+  await em.nativeUpdate(OrgDeletion, { tenant: tenantId, startedAt: null }, { startedAt: clockOf(ports) });
+  const row = await em.findOneOrFail(OrgDeletion, { tenant: tenantId }, { disableIdentityMap: true });
+  const target = await targetOf(em, row.id);
+  if (!target) throw new AppError('NOT_FOUND', `No organization tenant ${tenantId}`);
+  return runDeletion(em, ports, target);
+}
+
+/** One started deletion as `org:deletion-status` shows it. */
+export interface DeletionStatus {
+  tenantId: string;
+  /** The organization's id at the identity provider. */
+  organizationId: string;
+  organizationName: string;
+  startedAt: Date;
+  /** The step it is at (or stopped at): `members`, `documents`, `notices`, `provider`, `rows`. */
+  step: 'members' | 'documents' | 'notices' | 'provider' | 'rows';
+  /** Documents when the deletion reached them (null before). */
+  documentsTotal: number | null;
+  documentsDeleted: number;
+  /** `documentsTotal - documentsDeleted` (0 at least; uploads during the deletion are not in the total). */
+  documentsLeft: number | null;
+  batchesDone: number;
+  /** When a run last moved it (a batch, a claim, a failure). */
+  progressAt: Date | null;
+  /** Whether a run holds it now (its lease has not run out). */
+  running: boolean;
+}
+
+/**
+ * Every started organization deletion with its progress, oldest first, read a page at a time (a handful in
+ * practice: a finished deletion leaves no row). The source of `npm run notary -- org:deletion-status`.
+ */
+export async function organizationDeletionStatus(
+  em: EntityManager,
+  now = new Date(),
+): Promise<DeletionStatus[]> {
+  const out: DeletionStatus[] = [];
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const rows: {
+      id: string;
+      tenant_id: string;
+      external_id: string;
+      name: string;
+      started_at: Date | string;
+      notice_recipients: unknown;
+      files_deleted_at: Date | string | null;
+      notices_sent_at: Date | string | null;
+      provider_deleted_at: Date | string | null;
+      documents_total: number | null;
+      documents_deleted: number;
+      batches_done: number;
+      progress_at: Date | string | null;
+      lease_until: Date | string | null;
+    }[] = await (em as Sql).execute(
+      `select d.id, t.id as tenant_id, t.external_id, t.name, d.started_at, d.notice_recipients,
+              d.files_deleted_at, d.notices_sent_at, d.provider_deleted_at, d.documents_total,
+              d.documents_deleted, d.batches_done, d.progress_at, d.lease_until
+         from org_deletion d join tenant t on t.id = d.tenant_id
+        where d.started_at is not null and d.id > ?
+        order by d.id limit ?`,
+      [after, RESUME_PAGE],
+    );
+    for (const r of rows) {
+      const step: DeletionStatus['step'] =
+        r.notice_recipients === null
+          ? 'members'
+          : !r.files_deleted_at
+            ? 'documents'
+            : !r.notices_sent_at
+              ? 'notices'
+              : !r.provider_deleted_at
+                ? 'provider'
+                : 'rows';
+      const total = r.documents_total === null ? null : Number(r.documents_total);
+      out.push({
+        tenantId: r.tenant_id,
+        organizationId: r.external_id,
+        organizationName: r.name,
+        startedAt: new Date(r.started_at),
+        step,
+        documentsTotal: total,
+        documentsDeleted: Number(r.documents_deleted),
+        documentsLeft: total === null ? null : Math.max(0, total - Number(r.documents_deleted)),
+        batchesDone: Number(r.batches_done),
+        progressAt: r.progress_at === null ? null : new Date(r.progress_at),
+        running: r.lease_until !== null && new Date(r.lease_until).getTime() > now.getTime(),
+      });
+    }
+    const last = rows.at(-1);
+    if (!last || rows.length < RESUME_PAGE) break;
+    after = last.id;
+  }
+  return out.sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
 }

@@ -27,6 +27,7 @@ import type { QuotaCounter } from '../../ports/rate-limit';
 import { invitationMail, pickMailLanguage } from '../mail/invitation';
 import { type Actor, type OrganizationActor, requireOrganization } from '../tenancy/actor';
 import { ensureOrganizationTenant, setTenantRole } from '../tenancy/resolve';
+import { cancelInvitationsNoLongerGrantable } from './grants';
 import { withOrganizationLock } from './lock';
 
 /**
@@ -148,27 +149,6 @@ function requireManageTeam(role: Role): void {
 function inviterMayGrant(team: TeamEntry[], inviterUserId: string, role: Role): boolean {
   const inviter = team.find((e) => e.member.userId === inviterUserId);
   return inviter !== undefined && canAssignRole(inviter.member.role, role);
-}
-
-/**
- * Cancels the pending invitations `userId` sent that `newRole` could no longer give: all of them when
- * `newRole` is null (removed, or leaving). Those the new role can still give stay valid (an owner stepping down
- * to admin keeps their admin, editor and reader invitations; an admin demoted to editor keeps none), as the
- * same member could send them again at once. Acceptance re-checks the inviter anyway (`acceptTeamInvitation`).
- * @throws AppError BAD_GATEWAY on provider error.
- */
-async function cancelInvitationsNoLongerGrantable(
-  directory: OrganizationDirectory,
-  organizationId: string,
-  userId: string,
-  newRole: Role | null,
-): Promise<void> {
-  const invitations = await provider(() => directory.listInvitations(organizationId));
-  for (const inv of invitations) {
-    if (inv.inviterUserId !== userId || inv.status !== 'pending') continue;
-    if (newRole !== null && canAssignRole(newRole, inv.role)) continue;
-    await provider(() => directory.cancelInvitation(inv.id));
-  }
 }
 
 /**
@@ -454,7 +434,7 @@ export async function changeMemberRole(
     if (target.role !== role) {
       // Invitations first: if the provider then fails, the member keeps the role with fewer invitations out,
       // never the other way round.
-      await cancelInvitationsNoLongerGrantable(ports.directory, org.organizationId, userId, role);
+      await cancelInvitationsNoLongerGrantable(ports.directory, org.organizationId, [{ userId, role }]);
       await provider(() => ports.directory.setMemberRole(org.organizationId, userId, role));
       await setTenantRole(em, org.tenant, userId, role);
     }
@@ -486,7 +466,7 @@ export async function removeTeamMember(ports: TeamPorts, actor: Actor, userId: s
     if (target.role === 'owner' && ownerCount(team) <= 1) {
       throw new AppError('CONFLICT', 'The last owner cannot be removed');
     }
-    await cancelInvitationsNoLongerGrantable(ports.directory, org.organizationId, userId, null);
+    await cancelInvitationsNoLongerGrantable(ports.directory, org.organizationId, [{ userId, role: null }]);
     await provider(() => ports.directory.removeMember(org.organizationId, userId));
     await em.nativeDelete(TenantMember, { tenant: org.tenant.id, userId });
     return { ok: true as const };

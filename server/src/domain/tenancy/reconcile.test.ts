@@ -3,22 +3,37 @@ import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Document, Tenant, TenantMember } from '../../db/entities';
 import { baseOrmOptions } from '../../db/orm-config';
-import type { DirectoryMember, DirectoryOrganization, OrganizationDirectory } from '../../ports/directory';
-import { applyMembershipEvent, reconcileAll, reconcileOrganization } from './reconcile';
+import type {
+  DirectoryInvitation,
+  DirectoryMember,
+  DirectoryOrganization,
+  OrganizationDirectory,
+} from '../../ports/directory';
+import {
+  applyMembershipEvent,
+  cancelInvitationsForEvents,
+  reconcileAll,
+  reconcileOrganization,
+} from './reconcile';
 import { ensureOrganizationTenant, type MembershipLookup, resolveTenant, setTenantRole } from './resolve';
 
-type FakeDirectory = Pick<OrganizationDirectory, 'getOrganization' | 'listOrganizations' | 'listMembers'> &
+type FakeDirectory = Pick<
+  OrganizationDirectory,
+  'getOrganization' | 'listOrganizations' | 'listMembers' | 'listInvitations' | 'cancelInvitation'
+> &
   MembershipLookup & {
     orgs: Map<string, DirectoryOrganization>;
     members: Map<string, Map<string, Role>>;
-    calls: { listMembers: number };
+    invitations: DirectoryInvitation[];
+    calls: { listMembers: number; listInvitations: number };
   };
 
 /** An in-memory provider: organizations and their members, with a call counter. */
 function fakeDirectory(): FakeDirectory {
   const orgs = new Map<string, DirectoryOrganization>();
   const members = new Map<string, Map<string, Role>>();
-  const calls = { listMembers: 0 };
+  const calls = { listMembers: 0, listInvitations: 0 };
+  const invitations: DirectoryInvitation[] = [];
   const toMember = (userId: string, role: Role): DirectoryMember => ({
     userId,
     role,
@@ -30,7 +45,16 @@ function fakeDirectory(): FakeDirectory {
   return {
     orgs,
     members,
+    invitations,
     calls,
+    listInvitations: async (id) => {
+      calls.listInvitations++;
+      return invitations.filter((i) => i.organizationId === id && i.status === 'pending');
+    },
+    cancelInvitation: async (id) => {
+      const found = invitations.find((i) => i.id === id);
+      if (found) found.status = 'canceled';
+    },
     getOrganization: async (id) => orgs.get(id) ?? null,
     listOrganizations: async () => [...orgs.values()],
     listMembers: async (id) => {
@@ -214,6 +238,75 @@ describe('role table reconciliation (PGlite)', () => {
     const large = await run(40);
     expect(small).toBeGreaterThan(5);
     expect(large).toBe(small);
+  });
+
+  it('a role lowered or a membership ended at the provider cancels the invitations it could no longer give', async () => {
+    const dir = fakeDirectory();
+    addOrg(dir, 'org-inv', { boss: 'owner', ana: 'admin', bia: 'admin', caio: 'admin' });
+    const invite = (inviterUserId: string, role: Role): DirectoryInvitation => {
+      const inv: DirectoryInvitation = {
+        id: `inv-${dir.invitations.length}`,
+        organizationId: 'org-inv',
+        email: `guest${dir.invitations.length}@example.com`,
+        role,
+        inviterUserId,
+        createdAt: new Date(),
+        expiresAt: new Date(Date.now() + 86_400_000),
+        status: 'pending',
+      };
+      dir.invitations.push(inv);
+      return inv;
+    };
+    await reconcileAll(orm.em.fork(), dir);
+    const anaAdmin = invite('ana', 'admin');
+    const anaReader = invite('ana', 'reader');
+    const biaEditor = invite('bia', 'editor');
+    const caioAdmin = invite('caio', 'admin');
+    const bossAdmin = invite('boss', 'admin');
+    // At the provider, behind the service: ana becomes an editor, bia leaves; caio and boss unchanged.
+    dir.members.get('org-inv')?.set('ana', 'editor');
+    dir.members.get('org-inv')?.delete('bia');
+    dir.calls.listInvitations = 0;
+    expect(await reconcileAll(orm.em.fork(), dir)).toMatchObject({ updated: 1, removed: 1 });
+    // One listing for the organization, whatever the number of changes.
+    expect(dir.calls.listInvitations).toBe(1);
+    expect([anaAdmin, anaReader, biaEditor, caioAdmin, bossAdmin].map((i) => i.status)).toEqual([
+      'canceled',
+      'canceled',
+      'canceled',
+      'pending',
+      'pending',
+    ]);
+    // reconcileOrganization applies the same rule.
+    dir.members.get('org-inv')?.set('caio', 'reader');
+    await reconcileOrganization(orm.em.fork(), dir, 'org-inv');
+    expect(caioAdmin.status).toBe('canceled');
+    expect(bossAdmin.status).toBe('pending');
+
+    // The webhook's path: the events' roles decide, one listing per organization; an organization the
+    // directory does not know has nothing to cancel.
+    const bossReader = invite('boss', 'reader');
+    const unknown: typeof dir = {
+      ...dir,
+      listInvitations: async (id) => {
+        if (id !== 'org-inv') throw new AppError('NOT_FOUND', 'No such organization');
+        return dir.listInvitations(id);
+      },
+    };
+    expect(
+      await cancelInvitationsForEvents(unknown, [
+        { type: 'member.upserted', organizationId: 'org-inv', userId: 'boss', role: 'admin' },
+        { type: 'member.upserted', organizationId: 'org-elsewhere', userId: 'x', role: 'reader' },
+        { type: 'organization.deleted', organizationId: 'org-inv' },
+      ]),
+    ).toBe(0);
+    expect([bossAdmin.status, bossReader.status]).toEqual(['pending', 'pending']);
+    expect(
+      await cancelInvitationsForEvents(dir, [
+        { type: 'member.removed', organizationId: 'org-inv', userId: 'boss' },
+      ]),
+    ).toBe(2);
+    expect([bossAdmin.status, bossReader.status]).toEqual(['canceled', 'canceled']);
   });
 
   it('reconcileAll goes on past an organization the provider fails on, then reports the failure', async () => {

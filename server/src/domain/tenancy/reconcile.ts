@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { isRole, type Role } from '@notary/shared';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import { AppError, isRole, type Role } from '@notary/shared';
 import { Tenant, type TenantEntity, TenantMember } from '../../db/entities';
 import type {
   DirectoryMember,
@@ -7,6 +8,7 @@ import type {
   MembershipEvent,
   OrganizationDirectory,
 } from '../../ports/directory';
+import { cancelInvitationsNoLongerGrantable, type RoleChange } from '../team/grants';
 import { ensureOrganizationTenant, setTenantRole } from './resolve';
 
 /**
@@ -22,7 +24,16 @@ import { ensureOrganizationTenant, setTenantRole } from './resolve';
  * Organizations the service never saw get their tenant created by the reconcile (so the table mirrors the
  * provider fully); an organization gone at the provider loses its member rows, never its documents (deleting
  * those is the organization-deletion flow's job).
+ *
+ * A role lowered or a membership ended on either path first cancels the member's pending invitations that the
+ * new role could not give (`cancelInvitationsNoLongerGrantable`, as the team routes do).
  */
+
+/** What the reconcile asks of the provider. */
+export type ReconcileDirectory = Pick<
+  OrganizationDirectory,
+  'listOrganizations' | 'listMembers' | 'listInvitations' | 'cancelInvitation'
+>;
 
 /** What a reconcile changed in the role table. */
 export interface ReconcileSummary {
@@ -85,48 +96,122 @@ export async function applyMembershipEvent(
   }
 }
 
+/** The role changes a membership event makes, for the invitation rule (none for an organization gone). */
+function eventRoleChanges(event: MembershipEvent): RoleChange[] {
+  switch (event.type) {
+    case 'member.upserted':
+      return isRole(event.role)
+        ? [{ userId: event.userId, role: event.role }]
+        : [{ userId: event.userId, role: null }];
+    case 'member.removed':
+      return [{ userId: event.userId, role: null }];
+    case 'organization.deleted':
+      return [];
+  }
+}
+
 /**
- * Makes the rows of `tenant` equal to `members`: inserts the missing ones and updates changed roles in one
- * statement, deletes the rows of people no longer members in another. `rows` are the tenant's current rows.
- * Members whose provider role is none of the service's roles are treated as absent (least privilege).
+ * Before membership events are applied (the identity webhook): cancels, per organization, the pending
+ * invitations their members could no longer give with the roles the events carry (one invitation listing per
+ * organization). An organization the directory does not know has no invitations there: nothing to cancel.
+ * @returns how many invitations were canceled.
+ * @throws AppError BAD_GATEWAY on provider error (apply nothing then: the provider retries the delivery).
  */
-async function syncTenant(
-  em: EntityManager,
-  tenant: TenantEntity,
+export async function cancelInvitationsForEvents(
+  directory: Pick<OrganizationDirectory, 'listInvitations' | 'cancelInvitation'>,
+  events: readonly MembershipEvent[],
+): Promise<number> {
+  const byOrganization = new Map<string, RoleChange[]>();
+  for (const event of events) {
+    const changes = eventRoleChanges(event);
+    if (changes.length === 0) continue;
+    const list = byOrganization.get(event.organizationId) ?? [];
+    list.push(...changes);
+    byOrganization.set(event.organizationId, list);
+  }
+  let canceled = 0;
+  for (const [organizationId, changes] of byOrganization) {
+    try {
+      canceled += await cancelInvitationsNoLongerGrantable(directory, organizationId, changes);
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'NOT_FOUND') continue;
+      throw e;
+    }
+  }
+  return canceled;
+}
+
+/** What `syncTenant` will write: the rows to upsert and the members to delete, counted. */
+interface SyncPlan {
+  upserts: { userId: string; role: Role }[];
+  gone: string[];
+  added: number;
+  updated: number;
+  /** Members whose role changed or who left: the invitation rule applies to them. */
+  changes: RoleChange[];
+}
+
+/**
+ * What makes the rows `rows` of a tenant equal to `members`: missing ones inserted, changed roles updated,
+ * people no longer members deleted. Members whose provider role is none of the service's roles are treated as
+ * absent (least privilege).
+ */
+function planSync(
   rows: readonly { userId: string; role: Role }[],
   members: readonly Pick<DirectoryMember, 'userId' | 'role'>[],
-): Promise<ReconcileSummary> {
+): SyncPlan {
   const want = new Map<string, Role>();
   for (const m of members) if (isRole(m.role)) want.set(m.userId, m.role);
   const have = new Map(rows.map((r) => [r.userId, r.role]));
-  const upserts: { userId: string; role: Role }[] = [];
-  let added = 0;
-  let updated = 0;
+  const plan: SyncPlan = { upserts: [], gone: [], added: 0, updated: 0, changes: [] };
   for (const [userId, role] of want) {
     const current = have.get(userId);
     if (current === role) continue;
-    if (current === undefined) added++;
-    else updated++;
-    upserts.push({ userId, role });
+    if (current === undefined) plan.added++;
+    else {
+      plan.updated++;
+      plan.changes.push({ userId, role });
+    }
+    plan.upserts.push({ userId, role });
   }
-  const gone = [...have.keys()].filter((userId) => !want.has(userId));
-  if (upserts.length > 0) {
+  for (const userId of have.keys()) {
+    if (want.has(userId)) continue;
+    plan.gone.push(userId);
+    plan.changes.push({ userId, role: null });
+  }
+  return plan;
+}
+
+/** Writes `plan` to `tenant`'s rows: one upsert statement, one delete statement (each only when needed). */
+async function applyPlan(em: EntityManager, tenant: TenantEntity, plan: SyncPlan): Promise<ReconcileSummary> {
+  if (plan.upserts.length > 0) {
     await em.upsertMany(
       TenantMember,
-      upserts.map(({ userId, role }) => ({ id: crypto.randomUUID(), tenant, userId, role })),
+      plan.upserts.map(({ userId, role }) => ({ id: crypto.randomUUID(), tenant, userId, role })),
       { onConflictFields: ['tenant', 'userId'], onConflictMergeFields: ['role', 'updatedAt'] },
     );
   }
-  if (gone.length > 0) await em.nativeDelete(TenantMember, { tenant: tenant.id, userId: { $in: gone } });
-  return { organizations: 1, added, updated, removed: gone.length };
+  if (plan.gone.length > 0) {
+    await em.nativeDelete(TenantMember, { tenant: tenant.id, userId: { $in: plan.gone } });
+  }
+  return { organizations: 1, added: plan.added, updated: plan.updated, removed: plan.gone.length };
 }
 
-/** The organization tenants and their member rows, grouped by tenant id, read in two queries. */
+/**
+ * The organization tenants of the organizations `organizationIds` and their member rows, grouped by tenant id,
+ * read in two queries (a page of organizations at a time, never the whole table).
+ */
 async function loadOrganizationRows(
   em: EntityManager,
-  where: { externalId?: string } = {},
-): Promise<{ tenants: TenantEntity[]; rowsByTenant: Map<string, { userId: string; role: Role }[]> }> {
-  const tenants = await em.find(Tenant, { kind: 'organization', ...where });
+  organizationIds: readonly string[],
+): Promise<{
+  tenantByOrg: Map<string, TenantEntity>;
+  rowsByTenant: Map<string, { userId: string; role: Role }[]>;
+}> {
+  const tenants =
+    organizationIds.length === 0
+      ? []
+      : await em.find(Tenant, { kind: 'organization', externalId: { $in: [...organizationIds] } });
   const rowsByTenant = new Map<string, { userId: string; role: Role }[]>(tenants.map((t) => [t.id, []]));
   if (tenants.length > 0) {
     const rows = await em.find(
@@ -136,75 +221,114 @@ async function loadOrganizationRows(
     );
     for (const row of rows) rowsByTenant.get(row.tenant.id)?.push({ userId: row.userId, role: row.role });
   }
-  return { tenants, rowsByTenant };
+  return { tenantByOrg: new Map(tenants.map((t) => [t.externalId, t])), rowsByTenant };
 }
 
 /**
  * Reconciles one organization: its rows become the provider's member list (missing members added, roles
- * updated, former members removed). An organization unknown to the provider loses all its member rows.
- * Cost: two queries to read, two provider reads (organization, members), at most two statements to write,
- * whatever the team size. The table is read before the provider, so a membership created meanwhile is not
- * taken for a stale one; provider calls stay outside the write transaction (on PGlite a second connection
- * awaited inside a transaction would deadlock).
+ * updated, former members removed, after their invitations they could no longer give are canceled). An
+ * organization unknown to the provider loses all its member rows. Cost: two queries to read, two provider
+ * reads (organization, members) plus one invitation listing when a role went down or a member left, at most
+ * two statements to write, whatever the team size. The table is read before the provider, so a membership
+ * created meanwhile is not taken for a stale one; provider calls stay outside the write transaction (on PGlite
+ * a second connection awaited inside a transaction would deadlock).
  * @throws AppError BAD_GATEWAY when the provider fails (nothing is changed then).
  */
 export async function reconcileOrganization(
   em: EntityManager,
-  directory: Pick<OrganizationDirectory, 'getOrganization' | 'listMembers'>,
+  directory: Pick<
+    OrganizationDirectory,
+    'getOrganization' | 'listMembers' | 'listInvitations' | 'cancelInvitation'
+  >,
   organizationId: string,
 ): Promise<ReconcileSummary> {
-  const { tenants, rowsByTenant } = await loadOrganizationRows(em, { externalId: organizationId });
+  const { tenantByOrg, rowsByTenant } = await loadOrganizationRows(em, [organizationId]);
   const organization = await directory.getOrganization(organizationId);
   const members = organization ? await directory.listMembers(organizationId) : [];
-  const existing = tenants[0];
+  const existing = tenantByOrg.get(organizationId);
   if (!existing && !organization) return emptySummary();
+  const plan = planSync(existing ? (rowsByTenant.get(existing.id) ?? []) : [], members);
+  if (organization) await cancelInvitationsNoLongerGrantable(directory, organizationId, plan.changes);
   return em.transactional(async (tx) => {
     const tenant = existing ?? (organization ? await ensureOrganizationTenant(tx, organization) : undefined);
     if (!tenant) return emptySummary();
-    return syncTenant(tx, tenant, rowsByTenant.get(tenant.id) ?? [], members);
+    return applyPlan(tx, tenant, plan);
   });
 }
+
+/** Organizations reconciled per page: their tenants and rows are read in one query each. */
+const RECONCILE_PAGE = 100;
+/** Organization tenants checked per query for organizations the provider no longer lists. */
+const ORPHAN_PAGE = 500;
 
 /**
  * Reconciles every organization: each one the provider lists (tenants created for those the service never
  * saw), and every organization tenant the provider no longer lists (its member rows are removed; documents
- * stay). The table is read in two queries (tenants, rows) before asking the provider, which is asked once per
- * organization for its members: no query per member. One organization failing at the provider does not stop
- * the others; the first such error is thrown at the end, after every other organization was reconciled.
+ * stay). The provider's organizations are taken `RECONCILE_PAGE` at a time: for each page the table is read in
+ * two queries (tenants, rows), before asking the provider, which is asked once per organization for its
+ * members (the directory has no batch listing) and once for its invitations only when a role went down or a
+ * member left; writes happen only for organizations whose rows differ. No query per member. Tenants the
+ * provider no longer lists are then found a page of tenants with rows at a time, by id, their rows deleted in
+ * one statement per page. Memory holds a page of rows plus the provider's organization ids (the directory lists
+ * organizations whole).
+ * One organization failing at the provider does not stop the others; the first such error is thrown at the
+ * end, after every other organization was reconciled.
  * `directory.listOrganizations()` must return every organization: one it leaves out loses its member rows.
  * @throws AppError BAD_GATEWAY when the provider cannot list the organizations or an organization's members.
  */
 export async function reconcileAll(
   em: EntityManager,
-  directory: Pick<OrganizationDirectory, 'listOrganizations' | 'listMembers'>,
+  directory: ReconcileDirectory,
 ): Promise<ReconcileSummary> {
-  const { tenants, rowsByTenant } = await loadOrganizationRows(em);
-  const tenantByOrg = new Map(tenants.map((t) => [t.externalId, t]));
   const organizations: DirectoryOrganization[] = await directory.listOrganizations();
   const summary = emptySummary();
   let firstError: unknown;
   const listed = new Set<string>();
-  for (const organization of organizations) {
-    listed.add(organization.id);
-    try {
-      const members = await directory.listMembers(organization.id);
-      const result = await em.transactional(async (tx) => {
-        const tenant = tenantByOrg.get(organization.id) ?? (await ensureOrganizationTenant(tx, organization));
-        return syncTenant(tx, tenant, rowsByTenant.get(tenant.id) ?? [], members);
-      });
-      addSummary(summary, result);
-    } catch (e) {
-      firstError ??= e;
+  for (let start = 0; start < organizations.length; start += RECONCILE_PAGE) {
+    const page = organizations.slice(start, start + RECONCILE_PAGE);
+    for (const organization of page) listed.add(organization.id);
+    const { tenantByOrg, rowsByTenant } = await loadOrganizationRows(
+      em,
+      page.map((o) => o.id),
+    );
+    for (const organization of page) {
+      try {
+        const members = await directory.listMembers(organization.id);
+        const known = tenantByOrg.get(organization.id);
+        const plan = planSync(known ? (rowsByTenant.get(known.id) ?? []) : [], members);
+        if (known && plan.upserts.length === 0 && plan.gone.length === 0) {
+          summary.organizations++;
+          continue;
+        }
+        await cancelInvitationsNoLongerGrantable(directory, organization.id, plan.changes);
+        const result = await em.transactional(async (tx) =>
+          applyPlan(tx, known ?? (await ensureOrganizationTenant(tx, organization)), plan),
+        );
+        addSummary(summary, result);
+      } catch (e) {
+        firstError ??= e;
+      }
     }
   }
 
   // Tenants of organizations the provider no longer lists (deleted while no event reached the service).
-  const orphaned = tenants.filter(
-    (t) => !listed.has(t.externalId) && (rowsByTenant.get(t.id)?.length ?? 0) > 0,
-  );
-  if (orphaned.length > 0) {
-    summary.removed += await em.nativeDelete(TenantMember, { tenant: { $in: orphaned.map((t) => t.id) } });
-    summary.organizations += orphaned.length;
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const page: { id: string; external_id: string }[] = await (em as SqlEntityManager).execute(
+      `select t.id, t.external_id from tenant t
+        where t.kind = 'organization' and t.id > ?
+          and exists (select 1 from tenant_member m where m.tenant_id = t.id)
+        order by t.id limit ?`,
+      [after, ORPHAN_PAGE],
+    );
+    const orphaned = page.filter((t) => !listed.has(t.external_id)).map((t) => t.id);
+    if (orphaned.length > 0) {
+      summary.removed += await em.nativeDelete(TenantMember, { tenant: { $in: orphaned } });
+      summary.organizations += orphaned.length;
+    }
+    const last = page.at(-1);
+    if (!last || page.length < ORPHAN_PAGE) break;
+    after = last.id;
   }
   if (firstError !== undefined) throw firstError;
   return summary;

@@ -7,7 +7,8 @@ import { OrgOkSchema } from './schemas';
 /**
  * `POST /api/org/delete/confirm` (spec, Organization): JSON `{code}` (6 digits) → 200 `{ok:true}` once every
  * document, stored object, the organization at the identity provider and the service's tenant are gone.
- * 502 when a later step failed after the files were deleted: confirming again with the same code finishes.
+ * 502 when a later step failed after the files were deleted: the service's resume job finishes it, or confirming
+ * again with the same code does at once.
  */
 export const deleteConfirm = authedProcedure
   .meta({
@@ -37,6 +38,7 @@ export const deleteConfirm = authedProcedure
         directory: ctx.deps.directory,
         codeKey: deletionCodeKey(ctx.deps.secret),
         log: (line) => ctx.deps.log.warn({ module: 'org-deletion' }, line),
+        progress: (line) => ctx.deps.log.info({ module: 'org-deletion' }, line),
       },
       ctx.actor,
       input.code,
