@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { AccessLogDto } from '@notary/shared';
 import { AccessLogEntry } from '../../db/entities';
-import { requireDocumentOwner } from '../documents/owner';
 import { findDocumentInTenant } from '../documents/service';
 import type { Actor } from '../tenancy/actor';
+import { requirePermission } from '../tenancy/permissions';
 
 /** Most entries one access log answer holds (the newest). */
 export const ACCESS_LOG_MAX_ENTRIES = 1000;
@@ -11,9 +11,9 @@ export const ACCESS_LOG_MAX_ENTRIES = 1000;
 /**
  * `GET /access-log/:documentId` (spec, Access log: "document owner only"). The document's owner is, in a
  * personal workspace, its user; in an organization, the member who uploaded it while still editor or higher,
- * and the organization's admins and owners (`requireDocumentOwner`, the same rule as its access policies and
- * its LGPD deletion). Newest first, at most `ACCESS_LOG_MAX_ENTRIES`; kept after policies
- * are revoked and after an LGPD deletion (the record of who received the file).
+ * and the organization's admins and owners (`requirePermission` with `documentOwner`, the same rule as its
+ * access policies and its LGPD deletion). Newest first, at most `ACCESS_LOG_MAX_ENTRIES`; kept after
+ * policies are revoked and after an LGPD deletion (the record of who received the file).
  * @throws AppError FORBIDDEN (other tenant, or not the document's owner), NOT_FOUND.
  */
 export async function readAccessLog(
@@ -22,7 +22,7 @@ export async function readAccessLog(
   documentId: string,
 ): Promise<AccessLogDto> {
   const doc = await findDocumentInTenant(em, actor, documentId);
-  requireDocumentOwner(actor, doc, 'read its access log');
+  requirePermission(actor, { documentOwner: doc }, "read this document's access log");
   const entries = await em.find(
     AccessLogEntry,
     { document: doc.id },

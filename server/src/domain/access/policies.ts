@@ -9,20 +9,11 @@ import {
   UUID_PATTERN,
 } from '@notary/shared';
 import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../../db/entities';
-import { requireDocumentOwner } from '../documents/owner';
 import { assertNotDeleted, findDocumentInTenant } from '../documents/service';
 import type { Actor } from '../tenancy/actor';
+import { requirePermission } from '../tenancy/permissions';
 import { newOpaqueToken, sha256Hex } from './tokens';
 import { parseWalletAddress } from './wallet-message';
-
-/**
- * Who manages a document's access policies (README, Sharing): its owner, by the same rule as its access log
- * (`requireDocumentOwner`): sharing hands the file out, so it is not any editor's call.
- * @throws AppError FORBIDDEN for anyone else.
- */
-function requirePolicyManager(actor: Actor, doc: DocumentEntity): void {
-  requireDocumentOwner(actor, doc, 'manage how it is shared');
-}
 
 /** The status a policy has at `now` (revocation first, then expiry, then the access budget). */
 export function policyStatus(
@@ -81,7 +72,7 @@ export async function createAccessPolicy(
   input: CreateAccessPolicyInput,
 ): Promise<CreatedAccessPolicyDto> {
   const doc = await findDocumentInTenant(em, actor, documentId);
-  requirePolicyManager(actor, doc);
+  requirePermission(actor, { documentOwner: doc }, 'manage how this document is shared');
   assertNotDeleted(doc);
   const now = new Date();
   const token = input.kind === 'link' ? newOpaqueToken() : undefined;
@@ -131,7 +122,7 @@ export async function listAccessPolicies(
   documentId: string,
 ): Promise<AccessPolicyListDto> {
   const doc = await findDocumentInTenant(em, actor, documentId);
-  requirePolicyManager(actor, doc);
+  requirePermission(actor, { documentOwner: doc }, 'manage how this document is shared');
   const policies = await em.find(
     AccessPolicy,
     { document: doc.id },
@@ -153,7 +144,7 @@ export async function revokeAccessPolicy(
   policyId: string,
 ): Promise<{ ok: true }> {
   const doc: DocumentEntity = await findDocumentInTenant(em, actor, documentId);
-  requirePolicyManager(actor, doc);
+  requirePermission(actor, { documentOwner: doc }, 'manage how this document is shared');
   const policy = UUID_PATTERN.test(policyId)
     ? await em.findOne(AccessPolicy, { id: policyId, document: doc.id })
     : null;

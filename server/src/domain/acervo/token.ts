@@ -1,26 +1,16 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { type AcervoTokenCreatedDto, type AcervoTokenStatusDto, AppError, can } from '@notary/shared';
+import { type AcervoTokenCreatedDto, type AcervoTokenStatusDto, AppError } from '@notary/shared';
 import { AcervoToken } from '../../db/entities';
 import { newOpaqueToken, sha256Hex } from '../access/tokens';
 import type { Actor } from '../tenancy/actor';
+import { requirePermission } from '../tenancy/permissions';
 
 /** Acervo tokens are `acv_` + 43 base64url characters (32 random bytes): the prefix helps secret scanners. */
 const ACERVO_TOKEN_PATTERN = /^acv_[A-Za-z0-9_-]{43}$/;
 
-/**
- * The acervo token settings are the tenant's settings (spec, roles table: "Manage settings"): admin or owner
- * in an organization, the owner in a personal workspace.
- * @throws AppError FORBIDDEN below admin.
- */
-function requireSettingsManager(actor: Actor): void {
-  if (!can(actor.role, 'manageSettings')) {
-    throw new AppError(
-      'FORBIDDEN',
-      `Only an admin or owner can manage the acervo token (your role: ${actor.role})`,
-    );
-  }
-}
+/** The acervo token is the tenant's setting (spec, roles table: "Manage settings"): admin or owner. */
+const MANAGE_TOKEN = "manage this organization's acervo token";
 
 /**
  * `POST /api/settings/acervo-token`: generates the tenant's acervo token, or rotates it: the new token
@@ -28,7 +18,7 @@ function requireSettingsManager(actor: Actor): void {
  * the token is in this answer only.
  */
 export async function createAcervoToken(em: EntityManager, actor: Actor): Promise<AcervoTokenCreatedDto> {
-  requireSettingsManager(actor);
+  requirePermission(actor, 'manageSettings', MANAGE_TOKEN);
   const token = `acv_${newOpaqueToken()}`;
   const createdAt = new Date();
   await (em as SqlEntityManager).execute(
@@ -43,14 +33,14 @@ export async function createAcervoToken(em: EntityManager, actor: Actor): Promis
 
 /** `DELETE /api/settings/acervo-token`: disables the feed (the token no longer works). Idempotent. */
 export async function deleteAcervoToken(em: EntityManager, actor: Actor): Promise<{ ok: true }> {
-  requireSettingsManager(actor);
+  requirePermission(actor, 'manageSettings', MANAGE_TOKEN);
   await em.nativeDelete(AcervoToken, { tenant: actor.tenant.id });
   return { ok: true };
 }
 
 /** `GET /api/settings/acervo-token`: whether a token is in force and since when (never the token). */
 export async function acervoTokenStatus(em: EntityManager, actor: Actor): Promise<AcervoTokenStatusDto> {
-  requireSettingsManager(actor);
+  requirePermission(actor, 'manageSettings', MANAGE_TOKEN);
   const row = await em.findOne(AcervoToken, { tenant: actor.tenant.id });
   return { enabled: !!row, createdAt: row ? row.createdAt.toISOString() : null };
 }

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
-import { AppError, can, type DocumentDto, type WebCaptureInput } from '@notary/shared';
+import { AppError, type DocumentDto, type WebCaptureInput } from '@notary/shared';
 import { type DocumentEntity, DocumentTimestamp } from '../../db/entities';
 import type { WebCapture, WebCapturer } from '../../ports/capture';
 import { silentLog } from '../../ports/log';
 import type { TimestampAuthority } from '../../ports/tsa';
 import type { Actor } from '../tenancy/actor';
+import { requirePermission } from '../tenancy/permissions';
 import type { CaptureShare } from './capture-share';
 import { assertDiskRoom } from './disk-floor';
 import { type IntakeSource, type NotarizeDeps, notarize } from './notarize';
@@ -42,12 +43,7 @@ export async function captureWebPage(
   input: WebCaptureInput,
   signal?: AbortSignal,
 ): Promise<DocumentDto> {
-  if (!can(actor.role, 'upload')) {
-    throw new AppError(
-      'FORBIDDEN',
-      `Capturing a web page needs the editor role or higher in this organization (you are ${actor.role})`,
-    );
-  }
+  requirePermission(actor, 'upload', 'capture web pages into this organization');
   if (input.consent !== true) {
     throw new AppError('BAD_REQUEST', 'Consent is required (LGPD Art. 7 I): send `consent: true`');
   }

@@ -5,7 +5,7 @@ import { AccessPolicy, DocumentDeletion } from '../../db/entities';
 import type { ObjectStorage } from '../../ports/storage';
 import type { AcervoFeedCache } from '../acervo/cache';
 import type { Actor } from '../tenancy/actor';
-import { requireDocumentOwner } from './owner';
+import { requirePermission } from '../tenancy/permissions';
 import { adjustUsedBytes } from './quota';
 import { assertNotDeleted, findDocumentInTenant, ipfsCidOf } from './service';
 import type { PublicVerifyCache } from './verify-cache';
@@ -45,8 +45,8 @@ export interface LgpdDeletionPorts {
 
 /**
  * `DELETE /api/documents/:id`: the LGPD deletion of a document (spec, item 8; README, LGPD deletion).
- * Who: its owner (`requireDocumentOwner`): the uploader while still editor or higher, or an admin or owner of
- * the organization; in a personal workspace its user. Steps, so that a refused or failing request deletes
+ * Who: its owner (`requirePermission` with `documentOwner`): the uploader while still editor or higher, or an
+ * admin or owner of the organization; in a personal workspace its user. Steps, so that a refused or failing request deletes
  * nothing and a failure half-way can be retried:
  * 1. every check first: tenant, role, not deleted already, the `reason` text (`lgpdDeletionReason`);
  * 2. one transaction: the row is marked deleted only if it was not already (it stays locked until commit, so a
@@ -74,7 +74,7 @@ export async function deleteDocumentUnderLgpd(
   reason: string | undefined,
 ): Promise<LgpdDeletionDto> {
   const doc = await findDocumentInTenant(em, actor, id);
-  requireDocumentOwner(actor, doc, 'delete it under the LGPD');
+  requirePermission(actor, { documentOwner: doc }, 'delete this document under the LGPD');
   assertNotDeleted(doc);
   const reasonText = lgpdDeletionReason(reason);
   const keys = [doc.storageKey, doc.screenshotKey].filter((k): k is string => Boolean(k));

@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { AppError, can, type DocumentDto, type PublishInput } from '@notary/shared';
+import { AppError, type DocumentDto, type PublishInput } from '@notary/shared';
 import { Document } from '../../db/entities';
 import type { AcervoFeedCache } from '../acervo/cache';
 import type { Actor } from '../tenancy/actor';
+import { requirePermission } from '../tenancy/permissions';
 import { toDocumentDto } from './projection';
 import { assertNotDeleted, findDocumentInTenant } from './service';
 
@@ -22,12 +23,7 @@ export async function publishDocument(
   input: PublishInput,
 ): Promise<DocumentDto> {
   const doc = await findDocumentInTenant(em, actor, id);
-  if (!can(actor.role, 'upload')) {
-    throw new AppError(
-      'FORBIDDEN',
-      `Publishing needs editor or higher in the organization (your role: ${actor.role})`,
-    );
-  }
+  requirePermission(actor, 'upload', "publish this organization's documents");
   assertNotDeleted(doc);
   const changes: Partial<
     Pick<typeof doc, 'published' | 'publishedAt' | 'acervoTitle' | 'acervoAuthor' | 'metadata'>

@@ -1,17 +1,17 @@
-import { AppError, can, isAppError } from '@notary/shared';
+import { AppError, isAppError } from '@notary/shared';
 import { type Actor, type OrganizationActor, requireOrganization } from '../tenancy/actor';
+import { requirePermission } from '../tenancy/permissions';
 
 /**
  * The caller acting in an organization as admin or owner (spec, Authentication 6: "Organization profile and
  * deletion: admin or owner"; the role table's `manageSettings` column says exactly that).
- * @param action what the caller tries to do, for the 403 message (e.g. `update the organization profile`).
+ * @param action what the caller tries to do, for the 403 sentence (`requirePermission`), e.g. `update the
+ *   organization profile`.
  * @throws AppError BAD_REQUEST `No active organization` in a personal workspace; FORBIDDEN below admin.
  */
 export function requireOrganizationManager(actor: Actor, action: string): OrganizationActor {
   const org = requireOrganization(actor);
-  if (!can(org.role, 'manageSettings')) {
-    throw new AppError('FORBIDDEN', `Only an admin or owner can ${action} (your role: ${org.role})`);
-  }
+  requirePermission(org, 'manageSettings', action);
   return org;
 }
 

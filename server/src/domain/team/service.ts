@@ -2,7 +2,6 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import {
   AppError,
   type AssignableRole,
-  can,
   canAssignRole,
   canManageMember,
   INVITATION_MAIL_LIMITS,
@@ -26,6 +25,7 @@ import { isPlaceholderEmail, type Mailer } from '../../ports/mail';
 import type { QuotaCounter } from '../../ports/rate-limit';
 import { invitationMail, pickMailLanguage } from '../mail/invitation';
 import { type Actor, type OrganizationActor, requireOrganization } from '../tenancy/actor';
+import { requirePermission } from '../tenancy/permissions';
 import { ensureOrganizationTenant, setTenantRole } from '../tenancy/resolve';
 import { cancelInvitationsNoLongerGrantable } from './grants';
 import { withOrganizationLock } from './lock';
@@ -137,10 +137,8 @@ function currentRole(team: TeamEntry[], actor: OrganizationActor): Role {
 
 const ownerCount = (team: TeamEntry[]): number => team.filter((e) => e.member.role === 'owner').length;
 
-/** @throws AppError FORBIDDEN unless `role` has manageTeam (admin or owner). */
-function requireManageTeam(role: Role): void {
-  if (!can(role, 'manageTeam')) throw new AppError('FORBIDDEN', 'Managing the team needs admin or owner');
-}
+/** What `manageTeam` is refused for (`requirePermission`). */
+const MANAGE_TEAM = "manage this organization's team";
 
 /**
  * Whether the member `inviterUserId` may, as of `team`, still give `role` (a member with manageTeam and a role
@@ -206,7 +204,7 @@ export async function listTeamMembers(ports: TeamPorts, actor: Actor): Promise<T
  */
 export async function listPendingInvitations(ports: TeamPorts, actor: Actor): Promise<InvitationListDto> {
   const org = requireOrganization(actor);
-  requireManageTeam(org.role);
+  requirePermission(org, 'manageTeam', MANAGE_TEAM);
   const now = new Date();
   const [invitations, team] = await Promise.all([
     provider(() => ports.directory.listInvitations(org.organizationId)),
@@ -255,7 +253,7 @@ export async function inviteToTeam(
   if ((email === undefined) === (wallet === undefined)) {
     throw new AppError('BAD_REQUEST', 'Send exactly one of email or wallet');
   }
-  requireManageTeam(org.role);
+  requirePermission(org, 'manageTeam', MANAGE_TEAM);
   if (!canAssignRole(org.role, input.role)) {
     throw new AppError('FORBIDDEN', `A ${org.role} cannot give the role ${input.role}`);
   }
@@ -277,7 +275,7 @@ async function inviteByWallet(
   return withOrganizationLock(ports.em, ports.databaseKind, org.organizationId, async (em) => {
     const team = await loadTeam(em, ports.directory, org);
     const myRole = currentRole(team, org);
-    requireManageTeam(myRole);
+    requirePermission({ ...org, role: myRole }, 'manageTeam', MANAGE_TEAM);
     if (!canAssignRole(myRole, role)) {
       throw new AppError('FORBIDDEN', `A ${myRole} cannot give the role ${role}`);
     }
@@ -311,7 +309,7 @@ async function inviteByEmail(
     async (em) => {
       const team = await loadTeam(em, ports.directory, org);
       const myRole = currentRole(team, org);
-      requireManageTeam(myRole);
+      requirePermission({ ...org, role: myRole }, 'manageTeam', MANAGE_TEAM);
       if (!canAssignRole(myRole, input.role)) {
         throw new AppError('FORBIDDEN', `A ${myRole} cannot give the role ${input.role}`);
       }
@@ -415,11 +413,11 @@ export async function changeMemberRole(
   role: AssignableRole,
 ): Promise<MemberRoleChangedDto> {
   const org = requireOrganization(actor);
-  requireManageTeam(org.role);
+  requirePermission(org, 'manageTeam', MANAGE_TEAM);
   return withOrganizationLock(ports.em, ports.databaseKind, org.organizationId, async (em) => {
     const team = await loadTeam(em, ports.directory, org);
     const myRole = currentRole(team, org);
-    requireManageTeam(myRole);
+    requirePermission({ ...org, role: myRole }, 'manageTeam', MANAGE_TEAM);
     const target = team.find((e) => e.member.userId === userId)?.member;
     if (!target) throw new AppError('NOT_FOUND', 'No such member in this organization');
     if (!canManageMember(myRole, target.role)) {
@@ -453,11 +451,11 @@ export async function changeMemberRole(
 export async function removeTeamMember(ports: TeamPorts, actor: Actor, userId: string): Promise<TeamOkDto> {
   const org = requireOrganization(actor);
   const leaving = userId === org.userId;
-  if (!leaving) requireManageTeam(org.role);
+  if (!leaving) requirePermission(org, 'manageTeam', MANAGE_TEAM);
   return withOrganizationLock(ports.em, ports.databaseKind, org.organizationId, async (em) => {
     const team = await loadTeam(em, ports.directory, org);
     const myRole = currentRole(team, org);
-    if (!leaving) requireManageTeam(myRole);
+    if (!leaving) requirePermission({ ...org, role: myRole }, 'manageTeam', MANAGE_TEAM);
     const target = team.find((e) => e.member.userId === userId)?.member;
     if (!target) throw new AppError('NOT_FOUND', 'No such member in this organization');
     if (!leaving && !canManageMember(myRole, target.role)) {
@@ -485,7 +483,7 @@ export async function cancelTeamInvitation(
   invitationId: string,
 ): Promise<TeamOkDto> {
   const org = requireOrganization(actor);
-  requireManageTeam(org.role);
+  requirePermission(org, 'manageTeam', MANAGE_TEAM);
   const invitation = await provider(() => ports.directory.getInvitation(invitationId));
   if (!invitation || invitation.organizationId !== org.organizationId || invitation.status !== 'pending') {
     throw new AppError('NOT_FOUND', 'No such pending invitation in this organization');

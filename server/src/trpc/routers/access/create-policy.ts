@@ -4,7 +4,8 @@ import { authedProcedure } from '../../trpc';
 
 /**
  * `POST /api/documents/{id}/access-policies` (README, Sharing): creates a link, public, wallet or e-mail
- * access policy; the document's owner only (`requireDocumentOwner`). 201 `{policy, token?, shareUrl?}`: a link's token is shown this once.
+ * access policy; the document's owner only (`requirePermission` with `documentOwner`). 201
+ * `{policy, token?, shareUrl?}`: a link's token is shown this once.
  */
 export const createPolicy = authedProcedure
   .meta({
