@@ -2,6 +2,7 @@ import { ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { getAnchorProof } from '../../../domain/anchoring/proof';
 import { authedProcedure } from '../../trpc';
+import { DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -24,11 +25,7 @@ export const AnchorProofSchema = z
 export const anchorProof = authedProcedure
   .meta({
     openapi: {
-      errorResponses: {
-        401: 'Missing or invalid session token',
-        403: 'Document of another tenant',
-        404: 'No such document',
-      },
+      errorResponses: DOCUMENT_ERROR_RESPONSES,
       method: 'GET',
       path: '/api/documents/{id}/anchor-proof',
       summary: "The document's Merkle proof and on-chain anchors",

@@ -2,6 +2,7 @@ import { DownloadSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { presignDownload } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
+import { LIVE_DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /**
  * `GET /api/documents/:id/download`: URL valid 300 s, attachment, neutral type (an IPFS import: the public
@@ -10,12 +11,7 @@ import { authedProcedure } from '../../trpc';
 export const download = authedProcedure
   .meta({
     openapi: {
-      errorResponses: {
-        401: 'Missing or invalid session token',
-        403: 'Document of another tenant',
-        404: 'No such document',
-        410: 'Deleted under the LGPD',
-      },
+      errorResponses: LIVE_DOCUMENT_ERROR_RESPONSES,
       method: 'GET',
       path: '/api/documents/{id}/download',
       summary: 'A presigned URL to download the file',

@@ -2,16 +2,13 @@ import { DocumentEnvelopeSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { getDocument } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
+import { DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /** `GET /api/documents/:id`: 403 outside the tenant, 404 missing. */
 export const get = authedProcedure
   .meta({
     openapi: {
-      errorResponses: {
-        401: 'Missing or invalid session token',
-        403: 'Document of another tenant',
-        404: 'No such document',
-      },
+      errorResponses: DOCUMENT_ERROR_RESPONSES,
       method: 'GET',
       path: '/api/documents/{id}',
       summary: 'One document with its anchoring status',

@@ -1,9 +1,6 @@
-import { finished } from 'node:stream/promises';
-import { AppError, DocumentSchema, RATE_LIMITS } from '@notary/shared';
+import { DocumentSchema, RATE_LIMITS } from '@notary/shared';
 import { z } from 'zod';
-import { type IntakeSource, notarize } from '../../../domain/documents/notarize';
-import { toDocumentDto } from '../../../domain/documents/projection';
-import type { IpfsGateways } from '../../../ports/ipfs';
+import { importIpfsDocument } from '../../../domain/documents/import-ipfs';
 import { authedProcedure } from '../../trpc';
 
 /** `POST /api/documents/import/ipfs` body (spec, Documents). */
@@ -17,16 +14,9 @@ const ImportIpfsInput = z.object({
 });
 
 /**
- * `POST /api/documents/import/ipfs` (spec, Documents; issue 14) `{cid, fileName?, consent}`: notarizes the file
- * a CID names without storing it. The bytes come from the configured trustless gateways, verified block by
- * block against the CID, and are hashed as they stream (`notarize`, reference intake: the same role, consent
- * and anchoring as an upload; no storage, no quota). 201 Document with `sourceType: "ipfs"`,
- * `sourceUri: "ipfs://<cid>"`. 400 a CID not accepted, a directory, no consent, a DAG past the import's
- * budgets (blocks or bytes fetched for the size its root declares, links to empty parts); 403 below editor in
- * an organization; 413 over 250 MB (as soon as the UnixFS root says so); 429 over 10 a minute (`ipfsImport`)
- * or as many imports running as `IPFS_IMPORT_CONCURRENCY` allows; 502 gateway unreachable, timed out,
- * failing, or sending bytes that are not the CID's; 504 not done within `IPFS_IMPORT_TIMEOUT_MS` (nothing is
- * recorded on any failure). A client that hangs up (either face) stops the fetching: `signal`.
+ * `POST /api/documents/import/ipfs` `{cid, fileName?, consent}` (spec, Documents): notarizes the file a CID
+ * names without storing it (`importIpfsDocument`); 201 Document with `sourceType: "ipfs"`. 10 a minute
+ * (`ipfsImport`). A client that hangs up (either face) stops the fetching: `signal`.
  */
 export const importIpfs = authedProcedure
   .meta({
@@ -52,50 +42,6 @@ export const importIpfs = authedProcedure
   })
   .input(ImportIpfsInput)
   .output(DocumentSchema)
-  .mutation(async ({ ctx, input, signal }) => {
-    const cid = input.cid.trim();
-    const doc = await notarize(ctx.em(), ctx.deps, ctx.actor, {
-      kind: 'reference',
-      sourceType: 'ipfs',
-      sourceUri: `ipfs://${cid}`,
-      source: ipfsSource(ctx.deps.ipfs, { ...input, cid }, signal ?? new AbortController().signal),
-    });
-    return toDocumentDto(doc);
-  });
-
-/**
- * The import as an intake: `announce` checks the CID and consent before anything is fetched; `read` fetches
- * the file (root block first: its size, or that it is a directory) and resolves once the verified stream has
- * ended, so a gateway failure mid-file rejects it and nothing is recorded.
- */
-function ipfsSource(
-  ipfs: IpfsGateways,
-  input: { cid: string; fileName?: string | undefined; consent: boolean },
-  signal: AbortSignal,
-): IntakeSource {
-  let consentAt: Date | undefined;
-  let cid = '';
-  return {
-    announce: () => {
-      cid = ipfs.parseCid(input.cid);
-      if (input.consent !== true) {
-        throw new AppError('BAD_REQUEST', 'Consent is required (LGPD Art. 7 I): send `consent: true`', {
-          fields: ['consent'],
-        });
-      }
-      consentAt = new Date();
-      return undefined;
-    },
-    read: async (onFile) => {
-      const file = await ipfs.fetchFile(cid, { signal });
-      onFile({
-        stream: file.stream,
-        fileName: input.fileName?.trim() || cid,
-        declaredType: undefined,
-        size: file.size,
-      });
-      await finished(file.stream);
-      return { consentAt };
-    },
-  };
-}
+  .mutation(({ ctx, input, signal }) =>
+    importIpfsDocument(ctx.em(), ctx.deps, ctx.actor, input, signal ?? new AbortController().signal),
+  );

@@ -2,6 +2,7 @@ import { LgpdDeletionSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { deleteDocumentUnderLgpd, LGPD_REASON_MAX_CHARS } from '../../../domain/documents/lgpd-deletion';
 import { authedProcedure } from '../../trpc';
+import { DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /**
  * `DELETE /api/documents/{id}[?reason=]` (README, LGPD deletion): destroys the stored file, keeps the hash,
@@ -12,10 +13,9 @@ export const lgpdDelete = authedProcedure
   .meta({
     openapi: {
       errorResponses: {
+        ...DOCUMENT_ERROR_RESPONSES,
         400: 'Reason over 500 characters, or with control characters (nothing is deleted)',
-        401: 'Missing or invalid session token',
         403: "Document of another tenant, or not the document's owner (its uploader while editor or higher, an admin or an owner)",
-        404: 'No such document',
         410: 'Already deleted under the LGPD',
       },
       method: 'DELETE',

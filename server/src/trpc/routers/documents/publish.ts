@@ -1,6 +1,7 @@
 import { DocumentEnvelopeSchema, PublishInputSchema, ResourceId } from '@notary/shared';
 import { publishDocument } from '../../../domain/documents/publish';
 import { authedProcedure } from '../../trpc';
+import { LIVE_DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /**
  * `PATCH /api/documents/{id}/publish` (spec) `{published, title?, author?, metadata?}`: only the fields sent
@@ -10,11 +11,9 @@ export const publish = authedProcedure
   .meta({
     openapi: {
       errorResponses: {
+        ...LIVE_DOCUMENT_ERROR_RESPONSES,
         400: 'Invalid body',
-        401: 'Missing or invalid session token',
         403: 'Document of another tenant, or below editor in the organization',
-        404: 'No such document',
-        410: 'Deleted under the LGPD',
       },
       method: 'PATCH',
       path: '/api/documents/{id}/publish',

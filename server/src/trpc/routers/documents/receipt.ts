@@ -3,6 +3,7 @@ import { ReceiptSchema } from '@notary/verify/receipt';
 import { z } from 'zod';
 import { getReceipt } from '../../../domain/documents/receipt';
 import { authedProcedure } from '../../trpc';
+import { DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /**
  * `GET /api/documents/:id/receipt` (issue 16): the document's receipt (docs/receipt.schema.json), what
@@ -12,11 +13,7 @@ import { authedProcedure } from '../../trpc';
 export const receipt = authedProcedure
   .meta({
     openapi: {
-      errorResponses: {
-        401: 'Missing or invalid session token',
-        403: 'Document of another tenant',
-        404: 'No such document',
-      },
+      errorResponses: DOCUMENT_ERROR_RESPONSES,
       method: 'GET',
       path: '/api/documents/{id}/receipt',
       summary: "The document's verification receipt (JSON, checkable offline)",

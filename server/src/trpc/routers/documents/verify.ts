@@ -2,16 +2,15 @@ import { HashComparisonSchema, ResourceId, Sha256Hex } from '@notary/shared';
 import { z } from 'zod';
 import { compareHash } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
+import { DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /** `GET /api/documents/:id/verify?hash=`: compares a hash with the stored one. */
 export const verify = authedProcedure
   .meta({
     openapi: {
       errorResponses: {
+        ...DOCUMENT_ERROR_RESPONSES,
         400: 'Malformed hash',
-        401: 'Missing or invalid session token',
-        403: 'Document of another tenant',
-        404: 'No such document',
       },
       method: 'GET',
       path: '/api/documents/{id}/verify',

@@ -2,6 +2,7 @@ import { ResourceId, ViewSchema } from '@notary/shared';
 import { z } from 'zod';
 import { presignView } from '../../../domain/documents/service';
 import { authedProcedure } from '../../trpc';
+import { LIVE_DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /**
  * `GET /api/documents/:id/view`: URL valid 300 s; inline only for PDF, PNG, JPEG, GIF, WebP, plain text (an
@@ -10,12 +11,7 @@ import { authedProcedure } from '../../trpc';
 export const view = authedProcedure
   .meta({
     openapi: {
-      errorResponses: {
-        401: 'Missing or invalid session token',
-        403: 'Document of another tenant',
-        404: 'No such document',
-        410: 'Deleted under the LGPD',
-      },
+      errorResponses: LIVE_DOCUMENT_ERROR_RESPONSES,
       method: 'GET',
       path: '/api/documents/{id}/view',
       summary: 'A presigned URL to view the file inline',
