@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
-import { AppError, can, LIMITS } from '@notary/shared';
+import { AppError, LIMITS } from '@notary/shared';
 import type { DocumentEntity } from '../../db/entities';
 import type { FreeSpace } from '../../ports/free-space';
 import { type Log, silentLog } from '../../ports/log';
 import type { AnchoringQueue } from '../../ports/queue';
 import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
+import { requirePermission } from '../tenancy/permissions';
 import { assertDiskRoom, diskFloorGate } from './disk-floor';
 import { cleanFileName } from './file-name';
 import { hashStream, type IngestResult, ingestStream } from './ingest';
@@ -130,12 +131,7 @@ export async function notarize(
   // The key of the complete object once the bytes are in.
   let stored: string | undefined;
   try {
-    if (!can(actor.role, 'upload')) {
-      throw new AppError(
-        'FORBIDDEN',
-        `Uploading needs the editor role or higher in this organization (you are ${actor.role})`,
-      );
-    }
+    requirePermission(actor, 'upload', 'upload documents to this organization');
     if (intake.kind === 'reference') return published(deps, await notarizeReference(em, deps, actor, intake));
     const announced = intake.source.announce();
     if (announced !== undefined && announced > LIMITS.maxUploadBytes) {
