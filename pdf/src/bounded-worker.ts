@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, type Transferable, Worker } from 'node:worker_threads';
+import { errorMessage } from '@notary/shared';
 
 /**
  * Runs jobs on untrusted input in worker threads whose memory and time are bounded (issue 12, Bounded work):
@@ -277,7 +278,7 @@ export function serveBoundedJobs<I, O>(
         port.postMessage(reply, transfer ?? []);
       },
       (error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         const reply: Reply<O> = { ok: false, message, heapUsed: getHeapStatistics().used_heap_size };
         port.postMessage(reply);
       },

@@ -1,4 +1,5 @@
 import { deflateSync, inflateSync, type ZlibOptions } from 'node:zlib';
+import { errorMessage } from '@notary/shared';
 
 /**
  * A web capture's screenshot (PNG, W3C PNG Specification, third edition; ISO/IEC 15948) read for its
@@ -161,7 +162,7 @@ export function decodeScreenshot(png: Uint8Array, maxPixels: number): Screenshot
         `its image data inflates to more than the ${expected} bytes of ${width} x ${height} pixels`,
       );
     }
-    return unreadable(`corrupt image data: ${error instanceof Error ? error.message : String(error)}`);
+    return unreadable(`corrupt image data: ${errorMessage(error)}`);
   }
   if (rows.length !== expected)
     return unreadable(`its image data ends after ${rows.length} of ${expected} bytes`);

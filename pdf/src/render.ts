@@ -1,3 +1,4 @@
+import { errorMessage } from '@notary/shared';
 import { SCREENSHOT_MAX_PIXELS } from '@notary/shared/limits';
 import type { PdfAttachment } from './attachment';
 import { BoundedWorkerPool, WorkerBoundError } from './bounded-worker';
@@ -91,7 +92,7 @@ export async function renderCertificate(
       outcome = answer;
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       // Past a bound is the source's doing; anything else (the worker did not start, crashed) is ours.
       if (!(error instanceof WorkerBoundError)) console.error('[certificate] stamping worker failed', error);
       outcome = {

@@ -1,3 +1,4 @@
+import { errorMessage } from '@notary/shared';
 import {
   EncryptedPDFError,
   ParseSpeeds,
@@ -60,7 +61,7 @@ class SourcePdfError extends Error {}
 
 /** A short English reason for falling back; encryption wins over the structural symptom it may cause. */
 function fallbackReason(source: Uint8Array, error: unknown): string {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   if (error instanceof EncryptedPDFError || (error instanceof SourcePdfError && detail === 'encrypted')) {
     return 'encrypted PDF';
   }
@@ -89,7 +90,7 @@ async function loadSource(source: Uint8Array): Promise<PDFDocument> {
     });
   } catch (error) {
     if (error instanceof EncryptedPDFError || error instanceof PdfBoundError) throw error;
-    throw new SourcePdfError(error instanceof Error ? error.message : String(error));
+    throw new SourcePdfError(errorMessage(error));
   }
 }
 

@@ -1,4 +1,5 @@
 import { createLogger, type Logger, lifecycleLogger } from '@notary/platform/log';
+import { errorMessage } from '@notary/shared';
 import { serviceLogger, startService } from './bootstrap';
 import { loadConfig } from './config';
 
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
 main().catch((e: unknown) => {
   // An invalid configuration fails before LOG_LEVEL and NODE_ENV are known: a readable line on stderr.
   (notary ?? createLogger({ level: 'info', format: 'text' })).error(
-    `[notary] failed to start: ${e instanceof Error ? e.message : String(e)}`,
+    `[notary] failed to start: ${errorMessage(e)}`,
   );
   process.exit(1);
 });

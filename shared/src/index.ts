@@ -1,3 +1,4 @@
+export * from './error-message';
 export * from './errors';
 export * from './limits';
 export * from './roles';

@@ -11,6 +11,7 @@
 import { boundPdfLibDecoding } from '@notary/pdf/bounded-decode';
 import { serveBoundedJobs } from '@notary/pdf/bounded-worker';
 import { PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES } from '@notary/pdf/bounds';
+import { errorMessage } from '@notary/shared';
 import type { CheckResult } from '@notary/verify';
 import { type AttachedReceipt, CertificateError, extractReceipt } from '@notary/verify/certificate';
 import { checkAgainstCertificate, OFFLINE_CHECKS } from '../common/certificate-check';
@@ -65,7 +66,7 @@ async function offlineChecks(
     );
   } catch (e) {
     // A signature the checking core cannot handle fails its checks; the receipt's own checks still run.
-    return { error: e instanceof Error ? e.message : String(e) };
+    return { error: errorMessage(e) };
   }
   if (result.kind !== 'report') return { error: 'message' in result ? result.message : result.kind };
   return { checks: result.report.checks.filter((c) => OFFLINE_CHECKS.includes(c.id)) };

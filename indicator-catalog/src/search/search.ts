@@ -1,5 +1,5 @@
 import type { Logger } from '@notary/platform/log';
-import { AppError } from '@notary/shared';
+import { AppError, errorMessage } from '@notary/shared';
 import pLimit from 'p-limit';
 import type { CatalogConfig } from '../config';
 import type { Embedder } from '../embeddings/port';
@@ -40,8 +40,7 @@ interface Territory {
   uf: string | null;
 }
 
-const describe = (e: unknown) =>
-  e instanceof ProviderError ? `provider ${e.message}` : e instanceof Error ? e.message : String(e);
+const describe = (e: unknown) => (e instanceof ProviderError ? `provider ${e.message}` : errorMessage(e));
 
 /**
  * The attribution block of a result (spec 001: publisherName, publisherUrl and license compose it), or

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { type Logger, silentLogger } from '@notary/platform/log';
-import { AppError } from '@notary/shared';
+import { AppError, errorMessage } from '@notary/shared';
 import type { Database } from '../db';
 import { Provider, type ProviderEntity, type SyncProgress, SyncRun, type SyncStats } from '../db/entities';
 import type { Embedder } from '../embeddings/port';
@@ -58,7 +58,7 @@ const KEEP_RUNS = 50;
 
 function describe(e: unknown): string {
   if (e instanceof ProviderError) return `provider ${e.message} (GET ${e.url})`;
-  return e instanceof Error ? e.message : String(e);
+  return errorMessage(e);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { chmod, rm } from 'node:fs/promises';
 import net from 'node:net';
+import { errorMessage } from '@notary/shared';
 import type { OperatorCommand } from '../domain/operator/commands';
 
 /** One request per connection: a JSON line with the command; the answer is one JSON line. */
@@ -31,7 +32,7 @@ export async function startAdminSocket(
         try {
           answer = { ok: true, output: await run(JSON.parse(line) as OperatorCommand) };
         } catch (e) {
-          answer = { ok: false, message: e instanceof Error ? e.message : String(e) };
+          answer = { ok: false, message: errorMessage(e) };
         }
         socket.end(`${JSON.stringify(answer)}\n`);
       })();

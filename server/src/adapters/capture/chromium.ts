@@ -5,7 +5,7 @@ import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { AddressPolicy, type AllowEntry } from '@notary/platform/net/address-policy';
-import { AppError, LIMITS } from '@notary/shared';
+import { AppError, errorMessage, LIMITS } from '@notary/shared';
 import { CAPTURE_SCREENSHOT } from '@notary/shared/limits';
 import {
   type Browser,
@@ -452,7 +452,7 @@ export function devToolsOf(session: CDPSession): DevToolsSession {
 
 /** A failed browser start, said so that an operator can act (no sandbox available is the likely one). */
 function launchError(e: unknown): AppError {
-  const message = errorText(e);
+  const message = errorMessage(e);
   if (/sandbox|namespace|setuid|running as root/i.test(message)) {
     return new AppError(
       'SERVICE_UNAVAILABLE',
@@ -463,10 +463,6 @@ function launchError(e: unknown): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'Web capture is unavailable: the browser did not start', {
     cause: e,
   });
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 /**
@@ -598,7 +594,7 @@ function settled(page: Page, pending: Set<Request>, deadline: number): Promise<v
 
 /** Maps a failed navigation to the route's statuses: 400 refused destination, 502 unreachable, 504 time. */
 function navigationError(e: unknown, timeoutMs: number): AppError {
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   if (/Timeout \d+ms exceeded/.test(message)) return timeoutError(timeoutMs);
   if (/Download is starting/.test(message)) {
     return new AppError('BAD_REQUEST', 'The URL starts a download, not a page: nothing to capture');

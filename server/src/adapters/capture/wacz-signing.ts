@@ -31,7 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pkijs } from '@notary/pdf/asn1';
 import { redactUrl } from '@notary/platform/redact';
-import { AppError, LIMITS } from '@notary/shared';
+import { AppError, errorMessage, LIMITS } from '@notary/shared';
 import {
   type CaptureRecord,
   type WaczSignatureFacts,
@@ -287,7 +287,7 @@ function domainSigner(
             timeSignature: {
               status: 'unavailable',
               tsa: shownTsa,
-              reason: e instanceof Error ? e.message : String(e),
+              reason: errorMessage(e),
               at: new Date().toISOString(),
             },
           },

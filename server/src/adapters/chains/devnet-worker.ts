@@ -1,6 +1,7 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { SMALL_WORKER_HEAP, typescriptWorkerExecArgv } from '@notary/platform/worker-exec-argv';
 import { awaitWorkerStart } from '@notary/platform/worker-start';
+import { errorMessage } from '@notary/shared';
 import type { StacksDevnet, StacksDevnetControls, StacksDevnetOptions } from './stacks-devnet';
 
 /**
@@ -155,7 +156,7 @@ export async function serveDevnetInThread<D extends StacksDevnetControls & { sto
       onViolation: (violation) => post({ violation }),
     });
   } catch (e) {
-    post({ started: false, message: e instanceof Error ? e.message : String(e) });
+    post({ started: false, message: errorMessage(e) });
     return;
   }
   // The listener keeps this thread alive (the devnet's own server and timers are unref'd) until `stop`.
@@ -172,7 +173,7 @@ export async function serveDevnetInThread<D extends StacksDevnetControls & { sto
       const control = devnet[message.name] as (...args: unknown[]) => unknown;
       post({ reply: message.call, value: control(...message.args) });
     } catch (e) {
-      post({ reply: message.call, error: e instanceof Error ? e.message : String(e) });
+      post({ reply: message.call, error: errorMessage(e) });
     }
   });
   post({ started: true, endpoint: pick(devnet) });

@@ -32,6 +32,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { errorMessage } from '@notary/shared';
 import { type ClarityEvent, getSDK, type Simnet, tx as simTx, type Tx } from '@stacks/clarinet-sdk';
 import {
   type AddressHashMode,
@@ -668,10 +669,7 @@ export async function startStacksDevnet(options: StacksDevnetOptions = {}): Prom
     try {
       decoded = deserializeTransaction(raw);
     } catch (err) {
-      return text(
-        400,
-        `Failed to decode: Failed to deserialize posted transaction: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      return text(400, `Failed to decode: Failed to deserialize posted transaction: ${errorMessage(err)}`);
     }
     const txid = decoded.txid();
     try {
@@ -736,7 +734,7 @@ export async function startStacksDevnet(options: StacksDevnetOptions = {}): Prom
       const result = simnet.callReadOnlyFn(`${address}.${name}`, fn ?? '', args, parsed.sender);
       return json(200, { okay: true, result: `0x${serializeCV(result.result)}` });
     } catch (err) {
-      return json(200, { okay: false, cause: err instanceof Error ? err.message : String(err) });
+      return json(200, { okay: false, cause: errorMessage(err) });
     }
   };
 

@@ -36,7 +36,9 @@
  * refusal reasons) is redacted of the API URL's secrets (`ChainEndpoint`: a key in the path, the query or
  * `user:pass@`, sent as Basic authentication) and of the API key.
  */
+
 import { redactError, redactText, redactUrl, urlSecrets } from '@notary/platform/redact';
+import { errorMessage } from '@notary/shared';
 import {
   anchoredRootOfResult,
   describeStacksApiKind,
@@ -274,7 +276,7 @@ export class StacksNotaryChain implements AnchorChain {
     try {
       answer = await this.api.broadcast(raw);
     } catch (e) {
-      const reason = this.redact(e instanceof Error ? e.message : String(e));
+      const reason = this.redact(errorMessage(e));
       if (e instanceof StacksApiUnavailable && e.reason === 'rate-limited') {
         return { ok: false, kind: 'rate-limited', reason, retryAfterMs: e.retryAfterMs ?? 0 };
       }

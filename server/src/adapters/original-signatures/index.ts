@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { BoundedWorkerPool, WorkerBoundError } from '@notary/pdf/bounded-worker';
 import { BoundedQueue, QueueFullError } from '@notary/pdf/render-queue';
-import { AppError } from '@notary/shared';
+import { AppError, errorMessage } from '@notary/shared';
 import { pemCertificates } from '@notary/verify';
 import type { ReceiptOriginalSignatures } from '@notary/verify/receipt';
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
@@ -68,9 +68,7 @@ export class BoundedOriginalSignatureReader implements OriginalSignatureReader {
       const why =
         e instanceof WorkerBoundError
           ? `past a bound of the service (${e.bound === 'memory' ? 'memory' : 'time'})`
-          : e instanceof Error
-            ? e.message
-            : String(e);
+          : errorMessage(e);
       return { status: 'unreadable', reason: why };
     }
   }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@notary/shared';
 import { createClient } from 'redis';
 
 /** Commands fail at once while the connection is down (no offline queue): callers fall back instead of waiting. */
@@ -34,7 +35,7 @@ export async function connectRedis(
   try {
     await client.connect();
   } catch (e) {
-    throw new Error(`REDIS_URL: cannot reach Redis (${e instanceof Error ? e.message : String(e)})`);
+    throw new Error(`REDIS_URL: cannot reach Redis (${errorMessage(e)})`);
   }
   connected = true;
   return client;

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { errorMessage } from '@notary/shared';
 import type { SigningConfig } from '../../config';
 import type { DocumentSigner } from '../../ports/signer';
 import { loadFileSigner } from './file';
@@ -18,7 +19,7 @@ export async function createSigner(config: SigningConfig): Promise<DocumentSigne
     }
     return await loadFileSigner({ pkcs12: cert, password: config.password ?? '' });
   } catch (e) {
-    throw new Error(`SIGNING_CERT ${config.certPath}: ${e instanceof Error ? e.message : String(e)}`, {
+    throw new Error(`SIGNING_CERT ${config.certPath}: ${errorMessage(e)}`, {
       cause: e,
     });
   }

@@ -1,4 +1,4 @@
-import { AppError } from '@notary/shared';
+import { AppError, errorMessage } from '@notary/shared';
 import { getAddress, Signature, verifyMessage } from 'ethers';
 import { SiweErrorType, SiweMessage } from 'siwe';
 import { sha256Hex } from './tokens';
@@ -48,7 +48,7 @@ function parseSiwe(message: string, domain: string): SiweMessage {
   try {
     return new SiweMessage(message);
   } catch (e) {
-    const why = (e instanceof Error ? e.message : String(e)).split('\n')[0]?.slice(0, 120) ?? '';
+    const why = errorMessage(e).split('\n')[0]?.slice(0, 120) ?? '';
     throw unauthorized(
       `The signed message must be a Sign-In With Ethereum (EIP-4361) message for ${domain} (${why})`,
     );

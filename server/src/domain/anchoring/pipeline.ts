@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { redactText } from '@notary/platform/redact';
+import { errorMessage } from '@notary/shared';
 import { AnchorBatch, AnchorTx, type AnchorTxEntity, Document, DocumentAnchor } from '../../db/entities';
 import {
   type AnchorChain,
@@ -231,10 +232,6 @@ function hex(bytes: Uint8Array): string {
   return `0x${Buffer.from(bytes).toString('hex')}`;
 }
 
-function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 /**
  * A reason as stored in `anchor_tx.last_error` and written to the log: URLs redacted (`redactText`: keys in
  * the path, query values, credentials). The adapters already redact their own endpoint's secrets; this also
@@ -314,7 +311,7 @@ export class AnchorWorker {
         } catch (e) {
           if (e instanceof ChainRateLimitedError) await this.rateLimited(id, e.retryAfterMs, e.message);
           // An unexpected error (database, chain adapter bug): keep the row, retry later, visibly.
-          else await this.retryLater(id, `unexpected: ${messageOf(e)}`, e);
+          else await this.retryLater(id, `unexpected: ${errorMessage(e)}`, e);
         }
         if (this.stopped) return n;
       }

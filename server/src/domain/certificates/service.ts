@@ -12,7 +12,7 @@ import {
   signPdfAtLevel,
 } from '@notary/pdf/pades';
 import { type PdfAttachment, type RenderedCertificate, renderCertificate } from '@notary/pdf/render';
-import { AppError } from '@notary/shared';
+import { AppError, errorMessage } from '@notary/shared';
 import { RECEIPT_FILE_NAME, type Receipt, serializeReceipt } from '@notary/verify/receipt';
 import { firstRevoked, type ValidationMaterial } from '@notary/verify/revocation';
 import type { Config } from '../../config';
@@ -488,7 +488,7 @@ async function readFromIpfs(
     return { bytes, skipReason: undefined };
   } catch (e) {
     signal?.throwIfAborted();
-    return failed(e instanceof Error ? e.message : String(e));
+    return failed(errorMessage(e));
   }
 }
 

@@ -7,7 +7,8 @@
  * (`status` pending | accepted | canceled | rejected), `walletAddress` (SIWE), `user`, `session`
  * (`activeOrganizationId`).
  */
-import { AppError, isRole, ROLE_RANK, type Role } from '@notary/shared';
+
+import { AppError, errorMessage, isRole, ROLE_RANK, type Role } from '@notary/shared';
 import type { DBAdapter } from 'better-auth';
 
 /** Rows read per page: better-auth's `findMany` silently stops at 100 rows unless told otherwise. */
@@ -95,7 +96,7 @@ export async function provider<T>(what: string, run: () => Promise<T>): Promise<
     return await run();
   } catch (e) {
     if (e instanceof AppError) throw e;
-    const reason = e instanceof Error ? e.message : String(e);
+    const reason = errorMessage(e);
     throw new AppError('BAD_GATEWAY', `Identity provider failed to ${what}: ${reason}`, { cause: e });
   }
 }
