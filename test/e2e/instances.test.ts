@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type HardhatDevnet, startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '@notary/server/db/entities';
 import type { DocumentDto } from '@notary/shared';
@@ -142,6 +142,29 @@ describe.skipIf(!radosgwAvailable())('two instances on one database, bucket, Red
     }
     expect((await verify(a)).status).toBe(429);
     expect((await verify(b)).status).toBe(429);
+  });
+
+  it('a file recorded on one instance is found on the other, which had just answered that it was unknown', async () => {
+    const content = `asked before it exists ${randomBytes(8).toString('hex')}`;
+    const hash = createHash('sha256').update(content).digest('hex');
+    const verifyOn = async (on: TestService) =>
+      (
+        await api<{ found: boolean }>(on.url, `/api/public/verify?hash=${hash}`, {
+          headers: { 'x-forwarded-for': randomIp() },
+        })
+      ).body.found;
+    // B answers unknown and keeps that answer (10 s); the upload on A drops it over Redis.
+    expect(await verifyOn(b)).toBe(false);
+    expect(await verifyOn(b)).toBe(false);
+    await upload(a.url, token, content, 'asked.txt');
+    expect(await verifyOn(a)).toBe(true);
+    // Well under the 10 s the unknown answer is kept: only the invalidation can make B read again in time.
+    const deadline = Date.now() + 5_000;
+    while (!(await verifyOn(b))) {
+      if (Date.now() > deadline)
+        throw new Error('instance B still answers that the recorded file is unknown');
+      await new Promise((r) => setTimeout(r, 50));
+    }
   });
 
   it('a change on one instance reaches the other instance’s acervo cache at once', async () => {

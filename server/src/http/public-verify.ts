@@ -91,22 +91,40 @@ export function publicVerifyLane(path: string, stages: readonly RequestHandler[]
 }
 
 function runStages(stages: readonly RequestHandler[], req: Request, res: Response, done: NextFunction): void {
-  let index = 0;
-  const step = (error?: unknown): void => {
+  new StageRun(stages, req, res, done).next();
+}
+
+/**
+ * One request's walk through the stages. A class with a bound `next` rather than a closure per request: the
+ * tsx loader names every function expression it compiles (`keepNames`), a property definition each time.
+ */
+class StageRun {
+  private index = 0;
+  readonly next: (error?: unknown) => void;
+
+  constructor(
+    private readonly stages: readonly RequestHandler[],
+    private readonly req: Request,
+    private readonly res: Response,
+    private readonly done: NextFunction,
+  ) {
+    this.next = this.step.bind(this);
+  }
+
+  private step(error?: unknown): void {
     if (error !== undefined && error !== null) {
-      done(error);
+      this.done(error);
       return;
     }
-    const stage = stages[index++];
+    const stage = this.stages[this.index++];
     if (!stage) {
-      done();
+      this.done();
       return;
     }
     try {
-      void stage(req, res, step);
+      void stage(this.req, this.res, this.next);
     } catch (e) {
-      done(e);
+      this.done(e);
     }
-  };
-  step();
+  }
 }
