@@ -74,6 +74,7 @@ import {
   uploadFile,
   writeRandomFile,
 } from './lib';
+import { seedCommand } from './seed';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
@@ -615,6 +616,10 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    if (process.argv[2] === 'seed') {
+      await seedCommand(process.argv.slice(3));
+      return;
+    }
     if (process.argv[2] === 'certificates') {
       const certificates = await benchCertificates({
         root: ROOT,
