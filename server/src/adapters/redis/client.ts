@@ -1,9 +1,11 @@
 import { errorMessage } from '@notary/shared';
-import { createClient } from 'redis';
+
+/** node-redis, loaded by `connectRedis` only: without `REDIS_URL` the service never pays its start-up cost. */
+type NodeRedis = typeof import('redis');
 
 /** Commands fail at once while the connection is down (no offline queue): callers fall back instead of waiting. */
-function newClient(url: string, isConnected: () => boolean) {
-  return createClient({
+function newClient(redis: NodeRedis, url: string, isConnected: () => boolean) {
+  return redis.createClient({
     url,
     disableOfflineQueue: true,
     socket: {
@@ -28,7 +30,7 @@ export async function connectRedis(
   log: { error: (message: string, e: unknown) => void },
 ): Promise<RedisConnection> {
   let connected = false;
-  const client = newClient(url, () => connected);
+  const client = newClient(await import('redis'), url, () => connected);
   client.on('error', (e: unknown) => {
     if (connected) log.error('[redis] connection error', e);
   });
