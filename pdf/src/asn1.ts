@@ -1,8 +1,8 @@
 /**
  * The ASN.1 and CMS libraries of this package (asn1js 4, pkijs 4) for code that hands `cades.ts` parsed
- * objects or reads those it returns (the TSA client's ESS check, tests): both libraries check types with
- * `instanceof`, so both sides must use the same copy, and npm installs one copy per workspace while the root
- * holds another major version.
+ * objects or reads those it returns (the ICP-Brasil artifacts, the WACZ signer, test fixtures): both libraries
+ * check types with `instanceof`, so both sides must use the same copy, and npm installs one copy per workspace
+ * while the root holds another major version.
  */
 export * as asn1js from 'asn1js';
 export * as pkijs from 'pkijs';
