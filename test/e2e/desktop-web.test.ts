@@ -14,6 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { uploadBytes } from '../harness/anchored';
 import { launchChromium } from '../harness/chromium';
 import { mailbox, mailedCode } from '../harness/dev-mailbox';
 import { FIXTURES_DIR, sha256sum } from '../harness/fixtures';
@@ -29,6 +30,8 @@ const exec = promisify(execFile);
 const SCREENSHOTS = path.resolve(import.meta.dirname, 'screenshots');
 const UPLOADED = path.join(FIXTURES_DIR, 'pdfs/tracemonkey.pdf');
 const OTHER = path.join(FIXTURES_DIR, 'pdfs/hello_world_rotated.pdf');
+/** Documents the client asks per page (`PAGE_SIZE` of the renderer's Documents screen). */
+const PAGE_SIZE = 50;
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -248,7 +251,8 @@ describe('desktop client (web build) in Chromium against the real service', () =
     const rows = page.getByTestId('document-row');
     await expect.poll(() => rows.count()).toBe(1);
     const search = page.getByPlaceholder('Buscar por nome, número de série, hash ou CID');
-    for (const q of [serial.toLowerCase(), (await sha256sum(UPLOADED)).slice(20, 40), 'tracemonkey']) {
+    // Searched by the server: a serial (any case), a hash prefix, a part of the file name.
+    for (const q of [serial.toLowerCase(), (await sha256sum(UPLOADED)).slice(0, 20), 'tracemonkey']) {
       await search.fill(q);
       await expect.poll(() => rows.count()).toBe(1);
     }
@@ -354,6 +358,10 @@ describe('desktop client (web build) in Chromium against the real service', () =
       'A prova não pôde ser conferida por inteiro (verificação 6)',
     );
     expect(await pub.getByTestId('check-3').textContent()).toContain('Atestação EVM (EAS)');
+    // The checking core's summary in the reader's language, its data (the attestation UID) kept.
+    expect(await pub.getByTestId('check-3').locator('.check-summary').textContent()).toMatch(
+      /^a atestação 0x[0-9a-f]{8}… guarda a raiz/,
+    );
     expect(await pub.getByTestId('verify-result').getAttribute('data-found')).toBe('true');
     await shot(pub, '10b-verify-certificate-match');
 
@@ -551,6 +559,37 @@ describe('desktop client (web build) in Chromium against the real service', () =
     await shot(page, '12b-capture-web');
     await page.getByRole('link', { name: 'Documentos' }).click();
     await expect.poll(() => page.getByTestId('document-row').count()).toBe(3);
+  });
+
+  it('pages a large workspace (load more) and searches it on the server', async () => {
+    const org = await makeOrg(t as TestService, 'Cartório Paginado', [[email, 'owner']]);
+    const token = org.tokens[email] as string;
+    // One page and five more: the list shows the first page, "load more" brings the rest.
+    for (let i = 1; i <= PAGE_SIZE + 5; i++) {
+      await uploadBytes(t as TestService, token, new TextEncoder().encode(`livro ${i}\n`), `livro-${i}.txt`);
+    }
+    await page.reload();
+    const select = page.getByTestId('tenant-select');
+    await expect.poll(() => select.locator('option').count()).toBe(3);
+    await select.selectOption(org.id);
+    const rows = page.getByTestId('document-row');
+    await expect.poll(() => rows.count()).toBe(PAGE_SIZE);
+    // Newest first: the last upload on top; livro-1 to livro-5 are not loaded yet.
+    expect(await rows.first().locator('.file-name').textContent()).toBe(`livro-${PAGE_SIZE + 5}.txt`);
+    // A search goes to the server: it finds a document that is not among the loaded ones.
+    const search = page.getByPlaceholder('Buscar por nome, número de série, hash ou CID');
+    await search.fill('livro-3.');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().locator('.file-name').textContent()).toBe('livro-3.txt');
+    await search.fill('');
+    await expect.poll(() => rows.count()).toBe(PAGE_SIZE);
+    await page.getByTestId('load-more').click();
+    await expect.poll(() => rows.count()).toBe(PAGE_SIZE + 5);
+    expect(await page.getByTestId('load-more').count()).toBe(0);
+    expect(await rows.last().locator('.file-name').textContent()).toBe('livro-1.txt');
+    await shot(page, '12c-documents-paged');
+    await select.selectOption('');
+    await expect.poll(() => rows.count()).toBe(3);
   });
 
   it('says clearly when the server is down', async () => {

@@ -153,14 +153,15 @@ export function Documents() {
   const shown = useMemo(
     () =>
       (docs ?? []).filter((d) => {
-        // A text too short for the server filters the loaded rows here.
-        if (!searched && !matchesSearch(d, query)) return false;
+        // The loaded rows are filtered here too: at once while the server's answer is awaited, and alone for a
+        // text too short for the server (every server match also matches here).
+        if (!matchesSearch(d, query)) return false;
         const status = overallStatus(d);
         if (filter === 'registered') return status === 'registered';
         if (filter === 'pending') return status !== 'registered';
         return true;
       }),
-    [docs, query, searched, filter],
+    [docs, query, filter],
   );
 
   return (
