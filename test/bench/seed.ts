@@ -46,8 +46,9 @@ export const SEED_USAGE = `Usage: npm run bench -- seed --documents N --email E 
 Fills the service's database (DATABASE_URL, else the embedded database under DATA_DIR; its migrations are
 applied first) with N documents of a notary's office in E's personal workspace, or in organization NAME's
 (created with E as owner when missing). E is created as the operator CLI's user:create does (signs in as usual).
-Rows only: documents have storage keys but no stored bytes, unless --objects. With the embedded database, stop
-the service first.
+Rows only: documents have storage keys but no stored bytes, unless --objects (so without it a download, a
+certificate or the receipt of a stored PDF answers as for a lost object). With the embedded database, stop the
+service first.
 
   --documents N      documents to add (required)
   --email E          the user (required)
@@ -77,6 +78,7 @@ export interface SeededDocument {
   serialNumber: string;
   sha256Hash: string;
   fileName: string;
+  mimeType: string;
   deleted: boolean;
   published: boolean;
   anchored: boolean;
@@ -547,6 +549,15 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
       if (deleted) samples.push(sampleOf(deleted));
       const published = samples.some((x) => x.published) ? undefined : docs.find((d) => d.published === true);
       if (published) samples.push(sampleOf(published));
+      // One live, anchored document per MIME type (a receipt of a stored PDF reads its object: --objects).
+      for (const d of docs) {
+        if (
+          d.deleted_at === null &&
+          d.onchain_status === 'registered' &&
+          !samples.some((x) => x.mimeType === d.mime_type && !x.deleted && x.anchored)
+        )
+          samples.push(sampleOf(d));
+      }
       const t = performance.now();
       if (t - lastReport > 2000 || to === n) {
         const sec = (t - insertStarted) / 1000;
@@ -913,6 +924,7 @@ function sampleOf(d: Row): SeededDocument {
     serialNumber: d.serial_number as string,
     sha256Hash: d.sha256_hash as string,
     fileName: d.file_name as string,
+    mimeType: d.mime_type as string,
     deleted: d.deleted_at !== null,
     published: d.published === true,
     anchored: d.onchain_status === 'registered',
