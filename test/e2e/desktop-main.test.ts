@@ -9,7 +9,7 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { DocumentDto } from '@notary/shared';
+import type { DocumentDto, DocumentListDto } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalFile, SessionInfo, SessionState } from '../../desktop/src/common/bridge';
 import { NotaryClient } from '../../desktop/src/common/client';
@@ -117,8 +117,8 @@ describe('desktop main process against the real service (IPC, stand-in electron)
     expect(doc).toMatchObject({ fileName: 'tracemonkey.pdf', fileSize: 1016315, consentGiven: true });
     const progress = win.webContents.sent.slice(sentBefore).filter((s) => s.channel === EVENTS.progress);
     expect(progress.at(-1)?.payload).toEqual({ jobId, loaded: 1016315, total: 1016315 });
-    const list = await invoke<DocumentDto[]>('documents:list');
-    expect(list.map((d) => d.id)).toEqual([doc.id]);
+    const list = await invoke<DocumentListDto>('documents:list');
+    expect(list).toEqual({ documents: [expect.objectContaining({ id: doc.id })], nextCursor: null });
     const verify = await invoke<{ found: boolean }>('public:verify', { hash: doc.sha256Hash });
     expect(verify.found).toBe(true);
   });
