@@ -482,6 +482,62 @@ describe.each(DATABASE_KINDS)('memberships, webhook and operator commands on %s'
       expect(await tableOf(clerkOrg.id)).toHaveProperty('user_r', 'reader');
     });
 
+    it('a role lowered by the operator CLI or by a webhook delivery cancels the invitations it could no longer give', async () => {
+      const org = await createOrg('Convites', 'owner@convites.example');
+      const directory = t.service.deps.directory;
+      const ids: Record<string, string> = {};
+      for (const who of ['ana', 'bia']) {
+        const email = `${who}@convites.example`;
+        ids[who] = await userId(email);
+        await operator({ command: 'member:add', org: org.slug, email, role: 'admin' });
+      }
+      const owner = await userId('owner@convites.example');
+      const invite = (inviterUserId: string, role: 'admin' | 'editor' | 'reader', guest: string) =>
+        directory.createInvitation({
+          organizationId: org.id,
+          email: `${guest}@guests.example`,
+          role,
+          inviterUserId,
+        });
+      const statusOf = async (id: string) => (await directory.getInvitation(id))?.status;
+      const anaEditor = await invite(ids.ana as string, 'editor', 'g1');
+      const biaAdmin = await invite(ids.bia as string, 'admin', 'g2');
+      const biaReader = await invite(ids.bia as string, 'reader', 'g3');
+      const ownerEditor = await invite(owner, 'editor', 'g4');
+
+      // The operator CLI: ana becomes a reader, who can give nothing.
+      await operator({ command: 'member:add', org: org.slug, email: 'ana@convites.example', role: 'reader' });
+      expect(await statusOf(anaEditor.id)).toBe('canceled');
+      expect(await statusOf(ownerEditor.id)).toBe('pending');
+
+      // The identity webhook: bia becomes an editor at the provider (the delivery names this organization).
+      const body = JSON.stringify({
+        object: 'event',
+        type: 'organizationMembership.updated',
+        timestamp: Date.now(),
+        data: {
+          object: 'organization_membership',
+          id: `orgmem_${ids.bia}`,
+          role: 'org:member',
+          public_metadata: { role: 'editor' },
+          private_metadata: {},
+          organization: {
+            object: 'organization',
+            id: org.id,
+            name: 'Convites',
+            slug: org.slug,
+            public_metadata: {},
+          },
+          public_user_data: { user_id: ids.bia, identifier: 'bia@convites.example', first_name: 'Bia' },
+        },
+      });
+      expect((await deliver(body)).status).toBe(200);
+      expect(await tableOf(org.id)).toMatchObject({ [ids.bia as string]: 'editor' });
+      expect(await statusOf(biaAdmin.id)).toBe('canceled');
+      expect(await statusOf(biaReader.id)).toBe('canceled');
+      expect(await statusOf(ownerEditor.id)).toBe('pending');
+    });
+
     it('answers 503 when no secret is configured', async () => {
       const deps = {
         ...t.service.deps,

@@ -660,6 +660,7 @@ describe.each(DATABASE_KINDS)('team routes on %s', (kind) => {
       [who('admin2'), 'admin'],
       [who('admin3'), 'admin'],
       [who('admin4'), 'admin'],
+      [who('admin5'), 'admin'],
     ]);
     const token = (name: string) => t.token(who(name), inviters.slug);
     const owner = await token('owner');
@@ -719,10 +720,31 @@ describe.each(DATABASE_KINDS)('team routes on %s', (kind) => {
     ).toBe(200);
     expect((await accept('by-admin3@guests.example', byLeaver)).status).toBe(410);
 
-    // Demoted behind the team routes (operator, provider): the invitation is still pending at the provider,
-    // but it is not listed, and acceptance re-checks the inviter: 403, and it is canceled (410 afterwards).
+    // Demoted by the operator CLI: its invitations the new role could not give are canceled, as above.
+    const byOperator = await invite('admin5', 'by-admin5@guests.example', 'editor');
+    await setRole(t, inviters.slug, who('admin5'), 'reader');
+    expect((await t.service.deps.directory.getInvitation(byOperator))?.status).toBe('canceled');
+
+    // Demoted behind the service (straight in the provider's tables, no event): the invitation is still
+    // pending at the provider, but it is not listed, and acceptance re-checks the inviter: 403, and it is
+    // canceled (410 afterwards).
     const behind = await invite('admin4', 'by-admin4@guests.example', 'editor');
-    await setRole(t, inviters.slug, who('admin4'), 'reader');
+    const adapter = (await t.service.identity.auth.$context).adapter;
+    await adapter.update({
+      model: 'member',
+      where: [
+        { field: 'organizationId', value: inviters.id },
+        { field: 'userId', value: member('admin4') },
+      ],
+      update: { role: 'reader' },
+    });
+    await t.service.deps.db
+      .fork()
+      .nativeUpdate(
+        TenantMember,
+        { userId: member('admin4'), tenant: { kind: 'organization', externalId: inviters.id } },
+        { role: 'reader' },
+      );
     expect((await t.service.deps.directory.getInvitation(behind))?.status).toBe('pending');
     expect((await pending()).some((i) => i.id === behind)).toBe(false);
     // Someone else holding the link cannot cancel it: the e-mail check comes first.

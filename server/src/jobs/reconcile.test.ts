@@ -1,15 +1,11 @@
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdentityWebhookDelivery, TenantMember } from '../db/entities';
 import { baseOrmOptions } from '../db/orm-config';
 import type { ReconcileDirectory } from '../domain/tenancy/reconcile';
-import type {
-  DirectoryMember,
-  DirectoryOrganization,
-  MembershipEvent,
-  OrganizationDirectory,
-} from '../ports/directory';
+import type { DirectoryMember, DirectoryOrganization, MembershipEvent } from '../ports/directory';
 import {
   type JobLog,
   startReconcileJob,
@@ -42,7 +38,12 @@ function recordingLog(): JobLog & { errors: string[]; infos: string[] } {
 describe('reconcile job and membership subscription', () => {
   let orm: PgliteORM;
   beforeAll(async () => {
-    orm = await PgliteORM.init({ ...baseOrmOptions, dbName: 'memory://' });
+    // The migrations create pg_trgm's indexes: load the extension as the service's PGlite does.
+    orm = await PgliteORM.init({
+      ...baseOrmOptions,
+      dbName: 'memory://',
+      driverOptions: { extensions: { pg_trgm } },
+    });
     await orm.migrator.up();
   });
   afterAll(async () => {

@@ -1,3 +1,4 @@
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -84,6 +85,8 @@ describe('role table reconciliation (PGlite)', () => {
     orm = await PgliteORM.init({
       ...baseOrmOptions,
       dbName: 'memory://',
+      // The migrations create pg_trgm's indexes: load the extension as the service's PGlite does.
+      driverOptions: { extensions: { pg_trgm } },
       debug: ['query'],
       logger: (message: string) => queries.push(message),
     });
