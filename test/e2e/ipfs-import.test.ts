@@ -9,6 +9,7 @@ import * as dagPb from '@ipld/dag-pb';
 import { createIpfsGateways } from '@notary/server/adapters/ipfs/index';
 import { loadConfig } from '@notary/server/config';
 import { type AppError, type DocumentDto, DocumentSchema, RATE_LIMITS } from '@notary/shared';
+import { Wallet } from 'ethers';
 import { base32upper } from 'multiformats/bases/base32';
 import { base36 } from 'multiformats/bases/base36';
 import { base58btc } from 'multiformats/bases/base58';
@@ -19,6 +20,7 @@ import { api, uploadFile } from '../harness/http';
 import { downGatewayUrl, type IpfsTestGateway, startIpfsGateway, zeros } from '../harness/ipfs-gateway';
 import { DATABASE_KINDS, startTestService, storedKeys, type TestService } from '../harness/service';
 import { freshEmail, makeOrg } from '../harness/tenants';
+import { walletAccessMessage } from '../harness/wallet';
 
 /**
  * IPFS import (issue 14; spec, Documents: `POST /api/documents/import/ipfs`) against loopback trustless
@@ -193,6 +195,55 @@ describe.each(DATABASE_KINDS)('IPFS import on %s', (kind) => {
     const res = await importRest(t, alice, { cid, fileName: 'deep.pdf', consent: true });
     expect(res.status).toBe(201);
     expect(res.body.sha256Hash).toBe(await sha256sum(file));
+  });
+
+  it('share links, public and wallet access of an import answer its public gateway URL, counted and logged', async () => {
+    const name = 'shared.txt';
+    const cid = (await gw.addFile(Buffer.from(`shared ${randomUUID()}`), 'v1')).toString();
+    const imported = await importRest(t, alice, { cid, fileName: name, consent: true });
+    expect(imported.status).toBe(201);
+    expect(imported.body.mimeType).toBe('text/plain');
+    const id = imported.body.id;
+    const policy = (body: Record<string, unknown>) =>
+      api<{ token?: string }>(t.url, `/api/documents/${id}/access-policies`, {
+        method: 'POST',
+        token: alice,
+        body,
+      });
+    const answer = (permission: 'download' | 'view') => ({
+      documentId: id,
+      fileName: name,
+      serialNumber: imported.body.serialNumber,
+      // Plain text is served inline (spec, Documents rule 4): a view link asks the gateway for no download.
+      accessUrl: expectedLink(cid, name, permission === 'download'),
+      permission,
+      expiresInSeconds: permission === 'download' ? 3600 : 900,
+    });
+
+    const link = await policy({ kind: 'link' });
+    expect(link.status).toBe(201);
+    const shared = await api(t.url, `/share/${link.body.token}`);
+    expect(shared.status).toBe(200);
+    expect(shared.body).toEqual(answer('download'));
+
+    expect((await policy({ kind: 'public', permission: 'view' })).status).toBe(201);
+    const open = await api(t.url, `/access/public/${id}`);
+    expect(open.status).toBe(200);
+    expect(open.body).toEqual(answer('view'));
+
+    const wallet = Wallet.createRandom();
+    expect((await policy({ kind: 'wallet', addresses: [wallet.address] })).status).toBe(201);
+    const message = walletAccessMessage({ serviceUrl: t.url, address: wallet.address, documentId: id });
+    const byWallet = await api(t.url, `/access/wallet/${id}`, {
+      method: 'POST',
+      body: { address: wallet.address, message, signature: await wallet.signMessage(message) },
+    });
+    expect(byWallet.status).toBe(200);
+    expect(byWallet.body).toEqual(answer('download'));
+
+    // Each access counted and logged as for a stored file.
+    const log = await api<{ log: { accessorType: string }[] }>(t.url, `/access-log/${id}`, { token: alice });
+    expect(log.body.log.map((e) => e.accessorType).sort()).toEqual(['anonymous', 'anonymous', 'wallet']);
   });
 
   it('through /trpc: documents.importIpfs answers the Document; errors keep their codes', async () => {

@@ -11,8 +11,7 @@ import {
   type WalletAccessInput,
 } from '@notary/shared';
 import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../../db/entities';
-import type { ObjectStorage } from '../../ports/storage';
-import { presignDocumentFile } from '../documents/service';
+import { type DocumentFiles, documentFileUrl, ipfsCidOf } from '../documents/service';
 import { policyStatus } from './policies';
 import { OPAQUE_TOKEN_PATTERN, sha256Hex } from './tokens';
 import { verifyWalletMessage } from './wallet-message';
@@ -21,6 +20,16 @@ import { verifyWalletMessage } from './wallet-message';
 interface Accessor {
   type: 'anonymous' | 'wallet' | 'email';
   identifier: string;
+}
+
+/**
+ * Refuses a record whose bytes the service cannot point at (neither a stored file nor an IPFS import's CID),
+ * before an access is counted.
+ * @throws AppError NOT_FOUND.
+ */
+function assertHasFile(doc: DocumentEntity): void {
+  if (!doc.storageKey && ipfsCidOf(doc) === undefined)
+    throw new AppError('NOT_FOUND', 'This record has no stored file to share');
 }
 
 const gone = () =>
@@ -77,15 +86,18 @@ async function currentState(
   return rows[0]?.state ?? 'revoked';
 }
 
-/** The spec's Share access response: a presigned URL, 3600 s for download, 900 s for view. */
+/**
+ * The spec's Share access response: a presigned URL, 3600 s for download, 900 s for view; for an IPFS import
+ * its public gateway URL (spec, Documents rule 3: "IPFS imports resolve to a gateway URL"; `documentFileUrl`).
+ */
 async function shareResponse(
-  storage: ObjectStorage,
+  files: DocumentFiles,
   doc: DocumentEntity,
   permission: SharePermission,
 ): Promise<ShareAccessDto> {
   const expiresInSeconds =
     permission === 'download' ? LIMITS.shareDownloadUrlSeconds : LIMITS.shareViewUrlSeconds;
-  const { url } = await presignDocumentFile(storage, doc, permission, expiresInSeconds);
+  const { url } = await documentFileUrl(files, doc, permission, expiresInSeconds);
   return {
     documentId: doc.id,
     fileName: doc.fileName,
@@ -99,11 +111,11 @@ async function shareResponse(
 /**
  * Uses `policy` (document populated) for one access: 410 for an LGPD-deleted document or an expired or
  * exhausted policy, `revoked` for a revoked one (the caller picks the status), else counts it, logs it and
- * answers with a presigned URL.
+ * answers with a URL to the file (`shareResponse`).
  */
 async function accessThrough(
   em: EntityManager,
-  storage: ObjectStorage,
+  files: DocumentFiles,
   policy: AccessPolicyEntity,
   accessor: Accessor,
   ip: string | null,
@@ -120,9 +132,9 @@ async function accessThrough(
   if (doc.deletedAt) throw gone();
   const status = policyStatus(policy, now);
   if (status !== 'active') throw fail(status);
-  if (!doc.storageKey) throw new AppError('NOT_FOUND', 'This record has no stored file to share');
+  assertHasFile(doc);
   if (!(await consume(em, policy.id, accessor, ip, now))) throw fail(await currentState(em, policy.id, now));
-  return shareResponse(storage, doc, policy.permission);
+  return shareResponse(files, doc, policy.permission);
 }
 
 /**
@@ -131,7 +143,7 @@ async function accessThrough(
  */
 export async function accessByShareLink(
   em: EntityManager,
-  storage: ObjectStorage,
+  files: DocumentFiles,
   token: string,
   ip: string | null,
 ): Promise<ShareAccessDto> {
@@ -145,7 +157,7 @@ export async function accessByShareLink(
   if (!policy) throw invalid();
   return accessThrough(
     em,
-    storage,
+    files,
     policy,
     { type: 'anonymous', identifier: `link:${policy.id}` },
     ip,
@@ -160,7 +172,7 @@ export async function accessByShareLink(
  */
 export async function accessPublic(
   em: EntityManager,
-  storage: ObjectStorage,
+  files: DocumentFiles,
   documentId: string,
   ip: string | null,
 ): Promise<ShareAccessDto> {
@@ -173,7 +185,7 @@ export async function accessPublic(
     { populate: ['document'], orderBy: { createdAt: 'desc', id: 'desc' } },
   );
   if (!policy) throw notShared();
-  return accessThrough(em, storage, policy, { type: 'anonymous', identifier: 'public' }, ip, notShared);
+  return accessThrough(em, files, policy, { type: 'anonymous', identifier: 'public' }, ip, notShared);
 }
 
 /**
@@ -186,7 +198,7 @@ export async function accessPublic(
  */
 export async function accessByWallet(
   em: EntityManager,
-  storage: ObjectStorage,
+  files: DocumentFiles,
   options: { publicUrl: string; now?: Date },
   documentId: string,
   input: WalletAccessInput,
@@ -221,12 +233,11 @@ export async function accessByWallet(
     throw new AppError('GONE', 'The access of this wallet has expired or reached its maximum accesses');
   }
   const doc = first.document as DocumentEntity;
-  if (!doc.storageKey) throw new AppError('NOT_FOUND', 'This record has no stored file to share');
+  assertHasFile(doc);
   await rememberSignature(em, verified.useHash, verified.rememberUntil, now);
   const accessor: Accessor = { type: 'wallet', identifier: wallet };
   for (const policy of usable) {
-    if (await consume(em, policy.id, accessor, ip, now))
-      return shareResponse(storage, doc, policy.permission);
+    if (await consume(em, policy.id, accessor, ip, now)) return shareResponse(files, doc, policy.permission);
   }
   // Every policy was revoked, expired or exhausted meanwhile (concurrent accesses, a manager, a deletion).
   const states: string[] = [];

@@ -180,12 +180,13 @@ export interface DocumentFiles {
 
 /**
  * As `presignDocumentFile`, and for an IPFS import (no stored file) the public gateway URL of its CID (spec,
- * Documents rule 3: "IPFS imports resolve to a gateway URL"): `<IPFS_PUBLIC_GATEWAY>/ipfs/<cid>?filename=`,
+ * Documents rule 3: "IPFS imports resolve to a gateway URL"), for the owner's routes and share accesses alike:
+ * `<IPFS_PUBLIC_GATEWAY>/ipfs/<cid>?filename=`,
  * with `&download=true` for a download and for a view of a type not served inline (the gateway then answers
  * as an attachment; it chooses the Content-Type itself). Such a URL does not expire.
  * @throws AppError GONE when LGPD-deleted (the bytes stay on IPFS, but the service no longer links them).
  */
-async function documentFileUrl(
+export async function documentFileUrl(
   files: DocumentFiles,
   doc: DocumentEntity,
   mode: 'download' | 'view',

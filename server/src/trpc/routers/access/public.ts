@@ -20,4 +20,4 @@ export const publicAccess = publicProcedure
   })
   .input(z.object({ documentId: ResourceId }))
   .output(ShareAccessSchema)
-  .query(({ ctx, input }) => accessPublic(ctx.em(), ctx.deps.storage, input.documentId, ctx.ip));
+  .query(({ ctx, input }) => accessPublic(ctx.em(), ctx.deps, input.documentId, ctx.ip));

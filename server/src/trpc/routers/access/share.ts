@@ -20,4 +20,4 @@ export const shareLink = publicProcedure
   })
   .input(z.object({ token: z.string() }))
   .output(ShareAccessSchema)
-  .query(({ ctx, input }) => accessByShareLink(ctx.em(), ctx.deps.storage, input.token, ctx.ip));
+  .query(({ ctx, input }) => accessByShareLink(ctx.em(), ctx.deps, input.token, ctx.ip));

@@ -26,12 +26,5 @@ export const walletAccess = publicProcedure
   .output(ShareAccessSchema)
   .mutation(({ ctx, input }) => {
     const { documentId, ...body } = input;
-    return accessByWallet(
-      ctx.em(),
-      ctx.deps.storage,
-      { publicUrl: ctx.deps.publicUrl },
-      documentId,
-      body,
-      ctx.ip,
-    );
+    return accessByWallet(ctx.em(), ctx.deps, { publicUrl: ctx.deps.publicUrl }, documentId, body, ctx.ip);
   });
