@@ -1,16 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { recordingLog } from '@notary/platform/log.testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor, Tenant } from '../db/entities';
-import { baseOrmOptions } from '../db/orm-config';
+import { openMemoryOrm } from '../db/memory-orm.testing';
 import { forgetPreviousDevnet } from './anchoring';
 
 let orm: PgliteORM;
 let tenantId: string;
 
 beforeAll(async () => {
-  orm = await PgliteORM.init({ ...baseOrmOptions, dbName: 'memory://' });
-  await orm.migrator.up();
+  orm = await openMemoryOrm();
   const em = orm.em.fork();
   tenantId = randomUUID();
   em.create(Tenant, { id: tenantId, kind: 'personal', externalId: 'u1', name: 'T', serialPrefix: 'DV' });
@@ -67,11 +67,11 @@ describe('devnet reset at start', () => {
     const onDevnet = await anchored({ evm: ['hardhat', 31337], stacks: ['devnet', 2147483648] });
     const onSepolia = await anchored({ evm: ['sepolia', 11155111] });
     const onStacksTestnet = await anchored({ evm: ['hardhat', 31337], stacks: ['testnet', 2147483648] });
-    const infos: string[] = [];
-    await forgetPreviousDevnet(orm.em.fork(), { info: (m) => infos.push(m), error: () => undefined });
-    expect(infos).toEqual([
-      '[anchor] devnet: 1 batches of a previous devnet forgotten; their documents re-anchor',
-      '[anchor] devnet: 2 batches anchored on real networks kept as they are',
+    const log = recordingLog();
+    await forgetPreviousDevnet(orm.em.fork(), log);
+    expect(log.texts('info')).toEqual([
+      'devnet: batches of a previous devnet forgotten; their documents re-anchor {"batches":1}',
+      'devnet: batches anchored on real networks kept as they are {"batches":2}',
     ]);
     const em = orm.em.fork();
     const status = async (id: string) => {

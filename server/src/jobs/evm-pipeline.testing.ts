@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { EvmEasChain, type EvmEasConfig } from '../adapters/chains/evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
 import { Tenant } from '../db/entities';
-import { baseOrmOptions } from '../db/orm-config';
+import { openMemoryOrm } from '../db/memory-orm.testing';
 import { addPendingDocument } from '../domain/anchoring/pending-documents.testing';
 import { AnchorWorker, type WorkerOptions } from '../domain/anchoring/pipeline';
 
@@ -57,14 +57,13 @@ export async function startEvmPipeline(
 ): Promise<EvmPipelineFixture> {
   let devnet: HardhatDevnet | undefined;
   let chain: EvmEasChain | undefined;
-  const orm = await PgliteORM.init({ ...baseOrmOptions, dbName: 'memory://' });
+  const orm = await openMemoryOrm();
   const stop = async () => {
     chain?.close();
     await devnet?.stop();
     await orm.close();
   };
   try {
-    await orm.migrator.up();
     devnet = await startHardhatDevnet();
     chain = new EvmEasChain(hardhatEasConfig(devnet, chainConfig));
     await chain.ensureSchema();

@@ -1,17 +1,12 @@
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { recordingLog } from '@notary/platform/log.testing';
 import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdentityWebhookDelivery, TenantMember } from '../db/entities';
-import { baseOrmOptions } from '../db/orm-config';
+import { openMemoryOrm } from '../db/memory-orm.testing';
 import type { ReconcileDirectory } from '../domain/tenancy/reconcile';
 import type { DirectoryMember, DirectoryOrganization, MembershipEvent } from '../ports/directory';
-import {
-  type JobLog,
-  startReconcileJob,
-  subscribeMembershipEvents,
-  WEBHOOK_DELIVERY_RETENTION_MS,
-} from './reconcile';
+import { startReconcileJob, subscribeMembershipEvents, WEBHOOK_DELIVERY_RETENTION_MS } from './reconcile';
 
 const org: DirectoryOrganization = {
   id: 'org-j',
@@ -29,22 +24,10 @@ const member = (userId: string, role: Role): DirectoryMember => ({
   joinedAt: new Date(),
 });
 
-function recordingLog(): JobLog & { errors: string[]; infos: string[] } {
-  const errors: string[] = [];
-  const infos: string[] = [];
-  return { errors, infos, info: (m) => infos.push(m), error: (m) => errors.push(m) };
-}
-
 describe('reconcile job and membership subscription', () => {
   let orm: PgliteORM;
   beforeAll(async () => {
-    // The migrations create pg_trgm's indexes: load the extension as the service's PGlite does.
-    orm = await PgliteORM.init({
-      ...baseOrmOptions,
-      dbName: 'memory://',
-      driverOptions: { extensions: { pg_trgm } },
-    });
-    await orm.migrator.up();
+    orm = await openMemoryOrm();
   });
   afterAll(async () => {
     await orm?.close();
@@ -84,7 +67,7 @@ describe('reconcile job and membership subscription', () => {
     const log = recordingLog();
     const job = startReconcileJob({ fork, directory, intervalSeconds: 0, log });
     expect(await job.runOnce()).toBeUndefined();
-    expect(log.errors).toEqual(['[reconcile] failed; retrying at the next interval']);
+    expect(log.messages('error')).toEqual(['reconcile failed; retrying at the next interval']);
 
     fail = false;
     gate = new Promise<void>((resolve) => {
@@ -97,7 +80,7 @@ describe('reconcile job and membership subscription', () => {
     expect(await b).toEqual(await a);
     expect(calls).toBe(2); // the second call joined the first run
     expect(await rows()).toEqual({ u1: 'owner' });
-    expect(log.infos).toHaveLength(1);
+    expect(log.messages('info')).toEqual(['memberships reconciled']);
     expect((await fork().find(IdentityWebhookDelivery, {})).map((d) => d.id)).toEqual(['msg_new']);
     await job.stop();
 
@@ -146,6 +129,7 @@ describe('reconcile job and membership subscription', () => {
       emit({ type: 'member.removed', organizationId: org.id, userId: 'u1' }),
     ).resolves.toBeUndefined();
     await broken.drain();
-    expect(log.errors).toEqual([`[membership] could not apply member.removed of ${org.id}`]);
+    expect(log.messages('error')).toEqual(['membership event not applied']);
+    expect(log.lines[0]?.fields).toMatchObject({ event: 'member.removed', organization: org.id });
   });
 });

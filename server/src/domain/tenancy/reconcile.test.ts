@@ -1,9 +1,8 @@
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Document, Tenant, TenantMember } from '../../db/entities';
-import { baseOrmOptions } from '../../db/orm-config';
+import { openMemoryOrm } from '../../db/memory-orm.testing';
 import type {
   DirectoryInvitation,
   DirectoryMember,
@@ -82,11 +81,7 @@ describe('role table reconciliation (PGlite)', () => {
   const queries: string[] = [];
 
   beforeAll(async () => {
-    orm = await PgliteORM.init({
-      ...baseOrmOptions,
-      dbName: 'memory://',
-      // The migrations create pg_trgm's indexes: load the extension as the service's PGlite does.
-      driverOptions: { extensions: { pg_trgm } },
+    orm = await openMemoryOrm({
       debug: ['query'],
       logger: (message: string) => queries.push(message),
     });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityName } from '@mikro-orm/core';
-import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AccessLogEntry,
@@ -16,7 +16,7 @@ import {
   TenantMember,
   TenantStorage,
 } from '../../db/entities';
-import { baseOrmOptions } from '../../db/orm-config';
+import { openMemoryOrm } from '../../db/memory-orm.testing';
 import { scopeToTenant, TENANT_FILTER, TENANT_OWNED } from './scope';
 
 /** The tenant-owned entities by name, as the queries below address them. */
@@ -49,8 +49,7 @@ describe('tenant scope by construction (PGlite)', () => {
   let tenants: [string, string];
 
   beforeAll(async () => {
-    orm = await PgliteORM.init({ ...baseOrmOptions, dbName: 'memory://' });
-    await orm.migrator.up();
+    orm = await openMemoryOrm();
     const em = orm.em.fork();
     const batch = em.create(AnchorBatch, { id: randomUUID(), leafCount: 2, root: 'ab'.repeat(32) });
     const ids: string[] = [];
