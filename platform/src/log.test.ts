@@ -66,9 +66,17 @@ describe('createLogger', () => {
     log.warn('[notary] warning: RATE_LIMITS=off');
     log.error({ err: new Error('pg down') }, '[jobs] pg-boss error');
     expect(debug).toHaveBeenCalledWith('[certificate] d1: separate certificate (bound)');
-    expect(info).toHaveBeenCalledWith('GET / 200 reqId=r1 responseTime=3');
+    expect(info).toHaveBeenCalledWith('[jobs] GET / 200 reqId=r1 responseTime=3');
     expect(warn).toHaveBeenCalledWith('[notary] warning: RATE_LIMITS=off');
     expect(error.mock.calls[0]?.[0]).toMatch(/^\[jobs\] pg-boss error\nError: pg down\n\s+at /);
+  });
+
+  it('text: the module field reads as the prefix of a message that has none', () => {
+    const info = vi.spyOn(console, 'info').mockImplementation(() => {});
+    const log = createLogger({ level: 'info', format: 'text' }).child({ module: 'anchor' });
+    log.child({ chain: 'evm' }).info({ batch: 'b1', documents: 3 }, 'batch collected');
+    createLogger({ level: 'info', format: 'text' }).info('no module');
+    expect(info.mock.calls).toEqual([['[anchor] batch collected chain=evm batch=b1 documents=3'], ['no module']]);
   });
 
   it('text on stderr (a CLI whose stdout is its product): every level through console.error', () => {

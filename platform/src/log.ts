@@ -3,6 +3,32 @@ import { redactDeep } from './redact';
 
 export type { Logger } from 'pino';
 
+/** Structured fields of a log line (`{ chain: 'evm', batch }`, `{ err }` for an error and its stack). */
+export type LogFields = Record<string, unknown>;
+
+/**
+ * Where code reports what an operator may want to know: the domain, the jobs and the adapters take one, the
+ * composition root passes a pino `Logger` (which is one), a request's code passes the request's (`req.log`,
+ * `ctx.log`), whose lines carry its `reqId`. One message per event, the same for every occurrence, with what
+ * varies as fields; an error goes as `{ err }` (pino serializes its stack, redacted). The module is a field
+ * too, bound once: `log.child({ module: 'anchor' })`, never a `[module]` prefix inside the message.
+ *
+ * `log.info('batch collected')`, `log.error({ err, chain: 'evm', batch }, 'anchoring failed; retrying')`.
+ * The call shapes are pino's (`(fields, message)` or `(message)`), so a pino logger is passed as it is.
+ */
+export interface Log {
+  debug(message: string): void;
+  debug(fields: LogFields, message: string): void;
+  info(message: string): void;
+  info(fields: LogFields, message: string): void;
+  warn(message: string): void;
+  warn(fields: LogFields, message: string): void;
+  error(message: string): void;
+  error(fields: LogFields, message: string): void;
+  /** A logger whose lines all carry `bindings` besides their own fields. */
+  child(bindings: LogFields): Log;
+}
+
 /** The levels `LOG_LEVEL` accepts (each service's config parses it), lowest first; `silent` logs nothing. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -42,8 +68,8 @@ export function logFormatFor(nodeEnv: 'development' | 'production' | 'test'): Lo
 
 /**
  * A service's root logger (pino). Code logs through children that name their module
- * (`log.child({ module: 'anchor' })`) and keep the messages' `[module]` prefix, so a line reads the same in
- * both formats. JSON lines are written synchronously, so nothing is lost when the process exits right after.
+ * (`log.child({ module: 'anchor' })`); the text format shows the module as the line's `[module]` prefix, the
+ * JSON format as its `module` field. JSON lines are written synchronously, so nothing is lost when the process exits right after.
  * Text lines go through `console` (debug and info to stdout, warn and error to stderr, or all to stderr), so
  * vitest attributes them to the test that caused them.
  */
@@ -78,6 +104,9 @@ function redactedError(err: unknown): unknown {
 /** A logger that writes nothing: the default where a caller passes none. */
 export const silentLogger: Logger = pino({ level: 'silent' });
 
+/** A `Log` that writes nothing: the default where a caller gives none (library use, tests). */
+export const silentLog: Log = silentLogger;
+
 // Fields every line carries (or that `text` shows otherwise): left out of the text line.
 const TEXT_OMITTED = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'module', 'err', 'req', 'res']);
 
@@ -91,7 +120,10 @@ function textDestination(allToStderr: boolean): DestinationStream {
         .map(([key, value]) => ` ${key}=${String(value)}`)
         .join('');
       const detail = entry.err === undefined ? '' : `\n${errorText(entry.err)}`;
-      const text = `${String(entry.msg ?? '')}${fields}${detail}`;
+      const msg = String(entry.msg ?? '');
+      // The module reads as the line's prefix, as it did when modules wrote it into their messages.
+      const prefix = typeof entry.module === 'string' && !msg.startsWith('[') ? `[${entry.module}] ` : '';
+      const text = `${prefix}${msg}${fields}${detail}`;
       const level = typeof entry.level === 'number' ? entry.level : 30;
       // Looked up at each line, not bound once: a test's spy on a console method sees the line.
       if (allToStderr || level >= 50) console.error(text);

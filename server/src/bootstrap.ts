@@ -39,7 +39,7 @@ import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
 import { type JobQueue, startJobQueue } from './jobs/boss';
 import { startOrgDeletionJob } from './jobs/org-deletion';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
-import { jobLog, startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
+import { startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
 import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
 import { type AnchoringQueue, idleAnchoringQueue } from './ports/queue';
 import type { ObjectStorage } from './ports/storage';
@@ -96,10 +96,10 @@ export async function createCore(
   try {
     // Several instances share rate limit budgets and cache invalidations through Redis (REDIS_URL).
     if (config.rateLimits.redisUrl) {
-      redis = await connectRedis(config.rateLimits.redisUrl, jobLog(log.child({ module: 'redis' })));
-      bus = await redisInvalidationBus(redis, jobLog(log.child({ module: 'cache-bus' })));
+      redis = await connectRedis(config.rateLimits.redisUrl, log.child({ module: 'redis' }));
+      bus = await redisInvalidationBus(redis, log.child({ module: 'cache-bus' }));
     }
-    const rateLimitLog = jobLog(log.child({ module: 'rate-limit' }));
+    const rateLimitLog = log.child({ module: 'rate-limit' });
     const rateLimiter = createRateLimiter(config.rateLimits, redis, rateLimitLog);
     // A budget counted in fixed windows of `windowSeconds`, in Redis across instances (REDIS_URL).
     const quotaCounter = (prefix: string, windowSeconds: number) =>
@@ -190,7 +190,7 @@ export async function createCore(
     const membershipEvents = subscribeMembershipEvents({
       directory: deps.directory,
       fork: () => db.fork(),
-      log: jobLog(log.child({ module: 'identity' })),
+      log: log.child({ module: 'identity' }),
     });
     const close = async () => {
       await membershipEvents.drain();
@@ -310,20 +310,20 @@ export async function startService(config: Config, options: { log?: Logger } = {
     fork: () => core.db.fork(),
     directory: core.deps.directory,
     intervalSeconds: config.reconcileIntervalSeconds,
-    log: jobLog(log.child({ module: 'reconcile' })),
+    log: log.child({ module: 'reconcile' }),
   });
   // Bytes of uploads whose process died before the row committed (issue 12, orphaned objects).
   const orphanSweep = startOrphanSweepJob({
     fork: () => core.db.fork(),
     storage: core.deps.storage,
     intervalHours: config.orphanSweepHours,
-    log: jobLog(log.child({ module: 'storage' })),
+    log: log.child({ module: 'storage' }),
   });
   // Organization deletions confirmed but cut short (the process running one died): finished here.
   const orgDeletions = startOrgDeletionJob({
     fork: () => core.db.fork(),
     ports: { storage: core.deps.storage, mailer: core.deps.mailer, directory: core.deps.directory },
-    log: jobLog(log.child({ module: 'org-deletion' })),
+    log: log.child({ module: 'org-deletion' }),
   });
   // Anchoring (issue 4): chains per configuration, batch collection on a timer, one worker per chain.
   let anchoring: AnchoringRunner | undefined;
@@ -334,7 +334,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
     anchoring = await startAnchoring({
       config: config.anchoring,
       fork: () => core.db.fork(),
-      log: jobLog(log.child({ module: 'anchor' })),
+      log: log.child({ module: 'anchor' }),
       // Batch windows are opened by the pg-boss job each upload enqueues; the timer is only the safety sweep.
       ...(config.anchoring.mode === 'off'
         ? {}

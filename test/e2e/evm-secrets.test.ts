@@ -13,7 +13,6 @@ import { type Config, loadConfig } from '@notary/server/config';
 import { DocumentAnchor } from '@notary/server/db/entities';
 import { AnchorWorker, collectBatch } from '@notary/server/domain/anchoring/pipeline';
 import { runOperatorCommand } from '@notary/server/domain/operator/commands';
-import { jobLog } from '@notary/server/jobs/reconcile';
 import type { DocumentDto } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api } from '../harness/http';
@@ -202,11 +201,11 @@ describe('an RPC URL with a key never leaves the service', () => {
     const evm = config.anchoring.mode === 'configured' ? config.anchoring.evm : undefined;
     if (!evm) throw new Error('no EVM configuration');
     const chain = new EvmEasChain({ ...evm, rpcTimeoutMs: 3_000, rateLimit: { now: () => clock } });
-    const anchorLog = jobLog(
-      createLogger({ level: 'debug', format: 'json', destination: { write: (l) => lines.push(l) } }).child({
-        module: 'anchor',
-      }),
-    );
+    const anchorLog = createLogger({
+      level: 'debug',
+      format: 'json',
+      destination: { write: (l) => lines.push(l) },
+    }).child({ module: 'anchor' });
     const worker = new AnchorWorker({
       chain,
       fork: () => service.deps.db.fork(),

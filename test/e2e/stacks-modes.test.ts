@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { silentLog } from '@notary/platform/log';
 import { ChainConfigError } from '@notary/server/adapters/chains/index';
 import { type StacksDevnet, startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
 import { loadConfig } from '@notary/server/config';
@@ -333,7 +334,7 @@ describe('Stacks anchoring and check 4 on each kind of Stacks API', () => {
         fork: () => {
           throw new Error('a refused start reaches no database');
         },
-        log: { info: () => {}, error: () => {} },
+        log: silentLog,
       });
 
     it('STACKS_API_KIND=hiro-v3 against a bare node, and STACKS_NETWORK=mainnet against a devnet', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { recordingLog } from '@notary/platform/log.testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
 import { type Database, openDatabase } from '../db';
@@ -21,7 +22,7 @@ let devnet: HardhatDevnet;
 let runner: AnchoringRunner | undefined;
 let tenantId: string;
 let offsetMs = 0;
-const infos: string[] = [];
+const log = recordingLog();
 
 beforeAll(async () => {
   [db, devnet] = await Promise.all([
@@ -52,7 +53,7 @@ beforeAll(async () => {
       stacks: undefined,
     },
     fork: () => db.fork(),
-    log: { info: (m) => infos.push(m), error: (m, e) => infos.push(`${m}: ${String(e)}`) },
+    log,
     now: () => new Date(Date.now() + offsetMs),
   });
 }, 120_000);
@@ -80,7 +81,10 @@ async function add(n: number): Promise<string[]> {
 async function registered(ids: string[]): Promise<void> {
   const deadline = Date.now() + 90_000;
   while ((await db.fork().count(Document, { id: { $in: ids }, onchainStatus: 'registered' })) < ids.length) {
-    if (Date.now() > deadline) throw new Error(`not registered in time; log: ${infos.join('\n')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `not registered in time; log: ${[...log.texts('info'), ...log.texts('error')].join('\n')}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -15,7 +15,6 @@ import { collectBatch } from '../domain/anchoring/pipeline';
 import type { AnchorChain } from '../ports/chains';
 import { startAnchoring } from './anchoring';
 import { quietWorker } from './evm-pipeline.testing';
-import { jobLog } from './reconcile';
 
 /**
  * A chain RPC URL's API key never reaches the logs nor `anchor_tx.last_error`. A loopback "provider" refuses
@@ -142,7 +141,7 @@ describe('RPC URL keys stay out of logs and stored errors', () => {
         stacks: undefined,
       },
       fork: () => db.fork(),
-      log: jobLog(logger.child({ module: 'anchor' })),
+      log: logger.child({ module: 'anchor' }),
     });
     try {
       const line = await next(/setup failed/);
@@ -168,7 +167,7 @@ describe('RPC URL keys stay out of logs and stored errors', () => {
         const worker = quietWorker({
           chain,
           fork: () => db.fork(),
-          log: jobLog(logger.child({ module: 'anchor' })),
+          log: logger.child({ module: 'anchor' }),
         });
         expect(await worker.tick()).toBe(1);
       }

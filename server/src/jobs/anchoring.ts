@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { Log } from '@notary/platform/log';
 import { type ChainEntry, configuredChains, startDevnetChains } from '../adapters/chains';
 import type { StacksDevnetEndpoint } from '../adapters/chains/devnet-worker';
 import type { HardhatDevnet } from '../adapters/chains/hardhat-devnet';
@@ -6,7 +7,6 @@ import type { AnchoringConfig } from '../config';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
 import { AnchorWorker, type CutRule, collectBatch, type WorkerOptions } from '../domain/anchoring/pipeline';
 import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../ports/chains';
-import type { JobLog } from './reconcile';
 
 /**
  * The anchoring runner (issue 4): builds the chains from configuration, collects pending documents into
@@ -87,7 +87,7 @@ export interface AnchoringRunner {
 export interface StartAnchoringOptions {
   config: AnchoringConfig;
   fork: () => EntityManager;
-  log: JobLog;
+  log: Log;
   /**
    * Seconds between two sweeps (collections under the cut rule). Default `config.batchSeconds`, for when
    * nothing else triggers collections; with the pg-boss collection job wired (bootstrap), the sweep only
@@ -122,7 +122,7 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     chains.push(chain);
     workers.push(worker);
     worker.start();
-    log.info(`[anchor:${chain.kind}] anchoring on ${chain.info().network} (${confirmations} confirmations)`);
+    log.info({ chain: chain.kind, network: chain.info().network, confirmations }, 'anchoring');
   };
 
   const closeAll = async (): Promise<void> => {
@@ -130,7 +130,7 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
       try {
         await close();
       } catch (e) {
-        log.error('[anchor] closing a chain failed', e);
+        log.error({ err: e }, 'closing a chain failed');
       }
     }
   };
@@ -142,12 +142,12 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
       try {
         const line = await prepare();
         if (stopped) return;
-        log.info(`[anchor:${entry.kind}] ${line}`);
+        log.info({ chain: entry.kind }, line);
         startWorker(entry.chain, entry.confirmations);
       } catch (e) {
         attempt += 1;
         const delay = Math.min(tuning.backoffMs * 2 ** (attempt - 1), tuning.maxBackoffMs);
-        log.error(`[anchor:${entry.kind}] setup failed (attempt ${attempt}); retrying in ${delay} ms`, e);
+        log.error({ err: e, chain: entry.kind, attempt, retryMs: delay }, 'setup failed; retrying');
         setupTimer = setTimeout(() => void setup(), delay).unref();
       }
     };
@@ -222,12 +222,12 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
         const r = await collectBatch(fork(), { chains: chainKinds(), maxBatchSize: config.batchMax, cut });
         batched += r.leafCount;
         waiting = r.waiting;
-        if (r.batchId) log.info(`[anchor] batch ${r.batchId}: ${r.leafCount} documents`);
+        if (r.batchId) log.info({ batch: r.batchId, documents: r.leafCount }, 'batch collected');
         if (!r.more || stopped) break;
       }
     } catch (e) {
       failed = true;
-      log.error('[anchor] batch collection failed; retrying at the next trigger', e);
+      log.error({ err: e }, 'batch collection failed; retrying at the next trigger');
     }
     if (waiting) collectAt(waiting.dueAt);
     if (batched > 0) for (const w of workers) void w.tick();
@@ -280,7 +280,7 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
  * on a real network keeps its rows and its documents keep their status, whatever mode this start guessed.
  * Logs what it cleared and what it kept.
  */
-export async function forgetPreviousDevnet(em: EntityManager, log: JobLog): Promise<void> {
+export async function forgetPreviousDevnet(em: EntityManager, log: Log): Promise<void> {
   const { cleared, kept } = await em.transactional(async (tx) => {
     const signed = await tx.find(
       AnchorTx,
@@ -321,9 +321,12 @@ export async function forgetPreviousDevnet(em: EntityManager, log: JobLog): Prom
     return { cleared: batchIds.length, kept: keep.length };
   });
   if (cleared > 0) {
-    log.info(`[anchor] devnet: ${cleared} batches of a previous devnet forgotten; their documents re-anchor`);
+    log.info(
+      { batches: cleared },
+      'devnet: batches of a previous devnet forgotten; their documents re-anchor',
+    );
   }
   if (kept > 0) {
-    log.info(`[anchor] devnet: ${kept} batches anchored on real networks kept as they are`);
+    log.info({ batches: kept }, 'devnet: batches anchored on real networks kept as they are');
   }
 }

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { Log } from '@notary/platform/log';
 import {
   type OrgDeletionRunPorts,
   type ResumeReport,
   resumeOrganizationDeletions,
 } from '../domain/org/deletion';
 import { type PeriodicJob, startPeriodicJob } from './periodic';
-import type { JobLog } from './reconcile';
 
 /** The organization deletions' resume job (see `startOrgDeletionJob`). */
 export type OrgDeletionJob = PeriodicJob<ResumeReport>;
@@ -25,7 +25,7 @@ export function startOrgDeletionJob(options: {
   fork: () => EntityManager;
   ports: Omit<OrgDeletionRunPorts, 'log' | 'progress'>;
   intervalSeconds?: number;
-  log: JobLog;
+  log: Log;
 }): OrgDeletionJob {
   const job = startPeriodicJob(
     (options.intervalSeconds ?? ORG_DELETION_RESUME_SECONDS) * 1000,
@@ -33,11 +33,14 @@ export function startOrgDeletionJob(options: {
       try {
         return await resumeOrganizationDeletions(options.fork(), {
           ...options.ports,
-          log: (line) => options.log.error(line, undefined),
+          log: (line) => options.log.error(line),
           progress: (line) => options.log.info(line),
         });
       } catch (e) {
-        options.log.error('[org-deletion] resume pass failed; retrying at the next interval', e);
+        options.log.error(
+          { err: e },
+          'organization deletions: resume pass failed; retrying at the next interval',
+        );
         return undefined;
       }
     },

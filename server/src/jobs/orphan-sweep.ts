@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { Log } from '@notary/platform/log';
 import { type SweepReport, sweepOrphanedObjects } from '../domain/documents/orphans';
 import type { ObjectStorage } from '../ports/storage';
 import { type PeriodicJob, startPeriodicJob } from './periodic';
-import type { JobLog } from './reconcile';
 
 /** The periodic orphan sweep (see `startOrphanSweepJob`). */
 export type OrphanSweepJob = PeriodicJob<SweepReport>;
@@ -17,20 +17,24 @@ export function startOrphanSweepJob(options: {
   fork: () => EntityManager;
   storage: ObjectStorage;
   intervalHours: number;
-  log: JobLog;
+  log: Log;
 }): OrphanSweepJob {
   return startPeriodicJob(options.intervalHours * 3600 * 1000, async () => {
     try {
       const report = await sweepOrphanedObjects(options.fork(), options.storage);
       if (report.removedCount + report.incompleteUploads > 0) {
         options.log.info(
-          `[storage] orphan sweep: ${report.removedCount} objects without a document removed, ` +
-            `${report.incompleteUploads} incomplete uploads removed (${report.scanned} scanned)`,
+          {
+            removed: report.removedCount,
+            incompleteUploads: report.incompleteUploads,
+            scanned: report.scanned,
+          },
+          'orphan sweep removed objects without a document',
         );
       }
       return report;
     } catch (e) {
-      options.log.error('[storage] orphan sweep failed; retrying at the next interval', e);
+      options.log.error({ err: e }, 'orphan sweep failed; retrying at the next interval');
       return undefined;
     }
   });

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { Logger } from '@notary/platform/log';
+import type { Log } from '@notary/platform/log';
 import { IdentityWebhookDelivery } from '../db/entities';
 import {
   applyMembershipEvent,
@@ -9,26 +9,6 @@ import {
 } from '../domain/tenancy/reconcile';
 import type { MembershipEvent, OrganizationDirectory } from '../ports/directory';
 import { type PeriodicJob, startPeriodicJob } from './periodic';
-
-/** Where the jobs report: errors always, summaries only when something changed and `info` is enabled. */
-export interface JobLog {
-  info(message: string): void;
-  error(message: string, error: unknown): void;
-}
-
-/**
- * A `JobLog` writing through `log` (pino, at the configured `LOG_LEVEL`; pass a child naming the module, e.g.
- * `log.child({ module: 'reconcile' })`): summaries at info, failures at error with their cause as `err`.
- */
-export function jobLog(log: Logger): JobLog {
-  return {
-    info: (message) => log.info(message),
-    error: (message, error) => {
-      if (error === undefined) log.error(message);
-      else log.error({ err: error }, message);
-    },
-  };
-}
 
 /**
  * Processed webhook deliveries are remembered this long (svix retries a failed delivery for about a day and a
@@ -51,7 +31,8 @@ export function startReconcileJob(options: {
   fork: () => EntityManager;
   directory: ReconcileDirectory;
   intervalSeconds: number;
-  log: JobLog;
+  /** Summaries at info (only when something changed), failures at error; a child naming its module. */
+  log: Log;
 }): ReconcileJob {
   return startPeriodicJob(options.intervalSeconds * 1000, async (): Promise<ReconcileSummary | undefined> => {
     try {
@@ -61,14 +42,11 @@ export function startReconcileJob(options: {
         receivedAt: { $lt: new Date(Date.now() - WEBHOOK_DELIVERY_RETENTION_MS) },
       });
       if (summary.added + summary.updated + summary.removed > 0) {
-        options.log.info(
-          `[reconcile] ${summary.organizations} organizations: ${summary.added} members added, ` +
-            `${summary.updated} roles updated, ${summary.removed} removed`,
-        );
+        options.log.info({ ...summary }, 'memberships reconciled');
       }
       return summary;
     } catch (e) {
-      options.log.error('[reconcile] failed; retrying at the next interval', e);
+      options.log.error({ err: e }, 'reconcile failed; retrying at the next interval');
       return undefined;
     }
   });
@@ -83,14 +61,17 @@ export function startReconcileJob(options: {
 export function subscribeMembershipEvents(options: {
   directory: Pick<OrganizationDirectory, 'onMembershipEvent'>;
   fork: () => EntityManager;
-  log: JobLog;
+  log: Log;
 }): { drain(): Promise<void> } {
   let queue: Promise<void> = Promise.resolve();
   const apply = async (event: MembershipEvent): Promise<void> => {
     try {
       await applyMembershipEvent(options.fork(), event);
     } catch (e) {
-      options.log.error(`[membership] could not apply ${event.type} of ${event.organizationId}`, e);
+      options.log.error(
+        { err: e, event: event.type, organization: event.organizationId },
+        'membership event not applied',
+      );
     }
   };
   options.directory.onMembershipEvent((event) => {

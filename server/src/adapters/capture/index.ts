@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
+import type { Log } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import type { CaptureSettings } from '../../config';
 import type { WebCapturer } from '../../ports/capture';
-import type { Log } from '../../ports/log';
 import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
 
 /**

@@ -3,9 +3,9 @@ import { chmod, mkdtemp, readFile, rm, watch, writeFile } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { silentLog } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLog } from '../../ports/log';
 import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
 
 const STAND_IN = fileURLToPath(new URL('./capture-process.testing.ts', import.meta.url));

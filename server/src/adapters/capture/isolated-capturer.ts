@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Log } from '@notary/platform/log';
 import { AppError, LIMITS } from '@notary/shared';
 import type { WebCapture, WebCapturer } from '../../ports/capture';
-import type { Log } from '../../ports/log';
 import type { CaptureConfig } from './chromium';
 import {
   CAPTURE_FILES,

@@ -12,6 +12,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { silentLog } from '@notary/platform/log';
 import { verifyWacz, type WaczReport } from '@notary/verify/wacz';
 import { unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +26,6 @@ import {
   type WebCapture,
   withCaptureRecord,
 } from '../../ports/capture';
-import { silentLog } from '../../ports/log';
 import { loadFileSigner } from '../signer/file';
 import { HttpTimestampAuthority } from '../tsa/http';
 import { finishWacz, type HarEntry, WACZ_PATHS, writeWacz } from './wacz';

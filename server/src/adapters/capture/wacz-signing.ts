@@ -30,6 +30,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/pr
 import os from 'node:os';
 import path from 'node:path';
 import { pkijs } from '@notary/pdf/asn1';
+import type { Log } from '@notary/platform/log';
 import { redactUrl } from '@notary/platform/redact';
 import { AppError, errorMessage, LIMITS } from '@notary/shared';
 import {
@@ -39,7 +40,6 @@ import {
   type WebCapturer,
   withCaptureRecord,
 } from '../../ports/capture';
-import type { Log } from '../../ports/log';
 import type { DocumentSigner } from '../../ports/signer';
 import type { TimestampAuthority } from '../../ports/tsa';
 import { datapackageJson, finishWacz, WACZ_PATHS, type WaczResource, waczDate } from './wacz';

@@ -1,3 +1,4 @@
+import type { Log } from '@notary/platform/log';
 import { RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS, type RateLimitName } from '@notary/shared';
 import { ipKeyGenerator, MemoryStore, type Options, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
@@ -89,10 +90,10 @@ export const rateLimitsOff: RateLimiter = {
 export function createRateLimiter(
   config: { enabled: boolean },
   redis: RedisConnection | undefined,
-  log: { error: (message: string, e: unknown) => void },
+  log: Log,
 ): RateLimiter {
   if (!config.enabled) return rateLimitsOff;
-  const onStoreError = (e: unknown) => log.error('[rate-limit] store error: call allowed', e);
+  const onStoreError = (e: unknown) => log.error({ err: e }, 'store error: call allowed');
   if (!redis) return storeRateLimiter(new MemoryStore(), 'memory', { onStoreError });
   const store = new RedisStore({
     prefix: 'notary:rl:',

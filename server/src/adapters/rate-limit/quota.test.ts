@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createLogger } from '@notary/platform/log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuotaCounter } from '../../ports/rate-limit';
 import { connectRedis, type RedisConnection } from '../redis/client';
@@ -9,7 +10,7 @@ import { createQuotaCounter } from './quota';
  * thresholds, refused events not counted, two counters on one Redis sharing one budget (two instances).
  */
 
-const log = { error: (message: string, e: unknown) => console.error(message, e) };
+const log = createLogger({ level: 'error', format: 'text' });
 
 describe('quota counter', () => {
   let redis: RedisConnection;

@@ -1,3 +1,4 @@
+import type { Log } from '@notary/platform/log';
 import { MemoryStore, type Options, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import type { Quota, QuotaCounter, QuotaDecision } from '../../ports/rate-limit';
@@ -68,12 +69,13 @@ export function storeQuotaCounter(
 export function createQuotaCounter(
   config: { enabled: boolean },
   redis: RedisConnection | undefined,
-  options: { windowSeconds: number; prefix: string; log: { error: (message: string, e: unknown) => void } },
+  options: { windowSeconds: number; prefix: string; log: Log },
 ): QuotaCounter {
   if (!config.enabled) {
     return { enabled: false, windowSeconds: options.windowSeconds, consume: async () => ALLOWED };
   }
-  const onStoreError = (e: unknown) => options.log.error(`[quota:${options.prefix}] store error: allowed`, e);
+  const onStoreError = (e: unknown) =>
+    options.log.error({ err: e, quota: options.prefix }, 'store error: allowed');
   if (!redis) {
     return storeQuotaCounter(new MemoryStore(), {
       windowSeconds: options.windowSeconds,

@@ -1,3 +1,4 @@
+import type { Log } from '@notary/platform/log';
 import { errorMessage } from '@notary/shared';
 
 /** node-redis, loaded by `connectRedis` only: without `REDIS_URL` the service never pays its start-up cost. */
@@ -25,14 +26,11 @@ export type RedisConnection = ReturnType<typeof newClient>;
  * @throws Error naming `REDIS_URL` when the first connection fails: a misconfigured Redis must not let
  *   instances silently keep separate budgets.
  */
-export async function connectRedis(
-  url: string,
-  log: { error: (message: string, e: unknown) => void },
-): Promise<RedisConnection> {
+export async function connectRedis(url: string, log: Log): Promise<RedisConnection> {
   let connected = false;
   const client = newClient(await import('redis'), url, () => connected);
   client.on('error', (e: unknown) => {
-    if (connected) log.error('[redis] connection error', e);
+    if (connected) log.error({ err: e }, 'connection error');
   });
   try {
     await client.connect();

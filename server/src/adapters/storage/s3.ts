@@ -13,9 +13,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { type Log, silentLog } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import type { StorageConfig } from '../../config';
-import { type Log, silentLog } from '../../ports/log';
 import type { ObjectStorage, PresignOptions, StoredObjectInfo } from '../../ports/storage';
 import { deleteEveryVersion, refuseObjectLock } from './s3-versions';
 import {

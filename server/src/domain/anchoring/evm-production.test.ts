@@ -1,4 +1,5 @@
 import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { recordingLog } from '@notary/platform/log.testing';
 import { AbiCoder, Contract, Interface, zeroPadValue } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { easAbi } from '../../adapters/chains/eas-abi';
@@ -14,7 +15,7 @@ import {
 } from '../../jobs/evm-pipeline.testing';
 import { EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
 import { buildReceipt } from '../documents/receipt';
-import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
+import { type AnchorWorker, collectBatch, type WorkerOptions } from './pipeline';
 
 /**
  * EVM anchoring as production networks behave, on the real Hardhat node (EAS deployed) and the real pipeline
@@ -25,12 +26,7 @@ import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions }
  * Time moves on an injected clock, never by sleeping.
  */
 
-const log: PipelineLog & { infos: string[]; errors: string[] } = {
-  infos: [],
-  errors: [],
-  info: (m) => log.infos.push(m),
-  error: (m) => log.errors.push(m),
-};
+const log = recordingLog();
 
 let fx: EvmPipelineFixture;
 let orm: PgliteORM;
@@ -157,7 +153,14 @@ describe('a stuck transaction is replaced with higher EIP-1559 fees after the bo
       expect(BigInt(second.priorityFee as string)).toBeGreaterThanOrEqual(raised(first.priorityFee, 10n));
       expect(BigInt(second.priorityFee as string)).toBeLessThan(raised(first.priorityFee, 11n));
       expect(await chain.getStatus(second.txHash as string)).toEqual({ state: 'pending' });
-      expect(log.infos.some((m) => m.includes(`${first.txHash} stuck (pending)`))).toBe(true);
+      expect(
+        log.lines.some(
+          (l) =>
+            l.msg === 'stuck: replacing with higher fees' &&
+            l.fields.txHash === first.txHash &&
+            l.fields.status === 'pending',
+        ),
+      ).toBe(true);
 
       await devnet.mine(1);
       await drain(w, batchId, () => devnet.mine(1));
@@ -215,9 +218,13 @@ describe('a stuck transaction is replaced with higher EIP-1559 fees after the bo
         await devnet.setNextBlockBaseFee(fees.maxFee * 3n);
       },
     });
-    log.infos.length = 0;
+    log.lines.length = 0;
     await w.tick();
-    expect(log.infos.some((m) => /underpriced: .*too low for the next block.*re-signing/.test(m))).toBe(true);
+    expect(
+      log
+        .texts('info')
+        .some((m) => /^re-signing with higher fees .*underpriced: .*too low for the next block/.test(m)),
+    ).toBe(true);
     await drain(w, batchId);
     const done = await expectRegisteredOnce(batchId, ids);
     expect(done.replacedTxHashes).toHaveLength(1);
@@ -288,7 +295,7 @@ describe('reorganizations (evm_snapshot / evm_revert on the real node)', () => {
     await devnet.mine(5);
     expect(await devnet.blockHash(oldBlock)).not.toBe(oldBlockHash);
 
-    log.errors.length = 0;
+    log.lines.length = 0;
     await w.tick(); // the receipt is gone: documents back to pending, the row back to signed
     const reorged = await rowOf(batchId);
     expect(reorged).toMatchObject({ state: 'signed', blockNumber: null, attestationUid: null });
@@ -296,7 +303,14 @@ describe('reorganizations (evm_snapshot / evm_revert on the real node)', () => {
     for (const d of await documentsOf(ids)) {
       expect(d).toMatchObject({ onchainStatus: 'pending', onchainTxHash: null, onchainAttestationUid: null });
     }
-    expect(log.errors.some((m) => m.includes(`${first.txHash} no longer included (unknown)`))).toBe(true);
+    expect(
+      log.lines.some(
+        (l) =>
+          l.msg === 'no longer included: re-sending' &&
+          l.fields.txHash === first.txHash &&
+          l.fields.status === 'unknown',
+      ),
+    ).toBe(true);
 
     await drain(w, batchId, () => devnet.mine(1));
     const done = await expectRegisteredOnce(batchId, ids);
@@ -387,7 +401,7 @@ describe('reorganizations (evm_snapshot / evm_revert on the real node)', () => {
       await devnet.mine(1); // same height, another block: the pipeline did not see the gap
       expect(await devnet.blockHash(height)).not.toBe(oldBlockHash);
 
-      log.infos.length = 0;
+      log.lines.length = 0;
       await w.tick();
       const moved = await rowOf(batchId);
       expect(moved.state).toBe('included');
@@ -396,7 +410,7 @@ describe('reorganizations (evm_snapshot / evm_revert on the real node)', () => {
       for (const d of await documentsOf(ids)) {
         expect(d).toMatchObject({ onchainStatus: 'registered', onchainAttestationUid: moved.attestationUid });
       }
-      expect(log.infos.some((m) => m.includes(`batch ${batchId} reorganized`))).toBe(true);
+      expect(log.lines.some((l) => l.msg === 'batch reorganized' && l.fields.batch === batchId)).toBe(true);
       await drain(w, batchId, () => devnet.mine(1));
       await expectRegisteredOnce(batchId, ids);
     } finally {

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { type AddressInfo, createServer, Socket } from 'node:net';
 import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { recordingLog } from '@notary/platform/log.testing';
 import { randomPrivateKey } from '@stacks/transactions';
 import { JsonRpcProvider, Network, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ import {
   startEvmPipeline,
 } from '../../jobs/evm-pipeline.testing';
 import type { AnchorChain } from '../../ports/chains';
-import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
+import { type AnchorWorker, collectBatch, type WorkerOptions } from './pipeline';
 
 /**
  * Anchoring faults driven through the real pipeline (PGlite in memory, the in-process Hardhat devnet with the
@@ -24,11 +25,7 @@ import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions }
  * transaction replaced with higher fees, a Stacks rejection read from the node's response.
  */
 
-const log: PipelineLog & { errors: string[] } = {
-  errors: [],
-  info: () => undefined,
-  error: (m) => log.errors.push(m),
-};
+const log = recordingLog();
 
 let fx: EvmPipelineFixture;
 let orm: PgliteORM;
@@ -212,14 +209,14 @@ describe('anchoring pipeline faults on Hardhat + EAS', () => {
           await plain.wait();
         },
       });
-      log.errors.length = 0;
+      log.lines.length = 0;
       await drain(w, [batchId as string]);
       const [row] = await rowsOf([batchId as string]);
       expect(row?.state).toBe('confirmed');
       expect(row?.replacedTxHashes).toContain(stolen);
       expect(row?.txHash).not.toBe(stolen);
       expect(BigInt(row?.nonce as string)).toBe(nonceBefore + 1n);
-      expect(log.errors.some((m) => m.includes('nonce-too-low'))).toBe(true);
+      expect(log.texts('error').some((m) => m.includes('nonce-too-low'))).toBe(true);
       expect(await chain.getStatus(stolen as string)).toEqual({ state: 'unknown' });
       await expectRegistered([batchId as string]);
       expect(await chain.chainNonce()).toBe(nonceBefore + 2n); // the plain transfer + one attestation

@@ -1,4 +1,5 @@
 import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { recordingLog } from '@notary/platform/log.testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvmEasChain } from '../../adapters/chains/evm-eas';
 import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
@@ -6,15 +7,11 @@ import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../../db/entiti
 import { type EvmPipelineFixture, quietWorker, startEvmPipeline } from '../../jobs/evm-pipeline.testing';
 import type { AnchorChain } from '../../ports/chains';
 import { hashFromHex, type MerkleProof, verifyMerkleProof } from './merkle';
-import { type AnchorWorker, collectBatch, type PipelineLog, type WorkerOptions } from './pipeline';
+import { type AnchorWorker, collectBatch, type WorkerOptions } from './pipeline';
 
 /** Pipeline against the real Hardhat devnet with the EAS contracts (EVM chain only here). */
 
-const log: PipelineLog & { errors: string[] } = {
-  errors: [],
-  info: () => undefined,
-  error: (m) => log.errors.push(m),
-};
+const log = recordingLog();
 
 let fx: EvmPipelineFixture;
 let orm: PgliteORM;

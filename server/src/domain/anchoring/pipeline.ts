@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { Log } from '@notary/platform/log';
 import { redactText } from '@notary/platform/redact';
 import { errorMessage } from '@notary/shared';
 import { AnchorBatch, AnchorTx, type AnchorTxEntity, Document, DocumentAnchor } from '../../db/entities';
@@ -43,12 +44,6 @@ import { buildMerkleTree } from './merkle';
 
 /** A Merkle tree builder (`domain/anchoring/merkle.ts`): leaves in order, its root and one proof per leaf. */
 export type MerkleBuilder = (leaves: Uint8Array[]) => { root: Uint8Array; proofs: unknown[] };
-
-/** Where the pipeline reports. */
-export interface PipelineLog {
-  info(message: string): void;
-  error(message: string, error: unknown): void;
-}
 
 /**
  * When a partial batch may be cut (issue 17). A full batch (`maxBatchSize` unbatched pending documents) is cut
@@ -184,7 +179,8 @@ export async function collectBatch(em: EntityManager, options: CollectOptions): 
 export interface WorkerOptions {
   chain: AnchorChain;
   fork: () => EntityManager;
-  log: PipelineLog;
+  /** Where the worker reports (a child naming the module, `anchor`); its lines carry `chain` besides. */
+  log: Log;
   /** Confirmation depth (the inclusion block counts as 1). */
   confirmations: number;
   /** Pending (or dropped) this long after its bytes were first sent: replaced with higher fees. */
@@ -247,6 +243,7 @@ function storedReason(reason: string): string {
  */
 export class AnchorWorker {
   private readonly o: WorkerOptions;
+  private readonly log: Log;
   private readonly now: () => Date;
   private readonly bumpBasisPoints: bigint;
   private timer: NodeJS.Timeout | undefined;
@@ -258,6 +255,7 @@ export class AnchorWorker {
   /** Throws `RangeError` for a `feeBumpPercent` below `MIN_FEE_BUMP_PERCENT`. */
   constructor(options: WorkerOptions) {
     this.o = options;
+    this.log = options.log.child({ chain: options.chain.kind });
     this.now = options.now ?? (() => new Date());
     const percent = options.feeBumpPercent ?? DEFAULT_FEE_BUMP_PERCENT;
     if (!(percent >= MIN_FEE_BUMP_PERCENT) || !Number.isFinite(percent)) {
@@ -316,7 +314,7 @@ export class AnchorWorker {
         if (this.stopped) return n;
       }
     } catch (e) {
-      this.o.log.error(`[anchor:${this.o.chain.kind}] tick failed`, e);
+      this.log.error({ err: e }, 'tick failed');
       return n;
     }
   }
@@ -409,7 +407,7 @@ export class AnchorWorker {
       await tx.flush();
       signed = { id, txHash: tx2.txHash };
     });
-    this.o.log.info(`[anchor:${chain.kind}] signed ${signed?.txHash} (${replace ? 'replacement' : 'new'})`);
+    this.log.info({ txHash: signed?.txHash, replacement: replace }, 'signed');
     if (signed && this.o.afterSignedCommit) await this.o.afterSignedCommit(signed);
   }
 
@@ -443,7 +441,7 @@ export class AnchorWorker {
           await this.retryLater(id, reason);
           return;
         }
-        this.o.log.info(`[anchor:${row.chain}] ${row.txHash} ${reason}: re-signing with higher fees`);
+        this.log.info({ txHash: row.txHash, reason }, 're-signing with higher fees');
         await this.sign(id, true);
         await this.send(id, resigns + 1);
         return;
@@ -468,10 +466,7 @@ export class AnchorWorker {
     if (row.state === 'included') {
       // The receipt is gone (its block was reorganized away; the transaction is dropped or back in the
       // mempool): documents back to pending, the same bytes go out again.
-      this.o.log.error(
-        `[anchor:${row.chain}] ${row.txHash} no longer included (${status.state}): re-sending`,
-        undefined,
-      );
+      this.log.error({ txHash: row.txHash, status: status.state }, 'no longer included: re-sending');
       await em.transactional(async (tx) => {
         await this.setDocuments(tx, row.batch.id, row.chain, undefined);
         const r = await tx.findOneOrFail(AnchorTx, { id });
@@ -492,9 +487,7 @@ export class AnchorWorker {
       this.now().getTime() - (row.broadcastAt?.getTime() ?? this.now().getTime()) > this.o.stuckAfterMs;
     if (stuck) {
       // Pending too long (a fee below what blocks now take), or dropped again and again by the node.
-      this.o.log.info(
-        `[anchor:${row.chain}] ${row.txHash} stuck (${status.state}): replacing with higher fees`,
-      );
+      this.log.info({ txHash: row.txHash, status: status.state }, 'stuck: replacing with higher fees');
       await this.sign(id, true);
       await this.send(id);
       return;
@@ -543,7 +536,7 @@ export class AnchorWorker {
         row.state = 'failed';
         row.lastError = `anchored ${status.anchoredRoot}, expected 0x${row.batch.root}`;
         row.batch.status = 'failed';
-        this.o.log.error(`[anchor:${row.chain}] ${row.lastError}`, undefined);
+        this.log.error({ batch: row.batch.id, reason: row.lastError }, 'another root anchored');
         return;
       }
       const wasIncluded = row.state === 'included' || row.state === 'confirmed';
@@ -561,11 +554,12 @@ export class AnchorWorker {
       row.lastError = null;
       if (!wasIncluded || moved) {
         await this.setDocuments(tx, row.batch.id, row.chain, { txHash, uid: status.attestationUid });
-        this.o.log.info(
-          moved
-            ? `[anchor:${row.chain}] batch ${row.batch.id} reorganized: was ${before}, now ${txHash} in block ${status.blockNumber}`
-            : `[anchor:${row.chain}] batch ${row.batch.id} included in ${txHash}`,
-        );
+        if (moved) {
+          this.log.info(
+            { batch: row.batch.id, was: before, txHash, block: status.blockNumber.toString() },
+            'batch reorganized',
+          );
+        } else this.log.info({ batch: row.batch.id, txHash }, 'batch included');
       }
       if (status.confirmations >= this.o.confirmations) {
         row.state = 'confirmed';
@@ -621,11 +615,11 @@ export class AnchorWorker {
     if (refusal && row.refusals >= this.o.maxAttempts) {
       row.state = 'failed';
       row.batch.status = 'failed';
-      this.o.log.error(`[anchor:${row.chain}] batch ${row.batch.id} failed: ${reason}`, undefined);
+      this.log.error({ batch: row.batch.id, reason }, 'batch failed');
     } else {
       row.state = 'queued';
       row.nextAttemptAt = new Date(this.now().getTime() + (refusal ? this.backoff(attempts) : 0));
-      this.o.log.error(`[anchor:${row.chain}] batch ${row.batch.id}: ${reason}; re-signing`, undefined);
+      this.log.error({ batch: row.batch.id, reason }, 'batch refused; re-signing');
     }
     await em.flush();
   }
@@ -644,7 +638,7 @@ export class AnchorWorker {
     row.lastError = reason;
     row.nextAttemptAt = new Date(until);
     await em.flush();
-    this.o.log.info(`[anchor:${row.chain}] ${reason}; pausing ${Math.ceil(waitMs / 1000)} s`);
+    this.log.info({ reason, pauseSeconds: Math.ceil(waitMs / 1000) }, 'rate-limited; pausing');
   }
 
   /** Keeps the state, records the error and retries after the backoff. */
@@ -655,7 +649,7 @@ export class AnchorWorker {
     row.lastError = reason;
     row.nextAttemptAt = new Date(this.now().getTime() + this.backoff(row.attempts));
     await em.flush();
-    this.o.log.error(`[anchor:${row.chain}] ${row.id} (${row.state}): ${reason}; retrying`, error);
+    this.log.error({ err: error, tx: row.id, state: row.state, reason }, 'attempt failed; retrying');
   }
 
   private backoff(attempts: number): number {

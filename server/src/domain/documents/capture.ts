@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
+import { silentLog } from '@notary/platform/log';
 import { AppError, type DocumentDto, type WebCaptureInput } from '@notary/shared';
 import { type DocumentEntity, DocumentTimestamp } from '../../db/entities';
 import type { WebCapture, WebCapturer } from '../../ports/capture';
-import { silentLog } from '../../ports/log';
 import type { TimestampAuthority } from '../../ports/tsa';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';
@@ -91,7 +91,7 @@ async function timestampCapture(em: EntityManager, deps: CaptureDeps, doc: Docum
     });
     await em.flush();
   } catch (err) {
-    (deps.log ?? silentLog).warn({ err, document: doc.id }, '[capture] RFC 3161 timestamp failed');
+    (deps.log ?? silentLog).warn({ err, document: doc.id }, 'RFC 3161 timestamp of a web capture failed');
   }
 }
 

@@ -1,6 +1,6 @@
+import { type Log, silentLog } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import type { FreeSpace, Volume } from '../../ports/free-space';
-import { type Log, silentLog } from '../../ports/log';
 
 /**
  * The service-wide disk guard: whatever the tenants' quotas allow, no intake may fill the disk the service

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
+import { type Log, silentLog } from '@notary/platform/log';
 import { AppError, LIMITS } from '@notary/shared';
 import type { DocumentEntity } from '../../db/entities';
 import type { FreeSpace } from '../../ports/free-space';
-import { type Log, silentLog } from '../../ports/log';
 import type { AnchoringQueue } from '../../ports/queue';
 import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
@@ -96,7 +96,7 @@ function published(deps: NotarizeDeps, doc: DocumentEntity): DocumentEntity {
     deps.verifyCache?.invalidate(doc.sha256Hash);
   } catch (e) {
     // The row is committed whatever the cache does: its unknown-hash answer expires within seconds.
-    (deps.log ?? silentLog).error({ err: e }, '[verify-cache] invalidation failed');
+    (deps.log ?? silentLog).error({ err: e }, 'verification cache invalidation failed');
   }
   return doc;
 }
@@ -272,7 +272,7 @@ async function hashIntake(source: IntakeSource, maxBytes: number): Promise<Recei
 async function removeQuietly(storage: ObjectStorage, key: string, log: Log): Promise<void> {
   await storage
     .delete(key)
-    .catch((err: unknown) => log.error({ key, err }, `[upload] could not remove ${key}`));
+    .catch((err: unknown) => log.error({ key, err }, 'could not remove a stored object'));
 }
 
 interface Received {

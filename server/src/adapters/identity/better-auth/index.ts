@@ -120,11 +120,11 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { silentLog } from '@notary/platform/log';
 import { betterAuth } from 'better-auth';
 import { getSchema } from 'better-auth/db';
 import type { OrganizationDirectory } from '../../../ports/directory';
 import type { TokenVerifier } from '../../../ports/identity';
-import { silentLog } from '../../../ports/log';
 import { type BetterAuthAdmin, createAdmin } from './admin';
 import { DateColumnsPlugin } from './date-columns';
 import { createBetterAuthDirectory } from './directory';
@@ -190,8 +190,7 @@ export function createBetterAuthIdentity(options: BetterAuthIdentityOptions): Be
   const findMember: FindMember = async (organizationId, userId) =>
     findMemberRow((await getAuth().$context).adapter, organizationId, userId);
   const events = new MembershipEventHub(
-    options.logError ??
-      ((message, error) => (options.log ?? silentLog).error({ err: error }, `[identity] ${message}`)),
+    options.logError ?? ((message, error) => (options.log ?? silentLog).error({ err: error }, message)),
   );
   const sessionUserId = async (headers: Headers): Promise<string | null> => {
     // A full `auth.api` call, so that the bearer plugin turns `Authorization: Bearer` into the session.

@@ -4,10 +4,10 @@
  * (`email-otp.ts`, `siwe.ts`, `organizations.ts`, `session-jwt.ts`, bearer sessions).
  */
 import { createHmac } from 'node:crypto';
+import { type Log, silentLog } from '@notary/platform/log';
 import { APIError, type Auth, type BetterAuthOptions } from 'better-auth';
 import { bearer } from 'better-auth/plugins';
 import type { Kysely } from 'kysely';
-import { type Log, silentLog } from '../../../ports/log';
 import type { Mailer } from '../../../ports/mail';
 import { type AuthLimits, authLimitsPlugin, CLIENT_IP_HEADER, signUpDatabaseHooks } from './auth-limits';
 import { emailOtpPlugin } from './email-otp';
@@ -63,11 +63,11 @@ export interface BetterAuthIdentityOptions {
   /** better-auth's log level (default `warn`). */
   logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /**
-   * Where better-auth's own messages (`[better-auth] ...`, at `logLevel` and above) and, unless `logError`
-   * is given, failures of membership event listeners (`[identity] ...`) go. Default: nowhere.
+   * Where better-auth's own messages (with `library: 'better-auth'`, at `logLevel` and above) and, unless
+   * `logError` is given, failures of membership event listeners go. Default: nowhere.
    */
   log?: Log;
-  /** Where failures of membership event listeners are reported (default: `log`, as `[identity] <message>`). */
+  /** Where failures of membership event listeners are reported (default: `log`, at error). */
   logError?: (message: string, error: unknown) => void;
 }
 
@@ -117,8 +117,12 @@ export function buildOptions(
               if (level === 'warn' && message.startsWith('Field lastRequest in table rateLimit')) return;
               const err = args.find((a) => a instanceof Error);
               const rest = args.filter((a) => a !== err);
-              const fields = { ...(err ? { err } : {}), ...(rest.length > 0 ? { args: rest } : {}) };
-              (options.log ?? silentLog)[level](fields, `[better-auth] ${message}`);
+              const fields = {
+                library: 'better-auth',
+                ...(err ? { err } : {}),
+                ...(rest.length > 0 ? { args: rest } : {}),
+              };
+              (options.log ?? silentLog)[level](fields, message);
             },
           },
     // better-auth prints every refused request (a taken slug, a spent budget) on the console at error level,
@@ -127,8 +131,8 @@ export function buildOptions(
       onError: (e: unknown) => {
         const log = options.log ?? silentLog;
         if (e instanceof APIError && e.statusCode < 500) {
-          log.debug({ status: e.statusCode }, `[better-auth] ${e.message}`);
-        } else log.error({ err: e }, '[better-auth] request failed');
+          log.debug({ library: 'better-auth', status: e.statusCode }, e.message);
+        } else log.error({ library: 'better-auth', err: e }, 'request failed');
       },
     },
     // The session token (the client's refresh credential) lives 7 days and is extended once a day of use.
