@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Logger } from '@notary/platform/log';
 import { type Service, startService } from '@notary/server/bootstrap';
 import { loadConfig } from '@notary/server/config';
 import { runOperatorCommand } from '@notary/server/domain/operator/commands';
@@ -26,11 +27,13 @@ export interface TestService {
  * embedded PGlite database or a throwaway PostgreSQL database. Extra environment (S3, mail...) in `env`.
  * Anchoring is off (`ANCHORING=off`: no devnet, no background chain work) unless `env` asks for it, e.g.
  * `{ ANCHORING: 'devnet' }` for the in-process Hardhat and Stacks devnets. Rate limits are off
- * (`RATE_LIMITS=off`) unless `env` sets `RATE_LIMITS: 'on'`.
+ * (`RATE_LIMITS=off`) unless `env` sets `RATE_LIMITS: 'on'`. `log` replaces the service's root logger (tests that
+ * read its lines).
  */
 export async function startTestService(
   kind: DatabaseKind,
   env: Record<string, string> = {},
+  options: { log?: Logger } = {},
 ): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-test-'));
   // A `DATABASE_URL` in `env` is a database the caller owns (several instances on one database).
@@ -48,7 +51,7 @@ export async function startTestService(
     ...env,
   });
   // The production timeouts (`applyHttpTimeouts`): tests see what clients see.
-  const service = await startService(config);
+  const service = await startService(config, options.log ? { log: options.log } : {});
   const operator = (command: Parameters<typeof runOperatorCommand>[1]) =>
     runOperatorCommand(
       {

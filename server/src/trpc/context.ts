@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { Log } from '@notary/platform/log';
 import { bearerFrom, lazyEntityManager } from '@notary/platform/trpc/context';
 import type { AppDeps } from '../deps';
 import { isDirectLoopbackRequest } from './local-request';
@@ -23,6 +25,13 @@ export interface Context {
    * the only requests development conveniences are served to. False for calls without a request.
    */
   directLoopback: boolean;
+  /**
+   * The call's logger: the request's (`req.log`, a child carrying its `reqId`, the id of its access log line and
+   * of its `X-Request-Id` header) on both HTTP faces; a child with a fresh `reqId` for a call without HTTP.
+   * Procedures log through it and hand it to the domain (`{ ...ctx.deps, log: ctx.log }`), so every line a
+   * request causes carries its id.
+   */
+  log: Log;
 }
 
 /** What a call brings besides the service's dependencies, already read from its request (if there is one). */
@@ -36,6 +45,8 @@ export interface CallOrigin {
   setHeader?: (name: string, value: string) => void;
   /** See `Context.directLoopback`; default false. */
   directLoopback?: boolean;
+  /** The request's logger (see `Context.log`); default: a child of `deps.log` with a fresh `reqId`. */
+  log?: Log;
 }
 
 /**
@@ -52,12 +63,14 @@ export function createInnerContext(deps: AppDeps, origin: CallOrigin = {}): Cont
     acceptLanguage: origin.acceptLanguage ?? null,
     setHeader: origin.setHeader ?? (() => {}),
     directLoopback: origin.directLoopback ?? false,
+    log: origin.log ?? deps.log.child({ module: 'trpc', reqId: randomUUID() }),
   };
 }
 
 /**
  * The context of an HTTP request, on either face: `createInnerContext` with the request's bearer token (RFC 6750
- * section 2.1), address, `Accept-Language` and whether it came straight from loopback; response headers are set until the response has started.
+ * section 2.1), address, `Accept-Language` and whether it came straight from loopback, and its logger (`req.log`,
+ * set by `requestLogging`, first in line); response headers are set until the response has started.
  */
 export function createContext(
   deps: AppDeps,
@@ -65,6 +78,7 @@ export function createContext(
     headers: IncomingHttpHeaders;
     ip?: string | undefined;
     socket?: { remoteAddress?: string | undefined } | undefined;
+    log?: Log | undefined;
   },
   res?: { setHeader(name: string, value: string): unknown; headersSent: boolean },
 ): Context {
@@ -73,6 +87,7 @@ export function createContext(
     ip: req.ip ?? null,
     acceptLanguage: req.headers['accept-language'] ?? null,
     directLoopback: isDirectLoopbackRequest(req),
+    ...(req.log ? { log: req.log } : {}),
     setHeader: (name, value) => {
       if (res && !res.headersSent) res.setHeader(name, value);
     },

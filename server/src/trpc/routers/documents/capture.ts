@@ -34,4 +34,6 @@ export const capture = authedProcedure
   })
   .input(WebCaptureInputSchema)
   .output(DocumentSchema)
-  .mutation(({ ctx, input, signal }) => captureWebPage(ctx.em(), ctx.deps, ctx.actor, input, signal));
+  .mutation(({ ctx, input, signal }) =>
+    captureWebPage(ctx.em(), { ...ctx.deps, log: ctx.log }, ctx.actor, input, signal),
+  );

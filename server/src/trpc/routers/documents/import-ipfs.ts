@@ -43,5 +43,11 @@ export const importIpfs = authedProcedure
   .input(ImportIpfsInput)
   .output(DocumentSchema)
   .mutation(({ ctx, input, signal }) =>
-    importIpfsDocument(ctx.em(), ctx.deps, ctx.actor, input, signal ?? new AbortController().signal),
+    importIpfsDocument(
+      ctx.em(),
+      { ...ctx.deps, log: ctx.log },
+      ctx.actor,
+      input,
+      signal ?? new AbortController().signal,
+    ),
   );
