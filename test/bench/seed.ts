@@ -407,6 +407,26 @@ interface ChunkRows {
   document_deletion: Row[];
 }
 
+/**
+ * Serials of a run: a bijection of the document's index (an odd multiplier mod 2^50), so a run never repeats
+ * one, and anyone knowing the run's seed can name its documents' serials (`seededSerial`).
+ */
+function serialParams(runId: string): { base: bigint; step: bigint } {
+  const r = new Rng(`serial:${runId}`);
+  return { base: BigInt(`0x${r.hex(7)}`) % SERIAL_SPACE, step: BigInt(`0x${r.hex(4)}`) * 2n + 1n };
+}
+
+/** The SHA-256 (hex) of document `i` (0-based) of the run seeded with `runId`. */
+export function seededHash(runId: string, i: number): string {
+  return createHash('sha256').update(contentOf(runId, i)).digest('hex');
+}
+
+/** The serial number of document `i` (0-based) of the run seeded with `runId` into a tenant with `prefix`. */
+export function seededSerial(runId: string, prefix: string, i: number): string {
+  const { base, step } = serialParams(runId);
+  return `${prefix}-${crockford50((base + BigInt(i) * step) % SERIAL_SPACE)}`;
+}
+
 /** Content whose SHA-256 a seeded document carries (and which `--objects` stores). */
 function contentOf(runId: string, i: number): Buffer {
   return Buffer.from(`Notary seeded document ${runId} #${i}\n`);
@@ -487,9 +507,7 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
             [JSON.stringify(rows)],
           );
 
-    // Serials: a bijection of the document's index (odd multiplier mod 2^50), so a run never repeats one.
-    const serialBase = BigInt(`0x${rng.hex(7)}`) % SERIAL_SPACE;
-    const serialStep = BigInt(`0x${rng.hex(4)}`) * 2n + 1n;
+    const serials = serialParams(runId);
     const now = Date.now();
     const span = years * 365.25 * 86_400_000;
     const firstAt = now - 3_600_000 - span;
@@ -624,7 +642,7 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
         const doc = {
           id,
           tenant_id: tenant.id,
-          serial_number: `${tenant.serialPrefix}-${crockford50((serialBase + BigInt(i) * serialStep) % SERIAL_SPACE)}`,
+          serial_number: `${tenant.serialPrefix}-${crockford50((serials.base + BigInt(i) * serials.step) % SERIAL_SPACE)}`,
           file_name: fileName,
           file_size: fileSize,
           mime_type: mime,
