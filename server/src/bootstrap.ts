@@ -10,6 +10,7 @@ import { redisInvalidationBus } from './adapters/cache-bus/redis';
 import { createCapturer } from './adapters/capture';
 import { CAPTURE_QUEUE_MAX } from './adapters/capture/isolated-capturer';
 import { captureSoftware, createWaczSigner, signingCapturer } from './adapters/capture/wacz-signing';
+import { type AnchoringChains, startChains } from './adapters/chains';
 import { statfsFreeSpace } from './adapters/free-space/statfs';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createIpfsGateways } from './adapters/ipfs';
@@ -36,7 +37,7 @@ import { applyHttpTimeouts, createHttpApp } from './http/app';
 import { createSignedFileRoute } from './http/files';
 import { answerWhileStarting } from './http/starting';
 import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
-import { type JobQueue, startJobQueue } from './jobs/boss';
+import { startJobQueue } from './jobs/boss';
 import { startOrgDeletionJob } from './jobs/org-deletion';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
 import { startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
@@ -53,9 +54,20 @@ export interface Service {
   url: string;
   app: Express;
   server: http.Server;
-  /** The anchoring runner (`jobs/anchoring.ts`); undefined with `ANCHORING=off`. */
-  anchoring: AnchoringRunner | undefined;
+  /** The anchoring runner (`jobs/anchoring.ts`) and its devnets; undefined with `ANCHORING=off`. */
+  anchoring: ServiceAnchoring | undefined;
+  /**
+   * Stops the service: HTTP stops accepting and drops its connections first, then everything the start made is
+   * released in reverse order (jobs drain, chains close, the database last). A second call does nothing.
+   */
   close(): Promise<void>;
+  /** `close`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** The anchoring runner with the devnets its chains run on (`ANCHORING=devnet`: tests read them back). */
+export interface ServiceAnchoring extends AnchoringRunner {
+  readonly devnets: AnchoringChains['devnets'];
 }
 
 /** The core without HTTP: database, storage, identity, mail. Used by the server and the operator CLI. */
@@ -66,6 +78,7 @@ export interface Core {
   storage: ObjectStorage;
   identity: ReturnType<typeof createBetterAuthIdentity>;
   deps: AppDeps;
+  /** Releases what `createCore` made in reverse order (membership events, cache bus, Redis, the database). */
   close(): Promise<void>;
 }
 
@@ -90,14 +103,21 @@ export async function createCore(
   const log = options.log ?? serviceLogger(config);
   await ensurePrivateDataDir(config.dataDir, lifecycleLogger(log, 'notary'));
   const secret = await resolveSecret(config.secret, config.dataDir);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  let redis: RedisConnection | undefined;
-  let bus: InvalidationBus = localInvalidationBus;
+  // Each resource is handed to the stack where it is made: a failure further on releases exactly what exists.
+  const stack = new AsyncDisposableStack();
   try {
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    stack.defer(() => db.close());
+    let bus: InvalidationBus = localInvalidationBus;
+    let redis: RedisConnection | undefined;
     // Several instances share rate limit budgets and cache invalidations through Redis (REDIS_URL).
     if (config.rateLimits.redisUrl) {
-      redis = await connectRedis(config.rateLimits.redisUrl, log.child({ module: 'redis' }));
-      bus = await redisInvalidationBus(redis, log.child({ module: 'cache-bus' }));
+      const connection = await connectRedis(config.rateLimits.redisUrl, log.child({ module: 'redis' }));
+      stack.defer(() => connection.destroy());
+      redis = connection;
+      const redisBus = await redisInvalidationBus(connection, log.child({ module: 'cache-bus' }));
+      stack.defer(() => redisBus.close());
+      bus = redisBus;
     }
     const rateLimitLog = log.child({ module: 'rate-limit' });
     const rateLimiter = createRateLimiter(config.rateLimits, redis, rateLimitLog);
@@ -192,19 +212,37 @@ export async function createCore(
       fork: () => db.fork(),
       log: log.child({ module: 'identity' }),
     });
-    const close = async () => {
-      await membershipEvents.drain();
-      await bus.close();
-      redis?.destroy();
-      await db.close();
-    };
-    return { config, db, secret, storage, identity, deps, close };
+    stack.defer(() => membershipEvents.drain());
+    const resources = stack.move();
+    return { config, db, secret, storage, identity, deps, close: () => resources.disposeAsync() };
   } catch (e) {
-    await bus.close();
-    redis?.destroy();
-    await db.close();
+    await releaseAfterFailedStart(stack, log);
     throw e;
   }
+}
+
+/**
+ * After a start failed: releases what it made (its stack, in reverse order) and leaves the start's own error
+ * to be thrown. A failure while releasing is logged, not thrown in its place.
+ */
+async function releaseAfterFailedStart(stack: AsyncDisposableStack, log: Logger): Promise<void> {
+  try {
+    await stack.disposeAsync();
+  } catch (e) {
+    log.error({ err: e }, '[notary] releasing what a failed start made');
+  }
+}
+
+/**
+ * Stops `server` accepting and drops its connections (kept-alive ones included); resolves once it is closed.
+ * Does nothing when it no longer listens.
+ */
+function closeServer(server: http.Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /**
@@ -272,79 +310,66 @@ export async function startService(config: Config, options: { log?: Logger } = {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  const url = publicUrlFor(config, (server.address() as AddressInfo).port);
-  // Uploads request anchoring from the job queue once it runs (below); until then, and with ANCHORING=off,
-  // nothing is enqueued and the batcher's sweep finds the pending documents.
-  let jobs: AnchoringQueue = idleAnchoringQueue;
-  const anchoringQueue: AnchoringQueue = { enqueueAnchoring: (tx) => jobs.enqueueAnchoring(tx) };
-  let core: Core;
+  // Everything made from here on is handed to the stack where it is made: a failed start releases exactly what
+  // exists, in reverse order, and `close` releases all of it the same way.
+  const stack = new AsyncDisposableStack();
+  stack.defer(() => closeServer(server));
   try {
-    core = await createCore(config, url, { anchoringQueue, log });
-  } catch (e) {
-    server.close();
-    throw e;
-  }
-  const app = createHttpApp(core.deps, {
-    authHandler: (req, res) => core.identity.handler(req, res),
-    ...(core.storage instanceof FsObjectStorage ? { filesRouter: createSignedFileRoute(core.storage) } : {}),
-    publicUrl: () => url,
-  });
-
-  // The embedded database admits one process: the operator CLI reaches it through this socket.
-  const admin =
-    core.db.kind === 'pglite'
-      ? await startAdminSocket(path.join(config.dataDir, 'admin.sock'), (command) =>
-          runOperatorCommand(
-            {
-              em: core.db.fork(),
-              identity: core.identity.admin,
-              directory: core.deps.directory,
-              storage: core.deps.storage,
-            },
-            command,
-          ),
-        )
-      : undefined;
-  // Repairs what membership events missed (DESIGN.md, Identity and tenancy: events plus a periodic reconcile).
-  const reconcile = startReconcileJob({
-    fork: () => core.db.fork(),
-    directory: core.deps.directory,
-    intervalSeconds: config.reconcileIntervalSeconds,
-    log: log.child({ module: 'reconcile' }),
-  });
-  // Bytes of uploads whose process died before the row committed (issue 12, orphaned objects).
-  const orphanSweep = startOrphanSweepJob({
-    fork: () => core.db.fork(),
-    storage: core.deps.storage,
-    intervalHours: config.orphanSweepHours,
-    log: log.child({ module: 'storage' }),
-  });
-  // Organization deletions confirmed but cut short (the process running one died): finished here.
-  const orgDeletions = startOrgDeletionJob({
-    fork: () => core.db.fork(),
-    ports: { storage: core.deps.storage, mailer: core.deps.mailer, directory: core.deps.directory },
-    log: log.child({ module: 'org-deletion' }),
-  });
-  // Anchoring (issue 4): chains per configuration, batch collection on a timer, one worker per chain.
-  let anchoring: AnchoringRunner | undefined;
-  // The upload's transaction enqueues a pg-boss job that opens a batch window (the job commits or rolls back
-  // with the Document); the runner's timer stays as the sweep that finds anything a lost job left behind.
-  let queue: JobQueue | undefined;
-  try {
-    anchoring = await startAnchoring({
-      config: config.anchoring,
-      fork: () => core.db.fork(),
-      log: log.child({ module: 'anchor' }),
-      // Batch windows are opened by the pg-boss job each upload enqueues; the timer is only the safety sweep.
-      ...(config.anchoring.mode === 'off'
-        ? {}
-        : { sweepSeconds: Math.max(30, config.anchoring.batchSeconds * 5) }),
+    const url = publicUrlFor(config, (server.address() as AddressInfo).port);
+    // Uploads request anchoring from the job queue once it runs (below); until then, and with ANCHORING=off,
+    // nothing is enqueued and the batcher's sweep finds the pending documents.
+    let jobs: AnchoringQueue = idleAnchoringQueue;
+    const anchoringQueue: AnchoringQueue = { enqueueAnchoring: (tx) => jobs.enqueueAnchoring(tx) };
+    const core = await createCore(config, url, { anchoringQueue, log });
+    stack.defer(() => core.close());
+    const app = createHttpApp(core.deps, {
+      authHandler: (req, res) => core.identity.handler(req, res),
+      ...(core.storage instanceof FsObjectStorage
+        ? { filesRouter: createSignedFileRoute(core.storage) }
+        : {}),
+      publicUrl: () => url,
     });
-    if (anchoring && config.anchoring.mode !== 'off') {
-      const runner = anchoring;
-      queue = await startJobQueue(core.db, config.databaseUrl, {
+
+    // Started in the reverse of the order they stop in: anchoring, its queue, then the periodic jobs and the
+    // operator socket (closed first after HTTP).
+    let anchoring: ServiceAnchoring | undefined;
+    if (config.anchoring.mode !== 'off') {
+      const anchorLog = log.child({ module: 'anchor' });
+      // Anchoring (issue 4): the chains the configuration names (the registry; devnets with ANCHORING=devnet),
+      // batch collection on a timer, one worker per chain.
+      const chains = await startChains(config.anchoring, (message, e) =>
+        anchorLog.error({ err: e }, message),
+      );
+      stack.defer(() => chains.stop());
+      const runner = await startAnchoring({
+        config: config.anchoring,
+        chains: chains.entries,
+        fork: () => core.db.fork(),
+        log: anchorLog,
+        // Batch windows are opened by the pg-boss job each upload enqueues; the timer is only the safety sweep.
+        sweepSeconds: Math.max(30, config.anchoring.batchSeconds * 5),
+      });
+      stack.defer(() => runner.stop());
+      anchoring = { ...runner, devnets: chains.devnets };
+      // The devnets serve real interfaces (issue 16): printed for notary-verify, recorded for `devnet:info`.
+      const devnets = chains.devnets;
+      if (devnets) {
+        // Announced to verifiers too (`GET /api/onchain/info`): the web verify page asks them from the browser.
+        core.deps.verifyEndpoints.evmRpcUrls.unshift(devnets.evm.rpcUrl);
+        core.deps.verifyEndpoints.stacksApiUrls.unshift(devnets.stacks.url);
+        const lines = devnetEndpointLines(devnets);
+        for (const line of lines) notary.info(line);
+        await recordDevnetEndpoints(config.dataDir, lines).catch((e: unknown) => {
+          notary.warn(`[notary] devnet endpoints not recorded for devnet:info: ${String(e)}`);
+        });
+        stack.defer(() => forgetDevnetEndpoints(config.dataDir));
+      }
+      // The upload's transaction enqueues a pg-boss job that opens a batch window (the job commits or rolls
+      // back with the Document); the runner's timer stays as the sweep that finds anything a lost job left.
+      const queue = await startJobQueue(core.db, config.databaseUrl, {
         onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, '[jobs] pg-boss error'),
       });
+      stack.defer(() => queue.stop());
       // The document that makes ANCHOR_BATCH_MAX pending requests a collection at once (issue 17).
       await queue.registerAnchoring(
         () => runner.triggerCollection(),
@@ -353,51 +378,62 @@ export async function startService(config: Config, options: { log?: Logger } = {
       );
       jobs = queue;
     }
+    // Organization deletions confirmed but cut short (the process running one died): finished here.
+    const orgDeletions = startOrgDeletionJob({
+      fork: () => core.db.fork(),
+      ports: { storage: core.deps.storage, mailer: core.deps.mailer, directory: core.deps.directory },
+      log: log.child({ module: 'org-deletion' }),
+    });
+    stack.defer(() => orgDeletions.stop());
+    // Bytes of uploads whose process died before the row committed (orphaned objects).
+    const orphanSweep = startOrphanSweepJob({
+      fork: () => core.db.fork(),
+      storage: core.deps.storage,
+      intervalHours: config.orphanSweepHours,
+      log: log.child({ module: 'storage' }),
+    });
+    stack.defer(() => orphanSweep.stop());
+    // Repairs what membership events missed (events plus a periodic reconcile).
+    const reconcile = startReconcileJob({
+      fork: () => core.db.fork(),
+      directory: core.deps.directory,
+      intervalSeconds: config.reconcileIntervalSeconds,
+      log: log.child({ module: 'reconcile' }),
+    });
+    stack.defer(() => reconcile.stop());
+    // The embedded database admits one process: the operator CLI reaches it through this socket.
+    if (core.db.kind === 'pglite') {
+      const admin = await startAdminSocket(path.join(config.dataDir, 'admin.sock'), (command) =>
+        runOperatorCommand(
+          {
+            em: core.db.fork(),
+            identity: core.identity.admin,
+            directory: core.deps.directory,
+            storage: core.deps.storage,
+          },
+          command,
+        ),
+      );
+      stack.defer(() => admin.close());
+    }
+    // Last in, so first out at shutdown: HTTP stops accepting before anything a request needs goes away.
+    stack.defer(() => closeServer(server));
+    const resources = stack.move();
+    const close = () => resources.disposeAsync();
+    // Ready: `/health` says ok from here on.
+    handler = app;
+    return {
+      deps: core.deps,
+      identity: core.identity,
+      url,
+      app,
+      server,
+      anchoring,
+      close,
+      [Symbol.asyncDispose]: close,
+    };
   } catch (e) {
-    server.close();
-    await admin?.close();
-    await reconcile.stop();
-    await orphanSweep.stop();
-    await orgDeletions.stop();
-    await queue?.stop();
-    await anchoring?.stop();
-    await core.close();
+    await releaseAfterFailedStart(stack, log);
     throw e;
   }
-  // The devnets serve real interfaces (issue 16): printed for notary-verify, recorded for `devnet:info`.
-  const devnets = anchoring?.devnets;
-  if (devnets) {
-    // Announced to verifiers too (`GET /api/onchain/info`): the web verify page asks them from the browser.
-    core.deps.verifyEndpoints.evmRpcUrls.unshift(devnets.evm.rpcUrl);
-    core.deps.verifyEndpoints.stacksApiUrls.unshift(devnets.stacks.url);
-    const lines = devnetEndpointLines(devnets);
-    for (const line of lines) notary.info(line);
-    await recordDevnetEndpoints(config.dataDir, lines).catch((e: unknown) => {
-      notary.warn(`[notary] devnet endpoints not recorded for devnet:info: ${String(e)}`);
-    });
-  }
-  // Ready: `/health` says ok from here on.
-  handler = app;
-  return {
-    deps: core.deps,
-    identity: core.identity,
-    url,
-    app,
-    server,
-    anchoring,
-    close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await admin?.close();
-      await reconcile.stop();
-      await orphanSweep.stop();
-      await orgDeletions.stop();
-      await queue?.stop();
-      if (devnets) await forgetDevnetEndpoints(config.dataDir);
-      await anchoring?.stop();
-      await core.close();
-    },
-  };
 }

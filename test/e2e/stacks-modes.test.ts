@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { silentLog } from '@notary/platform/log';
-import { ChainConfigError } from '@notary/server/adapters/chains/index';
+import { ChainConfigError, startChains } from '@notary/server/adapters/chains/index';
 import { type StacksDevnet, startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
 import { loadConfig } from '@notary/server/config';
 import { startAnchoring } from '@notary/server/jobs/anchoring';
@@ -319,23 +319,37 @@ describe('Stacks anchoring and check 4 on each kind of Stacks API', () => {
 
   describe('the start is refused when the endpoint contradicts the configuration', () => {
     afterAll(reset);
-    /** `startAnchoring` as the service's start runs it, on the configuration the environment gives. */
-    const start = (url: string, env: Record<string, string>) =>
-      startAnchoring({
-        config: loadConfig({
-          NODE_ENV: 'test',
-          ANCHORING: 'configured',
-          STACKS_API_URL: url,
-          STACKS_PRIVATE_KEY: dev.senderKey,
-          STACKS_CONTRACT_ID: dev.contractId,
-          STACKS_NETWORK: 'devnet',
-          ...env,
-        }).anchoring,
-        fork: () => {
-          throw new Error('a refused start reaches no database');
-        },
-        log: silentLog,
-      });
+    /**
+     * The chains and `startAnchoring` as the service's start builds and runs them, on the configuration the
+     * environment gives; the chains are closed again whatever the outcome.
+     */
+    const start = async (url: string, env: Record<string, string>) => {
+      const config = loadConfig({
+        NODE_ENV: 'test',
+        ANCHORING: 'configured',
+        STACKS_API_URL: url,
+        STACKS_PRIVATE_KEY: dev.senderKey,
+        STACKS_CONTRACT_ID: dev.contractId,
+        STACKS_NETWORK: 'devnet',
+        ...env,
+      }).anchoring;
+      if (config.mode === 'off') throw new Error('ANCHORING=configured was asked for');
+      const chains = await startChains(config);
+      try {
+        const runner = await startAnchoring({
+          config,
+          chains: chains.entries,
+          fork: () => {
+            throw new Error('a refused start reaches no database');
+          },
+          log: silentLog,
+        });
+        await runner.stop();
+        return runner;
+      } finally {
+        await chains.stop();
+      }
+    };
 
     it('STACKS_API_KIND=hiro-v3 against a bare node, and STACKS_NETWORK=mainnet against a devnet', async () => {
       dev.configure({ kind: 'node' });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordingLog } from '@notary/platform/log.testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AnchoringChains, startChains } from '../adapters/chains';
 import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
 import { type Database, openDatabase } from '../db';
 import { AnchorBatch, AnchorTx, Document, Tenant } from '../db/entities';
@@ -19,6 +20,7 @@ const WINDOW_S = 3600;
 
 let db: Database;
 let devnet: HardhatDevnet;
+let chains: AnchoringChains | undefined;
 let runner: AnchoringRunner | undefined;
 let tenantId: string;
 let offsetMs = 0;
@@ -33,25 +35,28 @@ beforeAll(async () => {
   tenantId = randomUUID();
   em.create(Tenant, { id: tenantId, kind: 'personal', externalId: 'u1', name: 'T', serialPrefix: 'RC' });
   await em.flush();
-  runner = await startAnchoring({
-    config: {
-      mode: 'configured',
-      batchSeconds: WINDOW_S,
-      batchMax: MAX,
-      evm: {
-        rpcUrl: devnet.rpcUrl,
-        privateKey: devnet.funderPrivateKey,
-        network: 'runner-test',
-        chainId: devnet.chainId,
-        easAddress: devnet.easAddress,
-        schemaRegistryAddress: devnet.schemaRegistryAddress,
-        schemaUid: undefined,
-        confirmations: 1,
-        explorerTxPrefix: '',
-        attestationScanPrefix: '',
-      },
-      stacks: undefined,
+  const config = {
+    mode: 'configured',
+    batchSeconds: WINDOW_S,
+    batchMax: MAX,
+    evm: {
+      rpcUrl: devnet.rpcUrl,
+      privateKey: devnet.funderPrivateKey,
+      network: 'runner-test',
+      chainId: devnet.chainId,
+      easAddress: devnet.easAddress,
+      schemaRegistryAddress: devnet.schemaRegistryAddress,
+      schemaUid: undefined,
+      confirmations: 1,
+      explorerTxPrefix: '',
+      attestationScanPrefix: '',
     },
+    stacks: undefined,
+  } as const;
+  chains = await startChains(config);
+  runner = await startAnchoring({
+    config,
+    chains: chains.entries,
     fork: () => db.fork(),
     log,
     now: () => new Date(Date.now() + offsetMs),
@@ -60,6 +65,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runner?.stop();
+  await chains?.stop();
   await devnet?.stop();
   await db?.close();
 });

@@ -6,6 +6,7 @@ import { createLogger } from '@notary/platform/log';
 import { privateKeyToAddress, randomPrivateKey } from '@stacks/transactions';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChains } from '../adapters/chains';
 import { EvmEasChain } from '../adapters/chains/evm-eas';
 import { StacksNotaryChain } from '../adapters/chains/stacks';
 import { type Database, openDatabase } from '../db';
@@ -121,25 +122,28 @@ function stacksChain(): StacksNotaryChain {
 describe('RPC URL keys stay out of logs and stored errors', () => {
   it('the runner: a failed EVM setup is logged without the key', async () => {
     const { logger, lines, next } = capturingLogger();
-    const runner = await startAnchoring({
-      config: {
-        mode: 'configured',
-        batchSeconds: 3600,
-        batchMax: 10,
-        evm: {
-          rpcUrl: evmRpcUrl(),
-          privateKey: Wallet.createRandom().privateKey,
-          network: 'redaction-test',
-          chainId: 31337,
-          easAddress: `0x${'11'.repeat(20)}`,
-          schemaRegistryAddress: `0x${'22'.repeat(20)}`,
-          schemaUid: undefined,
-          confirmations: 1,
-          explorerTxPrefix: '',
-          attestationScanPrefix: '',
-        },
-        stacks: undefined,
+    const config = {
+      mode: 'configured',
+      batchSeconds: 3600,
+      batchMax: 10,
+      evm: {
+        rpcUrl: evmRpcUrl(),
+        privateKey: Wallet.createRandom().privateKey,
+        network: 'redaction-test',
+        chainId: 31337,
+        easAddress: `0x${'11'.repeat(20)}`,
+        schemaRegistryAddress: `0x${'22'.repeat(20)}`,
+        schemaUid: undefined,
+        confirmations: 1,
+        explorerTxPrefix: '',
+        attestationScanPrefix: '',
       },
+      stacks: undefined,
+    } as const;
+    const chains = await startChains(config);
+    const runner = await startAnchoring({
+      config,
+      chains: chains.entries,
       fork: () => db.fork(),
       log: logger.child({ module: 'anchor' }),
     });
@@ -148,7 +152,8 @@ describe('RPC URL keys stay out of logs and stored errors', () => {
       expect(line).toContain('401');
       expect(line).toContain('/v2/***?apikey=***');
     } finally {
-      await runner?.stop();
+      await runner.stop();
+      await chains.stop();
     }
     expect(seen.some((r) => r.url === `/v2/${PATH_KEY}?apikey=${QUERY_KEY}`)).toBe(true);
     expectNoSecret(lines.join('\n'));

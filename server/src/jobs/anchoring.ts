@@ -1,15 +1,13 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Log } from '@notary/platform/log';
-import { type ChainEntry, configuredChains, startDevnetChains } from '../adapters/chains';
-import type { StacksDevnetEndpoint } from '../adapters/chains/devnet-worker';
-import type { HardhatDevnet } from '../adapters/chains/hardhat-devnet';
 import type { AnchoringConfig } from '../config';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
 import { AnchorWorker, type CutRule, collectBatch, type WorkerOptions } from '../domain/anchoring/pipeline';
-import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../ports/chains';
+import { type AnchorChain, type ChainEntry, type ChainKind, DEVNET_EVM_NETWORK } from '../ports/chains';
 
 /**
- * The anchoring runner (issue 4): builds the chains from configuration, collects pending documents into
+ * The anchoring runner (issue 4): runs the pipeline on the chains the composition root built (the chain
+ * registry, `adapters/chains`, through `bootstrap.ts`) and hands over; it collects pending documents into
  * batches (`triggerCollection`: what the pg-boss collection job calls, a periodic sweep, and a timer set for
  * the instant a waiting partial batch becomes due), and runs one `AnchorWorker` per chain (its own loop is the
  * pipeline's sweep: every due row is re-driven).
@@ -19,8 +17,8 @@ import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../ports/c
  * window), or when its oldest document has waited `BATCH_MAX_WAIT_WINDOWS` windows; a partial batch not yet
  * due stays pending. A burst of uploads is thus cut by count, not split by the clock.
  *
- * - `devnet`: starts the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract
- *   deployed) and anchors on them. Both are fresh chains on every start, so anchoring records left in the
+ * - `devnet`: anchors on the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary
+ *   contract deployed). Both are fresh chains on every start, so anchoring records left in the
  *   database by a previous run (made on a chain that no longer exists, with nonces that would leave gaps on
  *   the new one) are cleared at start and their documents go back to `pending`: they are anchored again.
  * - `configured`: the chains whose variables are set. The EVM schema is registered when missing
@@ -70,8 +68,6 @@ const NETWORK_WORKER = {
 export interface AnchoringRunner {
   /** The chains anchored on (EVM first), once their setup is done. */
   readonly chains: readonly AnchorChain[];
-  /** The devnets (`devnet` mode; Stacks in a worker thread): tests read attestations back through their RPC. */
-  readonly devnets: { evm: HardhatDevnet; stacks: StacksDevnetEndpoint } | undefined;
   /**
    * Collects now under the cut rule (module comment): full batches of `batchMax` documents while there are
    * that many, then the partial rest if it is due, then wakes the workers. A partial batch not yet due stays
@@ -80,12 +76,21 @@ export interface AnchoringRunner {
    * (errors are logged and the next trigger retries).
    */
   triggerCollection(): Promise<CollectionOutcome>;
-  /** Stops the timer and the workers (waiting for their step in progress), then the devnets. */
+  /**
+   * Stops the timers and the workers (waiting for their step in progress); the chains stay open for whoever
+   * made them to close. A second call waits for the first.
+   */
   stop(): Promise<void>;
 }
 
 export interface StartAnchoringOptions {
-  config: AnchoringConfig;
+  /** `ANCHORING` (devnet or configured) and the batch and replacement settings. */
+  config: Exclude<AnchoringConfig, { mode: 'off' }>;
+  /**
+   * The chains to anchor on (`startChains` of the registry), EVM first. Their `check` runs here (a
+   * contradiction rejects the start) and their `prepare` before their worker starts; they are not closed here.
+   */
+  chains: readonly ChainEntry[];
   fork: () => EntityManager;
   log: Log;
   /**
@@ -98,15 +103,18 @@ export interface StartAnchoringOptions {
   now?: () => Date;
 }
 
-/** Starts anchoring per `config` (see the module comment); `undefined` when `ANCHORING=off`. */
-export async function startAnchoring(options: StartAnchoringOptions): Promise<AnchoringRunner | undefined> {
+/**
+ * Starts anchoring on `options.chains` per `options.config` (see the module comment). Creates nothing it would
+ * have to release on failure: the checks and (devnet) the preparation run before any worker or timer starts.
+ * @throws the chains' `ChainConfigError` (an endpoint contradicts the configuration) or, on the devnets, the
+ *   error of a failed preparation or of clearing the previous devnet's records.
+ */
+export async function startAnchoring(options: StartAnchoringOptions): Promise<AnchoringRunner> {
   const { config, fork, log } = options;
-  if (config.mode === 'off') return undefined;
+  const entries = [...options.chains];
 
   const chains: AnchorChain[] = [];
   const workers: AnchorWorker[] = [];
-  const closers: (() => Promise<void> | void)[] = [];
-  let devnets: AnchoringRunner['devnets'];
   let stopped = false;
   let setupTimer: NodeJS.Timeout | undefined;
   const tuning = {
@@ -123,16 +131,6 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     workers.push(worker);
     worker.start();
     log.info({ chain: chain.kind, network: chain.info().network, confirmations }, 'anchoring');
-  };
-
-  const closeAll = async (): Promise<void> => {
-    for (const close of closers.reverse()) {
-      try {
-        await close();
-      } catch (e) {
-        log.error({ err: e }, 'closing a chain failed');
-      }
-    }
   };
 
   const prepareWithBackoff = (entry: ChainEntry, prepare: () => Promise<string>): void => {
@@ -154,35 +152,19 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     void setup();
   };
 
-  let entries: ChainEntry[];
-  try {
-    if (config.mode === 'devnet') {
-      const started = await startDevnetChains({
-        evm: config.evmConfirmations,
-        stacks: config.stacksConfirmations,
-      });
-      closers.push(() => started.stop());
-      devnets = started.devnets;
-      entries = started.entries;
-      for (const entry of entries) if (entry.close) closers.push(entry.close);
-      // A fresh chain: its setup cannot wait for a node coming back, so a failure fails the start.
-      for (const entry of entries) await entry.prepare?.();
-      await forgetPreviousDevnet(fork(), log);
-      for (const entry of entries) startWorker(entry.chain, entry.confirmations);
-    } else {
-      entries = configuredChains(config);
-      for (const entry of entries) if (entry.close) closers.push(entry.close);
-      // An endpoint that contradicts the configuration (another kind of API, another network) stops the start.
-      for (const entry of entries) await entry.check?.();
-      for (const entry of entries) {
-        // While a node is unreachable its setup is retried with backoff; the other chains start at once.
-        if (entry.prepare) prepareWithBackoff(entry, entry.prepare);
-        else startWorker(entry.chain, entry.confirmations);
-      }
+  if (config.mode === 'devnet') {
+    // A fresh chain: its setup cannot wait for a node coming back, so a failure fails the start.
+    for (const entry of entries) await entry.prepare?.();
+    await forgetPreviousDevnet(fork(), log);
+    for (const entry of entries) startWorker(entry.chain, entry.confirmations);
+  } else {
+    // An endpoint that contradicts the configuration (another kind of API, another network) stops the start.
+    for (const entry of entries) await entry.check?.();
+    for (const entry of entries) {
+      // While a node is unreachable its setup is retried with backoff; the other chains start at once.
+      if (entry.prepare) prepareWithBackoff(entry, entry.prepare);
+      else startWorker(entry.chain, entry.confirmations);
     }
-  } catch (e) {
-    await closeAll();
-    throw e;
   }
 
   // Documents are batched for every configured chain, also while one of them is still being set up.
@@ -257,18 +239,21 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
   // Documents left pending by a previous run are batched at once.
   void triggerCollection();
 
+  let stopping: Promise<void> | undefined;
+  const stop = async (): Promise<void> => {
+    stopped = true;
+    clearInterval(timer);
+    if (dueTimer) clearTimeout(dueTimer);
+    if (setupTimer) clearTimeout(setupTimer);
+    await Promise.all([running, queued]);
+    await Promise.all(workers.map((w) => w.stop()));
+  };
   return {
     chains,
-    devnets,
     triggerCollection,
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      if (dueTimer) clearTimeout(dueTimer);
-      if (setupTimer) clearTimeout(setupTimer);
-      await Promise.all([running, queued]);
-      await Promise.all(workers.map((w) => w.stop()));
-      await closeAll();
+    stop: () => {
+      stopping ??= stop();
+      return stopping;
     },
   };
 }

@@ -138,3 +138,28 @@ export interface AnchorChain {
   broadcast(raw: Uint8Array): Promise<BroadcastResult>;
   getStatus(txHash: string): Promise<TxStatus>;
 }
+
+/**
+ * A chain to anchor on, as the chain registry (`adapters/chains`) builds it from configuration and the
+ * composition root hands it to the anchoring runner.
+ */
+export interface ChainEntry {
+  readonly kind: ChainKind;
+  readonly chain: AnchorChain;
+  /** Confirmation depth before a transaction counts (the inclusion block counting as 1). */
+  readonly confirmations: number;
+  /**
+   * Work before the first transaction (EVM: register the EAS schema when missing; Stacks: the endpoint's kind and
+   * network). Resolves with a line for the log; the runner retries it with backoff while the node is unreachable.
+   */
+  readonly prepare?: () => Promise<string>;
+  /**
+   * The configuration checked against the endpoint once at start, before any worker runs (Stacks: the kind
+   * `STACKS_API_KIND` names, the network `STACKS_NETWORK` names). Rejects with the registry's `ChainConfigError`
+   * when the endpoint contradicts the configuration: the service refuses to start, with that message. Resolves
+   * with a line for the log, or `undefined` when the endpoint could not be read now (`prepare` retries it then).
+   */
+  readonly check?: () => Promise<string | undefined>;
+  /** Releases the adapter's connections. */
+  readonly close?: () => Promise<void> | void;
+}

@@ -1,31 +1,11 @@
 import type { AnchoringConfig } from '../../config';
-import { type AnchorChain, type ChainKind, DEVNET_EVM_NETWORK } from '../../ports/chains';
+import { type ChainEntry, DEVNET_EVM_NETWORK } from '../../ports/chains';
 import { type StacksDevnetEndpoint, startStacksDevnetWorker } from './devnet-worker';
 import { EvmEasChain } from './evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
 import { StacksConfigError, StacksNotaryChain } from './stacks';
 
-/** A chain to anchor on, built from configuration by the registry. */
-export interface ChainEntry {
-  readonly kind: ChainKind;
-  readonly chain: AnchorChain;
-  /** Confirmation depth before a transaction counts (the inclusion block counting as 1). */
-  readonly confirmations: number;
-  /**
-   * Work before the first transaction (EVM: register the EAS schema when missing; Stacks: the endpoint's kind and
-   * network). Resolves with a line for the log; the runner retries it with backoff while the node is unreachable.
-   */
-  readonly prepare?: () => Promise<string>;
-  /**
-   * The configuration checked against the endpoint once at start, before any worker runs (Stacks: the kind
-   * `STACKS_API_KIND` names, the network `STACKS_NETWORK` names). Rejects with `ChainConfigError` when the
-   * endpoint contradicts the configuration: the service refuses to start, with that message. Resolves with a line
-   * for the log, or `undefined` when the endpoint could not be read now (`prepare` retries it then).
-   */
-  readonly check?: () => Promise<string | undefined>;
-  /** Releases the adapter's connections. */
-  readonly close?: () => Promise<void> | void;
-}
+export type { ChainEntry } from '../../ports/chains';
 
 /** The devnets (the Stacks one in a worker thread) and the chains on them (`ANCHORING=devnet`). */
 export interface DevnetChains {
@@ -148,6 +128,47 @@ export async function startDevnetChains(confirmations: {
     stop: async () => {
       await stacksNet.stop();
       await evmNet.stop();
+    },
+  };
+}
+
+/** The chains anchoring runs on, as `startChains` made them; `stop` releases them (devnets last). */
+export interface AnchoringChains {
+  /** EVM first. */
+  readonly entries: ChainEntry[];
+  /** The devnets (`ANCHORING=devnet`): their endpoints, for verifiers and tests; undefined otherwise. */
+  readonly devnets: DevnetChains['devnets'] | undefined;
+  /** Closes the chains' connections, then stops the devnets if any. Never rejects (failures go to `onError`). */
+  stop(): Promise<void>;
+}
+
+/**
+ * The chains of `config` through the registry: with `devnet`, the in-process devnets are started and the
+ * chains built on them (`startDevnetChains`); with `configured`, the chains whose variables are set
+ * (`configuredChains`), nothing contacted yet. `onError` hears a chain that fails to close (default: ignored).
+ * @throws the devnet's own error when a devnet fails to start (the other one is stopped again).
+ */
+export async function startChains(
+  config: Exclude<AnchoringConfig, { mode: 'off' }>,
+  onError: (message: string, e: unknown) => void = () => {},
+): Promise<AnchoringChains> {
+  const started =
+    config.mode === 'devnet'
+      ? await startDevnetChains({ evm: config.evmConfirmations, stacks: config.stacksConfirmations })
+      : undefined;
+  const entries = config.mode === 'devnet' ? (started?.entries ?? []) : configuredChains(config);
+  return {
+    entries,
+    devnets: started?.devnets,
+    stop: async () => {
+      for (const entry of [...entries].reverse()) {
+        try {
+          await entry.close?.();
+        } catch (e) {
+          onError(`closing the ${entry.kind} chain failed`, e);
+        }
+      }
+      await started?.stop();
     },
   };
 }
