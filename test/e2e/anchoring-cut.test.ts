@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS, startTestService, type TestService } from '../harness/service';
 
 /**
- * Batches closed by count (issue 17), through the real service (pg-boss on the service's database, the
- * in-process devnets): with `ANCHOR_BATCH_MAX` 5 and a window of an hour, only the count can close a batch
- * during the test. 2 × max uploads in quick succession take exactly 2 transactions per chain; of 2 × max + 2,
- * the 2 left stay pending until the window has passed (made to pass by moving their creation time back).
+ * Batches closed by count, so a burst of uploads is not split by the clock, through the real service (pg-boss on
+ * the service's database, the in-process devnets): with `ANCHOR_BATCH_MAX` 5 and a window of an hour, only the
+ * count can close a batch during the test. 2 × max uploads in quick succession take exactly 2 transactions per
+ * chain; of 2 × max + 2, the 2 left stay pending until the window has passed (made to pass by moving their creation
+ * time back).
  */
 
 const MAX = 5;

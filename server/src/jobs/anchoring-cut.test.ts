@@ -9,10 +9,10 @@ import { addPendingDocument } from '../domain/anchoring/pending-documents.testin
 import { type AnchoringRunner, BATCH_MAX_WAIT_WINDOWS, startAnchoring } from './anchoring';
 
 /**
- * The runner's own path (issue 17: no pg-boss; PGlite), its collections under the cut rule, on the Hardhat
- * devnet with EAS: with `ANCHOR_BATCH_MAX` 5 and a window of an hour (only the count can close a batch while
- * the injected clock stands still), 2 × max documents take exactly 2 batches and 2 transactions; 2 more
- * stay pending past the sweep until the clock passes the window.
+ * The runner's own path (without pg-boss, on PGlite), its collections under the cut rule, on the Hardhat devnet with
+ * EAS: with `ANCHOR_BATCH_MAX` 5 and a window of an hour (only the count can close a batch while the injected clock
+ * stands still), 2 × max documents take exactly 2 batches and 2 transactions; 2 more stay pending past the sweep until
+ * the clock passes the window.
  */
 
 const MAX = 5;
@@ -100,7 +100,7 @@ const counts = async () => {
   return { batches: await em.count(AnchorBatch, {}), txs: await em.count(AnchorTx, { chain: 'evm' }) };
 };
 
-describe('the runner cuts batches by count, partial ones by the window (issue 17)', () => {
+describe('the runner cuts batches by count, partial ones by the window', () => {
   it('2 × max documents: 2 batches, 2 transactions, every document registered', async () => {
     const r = runner as AnchoringRunner;
     // The runner's first collection (at start) found nothing.

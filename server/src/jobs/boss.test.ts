@@ -201,7 +201,7 @@ describe.each<Kind>(['pglite', 'postgresql'])('job queue on %s', (kind) => {
   });
 });
 
-describe.each<Kind>(['pglite', 'postgresql'])('full batch signal on %s (issue 17)', (kind) => {
+describe.each<Kind>(['pglite', 'postgresql'])('full batch signal on %s', (kind) => {
   let db: Database;
   let url: string | undefined;
   let dispose: () => Promise<void>;

@@ -7,20 +7,20 @@ import type { Database } from '../db';
 import type { AnchoringQueue } from '../ports/queue';
 
 /**
- * pg-boss on the service's own database (DESIGN.md, jobs): PostgreSQL through its connection string (its own
- * pool), PGlite through the very instance MikroORM opened (`fromPglite` over the native client: PGlite admits
- * one process). Its tables live in the `pgboss` schema, which MikroORM's schema diff skips.
+ * pg-boss on the service's own database, so a job commits with the rows that need it: PostgreSQL through its connection
+ * string (its own pool), PGlite through the very instance MikroORM opened (`fromPglite` over the native client: PGlite
+ * admits one process). Its tables live in the `pgboss` schema, which MikroORM's schema diff skips.
  *
  * Jobs are sent inside the caller's transaction with pg-boss's Kysely adapter over the transaction's
  * `getKysely()`: the job commits or rolls back with the rows written in that transaction.
  *
- * PGlite has a single connection, and a MikroORM transaction holds it exclusively (Kysely's PGlite dialect
- * runs it in `pglite.transaction()`): a statement on the bare instance waits until that transaction ends.
- * `send()` does not only run its INSERT on the `db` it is given: on a queue-cache miss it first reads the
- * queue's row through pg-boss's own `db`. Inside the transaction that read waited for the transaction, which
- * waited for `send()`: a deadlock (issue 4, the hang). On PGlite pg-boss's own `db` is therefore routed: a
- * statement it issues while a send runs inside a transaction (tracked with AsyncLocalStorage) goes through that
- * transaction; every other statement goes to the instance, where PGlite serializes it with the ORM's.
+ * PGlite has a single connection, and a MikroORM transaction holds it exclusively (Kysely's PGlite dialect runs it in
+ * `pglite.transaction()`): a statement on the bare instance waits until that transaction ends. `send()` does not only
+ * run its INSERT on the `db` it is given: on a queue-cache miss it first reads the queue's row through pg-boss's own
+ * `db`. Inside the transaction that read waited for the transaction, which waited for `send()`: a deadlock, and the
+ * upload that enqueued the anchoring never answered. On PGlite pg-boss's own `db` is therefore routed: a statement it
+ * issues while a send runs inside a transaction (tracked with AsyncLocalStorage) goes through that transaction; every
+ * other statement goes to the instance, where PGlite serializes it with the ORM's.
  */
 
 /** Queue of the batch window: at most one queued job (`short` policy), deferred by the window. */
@@ -58,14 +58,14 @@ export interface JobQueue extends AnchoringQueue {
    */
   requestCollect(em: EntityManager, afterSeconds: number): Promise<void>;
   /**
-   * Runs `handler` for every `anchor-collect` job (one at a time) and makes `enqueueAnchoring` request a
-   * collection `batchSeconds` after the first document of a window. Besides (issue 17), when the commit of a
-   * document recorded by this process makes `batchMax` documents pending (default: never), `handler` runs at
-   * once in this process. That count is this process's own: documents committed since the last collection's
-   * report, added to the `pending` it reported; it errs high (a collection that cuts nothing), never low for
-   * one instance; with several instances a full batch spread over them is cut by the window instead. A handler
-   * that throws fails the job, which pg-boss retries; the documents stay `pending`, so the batcher's own sweep
-   * finds them anyway.
+   * Runs `handler` for every `anchor-collect` job (one at a time) and makes `enqueueAnchoring` request a collection
+   * `batchSeconds` after the first document of a window. Besides, so that a burst is cut by count rather than split by
+   * the clock, when the commit of a document recorded by this process makes `batchMax` documents pending (default:
+   * never), `handler` runs at once in this process. That count is this process's own: documents committed since the
+   * last collection's report, added to the `pending` it reported; it errs high (a collection that cuts nothing), never
+   * low for one instance; with several instances a full batch spread over them is cut by the window instead. A handler
+   * that throws fails the job, which pg-boss retries; the documents stay `pending`, so the batcher's own sweep finds
+   * them anyway.
    */
   registerAnchoring(
     handler: () => Promise<CollectReport | undefined>,
@@ -143,7 +143,7 @@ export async function startJobQueue(
     const report = await collect();
     if (report?.pending !== undefined) pending = report.pending + (committed - before);
   };
-  // The commit is the moment a document counts: a collection started then sees it (issue 17).
+  // The commit is the moment a document counts: a collection started then sees it, so a full batch is cut whole.
   db.orm.em.getEventManager().registerSubscriber({
     afterTransactionCommit: ({ transaction }) => {
       if (!transaction || !awaitingCommit.delete(transaction)) return;

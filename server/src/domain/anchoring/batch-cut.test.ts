@@ -7,9 +7,9 @@ import { addPendingDocument } from './pending-documents.testing';
 import { type CutRule, collectBatch, partialBatchDue } from './pipeline';
 
 /**
- * The cut rule of `collectBatch` (issue 17) on both database kinds, with an injected clock: a full batch is
- * cut at once, a partial one only once the uploads paused for the window or its oldest waited the longest
- * wait; concurrent collections (PostgreSQL) never put a document in two batches.
+ * The cut rule of `collectBatch` (a burst is cut by count, not split by the clock) on both database kinds, with an
+ * injected clock: a full batch is cut at once, a partial one only once the uploads paused for the window or its oldest
+ * waited the longest wait; concurrent collections (PostgreSQL) never put a document in two batches.
  */
 
 const MAX = 5;
