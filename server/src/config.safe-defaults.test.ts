@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { publicUrlFor, startWarnings } from './bootstrap';
 import { loadConfig } from './config';
 
-/** Safe defaults (issue 12): what production refuses, what development keeps local. */
+/** Safe defaults: what production refuses, what development keeps local. */
 describe('safe defaults', () => {
   it('production never guesses the anchoring mode: no chain and no ANCHORING is refused, naming ANCHORING', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(

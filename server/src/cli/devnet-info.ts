@@ -2,11 +2,11 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * The devnets' public endpoints (issue 16): with `ANCHORING=devnet` the in-process EVM node's JSON-RPC and the
- * loopback Stacks API (node `/v2` routes with `call-read`, Hiro `/extended/v1/tx`) serve the same interfaces a
- * real network does, so `notary-verify` and a newcomer can use them. The service prints them at start, one per
- * line (`evm-rpc <url>`, `stacks-api <url>`), and records them in `DATA_DIR/devnet-endpoints` while it runs,
- * where `npm run notary -- devnet:info` reads them (whatever the database: no database is opened).
+ * The devnets' public endpoints: with `ANCHORING=devnet` the in-process EVM node's JSON-RPC and the loopback Stacks API
+ * (node `/v2` routes with `call-read`, Hiro `/extended/v1/tx`) serve the same interfaces a real network does, so
+ * `notary-verify` and a newcomer can use them. The service prints them at start, one per line (`evm-rpc <url>`,
+ * `stacks-api <url>`), and records them in `DATA_DIR/devnet-endpoints` while it runs, where
+ * `npm run notary -- devnet:info` reads them (whatever the database: no database is opened).
  */
 
 /** File of the running service's devnet endpoints, in its data directory. */

@@ -27,7 +27,7 @@ export interface SessionRouteContext extends RouteContext {
 /**
  * A public plain Express route (no session: a signed URL, a signed webhook). `handler` answers itself; what it
  * throws is answered by `sendError` as the REST error body `{message, code}` with the error table's status
- * (DESIGN.md, Errors), except when the client hung up: nobody is left to answer, the response is dropped.
+ * (`shared/src/errors.ts`), except when the client hung up: nobody is left to answer, the response is dropped.
  * When the headers already went out (a failure mid-stream), the socket is destroyed instead.
  */
 export function publicRoute(handler: (ctx: RouteContext) => Promise<void>): RequestHandler {

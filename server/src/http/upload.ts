@@ -18,7 +18,7 @@ import { answerEarly } from './early-answer';
 const MULTIPART_OVERHEAD = 1024 * 1024;
 
 /**
- * `POST /api/documents/upload` (multipart: `file`, `consent=true`), DESIGN.md "The main job": authenticates,
+ * `POST /api/documents/upload` (multipart: `file`, `consent=true`; spec, Endpoints, Documents): authenticates,
  * then hands the multipart body to `notarize` (role, quota, store-while-hashing, consent, media type, the
  * Document row and its anchoring job, no object without its row).
  * Statuses: 201 Document; 400 missing file or consent, not multipart; 401; 403 role below editor in an

@@ -7,11 +7,11 @@ import express, { type Router } from 'express';
 export const WEB_CLIENT_DIR = fileURLToPath(new URL('../../../desktop/dist/web/', import.meta.url));
 
 /**
- * CSP of the web client: scripts and styles from this origin only, nothing inline, no framing. (React's
- * `style` props set CSSOM properties, which `style-src 'self'` allows.) Requests go to this origin, and to
- * chain endpoints over https or on loopback: the verify page asks EVM JSON-RPC and Stacks API endpoints
- * the user may enter (issue 16), so no fixed list can be known here. Scripts stay this origin's only, so
- * nothing but our own code can use the wider `connect-src`.
+ * CSP of the web client: scripts and styles from this origin only, nothing inline, no framing. (React's `style` props
+ * set CSSOM properties, which `style-src 'self'` allows.) Requests go to this origin, and to chain endpoints over https
+ * or on loopback: the verify page asks EVM JSON-RPC and Stacks API endpoints the user may enter (a proof is checked
+ * against chains of the user's choosing, not ours), so no fixed list can be known here. Scripts stay this origin's
+ * only, so nothing but our own code can use the wider `connect-src`.
  */
 export const WEB_CLIENT_CSP = [
   "default-src 'self'",
