@@ -16,10 +16,11 @@ export interface CreateMigrationOptions {
 }
 
 /**
- * Generates a migration from a service's entity definitions, diffed against PostgreSQL 15 (generate against
- * PostgreSQL, test on both). Uses a throwaway database on `adminUrl`, brought to the current migrations first,
- * and dropped at the end whatever happens. Prints `No schema changes.` or `Created <file>`; in the latter case
- * rewrites `migrations/index.ts` (the explicit, ordered `migrationsList`) from the directory's files.
+ * Generates a migration from a service's entity definitions, diffed against PostgreSQL 15, the older of the two engines
+ * the services run on (PGlite is PostgreSQL 18), so that its SQL suits both; every migration is tested on both. Uses a
+ * throwaway database on `adminUrl`, brought to the current migrations first, and dropped at the end whatever happens.
+ * Prints `No schema changes.` or `Created <file>`; in the latter case rewrites `migrations/index.ts` (the explicit,
+ * ordered `migrationsList`) from the directory's files.
  * A developer tool, not a service: it reads its one variable (`MIGRATION_PG_URL`) directly.
  * @throws the PostgreSQL client's and the migrator's errors as they are.
  */

@@ -251,7 +251,7 @@ export const OrgDeletion = defineEntity({
 export type OrgDeletionEntity = InferEntity<typeof OrgDeletion>;
 
 /**
- * A Merkle batch of document hashes anchored on every configured chain (issue 4). `root` is the tree's root
+ * A Merkle batch of document hashes anchored on every configured chain. `root` is the tree's root
  * (64 hex, no 0x); a batch of one anchors the document hash itself. `status` is `open` until every chain's
  * transaction is confirmed (`anchored`), `failed` when one of them failed for good.
  */
@@ -335,9 +335,9 @@ export const DocumentAnchor = defineEntity({
 export type DocumentAnchorEntity = InferEntity<typeof DocumentAnchor>;
 
 /**
- * An RFC 3161 token issued over a document's SHA-256 by `POST /api/documents/:id/timestamp`, kept so that the
- * document's receipt carries it (issue 16; `domain/documents/receipt.ts`). `token` is the DER TimeStampToken
- * (a CMS ContentInfo, RFC 3161 2.4.2) as the TSA signed it.
+ * An RFC 3161 token issued over a document's SHA-256 by `POST /api/documents/:id/timestamp`, kept for the document's
+ * receipt, which proves the hash's time without this service (`domain/documents/receipt.ts`). `token` is the DER
+ * TimeStampToken (a CMS ContentInfo, RFC 3161 2.4.2) as the TSA signed it.
  */
 export const DocumentTimestamp = defineEntity({
   name: 'DocumentTimestamp',

@@ -17,7 +17,7 @@ export interface ProcedureMeta {
 }
 
 const t = initTrpc<Context, ProcedureMeta>().create({
-  // Stacks never leave the process, whatever NODE_ENV says (DEPENDENCIES.md: tRPC leaks them otherwise).
+  // Stacks never leave the process, whatever NODE_ENV says (unless `isDev` is false, tRPC puts them into error bodies).
   isDev: false,
   // The REST face's masking: nothing but an AppError's own message reaches a client.
   errorFormatter: formatTrpcError(toAppError),

@@ -3,7 +3,7 @@ import { captureWebPage } from '../../../domain/documents/capture';
 import { authedProcedure } from '../../trpc';
 
 /**
- * `POST /api/documents/capture` `{url, consent, fileName?}` (issue 15): captures the page in an isolated
+ * `POST /api/documents/capture` `{url, consent, fileName?}`: captures the page in an isolated
  * browser and notarizes its WACZ like an upload; 201 Document with `sourceType: "web-capture"` and the
  * screenshot's presigned URL (300 s). 5 a minute (spec, Limits).
  */

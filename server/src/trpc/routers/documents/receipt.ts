@@ -6,7 +6,7 @@ import { authedProcedure } from '../../trpc';
 import { DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /**
- * `GET /api/documents/:id/receipt` (issue 16): the document's receipt (docs/receipt.schema.json), what
+ * `GET /api/documents/:id/receipt`: the document's receipt (docs/receipt.schema.json), what
  * `notary-verify --receipt` checks; the same JSON as the `receipt.json` attached to its certificates. Any
  * member of the tenant may read it (reader included).
  */
