@@ -2,9 +2,9 @@ import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 
 /**
- * Web capture port (issue 15): loads a page in an isolated browser behind an address-checking proxy and packs
- * what it showed as a WACZ (Webrecorder's web archive package, spec 1.1.1). Implemented by
- * `adapters/capture/` (Chromium driven by playwright-core).
+ * Web capture port: loads a page in an isolated browser behind an address-checking proxy and packs what it showed as a
+ * WACZ (Webrecorder's web archive package, spec 1.1.1). Implemented by `adapters/capture/` (Chromium driven by
+ * playwright-core).
  */
 
 /** A server the capture connected to: the host as the page named it, and the address actually connected to. */

@@ -1,9 +1,8 @@
 import { keccak256, solidityPacked, ZeroAddress } from 'ethers';
 
 /**
- * Chain port of the anchoring pipeline (issue 4): one implementation per chain (EVM through an EAS
- * attestation, Stacks through a Clarity contract call), the same worker code for the local devnet, tests and
- * production networks.
+ * Chain port of the anchoring pipeline: one implementation per chain (EVM through an EAS attestation, Stacks through a
+ * Clarity contract call), the same worker code for the local devnet, tests and production networks.
  *
  * The pipeline drives a transaction through: nonce (under its own lock) → `signAnchor` (the signed bytes and
  * hash are committed before anything is sent) → `broadcast` (idempotent: re-sending the same bytes after a

@@ -38,7 +38,7 @@ export type MembershipEvent =
   | { type: 'organization.deleted'; organizationId: string };
 
 /**
- * Organizations, memberships and invitations at the identity provider (issue 3). Memberships live at the
+ * Organizations, memberships and invitations at the identity provider (spec, Team). Memberships live at the
  * provider; the service's role table (`tenant_member`) mirrors them and is what authorization reads.
  * Every method throws AppError BAD_GATEWAY when the provider fails, NOT_FOUND for an unknown id (organization,
  * user, invitation, or a membership to change or remove), BAD_REQUEST for a role that is not one of `ROLES`.

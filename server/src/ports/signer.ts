@@ -1,7 +1,6 @@
 /**
- * Signer port of PAdES certificates (issue 5): the private key stays behind it, so a KMS or HSM key can replace
- * the file key (`adapters/signer/file.ts`) without touching the CMS code (`@notary/pdf/cades`, whose
- * `CmsSigner` has this shape).
+ * Signer port of PAdES certificates: the private key stays behind it, so a KMS or HSM key can replace the file key
+ * (`adapters/signer/file.ts`) without touching the CMS code (`@notary/pdf/cades`, whose `CmsSigner` has this shape).
  */
 export type SignatureAlgorithm = 'RSASSA-PKCS1-v1_5-SHA256' | 'ECDSA-P256-SHA256';
 
