@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * SHA-256 Merkle tree of a batch of document hashes (issue 4: one transaction per chain anchors the root, each
- * document keeps its proof).
+ * SHA-256 Merkle tree of a batch of document hashes: one transaction per chain anchors the root of a whole batch, and
+ * each document keeps its proof.
  *
  * Hashing, with RFC 6962 (Certificate Transparency, section 2.1) domain separation so that a leaf can never be
  * passed off as an inner node (the second-preimage attack on plain Merkle trees):

@@ -83,17 +83,17 @@ export interface IssuedCertificate {
 }
 
 /**
- * `GET /api/documents/:id/certificate[?signed=1]` (spec, Documents rule 5; issue 5): the certificate of a
- * document of the caller's tenant. PDF sources (up to `STAMP_MAX_BYTES`, not LGPD-deleted) are stamped on every
- * page with the certificate appended as an incremental update; anything else gets a separate certificate.
- * `signed` applies a PAdES signature at `SIGNING_LEVEL` (B-B to B-LTA) when a signer is configured, else it is
- * ignored; the level reached is returned (lower than asked when revocation data could not be had).
- * The stored original is only read, and parsed only inside the bounded stamping worker (`@notary/pdf/render`):
- * a PDF past its bounds gets a separate certificate. A web capture's screenshot is decoded only there too, and
- * only up to `SCREENSHOT_MAX_PIXELS` (read from its header first); one past its bounds is left out, the
- * certificate saying that it is in the WACZ. `signal` (the client left) stops the work between steps and
- * terminates a running stamping worker. Every certificate carries the document's receipt (`buildReceipt`) as
- * the associated file `receipt.json`, inside the signed range when signed (issue 16).
+ * `GET /api/documents/:id/certificate[?signed=1]` (spec, Documents rule 5): the certificate of a document of the
+ * caller's tenant. PDF sources (up to `STAMP_MAX_BYTES`, not LGPD-deleted) are stamped on every page with the
+ * certificate appended as an incremental update; anything else gets a separate certificate. `signed` applies a PAdES
+ * signature at `SIGNING_LEVEL` (B-B to B-LTA) when a signer is configured, else it is ignored; the level reached is
+ * returned (lower than asked when revocation data could not be had). The stored original is only read, and parsed only
+ * inside the bounded stamping worker (`@notary/pdf/render`): a PDF past its bounds gets a separate certificate. A web
+ * capture's screenshot is decoded only there too, and only up to `SCREENSHOT_MAX_PIXELS` (read from its header first);
+ * one past its bounds is left out, the certificate saying that it is in the WACZ. `signal` (the client left) stops the
+ * work between steps and terminates a running stamping worker. Every certificate carries the document's receipt
+ * (`buildReceipt`) as the associated file `receipt.json`, inside the signed range when signed, so that the certificate
+ * alone proves the document without this service.
  * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`; BAD_GATEWAY when the TSA of a B-T or higher
  *   signature fails (a TSA failure never downgrades a signature); SERVICE_UNAVAILABLE when the revocation data
  *   gathered for B-LT or B-LTA says the signing certificate (or a certificate of its or the TSA's chain) is
@@ -162,7 +162,7 @@ async function issueCertificateOf(
     ? await originalSignaturesOf(ctx.originalSignatures, doc, source.bytes, signal)
     : undefined;
   if (originals) data.originalSignatures = originals;
-  // The receipt travels inside the certificate, within the signed range (issue 16): proof without us.
+  // The receipt travels inside the certificate, within the signed range: proof without us.
   const receipt = await buildReceipt(em, ctx, doc, originals ? { originalSignatures: originals } : {});
   data.notes = [...(data.notes ?? []), receiptNote(request.lang, ctx.publicUrl)];
   const gather = revocationGatherer(ctx.revocation);
@@ -323,7 +323,7 @@ export async function timestampDocument(
   const doc = await findDocumentInTenant(em, actor, id);
   if (!tsa) throw new AppError('SERVICE_UNAVAILABLE', 'No Time-Stamping Authority is configured (TSA_URL)');
   const result = await tsa.timestamp(Buffer.from(doc.sha256Hash, 'hex'));
-  // Kept for the receipt (issue 16): the token proves the hash existed at genTime, without this service.
+  // Kept for the receipt: the token proves the hash existed at genTime, without this service.
   em.create(DocumentTimestamp, {
     id: crypto.randomUUID(),
     document: doc.id,
@@ -511,13 +511,13 @@ function notStampedNote(lang: CertificateLanguage, doc: DocumentEntity, why: str
 const SCREENSHOT_READ_MAX = 64 * 1024 * 1024;
 
 /**
- * What the certificate of a web capture states (issue 15), in its language: requested and final URL, HTTP
- * status, capture times (UTC), the server's address, its TLS certificate (subject, issuer, validity, SHA-256
- * fingerprint) and how many origins' TLS connections the archive records, read from
- * the record the stored screenshot carries (`readCaptureRecord`; the same bytes as the WACZ's
- * `screenshot.png`, whose digest is in its `datapackage.json`). None for other documents, or when the
- * screenshot is gone (LGPD deletion). `screenshot`: the PNG bytes themselves, printed on the certificate when
- * they carry the record (one too large or unreadable to print leaves a sentence saying it is in the WACZ).
+ * What the certificate of a web capture states, in its language: requested and final URL, HTTP status, capture times
+ * (UTC), the server's address, its TLS certificate (subject, issuer, validity, SHA-256 fingerprint) and how many
+ * origins' TLS connections the archive records, read from the record the stored screenshot carries
+ * (`readCaptureRecord`; the same bytes as the WACZ's `screenshot.png`, whose digest is in its `datapackage.json`). None
+ * for other documents, or when the screenshot is gone (LGPD deletion). `screenshot`: the PNG bytes themselves, printed
+ * on the certificate when they carry the record (one too large or unreadable to print leaves a sentence saying it is in
+ * the WACZ).
  */
 async function webCaptureFacts(
   storage: ObjectStorage,

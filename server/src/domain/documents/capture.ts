@@ -23,12 +23,12 @@ export interface CaptureDeps extends NotarizeDeps {
 }
 
 /**
- * `POST /api/documents/capture` (issue 15): captures `input.url` in an isolated browser (the `WebCapturer`:
- * every connection checked, public addresses only unless `CAPTURE_ALLOW_HOSTS` says otherwise), stores the
- * screenshot on its own (the `screenshot` preview), and notarizes the WACZ through the one notarization path
- * (`notarize`, intake `stored` with origin `web-capture`): `sha256Hash` is the WACZ's, `sourceUri` the URL
- * as requested. Role, consent, the service's free disk (its data volume and the temporary directory the
- * browser works in) and the tenant's share of the capture slots are checked before the browser starts.
+ * `POST /api/documents/capture`: captures `input.url` in an isolated browser (the `WebCapturer`: every connection
+ * checked, public addresses only unless `CAPTURE_ALLOW_HOSTS` says otherwise), stores the screenshot on its own (the
+ * `screenshot` preview), and notarizes the WACZ through the one notarization path (`notarize`, intake `stored` with
+ * origin `web-capture`): `sha256Hash` is the WACZ's, `sourceUri` the URL as requested. Role, consent, the service's
+ * free disk (its data volume and the temporary directory the browser works in) and the tenant's share of the capture
+ * slots are checked before the browser starts.
  * @returns the Document as the owner sees it, with the screenshot's presigned URL (300 s).
  * @throws AppError FORBIDDEN below editor in an organization; BAD_REQUEST without consent, for an invalid URL,
  *   a scheme other than http(s), credentials in the URL, or a destination that is not allowed; RATE_LIMITED
@@ -74,9 +74,9 @@ export async function captureWebPage(
 }
 
 /**
- * An RFC 3161 token over the WACZ's SHA-256 taken right after the capture (issue 15), kept with the document
- * like one of `POST /api/documents/:id/timestamp` (its receipt carries it). The document is already recorded:
- * a TSA failure is logged, not answered (the owner can ask for a timestamp later).
+ * An RFC 3161 token over the WACZ's SHA-256 taken right after the capture (so the token dates the archive moments after
+ * the page was seen), kept with the document like one of `POST /api/documents/:id/timestamp` (its receipt carries it).
+ * The document is already recorded: a TSA failure is logged, not answered (the owner can ask for a timestamp later).
  */
 async function timestampCapture(em: EntityManager, deps: CaptureDeps, doc: DocumentEntity): Promise<void> {
   if (!deps.tsa) return;

@@ -90,10 +90,10 @@ class HashingTap extends Transform {
 }
 
 /**
- * Streams `source` into `storage` under `key`, computing SHA-256 on the fly (DESIGN.md, main job step 2).
- * If `source` errors, `signal` aborts, the bytes pass `maxBytes` (default: no bound; then it rejects with
- * `tooLarge()`, default a plain Error) or `gate` refuses a chunk (then it rejects with the gate's error), the
- * storage adapter removes whatever it wrote, and this rejects.
+ * Streams `source` into `storage` under `key`, computing SHA-256 on the fly (memory stays flat whatever the size). If
+ * `source` errors, `signal` aborts, the bytes pass `maxBytes` (default: no bound; then it rejects with `tooLarge()`,
+ * default a plain Error) or `gate` refuses a chunk (then it rejects with the gate's error), the storage adapter removes
+ * whatever it wrote, and this rejects.
  * Either way `source` is read to its end, so the request carrying it completes.
  */
 export async function ingestStream(

@@ -59,9 +59,9 @@ export interface IntakeSource {
 }
 
 /**
- * One way in (DESIGN.md, Intake paths). `stored`: the bytes are kept in object storage, an upload (and a web
- * capture's WACZ, whose screenshot the capture stored beforehand under `screenshotKey`). `reference`: the bytes
- * are streamed and hashed but not kept (IPFS import: the CID is the contract; `sourceUri` is `ipfs://<cid>`).
+ * One way in. `stored`: the bytes are kept in object storage, an upload (and a web capture's WACZ, whose screenshot the
+ * capture stored beforehand under `screenshotKey`). `reference`: the bytes are streamed and hashed but not kept (IPFS
+ * import: the CID is the contract; `sourceUri` is `ipfs://<cid>`).
  */
 export type Intake =
   | {
@@ -102,16 +102,15 @@ function published(deps: NotarizeDeps, doc: DocumentEntity): DocumentEntity {
 }
 
 /**
- * The one notarization path every intake goes through (DESIGN.md, The main job; issues 13 and 14): the role
- * table (`upload`), the announced size, the service's free disk (`disk-floor.ts`) and the tenant's storage
- * quota before any byte is read, the bytes streamed into storage while SHA-256 is computed (memory flat; past
- * 250 MB or past what the quota has left the object is removed and 413 answered once the intake is read; into
- * file storage, a file that would take the volume below `DISK_FREE_FLOOR_BYTES` is removed and 507 answered),
- * consent, the real media type, then the Document row and its anchoring job in one transaction. No object
- * outlives a failure: whatever the intake brought is removed when no row results. A `reference` intake goes
- * the same way without storage: its bytes are hashed and dropped (Rule 1), its record has no storage key and
- * costs no quota, and 413 comes as soon as the source's declared size or the bytes pass 250 MB (the rest is
- * never read).
+ * The one notarization path every intake goes through (upload, IPFS import, web capture), so each rule is written once
+ * and none is skipped: the role table (`upload`), the announced size, the service's free disk (`disk-floor.ts`) and the
+ * tenant's storage quota before any byte is read, the bytes streamed into storage while SHA-256 is computed (memory
+ * flat; past 250 MB or past what the quota has left the object is removed and 413 answered once the intake is read;
+ * into file storage, a file that would take the volume below `DISK_FREE_FLOOR_BYTES` is removed and 507 answered),
+ * consent, the real media type, then the Document row and its anchoring job in one transaction. No object outlives a
+ * failure: whatever the intake brought is removed when no row results. A `reference` intake goes the same way without
+ * storage: its bytes are hashed and dropped (Rule 1), its record has no storage key and costs no quota, and 413 comes
+ * as soon as the source's declared size or the bytes pass 250 MB (the rest is never read).
  * @returns the new Document (status `pending` on both chains).
  * @throws AppError FORBIDDEN below editor in an organization; BAD_REQUEST malformed intake, missing file or
  *   consent; PAYLOAD_TOO_LARGE past 250 MB or the quota; INSUFFICIENT_STORAGE (507) below the disk floor; the

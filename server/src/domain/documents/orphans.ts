@@ -52,11 +52,10 @@ const DELETE_CONCURRENCY = 8;
 
 /**
  * Removes stored objects that no live Document references: bytes stored by a process that died before its row
- * committed, or left by a deletion interrupted between the row and the storage (issue 12, "Orphaned objects").
- * A key is referenced when a Document row not yet deleted has it as `storageKey` or `screenshotKey`; rows
- * deleted under LGPD reference nothing, so a deletion cut short is completed here. Safe to run on several
- * instances at once (deletes are idempotent) and while uploads go on (the grace period; see
- * {@link ORPHAN_GRACE_MS}).
+ * committed, or left by a deletion interrupted between the row and the storage (docs/deployment.md, Storage quota and
+ * orphaned objects). A key is referenced when a Document row not yet deleted has it as `storageKey` or `screenshotKey`;
+ * rows deleted under LGPD reference nothing, so a deletion cut short is completed here. Safe to run on several
+ * instances at once (deletes are idempotent) and while uploads go on (the grace period; see {@link ORPHAN_GRACE_MS}).
  *
  * Cost stays flat as the store grows: objects are streamed from the storage (`listObjects`: S3 pages,
  * directories read in chunks), and each page of `pageSize` keys is checked in one query through the partial

@@ -42,7 +42,7 @@ export interface StoredReceiptContext extends ReceiptContext {
 }
 
 /**
- * `GET /api/documents/:id/receipt` (issue 16): the receipt of a document of the caller's tenant.
+ * `GET /api/documents/:id/receipt`: the receipt of a document of the caller's tenant.
  * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`.
  */
 export async function getReceipt(

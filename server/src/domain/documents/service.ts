@@ -24,8 +24,8 @@ import { newSerialNumber } from './serial';
 import type { PublicVerifyCache } from './verify-cache';
 
 /**
- * A file whose bytes were read and hashed (and, unless the record is reference-only, stored), ready to be
- * recorded (DESIGN.md, The main job, step 3).
+ * A file whose bytes were read and hashed (and, unless the record is reference-only, stored), ready to be recorded: the
+ * Document row and its anchoring job, in one transaction.
  */
 export interface StoredFile {
   /** Object key of the bytes; null for a reference-only record (IPFS import: hashed, not kept). */
@@ -164,7 +164,7 @@ export async function presignDocumentFile(
   return { url, inline };
 }
 
-/** The CID of an IPFS import (`sourceUri` `ipfs://<cid>`, issue 14), else undefined. */
+/** The CID of an IPFS import (`sourceUri` `ipfs://<cid>`), else undefined. */
 export function ipfsCidOf(doc: DocumentEntity): string | undefined {
   const prefix = 'ipfs://';
   return doc.sourceType === 'ipfs' && doc.sourceUri?.startsWith(prefix)

@@ -10,8 +10,8 @@ import { DEVNET_EVM_NETWORK } from '../../ports/chains';
  * - configured: each chain enabled when its variables are set, with its explorer prefixes (EVM
  *   `<explorerTxPrefix>/<0xhash>`, easscan `<attestationScanPrefix>/<uid>`, Stacks
  *   `<stacksExplorerTxPrefix>/0x<txid>?chain=<stacksNetwork>`).
- * `verification` lists `endpoints` (issue 16: the configured public ones, plus the devnets' when they run;
- * none when not given, e.g. for the certificate's and the receipt's own use).
+ * `verification` lists `endpoints` where a receipt can be checked without this service (the configured public ones,
+ * plus the devnets' when they run; none when not given, e.g. for the certificate's and the receipt's own use).
  */
 export function onchainInfo(
   config: Pick<Config, 'anchoring'>,

@@ -1,8 +1,8 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 
 /**
- * Rules of the organization deletion code (spec, Limits: "6 digits, valid about 10 minutes"; issue 3: stored
- * hashed, single use, a few attempts). Durations in seconds.
+ * Rules of the organization deletion code (spec, Limits: "6 digits, valid about 10 minutes"), stored hashed (a read of
+ * the database gives no usable code), single use, a few attempts. Durations in seconds.
  *
  * Brute force: a code is burnt after `maxAttempts` wrong guesses and a new one costs a request, limited to
  * `requestsPerWindow` per organization per `windowSeconds`. That is at most 5 x 5 = 25 guesses an hour out of

@@ -12,8 +12,8 @@ import { cancelInvitationsNoLongerGrantable, type RoleChange } from '../team/gra
 import { ensureOrganizationTenant, setTenantRole } from './resolve';
 
 /**
- * Keeps the service's role table (`tenant_member`) in step with the identity provider's memberships
- * (DESIGN.md, Identity and tenancy; spec, Team: "memberships are kept by the identity provider").
+ * Keeps the service's role table (`tenant_member`) in step with the identity provider's memberships (spec, Team:
+ * "memberships are kept by the identity provider").
  *
  * Two paths lead here: membership events (the in-process provider's hooks, a hosted provider's webhook) are
  * applied one by one with `applyMembershipEvent`, and a periodic `reconcileAll` (jobs/reconcile.ts) repairs

@@ -47,10 +47,10 @@ const ENTITIES: EntityName[] = [
 ];
 
 /**
- * Makes `em` (a request's own fork) see only `tenantId`'s rows of every tenant-owned entity, for every query
- * made through it or its forks and transactions (DESIGN.md, Identity and tenancy: "every query is scoped to the
- * tenant in one place"). A query that must see other tenants (telling 403 from 404 in `findDocumentInTenant`)
- * says so with `filters: { [TENANT_FILTER]: false }`. Returns `em`.
+ * Makes `em` (a request's own fork) see only `tenantId`'s rows of every tenant-owned entity, for every query made
+ * through it or its forks and transactions: the tenant is scoped in this one place, so no query can forget to filter. A
+ * query that must see other tenants (telling 403 from 404 in `findDocumentInTenant`) says so with
+ * `filters: { [TENANT_FILTER]: false }`. Returns `em`.
  */
 export function scopeToTenant<T extends EntityManager>(em: T, tenantId: string): T {
   em.addFilter({
