@@ -83,16 +83,16 @@ export interface CaptureProxyOptions {
 }
 
 /**
- * The capture's forward proxy (issue 15; DEPENDENCIES.md, Wave 2 probes: a `page.route` check is bypassed by
- * redirects, WebSockets and Chromium's own DNS). Chromium sends every request here (`--proxy-server`, with
- * `<-loopback>` so that loopback is proxied too): plain HTTP as absolute-form requests, HTTPS and WebSockets as
- * `CONNECT host:port` (RFC 9110 section 9.3.6). For each, the proxy resolves the host itself, checks every
- * address with the `AddressPolicy`, and connects to the address it checked (a second lookup could answer
- * differently: DNS rebinding). A refused connection is cut without an answer of the origin's (a refused plain
- * HTTP request gets its socket closed, so no forged response lands in the archive; a refused CONNECT gets 403)
- * and listed in `blocked` without the address a name resolved to (`NOT_PUBLIC_REASON`), which goes to
- * `onRefusal` only. Every address connected to is listed in `servers`, every answer of the resolver in `dns`. Past `maxBytes` received from
- * origins, every connection is cut (the archive's bound) and `overLimit` is set.
+ * The capture's forward proxy, because a check inside the browser (Playwright's `page.route`) is bypassed by redirect
+ * hops, WebSockets and Chromium's own DNS lookups (rebinding). Chromium sends every request here (`--proxy-server`,
+ * with `<-loopback>` so that loopback is proxied too): plain HTTP as absolute-form requests, HTTPS and WebSockets as
+ * `CONNECT host:port` (RFC 9110 section 9.3.6). For each, the proxy resolves the host itself, checks every address with
+ * the `AddressPolicy`, and connects to the address it checked (a second lookup could answer differently: DNS
+ * rebinding). A refused connection is cut without an answer of the origin's (a refused plain HTTP request gets its
+ * socket closed, so no forged response lands in the archive; a refused CONNECT gets 403) and listed in `blocked`
+ * without the address a name resolved to (`NOT_PUBLIC_REASON`), which goes to `onRefusal` only. Every address connected
+ * to is listed in `servers`, every answer of the resolver in `dns`. Past `maxBytes` received from origins, every
+ * connection is cut (the archive's bound) and `overLimit` is set.
  * One proxy serves one capture, on 127.0.0.1 and a free port.
  */
 export class CaptureProxy {

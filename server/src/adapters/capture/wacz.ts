@@ -133,7 +133,7 @@ export function datapackageJson(resources: WaczResource[], meta: WaczMeta, creat
   );
 }
 
-/** Headers that describe the bytes on the wire; the HAR body is decoded, so they are dropped (DEPENDENCIES.md). */
+/** Headers of the bytes on the wire: the HAR body is already decoded, and under them a replayer would misread it. */
 const WIRE_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding']);
 /** Headers of the connection to the capture proxy, not of the origin's answer. */
 const PROXY_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection']);

@@ -8,10 +8,9 @@ import type { EIP1193Provider } from 'hardhat/types';
 import { easArtifacts } from './eas-abi';
 
 /**
- * Local EVM devnet for the embedded default and the tests (issue 4): a Hardhat Network (Hardhat 2.29, EDR) in
- * this process, served over JSON-RPC HTTP on 127.0.0.1 at a free port (port 0), with SchemaRegistry and EAS
- * deployed from the `@ethereum-attestation-service/eas-contracts` 1.9.0 artifacts (abi + bytecode, no
- * compilation).
+ * Local EVM devnet for the embedded default and the tests: a Hardhat Network (Hardhat 2.29, EDR) in this process,
+ * served over JSON-RPC HTTP on 127.0.0.1 at a free port (port 0), with SchemaRegistry and EAS deployed from the
+ * `@ethereum-attestation-service/eas-contracts` 1.9.0 artifacts (abi + bytecode, no compilation).
  *
  * No child process: the node lives and dies with this process; `stop()` closes the HTTP server and frees the
  * port. Its state is memory only: every start is a fresh chain (chain id 31337 by default).

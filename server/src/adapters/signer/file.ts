@@ -1,6 +1,6 @@
 /**
- * File-based `DocumentSigner` (issue 5): the PAdES key and certificate chain come from a PKCS#12 file
- * (RFC 7292) or from PEM files. The key is held as a node:crypto `KeyObject` and never leaves this module.
+ * File-based `DocumentSigner`: the PAdES key and certificate chain come from a PKCS#12 file (RFC 7292) or from PEM
+ * files. The key is held as a node:crypto `KeyObject` and never leaves this module.
  */
 import { createHash, createPrivateKey, type KeyObject, sign as nodeSign, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';

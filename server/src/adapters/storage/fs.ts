@@ -44,9 +44,9 @@ export interface SignedFileGrant {
 }
 
 /**
- * Object storage as plain files under `root`: the embedded default (DESIGN.md, ports). Objects are served by
- * the service itself at `/files/<key>` (see `http/files.ts`) through URLs signed with HMAC-SHA256 that bind
- * the key, the expiry, the content type, the disposition and the file name.
+ * Object storage as plain files under `root`: the embedded default, needing no configuration. Objects are served by the
+ * service itself at `/files/<key>` (see `http/files.ts`) through URLs signed with HMAC-SHA256 that bind the key, the
+ * expiry, the content type, the disposition and the file name.
  */
 export class FsObjectStorage implements ObjectStorage {
   readonly kind = 'fs' as const;

@@ -80,7 +80,7 @@ export class S3ObjectStorage implements ObjectStorage {
           ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
           : undefined,
       // The SDK's default CRC32 trailers on streamed bodies corrupt objects on some S3-compatible servers and
-      // are refused by others (DEPENDENCIES.md, Storage): checksum only where the API requires it.
+      // are refused by others: checksum only where the API requires it.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
