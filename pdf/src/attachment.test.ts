@@ -9,7 +9,7 @@ import { attachFile, type PdfAttachment } from './attachment';
 import type { CertificateData } from './model';
 import { renderCertificate } from './render';
 
-/** Associated files checked with poppler's pdfdetach and qpdf (issue 16: the receipt in every certificate). */
+/** Associated files, how every certificate carries its `receipt.json`, checked with poppler's pdfdetach and qpdf. */
 
 const run = promisify(execFile);
 const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/pdfs');

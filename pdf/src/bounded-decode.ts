@@ -3,8 +3,9 @@ import { decodePDFRawStream, PDFContext, PDFName, PDFRawStream } from 'pdf-lib';
 import { PdfBoundError } from './bounds';
 
 /**
- * Stream decoding with a maximum output (issue 12): a Flate bomb (a few MB that inflate to gigabytes) fails
- * with `PdfBoundError` as soon as the output passes the bound, without allocating more than about the bound.
+ * Stream decoding with a maximum output, since any uploaded PDF is untrusted: a Flate bomb (a few MB that inflate to
+ * gigabytes) fails with `PdfBoundError` as soon as the output passes the bound, without allocating more than about the
+ * bound.
  */
 
 /**

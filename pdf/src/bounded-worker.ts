@@ -5,11 +5,11 @@ import { parentPort, type Transferable, Worker } from 'node:worker_threads';
 import { errorMessage } from '@notary/shared';
 
 /**
- * Runs jobs on untrusted input in worker threads whose memory and time are bounded (issue 12, Bounded work):
- * V8 heap limits (`resourceLimits`), a deadline per job in the worker thread's CPU time (start-up excluded) after
- * which the worker is terminated, and
- * cancellation (`AbortSignal`) that terminates it too. Whatever a job does, the calling thread keeps
- * answering and at most the bounds are spent. Generic: no database, no domain.
+ * Runs jobs on untrusted input in worker threads whose memory and time are bounded, so that a crafted upload cannot
+ * stall or exhaust the service: V8 heap limits (`resourceLimits`), a deadline per job in the worker thread's CPU time
+ * (start-up excluded) after which the worker is terminated, and cancellation (`AbortSignal`) that terminates it too.
+ * Whatever a job does, the calling thread keeps answering and at most the bounds are spent. Generic: no database, no
+ * domain.
  *
  * Workers are reused for later jobs (starting one costs a few hundred ms: modules, fonts) up to
  * `maxJobsPerWorker` jobs, and retired early when a job leaves their heap above `retireHeapBytes`, so that

@@ -18,9 +18,9 @@ import type { CertificateData } from './model';
 import { renderCertificate } from './render';
 
 /**
- * The bounds of processing an untrusted PDF (issue 12): bounded stream decoding, and certificates of hostile
- * PDFs (Flate bombs in an object stream or the cross-reference stream, an object flood past the heap bound)
- * issued as separate PDFs with the bound as reason. Outputs checked with qpdf.
+ * The bounds of processing an untrusted PDF: bounded stream decoding, and certificates of hostile PDFs (Flate bombs in
+ * an object stream or the cross-reference stream, an object flood past the heap bound) issued as separate PDFs with the
+ * bound as reason. Outputs checked with qpdf.
  */
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 /**
- * The bounds of processing an untrusted PDF (issue 12, Bounded work). A source PDF is parsed and stamped only
- * inside a worker thread with these limits; one that exceeds any of them gets a separate certificate, as a
- * damaged PDF does. Plain constants (no configuration): they protect the process, they are not a policy.
+ * The bounds of processing an untrusted PDF (anyone can upload one built to exhaust a reader). A source PDF is parsed
+ * and stamped only inside a worker thread with these limits; one that exceeds any of them gets a separate certificate,
+ * as a damaged PDF does. Plain constants (no configuration): they protect the process, they are not a policy.
  */
 
 /** V8 old-generation heap of a stamping worker, MB (`resourceLimits.maxOldGenerationSizeMb`). */

@@ -1,7 +1,7 @@
 /**
- * CAdES signature of the notarization certificate PDF (issue 5): the CMS that goes into the PDF's
- * `/Contents` (PAdES, ETSI EN 319 142-1 baseline B-B, or B-T with a signature timestamp). Built with pkijs and
- * asn1js; the private key stays behind a `CmsSigner` (the server's signer port, a KMS or an HSM alike).
+ * CAdES signature of the notarization certificate PDF: the CMS that goes into the PDF's `/Contents`
+ * (PAdES, ETSI EN 319 142-1 baseline B-B, or B-T with a signature timestamp). Built with pkijs and asn1js; the private
+ * key stays behind a `CmsSigner` (the server's signer port, a KMS or an HSM alike).
  *
  * Sources: RFC 5652 (CMS), RFC 5035 (ESS signingCertificateV2), RFC 3161 appendix A (signature timestamp),
  * ETSI EN 319 122-1 (CAdES baseline attributes), ETSI EN 319 142-1 (PAdES baseline).

@@ -1,7 +1,7 @@
 /**
- * Test support (not used by the service): small, valid PDFs built to exhaust a reader (issue 12, Bounded
- * work). Flate bombs keep their real objects first and then `zeroBytes` NUL bytes (PDF whitespace, 7.2.2)
- * inside the same Flate data, so that with a small `zeroBytes` each file is an ordinary PDF that stamps.
+ * Test support (not used by the service): small, valid PDFs built to exhaust a reader, as an uploader could. Flate
+ * bombs keep their real objects first and then `zeroBytes` NUL bytes (PDF whitespace, 7.2.2) inside the same Flate
+ * data, so that with a small `zeroBytes` each file is an ordinary PDF that stamps.
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

@@ -1,7 +1,7 @@
 /**
- * What a notarization certificate states (issue 5; spec, Documents rule 5): the input of the certificate
- * layout. The server's domain builds it (`server/src/domain/certificates/service.ts`, from the database and
- * configuration only); `render.ts` prints it.
+ * What a notarization certificate states (spec, Documents rule 5): the input of the certificate layout. The server's
+ * domain builds it (`server/src/domain/certificates/service.ts`, from the database and configuration only); `render.ts`
+ * prints it.
  * Every value is already formatted for print except times (`Date`) and sizes (bytes). A chain whose anchor
  * is not included yet has `status: 'pending'` and no transaction fields: the certificate never invents one.
  */
@@ -96,9 +96,9 @@ export interface CertificateData {
    */
   notes?: string[];
   /**
-   * The PNG screenshot of a web capture (issue 15), printed under the document's fields at the content
-   * width, its top part when taller than 40% of the page. Plain bytes: the model is copied to the stamping
-   * worker. A PNG pdf-lib cannot read is left out (the certificate still issues). None for other sources.
+   * The PNG screenshot of a web capture, printed under the document's fields at the content width, its top part when
+   * taller than 40% of the page. Plain bytes: the model is copied to the stamping worker. A PNG pdf-lib cannot read is
+   * left out (the certificate still issues). None for other sources.
    */
   screenshot?: Uint8Array;
   /**

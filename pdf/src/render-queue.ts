@@ -1,7 +1,8 @@
 /**
- * A bounded work queue (issue 12, Bounded work): at most `concurrency` tasks run, at most `maxWaiting` wait;
- * beyond that `run` refuses at once with `QueueFullError`. A task's `AbortSignal` (the client left) removes it
- * from the queue while it waits and is handed to it while it runs, so that it can stop its work.
+ * A bounded work queue, so that a flood of requests for PDF work cannot pile it up without end: at most `concurrency`
+ * tasks run, at most `maxWaiting` wait; beyond that `run` refuses at once with `QueueFullError`. A task's `AbortSignal`
+ * (the client left) removes it from the queue while it waits and is handed to it while it runs, so that it can stop its
+ * work.
  */
 
 /** The queue is full: `running` tasks run and `waiting` wait. */

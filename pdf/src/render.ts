@@ -21,8 +21,8 @@ export interface RenderOptions {
   lang: CertificateLanguage;
   signaturePlaceholder?: SignaturePlaceholderOptions;
   /**
-   * Files attached as associated files (`/EmbeddedFiles` and `/AF`, `attachment.ts`), written before the
-   * signature placeholder so that a signature covers them (the receipt, issue 16).
+   * Files attached as associated files (`/EmbeddedFiles` and `/AF`, `attachment.ts`), written before the signature
+   * placeholder so that a signature covers them (the receipt: a signed certificate then proves itself).
    */
   attachments?: PdfAttachment[];
   /** Aborts the render (the client left): a running stamping worker is terminated, the promise rejects. */

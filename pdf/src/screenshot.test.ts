@@ -13,9 +13,9 @@ import { checkScreenshotHeader, decodeScreenshot, screenshotDecodes } from './pn
 import { renderCertificate } from './render';
 
 /**
- * A web capture's screenshot on its certificate (issue 15): the image XObject is there (poppler's
- * pdfimages), the file is sound (qpdf --check) and the caption is printed (pdftotext), separate and
- * stamped layouts alike; a PNG that cannot be read leaves the certificate without the image, saying so.
+ * A web capture's screenshot on its certificate: the image XObject is there (poppler's pdfimages), the file is sound
+ * (qpdf --check) and the caption is printed (pdftotext), separate and stamped layouts alike; a PNG that cannot be read
+ * leaves the certificate without the image, saying so.
  * Its bounds: the samples survive every PNG row filter; a PNG declaring 100000 x 100000 pixels is refused from
  * its header, a decompression bomb at the declared size, both with a sound certificate saying where the
  * screenshot is; the largest screenshot a capture makes is decoded in the stamping worker, never on the

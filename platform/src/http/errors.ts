@@ -66,7 +66,10 @@ const TRPC_TO_APP: Partial<Record<string, ErrorCode>> = {
   ),
 };
 
-/** The error mapping of a service's HTTP face (DESIGN.md, Errors): see `HttpErrors`. */
+/**
+ * The error mapping of a service's HTTP face: REST bodies `{message, code}` with the status of the error table
+ * (`ERROR_TABLE`); see `HttpErrors`.
+ */
 export function httpErrors(options: HttpErrorOptions): HttpErrors {
   const toAppError = (error: unknown): AppError => {
     if (isAppError(error)) return error;

@@ -33,7 +33,7 @@ async function call(path: string, input?: unknown): Promise<{ status: number; bo
   return { status: res.status, body: await res.json() };
 }
 
-/** `formatTrpcError`: the REST face's masking on `/trpc` (issue 12, Safe defaults). */
+/** `formatTrpcError`, the REST face's masking on `/trpc`: no internal error text reaches a client. */
 describe('tRPC error formatter', () => {
   it('never lets internal error text out: database errors become "Internal error"', async () => {
     const res = await call('database');
