@@ -1,6 +1,7 @@
 /**
- * The one error table of the platform: every error code with its HTTP status and tRPC code.
- * REST error bodies are `{ message, code }` (DESIGN.md, Errors); statuses follow the spec's Errors section.
+ * The one error table of the platform: every error code with its HTTP status and tRPC code. REST error bodies are
+ * `{ message, code }` (the spec leaves their shape open but for a few messages); statuses follow the spec's Errors
+ * section.
  */
 export const ERROR_TABLE = {
   BAD_REQUEST: { status: 400, trpc: 'BAD_REQUEST' },

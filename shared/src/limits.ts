@@ -45,11 +45,11 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 
 /**
- * Team invitation mails (not in the spec; issue 12): at most `perInviter` e-mail invitations by one member and
- * `perOrganization` by one organization in a fixed window of `windowSeconds` (one hour), counted before the
- * invitation is created, renewals included. Over either: 429 `RATE_LIMITED` with `retryAfterSeconds`. Wallet
- * invitations send no mail and are not counted. Off with `RATE_LIMITS=off`; shared by every instance with
- * `REDIS_URL`.
+ * Team invitation mails (not in the spec; each one mails an address outside the service, which must not become a way to
+ * send mail in bulk): at most `perInviter` e-mail invitations by one member and `perOrganization` by one organization
+ * in a fixed window of `windowSeconds` (one hour), counted before the invitation is created, renewals included. Over
+ * either: 429 `RATE_LIMITED` with `retryAfterSeconds`. Wallet invitations send no mail and are not counted. Off with
+ * `RATE_LIMITS=off`; shared by every instance with `REDIS_URL`.
  */
 export const INVITATION_MAIL_LIMITS = { perInviter: 20, perOrganization: 50, windowSeconds: 3600 } as const;
 

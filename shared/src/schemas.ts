@@ -121,8 +121,9 @@ export const OnchainInfoSchema = z
     stacksEnabled: z.boolean(),
     stacksExplorerTxPrefix: z.string(),
     /**
-     * Public endpoints a verifier may ask (issue 16): EVM JSON-RPC URLs and Stacks API base URLs, reachable
-     * with CORS. The web verify page asks them from the browser; `notary-verify --evm-rpc/--stacks-api` too.
+     * Public endpoints a verifier may ask, to check a receipt without this service: EVM JSON-RPC URLs and Stacks API
+     * base URLs, reachable with CORS. The web verify page asks them from the browser;
+     * `notary-verify --evm-rpc/--stacks-api` too.
      */
     verification: z.object({ evmRpcUrls: z.array(z.string()), stacksApiUrls: z.array(z.string()) }),
   })
@@ -434,8 +435,8 @@ export type PublishInput = z.infer<typeof PublishInputSchema>;
 export const CAPTURE_URL_MAX = 8192;
 
 /**
- * `POST /api/documents/capture` body (issue 15): the page to capture (http or https), consent to the
- * processing (LGPD Art. 7 I: must be `true`), and the archive's file name (default `<host>-<time>.wacz`).
+ * `POST /api/documents/capture` body: the page to capture (http or https), consent to the processing (LGPD Art. 7 I:
+ * must be `true`), and the archive's file name (default `<host>-<time>.wacz`).
  */
 export const WebCaptureInputSchema = z.object({
   url: z.string().trim().min(1).max(CAPTURE_URL_MAX),

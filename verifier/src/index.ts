@@ -1,6 +1,7 @@
 /**
- * `@notary/verify`: the notarization receipt and its verifier (issue 16). Browser-safe: nothing here imports a
- * Node module (the command line wrapper, `cli.ts`, is the only part that reads files).
+ * `@notary/verify`: the notarization receipt and its verifier, so a notarization can be checked without the service.
+ * Browser-safe: nothing here imports a Node module (the command line wrapper, `cli.ts`, is the only part that reads
+ * files).
  */
 export { pemCertificates, sha256Hex } from './bytes.ts';
 export { CertificateError, extractReceipt } from './certificate.ts';

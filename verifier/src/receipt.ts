@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 /**
- * The notarization receipt (issue 16): everything needed to verify a notarized file without the service that
- * issued it. One JSON document per notarized file, embedded in every certificate PDF as `receipt.json` and
- * served at `GET /api/documents/:id/receipt`. Its JSON Schema is `docs/receipt.schema.json`, generated from
- * this definition (`npm run schema -w @notary/verify`); docs/verify.md explains each field.
+ * The notarization receipt: everything needed to verify a notarized file without the service that issued it. One JSON
+ * document per notarized file, embedded in every certificate PDF as `receipt.json` and served at
+ * `GET /api/documents/:id/receipt`. Its JSON Schema is `docs/receipt.schema.json`, generated from this definition
+ * (`npm run schema -w @notary/verify`); docs/verify.md explains each field.
  *
  * Conventions: SHA-256 values (the document, the Merkle tree) are 64 lower-case hex digits without `0x`, as a
  * Document's `sha256Hash`; chain values (EVM addresses, UIDs, transaction hashes, the Stacks txid) carry `0x`
