@@ -93,7 +93,7 @@ export interface GatewayLink {
   url: string;
 }
 
-/** What `captureWeb` sends (spec: `POST /api/documents/capture`, tRPC `documents.capture`, issue 15). */
+/** What `captureWeb` sends (spec: `POST /api/documents/capture`, tRPC `documents.capture`). */
 export interface WebCaptureRequest {
   /** An http(s) address without credentials, already checked with `common/capture-url.ts`. */
   url: string;

@@ -1,9 +1,9 @@
 /**
- * The local check of a web page address before `documents.capture` is called (issue 15; spec, Endpoints:
- * `POST /api/documents/capture`, "http or https"). The server is the authority (it alone resolves the host
- * and refuses private, loopback or otherwise disallowed destinations); this only turns the common mistakes
- * into a sentence before any request: no scheme, another scheme (`file:`, `ftp:`, `javascript:`), user name
- * or password in the URL (WHATWG URL "userinfo"), or text that is no URL at all.
+ * The local check of a web page address before `documents.capture` is called (spec, Endpoints:
+ * `POST /api/documents/capture`, "http or https"). The server is the authority (it alone resolves the host and refuses
+ * private, loopback or otherwise disallowed destinations); this only turns the common mistakes into a sentence before
+ * any request: no scheme, another scheme (`file:`, `ftp:`, `javascript:`), user name or password in the URL (WHATWG URL
+ * "userinfo"), or text that is no URL at all.
  *
  * Platform-neutral: used by the renderer (the sentence), the web bridge and Electron main (IPC validation).
  */

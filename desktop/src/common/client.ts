@@ -467,9 +467,9 @@ export class NotaryClient {
   }
 
   /**
-   * tRPC `documents.capture` (REST `POST /api/documents/capture`, issue 15): the server captures the page and
-   * records its WACZ (201, `sourceType: "web-capture"`, `sourceUri` the URL, `screenshot` a presigned PNG URL
-   * valid 300 s). Not retried but on a 401 before the server acted (`authorized`).
+   * tRPC `documents.capture` (REST `POST /api/documents/capture`): the server captures the page and records its WACZ
+   * (201, `sourceType: "web-capture"`, `sourceUri` the URL, `screenshot` a presigned PNG URL valid 300 s). Not retried
+   * but on a 401 before the server acted (`authorized`).
    * @throws ClientError `bad-request` (400 URL, scheme or destination), `forbidden` (403 below editor),
    *   `rate-limited` (429), `bad-gateway` (502 unreachable, 504 timed out; `status` tells), `unavailable`
    *   (503 no Chromium).

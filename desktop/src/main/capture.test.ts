@@ -1,9 +1,9 @@
 /**
- * "Capture a web page" through main's IPC (issue 15): the named channel as the preload calls it, the real
- * controller and `NotaryClient`, against a loopback HTTP server speaking the service's wire formats (tRPC over
- * `httpLink`, the platform's error shape with `data.httpStatus`/`retryAfterSeconds`, better-auth's sign-in
- * and token routes). The capture itself (Chromium, WACZ, destination checks) is tested by the server's e2e
- * suite; here: what main sends, what it refuses before any request, and how each answer reaches the renderer.
+ * "Capture a web page" through main's IPC: the named channel as the preload calls it, the real controller and
+ * `NotaryClient`, against a loopback HTTP server speaking the service's wire formats (tRPC over `httpLink`, the
+ * platform's error shape with `data.httpStatus`/`retryAfterSeconds`, better-auth's sign-in and token routes). The
+ * capture itself (Chromium, WACZ, destination checks) is tested by the server's e2e suite; here: what main sends, what
+ * it refuses before any request, and how each answer reaches the renderer.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,9 +1,9 @@
 /**
- * Certificate and timestamp files written by main (issue 12, Desktop client): whatever the server's
- * `Content-Disposition` says, the name is the client's (`certificado-<serial>.pdf`, `<serial>.tsr`), and
- * nothing is written unless the bytes are a PDF / a DER SEQUENCE. The server is a loopback stand-in of the
- * notary service that can lie; the timestamp it serves is a real RFC 3161 response from the test TSA
- * (`openssl ts -reply`), and the certificate a real PDF.
+ * Certificate and timestamp files written by main, which must not trust the server with the local disk: whatever the
+ * server's `Content-Disposition` says, the name is the client's (`certificado-<serial>.pdf`, `<serial>.tsr`), and
+ * nothing is written unless the bytes are a PDF / a DER SEQUENCE. The server is a loopback stand-in of the notary
+ * service that can lie; the timestamp it serves is a real RFC 3161 response from the test TSA (`openssl ts -reply`),
+ * and the certificate a real PDF.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';

@@ -1,10 +1,10 @@
 /**
- * "Import from IPFS" through main's IPC (issue 14): the named channels as the preload calls them, the real
- * controller and `NotaryClient`, against a loopback HTTP server speaking the service's wire formats (tRPC over
- * `httpLink`, the platform's error shape with `data.httpStatus`/`retryAfterSeconds`, better-auth's sign-in
- * and token routes). The service's own behaviour (gateways, verification) is tested by the server's e2e
- * suite; here: what main sends, how each answer reaches the renderer, and that only the gateway link the
- * server gave for the document's CID may be opened outside.
+ * "Import from IPFS" through main's IPC: the named channels as the preload calls them, the real controller and
+ * `NotaryClient`, against a loopback HTTP server speaking the service's wire formats (tRPC over `httpLink`, the
+ * platform's error shape with `data.httpStatus`/`retryAfterSeconds`, better-auth's sign-in and token routes). The
+ * service's own behaviour (gateways, verification) is tested by the server's e2e suite; here: what main sends, how each
+ * answer reaches the renderer, and that only the gateway link the server gave for the document's CID may be opened
+ * outside.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';

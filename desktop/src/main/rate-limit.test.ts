@@ -1,8 +1,8 @@
 /**
- * 429 from the real service (spec, Limits; issue 12), as the desktop app shows it: the service runs as its own
- * process (as deployed, limits on), and every step goes through main's IPC handlers the way the preload calls
- * them, down to the sentence the renderer makes of the error envelope. Both faces: a tRPC procedure (public
- * verification) and a REST route (the streaming upload). The wait is whatever the service says (1 to 60 s).
+ * 429 from the real service (spec, Limits), as the desktop app shows it: the service runs as its own process (as
+ * deployed, limits on), and every step goes through main's IPC handlers the way the preload calls them, down to the
+ * sentence the renderer makes of the error envelope. Both faces: a tRPC procedure (public verification) and a REST
+ * route (the streaming upload). The wait is whatever the service says (1 to 60 s).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';

@@ -5,10 +5,9 @@ import { type ClientError, isClientError } from '../common/errors';
 import { errorText, type Translate } from './i18n';
 
 /**
- * Logic of "Capture a web page" on the Notarize screen (issue 15), kept out of React so it can be tested:
- * the form's request (or the reason it cannot be sent), the record to show, and the sentences of the URL
- * check and of the server's errors (spec, Errors: 400 URL or destination, 403 role, 429 rate or queue,
- * 502 unreachable, 503 no Chromium, 504 timed out).
+ * Logic of "Capture a web page" on the Notarize screen, kept out of React so it can be tested: the form's request (or
+ * the reason it cannot be sent), the record to show, and the sentences of the URL check and of the server's errors
+ * (spec, Errors: 400 URL or destination, 403 role, 429 rate or queue, 502 unreachable, 503 no Chromium, 504 timed out).
  */
 
 /** What the form holds, as typed. */

@@ -34,10 +34,10 @@ export interface IntakeTexts {
 }
 
 /**
- * A notarization from a source the server fetches (issue 14's IPFS import, issue 15's web capture): the
- * source is checked as typed (`check` gives the sentence of a mistake once something is typed), the name is
- * optional, and nothing is sent before the consent box is ticked (consent is per item: cleared after each
- * success). The server does the work; this waits for its answer with a spinner, then shows `renderDone`.
+ * A notarization from a source the server fetches (an IPFS import, a web capture): the source is checked as typed
+ * (`check` gives the sentence of a mistake once something is typed), the name is optional, and nothing is sent before
+ * the consent box is ticked (consent is per item: cleared after each success). The server does the work; this waits for
+ * its answer with a spinner, then shows `renderDone`.
  */
 export function IntakeForm<R>({
   texts,
