@@ -5,13 +5,13 @@ import { Provider, type ProviderEntity } from './db/entities';
 import { registerProvider, updateProvider } from './providers/service';
 
 /**
- * First-start work of `npm run start:catalog` (issue 7, fixed points): registers the reference provider at
- * `referenceUrl` (or points its registration at a new URL), then syncs it (at every start: unchanged
- * definitions are not re-embedded) and every provider that has never committed or was embedded by another
- * embedder. `readiness` becomes `ok` once the reference provider has a committed sync with the current
- * embedder (at once when it already had one); a failed sync of it is retried with backoff (30 s doubling to
- * 5 min) while `readiness` says `error`. Other providers never hold readiness back: a third party being down
- * must not make the catalog unhealthy; their failures show in their sync status.
+ * First-start work of `npm run start:catalog`, so that a fresh machine has a searchable catalog: registers the
+ * reference provider at `referenceUrl` (or points its registration at a new URL), then syncs it (at every start:
+ * unchanged definitions are not re-embedded) and every provider that has never committed or was embedded by another
+ * embedder. `readiness` becomes `ok` once the reference provider has a committed sync with the current embedder (at
+ * once when it already had one); a failed sync of it is retried with backoff (30 s doubling to 5 min) while `readiness`
+ * says `error`. Other providers never hold readiness back: a third party being down must not make the catalog
+ * unhealthy; their failures show in their sync status.
  */
 export async function bootstrap(
   deps: CatalogDeps,

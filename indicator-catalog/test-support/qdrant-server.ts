@@ -4,13 +4,12 @@ import type { Schemas } from '@qdrant/js-client-rest';
 import { z } from 'zod';
 
 /**
- * A Qdrant REST server on 127.0.0.1 (a free port) for tests, since no Qdrant binary runs here
- * (DEPENDENCIES.md, Catalog). It implements the calls the catalog's adapter makes, with the request and
- * response shapes of Qdrant's OpenAPI (the types below are the client's, generated from it): `GET /`,
- * collection exists/get/create, payload index create, points upsert/delete/query/scroll/count. Request
- * bodies are validated (unknown fields rejected, ids must be unsigned integers or UUIDs, vectors of the
- * collection's size); the search is exact cosine over vectors normalized on upsert, as Qdrant does for
- * `Cosine`. Every call is logged in `calls` as `METHOD /path`.
+ * A Qdrant REST server on 127.0.0.1 (a free port) for tests, since Qdrant has no Debian or npm package to run.
+ * It implements the calls the catalog's adapter makes, with the request and response shapes of Qdrant's OpenAPI (the
+ * types below are the client's, generated from it): `GET /`, collection exists/get/create, payload index create, points
+ * upsert/delete/query/scroll/count. Request bodies are validated (unknown fields rejected, ids must be unsigned
+ * integers or UUIDs, vectors of the collection's size); the search is exact cosine over vectors normalized on upsert,
+ * as Qdrant does for `Cosine`. Every call is logged in `calls` as `METHOD /path`.
  */
 
 const Uuid = z

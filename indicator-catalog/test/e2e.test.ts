@@ -16,10 +16,9 @@ import { type OpenAIServer, startOpenAIServer } from '../test-support/openai-ser
 import { type QdrantServer, startQdrantServer } from '../test-support/qdrant-server';
 
 /**
- * Sync and search end to end (issue 7, Tests): the reference provider over the real IBGE data, the catalog
- * over HTTP, the real `openai` client against a loopback OpenAI-compatible server and the real Qdrant client
- * against a loopback Qdrant API; then the embedded defaults (local embedder, embedded index, PGlite on disk)
- * across a restart.
+ * Sync and search end to end: the reference provider over the real IBGE data, the catalog over HTTP, the real `openai`
+ * client against a loopback OpenAI-compatible server and the real Qdrant client against a loopback Qdrant API; then the
+ * embedded defaults (local embedder, embedded index, PGlite on disk) across a restart.
  */
 
 /** Population of `geocode` in `year`, read straight from the CSV (independent of the provider's code). */

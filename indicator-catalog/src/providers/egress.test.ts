@@ -7,9 +7,9 @@ import { GeoIndicaRestConnector } from './geo-indica-rest';
 import { ProviderError } from './http-client';
 
 /**
- * The SSRF guard against real loopback servers (issue 12, Indicator catalog). Every URL here is loopback:
- * refusals are proven by the target server never seeing a request. The public case is the classifier's unit
- * test (platform's net/address-policy.test.ts), never a connection.
+ * The SSRF guard against real loopback servers. Every URL here is loopback: refusals are proven by the target server
+ * never seeing a request. The public case is the classifier's unit test (platform's net/address-policy.test.ts), never
+ * a connection.
  */
 let allowed: FixtureProvider;
 let other: FixtureProvider;

@@ -33,12 +33,12 @@ const describeTarget = (hostname: string, port: number) =>
   `${isIP(hostname) === 6 ? `[${hostname}]` : hostname}:${port}`;
 
 /**
- * The catalog's only way out to providers (issue 12, Indicator catalog; DEPENDENCIES.md, Outgoing SSRF guard):
- * an undici `Agent` whose connector resolves the host itself and checks every address against the policy
- * (`@notary/platform/net/address-policy`) before the socket is opened, then checks the socket's remote address once connected.
- * IP-literal URLs are checked before connecting (Node does not call `lookup` for them). Because the check is
- * on the address actually connected, a name that resolves to a public address at registration and to a
- * private one later (DNS rebinding) is refused at connect time.
+ * The catalog's only way out to providers, so that no provider URL reaches the catalog's own network (SSRF): an undici
+ * `Agent` (Node's fetch ignores a node:http `agent`) whose connector resolves the host itself and checks every address
+ * against the policy (`@notary/platform/net/address-policy`) before the socket is opened, then checks the socket's
+ * remote address once connected. IP-literal URLs are checked before connecting (Node does not call `lookup` for them).
+ * Because the check is on the address actually connected, a name that resolves to a public address at registration and
+ * to a private one later (DNS rebinding) is refused at connect time.
  */
 export class ProviderEgress {
   /** The undici dispatcher every provider request goes through. */

@@ -38,8 +38,8 @@ export function toProviderView(p: ProviderEntity): ProviderView {
 export type BaseUrlCheck = Pick<ProviderEgress, 'checkUrl'>;
 
 /**
- * Refuses a `baseUrl` whose host is, or resolves to, an address the catalog may not connect to (issue 12,
- * Indicator catalog: SSRF; the connect-time check stays the rule).
+ * Refuses a `baseUrl` whose host is, or resolves to, an address the catalog may not connect to, so that registering a
+ * provider cannot point the catalog at its own network (SSRF); the connect-time check stays the rule.
  * @throws AppError BAD_REQUEST naming `baseUrl`.
  */
 async function assertReachableBaseUrl(egress: BaseUrlCheck, baseUrl: string): Promise<void> {

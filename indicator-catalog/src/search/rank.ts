@@ -73,9 +73,9 @@ const looksLikeCode = (word: string) =>
   word.length >= 3 && /\p{L}/u.test(word) && (/[_\-\d]/.test(word) || word === word.toUpperCase());
 
 /**
- * Ranks the catalog's indicators for `query` (issue 7, Search): an exact match of the whole query with an
- * indicator's code or name always comes first (any query word equal to a code too); then the semantic and
- * lexical legs fused by reciprocal rank fusion (score = sum of 1/(60 + rank) over the legs).
+ * Ranks the catalog's indicators for `query`: an exact match of the whole query with an indicator's code or name always
+ * comes first (any query word equal to a code too); then the semantic and lexical legs fused by reciprocal rank fusion
+ * (score = sum of 1/(60 + rank) over the legs).
  */
 export async function rankIndicators(
   deps: RankDeps,

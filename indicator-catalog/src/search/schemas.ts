@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Geocode } from '../providers/contract';
 
-/** `GET /api/search` query (issue 7, Search). `city` and `geocode` exclude each other. */
+/** `GET /api/search` query. `city` and `geocode` exclude each other. */
 export const SearchInputSchema = z
   .object({
     q: z.string().trim().min(1, 'required').max(500).meta({ description: 'Query text (Portuguese first)' }),

@@ -108,11 +108,11 @@ function toValue(v: IndicatorValue, fallbackUnit: string | null, territory: Terr
 }
 
 /**
- * Searches the catalog (issue 7, Search): ranks indicators (`rankIndicators`), then fetches values live
- * from each result's provider, at most `valuesConcurrency` at a time, each within `valuesTimeoutMs`: the
- * municipality's values (`/indicators/by-geocode/:geocode`) when `city` or `geocode` is given, else the first
- * values of the series (`/indicator-values`). A provider that fails is reported in that result's `error`
- * (never a failed search). Every result carries the attribution block; one that cannot have it is dropped.
+ * Searches the catalog: ranks indicators (`rankIndicators`), then fetches values live from each result's provider, at
+ * most `valuesConcurrency` at a time, each within `valuesTimeoutMs`: the municipality's values
+ * (`/indicators/by-geocode/:geocode`) when `city` or `geocode` is given, else the first values of the series
+ * (`/indicator-values`). A provider that fails is reported in that result's `error` (never a failed search). Every
+ * result carries the attribution block; one that cannot have it is dropped.
  * @throws AppError NOT_FOUND when `city` matches no municipality.
  */
 export async function searchIndicators(

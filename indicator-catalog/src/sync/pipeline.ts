@@ -65,7 +65,7 @@ function checkAborted(signal: AbortSignal): void {
 }
 
 /**
- * One synchronization of one provider (spec 001, What the service does 4; issue 7, Synchronization):
+ * One synchronization of one provider (spec 001, What the service does 4):
  * 1. crawl: walk the categories, then each category's definitions, page by page (any provider error fails
  *    the sync before anything is written);
  * 2. diff: build each definition's search text and content hash, compare with the index's points of this

@@ -62,10 +62,10 @@ function describe(e: unknown): string {
 }
 
 /**
- * Runs provider syncs: at most one per provider across every catalog instance (claimed on the provider row:
- * `running` with a fresh heartbeat), progress published to listeners at once and to the row every second,
- * each run recorded in `catalog_sync_run`, the stamp written by the pipeline's commit. A failure leaves the
- * provider `failed` with the previous index untouched (issue 7, Synchronization).
+ * Runs provider syncs: at most one per provider across every catalog instance (claimed on the provider row: `running`
+ * with a fresh heartbeat), progress published to listeners at once and to the row every second, each run recorded in
+ * `catalog_sync_run`, the stamp written by the pipeline's commit. A failure leaves the provider `failed` with the
+ * previous index untouched, so searches keep answering from it.
  */
 export class SyncRunner {
   private readonly active = new Map<string, ActiveSync>();

@@ -22,8 +22,8 @@ export interface VectorHit {
 }
 
 /**
- * Vector index port (DESIGN.md, Ports): cosine similarity over 1536-dimension points with a small payload.
- * Implementations: the embedded in-process index (default; persisted to a file) and Qdrant.
+ * Vector index port: cosine similarity over 1536-dimension points with a small payload. Implementations: the embedded
+ * in-process index (default; persisted to a file) and Qdrant.
  */
 export interface VectorIndex {
   readonly kind: 'embedded' | 'qdrant';

@@ -28,11 +28,10 @@ function toPayload(raw: Schemas['Payload'] | Record<string, unknown> | null | un
 }
 
 /**
- * Vector index on Qdrant through `@qdrant/js-client-rest` (DEPENDENCIES.md, Catalog): one collection with
- * an unnamed cosine vector of `dimensions`, keyword payload indexes on `providerSlug` and `indicatorId`,
- * nearest-neighbour search through the Query API (`POST /collections/{name}/points/query`). Point ids are
- * UUIDs (Qdrant accepts unsigned integers or UUIDs only). Writes use `wait: true`, so they are durable and
- * visible when the call returns.
+ * Vector index on Qdrant through `@qdrant/js-client-rest`: one collection with an unnamed cosine vector of
+ * `dimensions`, keyword payload indexes on `providerSlug` and `indicatorId`, nearest-neighbour search through the Query
+ * API (`POST /collections/{name}/points/query`; Qdrant deprecated `search`). Point ids are UUIDs (Qdrant accepts
+ * unsigned integers or UUIDs only). Writes use `wait: true`, so they are durable and visible when the call returns.
  */
 export class QdrantVectorIndex implements VectorIndex {
   readonly kind = 'qdrant';

@@ -3,9 +3,9 @@ import { searchIndicators } from '../../../search/search';
 import { publicProcedure } from '../../trpc';
 
 /**
- * `GET /api/search?q=<text>[&city=<name>|&geocode=<7 digits>][&year=<yyyy>][&limit=<1..50>]` (issue 7, fixed
- * point): ranked indicators with values fetched live and the attribution block; provider failures are per
- * result (`error`). Timing is sent as `Server-Timing` (rank, city, values, total).
+ * `GET /api/search?q=<text>[&city=<name>|&geocode=<7 digits>][&year=<yyyy>][&limit=<1..50>]`: ranked indicators with
+ * values fetched live and the attribution block; provider failures are per result (`error`). Timing is sent as
+ * `Server-Timing` (rank, city, values, total).
  */
 export const search = publicProcedure
   .meta({
