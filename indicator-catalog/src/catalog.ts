@@ -10,7 +10,7 @@ import { CatalogCache } from './search/catalog-cache';
 import { SyncRunner } from './sync/runner';
 import { createVectorIndex, type VectorIndex } from './vector-index';
 
-/** Readiness of `GET /health`: `ok` once the startup syncs are done (before, a search finds nothing). */
+/** Readiness of `GET /health`: `ok` once the startup syncs are done (until then the reference catalog may not be searchable). */
 export interface Readiness {
   status: 'starting' | 'ok' | 'error';
   detail?: string;
