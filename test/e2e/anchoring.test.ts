@@ -9,8 +9,8 @@ import { api } from '../harness/http';
 import { DATABASE_KINDS, startTestService, type TestService } from '../harness/service';
 
 /**
- * Anchoring end to end (issue 4): the real service with `ANCHORING=devnet` (in-process Hardhat with the EAS
- * contracts and the Clarity-VM Stacks node), documents uploaded over HTTP.
+ * Anchoring end to end: the real service with `ANCHORING=devnet` (in-process Hardhat with the EAS contracts and the
+ * Clarity-VM Stacks node), documents uploaded over HTTP.
  */
 
 interface AnchorProofBody {
@@ -87,7 +87,7 @@ describe.each(DATABASE_KINDS)('anchoring on the devnets, %s', (kind) => {
       stacksNetwork: 'devnet',
       stacksEnabled: true,
       stacksExplorerTxPrefix: '',
-      // The devnets' own endpoints, for the verify page and notary-verify (issue 16).
+      // The devnets' own endpoints, so the verify page and notary-verify can check a receipt without the service.
       verification: {
         evmRpcUrls: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/)],
         stacksApiUrls: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/)],

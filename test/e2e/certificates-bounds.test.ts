@@ -23,10 +23,10 @@ import { startTestService, type TestService } from '../harness/service';
 import { startTestTsa, type TestTsa } from '../harness/tsa';
 
 /**
- * Bounded certificate work (issue 12) over HTTP against the real service: Flate bombs of 2 GiB get a
- * separate certificate while another client's public verifications keep answering and memory stays bounded;
- * a certificate flood fills the render queue and gets 429 past it; a client that disconnects frees its slot.
- * Figures (latency, RSS) are printed; only generous safety bounds are asserted.
+ * Bounded certificate work over HTTP against the real service: Flate bombs of 2 GiB get a separate certificate while
+ * another client's public verifications keep answering and memory stays bounded; a certificate flood fills the render
+ * queue and gets 429 past it; a client that disconnects frees its slot. Figures (latency, RSS) are printed; only
+ * generous safety bounds are asserted.
  */
 
 const exec = promisify(execFile);

@@ -21,8 +21,8 @@ import { startTestService, type TestService } from '../harness/service';
 import { signingEnv, startTestTsa, type TestTsa } from '../harness/tsa';
 
 /**
- * Certificates and timestamps end to end (issue 5): the real service over HTTP, outputs checked with
- * third-party validators (qpdf, pdftoppm, pdftotext, pdfsig with an NSS database, zbarimg, openssl ts).
+ * Certificates and timestamps end to end: the real service over HTTP, outputs checked with third-party validators
+ * (qpdf, pdftoppm, pdftotext, pdfsig with an NSS database, zbarimg, openssl ts).
  */
 
 const exec = promisify(execFile);

@@ -32,9 +32,9 @@ async function upload(base: string, token: string, bytes: Uint8Array, name: stri
 }
 
 /**
- * An instance killed with SIGKILL in the middle of an upload (issue 12): every upload it answered 201 is
- * intact on the other instance (row, bytes, hash), the interrupted one left no row, and what it left in the
- * bucket (an incomplete multipart upload) is removed by the sweep.
+ * An instance killed with SIGKILL in the middle of an upload: every upload it answered 201 is intact on the other
+ * instance (row, bytes, hash), the interrupted one left no row, and what it left in the bucket (an incomplete multipart
+ * upload) is removed by the sweep.
  */
 describe.skipIf(!radosgwAvailable())('SIGKILL mid-upload on one of two instances', () => {
   let rgw: RadosgwServer;

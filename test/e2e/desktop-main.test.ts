@@ -1,10 +1,10 @@
 /**
- * The Electron main process of the desktop client against the real service (issue 8): every step goes through
- * the named IPC channels exactly as the preload calls them (validated payloads, `IpcResult` envelopes),
- * with the `electron` module replaced by the stand-in (safeStorage really encrypts; dialogs and the shell are
- * recorded). Sign-in with the code from the development mailbox, the session token encrypted at rest and
- * reused by a "restarted" app, upload streamed from disk, list, hash comparison, certificate saved and opened,
- * the timestamp route's 503 on the embedded defaults, and a refused renewal ending the session.
+ * The Electron main process of the desktop client against the real service: every step goes through the named IPC
+ * channels exactly as the preload calls them (validated payloads, `IpcResult` envelopes), with the `electron` module
+ * replaced by the stand-in (safeStorage really encrypts; dialogs and the shell are recorded). Sign-in with the code
+ * from the development mailbox, the session token encrypted at rest and reused by a "restarted" app, upload streamed
+ * from disk, list, hash comparison, certificate saved and opened, the timestamp route's 503 on the embedded defaults,
+ * and a refused renewal ending the session.
  */
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';

@@ -1,9 +1,9 @@
 /**
- * The desktop client's renderer, built as the web client and served by the real service at `/app/`, driven
- * in Debian's Chromium by Playwright (issue 8). The service runs on its embedded defaults (PGlite, file
- * storage, in-process identity, the development mailbox) with the in-process anchoring devnets, plus the
- * test TSA and a signing certificate so that the timestamp and the signed certificate are real.
- * `SESSION_TTL_SECONDS=30` makes the session JWT renew several times during the run.
+ * The desktop client's renderer, built as the web client and served by the real service at `/app/`, driven in Debian's
+ * Chromium by Playwright. The service runs on its embedded defaults (PGlite, file storage, in-process identity, the
+ * development mailbox) with the in-process anchoring devnets, plus the test TSA and a signing certificate so that the
+ * timestamp and the signed certificate are real. `SESSION_TTL_SECONDS=30` makes the session JWT renew several times
+ * during the run.
  *
  * Screenshots of the main screens go to `test/e2e/screenshots/` (git-ignored).
  */

@@ -9,9 +9,9 @@ import { loadConfig } from '@notary/server/config';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
- * The devnets' endpoints (issue 16): printed at start one per line (`evm-rpc <url>`, `stacks-api <url>`) even at
- * `LOG_LEVEL=warn`, and by `npm run notary -- devnet:info` from another process while the service runs; both
- * answer their APIs (`eth_chainId`, the Stacks node's `/v2/info` and `call-read`).
+ * The devnets' endpoints, where receipts are checked without the service: printed at start one per line
+ * (`evm-rpc <url>`, `stacks-api <url>`) even at `LOG_LEVEL=warn`, and by `npm run notary -- devnet:info` from another
+ * process while the service runs; both answer their APIs (`eth_chainId`, the Stacks node's `/v2/info` and `call-read`).
  */
 describe('devnet endpoints at start and by devnet:info', () => {
   let dataDir: string;

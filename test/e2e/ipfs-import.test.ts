@@ -23,12 +23,12 @@ import { freshEmail, makeOrg } from '../harness/tenants';
 import { walletAccessMessage } from '../harness/wallet';
 
 /**
- * IPFS import (issue 14; spec, Documents: `POST /api/documents/import/ipfs`) against loopback trustless
- * gateways built on a real IPFS implementation (`test/harness/ipfs-gateway.ts`): every fixture by CIDv1 and
- * CIDv0, hashes equal to `sha256sum` and to uploads, links at the configured public gateway, anchoring, the
- * certificate, LGPD deletion; lying gateways (a block altered, another file), gateways failing, down or
- * stalling, 413 from the UnixFS root alone, directories and malformed CIDs; REST and /trpc, PGlite and
- * PostgreSQL. The configured public gateway (`https://ipfs.example`) is only named, never contacted.
+ * IPFS import (spec, Documents: `POST /api/documents/import/ipfs`) against loopback trustless gateways built on a real
+ * IPFS implementation (`test/harness/ipfs-gateway.ts`): every fixture by CIDv1 and CIDv0, hashes equal to `sha256sum`
+ * and to uploads, links at the configured public gateway, anchoring, the certificate, LGPD deletion; lying gateways (a
+ * block altered, another file), gateways failing, down or stalling, 413 from the UnixFS root alone, directories and
+ * malformed CIDs; REST and /trpc, PGlite and PostgreSQL. The configured public gateway (`https://ipfs.example`) is only
+ * named, never contacted.
  */
 
 const exec = promisify(execFile);

@@ -14,8 +14,8 @@ import { startTestService, type TestService } from '../harness/service';
 import { startTestTsa, type TestTsa } from '../harness/tsa';
 
 /**
- * The receipt (issue 16) end to end: `GET /api/documents/:id/receipt` on the real service anchoring on the
- * devnets, compared with what the chains and the database hold.
+ * The receipt end to end: `GET /api/documents/:id/receipt` on the real service anchoring on the devnets, compared with
+ * what the chains and the database hold.
  */
 describe('GET /api/documents/:id/receipt (devnet anchoring, loopback TSA)', () => {
   let pki: TestPki;

@@ -30,8 +30,8 @@ async function upload(base: string, token: string, bytes: Uint8Array, name = 'fi
 }
 
 /**
- * Storage hygiene (issue 12): the per-tenant quota, early answers that ordinary clients can read, and the sweep
- * of objects that no document references. Embedded database and local object storage, as `npm start` runs.
+ * Storage hygiene: the per-tenant quota, early answers that ordinary clients can read, and the sweep of objects that no
+ * document references. Embedded database and local object storage, as `npm start` runs.
  */
 describe('storage quota, early answers and orphan sweep', () => {
   let t: TestService;

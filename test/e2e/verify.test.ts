@@ -32,9 +32,9 @@ import { startTestService, type TestService } from '../harness/service';
 import { signingEnv, startTestTsa, type TestTsa } from '../harness/tsa';
 
 /**
- * `notary-verify` (issue 16) against the devnets: receipts of the real service, checked through the devnets'
- * own JSON-RPC and Stacks API, then the same receipts tampered with one field at a time, a second Stacks node
- * that never saw the anchor, and an EVM RPC that lies.
+ * `notary-verify` against the devnets: receipts of the real service, checked through the devnets' own JSON-RPC and
+ * Stacks API, then the same receipts tampered with one field at a time, a second Stacks node that never saw the anchor,
+ * and an EVM RPC that lies.
  *
  * A batch of many is made deterministic: documents are uploaded while anchoring is off, then a service with
  * `ANCHORING=devnet` on the same database batches everything pending at start in one tree.

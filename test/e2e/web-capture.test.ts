@@ -115,7 +115,7 @@ function siteHandler(): http.RequestListener {
   };
 }
 
-describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
+describe.each(DATABASE_KINDS)('web capture on %s', (kind) => {
   let t: TestService;
   let ca: TestCa;
   let site: TestSite;
@@ -320,9 +320,9 @@ describe.each(DATABASE_KINDS)('web capture on %s (issue 15)', (kind) => {
 });
 
 /**
- * Hostile pages (issue 15, "Never a way into our network"), with only the test origin allowed
- * (`CAPTURE_ALLOW_HOSTS=127.0.0.1:<port>`). Refused destinations are refused before any connection is made:
- * nothing here sends a packet beyond the loopback test origin.
+ * Hostile pages, which must never be a way into the service's network, with only the test origin allowed
+ * (`CAPTURE_ALLOW_HOSTS=127.0.0.1:<port>`). Refused destinations are refused before any connection is made: nothing
+ * here sends a packet beyond the loopback test origin.
  */
 describe('web capture of hostile pages', () => {
   // The default bound: generous for a loaded machine, and what the endless script runs into.

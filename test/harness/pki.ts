@@ -1,5 +1,5 @@
 /**
- * Test PKI for the PAdES and RFC 3161 tests (issue 5), made with the `openssl` CLI in a temp directory:
+ * Test PKI for the PAdES and RFC 3161 tests, made with the `openssl` CLI in a temp directory:
  *
  *   Notary Test Root CA ─ Notary Test Intermediate CA ─┬ Notary Test Signer (RSA-2048)
  *                                                      ├ Notary Test Signer (EC P-256)

@@ -1,7 +1,7 @@
 /**
- * A real S3 server for tests: Debian's Ceph RADOS Gateway on a throwaway single-node Ceph cluster (one monitor,
- * one OSD on the in-memory `memstore` backend, no manager), everything on 127.0.0.1 in a temp directory.
- * Unlike in-process fakes it checks SigV4 signatures and presigned URL expiry (DEPENDENCIES.md, Storage).
+ * A real S3 server for tests: Debian's Ceph RADOS Gateway on a throwaway single-node Ceph cluster (one monitor, one OSD
+ * on the in-memory `memstore` backend, no manager), everything on 127.0.0.1 in a temp directory. Unlike in-process
+ * fakes it checks SigV4 signatures and presigned URL expiry (s3rver, for one, accepts any signature).
  *
  * Packages: `radosgw ceph-mon ceph-osd` (which bring `ceph-common`); install with `.ci/install-radosgw.sh`.
  * Startup takes about 1-2 s (the monitor's Paxos interval is lowered from 1 s to 50 ms, which is what makes

@@ -1,5 +1,5 @@
 /**
- * Loopback RFC 3161 Time-Stamp Authority for tests (issue 5): an HTTP server on 127.0.0.1 that answers every
+ * Loopback RFC 3161 Time-Stamp Authority for tests: an HTTP server on 127.0.0.1 that answers every
  * `application/timestamp-query` with `openssl ts -reply` signed by the test PKI's TSA certificate, or with a
  * deliberately wrong answer (`mode`) to exercise the client's checks.
  *

@@ -1,7 +1,7 @@
 /**
- * Test web sites for the web capture tests (issue 15): plain HTTP and HTTPS servers on 127.0.0.1 and free
- * ports, a throwaway CA made with the `openssl` CLI whose server certificate names 127.0.0.1 and localhost,
- * and tiny PNGs made in code. Every server stops with `close()`, cutting open connections (an endless stream).
+ * Test web sites for the web capture tests: plain HTTP and HTTPS servers on 127.0.0.1 and free ports, a throwaway CA
+ * made with the `openssl` CLI whose server certificate names 127.0.0.1 and localhost, and tiny PNGs made in code. Every
+ * server stops with `close()`, cutting open connections (an endless stream).
  */
 import { execFile } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
