@@ -72,6 +72,8 @@ export interface SizeResult {
   measures: Record<string, Stat | null>;
   notes: string[];
   serverRssMB: number;
+  /** 1-minute load average of the machine when the measures began (other work disturbs the figures). */
+  loadAverage: number;
   /** Set when the seed did not reach the size (then no measures). */
   unfinished?: string;
 }
@@ -301,6 +303,7 @@ async function benchDatabase(
       measures: {},
       notes: [],
       serverRssMB: 0,
+      loadAverage: os.loadavg()[0] ?? 0,
     };
     log(`${have} documents; measuring (${options.reps} runs each)`);
     const token = async () => operator(['token', '--email', EMAIL]);
@@ -609,8 +612,14 @@ async function benchOrgDeletion(
     const t = performance.now();
     await start();
     const until = Date.now() + 1_800_000;
+    let failures = 0;
     while (Date.now() < until) {
-      status = await operator(['org:deletion-status']);
+      // A failing status read is retried (and reported if it keeps failing): the resume job may hold the row.
+      status = await operator(['org:deletion-status']).catch((e: Error) => {
+        if (++failures > 20) throw e;
+        log(`org:deletion-status failed, retrying: ${e.message.replace(/\s+/g, ' ').slice(0, 300)}`);
+        return 'error';
+      });
       if (status === 'none') break;
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -620,7 +629,7 @@ async function benchOrgDeletion(
         : `not finished 30 min after restart: ${status}`;
     log(`organization deletion after SIGKILL: ${result.resumedAfterKill}`);
   } catch (e) {
-    result.resumedAfterKill = `n/a (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`;
+    result.resumedAfterKill = `n/a (${e instanceof Error ? e.message.replace(/\s+/g, ' ').slice(0, 300) : String(e)})`;
   }
   await stop();
   return result;
@@ -680,6 +689,9 @@ export function reportScale(r: ScaleResults): string {
         `| ${LABELS[key]} | ${sizes.map((s) => (s.unfinished ? 'not finished' : fmt(s.measures[key]))).join(' | ')} | ${ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}×`} | ${goal} |`,
       );
     }
+    lines.push(
+      `| load average when measured | ${sizes.map((s) => s.loadAverage.toFixed(1)).join(' | ')} | | |`,
+    );
     lines.push(`| server RSS after (MB) | ${sizes.map((s) => s.serverRssMB.toFixed(0)).join(' | ')} | | |`);
     lines.push(
       `| seed time (s) / documents per s | ${sizes.map((s) => `${s.seedSeconds.toFixed(0)} / ${s.seedDocumentsPerSecond.toFixed(0)}`).join(' | ')} | | |`,
