@@ -11,7 +11,8 @@ import { type RpcProxy, startRpcProxy } from '@notary/server/adapters/chains/rpc
 import { type Service, startService } from '@notary/server/bootstrap';
 import { type Config, loadConfig } from '@notary/server/config';
 import { DocumentAnchor } from '@notary/server/db/entities';
-import { AnchorWorker, collectBatch } from '@notary/server/domain/anchoring/pipeline';
+import { AnchorWorker } from '@notary/server/domain/anchoring/anchor-worker';
+import { collectBatch } from '@notary/server/domain/anchoring/batch-cut';
 import { runOperatorCommand } from '@notary/server/domain/operator/commands';
 import type { DocumentDto } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -168,7 +168,7 @@ export type AnchoringConfig =
     } & AnchorReplacementConfig);
 
 /**
- * When a sent anchor transaction is replaced with higher fees (`domain/anchoring/pipeline.ts`); unset: the
+ * When a sent anchor transaction is replaced with higher fees (`domain/anchoring/anchor-worker.ts`); unset: the
  * runner's defaults (30 s on the devnet, 10 minutes on networks; +12.5 %).
  */
 export interface AnchorReplacementConfig {

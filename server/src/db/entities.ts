@@ -269,7 +269,7 @@ export const AnchorBatch = defineEntity({
 export type AnchorBatchEntity = InferEntity<typeof AnchorBatch>;
 
 /**
- * One anchoring transaction per (batch, chain) and its state machine (`domain/anchoring/pipeline.ts`):
+ * One anchoring transaction per (batch, chain) and its state machine (`domain/anchoring/anchor-worker.ts`):
  * `queued` (no nonce yet) → `signed` (raw bytes and hash committed, not known to be sent) → `broadcast` →
  * `included` (in a block, documents `registered`) → `confirmed` (enough confirmations); `failed` is final and
  * visible (`anchors:status`). `raw` is exactly what is (re-)broadcast. `nextAttemptAt` schedules the next

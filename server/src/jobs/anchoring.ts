@@ -2,17 +2,20 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Log } from '@notary/platform/log';
 import type { AnchoringConfig } from '../config';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
-import { AnchorWorker, type CutRule, collectBatch, type WorkerOptions } from '../domain/anchoring/pipeline';
+import { AnchorWorker, type WorkerOptions } from '../domain/anchoring/anchor-worker';
+import { type CutRule, collectBatch } from '../domain/anchoring/batch-cut';
 import { type AnchorChain, type ChainEntry, type ChainKind, DEVNET_EVM_NETWORK } from '../ports/chains';
+import { type AnchorWorkerLoop, startAnchorWorkerLoop } from './anchor-worker-loop';
 
 /**
- * The anchoring runner (issue 4): runs the pipeline on the chains the composition root built (the chain
- * registry, `adapters/chains`, through `bootstrap.ts`) and hands over; it collects pending documents into
- * batches (`triggerCollection`: what the pg-boss collection job calls, a periodic sweep, and a timer set for
- * the instant a waiting partial batch becomes due), and runs one `AnchorWorker` per chain (its own loop is the
- * pipeline's sweep: every due row is re-driven).
+ * The anchoring runner: runs the pipeline on the chains the composition root built (the chain registry,
+ * `adapters/chains`, through `bootstrap.ts`) and hands over, so that every document uploaded gets its timestamp
+ * on each configured chain; it collects pending documents into batches (`triggerCollection`: what the pg-boss
+ * collection job calls, a periodic sweep, and a timer set for the instant a waiting partial batch becomes
+ * due), and runs one `AnchorWorker` per chain in its loop (`startAnchorWorkerLoop`, the pipeline's sweep:
+ * every due row is re-driven).
  *
- * Every collection follows one rule (issue 17, `CutRule`): a batch is cut when `ANCHOR_BATCH_MAX` documents
+ * Every collection follows one rule (`CutRule`): a batch is cut when `ANCHOR_BATCH_MAX` documents
  * are pending, or when the uploads have paused for `ANCHOR_BATCH_SECONDS` (its newest document has waited the
  * window), or when its oldest document has waited `BATCH_MAX_WAIT_WINDOWS` windows; a partial batch not yet
  * due stays pending. A burst of uploads is thus cut by count, not split by the clock.
@@ -115,6 +118,7 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
 
   const chains: AnchorChain[] = [];
   const workers: AnchorWorker[] = [];
+  const loops: AnchorWorkerLoop[] = [];
   let stopped = false;
   let setupTimer: NodeJS.Timeout | undefined;
   const tuning = {
@@ -129,7 +133,7 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     const worker = new AnchorWorker(workerOptions);
     chains.push(chain);
     workers.push(worker);
-    worker.start();
+    loops.push(startAnchorWorkerLoop(worker, tuning.pollMs));
     log.info({ chain: chain.kind, network: chain.info().network, confirmations }, 'anchoring');
   };
 
@@ -246,7 +250,7 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     if (dueTimer) clearTimeout(dueTimer);
     if (setupTimer) clearTimeout(setupTimer);
     await Promise.all([running, queued]);
-    await Promise.all(workers.map((w) => w.stop()));
+    await Promise.all(loops.map((l) => l.stop()));
   };
   return {
     chains,

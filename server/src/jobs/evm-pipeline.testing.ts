@@ -4,8 +4,8 @@ import { EvmEasChain, type EvmEasConfig } from '../adapters/chains/evm-eas';
 import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
 import { Tenant } from '../db/entities';
 import { openMemoryOrm } from '../db/memory-orm.testing';
+import { AnchorWorker, type WorkerOptions } from '../domain/anchoring/anchor-worker';
 import { addPendingDocument } from '../domain/anchoring/pending-documents.testing';
-import { AnchorWorker, type WorkerOptions } from '../domain/anchoring/pipeline';
 
 /**
  * Test support for EVM anchoring on the in-process Hardhat devnet (EAS deployed): the adapter's configuration

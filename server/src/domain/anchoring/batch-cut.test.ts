@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { type Database, openDatabase } from '../../db';
 import { AnchorBatch, Document, DocumentAnchor, Tenant } from '../../db/entities';
+import { type CutRule, collectBatch, partialBatchDue } from './batch-cut';
 import { addPendingDocument } from './pending-documents.testing';
-import { type CutRule, collectBatch, partialBatchDue } from './pipeline';
 
 /**
  * The cut rule of `collectBatch` (a burst is cut by count, not split by the clock) on both database kinds, with an

@@ -15,7 +15,8 @@ import {
 } from '../../jobs/evm-pipeline.testing';
 import { EAS_SCHEMA_UID, type TxStatus } from '../../ports/chains';
 import { buildReceipt } from '../documents/receipt';
-import { type AnchorWorker, collectBatch, type WorkerOptions } from './pipeline';
+import type { AnchorWorker, WorkerOptions } from './anchor-worker';
+import { collectBatch } from './batch-cut';
 
 /**
  * EVM anchoring as production networks behave, on the real Hardhat node (EAS deployed) and the real pipeline

@@ -6,8 +6,9 @@ import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../../db/entities';
 import { type EvmPipelineFixture, quietWorker, startEvmPipeline } from '../../jobs/evm-pipeline.testing';
 import type { AnchorChain } from '../../ports/chains';
+import type { AnchorWorker, WorkerOptions } from './anchor-worker';
+import { collectBatch } from './batch-cut';
 import { hashFromHex, type MerkleProof, verifyMerkleProof } from './merkle';
-import { type AnchorWorker, collectBatch, type WorkerOptions } from './pipeline';
 
 /** Pipeline against the real Hardhat devnet with the EAS contracts (EVM chain only here). */
 

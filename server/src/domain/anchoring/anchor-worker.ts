@@ -3,7 +3,7 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Log } from '@notary/platform/log';
 import { redactText } from '@notary/platform/redact';
 import { errorMessage } from '@notary/shared';
-import { AnchorBatch, AnchorTx, type AnchorTxEntity, Document, DocumentAnchor } from '../../db/entities';
+import { AnchorTx, type AnchorTxEntity, Document, DocumentAnchor } from '../../db/entities';
 import {
   type AnchorChain,
   type ChainKind,
@@ -11,171 +11,36 @@ import {
   type FeeParams,
   type TxStatus,
 } from '../../ports/chains';
-import { buildMerkleTree } from './merkle';
 
 /**
- * The anchoring pipeline (issue 4), the same code for every chain through the `AnchorChain` port:
+ * The anchor worker: the same code for every chain through the `AnchorChain` port, it drives each `AnchorTx`
+ * that the batch cut (`batch-cut.ts`) queued through its states:
  *
- * 1. `collectBatch`: pending documents not yet in a batch (oldest first, at most `maxBatchSize`) become one
- *    `AnchorBatch` with its Merkle root, one `DocumentAnchor` (leaf index and proof) per document and one
- *    `AnchorTx` per configured chain, in one transaction. With a `CutRule` (issue 17) a full batch is cut at
- *    once and a partial one only once it is due (`partialBatchDue`), else it stays pending for a later cut.
- * 2. `AnchorWorker` drives each `AnchorTx` through its states:
- *    - `queued` → the nonce is allocated under a per-chain advisory lock (the larger of the chain's pending
- *      nonce, read fresh: the resync, and one past the highest nonce this database has signed), the
- *      transaction is signed and its bytes and hash are COMMITTED (`signed`) before anything is sent;
- *    - `signed` → the same bytes are broadcast (again after a crash: idempotent); a nonce-too-low refusal checks
- *      whether this transaction (or one it replaced) was mined, else goes back to `queued` for a fresh nonce;
- *    - `broadcast` → polled; included: documents become `registered`; still pending (or dropped by the node)
- *      `stuckAfterMs` after these bytes were first sent: re-signed with the same nonce and both fees at least
- *      `feeBumpPercent` higher (and at least what the node now suggests), the old hash kept in
- *      `replacedTxHashes` (whichever of them is mined counts, once); unknown (dropped) before that: the same
- *      bytes are sent again; a node that answers "underpriced" gets a higher fee at once;
- *    - `included` → confirmed once `confirmations` deep. A reorg before that: a receipt that disappears (or
- *      goes back to the mempool) turns the documents back to `pending` and the row back to `signed`, so the
- *      same bytes go out again (a fresh nonce if another transaction took theirs); a receipt that moved to
- *      another block (re-included by the network) updates the documents' registration to the new one;
- *    - a provider's rate limit (`ChainRateLimitedError`, broadcast `rate-limited`) pauses this worker for the
- *      wait the provider asked for: nothing is counted against the row and no other call goes out meanwhile;
- *    - errors back off exponentially (`nextAttemptAt`); after `maxAttempts` refusals the row is `failed`,
- *      logged and listed by `anchors:status`. Every tick is also the sweep: any row whose `nextAttemptAt` has
- *      passed is claimed (the claim pushes `nextAttemptAt` forward, a lease between several workers).
+ * - `queued` → the nonce is allocated under a per-chain advisory lock (the larger of the chain's pending nonce,
+ *   read fresh: the resync, and one past the highest nonce this database has signed), the transaction is signed
+ *   and its bytes and hash are COMMITTED (`signed`) before anything is sent;
+ * - `signed` → the same bytes are broadcast (again after a crash: idempotent); a nonce-too-low refusal checks
+ *   whether this transaction (or one it replaced) was mined, else goes back to `queued` for a fresh nonce;
+ * - `broadcast` → polled; included: documents become `registered`; still pending (or dropped by the node)
+ *   `stuckAfterMs` after these bytes were first sent: re-signed with the same nonce and both fees at least
+ *   `feeBumpPercent` higher (and at least what the node now suggests), the old hash kept in `replacedTxHashes`
+ *   (whichever of them is mined counts, once); unknown (dropped) before that: the same bytes are sent again; a
+ *   node that answers "underpriced" gets a higher fee at once;
+ * - `included` → confirmed once `confirmations` deep. A reorg before that: a receipt that disappears (or goes
+ *   back to the mempool) turns the documents back to `pending` and the row back to `signed`, so the same bytes
+ *   go out again (a fresh nonce if another transaction took theirs); a receipt that moved to another block
+ *   (re-included by the network) updates the documents' registration to the new one;
+ * - a provider's rate limit (`ChainRateLimitedError`, broadcast `rate-limited`) pauses this worker for the wait
+ *   the provider asked for: nothing is counted against the row and no other call goes out meanwhile;
+ * - errors back off exponentially (`nextAttemptAt`); after `maxAttempts` refusals the row is `failed`, logged
+ *   and listed by `anchors:status`. Every tick is also the sweep: any row whose `nextAttemptAt` has passed is
+ *   claimed (the claim pushes `nextAttemptAt` forward, a lease between several workers).
+ *
+ * A tick (`AnchorWorker.tick`) is one pass over the due rows; running ticks on a timer is the job of
+ * `jobs/anchor-worker-loop.ts`.
  */
 
-/** A Merkle tree builder (`domain/anchoring/merkle.ts`): leaves in order, its root and one proof per leaf. */
-export type MerkleBuilder = (leaves: Uint8Array[]) => { root: Uint8Array; proofs: unknown[] };
-
-/**
- * When a partial batch may be cut (issue 17). A full batch (`maxBatchSize` unbatched pending documents) is cut
- * at once, whatever its age. A partial one is cut once the uploads have paused for the window (its newest
- * document has waited `windowMs`: a burst ends up in as few batches as its size allows, whatever its upload
- * rate, and a lone document waits exactly the window), or once its oldest document has waited `maxWaitMs` (a
- * steady stream that never pauses is still anchored). Either way its oldest document has waited at least the
- * window, so `maxWaitMs` must be at least `windowMs`.
- */
-export interface CutRule {
-  /** The batch window (`ANCHOR_BATCH_SECONDS`), in milliseconds. */
-  windowMs: number;
-  /** The longest a document waits for its batch to fill or the uploads to pause, in milliseconds. */
-  maxWaitMs: number;
-  /** The clock compared with `document.created_at` (default: the system clock). */
-  now?: () => Date;
-}
-
-/**
- * `true` when a partial batch whose oldest and newest documents were created at `oldest` and `newest` may be
- * cut at `now` under `rule` (see `CutRule`), else the instant it becomes due.
- */
-export function partialBatchDue(oldest: Date, newest: Date, now: Date, rule: CutRule): true | Date {
-  const due = Math.min(newest.getTime() + rule.windowMs, oldest.getTime() + rule.maxWaitMs);
-  return due <= now.getTime() ? true : new Date(due);
-}
-
-export interface CollectOptions {
-  chains: ChainKind[];
-  /** Default `buildMerkleTree`. */
-  buildTree?: MerkleBuilder;
-  /** Largest batch (documents per Merkle tree). */
-  maxBatchSize: number;
-  /** When a partial batch may be cut; without it whatever is pending is cut at once. */
-  cut?: CutRule;
-}
-
-/** The outcome of one `collectBatch`. */
-export interface CollectResult {
-  batchId: string | undefined;
-  leafCount: number;
-  /** True when more unbatched pending documents remain (collect again right away). */
-  more: boolean;
-  /**
-   * A partial batch left pending by the `CutRule`: its documents (those this collection could lock) and the
-   * instant it becomes due. Undefined when nothing was left that way.
-   */
-  waiting?: { documents: number; dueAt: Date };
-}
-
-/** `created_at` as the driver returns it (a `Date` from pg and PGlite; a string is parsed). */
-function instant(value: Date | string): Date {
-  return value instanceof Date ? value : new Date(value);
-}
-
-/**
- * Builds one batch from the oldest pending documents that are in no batch yet: `maxBatchSize` of them when
- * there are that many, else all of them when `options.cut` says the partial batch is due (or there is no
- * rule); otherwise nothing, and `waiting` says when it will be due. Safe to run concurrently (rows are claimed
- * with `FOR UPDATE SKIP LOCKED` and re-read after the claim; a document has at most one `DocumentAnchor`).
- */
-export async function collectBatch(em: EntityManager, options: CollectOptions): Promise<CollectResult> {
-  if (options.chains.length === 0) return { batchId: undefined, leafCount: 0, more: false };
-  return em.transactional(async (tx) => {
-    const sql = tx as SqlEntityManager;
-    const locked: { id: string; sha256_hash: string; created_at: Date | string }[] = await sql.execute(
-      `select d.id, d.sha256_hash, d.created_at from document d
-        where (d.onchain_status = 'pending' or d.stacks_status = 'pending')
-          and not exists (select 1 from document_anchor a where a.document_id = d.id)
-        order by d.created_at, d.id
-        limit ?
-        for update of d skip locked`,
-      [options.maxBatchSize + 1],
-    );
-    // A row whose lock was released by a concurrent collection's commit was locked here unchanged, past this
-    // statement's snapshot of `document_anchor`: read again (a new snapshot) which of them that one batched.
-    const taken = new Set<string>();
-    if (locked.length > 0) {
-      const again: { document_id: string }[] = await sql.execute(
-        `select a.document_id from document_anchor a where a.document_id in (${locked.map(() => '?').join(', ')})`,
-        locked.map((r) => r.id),
-      );
-      for (const r of again) taken.add(r.document_id);
-    }
-    const rows = taken.size === 0 ? locked : locked.filter((r) => !taken.has(r.id));
-    const more = rows.length > options.maxBatchSize;
-    const docs = rows.slice(0, options.maxBatchSize);
-    const first = docs[0];
-    const last = docs.at(-1);
-    if (!first || !last) return { batchId: undefined, leafCount: 0, more: false };
-    if (docs.length < options.maxBatchSize && options.cut) {
-      const rule = options.cut;
-      const due = partialBatchDue(
-        instant(first.created_at),
-        instant(last.created_at),
-        (rule.now ?? (() => new Date()))(),
-        rule,
-      );
-      // Not due: the rows stay as they are (the locks go with this transaction) for a later cut.
-      if (due !== true) {
-        return {
-          batchId: undefined,
-          leafCount: 0,
-          more: false,
-          waiting: { documents: docs.length, dueAt: due },
-        };
-      }
-    }
-    const tree = (options.buildTree ?? buildMerkleTree)(docs.map((d) => Buffer.from(d.sha256_hash, 'hex')));
-    const batch = tx.create(AnchorBatch, {
-      id: crypto.randomUUID(),
-      leafCount: docs.length,
-      root: Buffer.from(tree.root).toString('hex'),
-    });
-    docs.forEach((d, i) => {
-      tx.create(DocumentAnchor, { document: d.id, batch, leafIndex: i, proof: tree.proofs[i] ?? [] });
-    });
-    const now = new Date();
-    for (const chain of options.chains) {
-      tx.create(AnchorTx, {
-        id: crypto.randomUUID(),
-        batch,
-        chain,
-        state: 'queued',
-        nextAttemptAt: now,
-      });
-    }
-    await tx.flush();
-    return { batchId: batch.id, leafCount: docs.length, more };
-  });
-}
-
+/** What an `AnchorWorker` drives (one chain), its database, log and tuning. */
 export interface WorkerOptions {
   chain: AnchorChain;
   fork: () => EntityManager;
@@ -191,7 +56,10 @@ export interface WorkerOptions {
    * transaction of the same nonce. Default 12.5 (a margin over the rounding of those nodes).
    */
   feeBumpPercent?: number;
-  /** Delay between two status polls of an in-flight transaction. */
+  /**
+   * Delay between two status polls of an in-flight transaction, in milliseconds; also the pause between two
+   * ticks of the job's loop.
+   */
   pollMs: number;
   /** First retry delay; doubles per attempt up to `maxBackoffMs`. */
   backoffMs: number;
@@ -224,10 +92,6 @@ function bump(value: bigint, suggested: bigint, basisPoints: bigint): bigint {
   return suggested > min ? suggested : min;
 }
 
-function hex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes).toString('hex')}`;
-}
-
 /**
  * A reason as stored in `anchor_tx.last_error` and written to the log: URLs redacted (`redactText`: keys in
  * the path, query values, credentials). The adapters already redact their own endpoint's secrets; this also
@@ -239,14 +103,13 @@ function storedReason(reason: string): string {
 
 /**
  * Drives the `AnchorTx` rows of one chain (see the module comment). `tick()` processes every due row once;
- * `start()` runs ticks every `pollMs` until `stop()`.
+ * `stop()` ends the tick in progress after its current row.
  */
 export class AnchorWorker {
   private readonly o: WorkerOptions;
   private readonly log: Log;
   private readonly now: () => Date;
   private readonly bumpBasisPoints: bigint;
-  private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private stopped = false;
   /** Until when (ms, `now()`'s clock) the provider asked us to wait: no row is claimed before. */
@@ -266,20 +129,9 @@ export class AnchorWorker {
     this.bumpBasisPoints = BigInt(Math.ceil(percent * 100));
   }
 
-  /** Runs a tick now and then every `pollMs` (timer unref'd). */
-  start(): void {
-    this.stopped = false;
-    const loop = async () => {
-      await this.tick();
-      if (!this.stopped) this.timer = setTimeout(loop, this.o.pollMs).unref();
-    };
-    this.timer = setTimeout(loop, 0).unref();
-  }
-
-  /** Stops the loop and waits for the tick in progress. */
+  /** Stops this worker: the tick in progress returns once the row it is driving is done; waits for that. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
     await this.running;
   }
 
@@ -656,6 +508,3 @@ export class AnchorWorker {
     return Math.min(this.o.backoffMs * 2 ** Math.max(0, attempts - 1), this.o.maxBackoffMs);
   }
 }
-
-/** `hex(bytes)` re-exported for adapters and tests that compare roots. */
-export { hex as toHex0x };

@@ -17,7 +17,8 @@ import {
   startEvmPipeline,
 } from '../../jobs/evm-pipeline.testing';
 import type { AnchorChain } from '../../ports/chains';
-import { type AnchorWorker, collectBatch, type WorkerOptions } from './pipeline';
+import type { AnchorWorker, WorkerOptions } from './anchor-worker';
+import { collectBatch } from './batch-cut';
 
 /**
  * Anchoring faults driven through the real pipeline (PGlite in memory, the in-process Hardhat devnet with the
