@@ -91,7 +91,9 @@ export function serviceLogger(config: Config, stream: 'stdout' | 'stderr' = 'std
 }
 
 /**
- * Builds adapters from configuration (DESIGN.md, ports and embedded defaults) and migrates the database.
+ * Builds adapters from configuration and migrates the database: each port gets its production adapter when its
+ * variables are set, else its embedded default (PGlite in `DATA_DIR`, files for storage and mail, in-process
+ * identity and limits), so a start with no configuration runs the whole notarization flow.
  * `publicUrl` is the base URL links and tokens name. `anchoringQueue` is where uploads request anchoring
  * (default: nowhere, as in the operator CLI). `log` is the root logger (default: `serviceLogger(config)`).
  */
@@ -335,8 +337,9 @@ export async function startService(config: Config, options: { log?: Logger } = {
     let anchoring: ServiceAnchoring | undefined;
     if (config.anchoring.mode !== 'off') {
       const anchorLog = log.child({ module: 'anchor' });
-      // Anchoring (issue 4): the chains the configuration names (the registry; devnets with ANCHORING=devnet),
-      // batch collection on a timer, one worker per chain.
+      // Anchoring, so each document's timestamp can be checked on a public chain without the service: the
+      // chains the configuration names (the registry; devnets with ANCHORING=devnet), batch collection on a
+      // timer, one worker per chain.
       const chains = await startChains(config.anchoring, (message, e) =>
         anchorLog.error({ err: e }, message),
       );
@@ -351,7 +354,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
       });
       stack.defer(() => runner.stop());
       anchoring = { ...runner, devnets: chains.devnets };
-      // The devnets serve real interfaces (issue 16): printed for notary-verify, recorded for `devnet:info`.
+      // The devnets serve the interfaces of real networks, so receipts made on them can be checked the way
+      // production ones are: their endpoints are printed for notary-verify and recorded for `devnet:info`.
       const devnets = chains.devnets;
       if (devnets) {
         // Announced to verifiers too (`GET /api/onchain/info`): the web verify page asks them from the browser.
@@ -370,7 +374,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
         onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, '[jobs] pg-boss error'),
       });
       stack.defer(() => queue.stop());
-      // The document that makes ANCHOR_BATCH_MAX pending requests a collection at once (issue 17).
+      // The document that makes ANCHOR_BATCH_MAX pending requests a collection at once: a burst of uploads is
+      // cut by count, not split by the clock.
       await queue.registerAnchoring(
         () => runner.triggerCollection(),
         config.anchoring.batchSeconds,

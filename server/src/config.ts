@@ -84,9 +84,10 @@ export interface Config
   /** Web capture: Chromium, bounds, allowed destinations. */
   capture: CaptureSettings;
   /**
-   * Public endpoints announced to verifiers (`VERIFY_EVM_RPC_URLS`, `VERIFY_STACKS_API_URLS`; issue 16): the
-   * web verify page asks them, with CORS, from the user's browser. Never the service's own `EVM_RPC_URL` /
-   * `STACKS_API_URL`, which may carry an API key. The devnets' endpoints are added at start (`ANCHORING=devnet`).
+   * Public endpoints announced to verifiers (`VERIFY_EVM_RPC_URLS`, `VERIFY_STACKS_API_URLS`), so a receipt can
+   * be checked against the chains without the service: the web verify page asks them, with CORS, from the
+   * user's browser. Never the service's own `EVM_RPC_URL` / `STACKS_API_URL`, which may carry an API key. The
+   * devnets' endpoints are added at start (`ANCHORING=devnet`).
    */
   verifyEndpoints: VerifyEndpoints;
   /** IPFS import: gateways, public links, timeouts, concurrency. */

@@ -46,7 +46,7 @@ export interface AppDeps {
   anchoringQueue: AnchoringQueue;
   tokens: TokenVerifier;
   memberships: MembershipLookup;
-  /** Organizations, members and invitations at the identity provider (issue 3). */
+  /** Organizations, members and invitations as the identity provider keeps them (better-auth or Clerk). */
   directory: OrganizationDirectory;
   mailer: Mailer;
   verifyCache: PublicVerifyCache;
@@ -60,7 +60,7 @@ export interface AppDeps {
   revocation: RevocationSource;
   /** Lists an uploaded PDF's own signatures for its certificate and receipt (in a bounded worker). */
   originalSignatures: OriginalSignatureReader;
-  /** Web capture (issue 15): Chromium behind the address-checking proxy; 503 per call without Chromium. */
+  /** Web capture: Chromium behind the address-checking proxy; 503 per call without Chromium. */
   capturer: WebCapturer;
   /** Each tenant's share of this instance's capture slots (`CAPTURE_TENANT_MAX`). */
   captureShare: CaptureShare;
@@ -73,8 +73,8 @@ export interface AppDeps {
   /** Team invitation mails per inviter and per organization per hour (`INVITATION_MAIL_LIMITS`). */
   invitationMailQuota: QuotaCounter;
   /**
-   * Chain endpoints announced to verifiers (`GET /api/onchain/info`, issue 16): the configured public ones,
-   * and the devnets' once they run (`startService` adds them).
+   * Chain endpoints announced to verifiers (`GET /api/onchain/info`) to check receipts without the service:
+   * the configured public ones, and the devnets' once they run (`startService` adds them).
    */
   verifyEndpoints: VerifyEndpoints;
 }

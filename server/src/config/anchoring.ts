@@ -144,9 +144,10 @@ export interface StacksAnchoringConfig {
 }
 
 /**
- * Anchoring (issue 4, README Anchoring). `off`: nothing runs, documents stay `pending`. `devnet`: the in-process
- * Hardhat (EAS) and Clarity-VM Stacks devnets are started with the service and anchored on (a fresh chain
- * every start). `configured`: the chains whose variables are set (`evm`, `stacks`; at least one).
+ * Anchoring of document hashes on public chains, so a timestamp can be checked without the service
+ * (docs/anchoring.md). `off`: nothing runs, documents stay `pending`. `devnet`: the in-process Hardhat (EAS)
+ * and Clarity-VM Stacks devnets are started with the service and anchored on (a fresh chain every start).
+ * `configured`: the chains whose variables are set (`evm`, `stacks`; at least one).
  */
 export type AnchoringConfig =
   | { mode: 'off' }
@@ -178,7 +179,10 @@ export interface AnchorReplacementConfig {
   feeBumpPercent?: number;
 }
 
-/** Chain endpoints a verifier may ask (issue 16), as `GET /api/onchain/info` announces them. */
+/**
+ * Chain endpoints a verifier may ask to check a receipt without the service, as `GET /api/onchain/info`
+ * announces them.
+ */
 export interface VerifyEndpoints {
   /** EVM JSON-RPC URLs (no trailing slash). */
   evmRpcUrls: string[];

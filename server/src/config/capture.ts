@@ -30,7 +30,10 @@ export const CaptureEnv = z.object({
 });
 export type CaptureEnv = z.infer<typeof CaptureEnv>;
 
-/** Web capture (issue 15): the browser, the bounds, and the exceptions to the public-addresses-only rule. */
+/**
+ * Web capture (a web page archived as a WACZ and notarized like an upload): the browser, the bounds, and the
+ * exceptions to the public-addresses-only rule.
+ */
 export interface CaptureSettings {
   /** The Chromium executable (`CHROMIUM_PATH`); when missing the capture route answers 503. */
   chromiumPath: string;

@@ -32,9 +32,9 @@ export const IpfsEnv = z.object({
 export type IpfsEnv = z.infer<typeof IpfsEnv>;
 
 /**
- * IPFS import (issue 14): trustless gateways the bytes are fetched from and verified (`IPFS_GATEWAYS`), the
- * public gateway of download and view links (`IPFS_PUBLIC_GATEWAY`), how long one block request and one whole
- * import may take, and how many imports run at once.
+ * IPFS import (a file notarized by its CID): trustless gateways the bytes are fetched from and verified
+ * (`IPFS_GATEWAYS`), the public gateway of download and view links (`IPFS_PUBLIC_GATEWAY`), how long one block
+ * request and one whole import may take, and how many imports run at once.
  */
 export interface IpfsConfig {
   /** Trustless gateway base URLs (no trailing slash), tried in order. */

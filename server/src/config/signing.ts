@@ -37,8 +37,9 @@ export const SigningEnv = z.object({
 export type SigningEnv = z.infer<typeof SigningEnv>;
 
 /**
- * PAdES signing of certificates (issue 5): `SIGNING_CERT` is a PKCS#12 file (`.p12`/`.pfx`, password in
- * `SIGNING_CERT_PASSWORD`) or a PEM chain (signer first) with the PEM key in `SIGNING_KEY`. Read at start.
+ * PAdES signing of certificates, so a PDF reader shows who issued a certificate and that it is unchanged:
+ * `SIGNING_CERT` is a PKCS#12 file (`.p12`/`.pfx`, password in `SIGNING_CERT_PASSWORD`) or a PEM chain (signer
+ * first) with the PEM key in `SIGNING_KEY`. Read at start.
  */
 export interface SigningConfig {
   certPath: string;
