@@ -76,7 +76,10 @@ describe('createLogger', () => {
     const log = createLogger({ level: 'info', format: 'text' }).child({ module: 'anchor' });
     log.child({ chain: 'evm' }).info({ batch: 'b1', documents: 3 }, 'batch collected');
     createLogger({ level: 'info', format: 'text' }).info('no module');
-    expect(info.mock.calls).toEqual([['[anchor] batch collected chain=evm batch=b1 documents=3'], ['no module']]);
+    expect(info.mock.calls).toEqual([
+      ['[anchor] batch collected chain=evm batch=b1 documents=3'],
+      ['no module'],
+    ]);
   });
 
   it('text on stderr (a CLI whose stdout is its product): every level through console.error', () => {
