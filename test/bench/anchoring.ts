@@ -1,5 +1,5 @@
 /**
- * Anchoring part of `npm run bench` (issue 4), called at the end of `run.ts`:
+ * Anchoring part of `npm run bench`, called at the end of `run.ts`:
  *
  * 1. Cost per batch, adapters only (no service). On the in-process Hardhat devnet with EAS
  *    (`startHardhatDevnet` + `EvmEasChain`), batches of 1, 100 and 1,000 random document hashes are turned into a
@@ -14,7 +14,7 @@
  *    `registered` on both chains (p50 and max). Then, once per rate in `BULK_CONCURRENCY`, `BULK_COUNT` 256-byte
  *    documents are uploaded with that many parallel requests; reported are the upload time and the time from
  *    the first upload to all registered on both chains, with the chain transactions this used (confirmed
- *    `anchor_tx` counts from `notary anchors:status`, after minus before). Goal (issue 17): at most
+ *    `anchor_tx` counts from `notary anchors:status`, after minus before). Goal (a burst is cut by count): at most
  *    `txPerChainFor1000` per chain at every rate (a batch closes when `ANCHOR_BATCH_MAX` documents are pending).
  */
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:catalog`: figures of the indicator catalog (issue 7, Benchmark), printed as a markdown table.
+ * `npm run bench:catalog`: figures of the indicator catalog, printed as a markdown table.
  *
  * 1. Sync throughput: a synthetic provider on 127.0.0.1 serves 10,000 definitions (10 categories, pages of
  *    100); the catalog (in this process, PGlite and the embedded vector index under a temp directory, the

@@ -1,5 +1,5 @@
 /**
- * Certificate part of `npm run bench` (issue 5). For a 1-page source (`alphatrans.pdf`, 17 KB) and a 352-page one
+ * Certificate part of `npm run bench`. For a 1-page source (`alphatrans.pdf`, 17 KB) and a 352-page one
  * (`freeculture.pdf`, 2.6 MB) from `../shared/fixtures/pdfs`, each case runs in its own process
  * (`certificate-case.ts`: one warm-up, then `RUNS` timed runs, best kept, peak RSS from `maxRSS`):
  * - baseline: pdf-lib `PDFDocument.load` + `save` of the same bytes, measured in the same run;

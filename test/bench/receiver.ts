@@ -1,5 +1,5 @@
 /**
- * Ingest baseline for `npm run bench` (see `run.ts`, issue 17): the least a Node process must do to take a
+ * Ingest baseline for `npm run bench` (see `run.ts`): the least a Node process must do to take a
  * multipart upload durably, run as its own process. Any `POST` is parsed with busboy (the service's part sizes:
  * 1 MiB); the first file part is hashed (SHA-256) while it is written to `RECEIVER_DIR/received-<n>.bin`, the
  * file is fsynced and closed (as the service's fs storage does, before its rename), and the answer is `{"sha256": "<hex>"}` (200); anything else is a 400 with the

@@ -3,7 +3,7 @@
  * machine, printed as a markdown table and written to `test/bench/results.json`. `npm run bench -- http` runs
  * parts 1 and 2 alone (printed, `results.json` left as it is).
  *
- * 1. Upload ingest (issue 17). A 200 MiB file of random bytes is streamed to a temp dir and read once (page
+ * 1. Upload ingest. A 200 MiB file of random bytes is streamed to a temp dir and read once (page
  *    cache hot); `sha256sum` and `openssl dgst -sha256` hash it once each (diagnostics only: their speed
  *    depends on the CPU's SHA extensions, not on the service). The real server is started as its own process
  *    (`node --import tsx server/src/main.ts`, embedded PGlite, fs storage, 127.0.0.1, free port, temp DATA_DIR,
@@ -18,7 +18,7 @@
  *    growth = peak - RSS just before that upload (goal < 64 MB, worst run). Diagnostics: CPU time of the
  *    receiver and of the server per upload (`/proc/<pid>/stat`), and the bench's own Node client
  *    (`http.request`) to the receiver, to show which client is faster.
- * 2. Public verify (issue 17). `GET /api/public/verify?hash=` at 50 connections with autocannon (1 s warm-up,
+ * 2. Public verify. `GET /api/public/verify?hash=` at 50 connections with autocannon (1 s warm-up,
  *    then 10 s measured) against the service (positive: the uploaded file's hash, cached; negative: a random
  *    hash, its unknown answer kept 10 s by the same cache, so read from the database once per 10 s) and a bare Express 5 app (`bare-express.ts`, own
  *    process) answering the positive body, same size. Two rounds, each service positive, bare, service
@@ -26,14 +26,14 @@
  *    average), p99 latency (ms, 2xx only, 1 ms resolution), the ratios to bare (goals: rps >= 0.8, p99 <= 1.5x),
  *    server CPU µs per request (less sensitive to other load than requests/s) and the 1-minute load average
  *    after each run. Any non-2xx answer (a 429 in particular, should rate limiting appear) is reported loudly.
- * 3. Anchoring (issue 4, `anchoring.ts`): gas/fee per document for batches of 1, 100 and 1,000 on the
+ * 3. Anchoring (`anchoring.ts`): gas/fee per document for batches of 1, 100 and 1,000 on the
  *    devnets, and time from upload to `registered` through a second server process with `ANCHORING=devnet`.
- * 4. Certificates (issue 5, `certificates.ts`): certificate time for a 1-page and a 352-page source, signed and
+ * 4. Certificates (`certificates.ts`): certificate time for a 1-page and a 352-page source, signed and
  *    unsigned, as a ratio to pdf-lib loading and saving the same file in the same run; peak memory.
  *
- * 5. Indicator catalog (issue 7, `catalog.ts`): sync throughput for 10,000 definitions, search latency p50/p95
+ * 5. Indicator catalog (`catalog.ts`): sync throughput for 10,000 definitions, search latency p50/p95
  *    with the provider's own time apart, recall@5 on the labeled query set.
- * 6. Memory and start-up (issue 17, `idle.ts`): `npm start` on the embedded defaults, time to `/health` ok and
+ * 6. Memory and start-up (`idle.ts`): `npm start` on the embedded defaults, time to `/health` ok and
  *    idle RSS/PSS of its whole process tree, with each part (PGlite, the devnets, the modules) measured alone.
  *    Alone: `npm run bench -- idle` (results printed, `results.json` left as it is).
  *
@@ -149,7 +149,7 @@ interface LoadRun extends LoadResult {
   loadAverage: number;
 }
 
-/** Parts 1 and 2 (issue 17): ingest against the minimal receiver, public verify against bare Express. */
+/** Parts 1 and 2: ingest against the minimal receiver, public verify against bare Express. */
 interface HttpResults {
   file: { bytes: number; sha256: string };
   serverStartS: number;
@@ -207,12 +207,12 @@ interface Machine {
 interface Results extends HttpResults {
   date: string;
   machine: Machine;
-  /** Issue 4: anchoring cost per batch and latency to `registered` (see `anchoring.ts`). */
+  /** Anchoring cost per batch and latency to `registered` (see `anchoring.ts`). */
   anchoring: AnchoringResults;
   certificates: CertificateResults;
-  /** Issue 7: catalog sync throughput, search latency, recall@5 (see `catalog.ts`). */
+  /** Catalog sync throughput, search latency, recall@5 (see `catalog.ts`). */
   catalog: CatalogBenchResults;
-  /** Issue 17: `npm start` time to `/health` ok, idle RSS/PSS and its breakdown (see `idle.ts`). */
+  /** `npm start` time to `/health` ok, idle RSS/PSS and its breakdown (see `idle.ts`). */
   idle: IdleResults;
 }
 
