@@ -39,6 +39,10 @@ import { Tenant } from '@notary/server/db/entities';
 import { buildMerkleTree } from '@notary/server/domain/anchoring/merkle';
 import { runOperatorCommand } from '@notary/server/domain/operator/commands';
 import { DEVNET_EAS_CONTRACTS, DEVNET_EVM_NETWORK } from '@notary/server/ports/chains';
+import { CID } from 'multiformats/cid';
+import * as raw from 'multiformats/codecs/raw';
+import { create as createDigest } from 'multiformats/hashes/digest';
+import { sha256 } from 'multiformats/hashes/sha2';
 import pg from 'pg';
 
 export const SEED_USAGE = `Usage: npm run bench -- seed --documents N --email E [options]
@@ -362,28 +366,9 @@ function crockford50(v: bigint): string {
   return out;
 }
 
-/** RFC 4648 base32, lower case, unpadded: the multibase `b` of CIDv1. */
-function base32(bytes: Uint8Array): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(buffer >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += alphabet[(buffer << (5 - bits)) & 31];
-  return out;
-}
-
 /** CIDv1 raw of a SHA-256 digest (`bafkrei...`), what an IPFS import of a one-block file names. */
 function rawCid(digest: Buffer): string {
-  return `b${base32(Buffer.concat([Buffer.from([0x01, 0x55, 0x12, 0x20]), digest]))}`;
+  return CID.createV1(raw.code, createDigest(sha256.code, digest)).toString();
 }
 
 /** A devnet Stacks deployer (Clarinet's default); the contract name is the service's. */
