@@ -42,7 +42,7 @@ import { startOrgDeletionJob } from './jobs/org-deletion';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
 import { startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
 import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
-import { type AnchoringQueue, idleAnchoringQueue } from './ports/queue';
+import { type AnchoringQueue, idleAnchoringQueue } from './ports/anchoring-queue';
 import type { ObjectStorage } from './ports/storage';
 import { resolveSecret } from './secret';
 

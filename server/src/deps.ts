@@ -12,7 +12,7 @@ import type { TokenVerifier } from './ports/identity';
 import type { IpfsGateways } from './ports/ipfs';
 import type { Mailer } from './ports/mail';
 import type { OriginalSignatureReader } from './ports/original-signatures';
-import type { AnchoringQueue } from './ports/queue';
+import type { AnchoringQueue } from './ports/anchoring-queue';
 import type { QuotaCounter, RateLimiter } from './ports/rate-limit';
 import type { RevocationSource } from './ports/revocation';
 import type { DocumentSigner } from './ports/signer';

@@ -4,7 +4,7 @@ import type { PgliteConnection } from '@mikro-orm/pglite';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { type Db, fromKysely, fromPglite, PgBoss } from 'pg-boss';
 import type { Database } from '../db';
-import type { AnchoringQueue } from '../ports/queue';
+import type { AnchoringQueue } from '../ports/anchoring-queue';
 
 /**
  * pg-boss on the service's own database, so a job commits with the rows that need it: PostgreSQL through its connection

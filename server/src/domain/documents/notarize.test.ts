@@ -12,7 +12,7 @@ import { FsObjectStorage } from '../../adapters/storage/fs';
 import { type Database, openDatabase } from '../../db';
 import { Document, Tenant, type TenantEntity } from '../../db/entities';
 import type { FreeSpace } from '../../ports/free-space';
-import type { AnchoringQueue } from '../../ports/queue';
+import type { AnchoringQueue } from '../../ports/anchoring-queue';
 import type { Actor } from '../tenancy/actor';
 import { DISK_RECHECK_BYTES } from './disk-floor';
 import { type IntakeSource, type NotarizeDeps, notarize } from './notarize';

@@ -5,7 +5,7 @@ import { type Log, silentLog } from '@notary/platform/log';
 import { AppError, LIMITS } from '@notary/shared';
 import type { DocumentEntity } from '../../db/entities';
 import type { FreeSpace } from '../../ports/free-space';
-import type { AnchoringQueue } from '../../ports/queue';
+import type { AnchoringQueue } from '../../ports/anchoring-queue';
 import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';

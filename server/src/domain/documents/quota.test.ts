@@ -10,7 +10,7 @@ import { createTestDatabase } from '../../../../test/harness/postgres';
 import { FsObjectStorage } from '../../adapters/storage/fs';
 import { type Database, openDatabase } from '../../db';
 import { Tenant, type TenantEntity } from '../../db/entities';
-import type { AnchoringQueue } from '../../ports/queue';
+import type { AnchoringQueue } from '../../ports/anchoring-queue';
 import { AcervoFeedCache } from '../acervo/cache';
 import type { Actor } from '../tenancy/actor';
 import { deleteDocumentUnderLgpd } from './lgpd-deletion';
