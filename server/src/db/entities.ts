@@ -358,7 +358,7 @@ export type DocumentTimestampEntity = InferEntity<typeof DocumentTimestamp>;
  * How a document is shared (spec, Access policy; README, Sharing): a `link` (its opaque token stored only as
  * `tokenHash`, SHA-256 hex), the document's `public` access, `wallet` or `email` addresses (`addresses`, lower
  * case). `accessCount` grows by one per successful access through one conditional UPDATE that never passes
- * `maxAccesses` (`domain/access/access.ts`). `revokedAt` is set by a manager or by an LGPD deletion.
+ * `maxAccesses` (`domain/sharing/access.ts`). `revokedAt` is set by a manager or by an LGPD deletion.
  */
 export const AccessPolicy = defineEntity({
   name: 'AccessPolicy',

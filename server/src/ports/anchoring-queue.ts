@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 
 /**
- * What the domain needs from the job queue (DESIGN.md, The main job, step 3): the anchoring of a new document
+ * What the domain needs from the job queue: the anchoring of a new document
  * is requested inside the transaction that writes its row, so that either both exist or neither.
  * Adapter: pg-boss on the service's own database (`jobs/boss.ts`), wired by the composition root.
  */

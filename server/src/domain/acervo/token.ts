@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { type AcervoTokenCreatedDto, type AcervoTokenStatusDto, AppError } from '@notary/shared';
 import { AcervoToken } from '../../db/entities';
-import { newOpaqueToken, sha256Hex } from '../access/tokens';
+import { newOpaqueToken, sha256Hex } from '../sharing/tokens';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';
 

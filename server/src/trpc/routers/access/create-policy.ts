@@ -1,5 +1,5 @@
 import { CreateAccessPolicyInputSchema, CreatedAccessPolicySchema, ResourceId } from '@notary/shared';
-import { createAccessPolicy } from '../../../domain/access/policies';
+import { createAccessPolicy } from '../../../domain/sharing/policies';
 import { authedProcedure } from '../../trpc';
 
 /**

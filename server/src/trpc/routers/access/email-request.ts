@@ -1,5 +1,5 @@
 import { EmailAccessRequestInputSchema, EmailAccessRequestSchema, ResourceId } from '@notary/shared';
-import { requestEmailAccess } from '../../../domain/access/access';
+import { requestEmailAccess } from '../../../domain/sharing/access';
 import { publicProcedure } from '../../trpc';
 
 /**

@@ -1,6 +1,6 @@
 import { AccessPolicyListSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
-import { listAccessPolicies } from '../../../domain/access/policies';
+import { listAccessPolicies } from '../../../domain/sharing/policies';
 import { authedProcedure } from '../../trpc';
 
 /** `GET /api/documents/{id}/access-policies`: every policy of the document (revoked included), newest first. */

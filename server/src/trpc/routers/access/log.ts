@@ -1,6 +1,6 @@
 import { AccessLogSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
-import { readAccessLog } from '../../../domain/access/log';
+import { readAccessLog } from '../../../domain/sharing/log';
 import { authedProcedure } from '../../trpc';
 
 /**

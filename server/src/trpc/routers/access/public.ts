@@ -1,6 +1,6 @@
 import { ResourceId, ShareAccessSchema } from '@notary/shared';
 import { z } from 'zod';
-import { accessPublic } from '../../../domain/access/access';
+import { accessPublic } from '../../../domain/sharing/access';
 import { publicProcedure } from '../../trpc';
 
 /** `GET /access/public/{documentId}` (spec): a presigned URL through the document's public policy. */

@@ -1,6 +1,6 @@
 import { OkSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
-import { revokeAccessPolicy } from '../../../domain/access/policies';
+import { revokeAccessPolicy } from '../../../domain/sharing/policies';
 import { authedProcedure } from '../../trpc';
 
 /** `DELETE /api/documents/{id}/access-policies/{policyId}`: revokes the policy at once (idempotent). */

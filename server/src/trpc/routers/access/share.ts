@@ -1,6 +1,6 @@
 import { ShareAccessSchema } from '@notary/shared';
 import { z } from 'zod';
-import { accessByShareLink } from '../../../domain/access/access';
+import { accessByShareLink } from '../../../domain/sharing/access';
 import { publicProcedure } from '../../trpc';
 
 /** `GET /share/{token}` (spec): a presigned URL through a share link; every success is counted and logged. */

@@ -1,5 +1,5 @@
 import { ResourceId, ShareAccessSchema, WalletAccessInputSchema } from '@notary/shared';
-import { accessByWallet } from '../../../domain/access/access';
+import { accessByWallet } from '../../../domain/sharing/access';
 import { publicProcedure } from '../../trpc';
 
 /**
