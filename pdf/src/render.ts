@@ -11,8 +11,8 @@ import type { CertificateData, CertificateLanguage } from './model';
 import type { SignaturePlaceholderOptions } from './placeholder';
 import { checkScreenshotHeader } from './png';
 import { renderSeparate } from './separate';
+import { boundReason, type StampOutcome } from './stamp-source';
 import type { CertificateJob, CertificateJobOutcome } from './stamp-worker';
-import { boundReason, type StampOutcome } from './stamped';
 
 export type { PdfAttachment } from './attachment';
 export type { SignaturePlaceholderOptions } from './placeholder';

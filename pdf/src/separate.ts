@@ -5,7 +5,7 @@ import { embedFonts } from './fonts';
 import { stringsFor } from './i18n';
 import type { CertificateData } from './model';
 import { addSignaturePlaceholder } from './placeholder';
-import type { StampOptions } from './stamped';
+import type { StampOptions } from './stamp-source';
 
 /**
  * The standalone certificate of `data` (its own PDF; nothing of an original is parsed). `screenshot` says how a

@@ -11,7 +11,7 @@ import { serveBoundedJobs } from './bounded-worker';
 import { PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES } from './bounds';
 import type { CertificateData } from './model';
 import { renderSeparate } from './separate';
-import { boundReason, type StampOptions, type StampOutcome, stampSource } from './stamped';
+import { boundReason, type StampOptions, type StampOutcome, stampSource } from './stamp-source';
 
 /**
  * One job as posted to the worker (structured clone: `Date`s and bytes survive): `stamp` the source PDF, or

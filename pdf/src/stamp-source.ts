@@ -16,8 +16,8 @@ import { createCertificatePages, placeScreenshot } from './certificate-page';
 import { embedFonts } from './fonts';
 import { IncrementalUpdate, inspectOriginal, UnsoundPdfError } from './incremental';
 import type { CertificateData, CertificateLanguage } from './model';
+import { collectPages, PageTreeError, stampPages } from './page-mark';
 import { addSignaturePlaceholder, type SignaturePlaceholderOptions } from './placeholder';
-import { collectPages, PageTreeError, stampPages } from './stamp';
 
 /** What stamping needs besides the data and the source. */
 export interface StampOptions {
