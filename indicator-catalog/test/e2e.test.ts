@@ -11,9 +11,9 @@ import { bootstrap } from '../src/bootstrap';
 import type { ProviderView } from '../src/providers/schemas';
 import type { SearchResponse } from '../src/search/schemas';
 import type { SyncStatusView } from '../src/sync/status';
-import { allowProviders, request, startTestCatalog, type TestCatalog } from '../test-support/harness';
-import { type OpenAIServer, startOpenAIServer } from '../test-support/openai-server';
-import { type QdrantServer, startQdrantServer } from '../test-support/qdrant-server';
+import { allowProviders, request, startTestCatalog, type TestCatalog } from '../test-support/harness.testing';
+import { type OpenAIServer, startOpenAIServer } from '../test-support/openai-server.testing';
+import { type QdrantServer, startQdrantServer } from '../test-support/qdrant-server.testing';
 
 /**
  * Sync and search end to end: the reference provider over the real IBGE data, the catalog over HTTP, the real `openai`

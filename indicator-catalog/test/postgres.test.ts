@@ -3,9 +3,9 @@ import { createTestDatabase } from '../../test/harness/postgres';
 import { registerProvider } from '../src/providers/service';
 import type { SearchResponse } from '../src/search/schemas';
 import type { SyncStatusView } from '../src/sync/status';
-import { type FixtureProvider, startFixtureProvider } from '../test-support/fixture-provider';
-import { allowProviders, request, startTestCatalog, type TestCatalog } from '../test-support/harness';
-import { type QdrantServer, startQdrantServer } from '../test-support/qdrant-server';
+import { type FixtureProvider, startFixtureProvider } from '../test-support/fixture-provider.testing';
+import { allowProviders, request, startTestCatalog, type TestCatalog } from '../test-support/harness.testing';
+import { type QdrantServer, startQdrantServer } from '../test-support/qdrant-server.testing';
 
 /**
  * The production shape: two catalog instances on one PostgreSQL database (the machine's, a throwaway

@@ -4,8 +4,8 @@ import { type RunningProvider, startReferenceProvider } from '../reference-provi
 import { loadConfig } from '../src/config';
 import { createEmbedder, type Embedder, LocalEmbedder } from '../src/embeddings';
 import { registerProvider } from '../src/providers/service';
-import { allowProviders, startTestCatalog, type TestCatalog } from '../test-support/harness';
-import { LABELED_QUERIES, measureRecall } from '../test-support/labeled-queries';
+import { allowProviders, startTestCatalog, type TestCatalog } from '../test-support/harness.testing';
+import { LABELED_QUERIES, measureRecall } from '../test-support/labeled-queries.testing';
 
 /**
  * recall@5 of the configured embedder (the local one unless OPENAI_API_KEY is set; a non-loopback

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedWorkerPool, WorkerBoundError } from './bounded-worker';
-import type { FixtureJob } from './bounded-worker.fixture';
+import type { FixtureJob } from './bounded-worker.testing';
 
 /** The pool against a real worker thread (TypeScript entry loaded through tsx, as in production). */
 
-const ENTRY = new URL('./bounded-worker.fixture.ts', import.meta.url);
+const ENTRY = new URL('./bounded-worker.testing.ts', import.meta.url);
 
 function pool(options: Partial<{ maxIdle: number; maxJobsPerWorker: number; deadlineMs: number }> = {}) {
   return new BoundedWorkerPool<FixtureJob, number>(

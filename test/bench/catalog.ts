@@ -34,10 +34,10 @@ import { registerProvider } from '../../indicator-catalog/src/providers/service'
 import {
   startFixtureProvider,
   syntheticCatalog,
-} from '../../indicator-catalog/test-support/fixture-provider';
-import { LABELED_QUERIES, measureRecall } from '../../indicator-catalog/test-support/labeled-queries';
-import { startOpenAIServer } from '../../indicator-catalog/test-support/openai-server';
-import { startQdrantServer } from '../../indicator-catalog/test-support/qdrant-server';
+} from '../../indicator-catalog/test-support/fixture-provider.testing';
+import { LABELED_QUERIES, measureRecall } from '../../indicator-catalog/test-support/labeled-queries.testing';
+import { startOpenAIServer } from '../../indicator-catalog/test-support/openai-server.testing';
+import { startQdrantServer } from '../../indicator-catalog/test-support/qdrant-server.testing';
 
 const DEFINITIONS = 10_000;
 const PAGE_SIZE = 100;

@@ -15,21 +15,21 @@ import type { LocalFile, SessionInfo, SessionState } from '../../desktop/src/com
 import { NotaryClient } from '../../desktop/src/common/client';
 import { EVENTS, type IpcResult } from '../../desktop/src/common/ipc';
 import { MainController } from '../../desktop/src/main/controller';
-import { registerIpcHandlers } from '../../desktop/src/main/ipc';
-import { isAppUrl } from '../../desktop/src/main/navigation';
 import {
   BrowserWindow,
   dialog,
   ipcMain,
   safeStorage,
   shell,
-} from '../../desktop/src/main/testing/electron-stand-in';
+} from '../../desktop/src/main/electron-stand-in.testing';
+import { registerIpcHandlers } from '../../desktop/src/main/ipc';
+import { isAppUrl } from '../../desktop/src/main/navigation';
 import { mailbox, mailedCode } from '../harness/dev-mailbox';
 import { FIXTURES_DIR, sha256sum } from '../harness/fixtures';
 import { startTestService, type TestService } from '../harness/service';
 import { freshEmail } from '../harness/tenants';
 
-vi.mock('electron', () => import('../../desktop/src/main/testing/electron-stand-in'));
+vi.mock('electron', () => import('../../desktop/src/main/electron-stand-in.testing'));
 
 const APP = 'app://notary/index.html';
 const PDF = path.join(FIXTURES_DIR, 'pdfs/tracemonkey.pdf');

@@ -3,7 +3,7 @@ import type { VerifyReport } from '@notary/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../../test/harness/pki';
 import { startTestTsa, type TestTsa } from '../../../test/harness/tsa';
-import { signedCertificate } from '../main/testing/signed-certificate';
+import { signedCertificate } from '../main/signed-certificate.testing';
 import {
   AnchorFileError,
   anchorCertificates,

@@ -18,11 +18,11 @@ import type { IpcResult } from '../common/ipc';
 import { captureErrorText, captureRecord } from '../renderer/capture';
 import { translator } from '../renderer/i18n';
 import { MainController } from './controller';
+import { BrowserWindow, ipcMain } from './electron-stand-in.testing';
 import { registerIpcHandlers } from './ipc';
 import { isAppUrl } from './navigation';
-import { BrowserWindow, ipcMain } from './testing/electron-stand-in';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 const APP = 'app://notary/index.html';
 const DOC_ID = '0b6f2c1e-7d5a-4e8b-9c3f-2a1d4e5f6a7b';

@@ -21,12 +21,12 @@ import {
 import type { IpcResult } from '../common/ipc';
 import { readFileAtMost, withoutRedirects } from './certificate-check';
 import { MainController } from './controller';
+import { BrowserWindow, ipcMain } from './electron-stand-in.testing';
 import { registerIpcHandlers } from './ipc';
 import { isAppUrl } from './navigation';
-import { BrowserWindow, ipcMain } from './testing/electron-stand-in';
-import { pdfWithReceiptStream, receiptOf, signedCertificate } from './testing/signed-certificate';
+import { pdfWithReceiptStream, receiptOf, signedCertificate } from './signed-certificate.testing';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 /**
  * The verify screen's certificate check in Electron main (through its IPC channel, as the renderer calls it)

@@ -19,12 +19,12 @@ import { startTestTsa, type TestTsa } from '../../../test/harness/tsa';
 import type { SavedFile } from '../common/bridge';
 import type { IpcResult } from '../common/ipc';
 import { MainController } from './controller';
+import { BrowserWindow, dialog, ipcMain, shell } from './electron-stand-in.testing';
 import { registerIpcHandlers } from './ipc';
 import { isAppUrl } from './navigation';
-import { BrowserWindow, dialog, ipcMain, shell } from './testing/electron-stand-in';
 import { EncryptedTokenStore } from './token-store';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 const run = promisify(execFile);
 const APP = 'app://notary/index.html';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ClientError } from '../common/errors';
 import { hashFile } from './hash';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../../shared/fixtures');
 

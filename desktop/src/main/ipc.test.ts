@@ -7,11 +7,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { LocalFile } from '../common/bridge';
 import { CHANNELS, type Channel, EVENTS, type IpcResult } from '../common/ipc';
 import { MainController } from './controller';
+import { BrowserWindow, ipcMain } from './electron-stand-in.testing';
 import { type IpcHandlers, registerIpcHandlers } from './ipc';
 import { isAppUrl } from './navigation';
-import { BrowserWindow, ipcMain } from './testing/electron-stand-in';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 const APP = 'app://notary/index.html';
 const FIXTURE = path.resolve(import.meta.dirname, '../../../../shared/fixtures/pdfs/tracemonkey.pdf');

@@ -20,11 +20,11 @@ import type { IpcResult } from '../common/ipc';
 import { translator } from '../renderer/i18n';
 import { ipfsImportErrorText } from '../renderer/ipfs';
 import { MainController } from './controller';
+import { BrowserWindow, ipcMain, shell } from './electron-stand-in.testing';
 import { registerIpcHandlers } from './ipc';
 import { isAppUrl } from './navigation';
-import { BrowserWindow, ipcMain, shell } from './testing/electron-stand-in';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 const APP = 'app://notary/index.html';
 /** CIDv1 (raw, sha2-256) of `hello world`, and the CIDv0 of the go-ipfs readme folder. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { StandInWebContents, shell } from './electron-stand-in.testing';
 import {
   APP_ENTRY,
   type ExternalContext,
@@ -8,10 +9,9 @@ import {
   isExternalAllowed,
 } from './navigation';
 import { RENDERER_CSP, resolveAppAsset } from './protocol';
-import { StandInWebContents, shell } from './testing/electron-stand-in';
 import { secureWebPreferences } from './window';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 const context: ExternalContext = {
   serverUrl: 'http://localhost:3000',

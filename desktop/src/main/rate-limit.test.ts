@@ -17,11 +17,11 @@ import { clientErrorFrom } from '../common/errors';
 import type { IpcResult } from '../common/ipc';
 import { errorText, translator } from '../renderer/i18n';
 import { MainController } from './controller';
+import { BrowserWindow, ipcMain } from './electron-stand-in.testing';
 import { registerIpcHandlers } from './ipc';
 import { isAppUrl } from './navigation';
-import { BrowserWindow, ipcMain } from './testing/electron-stand-in';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');

@@ -7,12 +7,12 @@ import { ClientError } from '../common/errors';
 import type { IpcResult } from '../common/ipc';
 import { errorText, translator } from '../renderer/i18n';
 import { MainController } from './controller';
+import { BrowserWindow, ipcMain } from './electron-stand-in.testing';
 import { registerIpcHandlers } from './ipc';
 import { isAppUrl } from './navigation';
 import { DEFAULT_SERVER_URL, isLoopbackHost, normalizeServerUrl, SettingsStore } from './settings';
-import { BrowserWindow, ipcMain } from './testing/electron-stand-in';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 const APP = 'app://notary/index.html';
 

@@ -2,10 +2,10 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { safeStorage, safeStorageState } from './testing/electron-stand-in';
+import { safeStorage, safeStorageState } from './electron-stand-in.testing';
 import { EncryptedTokenStore } from './token-store';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 const TOKEN = 'sessiontoken.KJ4Zb2yTq9lP0aW3uV7xN1mC5eR8sD6f';
 const ORIGIN = 'http://localhost:3000';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { uploadFile } from './upload';
 
-vi.mock('electron', () => import('./testing/electron-stand-in'));
+vi.mock('electron', () => import('./electron-stand-in.testing'));
 
 /** A promise with its resolver, for the test server's signals. */
 function signal<T>(): { promise: Promise<T>; resolve: (value: T) => void } {

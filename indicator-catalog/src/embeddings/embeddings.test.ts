@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CountingEmbedder } from '../../test-support/harness';
-import { type OpenAIServer, startOpenAIServer } from '../../test-support/openai-server';
+import { CountingEmbedder } from '../../test-support/harness.testing';
+import { type OpenAIServer, startOpenAIServer } from '../../test-support/openai-server.testing';
 import { fold, stem, synonymHeads } from '../text/portuguese';
 import { LocalEmbedder } from './local';
 import { OpenAIEmbedder } from './openai';

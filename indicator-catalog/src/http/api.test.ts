@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, startTestCatalog, type TestCatalog } from '../../test-support/harness';
+import { request, startTestCatalog, type TestCatalog } from '../../test-support/harness.testing';
 import type { ProviderView } from '../providers/schemas';
 
 const TOKEN = 'admin-token-0123456789';

@@ -1,7 +1,12 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider';
-import { allowProviders, request, startTestCatalog, type TestCatalog } from '../../test-support/harness';
+import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider.testing';
+import {
+  allowProviders,
+  request,
+  startTestCatalog,
+  type TestCatalog,
+} from '../../test-support/harness.testing';
 import type { ProviderView } from '../providers/schemas';
 import type { SearchResponse } from '../search/schemas';
 import type { SyncStatusView } from '../sync/status';

@@ -1,7 +1,7 @@
 import { parseAllowList } from '@notary/platform/net/address-policy';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider';
-import { allowProviders } from '../../test-support/harness';
+import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider.testing';
+import { allowProviders } from '../../test-support/harness.testing';
 import { MAX_PROVIDER_BODY_BYTES, ProviderEgress, type Resolver } from './egress';
 import { GeoIndicaRestConnector } from './geo-indica-rest';
 import { ProviderError } from './http-client';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider';
+import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider.testing';
 import {
   allowProviders,
   CountingEmbedder,
   request,
   startTestCatalog,
   type TestCatalog,
-} from '../../test-support/harness';
+} from '../../test-support/harness.testing';
 import { Provider } from '../db/entities';
 import { LocalEmbedder } from '../embeddings/local';
 import { registerProvider } from '../providers/service';

@@ -3,14 +3,14 @@ import {
   type FixtureDefinition,
   type FixtureProvider,
   startFixtureProvider,
-} from '../../test-support/fixture-provider';
+} from '../../test-support/fixture-provider.testing';
 import {
   allowProviders,
   CountingEmbedder,
   request,
   startTestCatalog,
   type TestCatalog,
-} from '../../test-support/harness';
+} from '../../test-support/harness.testing';
 import { Indicator, Provider, type SyncProgress } from '../db/entities';
 import { LocalEmbedder } from '../embeddings/local';
 import type { ProviderView } from '../providers/schemas';

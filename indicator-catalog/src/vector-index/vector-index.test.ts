@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type QdrantServer, startQdrantServer } from '../../test-support/qdrant-server';
+import { type QdrantServer, startQdrantServer } from '../../test-support/qdrant-server.testing';
 import { LocalEmbedder } from '../embeddings/local';
 import { EmbeddedVectorIndex } from './embedded';
 import { pointId } from './point-id';

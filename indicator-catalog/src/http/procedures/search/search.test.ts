@@ -2,8 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FixtureProvider, startFixtureProvider } from '../../../../test-support/fixture-provider';
-import { allowProviders } from '../../../../test-support/harness';
+import {
+  type FixtureProvider,
+  startFixtureProvider,
+} from '../../../../test-support/fixture-provider.testing';
+import { allowProviders } from '../../../../test-support/harness.testing';
 import { type Catalog, openCatalog } from '../../../catalog';
 import { loadConfig } from '../../../config';
 import { createInnerContext } from '../../context';

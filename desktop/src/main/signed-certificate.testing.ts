@@ -10,8 +10,8 @@ import { deflateSync } from 'node:zlib';
 import { signPdf } from '@notary/pdf/pades';
 import { TsaClient } from '@notary/verify/tsa-client';
 import { PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
-import { addPlaceholder, pemCmsSigner } from '../../../../test/harness/pades-pdfs';
-import type { TestPki } from '../../../../test/harness/pki';
+import { addPlaceholder, pemCmsSigner } from '../../../test/harness/pades-pdfs';
+import type { TestPki } from '../../../test/harness/pki';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest();
 
