@@ -41,8 +41,8 @@ import { startJobQueue } from './jobs/boss';
 import { startOrgDeletionJob } from './jobs/org-deletion';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
 import { startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
-import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
 import { type AnchoringQueue, idleAnchoringQueue } from './ports/anchoring-queue';
+import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
 import type { ObjectStorage } from './ports/storage';
 import { resolveSecret } from './secret';
 

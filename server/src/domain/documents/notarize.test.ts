@@ -11,8 +11,8 @@ import { simulatedDisk, usedBytes } from '../../adapters/free-space/simulated.te
 import { FsObjectStorage } from '../../adapters/storage/fs';
 import { type Database, openDatabase } from '../../db';
 import { Document, Tenant, type TenantEntity } from '../../db/entities';
-import type { FreeSpace } from '../../ports/free-space';
 import type { AnchoringQueue } from '../../ports/anchoring-queue';
+import type { FreeSpace } from '../../ports/free-space';
 import type { Actor } from '../tenancy/actor';
 import { DISK_RECHECK_BYTES } from './disk-floor';
 import { type IntakeSource, type NotarizeDeps, notarize } from './notarize';

@@ -13,8 +13,8 @@ import {
   type ViewDto,
 } from '@notary/shared';
 import { Document, type DocumentEntity } from '../../db/entities';
-import type { IpfsGateways } from '../../ports/ipfs';
 import type { AnchoringQueue } from '../../ports/anchoring-queue';
+import type { IpfsGateways } from '../../ports/ipfs';
 import type { ObjectStorage } from '../../ports/storage';
 import type { Actor } from '../tenancy/actor';
 import { TENANT_FILTER } from '../tenancy/scope';
