@@ -13,7 +13,7 @@ import {
   manyObjectsPdf,
   objectStreamBombPdf,
   xrefStreamBombPdf,
-} from './hostile-pdfs';
+} from './hostile-pdfs.testing';
 import type { CertificateData } from './model';
 import { renderCertificate } from './render';
 

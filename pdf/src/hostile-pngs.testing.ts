@@ -5,7 +5,7 @@
  * more than their declared size.
  */
 import { crc32, deflateSync } from 'node:zlib';
-import { deflatePrefixAndZeros } from './hostile-pdfs';
+import { deflatePrefixAndZeros } from './hostile-pdfs.testing';
 import { paeth } from './incremental';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PDF_WORKER_DEADLINE_MS } from '@notary/pdf/bounds';
-import { objectStreamBombPdf, xrefStreamBombPdf } from '@notary/pdf/hostile-pdfs';
+import { objectStreamBombPdf, xrefStreamBombPdf } from '@notary/pdf/hostile-pdfs.testing';
 import {
   certificateRenders,
   MAX_CONCURRENT_RENDERS,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { deflatePrefixAndZeros, objectStreamBombPdf } from '@notary/pdf/hostile-pdfs';
+import { deflatePrefixAndZeros, objectStreamBombPdf } from '@notary/pdf/hostile-pdfs.testing';
 import type { VerifyReport } from '@notary/verify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES_DIR } from '../../../test/harness/fixtures';

@@ -10,7 +10,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { manyObjectsPdf, objectStreamBombPdf, xrefStreamBombPdf } from '@notary/pdf/hostile-pdfs';
+import { manyObjectsPdf, objectStreamBombPdf, xrefStreamBombPdf } from '@notary/pdf/hostile-pdfs.testing';
 import { appendDocumentTimestamp, appendValidationData } from '@notary/pdf/ltv';
 import { readPdfSignatures } from '@notary/verify/pdf-signatures';
 import type { ReceiptOriginalSignature, ReceiptOriginalSignatures } from '@notary/verify/receipt';
