@@ -4,7 +4,7 @@
  * so "encrypted" really means encrypted), `ipcMain` (a handler table the test can invoke), `shell` and
  * `dialog` (recorded, answers set by the test), `protocol`, and `WebContents`-like objects.
  *
- * Use: `vi.mock('electron', () => import('<path>/electron-stand-in'))`.
+ * Use: `vi.mock('electron', () => import('<path>/electron-stand-in.testing'))`.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
