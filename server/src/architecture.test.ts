@@ -6,7 +6,7 @@ const SRC = import.meta.dirname;
 const ROOT = path.resolve(SRC, '../..');
 
 /** A test file: never checked by the layer rules (tests may wire anything). */
-const TEST = /\.test\.tsx?$|\.fixture\.ts$/;
+const TEST = /\.test\.tsx?$/;
 /** Test support beside the code: checked like its folder, but no product file may import it. */
 const TEST_SUPPORT = /\.testing\.tsx?$/;
 
@@ -214,6 +214,7 @@ describe('architecture: which folder may import which', () => {
       'verifier/src',
       'server/src',
       'indicator-catalog',
+      'desktop/src',
     ];
     const bad = workspaces.flatMap((w) =>
       workspaceBreaches(
