@@ -1,5 +1,5 @@
 /**
- * One part of the memory breakdown of `npm run bench` (`idle.ts`, issue 17), alone in this process:
+ * One part of the memory breakdown of `npm run bench` (`idle.ts`), alone in this process:
  * `node --import tsx test/bench/idle-part.ts <part> <dir>`, `dir` an empty temp directory for its data.
  * It loads the part's modules, waits until the process is idle (RSS stable), measures, then starts the part,
  * waits for idle again and measures; prints one JSON line `{ part, loaded, running, startMs }`

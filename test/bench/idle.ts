@@ -1,5 +1,5 @@
 /**
- * Memory and start-up part of `npm run bench` (issue 17; alone: `npm run bench -- idle`, results printed only).
+ * Memory and start-up part of `npm run bench` (alone: `npm run bench -- idle`, results printed only).
  *
  * 1. `npm start` itself, on the embedded defaults (PGlite, fs storage, both devnets), all processes counted:
  *    `npm start` is spawned in its own process group with a temp `DATA_DIR` and a free `PORT`; start-up time

@@ -77,7 +77,7 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   };
   const cors = corsPolicy(deps.config.allowedOrigins, () => deps.publicUrl);
   const publicVerify = publicVerifyRoute(deps);
-  // The busiest public route (issue 17, public-verify.ts): its GET runs the same stages as below, in the same
+  // The busiest public route (public-verify.ts): its GET runs the same stages as below, in the same
   // order, without the router walking the layers in between.
   app.use(
     publicVerifyLane(PUBLIC_VERIFY_PATH, [logging, securityHeaders, cors, rejectNulBytes, publicVerify]),
@@ -101,7 +101,7 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   );
   // The service's own origin (PUBLIC_URL, or the computed one) is always allowed: the web client at /app/.
   app.use(cors);
-  // The busiest public route, ahead of the routes and parsers it does not use (issue 17: public-verify.ts).
+  // The busiest public route, ahead of the routes and parsers it does not use (public-verify.ts).
   app.get(PUBLIC_VERIFY_PATH, rejectNulBytes, publicVerify);
 
   // Before any body parser: these read the raw request themselves.

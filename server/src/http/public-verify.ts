@@ -14,7 +14,7 @@ import {
 /**
  * `GET /api/public/verify?hash=` (spec: public verification), served without the tRPC caller: the busiest
  * public route, where the caller's per-request work (a proxy per call, a context object spread at each of
- * four middlewares, output validation) cost more than the cached answer itself (issue 17, profiled with
+ * four middlewares, output validation) cost more than the cached answer itself (profiled with
  * `--cpu-prof`). It answers exactly what the `public.verify` procedure answers, which stays the route of the
  * tRPC face and of the OpenAPI document: the same limits (`global` and `publicVerify`, counted before the
  * input is validated, as the procedure's middleware does), the same input schema, the same domain function
