@@ -1,3 +1,4 @@
+import { errorMessage } from '@notary/shared';
 /**
  * The client's one error type. Every failure the UI can meet (server down, session expired, 403 role, 413 too
  * large, 429 rate limited, a refused IPC payload...) becomes a `ClientError` with a `kind` the renderer turns
@@ -188,8 +189,5 @@ export function toClientError(e: unknown): ClientError {
   if (isClientError(e)) return e;
   if (e instanceof Error && e.name === 'AbortError')
     return new ClientError({ kind: 'cancelled', message: 'Cancelled' });
-  return new ClientError(
-    { kind: 'server', message: e instanceof Error ? e.message : String(e) },
-    { cause: e },
-  );
+  return new ClientError({ kind: 'server', message: errorMessage(e) }, { cause: e });
 }

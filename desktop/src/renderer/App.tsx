@@ -1,4 +1,4 @@
-import type { OnchainInfoDto } from '@notary/shared';
+import { errorMessage, type OnchainInfoDto } from '@notary/shared';
 import { Component, type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import type { AppSettings, Bridge, Language, SessionInfo } from '../common/bridge';
 import { AppContext, type AppContextValue, useApp, useOptionalApp } from './app-context';
@@ -385,7 +385,7 @@ function StartupFailure({
 function ErrorNoticeStandalone({ error, serverUrl }: { error: unknown; serverUrl: string }) {
   const ctx = useOptionalApp();
   if (ctx) return <ErrorNotice error={error} />;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return (
     <p className="muted">
       {serverUrl} {message}

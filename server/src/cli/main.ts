@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '@notary/shared';
 import { createCore, publicUrlFor, serviceLogger } from '../bootstrap';
 import { loadConfig } from '../config';
 import { type OperatorCommand, runOperatorCommand } from '../domain/operator/commands';
@@ -127,6 +128,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`${errorMessage(e)}\n`);
   process.exit(1);
 });
