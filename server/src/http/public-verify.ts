@@ -12,17 +12,6 @@ import {
 } from '../trpc/routers/public/verify';
 
 /**
- * `GET /api/public/verify?hash=` (spec: public verification), served without the tRPC caller: the busiest
- * public route, where the caller's per-request work (a proxy per call, a context object spread at each of
- * four middlewares, output validation) cost more than the cached answer itself (profiled with
- * `--cpu-prof`). It answers exactly what the `public.verify` procedure answers, which stays the route of the
- * tRPC face and of the OpenAPI document: the same limits (`global` and `publicVerify`, counted before the
- * input is validated, as the procedure's middleware does), the same input schema, the same domain function
- * and cache (`verifyByHashCached`), the same `Cache-Control`, the same error table (`sendError`: 400 for a
- * malformed hash, 429 over a limit). Statuses: 200 `{found, document?}`; 400; 429.
- * Mount it after request logging, the security headers and CORS, behind `rejectNulBytes`.
- */
-/**
  * The JSON text of an answer, kept per answer object: the cache hands out the same object for a known hash,
  * so a warm hash is serialized once, not per request (entries go with the cache's own).
  */
@@ -36,6 +25,17 @@ function serialized(answer: VerifyByHashDto): string {
   return body;
 }
 
+/**
+ * `GET /api/public/verify?hash=` (spec: public verification), served without the tRPC caller: the busiest
+ * public route, where the caller's per-request work (a proxy per call, a context object spread at each of
+ * four middlewares, output validation) cost more than the cached answer itself (profiled with
+ * `--cpu-prof`). It answers exactly what the `public.verify` procedure answers, which stays the route of the
+ * tRPC face and of the OpenAPI document: the same limits (`global` and `publicVerify`, counted before the
+ * input is validated, as the procedure's middleware does), the same input schema, the same domain function
+ * and cache (`verifyByHashCached`), the same `Cache-Control`, the same error table (`sendError`: 400 for a
+ * malformed hash, 429 over a limit). Statuses: 200 `{found, document?}`; 400; 429.
+ * Mount it after request logging, the security headers and CORS, behind `rejectNulBytes`.
+ */
 export function publicVerifyRoute(deps: AppDeps): RequestHandler {
   const limits = ['global', PUBLIC_VERIFY_RATE_LIMIT] as const;
   const fork = () => deps.db.fork();
