@@ -71,9 +71,9 @@ interface PooledWorker {
 }
 
 /**
- * The `execArgv` of a worker whose entry is `entry`: a TypeScript entry (the server runs from source, under
- * tsx, in development, tests and production alike) loads tsx's loader in the worker; vitest's and tsx's own
- * flags are not inherited, so one rule works under all of them.
+ * The `execArgv` of a worker whose entry is `entry` (see `moduleEntry`): a TypeScript entry (the service runs
+ * from its sources, under tsx) loads tsx's loader in the worker, the built service's `.mjs` needs nothing;
+ * vitest's and tsx's own flags are not inherited, so one rule works under all of them.
  */
 function execArgvFor(entry: URL): string[] | undefined {
   if (!entry.pathname.endsWith('.ts')) return undefined;

@@ -1,3 +1,4 @@
+import { moduleEntry } from '@notary/shared/module-entry';
 /**
  * The long-term PDF work (`ltv.ts`: /DSS updates, the document timestamp field) in bounded worker threads
  * (`ltv-worker.ts`), for certificate PDFs that hold an uploaded original: parsing them is kept off the calling
@@ -17,7 +18,7 @@ import type { LtvJob } from './ltv-worker';
  * most 100 jobs and while its heap stays under 96 MB after a job; it leaves after a minute idle.
  */
 const pool = new BoundedWorkerPool<LtvJob, Uint8Array>(
-  new URL('./ltv-worker.ts', import.meta.url),
+  moduleEntry(import.meta.url, 'ltv-worker'),
   {
     maxOldGenerationSizeMb: PDF_WORKER_MAX_OLD_GENERATION_MB,
     maxYoungGenerationSizeMb: PDF_WORKER_MAX_YOUNG_GENERATION_MB,

@@ -1,5 +1,6 @@
 import { errorMessage } from '@notary/shared';
 import { SCREENSHOT_MAX_PIXELS } from '@notary/shared/limits';
+import { moduleEntry } from '@notary/shared/module-entry';
 import type { PdfAttachment } from './attachment';
 import { BoundedWorkerPool, WorkerBoundError } from './bounded-worker';
 import {
@@ -44,7 +45,7 @@ export interface RenderedCertificate {
  * 40 MB: pdf-lib, fontkit and the parsed fonts); idle ones leave after a minute.
  */
 const stampers = new BoundedWorkerPool<CertificateJob, CertificateJobOutcome>(
-  new URL('./stamp-worker.ts', import.meta.url),
+  moduleEntry(import.meta.url, 'stamp-worker'),
   {
     maxOldGenerationSizeMb: PDF_WORKER_MAX_OLD_GENERATION_MB,
     maxYoungGenerationSizeMb: PDF_WORKER_MAX_YOUNG_GENERATION_MB,

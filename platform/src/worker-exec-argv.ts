@@ -2,14 +2,16 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 /**
- * The `execArgv` of a worker thread whose entry is a TypeScript file: tsx's loader (the services run from
- * source under tsx, in development, tests and production alike). The caller's own flags (vitest's, tsx's
- * CLI) are not inherited, so one rule holds under `npm start`, the CLI and the tests.
+ * The `execArgv` of a worker thread whose entry is `entry` (see `moduleEntry`): tsx's loader when it is a
+ * TypeScript file (the service runs from its sources: `npm start`, the CLI, the tests), nothing when it is the
+ * built service's `.mjs`. The caller's own flags (vitest's, tsx's CLI) are not inherited, so one rule holds
+ * under all of them.
  * `erasableOnly`: the entry and everything it imports from this repository use only type syntax Node strips
  * itself (no parameter properties or enums, `.ts` extensions on relative imports): Node runs it without
  * tsx where it strips types (Node 22.18 and later), which saves the thread tsx's memory.
  */
-export function typescriptWorkerExecArgv(options: { erasableOnly?: boolean } = {}): string[] {
+export function workerExecArgv(entry: URL, options: { erasableOnly?: boolean } = {}): string[] {
+  if (!entry.pathname.endsWith('.ts')) return [];
   if (options.erasableOnly && process.features.typescript) return [];
   return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 }

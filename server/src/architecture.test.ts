@@ -107,11 +107,12 @@ const SERVER_PARTS = [
   'db',
   'bootstrap',
   'main',
+  'start',
   'deps',
   'secret',
   'architecture',
 ];
-const COMPOSITION = ['bootstrap', 'main'];
+const COMPOSITION = ['bootstrap', 'main', 'start'];
 const FACES = ['http', 'trpc'];
 
 /**
@@ -195,7 +196,7 @@ describe('architecture: which folder may import which', () => {
     ).toEqual([]);
   });
 
-  it('only the composition root (bootstrap.ts, main.ts) and the adapters themselves import concrete adapters', () => {
+  it('only the composition root (bootstrap.ts, main.ts, start.ts) and the adapters themselves import concrete adapters', () => {
     const others = sources('.').filter(
       (f) =>
         !inFolder(f, 'adapters') &&

@@ -7,26 +7,47 @@
  *    idle until its total RSS is stable (`STABLE_MB` over `STABLE_SAMPLES` samples 500 ms apart: background
  *    WebAssembly compilation done) and each process's `VmRSS` and PSS (`/proc/<pid>/smaps_rollup`: shared pages
  *    divided among their users, the honest sum) are read. Twice: a first start on the empty `DATA_DIR`
- *    (initdb and every migration included) and a restart on the same one. Goal: idle RSS under 400 MB.
+ *    (initdb and every migration included) and a restart on the same one. Goals: `/health` ok within 10 s of a
+ *    first start and 5 s of a restart; idle RSS under 400 MB.
  * 2. The breakdown: each part alone in its own process (`idle-part.ts`), with the node flags of the start
  *    script, its memory read once its modules are loaded and again once it runs (both idle): Node with the tsx
  *    loader, the service's module graph, PGlite opened and migrated, the Hardhat (EDR) devnet, the Clarity VM
  *    devnet, and the whole service started in-process (`process.memoryUsage()`: heap, external, array buffers).
  *    PGlite is also measured with `--liftoff-only`, to show what V8's optimized WebAssembly code costs.
  *
+ * 3. The production shape: the built service (`server/build/build.ts`), started by the command of the
+ *    `start:production` script run directly (no npm, no tsx: what a supervisor runs) with `NODE_ENV=production`, a fresh PostgreSQL database (`TEST_PG_ADMIN_URL`), S3 (radosgw on loopback),
+ *    and configured chains (`ANCHORING=configured`) whose endpoints are loopback stand-ins run by the bench itself
+ *    (a Hardhat node with EAS, the Clarity-VM Stacks devnet): no devnet inside the service. Node's compile cache in
+ *    a fresh directory (`NODE_COMPILE_CACHE`), so the first start compiles everything and the restart reads the
+ *    cache, as after a deployment. The same two starts and readings as 1. Goals: `/health` ok within 2 s (restart)
+ *    and idle RSS under 250 MB. Skipped, with the reason in the results, when radosgw is not installed.
+ *
  * MB means MiB. Every process group and temp directory is removed at the end, also on failure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
+import { startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
+import { buildServer } from '../../server/build/build';
+import { createTestDatabase } from '../harness/postgres';
+import { radosgwAvailable, startRadosgw } from '../harness/radosgw';
 import type { IdlePart, IdleSnapshot } from './idle-part';
 import { freePort, runCommand } from './lib';
 
-export const IDLE_GOALS = { rssMB: 400 };
+export const IDLE_GOALS = {
+  rssMB: 400,
+  firstStartS: 10,
+  restartS: 5,
+  productionRestartS: 2,
+  productionRssMB: 250,
+};
 const HEALTH_POLL_MS = 50;
 const START_TIMEOUT_MS = 300_000;
 const SAMPLE_MS = 500;
@@ -69,9 +90,13 @@ export interface IdleBreakdownRow {
   pssMB: number;
 }
 
+/** The production shape's two starts (3. above), or why they were not measured. */
+export type ProductionShape = { starts: IdleStart[]; command: string } | { skipped: string };
+
 export interface IdleResults {
   startScript: string;
   starts: IdleStart[];
+  production: ProductionShape;
   parts: IdlePartResult[];
   breakdown: IdleBreakdownRow[];
   summary: {
@@ -81,6 +106,11 @@ export interface IdleResults {
     idlePssMB: number;
     rssGoalMB: number;
     rssGoalMet: boolean;
+    startGoalsMet: boolean;
+    productionRestartS: number | null;
+    productionFirstS: number | null;
+    productionRssMB: number | null;
+    productionGoalsMet: boolean | null;
   };
 }
 
@@ -163,22 +193,30 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
+/** What to start: `command args` in `cwd` with `env` (the port is added as `PORT`). */
+interface StartCommand {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
 async function measureStart(
   label: string,
-  root: string,
-  dataDir: string,
+  start: StartCommand,
   addCleanup: (label: string, run: () => Promise<void>) => void,
 ): Promise<IdleStart> {
   const port = await freePort();
   const t0 = performance.now();
   // Its own process group, so that npm, the shell and the service are stopped together.
-  const child = spawn('npm', ['start'], {
-    cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) },
+  const child = spawn(start.command, start.args, {
+    cwd: start.cwd,
+    env: { ...start.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  addCleanup(`npm start (${label})`, () => stopGroup(child));
+  const name = [start.command, ...start.args].join(' ');
+  addCleanup(`${name} (${label})`, () => stopGroup(child));
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-8000);
@@ -188,8 +226,8 @@ async function measureStart(
   try {
     let healthS: number | undefined;
     while (healthS === undefined) {
-      if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${output}`);
-      if (performance.now() - t0 > START_TIMEOUT_MS) throw new Error(`npm start: no /health ok:\n${output}`);
+      if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${output}`);
+      if (performance.now() - t0 > START_TIMEOUT_MS) throw new Error(`${name}: no /health ok:\n${output}`);
       try {
         const r = await fetch(`http://127.0.0.1:${port}/health`);
         await r.arrayBuffer();
@@ -278,10 +316,17 @@ export async function benchIdle(options: {
   const nodeArgs = startNodeArgs(startScript);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-idle-'));
   options.addCleanup('idle DATA_DIR', () => rm(dataDir, { recursive: true, force: true }));
+  const npmStart: StartCommand = {
+    command: 'npm',
+    args: ['start'],
+    cwd: options.root,
+    env: { ...process.env, DATA_DIR: dataDir },
+  };
   console.log('[bench] npm start, first start on an empty DATA_DIR');
-  const first = await measureStart('first start (empty DATA_DIR)', options.root, dataDir, options.addCleanup);
+  const first = await measureStart('first start (empty DATA_DIR)', npmStart, options.addCleanup);
   console.log('[bench] npm start, restart on the same DATA_DIR');
-  const again = await measureStart('restart', options.root, dataDir, options.addCleanup);
+  const again = await measureStart('restart', npmStart, options.addCleanup);
+  const production = await measureProductionShape(options);
 
   const run = (label: string, part: IdlePart, extra: string[] = []) =>
     measurePart(options.root, options.node, [...extra, ...nodeArgs], label, part);
@@ -320,9 +365,12 @@ export async function benchIdle(options: {
     started(stacks),
   ];
   const idleRssMB = again.rssMB;
+  const prodFirst = 'starts' in production ? production.starts[0] : undefined;
+  const prodAgain = 'starts' in production ? production.starts[1] : undefined;
   return {
     startScript,
     starts: [first, again],
+    production,
     parts,
     breakdown,
     summary: {
@@ -332,8 +380,122 @@ export async function benchIdle(options: {
       idlePssMB: again.pssMB,
       rssGoalMB: IDLE_GOALS.rssMB,
       rssGoalMet: idleRssMB < IDLE_GOALS.rssMB,
+      startGoalsMet: first.healthS < IDLE_GOALS.firstStartS && again.healthS < IDLE_GOALS.restartS,
+      productionFirstS: prodFirst?.healthS ?? null,
+      productionRestartS: prodAgain?.healthS ?? null,
+      productionRssMB: prodAgain?.rssMB ?? null,
+      productionGoalsMet: prodAgain
+        ? prodAgain.healthS < IDLE_GOALS.productionRestartS && prodAgain.rssMB < IDLE_GOALS.productionRssMB
+        : null,
     },
   };
+}
+
+/**
+ * The production shape (3. in the file's comment): builds the service, starts its loopback stand-ins, then the
+ * built service twice on the same database and bucket.
+ */
+async function measureProductionShape(options: {
+  root: string;
+  node: string;
+  addCleanup: (label: string, run: () => Promise<void>) => void;
+}): Promise<ProductionShape> {
+  if (!radosgwAvailable()) return { skipped: 'radosgw is not installed (bash .ci/install-radosgw.sh)' };
+  console.log('[bench] production shape: building server/dist, starting PostgreSQL database, S3 and chains');
+  await buildServer();
+  const [rgw, evm, stacks, database] = await Promise.all([
+    startRadosgw(),
+    startHardhatDevnet(),
+    startStacksDevnet({ blockTimeMs: 1000 }),
+    createTestDatabase(),
+  ]);
+  options.addCleanup('production shape: S3', () => rgw.stop());
+  options.addCleanup('production shape: EVM stand-in', () => evm.stop());
+  options.addCleanup('production shape: Stacks stand-in', () => stacks.stop());
+  options.addCleanup('production shape: database', () => database.drop());
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-idle-prod-'));
+  const compileCache = await mkdtemp(path.join(os.tmpdir(), 'notary-idle-compile-cache-'));
+  options.addCleanup('production shape: directories', async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(compileCache, { recursive: true, force: true });
+  });
+  const script = productionCommand(options.root);
+  const start: StartCommand = {
+    command: options.node,
+    args: script.nodeArgs,
+    cwd: options.root,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ...script.env,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_COMPILE_CACHE: compileCache,
+      DATA_DIR: dataDir,
+      PUBLIC_URL: 'http://notary.bench',
+      SECRET: randomBytes(32).toString('hex'),
+      DATABASE_URL: database.url,
+      S3_ENDPOINT: rgw.endpoint,
+      S3_BUCKET: `notary-idle-${randomBytes(4).toString('hex')}`,
+      S3_REGION: rgw.region,
+      S3_ACCESS_KEY_ID: rgw.accessKeyId,
+      S3_SECRET_ACCESS_KEY: rgw.secretAccessKey,
+      ANCHORING: 'configured',
+      EVM_RPC_URL: evm.rpcUrl,
+      EVM_PRIVATE_KEY: evm.funderPrivateKey,
+      EVM_CHAIN_ID: String(evm.chainId),
+      EVM_NETWORK: 'loopback-evm',
+      EAS_ADDRESS: evm.easAddress,
+      EAS_SCHEMA_REGISTRY_ADDRESS: evm.schemaRegistryAddress,
+      STACKS_API_URL: stacks.url,
+      STACKS_PRIVATE_KEY: stacks.senderKey,
+      STACKS_CONTRACT_ID: stacks.contractId,
+      STACKS_NETWORK: 'devnet',
+    },
+  };
+  console.log('[bench] production shape, first start (empty database and compile cache)');
+  const first = await measureStart('production shape, first start', start, options.addCleanup);
+  console.log('[bench] production shape, restart');
+  const again = await measureStart('production shape, restart', start, options.addCleanup);
+  return { starts: [first, again], command: script.text };
+}
+
+/**
+ * The `start:production` script as a command: its `NAME=value` words as environment, then `node` and its
+ * arguments. @throws Error when the script is not of that form.
+ */
+function productionCommand(root: string): { text: string; env: Record<string, string>; nodeArgs: string[] } {
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const text = pkg.scripts['start:production'] ?? '';
+  const words = text.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words[0]?.includes('=')) {
+    const [name, ...value] = (words.shift() as string).split('=');
+    env[name as string] = value.join('=');
+  }
+  if (words.shift() !== 'node' || !words.at(-1)?.endsWith('.mjs')) {
+    throw new Error(`the start:production script is not "[NAME=value ...] node <args> <file>.mjs": ${text}`);
+  }
+  return { text, env, nodeArgs: words };
+}
+
+function productionLines(p: ProductionShape, met: boolean | null): string[] {
+  if ('skipped' in p) return [`Production shape: not measured (${p.skipped}).`, ''];
+  const f = (n: number) => n.toFixed(0);
+  return [
+    `Production shape (\`${p.command}\`; PostgreSQL, S3, configured chains on loopback stand-ins):`,
+    '',
+    '| start | to /health ok (s) | settled after (s) | idle RSS (MB) | idle PSS (MB) |',
+    '| --- | --- | --- | --- | --- |',
+    ...p.starts.map(
+      (st) =>
+        `| ${st.label} | ${st.healthS.toFixed(2)} | ${st.settleS.toFixed(1)} | ${f(st.rssMB)} | ${f(st.pssMB)} |`,
+    ),
+    `| goal (restart) | < ${IDLE_GOALS.productionRestartS} | | < ${IDLE_GOALS.productionRssMB} ${met ? '✅' : '❌'} | |`,
+    '',
+  ];
 }
 
 /** The results as markdown tables. */
@@ -349,8 +511,9 @@ export function reportIdle(r: IdleResults): string {
       (st) =>
         `| ${st.label} | ${st.healthS.toFixed(1)} | ${st.settleS.toFixed(1)} | ${f(st.rssMB)} | ${f(st.pssMB)} |`,
     ),
-    `| goal (restart) | | | < ${s.rssGoalMB} ${s.rssGoalMet ? '✅' : '❌'} | |`,
+    `| goal | < ${IDLE_GOALS.firstStartS} first, < ${IDLE_GOALS.restartS} restart ${s.startGoalsMet ? '✅' : '❌'} | | < ${s.rssGoalMB} (restart) ${s.rssGoalMet ? '✅' : '❌'} | |`,
     '',
+    ...productionLines(r.production, s.productionGoalsMet),
     '| process (restart) | RSS (MB) | PSS (MB) |',
     '| --- | --- | --- |',
     ...(r.starts.at(-1)?.processes ?? []).map((p) => `| \`${p.command}\` | ${f(p.rssMB)} | ${f(p.pssMB)} |`),

@@ -1,12 +1,10 @@
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
-import { MikroORM as PostgresORM } from '@mikro-orm/postgresql';
+import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import type { MikroORM as PostgresORM } from '@mikro-orm/postgresql';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import pg from 'pg';
 import { acquireDirectoryLock, type DirectoryLock, type LockHolder } from './dir-lock';
 import type { ServiceOrmOptions } from './orm-options';
-import { openPgliteWorker, type PgliteWorker } from './pglite-worker';
+import type { PgliteWorker } from './pglite-worker';
 
 export type Orm = PostgresORM | PgliteORM;
 
@@ -61,8 +59,10 @@ export interface OpenDatabaseOptions extends DatabaseLocation {
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const migrate = options.migrate ?? true;
+  // Each driver is loaded once chosen: a service keeps only its own database's code in memory.
   if (options.databaseUrl) {
-    const orm = await PostgresORM.init({ ...options.ormOptions, clientUrl: options.databaseUrl });
+    const postgres = await import('@mikro-orm/postgresql');
+    const orm = await postgres.MikroORM.init({ ...options.ormOptions, clientUrl: options.databaseUrl });
     try {
       if (migrate) await migratePostgres(orm, options.databaseUrl, options.migrationLockKey);
     } catch (e) {
@@ -80,6 +80,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   let pglite: PgliteWorker | undefined;
   try {
+    const [{ PGlite }, embedded, { openPgliteWorker }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('@mikro-orm/pglite'),
+      import('./pglite-worker'),
+    ]);
     // PGlite runs in its own thread (pglite-worker.ts): its start and its statements never hold up this
     // thread's event loop. MikroORM is handed that instance; closing it stays ours (`close` below).
     const worker = await openPgliteWorker({
@@ -88,7 +93,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     });
     pglite = worker;
     // A factory, not the object: MikroORM copies plain option values, which a class instance does not survive.
-    const orm = await PgliteORM.init({
+    const orm = await embedded.MikroORM.init({
       ...options.ormOptions,
       dbName,
       driverOptions: { pglite: () => worker },
@@ -119,6 +124,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 async function migratePostgres(orm: PostgresORM, databaseUrl: string, lockKey: number): Promise<void> {
   // The lock lives on its own connection: the migrator runs on the pool, and a session lock must stay held
   // by one connection from acquisition to release.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -1,7 +1,7 @@
 /**
  * The thread that owns the embedded database (`pglite-worker.ts`): opens PGlite where `workerData` says, then
  * answers each request with PGlite's own result. Requests are not serialized here: PGlite's own locks order
- * them, as they would in one thread. Node runs it without tsx (`typescriptWorkerExecArgv`): type syntax only,
+ * them, as they would in one thread. Node runs it without tsx (`workerExecArgv`): type syntax only,
  * and nothing of this repository imported but types.
  */
 import { parentPort, workerData } from 'node:worker_threads';

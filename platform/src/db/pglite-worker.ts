@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { messages, type Results } from '@electric-sql/pglite';
-import { SMALL_WORKER_HEAP, typescriptWorkerExecArgv } from '../worker-exec-argv';
+import { moduleEntry } from '@notary/shared/module-entry';
+import { SMALL_WORKER_HEAP, workerExecArgv } from '../worker-exec-argv';
 import { awaitWorkerStart } from '../worker-start';
 
 /**
@@ -82,7 +83,7 @@ type PendingCall = { resolve: (value: unknown) => void; reject: (error: Error) =
 /** Distributes requests without their `id`, which `PgliteWorker.call` assigns. */
 type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-const WORKER_ENTRY = new URL('./pglite-worker.thread.ts', import.meta.url);
+const WORKER_ENTRY = moduleEntry(import.meta.url, 'pglite-worker.thread');
 
 /**
  * Starts the worker and opens PGlite in it (initdb on a new directory, then the server); resolves once it
@@ -93,7 +94,7 @@ export async function openPgliteWorker(options: PgliteWorkerOptions): Promise<Pg
   const worker = new Worker(WORKER_ENTRY, {
     workerData: options,
     // The thread's code imports PGlite and types only (see pglite-worker.thread.ts).
-    execArgv: typescriptWorkerExecArgv({ erasableOnly: true }),
+    execArgv: workerExecArgv(WORKER_ENTRY, { erasableOnly: true }),
     resourceLimits: SMALL_WORKER_HEAP,
   });
   await awaitWorkerStart(worker, "The embedded database's worker", (reply: PgliteReply) => {

@@ -1,13 +1,14 @@
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { repositoryFile } from '@notary/shared/module-entry';
 import express, { type Response, type Router } from 'express';
 
 /**
  * Where `npm run build -w @notary/verify` (run by `npm install`/`npm ci`) puts the verifier that works without
  * this service: `verify.html`, `notary-verify.mjs` and their `SHA256SUMS`.
  */
-export const VERIFIER_DIST_DIR = fileURLToPath(new URL('../../../verifier/dist/', import.meta.url));
+export const VERIFIER_DIST_DIR = fileURLToPath(repositoryFile('verifier/dist/'));
 
 /** The files served, by name: media type, and whether a browser should save rather than show it. */
 const FILES: Readonly<Record<string, { type: string; download: boolean }>> = {

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { repositoryFile } from '@notary/shared/module-entry';
 import express, { type Router } from 'express';
 
 /** Where `npm run build -w @notary/desktop` (run by `npm install`) puts the web build of the desktop client. */
-export const WEB_CLIENT_DIR = fileURLToPath(new URL('../../../desktop/dist/web/', import.meta.url));
+export const WEB_CLIENT_DIR = fileURLToPath(repositoryFile('desktop/dist/web/'));
 
 /**
  * CSP of the web client: scripts and styles from this origin only, nothing inline, no framing. (React's `style` props

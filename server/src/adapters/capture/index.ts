@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import type { Log } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
+import { repositoryFile } from '@notary/shared/module-entry';
 import type { CaptureSettings } from '../../config';
 import type { WebCapturer } from '../../ports/capture';
 import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
@@ -60,8 +61,9 @@ export async function createCapturer(
 }
 
 /** The service's version (`server/package.json`), stated in each capture's record and provenance summary. */
-const SERVICE_VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string })
-  .version;
+const SERVICE_VERSION = (
+  JSON.parse(readFileSync(repositoryFile('server/package.json'), 'utf8')) as { version: string }
+).version;
 
 /**
  * The account `name` (`getent passwd`, so NSS sources count), never root.

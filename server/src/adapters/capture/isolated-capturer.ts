@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Log } from '@notary/platform/log';
 import { AppError, LIMITS } from '@notary/shared';
+import { moduleEntry } from '@notary/shared/module-entry';
 import type { WebCapture, WebCapturer } from '../../ports/capture';
 import type { CaptureConfig } from './chromium';
 import {
@@ -50,9 +51,7 @@ export interface IsolatedCapturerOptions {
   graceMs?: number;
 }
 
-const ENTRY = fileURLToPath(
-  new URL(`./capture-process${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url),
-);
+const ENTRY = fileURLToPath(moduleEntry(import.meta.url, 'capture-process'));
 
 /**
  * The web capturer (`WebCapturer`): each capture runs in a process of its own, started for it and gone after

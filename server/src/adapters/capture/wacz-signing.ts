@@ -42,7 +42,7 @@ import {
 } from '../../ports/capture';
 import type { DocumentSigner } from '../../ports/signer';
 import type { TimestampAuthority } from '../../ports/tsa';
-import { datapackageJson, finishWacz, WACZ_PATHS, type WaczResource, waczDate } from './wacz';
+import type { WaczResource } from './wacz';
 
 export const WACZ_SIGNING_SPEC = 'WACZ Signing and Verification 0.1.0' as const;
 /**
@@ -316,6 +316,8 @@ export async function signCapture(
   signer: WaczSigner,
   options: { software: string; log: Log },
 ): Promise<WebCapture> {
+  // The archive code (warcio) is loaded at the first capture, not held by an idle service.
+  const { datapackageJson, finishWacz, WACZ_PATHS, waczDate } = await import('./wacz');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'notary-signed-'));
   try {
     const file = path.join(dir, 'capture.wacz');

@@ -1,7 +1,8 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { SMALL_WORKER_HEAP, typescriptWorkerExecArgv } from '@notary/platform/worker-exec-argv';
+import { SMALL_WORKER_HEAP, workerExecArgv } from '@notary/platform/worker-exec-argv';
 import { awaitWorkerStart } from '@notary/platform/worker-start';
 import { errorMessage } from '@notary/shared';
+import { moduleEntry } from '@notary/shared/module-entry';
 import type { StacksDevnet, StacksDevnetControls, StacksDevnetOptions } from './stacks-devnet';
 
 /**
@@ -66,9 +67,10 @@ const VIOLATIONS = Symbol.for('notary.stacks-devnet.violations');
 export async function startStacksDevnetWorker(
   options: Omit<StacksDevnetOptions, 'onViolation'> = {},
 ): Promise<StacksDevnetEndpoint> {
-  const worker = new Worker(new URL('./stacks-devnet.thread.ts', import.meta.url), {
+  const entry = moduleEntry(import.meta.url, 'stacks-devnet.thread');
+  const worker = new Worker(entry, {
     workerData: options,
-    execArgv: typescriptWorkerExecArgv(),
+    execArgv: workerExecArgv(entry),
     resourceLimits: SMALL_WORKER_HEAP,
   });
   type Endpoint = Omit<StacksDevnetEndpoint, 'stop' | 'controls'>;

@@ -1,8 +1,8 @@
 import type { AnchoringConfig } from '../../config';
 import { type ChainEntry, DEVNET_EVM_NETWORK } from '../../ports/chains';
-import { type StacksDevnetEndpoint, startStacksDevnetWorker } from './devnet-worker';
+import type { StacksDevnetEndpoint } from './devnet-worker';
 import { EvmEasChain } from './evm-eas';
-import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
+import type { HardhatDevnet } from './hardhat-devnet';
 import { StacksConfigError, StacksNotaryChain } from './stacks';
 
 export type { ChainEntry } from '../../ports/chains';
@@ -94,6 +94,11 @@ export async function startDevnetChains(confirmations: {
   evm: number;
   stacks: number;
 }): Promise<DevnetChains> {
+  // Loaded here: a service anchoring on configured chains never holds Hardhat's code.
+  const [{ startHardhatDevnet }, { startStacksDevnetWorker }] = await Promise.all([
+    import('./hardhat-devnet'),
+    import('./devnet-worker'),
+  ]);
   const [evmStart, stacksStart] = await Promise.allSettled([
     startHardhatDevnet({ chainId: DEVNET_EVM_NETWORK.chainId }),
     startStacksDevnetWorker(),

@@ -33,6 +33,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { errorMessage } from '@notary/shared';
+import { repositoryFile } from '@notary/shared/module-entry';
 import { type ClarityEvent, getSDK, type Simnet, tx as simTx, type Tx } from '@stacks/clarinet-sdk';
 import {
   type AddressHashMode,
@@ -56,7 +57,7 @@ import {
 } from '@stacks/transactions';
 
 /** Source of the notary contract deployed on the devnet (and on real networks by hand). */
-export const NOTARY_CONTRACT_PATH = fileURLToPath(new URL('../../../contracts/notary.clar', import.meta.url));
+export const NOTARY_CONTRACT_PATH = fileURLToPath(repositoryFile('server/contracts/notary.clar'));
 /** Stacks testnet/devnet chain id (SIP-005 `chain_id`), also `network_id` in `/v2/info`. */
 export const DEVNET_CHAIN_ID = 0x80000000;
 /**

@@ -4,8 +4,7 @@ import type { IpfsConfig } from '../../config';
 import type { IpfsFile, IpfsGateways } from '../../ports/ipfs';
 import { BlockSource } from './blocks';
 import { parseBareCid } from './cid';
-import { DAG_LIMITS, type DagLimits, DagReader } from './dag';
-import { fileBytes } from './unixfs';
+import type { DagLimits } from './dag';
 
 /**
  * `retryAfterSeconds` of an import refused because as many are running as `IPFS_IMPORT_CONCURRENCY` allows:
@@ -22,9 +21,9 @@ export const IPFS_BUSY_RETRY_AFTER_SECONDS = 10;
  * RATE_LIMITED), each within `config.importTimeoutMs` (GATEWAY_TIMEOUT), its blocks cached and its blocks and
  * bytes within budgets set from the size its root declares (`limits`, see `DagReader`).
  * Why not `@helia/verified-fetch`: see docs/api.md (IPFS import).
- * @param limits the budgets of one read (tests use smaller ones).
+ * @param limits the budgets of one read (default `DAG_LIMITS`; tests use smaller ones).
  */
-export function createIpfsGateways(config: IpfsConfig, limits: DagLimits = DAG_LIMITS): IpfsGateways {
+export function createIpfsGateways(config: IpfsConfig, limits?: DagLimits): IpfsGateways {
   const slots = new ReadSlots(config.concurrency);
   return {
     parseCid: (text) => parseBareCid(text).toString(),
@@ -56,7 +55,12 @@ export function createIpfsGateways(config: IpfsConfig, limits: DagLimits = DAG_L
       };
       all.addEventListener('abort', end, { once: true });
       try {
-        const reader = new DagReader(new BlockSource(config), cid, all, limits);
+        // The DAG and UnixFS decoders are loaded at the first import, not held by an idle service.
+        const [{ DAG_LIMITS, DagReader }, { fileBytes }] = await Promise.all([
+          import('./dag'),
+          import('./unixfs'),
+        ]);
+        const reader = new DagReader(new BlockSource(config), cid, all, limits ?? DAG_LIMITS);
         const root = await reader.readRoot();
         stream = readableOf(fileBytes(reader, root), () => done.abort(new Error('IPFS file stream closed')));
         return { size: root.size, stream };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { isPlaceholderEmail, type Mailer, type MailMessage } from '../../ports/mail';
 
 export interface FileMailerOptions {
@@ -28,11 +28,8 @@ export class FileMailer implements Mailer {
   private readonly dir: string;
   private readonly from: string;
   private readonly log: (line: string) => void;
-  private readonly transport = nodemailer.createTransport({
-    streamTransport: true,
-    buffer: true,
-    newline: 'windows',
-  });
+  /** Made at the first mail: nodemailer is loaded then, not held by a service that sends none. */
+  private transport: Promise<Transporter> | undefined;
 
   constructor(options: FileMailerOptions) {
     this.dir = options.dir;
@@ -61,7 +58,10 @@ export class FileMailer implements Mailer {
       );
       return null;
     }
-    const info = await this.transport.sendMail({
+    this.transport ??= import('nodemailer').then((m) =>
+      m.default.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }),
+    );
+    const info = await (await this.transport).sendMail({
       from: this.from,
       to: message.to,
       subject: message.subject,

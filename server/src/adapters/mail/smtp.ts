@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { isPlaceholderEmail, type Mailer, type MailMessage } from '../../ports/mail';
 
 export interface SmtpMailerOptions {
@@ -15,12 +15,19 @@ export class SmtpMailer implements Mailer {
   readonly configured = true;
   private readonly from: string;
   private readonly log: (line: string) => void;
-  private readonly transport: Transporter;
+  private readonly url: string;
+  /** Made at the first mail: nodemailer is loaded then, not held by a service that sends none. */
+  private transport: Promise<Transporter> | undefined;
 
   constructor(options: SmtpMailerOptions) {
     this.from = options.from;
+    this.url = options.url;
     this.log = options.log ?? (() => {});
-    this.transport = nodemailer.createTransport(options.url);
+  }
+
+  private transporter(): Promise<Transporter> {
+    this.transport ??= import('nodemailer').then((m) => m.default.createTransport(this.url));
+    return this.transport;
   }
 
   /** @throws Error from nodemailer when the server refuses the connection, the login or the message. */
@@ -31,7 +38,7 @@ export class SmtpMailer implements Mailer {
       );
       return;
     }
-    await this.transport.sendMail({
+    await (await this.transporter()).sendMail({
       from: this.from,
       to: message.to,
       subject: message.subject,
@@ -42,6 +49,6 @@ export class SmtpMailer implements Mailer {
 
   /** Closes pooled connections (call on shutdown). */
   close(): void {
-    this.transport.close();
+    void this.transport?.then((t) => t.close());
   }
 }

@@ -2,10 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { BoundedWorkerPool, WorkerBoundError } from '@notary/pdf/bounded-worker';
 import { BoundedQueue, QueueFullError } from '@notary/pdf/render-queue';
 import { AppError, errorMessage } from '@notary/shared';
-import { pemCertificates } from '@notary/verify';
+import { moduleEntry } from '@notary/shared/module-entry';
+import { pemCertificates } from '@notary/verify/bytes';
 import type { ReceiptOriginalSignatures } from '@notary/verify/receipt';
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
-import type { OriginalSignaturesJob } from './worker';
+import type { OriginalSignaturesJob } from './signature-reader-worker';
 
 /**
  * Bounds of reading an uploaded PDF's signatures: pdf-lib holds the file and its objects (as the stamping
@@ -23,7 +24,7 @@ export const SIGNATURES_MAX_WAITING = 32;
 export const SIGNATURES_RETRY_AFTER_SECONDS = 5;
 
 /**
- * `OriginalSignatureReader` in a `BoundedWorkerPool` (`worker.ts`): one worker kept warm for a minute, each
+ * `OriginalSignatureReader` in a `BoundedWorkerPool` (`signature-reader-worker.ts`): one worker kept warm for a minute, each
  * for at most 100 readings and while its heap stays under 96 MB after one; `SIGNATURES_MAX_CONCURRENT`
  * readings at once (so workers, and their memory, stay bounded however many receipts are asked for), up to
  * `SIGNATURES_MAX_WAITING` waiting. A reading past the heap or the deadline, or one that fails otherwise,
@@ -31,7 +32,7 @@ export const SIGNATURES_RETRY_AFTER_SECONDS = 5;
  */
 export class BoundedOriginalSignatureReader implements OriginalSignatureReader {
   private readonly pool = new BoundedWorkerPool<OriginalSignaturesJob, ReceiptOriginalSignatures>(
-    new URL('./worker.ts', import.meta.url),
+    moduleEntry(import.meta.url, 'signature-reader-worker'),
     {
       maxOldGenerationSizeMb: SIGNATURES_WORKER_MAX_OLD_GENERATION_MB,
       maxYoungGenerationSizeMb: SIGNATURES_WORKER_MAX_YOUNG_GENERATION_MB,

@@ -1,17 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
-import { icpBrasilSignaturePolicy } from '@notary/pdf/icp-brasil';
-import { boundedLtvWriter } from '@notary/pdf/ltv-bounded';
 import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
-import {
-  expectedLevel,
-  type GatherValidationData,
-  PADES_SIGNATURE_LENGTH,
-  type SignatureLevel,
-  signPdfAtLevel,
-} from '@notary/pdf/pades';
-import { type PdfAttachment, type RenderedCertificate, renderCertificate } from '@notary/pdf/render';
+import type { GatherValidationData, SignatureLevel } from '@notary/pdf/pades';
+import type { PdfAttachment, RenderedCertificate } from '@notary/pdf/render';
 import { AppError, errorMessage } from '@notary/shared';
 import { RECEIPT_FILE_NAME, type Receipt, serializeReceipt } from '@notary/verify/receipt';
 import { firstRevoked, type ValidationMaterial } from '@notary/verify/revocation';
@@ -132,6 +124,25 @@ export async function issuePublicCertificate(
   return issueCertificateOf(em, ctx, doc, tenant.name, { ...request, signed: true });
 }
 
+/**
+ * The PDF writing code (pdf-lib, fontkit, the page layout, PAdES signing), loaded at the first certificate: an
+ * idle service does not hold it (tens of MB). One loading, shared by every later certificate.
+ */
+let pdfWritingModules: Promise<PdfWriting> | undefined;
+type PdfWriting = typeof import('@notary/pdf/icp-brasil') &
+  typeof import('@notary/pdf/ltv-bounded') &
+  typeof import('@notary/pdf/pades') &
+  typeof import('@notary/pdf/render');
+function pdfWriting(): Promise<PdfWriting> {
+  pdfWritingModules ??= Promise.all([
+    import('@notary/pdf/icp-brasil'),
+    import('@notary/pdf/ltv-bounded'),
+    import('@notary/pdf/pades'),
+    import('@notary/pdf/render'),
+  ]).then(([icpBrasil, ltv, pades, render]) => ({ ...icpBrasil, ...ltv, ...pades, ...render }));
+  return pdfWritingModules;
+}
+
 /** The certificate of `doc` (of the tenant named `tenantName`), as `issueCertificate` describes. */
 async function issueCertificateOf(
   em: EntityManager,
@@ -141,6 +152,14 @@ async function issueCertificateOf(
   request: { signed: boolean; lang: CertificateLanguage; signal?: AbortSignal },
 ): Promise<IssuedCertificate> {
   const { signal } = request;
+  const {
+    icpBrasilSignaturePolicy,
+    boundedLtvWriter,
+    expectedLevel,
+    PADES_SIGNATURE_LENGTH,
+    signPdfAtLevel,
+    renderCertificate,
+  } = await pdfWriting();
   const sign = request.signed && ctx.signer !== undefined;
   const level = signingLevel(ctx);
   // An ICP-Brasil policy (SIGNING_POLICY) changes the signature dictionary and adds the policy identifier.

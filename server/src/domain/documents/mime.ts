@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { fileTypeFromBuffer } from 'file-type';
 
 /** Bytes of the file's beginning that content sniffing needs (file-type reads at most 4100). */
 export const SNIFF_BYTES = 4100;
@@ -33,6 +32,8 @@ export async function detectMimeType(
   declared: string | undefined,
   fileName: string,
 ): Promise<string> {
+  // Loaded at the first upload (an ES module of detectors an idle service does not need).
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(head);
   if (detected) return detected.mime;
   if (head.length === 0 || !looksLikeText(head)) return 'application/octet-stream';

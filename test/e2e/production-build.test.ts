@@ -1,0 +1,230 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type HardhatDevnet, startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
+import { type StacksDevnet, startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
+import type { DocumentDto } from '@notary/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServer, SERVER_DIST_DIR, SERVER_ENTRIES } from '../../server/build/build';
+import { type Child, freePort, runCommand, startChild } from '../bench/lib';
+import { api } from '../harness/http';
+import { NODE, ROOT } from '../harness/npm-start';
+import { createTestPki, type TestPki } from '../harness/pki';
+import { createTestDatabase } from '../harness/postgres';
+import { type RadosgwServer, radosgwAvailable, startRadosgw } from '../harness/radosgw';
+import { rsaSigner, signedPdf } from '../harness/signed-pdfs';
+import { startTestTsa, type TestTsa } from '../harness/tsa';
+
+/**
+ * The built service (`npm run build:server`, server/dist/) run as production runs it, `node server/dist/main.mjs`
+ * without tsx: every worker thread and child process found beside the bundle, the files it serves found from
+ * there, its operator CLI (`cli.mjs`) working, on the embedded defaults and in the production shape.
+ */
+
+const SOURCES = ['server/src', 'platform/src', 'pdf/src', 'shared/src'];
+
+/** Every `moduleEntry(import.meta.url, '<name>')` of the product's sources: the entries the build must emit. */
+async function entriesAskedFor(): Promise<Map<string, string>> {
+  const asked = new Map<string, string>();
+  for (const dir of SOURCES) {
+    for (const file of await readdir(path.join(ROOT, dir), { recursive: true })) {
+      if (!file.endsWith('.ts') || /\.(test|testing)\.ts$/.test(file)) continue;
+      const text = await readFile(path.join(ROOT, dir, file), 'utf8');
+      for (const m of text.matchAll(/moduleEntry\(import\.meta\.url, '([^']+)'\)/g)) {
+        asked.set(m[1] as string, path.join(dir, path.dirname(file), `${m[1]}.ts`));
+      }
+    }
+  }
+  return asked;
+}
+
+/** The built service on 127.0.0.1:`port`, `env` over a clean environment; resolves once it listens. */
+async function startBuilt(port: number, env: Record<string, string>): Promise<Child> {
+  const child = startChild('built', NODE, ['--max-semi-space-size=16', 'server/dist/main.mjs'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: os.tmpdir(), HOST: '127.0.0.1', PORT: String(port), ...env },
+  });
+  await child.waitForLine(/\[notary\] listening on/, 120_000);
+  return child;
+}
+
+/** `node server/dist/cli.mjs <args>` with `env`; its standard output, trimmed. @throws unless it exits 0. */
+async function cli(env: Record<string, string>, ...args: string[]): Promise<string> {
+  const r = await runCommand(NODE, ['server/dist/cli.mjs', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: os.tmpdir(), ...env },
+  });
+  if (r.code !== 0) throw new Error(`cli ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+async function upload(base: string, token: string, bytes: Uint8Array, name: string): Promise<DocumentDto> {
+  const form = new FormData();
+  form.set('consent', 'true');
+  form.set('file', new Blob([new Uint8Array(bytes)]), name);
+  const res = await fetch(`${base}/api/documents/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as DocumentDto;
+}
+
+/** Polls until both chains registered the document (the deadline is for a broken pipeline only). */
+async function waitRegistered(base: string, token: string, id: string): Promise<DocumentDto> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const res = await api<{ document: DocumentDto }>(base, `/api/documents/${id}`, { token });
+    const d = res.body.document;
+    if (d.onchainStatus === 'registered' && d.stacksStatus === 'registered') return d;
+    if (Date.now() > deadline) throw new Error(`not registered in time: ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Uploads a signed PDF, waits for both anchors, and checks the certificate and the receipt it gets. */
+async function notarizeSignedPdf(base: string, token: string, pki: TestPki): Promise<void> {
+  const doc = await upload(base, token, await signedPdf(await rsaSigner(pki)), 'signed.pdf');
+  await waitRegistered(base, token, doc.id);
+  // The certificate: rendered and stamped in `stamp-worker.mjs`, signed by the configured certificate.
+  const cert = await fetch(`${base}/api/documents/${doc.id}/certificate?lang=en`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(cert.status).toBe(200);
+  const pdf = Buffer.from(await cert.arrayBuffer());
+  expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  expect(pdf.includes(Buffer.from('/ByteRange'))).toBe(true);
+  // The receipt: the original's signatures read in `signature-reader-worker.mjs`.
+  const receipt = await api<{ originalSignatures?: { status: string; signatures?: unknown[] } }>(
+    base,
+    `/api/documents/${doc.id}/receipt`,
+    { token },
+  );
+  expect(receipt.status).toBe(200);
+  expect(receipt.body.originalSignatures).toMatchObject({ status: 'read', signatures: [expect.anything()] });
+  const verified = await api<{ found: boolean }>(base, `/api/public/verify?hash=${doc.sha256Hash}`);
+  expect(verified.body.found).toBe(true);
+}
+
+describe('the built service (server/dist)', () => {
+  let pki: TestPki;
+  let tsa: TestTsa;
+  const children: Child[] = [];
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    await buildServer();
+    pki = await createTestPki();
+    tsa = await startTestTsa(pki);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(children.map((c) => c.stop()));
+    await tsa?.stop();
+    await pki?.dispose();
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('emits an entry for every worker thread and child process the sources start', async () => {
+    const asked = await entriesAskedFor();
+    expect(asked.size).toBeGreaterThanOrEqual(6);
+    for (const [name, source] of asked) {
+      expect(SERVER_ENTRIES[name], `${name} (${source})`).toBe(source);
+    }
+    const built = new Set(await readdir(SERVER_DIST_DIR));
+    for (const name of Object.keys(SERVER_ENTRIES)) {
+      expect(built.has(`${name}.mjs`), name).toBe(true);
+    }
+  });
+
+  it('runs on the embedded defaults: PGlite and both devnets in threads, files, web client, CLI', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-built-'));
+    dirs.push(dataDir);
+    const port = await freePort();
+    const env = {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      SIGNING_CERT: pki.rsa.p12Path,
+      SIGNING_CERT_PASSWORD: pki.p12Password,
+      SIGNING_LEVEL: 'B-T',
+      TSA_URL: tsa.url,
+    };
+    children.push(await startBuilt(port, env));
+    const base = `http://127.0.0.1:${port}`;
+    await cli(env, 'user:create', '--email', 'built@example.com');
+    const token = await cli(env, 'token', '--email', 'built@example.com');
+    await notarizeSignedPdf(base, token, pki);
+    // The web client and the verifier's files, found from the bundle's place.
+    const app = await fetch(`${base}/app/`);
+    expect(app.status).toBe(200);
+    expect(await app.text()).toContain('<div id="root">');
+    const page = await fetch(`${base}/verify/verify.html`);
+    expect(page.status).toBe(200);
+  }, 240_000);
+
+  it.skipIf(!radosgwAvailable())(
+    'runs in the production shape: PostgreSQL, S3, configured chains',
+    async () => {
+      let rgw: RadosgwServer | undefined;
+      let evm: HardhatDevnet | undefined;
+      let stacks: StacksDevnet | undefined;
+      let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+      try {
+        [rgw, evm, stacks, database] = await Promise.all([
+          startRadosgw(),
+          startHardhatDevnet(),
+          startStacksDevnet({ blockTimeMs: 200 }),
+          createTestDatabase(),
+        ]);
+        const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-built-prod-'));
+        dirs.push(dataDir);
+        const port = await freePort();
+        const env = {
+          NODE_ENV: 'production',
+          DATA_DIR: dataDir,
+          LOG_LEVEL: 'warn',
+          PUBLIC_URL: `http://127.0.0.1:${port}`,
+          SECRET: randomBytes(32).toString('hex'),
+          DATABASE_URL: database.url,
+          S3_ENDPOINT: rgw.endpoint,
+          S3_BUCKET: `notary-built-${randomBytes(4).toString('hex')}`,
+          S3_REGION: rgw.region,
+          S3_ACCESS_KEY_ID: rgw.accessKeyId,
+          S3_SECRET_ACCESS_KEY: rgw.secretAccessKey,
+          ANCHORING: 'configured',
+          ANCHOR_BATCH_SECONDS: '0.5',
+          EVM_RPC_URL: evm.rpcUrl,
+          EVM_PRIVATE_KEY: evm.funderPrivateKey,
+          EVM_CHAIN_ID: String(evm.chainId),
+          EVM_NETWORK: 'loopback-evm',
+          EAS_ADDRESS: evm.easAddress,
+          EAS_SCHEMA_REGISTRY_ADDRESS: evm.schemaRegistryAddress,
+          EVM_CONFIRMATIONS: '1',
+          STACKS_API_URL: stacks.url,
+          STACKS_PRIVATE_KEY: stacks.senderKey,
+          STACKS_CONTRACT_ID: stacks.contractId,
+          STACKS_NETWORK: 'devnet',
+          STACKS_CONFIRMATIONS: '1',
+          SIGNING_CERT: pki.rsa.p12Path,
+          SIGNING_CERT_PASSWORD: pki.p12Password,
+          SIGNING_LEVEL: 'B-T',
+          TSA_URL: tsa.url,
+        };
+        const child = await startBuilt(port, env);
+        children.push(child);
+        await cli(env, 'user:create', '--email', 'prod@example.com');
+        const token = await cli(env, 'token', '--email', 'prod@example.com');
+        await notarizeSignedPdf(`http://127.0.0.1:${port}`, token, pki);
+        await child.stop();
+      } finally {
+        await database?.drop();
+        await stacks?.stop();
+        await evm?.stop();
+        await rgw?.stop();
+      }
+    },
+    300_000,
+  );
+});
