@@ -34,7 +34,8 @@
  * 5. Indicator catalog (`catalog.ts`): sync throughput for 10,000 definitions, search latency p50/p95
  *    with the provider's own time apart, recall@5 on the labeled query set.
  * 6. Memory and start-up (`idle.ts`): `npm start` on the embedded defaults, time to `/health` ok and
- *    idle RSS/PSS of its whole process tree, with each part (PGlite, the devnets, the modules) measured alone.
+ *    idle RSS/PSS of its whole process tree, with each part (PGlite, the devnets, the modules) measured alone;
+ *    then the production shape (the built service, PostgreSQL, S3, configured chains on loopback stand-ins).
  *    Alone: `npm run bench -- idle` (results printed, `results.json` left as it is).
  *
  * `npm run bench -- verify`: part 2 with a 1 MiB file uploaded once in place of part 1's rounds (printed only).

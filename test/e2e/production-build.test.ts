@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import type { DocumentDto } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, SERVER_DIST_DIR, SERVER_ENTRIES } from '../../server/build/build';
 import { type Child, freePort, runCommand, startChild } from '../bench/lib';
+import { CHROMIUM } from '../harness/chromium';
 import { api } from '../harness/http';
 import { NODE, ROOT } from '../harness/npm-start';
 import { createTestPki, type TestPki } from '../harness/pki';
@@ -15,6 +17,7 @@ import { createTestDatabase } from '../harness/postgres';
 import { type RadosgwServer, radosgwAvailable, startRadosgw } from '../harness/radosgw';
 import { rsaSigner, signedPdf } from '../harness/signed-pdfs';
 import { startTestTsa, type TestTsa } from '../harness/tsa';
+import { startSite } from '../harness/web-site';
 
 /**
  * The built service (`npm run build:server`, server/dist/) run as production runs it, `node server/dist/main.mjs`
@@ -139,7 +142,7 @@ describe('the built service (server/dist)', () => {
     }
   });
 
-  it('runs on the embedded defaults: PGlite and both devnets in threads, files, web client, CLI', async () => {
+  it('runs on the embedded defaults: PGlite and both devnets in threads, files, web client, CLI, capture', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-built-'));
     dirs.push(dataDir);
     const port = await freePort();
@@ -150,6 +153,8 @@ describe('the built service (server/dist)', () => {
       SIGNING_CERT_PASSWORD: pki.p12Password,
       SIGNING_LEVEL: 'B-T',
       TSA_URL: tsa.url,
+      CHROMIUM_PATH: CHROMIUM,
+      CAPTURE_ALLOW_HOSTS: '127.0.0.1',
     };
     children.push(await startBuilt(port, env));
     const base = `http://127.0.0.1:${port}`;
@@ -162,6 +167,24 @@ describe('the built service (server/dist)', () => {
     expect(await app.text()).toContain('<div id="root">');
     const page = await fetch(`${base}/verify/verify.html`);
     expect(page.status).toBe(200);
+    // A web capture: Chromium driven from `capture-process.mjs`, its archive signed by the service.
+    if (existsSync(CHROMIUM)) {
+      const site = await startSite((_req, res) => {
+        res.setHeader('content-type', 'text/html; charset=utf-8');
+        res.end('<!doctype html><title>Built</title><h1>Captured by the built service</h1>');
+      });
+      try {
+        const captured = await api<DocumentDto>(base, '/api/documents/capture', {
+          method: 'POST',
+          token,
+          body: { url: `${site.origin}/`, consent: true },
+        });
+        expect(captured.status, JSON.stringify(captured.body)).toBe(201);
+        expect(captured.body.sourceType).toBe('web-capture');
+      } finally {
+        await site.close();
+      }
+    }
   }, 240_000);
 
   it.skipIf(!radosgwAvailable())(
