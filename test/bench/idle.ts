@@ -16,9 +16,10 @@
  *    PGlite is also measured with `--liftoff-only`, to show what V8's optimized WebAssembly code costs.
  *
  * 3. The production shape: the built service (`server/build/build.ts`), started by the command of the
- *    `start:production` script run directly (no npm, no tsx: what a supervisor runs) with `NODE_ENV=production`, a fresh PostgreSQL database (`TEST_PG_ADMIN_URL`), S3 (radosgw on loopback),
- *    and configured chains (`ANCHORING=configured`) whose endpoints are loopback stand-ins run by the bench itself
- *    (a Hardhat node with EAS, the Clarity-VM Stacks devnet): no devnet inside the service. Node's compile cache in
+ *    `start:production` script run directly (no npm, no tsx: what a supervisor runs) with `NODE_ENV=production`,
+ *    a fresh PostgreSQL database (`TEST_PG_ADMIN_URL`), S3 (radosgw on loopback) and configured chains
+ *    (`ANCHORING=configured`) whose endpoints are loopback stand-ins run by the bench itself (a Hardhat node with
+ *    EAS, the Clarity-VM Stacks devnet; test/harness/production-shape.ts): no devnet inside the service. Node's compile cache in
  *    a fresh directory (`NODE_COMPILE_CACHE`), so the first start compiles everything and the restart reads the
  *    cache, as after a deployment. The same two starts and readings as 1. Goals: `/health` ok within 2 s (restart)
  *    and idle RSS under 250 MB. Skipped, with the reason in the results, when radosgw is not installed.
@@ -26,18 +27,15 @@
  * MB means MiB. Every process group and temp directory is removed at the end, also on failure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
-import { startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
 import { buildServer } from '../../server/build/build';
-import { createTestDatabase } from '../harness/postgres';
-import { radosgwAvailable, startRadosgw } from '../harness/radosgw';
+import { startProductionStandIns } from '../harness/production-shape';
+import { radosgwAvailable } from '../harness/radosgw';
 import type { IdlePart, IdleSnapshot } from './idle-part';
 import { freePort, runCommand } from './lib';
 
@@ -403,16 +401,8 @@ async function measureProductionShape(options: {
   if (!radosgwAvailable()) return { skipped: 'radosgw is not installed (bash .ci/install-radosgw.sh)' };
   console.log('[bench] production shape: building server/dist, starting PostgreSQL database, S3 and chains');
   await buildServer();
-  const [rgw, evm, stacks, database] = await Promise.all([
-    startRadosgw(),
-    startHardhatDevnet(),
-    startStacksDevnet({ blockTimeMs: 1000 }),
-    createTestDatabase(),
-  ]);
-  options.addCleanup('production shape: S3', () => rgw.stop());
-  options.addCleanup('production shape: EVM stand-in', () => evm.stop());
-  options.addCleanup('production shape: Stacks stand-in', () => stacks.stop());
-  options.addCleanup('production shape: database', () => database.drop());
+  const standIns = await startProductionStandIns({ publicUrl: 'http://notary.bench' });
+  options.addCleanup('production shape: stand-ins', () => standIns.stop());
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-idle-prod-'));
   const compileCache = await mkdtemp(path.join(os.tmpdir(), 'notary-idle-compile-cache-'));
   options.addCleanup('production shape: directories', async () => {
@@ -427,30 +417,12 @@ async function measureProductionShape(options: {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      ...standIns.env,
       ...script.env,
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       NODE_COMPILE_CACHE: compileCache,
       DATA_DIR: dataDir,
-      PUBLIC_URL: 'http://notary.bench',
-      SECRET: randomBytes(32).toString('hex'),
-      DATABASE_URL: database.url,
-      S3_ENDPOINT: rgw.endpoint,
-      S3_BUCKET: `notary-idle-${randomBytes(4).toString('hex')}`,
-      S3_REGION: rgw.region,
-      S3_ACCESS_KEY_ID: rgw.accessKeyId,
-      S3_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-      ANCHORING: 'configured',
-      EVM_RPC_URL: evm.rpcUrl,
-      EVM_PRIVATE_KEY: evm.funderPrivateKey,
-      EVM_CHAIN_ID: String(evm.chainId),
-      EVM_NETWORK: 'loopback-evm',
-      EAS_ADDRESS: evm.easAddress,
-      EAS_SCHEMA_REGISTRY_ADDRESS: evm.schemaRegistryAddress,
-      STACKS_API_URL: stacks.url,
-      STACKS_PRIVATE_KEY: stacks.senderKey,
-      STACKS_CONTRACT_ID: stacks.contractId,
-      STACKS_NETWORK: 'devnet',
     },
   };
   console.log('[bench] production shape, first start (empty database and compile cache)');

@@ -24,7 +24,8 @@
  * At the largest size, once per database: the deletion of an organization of `--org-documents` documents (time
  * from confirm to its answer, the server's peak RSS), then a second one killed with SIGKILL mid-way, the server
  * started again, and the time until its resume job finishes it (`org:deletion-status`): n/a when the service has
- * no resumable deletion. A size a database does not reach within `SEED_TIMEOUT_S` is reported as not finished.
+ * no resumable deletion. A size whose seeding fails (PGlite out of memory, the disk full) is reported as not
+ * finished, and that database's larger sizes are not tried.
  * The results go to stdout and, unless `--no-doc`, to the "Scale" section of docs/benchmarks.md.
  */
 import { randomBytes } from 'node:crypto';
@@ -291,13 +292,25 @@ async function benchDatabase(
     const seedStarted = performance.now();
     if (add > 0 || have === 0) {
       const runId = `scale-${kind}-${size}-${randomBytes(3).toString('hex')}`;
-      seeded = await seed({
-        documents: add,
-        email: EMAIL,
-        seed: runId,
-        env,
-        log: (line) => log(line),
-      });
+      try {
+        seeded = await seed({ documents: add, email: EMAIL, seed: runId, env, log: (line) => log(line) });
+      } catch (e) {
+        // This database stops here; the sizes measured so far are reported.
+        const reason = e instanceof Error ? e.message.split('\n')[0] : String(e);
+        log(`seeding to ${size} documents failed: ${reason}`);
+        sizes.push({
+          size,
+          documents: have,
+          seedSeconds: (performance.now() - seedStarted) / 1000,
+          seedDocumentsPerSecond: 0,
+          measures: {},
+          notes: [`seeding to ${size} documents failed: ${reason}`],
+          serverRssMB: 0,
+          loadAverage: os.loadavg()[0] ?? 0,
+          unfinished: reason ?? 'failed',
+        });
+        break;
+      }
       runs.push({ runId, prefix: seeded.serialPrefix, count: seeded.documents });
       samples.push(...seeded.samples);
       have += seeded.documents;
@@ -653,10 +666,10 @@ export function reportScale(r: ScaleResults): string {
   for (const db of r.databases) {
     const sizes = db.sizes;
     const first = sizes[0];
-    const last = sizes[sizes.length - 1];
+    const last = [...sizes].reverse().find((s) => !s.unfinished);
     lines.push('', `**${db.kind === 'postgresql' ? 'PostgreSQL' : 'PGlite'}**`, '');
     lines.push(
-      `| measure | ${sizes.map((s) => (s.size === 0 ? `empty (${s.documents.toLocaleString('en')} docs)` : `${s.size.toLocaleString('en')} docs`)).join(' | ')} | largest / empty | goal |`,
+      `| measure | ${sizes.map((s) => (s.size === 0 ? `empty (${s.documents.toLocaleString('en')} docs)` : `${s.size.toLocaleString('en')} docs`)).join(' | ')} | largest measured / empty | goal |`,
     );
     lines.push(`| --- | ${sizes.map(() => '---').join(' | ')} | --- | --- |`);
     for (const key of Object.keys(LABELS)) {

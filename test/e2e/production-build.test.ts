@@ -1,20 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type HardhatDevnet, startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
-import { type StacksDevnet, startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
 import type { DocumentDto } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, SERVER_DIST_DIR, SERVER_ENTRIES } from '../../server/build/build';
 import { type Child, freePort, runCommand, startChild } from '../bench/lib';
+import { uploadBytes, waitRegistered } from '../harness/anchored';
 import { CHROMIUM } from '../harness/chromium';
 import { api } from '../harness/http';
 import { NODE, ROOT } from '../harness/npm-start';
 import { createTestPki, type TestPki } from '../harness/pki';
-import { createTestDatabase } from '../harness/postgres';
-import { type RadosgwServer, radosgwAvailable, startRadosgw } from '../harness/radosgw';
+import { startProductionStandIns } from '../harness/production-shape';
+import { radosgwAvailable } from '../harness/radosgw';
 import { rsaSigner, signedPdf } from '../harness/signed-pdfs';
 import { startTestTsa, type TestTsa } from '../harness/tsa';
 import { startSite } from '../harness/web-site';
@@ -62,35 +60,10 @@ async function cli(env: Record<string, string>, ...args: string[]): Promise<stri
   return r.stdout.trim();
 }
 
-async function upload(base: string, token: string, bytes: Uint8Array, name: string): Promise<DocumentDto> {
-  const form = new FormData();
-  form.set('consent', 'true');
-  form.set('file', new Blob([new Uint8Array(bytes)]), name);
-  const res = await fetch(`${base}/api/documents/upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as DocumentDto;
-}
-
-/** Polls until both chains registered the document (the deadline is for a broken pipeline only). */
-async function waitRegistered(base: string, token: string, id: string): Promise<DocumentDto> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const res = await api<{ document: DocumentDto }>(base, `/api/documents/${id}`, { token });
-    const d = res.body.document;
-    if (d.onchainStatus === 'registered' && d.stacksStatus === 'registered') return d;
-    if (Date.now() > deadline) throw new Error(`not registered in time: ${JSON.stringify(res.body)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /** Uploads a signed PDF, waits for both anchors, and checks the certificate and the receipt it gets. */
 async function notarizeSignedPdf(base: string, token: string, pki: TestPki): Promise<void> {
-  const doc = await upload(base, token, await signedPdf(await rsaSigner(pki)), 'signed.pdf');
-  await waitRegistered(base, token, doc.id);
+  const doc = await uploadBytes({ url: base }, token, await signedPdf(await rsaSigner(pki)), 'signed.pdf');
+  await waitRegistered({ url: base }, token, doc.id, 90_000);
   // The certificate: rendered and stamped in `stamp-worker.mjs`, signed by the configured certificate.
   const cert = await fetch(`${base}/api/documents/${doc.id}/certificate?lang=en`, {
     headers: { authorization: `Bearer ${token}` },
@@ -190,45 +163,20 @@ describe('the built service (server/dist)', () => {
   it.skipIf(!radosgwAvailable())(
     'runs in the production shape: PostgreSQL, S3, configured chains',
     async () => {
-      let rgw: RadosgwServer | undefined;
-      let evm: HardhatDevnet | undefined;
-      let stacks: StacksDevnet | undefined;
-      let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+      const port = await freePort();
+      const standIns = await startProductionStandIns({
+        publicUrl: `http://127.0.0.1:${port}`,
+        stacksBlockMs: 200,
+      });
       try {
-        [rgw, evm, stacks, database] = await Promise.all([
-          startRadosgw(),
-          startHardhatDevnet(),
-          startStacksDevnet({ blockTimeMs: 200 }),
-          createTestDatabase(),
-        ]);
         const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-built-prod-'));
         dirs.push(dataDir);
-        const port = await freePort();
         const env = {
-          NODE_ENV: 'production',
+          ...standIns.env,
           DATA_DIR: dataDir,
           LOG_LEVEL: 'warn',
-          PUBLIC_URL: `http://127.0.0.1:${port}`,
-          SECRET: randomBytes(32).toString('hex'),
-          DATABASE_URL: database.url,
-          S3_ENDPOINT: rgw.endpoint,
-          S3_BUCKET: `notary-built-${randomBytes(4).toString('hex')}`,
-          S3_REGION: rgw.region,
-          S3_ACCESS_KEY_ID: rgw.accessKeyId,
-          S3_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-          ANCHORING: 'configured',
           ANCHOR_BATCH_SECONDS: '0.5',
-          EVM_RPC_URL: evm.rpcUrl,
-          EVM_PRIVATE_KEY: evm.funderPrivateKey,
-          EVM_CHAIN_ID: String(evm.chainId),
-          EVM_NETWORK: 'loopback-evm',
-          EAS_ADDRESS: evm.easAddress,
-          EAS_SCHEMA_REGISTRY_ADDRESS: evm.schemaRegistryAddress,
           EVM_CONFIRMATIONS: '1',
-          STACKS_API_URL: stacks.url,
-          STACKS_PRIVATE_KEY: stacks.senderKey,
-          STACKS_CONTRACT_ID: stacks.contractId,
-          STACKS_NETWORK: 'devnet',
           STACKS_CONFIRMATIONS: '1',
           SIGNING_CERT: pki.rsa.p12Path,
           SIGNING_CERT_PASSWORD: pki.p12Password,
@@ -242,10 +190,7 @@ describe('the built service (server/dist)', () => {
         await notarizeSignedPdf(`http://127.0.0.1:${port}`, token, pki);
         await child.stop();
       } finally {
-        await database?.drop();
-        await stacks?.stop();
-        await evm?.stop();
-        await rgw?.stop();
+        await standIns.stop();
       }
     },
     300_000,

@@ -4,7 +4,7 @@ import type { TestService } from './service';
 
 /** Uploads `bytes` as `name` through `POST /api/documents/upload` (consent given); returns the Document. */
 export async function uploadBytes(
-  t: TestService,
+  t: Pick<TestService, 'url'>,
   token: string,
   bytes: Uint8Array,
   name: string,
@@ -26,7 +26,7 @@ export async function uploadBytes(
  * `timeoutMs` (a deadline for a broken pipeline, not a duration the test relies on).
  */
 export async function waitRegistered(
-  t: TestService,
+  t: Pick<TestService, 'url'>,
   token: string,
   id: string,
   timeoutMs = 60_000,

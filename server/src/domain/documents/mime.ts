@@ -21,6 +21,9 @@ const TEXT_BY_EXTENSION: Record<string, string> = {
 /** Markup that makes a "text" file active content when rendered (HTML, SVG, XML with scripts). */
 const MARKUP = /<\s*(!doctype|html|svg|script|xml|\?xml|iframe|body|head)\b/i;
 
+/** file-type's detectors, loaded at the first upload (an idle service does not hold them), then kept. */
+let fileTypeModule: Promise<typeof import('file-type')> | undefined;
+
 /**
  * The file's real media type (spec, Documents rule 4: only real PDF, PNG, JPEG, GIF, WebP and plain text go
  * inline). Binary formats are detected from their magic bytes (file-type); text is recognised as valid UTF-8
@@ -32,9 +35,8 @@ export async function detectMimeType(
   declared: string | undefined,
   fileName: string,
 ): Promise<string> {
-  // Loaded at the first upload (an ES module of detectors an idle service does not need).
-  const { fileTypeFromBuffer } = await import('file-type');
-  const detected = await fileTypeFromBuffer(head);
+  fileTypeModule ??= import('file-type');
+  const detected = await (await fileTypeModule).fileTypeFromBuffer(head);
   if (detected) return detected.mime;
   if (head.length === 0 || !looksLikeText(head)) return 'application/octet-stream';
   const byExtension = TEXT_BY_EXTENSION[path.extname(fileName).toLowerCase()];
