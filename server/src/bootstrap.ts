@@ -22,7 +22,6 @@ import { connectRedis, type RedisConnection } from './adapters/redis/client';
 import { createRevocationSource } from './adapters/revocation';
 import { createSigner } from './adapters/signer';
 import { FsObjectStorage } from './adapters/storage/fs';
-import { S3ObjectStorage } from './adapters/storage/s3';
 import { createTimestampAuthority } from './adapters/tsa';
 import { startAdminSocket } from './cli/admin-socket';
 import { devnetEndpointLines, forgetDevnetEndpoints, recordDevnetEndpoints } from './cli/devnet-info';
@@ -127,13 +126,23 @@ export async function createCore(
     const quotaCounter = (prefix: string, windowSeconds: number) =>
       createQuotaCounter(config.rateLimits, redis, { windowSeconds, prefix, log: rateLimitLog });
     const invitationMailQuota = quotaCounter('invitation-mail', INVITATION_MAIL_LIMITS.windowSeconds);
-    const storage: ObjectStorage =
-      config.storage.kind === 's3'
-        ? new S3ObjectStorage(config.storage, { log: log.child({ module: 'storage' }) })
-        : new FsObjectStorage({ root: config.storage.root, secret, publicBaseUrl: () => publicUrl });
-    if (storage instanceof S3ObjectStorage) await storage.ensureBucket();
-    // Uploads cut short by a crash leave temp files behind; they are never objects, so clear the old ones.
-    if (storage instanceof FsObjectStorage) await storage.removeStaleTempFiles();
+    let storage: ObjectStorage;
+    if (config.storage.kind === 's3') {
+      // The AWS SDK is loaded only for S3 storage (about 30 MB a service on files would hold for nothing).
+      const { S3ObjectStorage } = await import('./adapters/storage/s3');
+      const s3 = new S3ObjectStorage(config.storage, { log: log.child({ module: 'storage' }) });
+      await s3.ensureBucket();
+      storage = s3;
+    } else {
+      const files = new FsObjectStorage({
+        root: config.storage.root,
+        secret,
+        publicBaseUrl: () => publicUrl,
+      });
+      // Uploads cut short by a crash leave temp files behind; they are never objects, so clear the old ones.
+      await files.removeStaleTempFiles();
+      storage = files;
+    }
     const mailLog = log.child({ module: 'mail' });
     const mailer = createMailer(config.mail, (line) => mailLog.info(line));
     const identity = createBetterAuthIdentity({
