@@ -5,7 +5,8 @@ import { sendError } from '../trpc/errors';
 
 /**
  * CORS (spec, Authentication 7): a browser origin must be listed in `ALLOWED_ORIGINS`; requests without an
- * Origin header (CLI, desktop main process, server to server) always pass. A foreign origin gets 403.
+ * Origin header (CLI, desktop main process, server to server) always pass, answered with `Vary: Origin` and no
+ * other CORS header. A foreign origin gets 403.
  */
 export function corsPolicy(
   allowedOrigins: readonly string[],
@@ -29,6 +30,13 @@ export function corsPolicy(
   });
   return (req, res, next) => {
     const origin = req.headers.origin;
+    // No Origin (a CLI, a server, the desktop's main process): not a CORS request, so no CORS header means
+    // anything to the client; caches still learn that the answer depends on Origin. Preflights keep the library.
+    if (!origin && req.method !== 'OPTIONS') {
+      res.vary('Origin');
+      next();
+      return;
+    }
     if (!origin || allowed.has(origin) || origin === originOf(selfOrigin())) return handler(req, res, next);
     sendError(res, new AppError('FORBIDDEN', `Origin ${origin} is not allowed (ALLOWED_ORIGINS)`));
   };
