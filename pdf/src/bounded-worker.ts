@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, type Transferable, Worker } from 'node:worker_threads';
 import { errorMessage } from '@notary/shared';
+import { runsFromSource } from '@notary/shared/module-entry';
 
 /**
  * Runs jobs on untrusted input in worker threads whose memory and time are bounded, so that a crafted upload cannot
@@ -76,7 +77,7 @@ interface PooledWorker {
  * vitest's and tsx's own flags are not inherited, so one rule works under all of them.
  */
 function execArgvFor(entry: URL): string[] | undefined {
-  if (!entry.pathname.endsWith('.ts')) return undefined;
+  if (!runsFromSource(entry.pathname)) return undefined;
   const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return ['--import', loader];
 }

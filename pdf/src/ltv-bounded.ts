@@ -1,9 +1,9 @@
-import { moduleEntry } from '@notary/shared/module-entry';
 /**
  * The long-term PDF work (`ltv.ts`: /DSS updates, the document timestamp field) in bounded worker threads
  * (`ltv-worker.ts`), for certificate PDFs that hold an uploaded original: parsing them is kept off the calling
  * thread, within the same bounds as stamping (`bounds.ts`: heap, CPU deadline, decoded stream sizes).
  */
+import { moduleEntry } from '@notary/shared/module-entry';
 import { BoundedWorkerPool } from './bounded-worker';
 import {
   PDF_WORKER_DEADLINE_MS,

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { runsFromSource } from '@notary/shared/module-entry';
 
 /**
  * The `execArgv` of a worker thread whose entry is `entry` (see `moduleEntry`): tsx's loader when it is a
@@ -11,7 +12,7 @@ import { pathToFileURL } from 'node:url';
  * tsx where it strips types (Node 22.18 and later), which saves the thread tsx's memory.
  */
 export function workerExecArgv(entry: URL, options: { erasableOnly?: boolean } = {}): string[] {
-  if (!entry.pathname.endsWith('.ts')) return [];
+  if (!runsFromSource(entry.pathname)) return [];
   if (options.erasableOnly && process.features.typescript) return [];
   return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 }

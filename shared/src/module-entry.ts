@@ -10,7 +10,7 @@
  * when built (the build emits each such entry under that name).
  */
 export function moduleEntry(callerUrl: string, name: string): URL {
-  return new URL(`./${name}${callerUrl.endsWith('.ts') ? '.ts' : '.mjs'}`, callerUrl);
+  return new URL(`./${name}${runsFromSource(callerUrl) ? '.ts' : '.mjs'}`, callerUrl);
 }
 
 /**
@@ -22,7 +22,10 @@ export function repositoryFile(relative: string): URL {
   return new URL(`../../${relative}`, import.meta.url);
 }
 
-/** Whether the module at `callerUrl` runs from the TypeScript sources (and its workers need tsx's loader). */
-export function runsFromSource(callerUrl: string): boolean {
-  return callerUrl.endsWith('.ts');
+/**
+ * Whether the module at `url` (a URL or a path) runs from the TypeScript sources: then a thread or process
+ * started on it needs tsx's loader; the built service's `.mjs` needs none.
+ */
+export function runsFromSource(url: string): boolean {
+  return url.endsWith('.ts');
 }

@@ -289,16 +289,35 @@ async function measurePart(
   }
 }
 
+/** A package script of the form `[NAME=value ...] node <args> <entry>`, taken apart. */
+interface NodeScript {
+  text: string;
+  env: Record<string, string>;
+  /** Node's arguments before the entry. */
+  nodeArgs: string[];
+  entry: string;
+}
+
 /**
- * The node arguments of the start script (`node <args> server/src/main.ts`), for the parts to run as the
- * service does. @throws Error when the script is not of that form.
+ * The script `name` of the root package.json as a command run without npm: its `NAME=value` words as
+ * environment, then `node`, its arguments and the entry, which must equal `entry`.
+ * @throws Error when the script is not of that form.
  */
-function startNodeArgs(script: string): string[] {
-  const words = script.trim().split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'server/src/main.ts') {
-    throw new Error(`the start script is not "node <args> server/src/main.ts": ${script}`);
+function nodeScript(root: string, name: string, entry: string): NodeScript {
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const text = pkg.scripts[name] ?? '';
+  const words = text.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words[0]?.includes('=')) {
+    const [key, ...value] = (words.shift() as string).split('=');
+    env[key as string] = value.join('=');
   }
-  return words.slice(1, -1);
+  if (words.shift() !== 'node' || words.at(-1) !== entry) {
+    throw new Error(`the ${name} script is not "[NAME=value ...] node <args> ${entry}": ${text}`);
+  }
+  return { text, env, nodeArgs: words.slice(0, -1), entry };
 }
 
 /** Runs both starts and every part; throws when one fails. */
@@ -307,11 +326,7 @@ export async function benchIdle(options: {
   node: string;
   addCleanup: (label: string, run: () => Promise<void>) => void;
 }): Promise<IdleResults> {
-  const pkg = JSON.parse(readFileSync(path.join(options.root, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const startScript = pkg.scripts.start ?? '';
-  const nodeArgs = startNodeArgs(startScript);
+  const { text: startScript, nodeArgs } = nodeScript(options.root, 'start', 'server/src/main.ts');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-idle-'));
   options.addCleanup('idle DATA_DIR', () => rm(dataDir, { recursive: true, force: true }));
   const npmStart: StartCommand = {
@@ -409,10 +424,10 @@ async function measureProductionShape(options: {
     await rm(dataDir, { recursive: true, force: true });
     await rm(compileCache, { recursive: true, force: true });
   });
-  const script = productionCommand(options.root);
+  const script = nodeScript(options.root, 'start:production', 'server/dist/main.mjs');
   const start: StartCommand = {
     command: options.node,
-    args: script.nodeArgs,
+    args: [...script.nodeArgs, script.entry],
     cwd: options.root,
     env: {
       PATH: process.env.PATH,
@@ -432,39 +447,25 @@ async function measureProductionShape(options: {
   return { starts: [first, again], command: script.text };
 }
 
-/**
- * The `start:production` script as a command: its `NAME=value` words as environment, then `node` and its
- * arguments. @throws Error when the script is not of that form.
- */
-function productionCommand(root: string): { text: string; env: Record<string, string>; nodeArgs: string[] } {
-  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const text = pkg.scripts['start:production'] ?? '';
-  const words = text.trim().split(/\s+/);
-  const env: Record<string, string> = {};
-  while (words[0]?.includes('=')) {
-    const [name, ...value] = (words.shift() as string).split('=');
-    env[name as string] = value.join('=');
-  }
-  if (words.shift() !== 'node' || !words.at(-1)?.endsWith('.mjs')) {
-    throw new Error(`the start:production script is not "[NAME=value ...] node <args> <file>.mjs": ${text}`);
-  }
-  return { text, env, nodeArgs: words };
+/** The table of starts: header and one row each, `/health` times with `digits` decimals. */
+function startRows(starts: readonly IdleStart[], digits: number): string[] {
+  const f = (n: number) => n.toFixed(0);
+  return [
+    '| start | to /health ok (s) | settled after (s) | idle RSS (MB) | idle PSS (MB) |',
+    '| --- | --- | --- | --- | --- |',
+    ...starts.map(
+      (st) =>
+        `| ${st.label} | ${st.healthS.toFixed(digits)} | ${st.settleS.toFixed(1)} | ${f(st.rssMB)} | ${f(st.pssMB)} |`,
+    ),
+  ];
 }
 
 function productionLines(p: ProductionShape, met: boolean | null): string[] {
   if ('skipped' in p) return [`Production shape: not measured (${p.skipped}).`, ''];
-  const f = (n: number) => n.toFixed(0);
   return [
     `Production shape (\`${p.command}\`; PostgreSQL, S3, configured chains on loopback stand-ins):`,
     '',
-    '| start | to /health ok (s) | settled after (s) | idle RSS (MB) | idle PSS (MB) |',
-    '| --- | --- | --- | --- | --- |',
-    ...p.starts.map(
-      (st) =>
-        `| ${st.label} | ${st.healthS.toFixed(2)} | ${st.settleS.toFixed(1)} | ${f(st.rssMB)} | ${f(st.pssMB)} |`,
-    ),
+    ...startRows(p.starts, 2),
     `| goal (restart) | < ${IDLE_GOALS.productionRestartS} | | < ${IDLE_GOALS.productionRssMB} ${met ? '✅' : '❌'} | |`,
     '',
   ];
@@ -477,12 +478,7 @@ export function reportIdle(r: IdleResults): string {
   const lines = [
     `Memory and start-up of \`npm start\` (\`${r.startScript}\`), embedded defaults, all processes counted:`,
     '',
-    '| start | to /health ok (s) | settled after (s) | idle RSS (MB) | idle PSS (MB) |',
-    '| --- | --- | --- | --- | --- |',
-    ...r.starts.map(
-      (st) =>
-        `| ${st.label} | ${st.healthS.toFixed(1)} | ${st.settleS.toFixed(1)} | ${f(st.rssMB)} | ${f(st.pssMB)} |`,
-    ),
+    ...startRows(r.starts, 1),
     `| goal | < ${IDLE_GOALS.firstStartS} first, < ${IDLE_GOALS.restartS} restart ${s.startGoalsMet ? '✅' : '❌'} | | < ${s.rssGoalMB} (restart) ${s.rssGoalMet ? '✅' : '❌'} | |`,
     '',
     ...productionLines(r.production, s.productionGoalsMet),

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Log } from '@notary/platform/log';
 import { AppError, LIMITS } from '@notary/shared';
-import { moduleEntry } from '@notary/shared/module-entry';
+import { moduleEntry, runsFromSource } from '@notary/shared/module-entry';
 import type { WebCapture, WebCapturer } from '../../ports/capture';
 import type { CaptureConfig } from './chromium';
 import {
@@ -273,7 +273,7 @@ export class IsolatedCapturer implements WebCapturer {
  */
 function loaderArgs(entry: string): string[] {
   const args = ['--max-old-space-size=1536'];
-  if (entry.endsWith('.ts')) {
+  if (runsFromSource(entry)) {
     const tsx = createRequire(import.meta.url).resolve('tsx');
     args.push('--import', pathToFileURL(tsx).href);
   }

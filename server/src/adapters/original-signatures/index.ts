@@ -24,8 +24,8 @@ export const SIGNATURES_MAX_WAITING = 32;
 export const SIGNATURES_RETRY_AFTER_SECONDS = 5;
 
 /**
- * `OriginalSignatureReader` in a `BoundedWorkerPool` (`signature-reader-worker.ts`): one worker kept warm for a minute, each
- * for at most 100 readings and while its heap stays under 96 MB after one; `SIGNATURES_MAX_CONCURRENT`
+ * `OriginalSignatureReader` in a `BoundedWorkerPool` (`signature-reader-worker.ts`): one worker kept warm for a
+ * minute, each for at most 100 readings and while its heap stays under 96 MB after one; `SIGNATURES_MAX_CONCURRENT`
  * readings at once (so workers, and their memory, stay bounded however many receipts are asked for), up to
  * `SIGNATURES_MAX_WAITING` waiting. A reading past the heap or the deadline, or one that fails otherwise,
  * answers `unreadable` with the reason.
