@@ -26,10 +26,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import {
+  NOTARY_CONTRACT_PATH,
+  startStacksDevnet,
+} from '@notary/server/adapters/chains/devnets/stacks-devnet';
 import { EvmEasChain } from '@notary/server/adapters/chains/evm-eas';
 import { startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
 import { StacksNotaryChain } from '@notary/server/adapters/chains/stacks';
-import { NOTARY_CONTRACT_PATH, startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
 import { buildMerkleTree } from '@notary/server/domain/anchoring/merkle';
 import {
   ClarityVersion,

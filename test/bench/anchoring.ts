@@ -22,10 +22,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { startStacksDevnet } from '@notary/server/adapters/chains/devnets/stacks-devnet';
 import { EvmEasChain } from '@notary/server/adapters/chains/evm-eas';
 import { startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
 import { StacksNotaryChain } from '@notary/server/adapters/chains/stacks';
-import { startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
 import { buildMerkleTree } from '@notary/server/domain/anchoring/merkle';
 import { freePort, startChild } from './lib';
 

@@ -90,7 +90,7 @@ async function load(part: IdlePart, dir: string): Promise<() => Promise<unknown>
       return () => startHardhatDevnet({ chainId: 31337 });
     }
     case 'stacks': {
-      const { startStacksDevnet } = await import('../../server/src/adapters/chains/stacks-devnet');
+      const { startStacksDevnet } = await import('../../server/src/adapters/chains/devnets/stacks-devnet');
       return () => startStacksDevnet();
     }
     case 'service': {

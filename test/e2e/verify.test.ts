@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { type StacksDevnet, startStacksDevnet } from '@notary/server/adapters/chains/devnets/stacks-devnet';
 import { easArtifacts } from '@notary/server/adapters/chains/eas-abi';
-import { type StacksDevnet, startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
 import type { DocumentDto } from '@notary/shared';
 import {
   EAS_ABI,

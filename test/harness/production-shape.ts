@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { startStacksDevnet } from '@notary/server/adapters/chains/devnets/stacks-devnet';
 import { startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
-import { startStacksDevnet } from '@notary/server/adapters/chains/stacks-devnet';
 import { createTestDatabase } from './postgres';
 import { startRadosgw } from './radosgw';
 

@@ -3,7 +3,7 @@ import { SMALL_WORKER_HEAP, workerExecArgv } from '@notary/platform/worker-exec-
 import { awaitWorkerStart } from '@notary/platform/worker-start';
 import { errorMessage } from '@notary/shared';
 import { moduleEntry } from '@notary/shared/module-entry';
-import type { StacksDevnet, StacksDevnetControls, StacksDevnetOptions } from './stacks-devnet';
+import type { StacksDevnet, StacksDevnetControls, StacksDevnetOptions } from './devnets/stacks-devnet';
 
 /**
  * A devnet of the service (`ANCHORING=devnet`) in a worker thread. The Clarity VM of the Stacks devnet is
@@ -56,11 +56,11 @@ type ThreadMessage<E> =
 /** The service's messages: a control call, or stop. */
 type ParentMessage = { call: number; name: ControlName; args: unknown[] } | 'stop';
 
-/** The process-wide record of devnet schema violations the test guard reads (as stacks-devnet.ts keeps it). */
+/** The process-wide record of devnet schema violations the test guard reads (as devnets/stacks-schema-check.ts keeps it). */
 const VIOLATIONS = Symbol.for('notary.stacks-devnet.violations');
 
 /**
- * Starts the Stacks devnet (`stacks-devnet.ts`) in a worker thread; resolves once it serves on loopback.
+ * Starts the Stacks devnet (`devnets/stacks-devnet.ts`) in a worker thread; resolves once it serves on loopback.
  * Schema violations of its answers (tests: `STACKS_DEVNET_SCHEMAS`) reach this thread's record of them.
  * @throws Error with the devnet's message when it fails to start.
  */

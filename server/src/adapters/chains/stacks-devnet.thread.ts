@@ -1,6 +1,6 @@
 /** The thread of `startStacksDevnetWorker` (devnet-worker.ts): the Stacks devnet, its endpoint posted back. */
 import { type StacksDevnetEndpoint, serveDevnetInThread } from './devnet-worker';
-import { startStacksDevnet } from './stacks-devnet';
+import { startStacksDevnet } from './devnets/stacks-devnet';
 
 await serveDevnetInThread(
   startStacksDevnet,

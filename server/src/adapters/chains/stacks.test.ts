@@ -2,13 +2,13 @@ import { createServer } from 'node:net';
 import { deserializeTransaction, privateKeyToAddress, randomPrivateKey } from '@stacks/transactions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChainRateLimitedError } from '../../ports/chains.js';
+import { type StacksDevnet, startStacksDevnet } from './devnets/stacks-devnet.js';
 import {
   classifyRejection,
   StacksConfigError,
   StacksNotaryChain,
   type StacksNotaryConfig,
 } from './stacks.js';
-import { type StacksDevnet, startStacksDevnet } from './stacks-devnet.js';
 
 const fee = { maxFee: 1000n, priorityFee: 0n };
 const rootOf = (byte: number, len = 32) => new Uint8Array(len).fill(byte);

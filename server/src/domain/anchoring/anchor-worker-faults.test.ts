@@ -5,10 +5,10 @@ import { recordingLog } from '@notary/platform/log.testing';
 import { randomPrivateKey } from '@stacks/transactions';
 import { JsonRpcProvider, Network, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type StacksDevnet, startStacksDevnet } from '../../adapters/chains/devnets/stacks-devnet';
 import { EvmEasChain } from '../../adapters/chains/evm-eas';
 import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
 import { StacksNotaryChain } from '../../adapters/chains/stacks';
-import { type StacksDevnet, startStacksDevnet } from '../../adapters/chains/stacks-devnet';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../../db/entities';
 import {
   type EvmPipelineFixture,

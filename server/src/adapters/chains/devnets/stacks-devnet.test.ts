@@ -10,7 +10,7 @@ import {
   serializeCV,
 } from '@stacks/transactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStacksDevnetWorker } from './devnet-worker.js';
+import { startStacksDevnetWorker } from '../devnet-worker.js';
 import { MAX_PENDING_PER_SENDER, type StacksDevnet, startStacksDevnet } from './stacks-devnet.js';
 
 /**
