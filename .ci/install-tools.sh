@@ -2,13 +2,25 @@
 # Installs the Debian tools the certificate and web-client tests run: poppler-utils (pdfsig, pdftoppm,
 # pdftotext), qpdf, libnss3-tools (certutil, the NSS database pdfsig trusts), zbar-tools (zbarimg, QR codes),
 # openssl, chromium (Playwright drives it; web captures trust CAPTURE_CA_CERTS through an NSS database certutil
-# makes), and python3-pikepdf (the PAdES long-term and ICP-Brasil profile tests read /DSS and the signature
-# dictionaries with it through Debian's /usr/bin/python3); then ReplayWeb.page's built player for the replay
-# test (fetch-replaywebpage.sh). Idempotent: does nothing when everything is there.
+# makes), colord-data (an sRGB ICC profile for the PDF/A samples) and python3-pikepdf (the PAdES long-term and
+# ICP-Brasil profile tests read /DSS and the signature dictionaries with it through Debian's /usr/bin/python3;
+# the PDF/A-3b check reads files with it); then ReplayWeb.page's built player for the replay test
+# (fetch-replaywebpage.sh). Idempotent: does nothing when everything is there.
 set -eu
 sh "$(dirname "$0")/apt-ensure.sh" validators "poppler-utils qpdf libnss3-tools zbar-tools openssl chromium" \
   "pdfsig pdftoppm pdftotext qpdf certutil zbarimg openssl chromium"
 sh "$(dirname "$0")/fetch-replaywebpage.sh"
+# colord-data: the sRGB ICC profile (/usr/share/color/icc/colord/sRGB.icc) of the PDF/A samples the independent
+# PDF/A-3b check is tested against (test/harness/pdfa/make_samples.py). Data, not an executable: checked by path.
+if [ ! -f /usr/share/color/icc/colord/sRGB.icc ]; then
+  SUDO_ICC=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO_ICC="sudo"; fi
+  $SUDO_ICC env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends colord-data ||
+    { $SUDO_ICC env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+      $SUDO_ICC env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends colord-data; }
+  test -f /usr/share/color/icc/colord/sRGB.icc
+fi
+echo "colord-data (sRGB ICC profile): installed"
 # A Python module, not an executable: checked by importing it.
 if /usr/bin/python3 -c 'import pikepdf' 2>/dev/null; then
   echo "pikepdf: already installed"
