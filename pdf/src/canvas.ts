@@ -11,7 +11,20 @@ export function num(value: number): string {
   return rounded === 0 ? '0' : String(rounded);
 }
 
-function rgb(color: Rgb, stroking: boolean): string {
+/**
+ * How colours are written: `rgb` (DeviceRGB, valid under an sRGB output intent) or `gray` (DeviceGray, the
+ * luminance of the colour: PDF/A allows it under any output intent, ISO 19005-2 6.2.4.3, so the stamp and the
+ * certificate pages of a PDF/A original whose output intent is not RGB use it).
+ */
+export type ColourMode = 'rgb' | 'gray';
+
+/** The operator setting `color` as fill (`rg`/`g`) or stroke (`RG`/`G`) colour in `mode`. */
+export function colourOp(color: Rgb, stroking: boolean, mode: ColourMode = 'rgb'): string {
+  if (mode === 'gray') {
+    // ITU-R BT.601 luma weights: the grey a reader would expect for the colour.
+    const [r, g, b] = color;
+    return `${num(0.299 * r + 0.587 * g + 0.114 * b)} ${stroking ? 'G' : 'g'}`;
+  }
   return `${color.map(num).join(' ')} ${stroking ? 'RG' : 'rg'}`;
 }
 
@@ -26,14 +39,19 @@ export class Canvas {
   constructor(
     readonly fonts: FontSet,
     private readonly fontNames: Record<FontRole, string>,
+    private readonly colourMode: ColourMode = 'rgb',
   ) {}
+
+  private rgb(color: Rgb, stroking: boolean): string {
+    return colourOp(color, stroking, this.colourMode);
+  }
 
   /** Draws one line of text with its baseline starting at (x, y). */
   text(x: number, y: number, role: FontRole, size: number, text: string, color: Rgb): void {
     if (!text) return;
     const face: FontFace = this.fonts[role];
     this.ops.push(
-      `BT /${this.fontNames[role]} ${num(size)} Tf ${rgb(color, false)} 1 0 0 1 ${num(x)} ${num(y)} Tm <${encodeHex(face, text)}> Tj ET`,
+      `BT /${this.fontNames[role]} ${num(size)} Tf ${this.rgb(color, false)} 1 0 0 1 ${num(x)} ${num(y)} Tm <${encodeHex(face, text)}> Tj ET`,
     );
   }
 
@@ -43,7 +61,9 @@ export class Canvas {
   }
 
   line(x1: number, y1: number, x2: number, y2: number, width: number, color: Rgb): void {
-    this.ops.push(`${num(width)} w ${rgb(color, true)} ${num(x1)} ${num(y1)} m ${num(x2)} ${num(y2)} l S`);
+    this.ops.push(
+      `${num(width)} w ${this.rgb(color, true)} ${num(x1)} ${num(y1)} m ${num(x2)} ${num(y2)} l S`,
+    );
   }
 
   /** A rectangle (x, y bottom-left), filled and/or stroked. */
@@ -55,7 +75,10 @@ export class Canvas {
     style: { fill?: Rgb; stroke?: Rgb; lineWidth?: number },
   ): void {
     const paint = style.fill && style.stroke ? 'B' : style.fill ? 'f' : 'S';
-    const colours = [style.fill ? rgb(style.fill, false) : '', style.stroke ? rgb(style.stroke, true) : '']
+    const colours = [
+      style.fill ? this.rgb(style.fill, false) : '',
+      style.stroke ? this.rgb(style.stroke, true) : '',
+    ]
       .filter(Boolean)
       .join(' ');
     this.ops.push(
@@ -72,7 +95,9 @@ export class Canvas {
     const count = modules.size;
     const quiet = 4;
     const cell = size / (count + 2 * quiet);
-    const parts = [`q 1 1 1 rg ${num(x)} ${num(y)} ${num(size)} ${num(size)} re f 0 0 0 rg`];
+    const parts = [
+      `q ${this.rgb([1, 1, 1], false)} ${num(x)} ${num(y)} ${num(size)} ${num(size)} re f ${this.rgb([0, 0, 0], false)}`,
+    ];
     for (let row = 0; row < count; row += 1) {
       // One rectangle per horizontal run of dark modules: fewer operators, no hairline seams.
       let col = 0;

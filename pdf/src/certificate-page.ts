@@ -1,9 +1,10 @@
 import { SCREENSHOT_MAX_PIXELS } from '@notary/shared/limits';
 import { type PDFDocument, PDFName, PDFPage, type PDFRef } from 'pdf-lib';
-import { Canvas, type Rgb } from './canvas';
+import { Canvas, type ColourMode, type Rgb } from './canvas';
 import type { FontRole, FontSet } from './fonts';
-import { type CertificateStrings, formatUtc, stringsFor } from './i18n';
-import type { CertificateData, CertificateLanguage, OriginalSignaturesView } from './model';
+import { type CertificateStrings, stringsFor } from './i18n';
+import type { CertificateAct, CertificateData, CertificateLanguage, OriginalSignaturesView } from './model';
+import type { PdfAStatement } from './pdfa';
 import { checkScreenshotHeader, decodeScreenshot } from './png';
 import { coverText, measure, wrapText } from './text';
 
@@ -57,6 +58,10 @@ export interface CertificateLayoutOptions {
   originalBytes: number | null;
   /** The screenshot of a web capture, embedded or left out (`placeScreenshot`); none for other sources. */
   screenshot?: ScreenshotPlacement;
+  /** What the file declares of PDF/A and, stamped, what the original did (a sentence under the document). */
+  pdfa?: PdfAStatement;
+  /** DeviceRGB (default) or DeviceGray for every colour: gray under a PDF/A original's non-RGB output intent. */
+  colour?: ColourMode;
 }
 
 /** A value cell: text and the font it is set in. */
@@ -77,6 +82,7 @@ class Flow {
     private readonly fonts: FontSet,
     private readonly s: CertificateStrings,
     private readonly data: CertificateData,
+    private readonly colour: ColourMode = 'rgb',
   ) {
     this.newPage();
   }
@@ -88,7 +94,7 @@ class Flow {
   }
 
   private newPage(): void {
-    const page = new Canvas(this.fonts, FONT_NAMES);
+    const page = new Canvas(this.fonts, FONT_NAMES, this.colour);
     this.pages.push(page);
     this.header(page);
     this.y = TOP - 34;
@@ -129,9 +135,18 @@ class Flow {
     const s = this.s;
     this.page.text(MARGIN_X, this.y - 14, 'bold', 20, s.title, INK);
     this.y -= 32;
-    const sub = `${s.serialLabel} ${this.cover('sans', this.data.document.serialNumber)}   ·   ${s.issuedAt(formatUtc(this.data.issuedAt))}`;
-    this.page.text(MARGIN_X, this.y, 'sans', 9.5, sub, MUTED);
-    this.y -= 20;
+    const serial = `${s.serialLabel} ${this.cover('sans', this.data.document.serialNumber)}`;
+    const issued = s.issuedAt(s.formatTime(this.data.issuedAt));
+    const sub = `${serial}   ·   ${issued}`;
+    // Brasília time and UTC make the issue time long: it takes its own line(s) when both do not fit on one.
+    const lines =
+      measure(this.fonts.sans, sub, 9.5) <= CONTENT_W
+        ? [sub]
+        : [serial, ...wrapText(this.fonts.sans, issued, 9.5, CONTENT_W)];
+    lines.forEach((line, i) => {
+      this.page.text(MARGIN_X, this.y - i * 12.5, 'sans', 9.5, line, MUTED);
+    });
+    this.y -= 20 + (lines.length - 1) * 12.5;
   }
 
   /** A section heading with a thin rule; kept on the same page as at least `keep` points of content. */
@@ -269,12 +284,15 @@ class Flow {
   /** Footers, once the page count is known. */
   footers(): void {
     const total = this.pages.length;
-    const left = `${this.cover('sans', this.data.serviceName)} · ${this.s.certificateNo(this.cover('sans', this.data.document.serialNumber))} · ${this.s.issuedAt(formatUtc(this.data.issuedAt))}`;
+    const left = `${this.cover('sans', this.data.serviceName)} · ${this.s.certificateNo(this.cover('sans', this.data.document.serialNumber))}`;
+    // The issue time (Brasília time and UTC) does not fit beside the name and number: it has the line below.
+    const issued = this.s.issuedAt(this.s.formatTime(this.data.issuedAt));
     this.pages.forEach((page, i) => {
       page.line(MARGIN_X, 46, A4[0] - MARGIN_X, 46, 0.4, RULE);
       const pageText = this.s.page(i + 1, total);
       const room = CONTENT_W - measure(this.fonts.sans, pageText, 7.3) - 12;
       page.text(MARGIN_X, 35, 'sans', 7.3, fitLine(this.fonts, left, 7.3, room), MUTED);
+      page.text(MARGIN_X, 26, 'sans', 7.3, fitLine(this.fonts, issued, 7.3, room), MUTED);
       page.textRight(A4[0] - MARGIN_X, 35, 'sans', 7.3, pageText, MUTED);
     });
   }
@@ -295,7 +313,7 @@ export function layoutCertificate(
   options: CertificateLayoutOptions,
 ): string[] {
   const s = stringsFor(options.lang);
-  const flow = new Flow(fonts, s, data);
+  const flow = new Flow(fonts, s, data, options.colour);
   const doc = data.document;
   flow.title();
 
@@ -305,13 +323,20 @@ export function layoutCertificate(
   flow.row(s.sha256, { text: doc.sha256Hash, mono: true });
   flow.row(s.fileSize, { text: s.formatSize(doc.fileSize) });
   flow.row(s.mimeType, { text: doc.mimeType });
-  flow.row(s.registeredAt, { text: formatUtc(doc.createdAt) });
+  flow.row(s.registeredAt, { text: s.formatTime(doc.createdAt) });
   flow.row(s.tenant, { text: doc.tenantName });
   flow.row(s.serial, { text: doc.serialNumber, mono: true });
   flow.row(s.documentId, { text: doc.id, mono: true });
   if (options.originalBytes !== null) {
     flow.space(2);
     flow.paragraph(s.stamped(String(options.originalBytes)), { size: 7.8, color: MUTED });
+  }
+  // Stamped: what became of the original's PDF/A, beside the sentence on the stamping. A separate certificate
+  // states its own PDF/A under the compliance notes (the document section keeps room for a screenshot).
+  const pdfaSentence = options.pdfa ? s.pdfa(options.pdfa) : '';
+  if (pdfaSentence && options.pdfa?.original !== undefined) {
+    flow.space(2);
+    flow.paragraph(pdfaSentence, { size: 7.8, color: MUTED });
   }
   for (const line of data.notes ?? []) {
     flow.space(2);
@@ -328,6 +353,7 @@ export function layoutCertificate(
     }
   }
 
+  if (data.act) actSection(flow, s, data.act);
   if (data.originalSignatures) originalSignaturesSection(flow, s, data.originalSignatures);
 
   flow.section(s.sectionVerification, QR_SIZE + 20);
@@ -353,7 +379,9 @@ export function layoutCertificate(
   stacksSection(flow, s, data);
 
   flow.section(s.sectionConsent, 24);
-  flow.paragraph(data.consent.given ? s.consentGiven(formatUtc(data.consent.timestamp)) : s.consentMissing);
+  flow.paragraph(
+    data.consent.given ? s.consentGiven(s.formatTime(data.consent.timestamp)) : s.consentMissing,
+  );
 
   flow.section(s.sectionCompliance);
   flow.list(
@@ -365,6 +393,9 @@ export function layoutCertificate(
     }),
     false,
   );
+  if (pdfaSentence && options.pdfa?.original === undefined) {
+    flow.paragraph(pdfaSentence, { size: 7.8, color: MUTED });
+  }
 
   flow.section(s.sectionHowTo);
   flow.list(
@@ -380,6 +411,20 @@ export function layoutCertificate(
   return flow.pages.map((p) => p.toString());
 }
 
+/** The document's notarial act: type, MNE, selo, book and page, when it was recorded. */
+function actSection(flow: Flow, s: CertificateStrings, act: CertificateAct): void {
+  const a = s.act;
+  flow.section(a.section);
+  flow.row(a.type, { text: a.types[act.type] });
+  if (act.mne) flow.row(a.mne, { text: act.mne, mono: true });
+  if (act.selo) flow.row(a.selo, { text: `${act.selo.state} ${act.selo.code}`, mono: true });
+  const bookPage = [act.book, act.page].filter((x) => x).join(', ');
+  if (bookPage) flow.row(a.bookPage, { text: bookPage });
+  flow.row(a.recordedAt, { text: s.formatTime(act.recordedAt) });
+  flow.space(2);
+  flow.paragraph(a.note, { size: 7.8, color: MUTED });
+}
+
 /** Each signature the original carried, as read at notarization (`OriginalSignatureView`). */
 function originalSignaturesSection(flow: Flow, s: CertificateStrings, view: OriginalSignaturesView): void {
   const o = s.originals;
@@ -390,7 +435,7 @@ function originalSignaturesSection(flow: Flow, s: CertificateStrings, view: Orig
     return;
   }
   flow.paragraph(o.intro, { size: 7.8, color: MUTED });
-  const time = (iso: string) => formatUtc(new Date(iso));
+  const time = (iso: string) => s.formatTime(new Date(iso));
   for (const sig of view.signatures) {
     flow.row(o.heading(sig.index, sig.kind), { text: sig.signer ?? o.notCarried });
     flow.row(o.issuer, { text: sig.issuer ?? o.notCarried });
@@ -461,7 +506,7 @@ function evmSection(flow: Flow, s: CertificateStrings, data: CertificateData): v
   // Transaction fields exist only once included: a pending anchor prints none of them.
   if (evm.attestationUid) flow.row(s.attestationUid, { text: evm.attestationUid, mono: true });
   if (evm.txHash) flow.row(s.txHash, { text: evm.txHash, mono: true });
-  if (evm.anchoredAt) flow.row(s.anchoredAt, { text: formatUtc(evm.anchoredAt) });
+  if (evm.anchoredAt) flow.row(s.anchoredAt, { text: s.formatTime(evm.anchoredAt) });
   if (evm.explorerTxUrl) flow.row(s.explorerTx, { text: evm.explorerTxUrl, mono: true });
   if (evm.attestationUrl) flow.row(s.explorerAttestation, { text: evm.attestationUrl, mono: true });
 }
@@ -477,7 +522,7 @@ function stacksSection(flow: Flow, s: CertificateStrings, data: CertificateData)
   flow.row(s.network, { text: stx.network });
   flow.row(s.stacksContract, stx.contract ? { text: stx.contract, mono: true } : { text: s.unknown });
   if (stx.txId) flow.row(s.stacksTxId, { text: stx.txId, mono: true });
-  if (stx.anchoredAt) flow.row(s.anchoredAt, { text: formatUtc(stx.anchoredAt) });
+  if (stx.anchoredAt) flow.row(s.anchoredAt, { text: s.formatTime(stx.anchoredAt) });
   if (stx.explorerTxUrl) flow.row(s.explorerTx, { text: stx.explorerTxUrl, mono: true });
 }
 

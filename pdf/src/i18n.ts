@@ -1,4 +1,9 @@
-import type { CertificateLanguage } from './model';
+import { formatBrasiliaAndUtc } from '@notary/shared/time';
+import type { CertificateAct, CertificateLanguage } from './model';
+import type { PdfAId, PdfAStatement } from './pdfa';
+
+/** `PDF/A-3b`, as `pdfaLabel` writes it (kept here so that the strings need no file access). */
+const pdfaName = (id: PdfAId): string => `PDF/A-${id.part}${id.conformance.toLowerCase()}`;
 
 /** Strings of the section on the original's own signatures (`OriginalSignatureView`). */
 export interface OriginalSignatureStrings {
@@ -73,6 +78,8 @@ export interface CertificateStrings {
   validarCode: string;
   /** The section listing the signatures the original PDF already carried. */
   originals: OriginalSignatureStrings;
+  /** The section of the document's notarial act (type, MNE, selo, book and page). */
+  act: ActStrings;
   /** Caption under a web capture's screenshot; `cropped` when only its top part is shown. */
   screenshotCaption: (cropped: boolean) => string;
   /** In place of a screenshot whose declared size (pixels) is over the cap: where the image is instead. */
@@ -131,10 +138,28 @@ export interface CertificateStrings {
   }) => string[];
 
   stamped: (originalBytes: string) => string;
+  /** What the file declares of PDF/A (ISO 19005) and, stamped, what the original declared (`pdfa.ts`). */
+  pdfa: (statement: PdfAStatement) => string;
 
   markNotarized: string;
   markVerify: string;
   formatSize: (bytes: number) => string;
+  /** A time as the certificate prints it: Brasília time and UTC, labelled (`@notary/shared/time`). */
+  formatTime: (time: Date) => string;
+}
+
+/** Labels of the notarial act's section. */
+export interface ActStrings {
+  section: string;
+  type: string;
+  /** Each kind of act (`CertificateAct['type']`) as printed. */
+  types: Record<CertificateAct['type'], string>;
+  mne: string;
+  selo: string;
+  bookPage: string;
+  recordedAt: string;
+  /** One sentence under the section: the act does not change the proof. */
+  note: string;
 }
 
 /** What each PAdES level adds to the signature, as the end of the compliance sentence. */
@@ -186,6 +211,23 @@ const PT: CertificateStrings = {
   validarQr:
     'Valide a assinatura deste certificado no VALIDAR do ITI (validar.iti.gov.br): em "Ler QR Code", leia este código QR e informe o código de acesso abaixo.',
   validarCode: 'Código de acesso (VALIDAR)',
+  act: {
+    section: 'Ato notarial',
+    type: 'Tipo de ato',
+    types: {
+      ata_notarial: 'Ata notarial',
+      autenticacao: 'Autenticação',
+      procuracao: 'Procuração',
+      escritura: 'Escritura',
+      testamento: 'Testamento',
+      outro: 'Outro',
+    },
+    mne: 'MNE (e-Notariado)',
+    selo: 'Selo',
+    bookPage: 'Livro e folha',
+    recordedAt: 'Registrado no serviço em',
+    note: 'O ato é registrado ao lado do documento: o hash, o número de série e os registros em blockchain do documento não mudam com ele. Confira a MNE no e-Notariado.',
+  },
   originals: {
     section: 'Assinaturas no documento original',
     intro:
@@ -325,9 +367,34 @@ const PT: CertificateStrings = {
   stamped: (n) =>
     `Este PDF é o documento original (os primeiros ${n} bytes, inalterados) seguido de uma atualização incremental que acrescenta a marca de notarização em cada página e este certificado.`,
 
+  pdfa: ({ produced, original, changes = [] }) => {
+    if (original === undefined) {
+      return produced
+        ? `Este certificado é um arquivo ${pdfaName(produced)} (ISO 19005-3), para arquivamento de longo prazo: fontes incorporadas, perfil de cor sRGB, metadados XMP e os anexos, como o recibo, como arquivos associados.`
+        : '';
+    }
+    if (original === null || produced === null) {
+      return 'O original não é PDF/A (não declara conformidade com a ISO 19005); por isso esta cópia carimbada também não é PDF/A. A marca e o certificado usam apenas fontes incorporadas.';
+    }
+    const how =
+      'A marca e o certificado usam fontes incorporadas e cores permitidas pelo perfil de saída (OutputIntent) do original.';
+    if (changes.length === 0) {
+      return `O original declara ${pdfaName(original)} (ISO 19005) e esta cópia carimbada continua ${pdfaName(produced)}. ${how}`;
+    }
+    const why = changes.map((c) =>
+      c === 'part-3-for-attachment'
+        ? 'o recibo (receipt.json) está anexado como arquivo associado, o que só a PDF/A-3 admite'
+        : c === 'level-b-untagged'
+          ? 'as páginas acrescentadas não são etiquetadas (tagged), o que o nível A exigiria'
+          : 'o recibo (receipt.json) está anexado, o que a PDF/A-4 admite no nível F',
+    );
+    return `O original declara ${pdfaName(original)}; esta cópia declara ${pdfaName(produced)} porque ${why.join(' e ')}. ${how}`;
+  },
+
   markNotarized: 'Notarizado',
   markVerify: 'Verificar',
   formatSize: (bytes) => formatBytes(bytes, 'pt-BR'),
+  formatTime: (time) => formatBrasiliaAndUtc(time, 'pt'),
 };
 
 const EN: CertificateStrings = {
@@ -360,6 +427,23 @@ const EN: CertificateStrings = {
   validarQr:
     'Validate this certificate\'s signature at ITI\'s VALIDAR (validar.iti.gov.br): under "Ler QR Code", read this QR code and enter the access code below.',
   validarCode: 'Access code (VALIDAR)',
+  act: {
+    section: 'Notarial act',
+    type: 'Type of act',
+    types: {
+      ata_notarial: 'Ata notarial (notarial record of facts)',
+      autenticacao: 'Autenticação (certified copy)',
+      procuracao: 'Procuração (power of attorney)',
+      escritura: 'Escritura (public deed)',
+      testamento: 'Testamento (will)',
+      outro: 'Other',
+    },
+    mne: 'MNE (e-Notariado)',
+    selo: 'Seal (selo)',
+    bookPage: 'Book and page',
+    recordedAt: 'Recorded with the service',
+    note: "The act is recorded beside the document: the document's hash, serial number and blockchain anchors do not change with it. Check the MNE at e-Notariado.",
+  },
   originals: {
     section: 'Signatures in the original document',
     intro:
@@ -500,9 +584,34 @@ const EN: CertificateStrings = {
   stamped: (n) =>
     `This PDF is the original document (its first ${n} bytes, unchanged) followed by an incremental update that adds the notarization mark to every page and this certificate.`,
 
+  pdfa: ({ produced, original, changes = [] }) => {
+    if (original === undefined) {
+      return produced
+        ? `This certificate is a ${pdfaName(produced)} file (ISO 19005-3), for long-term archiving: embedded fonts, the sRGB colour profile, XMP metadata and its attachments, such as the receipt, as associated files.`
+        : '';
+    }
+    if (original === null || produced === null) {
+      return 'The original is not PDF/A (it declares no ISO 19005 conformance), so this stamped copy is not PDF/A either. The mark and the certificate use embedded fonts only.';
+    }
+    const how =
+      "The mark and the certificate use embedded fonts and colours the original's output intent allows.";
+    if (changes.length === 0) {
+      return `The original declares ${pdfaName(original)} (ISO 19005) and this stamped copy remains ${pdfaName(produced)}. ${how}`;
+    }
+    const why = changes.map((c) =>
+      c === 'part-3-for-attachment'
+        ? 'the receipt (receipt.json) is attached as an associated file, which only PDF/A-3 allows'
+        : c === 'level-b-untagged'
+          ? 'the added pages are not tagged, which level A would require'
+          : 'the receipt (receipt.json) is attached, which PDF/A-4 allows at level F',
+    );
+    return `The original declares ${pdfaName(original)}; this copy declares ${pdfaName(produced)} because ${why.join(' and ')}. ${how}`;
+  },
+
   markNotarized: 'Notarized',
   markVerify: 'Verify',
   formatSize: (bytes) => formatBytes(bytes, 'en-US'),
+  formatTime: (time) => formatBrasiliaAndUtc(time, 'en'),
 };
 
 const integerFormats = new Map<string, Intl.NumberFormat>();
@@ -539,9 +648,4 @@ function formatBytes(bytes: number, locale: string): string {
 /** The strings of `lang`. */
 export function stringsFor(lang: CertificateLanguage): CertificateStrings {
   return lang === 'en' ? EN : PT;
-}
-
-/** `2026-11-21 09:14:03 UTC`: the certificate's only time format, language independent. */
-export function formatUtc(time: Date): string {
-  return `${time.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }

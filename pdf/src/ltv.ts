@@ -420,7 +420,10 @@ export async function addDocumentTimestampField(pdf: Uint8Array, capacity: numbe
   let title = 'DocumentTimestamp';
   for (let i = 2; taken.has(title); i += 1) title = `DocumentTimestamp${i}`;
 
-  // A merged field and widget (ISO 32000-1 12.7.3.1), invisible (/Rect [0 0 0 0]), flags Print + Locked.
+  // A merged field and widget (ISO 32000-1 12.7.3.1), invisible (/Rect [0 0 0 0]), flags Print + Locked, with
+  // an empty normal appearance: PDF/A (ISO 19005-3 6.3.3) wants one on every widget, and the catalog (with its
+  // /Metadata and /OutputIntents) is the same object, so a PDF/A certificate stays PDF/A.
+  const appearance = context.register(context.formXObject([], { BBox: [0, 0, 0, 0], Resources: {} }));
   const widget = context.obj({
     Type: 'Annot',
     Subtype: 'Widget',
@@ -428,6 +431,7 @@ export async function addDocumentTimestampField(pdf: Uint8Array, capacity: numbe
     Rect: [0, 0, 0, 0],
     F: 132,
     P: page.ref,
+    AP: { N: appearance },
   });
   widget.set(name('T'), PDFString.of(title));
   widget.set(name('V'), valueRef);

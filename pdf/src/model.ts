@@ -112,6 +112,22 @@ export interface CertificateData {
    * `originalSignatures`, `@notary/verify/receipt`): listed in their own section. None: no section.
    */
   originalSignatures?: OriginalSignaturesView;
+  /**
+   * The document's notarial act as recorded when the certificate was issued (a certificate issued again after
+   * the act changes shows the new one). None: no section.
+   */
+  act?: CertificateAct;
+}
+
+/** The notarial act the tabelião recorded for the document (`@notary/shared` notarial-act.ts). */
+export interface CertificateAct {
+  type: 'ata_notarial' | 'autenticacao' | 'procuracao' | 'escritura' | 'testamento' | 'outro';
+  /** Canonical MNE, `CCCCCC.AAAA.MM.DD.NNNNNNNN-DD`. */
+  mne: string | null;
+  selo: { state: string; code: string } | null;
+  book: string | null;
+  page: string | null;
+  recordedAt: Date;
 }
 
 /** A signature of the original PDF as the certificate lists it (times RFC 3339; see the receipt schema). */

@@ -8,7 +8,7 @@ import {
   PDFRef,
   PDFStream,
 } from 'pdf-lib';
-import { Canvas, num } from './canvas';
+import { Canvas, type ColourMode, colourOp, num } from './canvas';
 import type { FontSet } from './fonts';
 import { stringsFor } from './i18n';
 import type { CertificateData, CertificateLanguage } from './model';
@@ -153,11 +153,16 @@ export function markText(data: CertificateData, lang: CertificateLanguage): stri
  * `MARK_HEIGHT`, origin bottom-left; white box at 85 % opacity with a thin grey border. Returns its ref
  * and size.
  */
-function createMark(context: PDFContext, fonts: FontSet, text: string): { ref: PDFRef; width: number } {
+function createMark(
+  context: PDFContext,
+  fonts: FontSet,
+  text: string,
+  colour: ColourMode,
+): { ref: PDFRef; width: number } {
   const covered = coverText(fonts.sans, text).text;
   const width = measure(fonts.sans, covered, MARK_FONT_SIZE) + 2 * MARK_PAD_X;
-  const canvas = new Canvas(fonts, { sans: 'F', bold: 'F', mono: 'F' });
-  const box = `q /GS gs 1 1 1 rg 0.55 0.58 0.62 RG 0.4 w 0.2 0.2 ${num(width - 0.4)} ${num(MARK_HEIGHT - 0.4)} re B Q`;
+  const canvas = new Canvas(fonts, { sans: 'F', bold: 'F', mono: 'F' }, colour);
+  const box = `q /GS gs ${colourOp([1, 1, 1], false, colour)} ${colourOp([0.55, 0.58, 0.62], true, colour)} 0.4 w 0.2 0.2 ${num(width - 0.4)} ${num(MARK_HEIGHT - 0.4)} re B Q`;
   canvas.text(MARK_PAD_X, 3.4, 'sans', MARK_FONT_SIZE, covered, [0.16, 0.2, 0.28]);
   const stream = context.flateStream(`${box}\n${canvas.toString()}`, {
     Type: 'XObject',
@@ -219,7 +224,7 @@ function freeName(dict: PDFDict, base: string, ref: PDFRef): PDFName {
  * becomes `[q, ...original, Q, mark]` where `q` and `Q` are two shared one-operator streams and the mark
  * stream is shared by pages of identical geometry. Only objects that must change are touched (pages,
  * Resources or their /XObject dictionaries); shared Resources are extended in place, which is harmless
- * since the added name is unique.
+ * since the added name is unique. `colour` is `gray` on a PDF/A original whose output intent is not RGB.
  */
 export function stampPages(
   context: PDFContext,
@@ -227,8 +232,9 @@ export function stampPages(
   fonts: FontSet,
   data: CertificateData,
   lang: CertificateLanguage,
+  colour: ColourMode = 'rgb',
 ): void {
-  const mark = createMark(context, fonts, markText(data, lang));
+  const mark = createMark(context, fonts, markText(data, lang), colour);
   const push = context.register(context.stream('q\n'));
   const pop = context.register(context.stream('\nQ\n'));
   const drawStreams = new Map<string, PDFRef>();

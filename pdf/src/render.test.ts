@@ -292,11 +292,14 @@ const STAMPED = [
   'attachment.pdf',
   'bad-PageLabels.pdf',
   'bigboundingbox.pdf',
+  // Declare PDF/A (1b and 2b): stamped too, kept PDF/A (`pdfa.ts`).
+  'bug886717.pdf',
   'empty.pdf',
   'file_pdfjs_form.pdf',
   'form_two_pages.pdf',
   'freeculture.pdf',
   'hello_world_rotated.pdf',
+  'issue13242.pdf',
   'issue_cff_unsigned_bbox.pdf',
   'libtasn1.pdf',
   'rotated.pdf',
@@ -401,7 +404,9 @@ describe('certificate content', () => {
     expect(content).toContain(ROOT);
     for (const sibling of ['1b', '2c', '3d']) expect(content).toContain(sibling.repeat(32));
     expect(flat).toContain('Pendente — ainda não incluído em bloco');
-    expect(flat).toContain('2026-11-21 09:13:58 UTC');
+    expect(flat).toContain(
+      '21/11/2026 06:13:58 (horário de Brasília, UTC\u221203:00) · 2026-11-21 09:13:58 UTC',
+    );
     expect(flat).toContain('Lei 13.709/2018, Art. 7º, I');
     for (const phrase of [
       'FIPS 180-4',
@@ -429,6 +434,49 @@ describe('certificate content', () => {
     expect(content).toContain('Pending — not yet included in a block');
     expect(content).toContain('How to verify independently'.toUpperCase());
     expect(content).toMatch(/Page 1 of \d/);
+  });
+
+  /** `sampleData` with every time of the certificate at `iso` (upload, consent, anchor, issue). */
+  function at(iso: string): CertificateData {
+    const data = sampleData();
+    const time = new Date(iso);
+    return {
+      ...data,
+      document: { ...data.document, createdAt: time },
+      consent: { given: true, timestamp: time },
+      evm: data.evm ? { ...data.evm, anchoredAt: time } : null,
+      issuedAt: time,
+    };
+  }
+
+  it('prints each time in Brasília time and UTC: daylight saving in January 2018 (UTC−02:00)', async () => {
+    const rendered = await renderCertificate(at('2018-01-15T12:00:00Z'), null, { lang: 'pt' });
+    const file = await save('dst.pdf', rendered.pdf);
+    const pages = await pageCount(file);
+    const flat = (await text(file, 1, pages)).replace(/\s+/g, ' ');
+    const pt = '15/01/2018 10:00:00 (horário de Brasília, UTC\u221202:00) · 2018-01-15 12:00:00 UTC';
+    expect(flat).toContain(`Registrado em ${pt}`);
+    expect(flat).toContain(`Ancorado em ${pt}`);
+    expect(flat).toContain(`Emitido em ${pt}`);
+    // The title, the consent paragraph and the footer of each page print it too.
+    expect(flat.split(pt).length - 1).toBeGreaterThanOrEqual(4 + pages);
+    expect(flat).not.toMatch(/UTC\u221203:00/);
+    const en = await renderCertificate(at('2018-01-15T12:00:00Z'), null, { lang: 'en' });
+    const enFile = await save('dst-en.pdf', en.pdf);
+    const enFlat = (await text(enFile, 1, await pageCount(enFile))).replace(/\s+/g, ' ');
+    expect(enFlat).toContain(
+      'Registered at 2018-01-15 10:00:00 Brasília time (UTC\u221202:00) · 2018-01-15 12:00:00 UTC',
+    );
+  });
+
+  it('prints UTC−03:00 for Brasília time since daylight saving ended (2026-07-01)', async () => {
+    const rendered = await renderCertificate(at('2026-07-01T12:00:00Z'), null, { lang: 'pt' });
+    const file = await save('std.pdf', rendered.pdf);
+    const flat = (await text(file, 1, await pageCount(file))).replace(/\s+/g, ' ');
+    expect(flat).toContain(
+      'Registrado em 01/07/2026 09:00:00 (horário de Brasília, UTC\u221203:00) · 2026-07-01 12:00:00 UTC',
+    );
+    expect(flat).not.toMatch(/UTC\u221202:00/);
   });
 
   const BIDI_CONTROLS = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

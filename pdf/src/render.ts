@@ -9,6 +9,7 @@ import {
   PDF_WORKER_MAX_YOUNG_GENERATION_MB,
 } from './bounds';
 import type { CertificateData, CertificateLanguage } from './model';
+import { PDFA_SEPARATE, type PdfAId } from './pdfa';
 import type { SignaturePlaceholderOptions } from './placeholder';
 import { checkScreenshotHeader } from './png';
 import { renderSeparate } from './separate';
@@ -16,6 +17,7 @@ import { boundReason, type StampOutcome } from './stamp-source';
 import type { CertificateJob, CertificateJobOutcome } from './stamp-worker';
 
 export type { PdfAttachment } from './attachment';
+export type { PdfAId } from './pdfa';
 export type { SignaturePlaceholderOptions } from './placeholder';
 
 export interface RenderOptions {
@@ -36,6 +38,14 @@ export interface RenderedCertificate {
   layout: 'stamped' | 'separate';
   /** Set when the source was a PDF but could not be stamped (encrypted, broken, unparseable, past a bound): a short English reason. */
   fallbackReason?: string;
+  /**
+   * What the file declares of PDF/A (ISO 19005, its XMP `pdfaid`): `{part: 3, conformance: 'B'}` for every separate
+   * certificate; for a stamped one what the copy of a PDF/A original declares (`planPdfACopy`), null when the
+   * original is not PDF/A (the stamped file as a whole then is not).
+   */
+  pdfa: PdfAId | null;
+  /** Stamped only: what the original declared (null: not PDF/A). Unknown (absent) for a separate certificate. */
+  originalPdfA?: PdfAId | null;
 }
 
 /**
@@ -72,6 +82,9 @@ const stampers = new BoundedWorkerPool<CertificateJob, CertificateJobOutcome>(
  *   /ByteRange and zeroed /Contents placeholders) is added on the last certificate page, ready for
  *   `@signpdf/signpdf`'s `sign()`; an existing signature of a stamped original stays valid (its bytes are
  *   untouched).
+ * - PDF/A (`pdfa.ts`, ISO 19005): a separate certificate is PDF/A-3b; a stamped original that declares PDF/A stays
+ *   PDF/A (part 3 when files are attached to a PDF/A-1 or -2 original), one that does not is stamped as before and
+ *   the certificate says it is not PDF/A. `pdfa` and `originalPdfA` of the result say which.
  *
  * Throws only for internal errors (missing fonts, a bug), and `signal`'s reason once it aborts.
  */
@@ -102,13 +115,16 @@ export async function renderCertificate(
           error instanceof WorkerBoundError ? boundReason(detail) : `could not stamp the PDF: ${detail}`,
       };
     }
-    if (outcome.kind === 'stamped') return { pdf: outcome.pdf, layout: 'stamped' };
+    if (outcome.kind === 'stamped') {
+      return { pdf: outcome.pdf, layout: 'stamped', pdfa: outcome.pdfa, originalPdfA: outcome.originalPdfA };
+    }
     signal?.throwIfAborted();
     fallbackReason = outcome.reason;
   }
   const separate = (pdf: Uint8Array): RenderedCertificate => ({
     pdf,
     layout: 'separate',
+    pdfa: PDFA_SEPARATE,
     ...(fallbackReason !== undefined ? { fallbackReason } : {}),
   });
   // A screenshot to show is decoded in the worker; one refused by its header is left out here, undecoded.

@@ -4,13 +4,15 @@ import { createCertificatePages, placeScreenshot } from './certificate-page';
 import { embedFonts } from './fonts';
 import { stringsFor } from './i18n';
 import type { CertificateData } from './model';
+import { makePdfA3b, PDFA_SEPARATE } from './pdfa';
 import { addSignaturePlaceholder } from './placeholder';
 import type { StampOptions } from './stamp-source';
 
 /**
  * The standalone certificate of `data` (its own PDF; nothing of an original is parsed). `screenshot` says how a
  * web capture's screenshot is treated (`placeScreenshot`): `decode` only in the bounded stamping worker,
- * `header-only` anywhere else (a screenshot is then left out, with the sentence saying so).
+ * `header-only` anywhere else (a screenshot is then left out, with the sentence saying so). The file is
+ * PDF/A-3b (`PDFA_SEPARATE`, `pdfa.ts`); the receipt and any other attachment are associated files.
  */
 export async function renderSeparate(
   data: CertificateData,
@@ -19,20 +21,28 @@ export async function renderSeparate(
 ): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   const s = stringsFor(options.lang);
-  // The exact file name, whatever its script: document metadata is UTF-16 text (7.9.2.2).
-  doc.setTitle(data.document.fileName, { showInWindowTitleBar: true });
-  doc.setSubject(`${s.title} — ${s.certificateNo(data.document.serialNumber)}`);
-  doc.setAuthor(data.serviceName);
-  doc.setCreator(data.serviceName);
-  doc.setProducer(data.serviceName);
-  doc.setCreationDate(data.issuedAt);
-  doc.setModificationDate(data.issuedAt);
+  // PDF/A-3b (ISO 19005-3): Info and XMP with the same values, the sRGB output intent, a trailer /ID. The
+  // exact file name, whatever its script, is the title: document metadata is UTF-16 text (7.9.2.2).
+  makePdfA3b(
+    doc,
+    {
+      title: data.document.fileName,
+      subject: `${s.title} — ${s.certificateNo(data.document.serialNumber)}`,
+      author: data.serviceName,
+      creator: data.serviceName,
+      producer: data.serviceName,
+      created: data.issuedAt,
+      modified: data.issuedAt,
+    },
+    `${data.document.id} ${data.issuedAt.toISOString()} ${options.lang}`,
+  );
   doc.setLanguage(options.lang === 'en' ? 'en' : 'pt-BR');
   const fonts = await embedFonts(doc);
   const shot = placeScreenshot(doc, data, screenshot);
   const pages = createCertificatePages(doc, fonts, data, {
     lang: options.lang,
     originalBytes: null,
+    pdfa: { produced: PDFA_SEPARATE },
     ...(shot ? { screenshot: shot } : {}),
   });
   for (const page of pages) doc.addPage(page);

@@ -17,6 +17,7 @@ import { embedFonts } from './fonts';
 import { IncrementalUpdate, inspectOriginal, UnsoundPdfError } from './incremental';
 import type { CertificateData, CertificateLanguage } from './model';
 import { collectPages, PageTreeError, stampPages } from './page-mark';
+import { applyPdfACopy, type PdfAId, planPdfACopy, readPdfA } from './pdfa';
 import { addSignaturePlaceholder, type SignaturePlaceholderOptions } from './placeholder';
 
 /** What stamping needs besides the data and the source. */
@@ -27,8 +28,14 @@ export interface StampOptions {
   attachments?: PdfAttachment[];
 }
 
-/** The source stamped (`pdf`: the source as exact prefix, then the incremental update), or why not. */
-export type StampOutcome = { kind: 'stamped'; pdf: Uint8Array } | { kind: 'fallback'; reason: string };
+/**
+ * The source stamped (`pdf`: the source as exact prefix, then the incremental update), or why not. `pdfa` is what
+ * the stamped file declares (null: not PDF/A, the original did not declare it), `originalPdfA` what the original
+ * declared.
+ */
+export type StampOutcome =
+  | { kind: 'stamped'; pdf: Uint8Array; pdfa: PdfAId | null; originalPdfA: PdfAId | null }
+  | { kind: 'fallback'; reason: string };
 
 /**
  * Stamps `source` (ISO 32000-1, 7.5.6 incremental update): every page marked, the certificate page(s)
@@ -43,7 +50,7 @@ export async function stampSource(
   options: StampOptions,
 ): Promise<StampOutcome> {
   try {
-    return { kind: 'stamped', pdf: await renderStamped(data, source, options) };
+    return { kind: 'stamped', ...(await renderStamped(data, source, options)) };
   } catch (error) {
     // Whatever went wrong with this source (pdf-lib may trip on odd structures in many ways), the
     // standalone certificate does not depend on it.
@@ -98,7 +105,7 @@ async function renderStamped(
   data: CertificateData,
   source: Uint8Array,
   options: StampOptions,
-): Promise<Uint8Array> {
+): Promise<{ pdf: Uint8Array; pdfa: PdfAId | null; originalPdfA: PdfAId | null }> {
   const structure = inspectOriginal(source);
   if (structure.encrypted) throw new SourcePdfError('encrypted');
   const doc = await loadSource(source);
@@ -109,18 +116,26 @@ async function renderStamped(
   }
   const pages = collectPages(doc.context, catalog);
   const update = IncrementalUpdate.begin(doc, source, structure);
+  // An original that declares PDF/A stays PDF/A (`planPdfACopy`): embedded fonts, colours its output intent allows.
+  const declared = readPdfA(doc);
+  const plan = planPdfACopy(declared, (options.attachments ?? []).length > 0);
 
   const fonts = await embedFonts(doc);
-  stampPages(doc.context, pages, fonts, data, options.lang);
+  stampPages(doc.context, pages, fonts, data, options.lang, plan?.colour);
   // In the stamping worker: the screenshot is decoded here, within its bounds.
   const screenshot = placeScreenshot(doc, data, 'decode');
   const certificate = createCertificatePages(doc, fonts, data, {
     lang: options.lang,
     originalBytes: source.length,
+    pdfa: plan
+      ? { produced: plan.produced, original: plan.original, changes: plan.changes }
+      : { produced: null, original: null },
+    ...(plan ? { colour: plan.colour } : {}),
     ...(screenshot ? { screenshot } : {}),
   });
   appendToPageTree(doc, catalog, certificate);
   for (const file of options.attachments ?? []) attachFile(doc, file);
+  if (plan) applyPdfACopy(doc, declared, plan);
   if (options.signaturePlaceholder) addSignaturePlaceholder(doc, certificate, options.signaturePlaceholder);
   await doc.flush();
   const pdf = update.write();
@@ -130,7 +145,7 @@ async function renderStamped(
   } catch (error) {
     throw new Error(`the incremental update failed its own check: ${(error as Error).message}`);
   }
-  return pdf;
+  return { pdf, pdfa: plan?.produced ?? null, originalPdfA: declared.declared };
 }
 
 /**

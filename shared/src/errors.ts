@@ -30,6 +30,8 @@ export interface ErrorBody {
   code: ErrorCode;
   /** Seconds to wait before retrying (429 and 503 answers that know it); also the `Retry-After` header. */
   retryAfterSeconds?: number;
+  /** Facts of the refusal as data (e.g. the retention rule and legal basis of a refused deletion). */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -47,17 +49,28 @@ export class AppError extends Error {
    * `Retry-After` (RFC 9110 section 10.2.3) and in the body as `retryAfterSeconds`.
    */
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * Facts of the refusal as data, for clients that act on them (REST body `details`, tRPC `data.details`):
+   * e.g. a deletion refused under a retention rule carries the rule, until when and the legal basis.
+   */
+  readonly details: Record<string, unknown> | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options?: { cause?: unknown; fields?: string[]; retryAfterSeconds?: number },
+    options?: {
+      cause?: unknown;
+      fields?: string[];
+      retryAfterSeconds?: number;
+      details?: Record<string, unknown>;
+    },
   ) {
     super(message, options);
     this.name = 'AppError';
     this.code = code;
     this.fields = options?.fields;
     this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.details = options?.details;
   }
 
   /** The HTTP status of `code` in `ERROR_TABLE`. */

@@ -5,12 +5,16 @@
 export const ROLES = ['owner', 'admin', 'editor', 'reader'] as const;
 export type Role = (typeof ROLES)[number];
 
-export type Permission = 'upload' | 'deleteTeamDocs' | 'manageTeam' | 'manageSettings';
+/**
+ * `recordActs`: record, change or remove the notarial act (MNE, selo, book and page) of a document; the same
+ * holders as `upload` (whoever may notarize may say which act the document belongs to).
+ */
+export type Permission = 'upload' | 'recordActs' | 'deleteTeamDocs' | 'manageTeam' | 'manageSettings';
 
 const MATRIX: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set(['upload', 'deleteTeamDocs', 'manageTeam', 'manageSettings']),
-  admin: new Set(['upload', 'deleteTeamDocs', 'manageTeam', 'manageSettings']),
-  editor: new Set(['upload']),
+  owner: new Set(['upload', 'recordActs', 'deleteTeamDocs', 'manageTeam', 'manageSettings']),
+  admin: new Set(['upload', 'recordActs', 'deleteTeamDocs', 'manageTeam', 'manageSettings']),
+  editor: new Set(['upload', 'recordActs']),
   reader: new Set(),
 };
 

@@ -190,6 +190,10 @@ export const ErrorBodySchema = z
     message: z.string(),
     code: z.string(),
     fields: z.array(z.string()).optional().meta({ description: 'The request fields at fault' }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: "The refusal's facts as data, e.g. a retention hold's rule and legal basis" }),
   })
   .meta({ id: 'Error' });
 

@@ -50,6 +50,9 @@ const STAMPABLE = new Set([
   'freeculture.pdf',
   'rotation.pdf',
   'xfa_issue14315.pdf',
+  // Declare PDF/A (1b and 2b): stamped and kept PDF/A (certificates-pdfa.test.ts).
+  'bug886717.pdf',
+  'issue13242.pdf',
 ]);
 
 /** Encrypted originals: always a separate certificate. */

@@ -12,6 +12,7 @@ import { MARK_STRIDE, readAcervoFeed } from '@notary/server/domain/acervo/feed';
 import { listDocumentsPage } from '@notary/server/domain/documents/list';
 import { buildReceipt } from '@notary/server/domain/documents/receipt';
 import { findBySerial, findDocumentInTenant, verifyByHash } from '@notary/server/domain/documents/service';
+import { heldAmong, tenantHold } from '@notary/server/domain/retention/hold';
 import type { Actor } from '@notary/server/domain/tenancy/actor';
 import { scopeToTenant } from '@notary/server/domain/tenancy/scope';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,15 @@ describe('query plans at 100k documents (PostgreSQL)', () => {
               case when i % 997 = 0 then now() end
          from generate_series(1, ${ROWS + 10_000}) i`,
     );
+    // One document in 10 has a notarial act, its MNE and selo numbered by creation order.
+    await em.execute(
+      `insert into notarial_act (id, document_id, tenant_id, type, mne, selo_state, selo_code, recorded_by,
+                                 recorded_at, updated_at)
+       select gen_random_uuid(), d.id, d.tenant_id, 'ata_notarial',
+              '104067.2026.01.01.' || lpad(d.n::text, 8, '0') || '-00', 'SP', 'SELO-' || d.n, 'user', now(), now()
+         from (select id, tenant_id, row_number() over (order by created_at) n from document) d
+        where d.n % 10 = 0`,
+    );
     await em.execute(
       `insert into acervo_token (id, tenant_id, token_hash, created_by, created_at)
        values (gen_random_uuid(), '${TENANT}', '${createHash('sha256').update(ACERVO_TOKEN).digest('hex')}', 'user', now())`,
@@ -161,6 +171,9 @@ describe('query plans at 100k documents (PostgreSQL)', () => {
         /document_ipfs_source_uri_index/,
       ],
       ['critura-4242.', /document_file_name_trgm_index/],
+      ['104067.2026.01.01.0000424', /notarial_act_mne_pattern_index/],
+      ['104067202601010000424', /notarial_act_mne_pattern_index/],
+      ['selo-4240', /notarial_act_selo_code_pattern_index/],
     ];
     for (const [q, index] of cases) {
       let found: { serialNumber: string }[] = [];
@@ -192,6 +205,51 @@ describe('query plans at 100k documents (PostgreSQL)', () => {
         doc,
       );
     });
+  });
+
+  it("retention: the organization deletion's held count and a batch's re-check stay on indexes", async () => {
+    const em = orm.em.fork() as SqlEntityManager;
+    // A year after the last 1.8 hours of the tenant's documents: about 6,500 inside a 1-year retention.
+    const now = new Date('2027-01-02T02:00:00Z');
+    /**
+     * Plans of the statements `run` sends that read documents or acts; none scans the document table
+     * sequentially (the act table may be: here 9 acts in 10 are this tenant's, and reading them all is the
+     * cheapest way to count them).
+     */
+    const indexedHolds = async (run: () => Promise<unknown>): Promise<string> => {
+      const statements = (await capture(run)).filter((q) => /\b(document|notarial_act)\b/.test(q));
+      expect(statements.length).toBeGreaterThan(0);
+      const plans: string[] = [];
+      for (const q of statements) {
+        const p = await plan(q);
+        expect(p, `${q}\n${p}`).not.toMatch(/Seq Scan on document\b/);
+        plans.push(p);
+        if (process.env.SHOW_PLANS) console.log(`${q}\n${p}\n`);
+      }
+      return plans.join('\n');
+    };
+    // Without a serventia only the acts hold (1 document in 10 of the tenant, minus the LGPD-deleted).
+    const actsOnly = await indexedHolds(async () => {
+      expect(await tenantHold(orm.em.fork(), TENANT, now)).toMatchObject({ rule: 'notarial_act' });
+    });
+    expect(actsOnly).toMatch(/notarial_act/);
+    await em.execute(
+      `insert into serventia (tenant_id, cns, retention_years, declared_at) values ('${TENANT}', '104067', 1, now())`,
+    );
+    try {
+      const withRetention = await indexedHolds(async () => {
+        expect((await tenantHold(orm.em.fork(), TENANT, now))?.held).toBeGreaterThan(0);
+      });
+      expect(withRetention).toMatch(/document_tenant_id_created_at_id_index/);
+      const ids = (
+        await em.execute<{ id: string }[]>(
+          `select id from document where tenant_id = '${TENANT}' order by id limit 200`,
+        )
+      ).map((r) => r.id);
+      await indexedHolds(() => heldAmong(orm.em.fork(), TENANT, ids, now));
+    } finally {
+      await em.execute(`delete from serventia where tenant_id = '${TENANT}'`);
+    }
   });
 
   it('acervo feed: the first and a deep page cost the same index entries, and the deep page is right', async () => {

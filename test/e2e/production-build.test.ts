@@ -72,6 +72,17 @@ async function notarizeSignedPdf(base: string, token: string, pki: TestPki): Pro
   const pdf = Buffer.from(await cert.arrayBuffer());
   expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   expect(pdf.includes(Buffer.from('/ByteRange'))).toBe(true);
+  expect(cert.headers.get('x-pdfa')).toBe('none; original not PDF/A');
+  // A separate certificate is PDF/A-3b: its sRGB profile (from `pdfkit`) is found from the bundle too.
+  const text = await uploadBytes({ url: base }, token, Buffer.from('contrato\n'), 'contrato.txt');
+  const separate = await fetch(`${base}/api/documents/${text.id}/certificate`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(separate.status).toBe(200);
+  expect(separate.headers.get('x-pdfa')).toBe('PDF/A-3b');
+  const separatePdf = Buffer.from(await separate.arrayBuffer());
+  expect(separatePdf.includes(Buffer.from('/GTS_PDFA1'))).toBe(true);
+  expect(separatePdf.includes(Buffer.from('<pdfaid:part>3</pdfaid:part>'))).toBe(true);
   // The receipt: the original's signatures read in `signature-reader-worker.mjs`.
   const receipt = await api<{ originalSignatures?: { status: string; signatures?: unknown[] } }>(
     base,

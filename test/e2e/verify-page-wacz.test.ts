@@ -101,11 +101,13 @@ describe('verify.html and a web capture', () => {
       'Como notary-verify captura.wacz no terminal: código de saída 0.',
     );
     expect(await item.getByTestId('fact-url').textContent()).toBe('https://example.test/page');
+    // Times in Brasília time and UTC (the report keeps RFC 3339 UTC).
     expect(await item.getByTestId('fact-time').textContent()).toBe(
-      'de 2026-01-02T03:04:00.000Z a 2026-01-02T03:04:05.000Z',
+      'de 02/01/2026 00:04:00 (horário de Brasília, UTC\u221203:00) · 2026-01-02 03:04:00 UTC a ' +
+        '02/01/2026 00:04:05 (horário de Brasília, UTC\u221203:00) · 2026-01-02 03:04:05 UTC',
     );
     expect(await item.getByTestId('fact-tls').textContent()).toMatch(
-      /^CN=example\.test; emissor CN=Example Test CA, O=Example; válido de 2026-01-01T00:00:00\.000Z a 2026-04-01T00:00:00\.000Z; SHA-256 [0-9a-f]{64}$/,
+      /^CN=example\.test; emissor CN=Example Test CA, O=Example; válido de 31\/12\/2025 21:00:00 \(horário de Brasília, UTC\u221203:00\) · 2026-01-01 00:00:00 UTC a 31\/03\/2026 21:00:00 \(horário de Brasília, UTC\u221203:00\) · 2026-04-01 00:00:00 UTC; SHA-256 [0-9a-f]{64}$/,
     );
     const evidence = (await item.getByTestId('evidence').allTextContents()).join('\n');
     expect(evidence).toContain('SHA-256 da chave pública');

@@ -300,7 +300,10 @@ describe('web capture provenance: every origin, every name, every block, a summa
       await writeFile(file, Buffer.from(await cert.arrayBuffer()));
       const text = (await exec('pdftotext', [file, '-'])).stdout.replace(/\s+/g, ' ');
       expect(text).toContain(ca.fingerprint);
-      expect(text).toMatch(/valid from \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC to \d{4}-\d\d-\d\d/);
+      // Brasília time (its offset written out) and UTC.
+      expect(text).toMatch(
+        /valid from \d{4}-\d\d-\d\d \d\d:\d\d:\d\d Brasília time \(UTC\u2212\d\d:\d\d\) · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC to \d{4}-\d\d-\d\d/,
+      );
       expect(text).toContain('TLS connections of 4 origin(s) recorded');
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -100,7 +100,7 @@ describe('notary-verify extend', () => {
     expect(result.stdout).toContain(`-> ${out}`);
     expect(result.stdout).toMatch(/read: 1 signature, 0 document timestamps/);
     expect(result.stdout).toMatch(
-      /document timestamp: \d{4}-\d\d-\d\dT.* by .*CN=Notary LTV TSA.*chain to the anchors checked/,
+      /document timestamp: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d Brasília time \(UTC[\u2212+]\d\d:\d\d\) · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC by .*CN=Notary LTV TSA.*chain to the anchors checked/,
     );
     expect(result.stdout).toContain('revocation data: complete');
     const added = /added to \/DSS: (\d+) certificates?, (\d+) OCSP responses?, (\d+) CRLs?/.exec(

@@ -32,6 +32,7 @@ import {
   readPdfSignatures,
 } from './pdf-signatures.ts';
 import { crlUrls, gatherValidationMaterial, ocspUrls, type ValidationMaterial } from './revocation.ts';
+import { formatBrasiliaAndUtc } from './time.ts';
 import { TsaClient, TsaError, type TsaTimestamp } from './tsa-client.ts';
 
 /** The PDF cannot be extended as it is (not a PDF, no signature, encrypted, a broken structure). */
@@ -509,7 +510,7 @@ export async function runExtendCli(
     `extended ${file} -> ${out} (${result.pdf.length} bytes, the input unchanged at its start)`,
     `read: ${plural(result.read.signatures, 'signature', 'signatures')}, ${plural(result.read.documentTimestamps, 'document timestamp', 'document timestamps')}`,
     `added to /DSS: ${plural(result.added.certs, 'certificate', 'certificates')}, ${plural(result.added.ocsps, 'OCSP response', 'OCSP responses')}, ${plural(result.added.crls, 'CRL', 'CRLs')}`,
-    `document timestamp: ${result.timestamp.genTime.toISOString()} by ${result.timestamp.tsa} (${
+    `document timestamp: ${formatBrasiliaAndUtc(result.timestamp.genTime, 'en')} by ${result.timestamp.tsa} (${
       result.timestamp.chainChecked
         ? 'chain to the anchors checked'
         : 'chain not checked: no --tsa-ca or --trust given'

@@ -1,4 +1,5 @@
 import {
+  type ActReport,
   type CheckReason,
   type CheckResult,
   type CheckStatus,
@@ -6,6 +7,7 @@ import {
   type VerifyOutcome,
   type VerifyReport,
 } from './report.ts';
+import { withBrasiliaTimes } from './time.ts';
 
 const MARK: Readonly<Record<CheckStatus, string>> = {
   passed: 'PASSED',
@@ -32,16 +34,36 @@ export function statusText(check: Pick<CheckResult, 'status' | 'reason'>): strin
 /**
  * The report as text for a terminal: one block per check (status with its reason kind, summary, evidence
  * with its source), then the verdict line, which names the exit status and what to do about an incomplete
- * verification. `verbose` false keeps only the evidence of failed checks and contradicting facts.
+ * verification. `verbose` false keeps only the evidence of failed checks and contradicting facts. Every time
+ * is printed in Brasília time and UTC (`withBrasiliaTimes`); the `--json` report keeps RFC 3339 UTC.
  */
 export function formatReport(report: VerifyReport, verbose = true): string {
   const lines: string[] = [
     `Document ${report.document.serialNumber} (${report.document.fileName}), SHA-256 ${report.document.sha256}`,
     `Issued by ${report.service.name} (${report.service.url})`,
+    ...(report.act ? actLines(report.act) : []),
     '',
   ];
   lines.push(...checksAndVerdict(report, verbose, (tally) => incompleteLine(report, tally)));
-  return `${lines.join('\n')}\n`;
+  return withBrasiliaTimes(`${lines.join('\n')}\n`, 'en');
+}
+
+/**
+ * The notarial act's lines: its type, book and page, selo, and its MNE with what its check found (the date it
+ * names, or what is wrong in it). Not a check: the MNE is confirmed at e-Notariado.
+ */
+function actLines(act: ActReport): string[] {
+  const where = [act.book && `book ${act.book}`, act.page && `page ${act.page}`].filter(Boolean).join(', ');
+  const lines = [`Notarial act: ${act.type}${where ? ` (${where})` : ''}, recorded ${act.recordedAt}`];
+  if (act.selo) lines.push(`  selo ${act.selo.state} ${act.selo.code}`);
+  if (act.mne !== null && act.mneCheck) {
+    lines.push(
+      act.mneCheck.valid
+        ? `  MNE ${act.mne}: check digits and date (${act.mneCheck.date}) valid; confirm the act at e-Notariado`
+        : `  MNE ${act.mne}: INVALID, ${act.mneCheck.problem}`,
+    );
+  }
+  return lines;
 }
 
 /** A check as printed: a receipt's (`CheckResult`) or a web archive's. */

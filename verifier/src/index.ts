@@ -18,6 +18,7 @@ export {
 } from './icp-brasil.ts';
 export { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
 export { recomputeMerkleRoot } from './merkle.ts';
+export { checkMne, type MneCheck } from './mne.ts';
 export {
   type Dss,
   type DssMaterial,
@@ -32,12 +33,15 @@ export {
   RECEIPT_FILE_NAME,
   RECEIPT_FORMAT,
   RECEIPT_VERSION,
+  RECEIPT_VERSIONS,
   type Receipt,
+  type ReceiptAct,
   ReceiptFormatError,
   ReceiptSchema,
   serializeReceipt,
 } from './receipt.ts';
 export {
+  type ActReport,
   type CheckId,
   type CheckReason,
   type CheckResult,

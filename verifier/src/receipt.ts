@@ -15,8 +15,13 @@ import { z } from 'zod';
  * refuses a version it does not know instead of guessing.
  */
 
-/** The receipt format version this package reads and the server writes. */
-export const RECEIPT_VERSION = 1;
+/**
+ * The receipt format version the server writes. Version 2 added the optional `act` (the document's notarial
+ * act); this package reads both, a version 1 receipt being exactly a version 2 receipt without `act`.
+ */
+export const RECEIPT_VERSION = 2;
+/** Every receipt version this package reads. */
+export const RECEIPT_VERSIONS = [1, 2] as const;
 /** Value of `format`: identifies a receipt whatever file name it travels under. */
 export const RECEIPT_FORMAT = 'notary-receipt';
 /** Name of the attachment in certificate PDFs. */
@@ -222,11 +227,47 @@ export const OriginalSignaturesSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('unreadable'), reason: z.string() }).strict(),
 ]);
 
+/** The kinds of notarial act (`NOTARIAL_ACT_TYPES` of the service). */
+const ACT_TYPES = ['ata_notarial', 'autenticacao', 'procuracao', 'escritura', 'testamento', 'outro'] as const;
+
+/**
+ * The notarial act the tabelião recorded for the document (version 2): what the service holds beside the
+ * document, not a proof (`notary-verify` checks the MNE's date and check digits, and prints the rest).
+ */
+export const ReceiptActSchema = z
+  .object({
+    type: z.enum(ACT_TYPES).meta({ description: 'Kind of notarial act' }),
+    mne: z
+      .string()
+      .regex(/^\d{6}\.\d{4}\.\d{2}\.\d{2}\.\d{8}-\d{2}$/)
+      .nullable()
+      .meta({
+        description:
+          'Matrícula Notarial Eletrônica (Provimento CNJ 149/2023): CNS, date, sequence and ISO 7064 MOD 97-10 check digits, CCCCCC.AAAA.MM.DD.NNNNNNNN-DD',
+      }),
+    selo: z
+      .object({
+        state: z
+          .string()
+          .regex(/^[A-Z]{2}$/)
+          .meta({ description: 'UF of the electronic seal' }),
+        code: z.string().min(1).max(64).meta({ description: 'The seal code as printed' }),
+      })
+      .strict()
+      .nullable(),
+    book: z.string().max(32).nullable().meta({ description: 'Book (livro), as recorded' }),
+    page: z.string().max(32).nullable().meta({ description: 'Page (folha), as recorded' }),
+    recordedAt: Time.meta({ description: 'When the act was first recorded with the service' }),
+  })
+  .strict();
+
 /** The receipt (see the module comment). */
 export const ReceiptSchema = z
   .object({
     format: z.literal(RECEIPT_FORMAT),
-    version: z.literal(RECEIPT_VERSION),
+    version: z
+      .union([z.literal(1), z.literal(2)])
+      .meta({ description: 'Format version: 2 (1 is 2 without `act`)' }),
     service: z
       .object({
         name: z.string().min(1),
@@ -254,6 +295,10 @@ export const ReceiptSchema = z
       description:
         'Signatures the notarized PDF already carried, as read at notarization; absent for other files, PDFs without signatures, or when not read',
     }),
+    act: ReceiptActSchema.optional().meta({
+      description:
+        'The notarial act recorded for the document (version 2); absent when none was recorded when the receipt was made',
+    }),
   })
   .strict()
   .meta({
@@ -270,6 +315,7 @@ export type ReceiptStacksAnchor = z.infer<typeof StacksAnchorSchema>;
 export type ReceiptTimestamp = z.infer<typeof TimestampSchema>;
 export type ReceiptOriginalSignatures = z.infer<typeof OriginalSignaturesSchema>;
 export type ReceiptOriginalSignature = z.infer<typeof OriginalSignatureSchema>;
+export type ReceiptAct = z.infer<typeof ReceiptActSchema>;
 
 /** Thrown by `parseReceipt` for input that is not a receipt this version reads. */
 export class ReceiptFormatError extends Error {
@@ -277,7 +323,8 @@ export class ReceiptFormatError extends Error {
 }
 
 /**
- * Validates `input` (parsed JSON, or the JSON text itself) as a receipt of this version.
+ * Validates `input` (parsed JSON, or the JSON text itself) as a receipt of a version this package reads
+ * (`RECEIPT_VERSIONS`).
  * @throws ReceiptFormatError naming the first problems (path: message), or an unknown `version`.
  */
 export function parseReceipt(input: unknown): Receipt {
@@ -293,10 +340,10 @@ export function parseReceipt(input: unknown): Receipt {
     typeof value === 'object' &&
     value !== null &&
     'version' in value &&
-    value.version !== RECEIPT_VERSION
+    !(RECEIPT_VERSIONS as readonly unknown[]).includes(value.version)
   ) {
     throw new ReceiptFormatError(
-      `receipt version ${String(value.version)} is not supported (this verifier reads version ${RECEIPT_VERSION})`,
+      `receipt version ${String(value.version)} is not supported (this verifier reads versions ${RECEIPT_VERSIONS.join(' and ')})`,
     );
   }
   const parsed = ReceiptSchema.safeParse(value);

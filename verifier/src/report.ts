@@ -119,6 +119,24 @@ export interface VerifyReport {
   document: { serialNumber: string; sha256: string; fileName: string };
   service: { name: string; url: string };
   checks: CheckResult[];
+  /**
+   * The notarial act the receipt names (receipt version 2), absent when none: printed, not proven. `mneCheck`
+   * says whether the MNE's date exists and its ISO 7064 MOD 97-10 check digits hold (`mne.ts`); it does not
+   * change the outcome, which is about the file's proof: an MNE is confirmed at e-Notariado.
+   */
+  act?: ActReport;
+}
+
+/** The notarial act of a receipt, as the report shows it. */
+export interface ActReport {
+  type: string;
+  mne: string | null;
+  /** Null when the act has no MNE. */
+  mneCheck: { valid: true; date: string } | { valid: false; problem: string } | null;
+  selo: { state: string; code: string } | null;
+  book: string | null;
+  page: string | null;
+  recordedAt: string;
 }
 
 export const CHECK_NAMES: Readonly<Record<CheckId, string>> = {

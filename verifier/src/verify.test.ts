@@ -66,6 +66,45 @@ function receiptFor(file: Uint8Array, merkle: Receipt['merkle'] = null): Receipt
 }
 
 describe('receipt schema', () => {
+  it('reads version 1 receipts (no act) and version 2 with an act, whose MNE the report checks', async () => {
+    const file = new Uint8Array([1, 2, 3]);
+    const v1 = receiptFor(file);
+    expect(v1.version).toBe(1);
+    expect((await verify({ file, receipt: v1, checks: [1] })).act).toBeUndefined();
+    const act = {
+      type: 'ata_notarial' as const,
+      mne: '104067.2025.10.13.00006024-37',
+      selo: { state: 'SP', code: '1234AB' },
+      book: 'L-12',
+      page: '34v',
+      recordedAt: '2026-01-02T03:04:05.000Z',
+    };
+    const v2 = parseReceipt({ ...v1, version: 2, act });
+    const report = await verify({ file, receipt: v2, checks: [1] });
+    expect(report.act).toEqual({ ...act, mneCheck: { valid: true, date: '2025-10-13' } });
+    expect(report.outcome).toBe('passed');
+    const text = formatReport(report);
+    expect(text).toContain('Notarial act: ata_notarial (book L-12, page 34v)');
+    expect(text).toContain('selo SP 1234AB');
+    expect(text).toMatch(/MNE 104067\.2025\.10\.13\.00006024-37: check digits and date \(2025-10-13\) valid/);
+    const wrong = await verify({
+      file,
+      receipt: { ...v2, act: { ...act, mne: '104067.2025.10.13.00006024-73' } },
+      checks: [1],
+    });
+    expect(wrong.act?.mneCheck).toEqual({
+      valid: false,
+      problem: 'check digits 73, expected 37 (ISO 7064 MOD 97-10)',
+    });
+    expect(formatReport(wrong)).toContain(
+      'MNE 104067.2025.10.13.00006024-73: INVALID, check digits 73, expected 37',
+    );
+    expect(() => parseReceipt({ ...v2, act: { ...act, mne: '10406720251013000060243' } })).toThrow(
+      /act\.mne/,
+    );
+    expect(() => parseReceipt({ ...v2, act: { ...act, extra: 1 } })).toThrow(ReceiptFormatError);
+  });
+
   it('docs/receipt.schema.json is the JSON Schema of ReceiptSchema (npm run schema -w @notary/verify)', () => {
     const published = JSON.parse(readFileSync(path.join(SRC, '../../docs/receipt.schema.json'), 'utf8'));
     expect(published).toEqual(receiptJsonSchema());
@@ -73,7 +112,7 @@ describe('receipt schema', () => {
 
   it('refuses another version, a non-receipt and extra fields, naming the problem', () => {
     const good = receiptFor(new Uint8Array([1, 2, 3]));
-    expect(() => parseReceipt({ ...good, version: 2 })).toThrow(/version 2 is not supported/);
+    expect(() => parseReceipt({ ...good, version: 3 })).toThrow(/version 3 is not supported/);
     expect(() => parseReceipt('not json')).toThrow(ReceiptFormatError);
     expect(() => parseReceipt({ ...good, document: { ...good.document, sha256: 'ABC' } })).toThrow(
       /document\.sha256/,

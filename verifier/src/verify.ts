@@ -3,9 +3,11 @@ import { type AttachedReceipt, CertificateError, extractReceipt, startsWith } fr
 import { checkEvm } from './evm.ts';
 import type { Transport } from './http.ts';
 import { merkleProofHolds, recomputeMerkleRoot } from './merkle.ts';
+import { checkMne } from './mne.ts';
 import { checkPadesSignature } from './pades.ts';
 import { parseReceipt, type Receipt } from './receipt.ts';
 import {
+  type ActReport,
   CheckBuilder,
   type CheckId,
   type CheckResult,
@@ -137,7 +139,13 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
     },
     service: receipt.service,
     checks,
+    ...(receipt.act ? { act: actReport(receipt.act) } : {}),
   };
+}
+
+/** The receipt's notarial act as the report shows it, its MNE checked (date, check digits). */
+function actReport(act: NonNullable<Receipt['act']>): ActReport {
+  return { ...act, mneCheck: act.mne === null ? null : checkMne(act.mne) };
 }
 
 /** Check 1: the file's SHA-256 is the receipt's; with a certificate, how the certificate holds the receipt. */

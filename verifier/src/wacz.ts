@@ -40,6 +40,7 @@ import {
   type NotRunReason,
   type VerifyOutcome,
 } from './report.ts';
+import { withBrasiliaTimes } from './time.ts';
 import { verifyTimestampToken } from './timestamp.ts';
 
 /** Largest WACZ read, bytes. */
@@ -1027,7 +1028,7 @@ function captureFacts(r: Record<string, unknown>): CaptureFacts {
 
 /**
  * The WACZ report as text for a terminal: the archive and capture facts, one block per check (as
- * `formatReport` prints a receipt's), then the verdict with the exit status.
+ * `formatReport` prints a receipt's), then the verdict with the exit status. Times in Brasília time and UTC.
  */
 export function formatWaczReport(report: WaczReport, verbose = true): string {
   const a = report.archive;
@@ -1059,5 +1060,5 @@ export function formatWaczReport(report: WaczReport, verbose = true): string {
       return `INCOMPLETE: no check failed, but check${open.length === 1 ? '' : 's'} ${open.join(', ')} could not run in full (${tally}); exit status 3: give what the part not checked needs (--trust-ca, --tsa-ca)`;
     }),
   );
-  return `${lines.join('\n')}\n`;
+  return withBrasiliaTimes(`${lines.join('\n')}\n`, 'en');
 }

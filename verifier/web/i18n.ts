@@ -44,7 +44,7 @@ const pt = {
   'trust.chosen': 'Âncoras: {names}',
   'trust.at': 'Julgar os certificados na data (verificação 6)',
   'trust.atHelp': 'Vazio: agora. Hora deste computador.',
-  'trust.atUtc': 'Em UTC: {at}',
+  'trust.atUtc': 'Ou seja: {at}',
 
   'run.button': 'Verificar',
   'run.progress': 'Verificando… {done} de {total}',
@@ -86,6 +86,11 @@ const pt = {
   'item.serial': 'Número de série',
   'item.sha256': 'SHA-256',
   'item.service': 'Emitido por',
+  'item.act': 'Ato notarial',
+  'item.act.value': '{type}, selo {selo}, livro e folha {bookPage}',
+  'item.mne': 'MNE',
+  'item.mne.valid': 'dígitos verificadores e data ({date}) válidos; confirme o ato no e-Notariado',
+  'item.mne.invalid': 'INVÁLIDA: {problem}',
   'item.problem.file-missing':
     'O arquivo que esta prova nomeia não foi escolhido (e o certificado não é um PDF carimbado que o contenha).',
   'item.problem.too-large': 'Arquivo grande demais para conferir.',
@@ -189,7 +194,7 @@ const en: Record<MessageKey, string> = {
   'trust.chosen': 'Anchors: {names}',
   'trust.at': 'Judge the certificates at (check 6)',
   'trust.atHelp': 'Empty: now. This computer’s time.',
-  'trust.atUtc': 'In UTC: {at}',
+  'trust.atUtc': 'That is: {at}',
 
   'run.button': 'Verify',
   'run.progress': 'Verifying… {done} of {total}',
@@ -230,6 +235,11 @@ const en: Record<MessageKey, string> = {
   'item.serial': 'Serial number',
   'item.sha256': 'SHA-256',
   'item.service': 'Issued by',
+  'item.act': 'Notarial act',
+  'item.act.value': '{type}, selo {selo}, book and page {bookPage}',
+  'item.mne': 'MNE',
+  'item.mne.valid': 'check digits and date ({date}) valid; confirm the act at e-Notariado',
+  'item.mne.invalid': 'INVALID: {problem}',
   'item.problem.file-missing':
     'The file this proof names was not chosen (and the certificate is not a stamped PDF that holds it).',
   'item.problem.too-large': 'File too large to check.',

@@ -13,6 +13,7 @@ import { errorMessage } from '../src/error-message.ts';
 import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
 import type { CheckResult, VerifyReport } from '../src/report.ts';
 import { toPortuguese } from '../src/report-text.ts';
+import { formatBrasiliaAndUtc, withBrasiliaTimes } from '../src/time.ts';
 import type { WaczCheckResult, WaczReport } from '../src/wacz.ts';
 import {
   type CaptureItem,
@@ -54,8 +55,11 @@ const state: State = {
 };
 
 const t = (key: MessageKey, params?: Record<string, string | number>) => message(state.lang, key, params);
-/** A text of the report in the page's language. */
-const rt = (text: string): string => (state.lang === 'pt' ? toPortuguese(text).text : text);
+/** A text of the report in the page's language, its times in Brasília time and UTC. */
+const rt = (text: string): string =>
+  withBrasiliaTimes(state.lang === 'pt' ? toPortuguese(text).text : text, state.lang);
+/** A time of a report (RFC 3339 UTC, or as a capture record wrote it) in Brasília time and UTC. */
+const when = (time: string | null | undefined): string => (time ? withBrasiliaTimes(time, state.lang) : '?');
 
 /** Elements whose text follows the language: re-run on a switch. */
 const texts: (() => void)[] = [];
@@ -359,7 +363,9 @@ function renderAnchors(): void {
 
 function renderAt(): void {
   const at = localDateTime(atInput.value);
-  atHelp.textContent = at ? t('trust.atUtc', { at: at.toISOString() }) : t('trust.atHelp');
+  atHelp.textContent = at
+    ? t('trust.atUtc', { at: formatBrasiliaAndUtc(at, state.lang) })
+    : t('trust.atHelp');
 }
 
 function renderStatus(): void {
@@ -628,6 +634,39 @@ function problemView(item: BatchItem): HTMLElement {
   );
 }
 
+/** The receipt's notarial act (version 2), when it has one: type, selo, book and page, the MNE's check. */
+function actFacts(report: VerifyReport): HTMLElement[] {
+  const act = report.act;
+  if (!act) return [];
+  const facts = [
+    h('dt', {}, t('item.act')),
+    h(
+      'dd',
+      {},
+      t('item.act.value', {
+        type: act.type,
+        selo: act.selo ? `${act.selo.state} ${act.selo.code}` : '—',
+        bookPage: [act.book, act.page].filter((x) => x).join(', ') || '—',
+      }),
+    ),
+  ];
+  if (act.mne && act.mneCheck) {
+    facts.push(
+      h('dt', {}, t('item.mne')),
+      h(
+        'dd',
+        {},
+        h('code', {}, act.mne),
+        ' ',
+        act.mneCheck.valid
+          ? t('item.mne.valid', { date: act.mneCheck.date })
+          : t('item.mne.invalid', { problem: act.mneCheck.problem }),
+      ),
+    );
+  }
+  return facts;
+}
+
 function reportView(report: VerifyReport): HTMLElement {
   const help =
     report.outcome === 'failed'
@@ -646,6 +685,7 @@ function reportView(report: VerifyReport): HTMLElement {
       h('dd', {}, h('code', { class: 'break' }, report.document.sha256)),
       h('dt', {}, t('item.service')),
       h('dd', {}, `${report.service.name} (${report.service.url})`),
+      ...actFacts(report),
     ),
     h('ol', { class: 'checks' }, ...report.checks.map((c) => checkRow(c, t(`check.${c.id}`)))),
   );
@@ -687,7 +727,7 @@ function captureView(file: string, report: WaczReport): HTMLElement {
   const signed =
     a.form === null
       ? t('capture.unsigned')
-      : t(`capture.signed.${a.form}`, { signer: a.signer ?? '?', created: a.created ?? '?' });
+      : t(`capture.signed.${a.form}`, { signer: a.signer ?? '?', created: when(a.created) });
   return h(
     'div',
     {},
@@ -705,7 +745,7 @@ function captureView(file: string, report: WaczReport): HTMLElement {
       ...(a.form === 'domain'
         ? fact(
             t('capture.timeSignature'),
-            a.timeSignature ?? t('capture.noTimeSignature'),
+            a.timeSignature ? when(a.timeSignature) : t('capture.noTimeSignature'),
             'fact-time-signature',
           )
         : []),
@@ -723,7 +763,7 @@ function captureView(file: string, report: WaczReport): HTMLElement {
             ),
             ...fact(
               t('capture.time'),
-              t('capture.span', { from: k.startedAt, to: k.finishedAt }),
+              t('capture.span', { from: when(k.startedAt), to: when(k.finishedAt) }),
               'fact-time',
             ),
             ...(k.title ? fact(t('capture.title'), k.title, 'fact-title') : []),
@@ -737,8 +777,8 @@ function captureView(file: string, report: WaczReport): HTMLElement {
                   ? t('capture.tlsValue', {
                       subject: k.tls.subject,
                       issuer: k.tls.issuer,
-                      from: k.tls.validFrom,
-                      to: k.tls.validTo,
+                      from: when(k.tls.validFrom),
+                      to: when(k.tls.validTo),
                       sha256: k.tls.sha256Fingerprint,
                     })
                   : t('capture.noTls'),
@@ -773,7 +813,7 @@ function checkRow(check: CheckResult | WaczCheckResult, name: string): HTMLEleme
       ? h(
           'p',
           { class: 'small', 'data-testid': 'pades-level', 'data-level': check.pades.level ?? '' },
-          t('check.level', { level: check.pades.level ?? '—', at: check.pades.at }),
+          t('check.level', { level: check.pades.level ?? '—', at: when(check.pades.at) }),
           check.pades.notHigher.length > 0
             ? h(
                 'span',

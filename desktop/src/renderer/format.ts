@@ -1,4 +1,5 @@
 import type { DocumentDto, PublicDocumentDto } from '@notary/shared';
+import { formatBrasiliaAndUtc, formatBrasiliaDate } from '@notary/shared/time';
 import type { Language } from '../common/bridge';
 
 /** `1.2 MB` style sizes (decimal units, like file managers), in the UI language. */
@@ -14,22 +15,24 @@ export function formatBytes(bytes: number, language: Language): string {
   return `${value.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US', { maximumFractionDigits: digits })} ${units[unit]}`;
 }
 
-/** Date and time in the UI language (local time zone). */
+/**
+ * An API time (RFC 3339) in Brasília time and UTC, labelled, in the UI language, whatever this computer's
+ * time zone (`@notary/shared/time`: `21/11/2026 06:14:03 (horário de Brasília, UTC−03:00) · 2026-11-21
+ * 09:14:03 UTC`): the certificate and the verifier print the same. `—` for none; a value that is not a
+ * time is shown as it came.
+ */
 export function formatDateTime(iso: string | null, language: Language): string {
   if (!iso) return '—';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US', {
-    dateStyle: 'medium',
-    timeStyle: 'medium',
-  });
+  return formatBrasiliaAndUtc(date, language);
 }
 
-/** Short date (`21/11/2026`), for tables. */
+/** The day in Brasília (`21/11/2026`, en `2026-11-21`), for tables; the full time goes in a tooltip. */
 export function formatDate(iso: string, language: Language): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleDateString(language === 'pt' ? 'pt-BR' : 'en-US', { dateStyle: 'short' });
+  return formatBrasiliaDate(date, language);
 }
 
 /** `abcd1234…ef56` for long identifiers shown in tight places (the full value stays copyable). */

@@ -91,6 +91,7 @@ export function httpErrors(options: HttpErrorOptions): HttpErrors {
     const body: RestErrorBody = { message: app.message, code: app.code };
     const headers: Record<string, string> = {};
     if (app.fields) body.fields = app.fields;
+    if (app.details) body.details = app.details;
     if (app.retryAfterSeconds !== undefined) {
       body.retryAfterSeconds = app.retryAfterSeconds;
       headers['Retry-After'] = String(app.retryAfterSeconds);

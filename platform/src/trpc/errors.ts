@@ -27,6 +27,8 @@ export interface TrpcErrorData {
   fields?: string[];
   /** Seconds to wait before retrying (RATE_LIMITED, a full queue). */
   retryAfterSeconds?: number;
+  /** The refusal's facts as data (`AppError.details`), e.g. a retention hold's rule and legal basis. */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -47,6 +49,7 @@ export function formatTrpcError(toAppError: (error: unknown) => AppError) {
     const data: TrpcErrorData = { code: app.code, httpStatus: app.status, path: shape.data.path };
     if (app.fields) data.fields = app.fields;
     if (app.retryAfterSeconds !== undefined) data.retryAfterSeconds = app.retryAfterSeconds;
+    if (app.details) data.details = app.details;
     return { message: app.code === 'INTERNAL' ? 'Internal error' : app.message, code: shape.code, data };
   };
 }

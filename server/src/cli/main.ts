@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '@notary/shared';
@@ -35,6 +36,18 @@ const USAGE = `Usage: npm run notary -- <command> [options]
                                                 (its id or organization slug) or of all from the documents;
                                                 prints "checked <n>", "drifted <n>", then
                                                 "drifted <tenant id> <bytes before> <bytes after>" per correction
+  retention:lift --document ID|SERIAL --reason R [--operator NAME]
+  retention:lift --org SLUG|TENANT_ID --reason R [--operator NAME]
+                                                lift the retention hold (notarial act, serventia retention) of
+                                                one document or of a whole organization so that its LGPD or
+                                                organization deletion works; recorded with NAME (default: the
+                                                OS user), the reason and the time; prints
+                                                "lifted document <id> <serial>" or "lifted tenant <id>"
+  serventia:set --org SLUG|TENANT_ID (--years N | --permanent | --remove) --reason R [--operator NAME]
+                                                change a declared serventia's retention (shorter included) or
+                                                remove it; recorded with NAME, the reason and the time; prints
+                                                "serventia <tenant id> retention <n> years|permanent" or
+                                                "serventia <tenant id> removed"
 
 Lists are tab-separated, one line per row, no header.
 
@@ -53,12 +66,18 @@ function parse(argv: string[]): OperatorCommand {
       to: { type: 'string' },
       'grace-minutes': { type: 'string' },
       tenant: { type: 'string' },
+      document: { type: 'string' },
+      reason: { type: 'string' },
+      operator: { type: 'string' },
+      years: { type: 'string' },
+      permanent: { type: 'boolean' },
+      remove: { type: 'boolean' },
     },
     strict: true,
   });
   const need = (key: keyof typeof values): string => {
     const v = values[key];
-    if (!v) throw new Error(`${command}: --${key} is required\n\n${USAGE}`);
+    if (!v || typeof v !== 'string') throw new Error(`${command}: --${key} is required\n\n${USAGE}`);
     return v;
   };
   switch (command) {
@@ -86,6 +105,24 @@ function parse(argv: string[]): OperatorCommand {
     }
     case 'storage:recount':
       return { command, tenant: values.tenant };
+    case 'retention:lift':
+      return {
+        command,
+        document: values.document,
+        org: values.org,
+        reason: need('reason'),
+        operator: values.operator ?? os.userInfo().username,
+      };
+    case 'serventia:set':
+      return {
+        command,
+        org: need('org'),
+        years: values.years === undefined ? undefined : Number(values.years),
+        permanent: values.permanent,
+        remove: values.remove,
+        reason: need('reason'),
+        operator: values.operator ?? os.userInfo().username,
+      };
     default:
       throw new Error(command ? `Unknown command: ${command}\n\n${USAGE}` : USAGE);
   }

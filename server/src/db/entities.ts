@@ -452,6 +452,180 @@ export const DocumentDeletion = defineEntity({
 });
 export type DocumentDeletionEntity = InferEntity<typeof DocumentDeletion>;
 
+/** The kinds of notarial act (`NOTARIAL_ACT_TYPES` of `@notary/shared`, repeated: db/ imports nothing else). */
+const ACT_TYPES = ['ata_notarial', 'autenticacao', 'procuracao', 'escritura', 'testamento', 'outro'] as const;
+
+/**
+ * The notarial act a tabelião recorded for a document (`domain/acts/`; `@notary/shared` notarial-act.ts): at
+ * most one per document, its own row so that the document's hash, serial and anchors never change with it.
+ * `mne` is canonical (`CCCCCC.AAAA.MM.DD.NNNNNNNN-DD`) and unique across the service; `seloState` (UF) and
+ * `seloCode` are both set or both null. A removed act is deleted here; its history stays in
+ * `notarial_act_history`. Migration20261129080000 writes the table and its search indexes.
+ */
+export const NotarialAct = defineEntity({
+  name: 'NotarialAct',
+  tableName: 'notarial_act',
+  properties: {
+    id: p.uuid().primary(),
+    document: () => p.oneToOne(Document).deleteRule('cascade').unique(),
+    tenant: () => p.manyToOne(Tenant).deleteRule('cascade').index(),
+    type: p.enum(ACT_TYPES),
+    mne: p.text().nullable().unique(),
+    seloState: p.text().nullable(),
+    seloCode: p.text().nullable(),
+    book: p.text().nullable(),
+    page: p.text().nullable(),
+    /** User id of who recorded the act first. */
+    recordedBy: p.string().length(128),
+    recordedAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+  indexes: [
+    /** The documents list's MNE search (a prefix `LIKE`, whatever the collation). */
+    {
+      name: 'notarial_act_mne_pattern_index',
+      expression:
+        'create index "notarial_act_mne_pattern_index" on "notarial_act" ("mne" text_pattern_ops) where "mne" is not null',
+    },
+    /** The documents list's selo code search (prefix). */
+    {
+      name: 'notarial_act_selo_code_pattern_index',
+      expression:
+        'create index "notarial_act_selo_code_pattern_index" on "notarial_act" ("selo_code" text_pattern_ops) where "selo_code" is not null',
+    },
+  ],
+});
+export type NotarialActEntity = InferEntity<typeof NotarialAct>;
+
+/** What a history row keeps of an act, before or after a change. */
+export interface NotarialActSnapshot {
+  type: (typeof ACT_TYPES)[number];
+  mne: string | null;
+  selo: { state: string; code: string } | null;
+  book: string | null;
+  page: string | null;
+}
+
+/**
+ * Every change of a document's notarial act, written in the transaction of the change: who (user id, e-mail,
+ * role in the tenant, IP), when, and the act before and after (`null` before the first record and after a
+ * removal). Kept when the act is removed; removed with the document's tenant.
+ */
+export const NotarialActHistory = defineEntity({
+  name: 'NotarialActHistory',
+  tableName: 'notarial_act_history',
+  properties: {
+    id: p.uuid().primary(),
+    document: () => p.manyToOne(Document).deleteRule('cascade'),
+    tenant: () => p.manyToOne(Tenant).deleteRule('cascade').index(),
+    action: p.enum(['recorded', 'changed', 'removed'] as const),
+    before: p.json<NotarialActSnapshot>().nullable(),
+    after: p.json<NotarialActSnapshot>().nullable(),
+    actorUserId: p.string().length(128),
+    actorEmail: p.string().length(254).nullable(),
+    role: p.enum(['owner', 'admin', 'editor', 'reader'] as const),
+    ip: p.string().length(64).nullable(),
+    at: p.datetime(),
+  },
+  indexes: [{ properties: ['document', 'at'] }],
+});
+export type NotarialActHistoryEntity = InferEntity<typeof NotarialActHistory>;
+
+/**
+ * The serventia an organization declares itself to be (`PUT /api/org/serventia`): its CNS (6 digits, CNJ
+ * Justiça Aberta) and the minimum retention of its documents, `retentionYears` (1 to 100) or null for
+ * permanent (Provimento CNJ 50/2015's table). One per tenant; a personal workspace has none.
+ */
+export const Serventia = defineEntity({
+  name: 'Serventia',
+  tableName: 'serventia',
+  properties: {
+    tenant: () => p.oneToOne(Tenant).primary().deleteRule('cascade'),
+    cns: p.string().length(6).index(),
+    /** Whole years counted from each document's `createdAt`; null: permanent. */
+    retentionYears: p.integer().nullable(),
+    /** When it was last declared or changed. */
+    declaredAt: p.datetime(),
+    /** User id of the member who declared it last; null when the operator set it. */
+    declaredBy: p.string().length(128).nullable(),
+  },
+});
+export type ServentiaEntity = InferEntity<typeof Serventia>;
+
+/**
+ * An operator's lift of a retention hold (`retention:lift`): afterwards the document (`documentId`), or every
+ * document of the tenant (`documentId` null), may be destroyed again despite a notarial act or the
+ * serventia's retention. An audit record: no foreign keys, so it outlives the document and the tenant it names.
+ */
+export const RetentionHoldLift = defineEntity({
+  name: 'RetentionHoldLift',
+  tableName: 'retention_hold_lift',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    /** The lifted document; null when the whole tenant is lifted. */
+    documentId: p.uuid().nullable().index(),
+    /** The document's serial number at the time (for the record). */
+    documentSerial: p.string().length(32).nullable(),
+    /** Who lifted it, as the operator gave it (default: the OS user running the CLI). */
+    operator: p.string().length(128),
+    reason: p.string().length(500),
+    liftedAt: p.datetime(),
+  },
+  indexes: [{ properties: ['tenantId', 'documentId'] }],
+});
+export type RetentionHoldLiftEntity = InferEntity<typeof RetentionHoldLift>;
+
+/**
+ * An operator's change of a declared serventia (`serventia:set`): a retention set (possibly shorter than the
+ * members could declare) or the serventia removed, with who, why and when. An audit record without foreign
+ * keys: it outlives the tenant it names.
+ */
+export const ServentiaChange = defineEntity({
+  name: 'ServentiaChange',
+  tableName: 'serventia_change',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid().index(),
+    action: p.enum(['retention', 'remove'] as const),
+    cns: p.string().length(6),
+    /** The retention before (null: permanent). */
+    retentionYearsBefore: p.integer().nullable(),
+    /** The retention set (null: permanent, or removed). */
+    retentionYearsAfter: p.integer().nullable(),
+    operator: p.string().length(128),
+    reason: p.string().length(500),
+    changedAt: p.datetime(),
+  },
+});
+export type ServentiaChangeEntity = InferEntity<typeof ServentiaChange>;
+
+/**
+ * A destruction refused because of a retention hold (README, LGPD deletion; Organization): which action, on
+ * which document (null: the organization), by whom, under which rule. An audit record: no foreign keys, so it
+ * outlives what it names.
+ */
+export const RetentionRefusal = defineEntity({
+  name: 'RetentionRefusal',
+  tableName: 'retention_refusal',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid().index(),
+    documentId: p.uuid().nullable().index(),
+    /** `lgpd_deletion`, `org_deletion` (request or confirm), `org_deletion_run` (a batch found a hold). */
+    action: p.enum(['lgpd_deletion', 'org_deletion', 'org_deletion_run'] as const),
+    rule: p.enum(['notarial_act', 'retention_period'] as const),
+    /** Documents held when an organization deletion was refused; null for one document. */
+    heldCount: p.integer().nullable(),
+    /** The member who asked; null for the service's own run. */
+    userId: p.string().length(128).nullable(),
+    role: p.enum(['owner', 'admin', 'editor', 'reader'] as const).nullable(),
+    ip: p.string().length(64).nullable(),
+    refusedAt: p.datetime(),
+  },
+});
+export type RetentionRefusalEntity = InferEntity<typeof RetentionRefusal>;
+
 export const entities = [
   Tenant,
   TenantStorage,
@@ -468,4 +642,10 @@ export const entities = [
   WalletSignatureUse,
   AcervoToken,
   DocumentDeletion,
+  NotarialAct,
+  NotarialActHistory,
+  Serventia,
+  RetentionHoldLift,
+  RetentionRefusal,
+  ServentiaChange,
 ];

@@ -9,6 +9,7 @@ import {
   type IssuedCertificate,
   issueCertificate,
   issuePublicCertificate,
+  pdfaHeader,
   timestampDocument,
 } from '../domain/certificates/service';
 import { publicRoute, route } from './route';
@@ -134,8 +135,9 @@ function queueFull(e: unknown): never {
 }
 
 /**
- * The certificate as `application/pdf` with `X-Service-Signed: pades | none` and, when signed,
- * `X-Signature-Level: B-B | B-T | B-LT | B-LTA` (the PAdES level reached), never cached.
+ * The certificate as `application/pdf` with `X-Service-Signed: pades | none`, when signed
+ * `X-Signature-Level: B-B | B-T | B-LT | B-LTA` (the PAdES level reached), and `X-Pdfa` (what the file declares
+ * of PDF/A, `pdfaHeader`), never cached.
  */
 function sendCertificate(
   res: Parameters<RequestHandler>[1],
@@ -148,6 +150,7 @@ function sendCertificate(
   res.setHeader('Content-Length', String(issued.pdf.byteLength));
   res.setHeader('X-Service-Signed', issued.signed ? 'pades' : 'none');
   if (issued.level) res.setHeader('X-Signature-Level', issued.level);
+  res.setHeader('X-Pdfa', pdfaHeader(issued));
   res.setHeader('Cache-Control', 'private, no-store');
   res.end(issued.pdf);
 }

@@ -25,7 +25,13 @@ export function corsPolicy(
     origin: true,
     credentials: true,
     // X-Request-Id (`requestLogging`): a browser client can quote it when reporting an error.
-    exposedHeaders: ['X-Service-Signed', 'X-Signature-Level', 'Content-Disposition', 'X-Request-Id'],
+    exposedHeaders: [
+      'X-Service-Signed',
+      'X-Signature-Level',
+      'X-Pdfa',
+      'Content-Disposition',
+      'X-Request-Id',
+    ],
     maxAge: 600,
   });
   return (req, res, next) => {

@@ -17,7 +17,7 @@ const certificateLang = z
 
 /** The headers of a certificate answer (`sendCertificate` in `certificates.ts`). */
 const SIGNED_HEADERS =
-  'header `X-Service-Signed` is `pades` or `none` (no signing certificate configured); when signed, header `X-Signature-Level` is the PAdES baseline level the file reached (ETSI EN 319 142-1: `B-B`, `B-T`, `B-LT` with revocation data in a /DSS, `B-LTA` with a document timestamp too), below `SIGNING_LEVEL` when revocation data could not be had';
+  'header `X-Service-Signed` is `pades` or `none` (no signing certificate configured); when signed, header `X-Signature-Level` is the PAdES baseline level the file reached (ETSI EN 319 142-1: `B-B`, `B-T`, `B-LT` with revocation data in a /DSS, `B-LTA` with a document timestamp too), below `SIGNING_LEVEL` when revocation data could not be had; header `X-Pdfa` says what the file declares of PDF/A (ISO 19005): `PDF/A-3b` for a separate certificate, `PDF/A-3b; original declared PDF/A-2b` (or another part and level) for a stamped PDF/A original kept PDF/A, `none; original not PDF/A` when stamped onto an original that declares no PDF/A';
 
 /** The 200 answer of both certificate routes: the PDF, `attachment` (owner) or `inline` (VALIDAR). */
 const certificatePdf = (disposition: 'attachment' | 'inline') => ({

@@ -1,4 +1,5 @@
 import { accessRouter } from './routers/access';
+import { actsRouter } from './routers/acts';
 import { anchorProof } from './routers/documents/anchor-proof';
 import { capture } from './routers/documents/capture';
 import { download } from './routers/documents/download';
@@ -12,6 +13,7 @@ import { verify } from './routers/documents/verify';
 import { view } from './routers/documents/view';
 import { orgRouter } from './routers/org';
 import { publicAcervo } from './routers/public/acervo';
+import { publicDocumentByMne } from './routers/public/act';
 import { publicDocumentBySerial } from './routers/public/serial';
 import { publicVerify } from './routers/public/verify';
 import { me } from './routers/session/me';
@@ -24,7 +26,12 @@ import { createCallerFactory, router } from './trpc';
 /** The typed API of the desktop client (`import type { AppRouter }`); REST paths come from the same procedures. */
 export const appRouter = router({
   system: router({ health, onchainInfo }),
-  public: router({ verify: publicVerify, documentBySerial: publicDocumentBySerial, acervo: publicAcervo }),
+  public: router({
+    verify: publicVerify,
+    documentBySerial: publicDocumentBySerial,
+    documentByMne: publicDocumentByMne,
+    acervo: publicAcervo,
+  }),
   documents: router({
     list,
     get,
@@ -38,6 +45,7 @@ export const appRouter = router({
     importIpfs,
     capture,
   }),
+  acts: actsRouter,
   access: accessRouter,
   settings: settingsRouter,
   session: router({ me }),

@@ -1,3 +1,4 @@
+import { withBrasiliaTimes } from '@notary/shared/time';
 import type { CheckResult, VerifyOutcome, VerifyReport } from '@notary/verify';
 import { isIncomplete } from '@notary/verify/report';
 import { toPortuguese } from '@notary/verify/report-text';
@@ -11,6 +12,7 @@ import {
   type TrustChoice,
 } from '../../common/certificate-check';
 import { useApp } from '../app-context';
+import { formatDateTime } from '../format';
 import { type MessageKey, useI18n } from '../i18n';
 import { DropZone, ErrorNotice, Icon, type IconName, Spinner } from '../ui';
 
@@ -44,7 +46,7 @@ type PanelState =
  * certificate or trust choice runs the checks again; "Check again" after editing the endpoints.
  */
 export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
-  const { t } = useI18n();
+  const { t, language } = useI18n();
   const { bridge, onchainInfo } = useApp();
   const [certificate, setCertificate] = useState<LocalFile | null>(null);
   // null: not edited, the announced endpoints are used (they arrive after the screen opens).
@@ -230,7 +232,7 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
           onChange={(e) => setAtText(e.target.value)}
         />
         <small className="muted" data-testid="judge-at-utc">
-          {at ? t('verify.cert.atUtc', { at }) : t('verify.cert.atHelp')}
+          {at ? t('verify.cert.atUtc', { at: formatDateTime(at, language) }) : t('verify.cert.atHelp')}
         </small>
       </label>
       <div>
@@ -388,8 +390,9 @@ const NOT_CHECKED = /(^|: )not checked$/;
 function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }) {
   const { t, language } = useI18n();
   // The checking core reports in English; the reader's language is the one the rest of the screen speaks (data
-  // such as hashes, times and names is kept as it is).
-  const say = (text: string) => (language === 'pt' ? toPortuguese(text).text : text);
+  // such as hashes and names is kept as it is; its RFC 3339 UTC times are shown in Brasília time and UTC).
+  const say = (text: string) =>
+    withBrasiliaTimes(language === 'pt' ? toPortuguese(text).text : text, language);
   const name = CHECK_NAMES[check.id];
   // Checks 5 and 6 judged without anchors: integrity and timestamps hold, the chains are not checked.
   const chainNotChecked =
@@ -419,7 +422,7 @@ function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }
       <p className="small check-summary">{say(check.summary)}</p>
       {check.pades && (
         <p className="small check-note-level" data-testid="pades-level" data-level={check.pades.level ?? ''}>
-          {t('verify.cert.level', { level: check.pades.level ?? '—', at: check.pades.at })}
+          {t('verify.cert.level', { level: check.pades.level ?? '—', at: say(check.pades.at) })}
           {check.pades.notHigher.length > 0 && (
             <span className="muted">
               {' '}

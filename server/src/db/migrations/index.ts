@@ -11,6 +11,8 @@ import { Migration20261126074617 as m8 } from './Migration20261126074617';
 import { Migration20261126170100 as m9 } from './Migration20261126170100';
 import { Migration20261126170200 as m10 } from './Migration20261126170200';
 import { Migration20261126170300 as m11 } from './Migration20261126170300';
+import { Migration20261129080000 as m12 } from './Migration20261129080000';
+import { Migration20261129080100 as m13 } from './Migration20261129080100';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -26,4 +28,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126170100', class: m9 },
   { name: 'Migration20261126170200', class: m10 },
   { name: 'Migration20261126170300', class: m11 },
+  { name: 'Migration20261129080000', class: m12 },
+  { name: 'Migration20261129080100', class: m13 },
 ];

@@ -5,6 +5,7 @@ import type { CertificateData, CertificateLanguage, MerkleProofView } from '@not
 import type { GatherValidationData, SignatureLevel } from '@notary/pdf/pades';
 import type { PdfAttachment, RenderedCertificate } from '@notary/pdf/render';
 import { AppError, errorMessage } from '@notary/shared';
+import { formatBrasiliaAndUtc } from '@notary/shared/time';
 import { RECEIPT_FILE_NAME, type Receipt, serializeReceipt } from '@notary/verify/receipt';
 import { firstRevoked, type ValidationMaterial } from '@notary/verify/revocation';
 import type { Config } from '../../config';
@@ -72,6 +73,27 @@ export interface IssuedCertificate {
   fileName: string;
   /** Why a PDF source was issued as a separate certificate (logged, not shown to the client). */
   fallbackReason: string | undefined;
+  /**
+   * What the file declares of PDF/A (ISO 19005): PDF/A-3b for every separate certificate, what a stamped copy of
+   * a PDF/A original declares, null when stamped onto an original that is not PDF/A (`X-Pdfa`).
+   */
+  pdfa: RenderedCertificate['pdfa'];
+  /** Stamped only: what the original declared (null: not PDF/A); undefined for a separate certificate. */
+  originalPdfA: RenderedCertificate['originalPdfA'];
+}
+
+/**
+ * The `X-Pdfa` header of a certificate answer: `PDF/A-3b` (a separate certificate: the whole file is written to
+ * ISO 19005-3 level B), `PDF/A-3b; original declared PDF/A-2b` (a stamped PDF/A original kept PDF/A: what the copy
+ * declares, then what the original did), `none; original not PDF/A` (stamped onto an original that declares no
+ * PDF/A: the file as a whole is not PDF/A, only the appended pages follow its rules).
+ */
+export function pdfaHeader(issued: Pick<IssuedCertificate, 'pdfa' | 'originalPdfA'>): string {
+  const label = (id: { part: number; conformance: string }) =>
+    `PDF/A-${id.part}${id.conformance.toLowerCase()}`;
+  if (!issued.pdfa) return 'none; original not PDF/A';
+  if (!issued.originalPdfA) return label(issued.pdfa);
+  return `${label(issued.pdfa)}; original declared ${label(issued.originalPdfA)}`;
 }
 
 /**
@@ -183,6 +205,8 @@ async function issueCertificateOf(
   if (originals) data.originalSignatures = originals;
   // The receipt travels inside the certificate, within the signed range: proof without us.
   const receipt = await buildReceipt(em, ctx, doc, originals ? { originalSignatures: originals } : {});
+  // The act as the receipt states it: the page and the attached receipt say the same thing.
+  if (receipt.act) data.act = { ...receipt.act, recordedAt: new Date(receipt.act.recordedAt) };
   data.notes = [...(data.notes ?? []), receiptNote(request.lang, ctx.publicUrl)];
   const gather = revocationGatherer(ctx.revocation);
   // A token carrying only the TSA's certificate is completed from the TSA's anchors.
@@ -261,6 +285,8 @@ async function issueCertificateOf(
     layout: rendered.layout,
     fileName: `${base}-${doc.serialNumber}.pdf`,
     fallbackReason: rendered.fallbackReason ?? source.skipReason,
+    pdfa: rendered.pdfa,
+    originalPdfA: rendered.originalPdfA,
   };
 }
 
@@ -531,7 +557,7 @@ const SCREENSHOT_READ_MAX = 64 * 1024 * 1024;
 
 /**
  * What the certificate of a web capture states, in its language: requested and final URL, HTTP status, capture times
- * (UTC), the server's address, its TLS certificate (subject, issuer, validity, SHA-256 fingerprint) and how many
+ * (Brasília time and UTC), the server's address, its TLS certificate (subject, issuer, validity, SHA-256 fingerprint) and how many
  * origins' TLS connections the archive records, read from the record the stored screenshot carries
  * (`readCaptureRecord`; the same bytes as the WACZ's `screenshot.png`, whose digest is in its `datapackage.json`). None
  * for other documents, or when the screenshot is gone (LGPD deletion). `screenshot`: the PNG bytes themselves, printed
@@ -550,21 +576,25 @@ async function webCaptureFacts(
     .catch(() => undefined);
   const record = png ? readCaptureRecord(png) : undefined;
   if (!png || !record) return { notes: [] };
-  const utc = (iso: string) => `${iso.replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`;
+  // Brasília time and UTC, as every time of the certificate; a value that is no time is printed as recorded.
+  const when = (iso: string) => {
+    const at = new Date(iso);
+    return Number.isNaN(at.getTime()) ? iso : formatBrasiliaAndUtc(at, lang);
+  };
   const en = lang === 'en';
   const lines = [
     en
       ? `Web capture of ${record.requestedUrl}, final URL ${record.finalUrl} (HTTP ${record.status}${record.redirects.length > 0 ? `, after ${record.redirects.length} redirect(s)` : ''}).`
       : `Captura web de ${record.requestedUrl}, URL final ${record.finalUrl} (HTTP ${record.status}${record.redirects.length > 0 ? `, após ${record.redirects.length} redirecionamento(s)` : ''}).`,
     en
-      ? `Captured from ${utc(record.startedAt)} to ${utc(record.finishedAt)} by ${record.browser.name} ${record.browser.version}; server address ${record.serverIp ?? 'unknown'}.`
-      : `Capturada de ${utc(record.startedAt)} a ${utc(record.finishedAt)} por ${record.browser.name} ${record.browser.version}; endereço do servidor ${record.serverIp ?? 'desconhecido'}.`,
+      ? `Captured from ${when(record.startedAt)} to ${when(record.finishedAt)} by ${record.browser.name} ${record.browser.version}; server address ${record.serverIp ?? 'unknown'}.`
+      : `Capturada de ${when(record.startedAt)} a ${when(record.finishedAt)} por ${record.browser.name} ${record.browser.version}; endereço do servidor ${record.serverIp ?? 'desconhecido'}.`,
   ];
   if (record.tls) {
     lines.push(
       en
-        ? `Server TLS certificate SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; issuer ${record.tls.issuer}; valid from ${utc(record.tls.validFrom)} to ${utc(record.tls.validTo)}).`
-        : `Certificado TLS do servidor, SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; emissor ${record.tls.issuer}; válido de ${utc(record.tls.validFrom)} a ${utc(record.tls.validTo)}).`,
+        ? `Server TLS certificate SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; issuer ${record.tls.issuer}; valid from ${when(record.tls.validFrom)} to ${when(record.tls.validTo)}).`
+        : `Certificado TLS do servidor, SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; emissor ${record.tls.issuer}; válido de ${when(record.tls.validFrom)} a ${when(record.tls.validTo)}).`,
     );
   }
   if (record.tlsOrigins) {

@@ -4,6 +4,8 @@ import { AppError, type LgpdDeletionDto } from '@notary/shared';
 import { AccessPolicy, DocumentDeletion } from '../../db/entities';
 import type { ObjectStorage } from '../../ports/storage';
 import type { AcervoFeedCache } from '../acervo/cache';
+import { recordRefusal } from '../retention/audit';
+import { type DestructionHold, destructionHold, holdRefusal } from '../retention/hold';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';
 import { adjustUsedBytes } from './quota';
@@ -41,6 +43,8 @@ export interface LgpdDeletionPorts {
   acervoCache: AcervoFeedCache;
   /** Public verification answers (60 s): the deleted document's is dropped on every instance. */
   verifyCache: PublicVerifyCache;
+  /** The current time, for the retention rule and the record (tests inject it); default `new Date()`. */
+  now?: () => Date;
 }
 
 /**
@@ -49,8 +53,11 @@ export interface LgpdDeletionPorts {
  * admin or owner of the organization; in a personal workspace its user. Steps, so that a refused or failing request deletes
  * nothing and a failure half-way can be retried:
  * 1. every check first: tenant, role, not deleted already, the `reason` text (`lgpdDeletionReason`);
- * 2. one transaction: the row is marked deleted only if it was not already (it stays locked until commit, so a
- *    concurrent deletion waits and then answers 410); its storage keys, publication, curator fields and
+ * 2. one transaction: the row is locked and the retention rule asked (`destructionHold`: a notarial act, or
+ *    the serventia's retention, unless the operator lifted the hold); a held document is refused with 409,
+ *    the refusal written to `retention_refusal` and committed, nothing else touched; otherwise the row is
+ *    marked deleted only if it was not already (it stays locked until commit, so a concurrent deletion waits
+ *    and then answers 410); its storage keys, publication, curator fields and
  *    uploader IP are cleared while its hash, serial number, file name, anchors and proofs stay on record;
  *    every access policy still in force is revoked; the audit trail row (who, role, IP, when, reason) is
  *    written and flushed, so every database constraint has passed before
@@ -64,7 +71,9 @@ export interface LgpdDeletionPorts {
  * 410, every share answers 410, and public verification by hash or serial still finds it. An IPFS import
  * (reference-only) has no stored object: its answer's `note` says its bytes stay on IPFS, out of reach.
  * @throws AppError FORBIDDEN (other tenant; not the document's owner), NOT_FOUND, GONE (already deleted),
- *   BAD_REQUEST (`reason`), BAD_GATEWAY (object storage failed: nothing recorded).
+ *   BAD_REQUEST (`reason`), CONFLICT (held under a retention rule: the message names the rule and LGPD art.
+ *   16 I, `details` carries `rule`, `until`, `cns`, `legalBasis`; nothing deleted), BAD_GATEWAY (object
+ *   storage failed: nothing recorded).
  */
 export async function deleteDocumentUnderLgpd(
   em: EntityManager,
@@ -78,8 +87,24 @@ export async function deleteDocumentUnderLgpd(
   assertNotDeleted(doc);
   const reasonText = lgpdDeletionReason(reason);
   const keys = [doc.storageKey, doc.screenshotKey].filter((k): k is string => Boolean(k));
-  const deletedAt = new Date();
-  await em.transactional(async (tx) => {
+  const deletedAt = deps.now?.() ?? new Date();
+  const held = await em.transactional(async (tx): Promise<DestructionHold | null> => {
+    // The row lock first: an act being recorded holds a key-share lock on the row until it commits, so the
+    // rule below sees it, and no act can be recorded on this row until the deletion commits.
+    await (tx as SqlEntityManager).execute('select id from document where id = ?::uuid for update', [doc.id]);
+    const hold = await destructionHold(tx, doc, deletedAt);
+    if (hold) {
+      // Committed with nothing else: the refusal stays on record.
+      await recordRefusal(tx, {
+        tenantId: doc.tenant.id,
+        documentId: doc.id,
+        action: 'lgpd_deletion',
+        rule: hold.rule,
+        actor: { userId: actor.userId, role: actor.role, ip: actor.ip },
+        at: deletedAt,
+      });
+      return hold;
+    }
     // `before` is the row as this transaction found it (locked, and read again once a concurrent deletion
     // commits: then it is deleted and nothing matches): whether its bytes counted towards the quota.
     const rows: { id: string; counted: boolean; file_size: string | number }[] = await (
@@ -119,7 +144,9 @@ export async function deleteDocumentUnderLgpd(
     // The room comes back with the commit, and only then; last, so the counter's row lock is held for the
     // commit alone, not for object storage.
     if (row.counted) await adjustUsedBytes(tx, doc.tenant.id, -Number(row.file_size));
+    return null;
   });
+  if (held) throw holdRefusal(held);
   deps.acervoCache.invalidate(doc.tenant.id);
   deps.verifyCache.invalidate(doc.sha256Hash);
   const cid = ipfsCidOf(doc);

@@ -56,21 +56,74 @@ const HEX = new RegExp(`^[0-9a-f]{${DOCUMENT_HASH_PREFIX_MIN_LENGTH},64}$`);
 /** What an IPFS CID can start with: v0 is base58btc (`Qm…`), v1 base32 (`bafy…`) among others. */
 const CID_PREFIX = /^[A-Za-z0-9]{8,100}$/;
 
+/** Where the MNE's separators stand among its 24 digits: `CCCCCC.AAAA.MM.DD.NNNNNNNN-DD`. */
+const MNE_SEPARATORS: Readonly<Record<number, string>> = { 6: '.', 10: '.', 12: '.', 14: '.', 22: '-' };
+
+/**
+ * The beginning of a canonical MNE that `q` names, or null: digits with or without the MNE's separators, at
+ * least the serventia's CNS (6 digits), at most the 24 (`104067`, `104067.2025.10`, `10406720251013000060`).
+ */
+export function mneSearchPrefix(q: string): string | null {
+  if (!/^[0-9.-]+$/.test(q)) return null;
+  const digits = q.replace(/[.-]/g, '');
+  if (digits.length < 6 || digits.length > 24) return null;
+  let prefix = '';
+  for (const [i, digit] of [...digits].entries()) prefix += `${MNE_SEPARATORS[i] ?? ''}${digit}`;
+  return prefix;
+}
+
+/** A selo code or its beginning: the characters selo codes are written with (`SELO_CODE_PATTERN`). */
+const SELO_PREFIX = /^[A-Za-z0-9./ -]{3,64}$/;
+
+/**
+ * The arm of the documents whose notarial act matches `q`: its MNE begins with `mneSearchPrefix(q)`, or its
+ * selo code with `q` as typed or in upper case. The matching acts are read first through their own indexes
+ * (`notarial_act_mne_pattern_index`, `notarial_act_selo_code_pattern_index`, Migration20261129080000) into an
+ * array, which the document query then probes through its primary key, so this arm joins the others' BitmapOr.
+ */
+function actArm(q: string, tenantId: string): FilterQuery<DocumentEntity> | null {
+  const conditions: string[] = [];
+  const params: string[] = [tenantId];
+  const mne = mneSearchPrefix(q);
+  if (mne !== null) {
+    conditions.push('a.mne like ?');
+    params.push(`${escapeLike(mne)}%`);
+  }
+  if (SELO_PREFIX.test(q)) {
+    for (const code of new Set([q, q.toUpperCase()])) {
+      conditions.push('a.selo_code like ?');
+      params.push(`${escapeLike(code)}%`);
+    }
+  }
+  if (conditions.length === 0) return null;
+  return {
+    [raw(
+      (alias) =>
+        `${alias}.id = any(array(select a.document_id from notarial_act a where a.tenant_id = ? and (${conditions.join(' or ')})))`,
+      params,
+    )]: [],
+  };
+}
+
 /**
  * The search forms `q` can take, each served by its own index (Migration20261126170100), joined by OR so
  * PostgreSQL combines the index scans (BitmapOr) and sorts only the matches:
  * - a serial number or its beginning, any case (`ACME-7K2`), when `q` has the tenant prefix and the hyphen;
  * - a SHA-256 prefix, 8 to 64 hex characters, any case;
  * - the beginning of an IPFS import's CID, 8 or more letters and digits (CIDs are case-sensitive);
- * - any part of the file name, any case (trigrams: why `q` has at least 3 characters).
+ * - any part of the file name, any case (trigrams: why `q` has at least 3 characters);
+ * - the document's notarial act: the beginning of its MNE (at least the CNS, dotted or bare) or of its selo
+ *   code (`actArm`).
  */
-function searchArms(q: string): FilterQuery<DocumentEntity>[] {
+function searchArms(q: string, tenantId: string): FilterQuery<DocumentEntity>[] {
   const arms: FilterQuery<DocumentEntity>[] = [{ fileName: { $ilike: `%${escapeLike(q)}%` } }];
   const upper = q.toUpperCase();
   if (SERIAL_PREFIX.test(upper)) arms.push({ serialNumber: { $like: `${upper}%` } });
   const lower = q.toLowerCase();
   if (HEX.test(lower)) arms.push({ sha256Hash: { $like: `${lower}%` } });
   if (CID_PREFIX.test(q)) arms.push({ sourceType: 'ipfs', sourceUri: { $like: `ipfs://${q}%` } });
+  const act = actArm(q, tenantId);
+  if (act) arms.push(act);
   return arms;
 }
 
@@ -104,7 +157,7 @@ export async function listDocumentsPage(
       )]: [],
     });
   }
-  if (request.q) where.$or = searchArms(request.q);
+  if (request.q) where.$or = searchArms(request.q, tenantId);
   const rows = await em.find(Document, where, {
     orderBy: { createdAt: 'desc', id: 'desc' },
     limit: limit + 1,

@@ -5,6 +5,7 @@ import {
   RECEIPT_FORMAT,
   RECEIPT_VERSION,
   type Receipt,
+  type ReceiptAct,
   type ReceiptEvmAnchor,
   type ReceiptOriginalSignatures,
   ReceiptSchema,
@@ -18,6 +19,8 @@ import {
   DocumentAnchor,
   type DocumentEntity,
   DocumentTimestamp,
+  NotarialAct,
+  type NotarialActEntity,
 } from '../../db/entities';
 import { DEVNET_EAS_CONTRACTS, DEVNET_EVM_NETWORK, EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
@@ -64,7 +67,8 @@ export async function getReceipt(
  *   number at inclusion; the EVM attester is the sender of the signed transaction bytes) and the Document's
  *   registration (hash, attestation UID, time); a leg not registered is `pending` with what is known;
  * - the first RFC 3161 token issued over the document's hash (`DocumentTimestamp`), if any;
- * - `originalSignatures`, when given: the signatures the original PDF carried (`original-signatures.ts`).
+ * - `originalSignatures`, when given: the signatures the original PDF carried (`original-signatures.ts`);
+ * - `act`, when the tenant recorded one: the document's notarial act (type, MNE, selo, book, page, when).
  * @throws AppError INTERNAL when the rows make a receipt that fails its own schema (a bug, never the caller's).
  */
 export async function buildReceipt(
@@ -80,6 +84,7 @@ export async function buildReceipt(
     { document: doc.id },
     { orderBy: { genTime: 'asc' }, limit: 1 },
   );
+  const act = await em.findOne(NotarialAct, { document: doc.id });
   let merkle: Receipt['merkle'] = null;
   if (anchor) {
     const proof = anchor.proof as MerkleProof;
@@ -119,12 +124,25 @@ export async function buildReceipt(
       ? { token: Buffer.from(stamp.token).toString('base64'), genTime: stamp.genTime.toISOString() }
       : null,
     ...(extra.originalSignatures ? { originalSignatures: extra.originalSignatures } : {}),
+    ...(act ? { act: receiptAct(act) } : {}),
   };
   const checked = ReceiptSchema.safeParse(receipt);
   if (!checked.success) {
     throw new AppError('INTERNAL', `the receipt of ${doc.id} fails its schema: ${checked.error.message}`);
   }
   return checked.data;
+}
+
+/** The receipt's `act` block of a document's notarial act. */
+function receiptAct(act: NotarialActEntity): ReceiptAct {
+  return {
+    type: act.type,
+    mne: act.mne ?? null,
+    selo: act.seloState && act.seloCode ? { state: act.seloState, code: act.seloCode } : null,
+    book: act.book ?? null,
+    page: act.page ?? null,
+    recordedAt: act.recordedAt.toISOString(),
+  };
 }
 
 /** EAS and SchemaRegistry of the EVM network a transaction row names, when the service knows them. */

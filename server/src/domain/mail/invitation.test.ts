@@ -32,13 +32,17 @@ describe('invitation mail', () => {
     expect(pt.text).toContain('https://notary.example/app/#/join/inv123');
     expect(pt.text).toContain('POST https://notary.example/api/team/invitations/inv123/accept');
     expect(pt.text).toContain('papel de editor');
-    expect(pt.text).toContain('UTC');
+    // The expiry in Brasília time and UTC, labelled.
+    expect(pt.text).toContain(
+      '02/01/2030 00:04:00 (horário de Brasília, UTC\u221203:00) · 2030-01-02 03:04:00 UTC',
+    );
     expect(pt.html).toContain('Cartório &#60;Central&#62;');
     expect(pt.html).toContain('Bia &#38; Co');
     expect(pt.html).not.toContain('<Central>');
     const en = invitationMail({ ...input, lang: 'en', role: 'reader' });
     expect(en.subject).toBe('Invitation to join an organization on Notary');
     expect(en.text).toContain('as reader');
+    expect(en.text).toContain('2030-01-02 00:04:00 Brasília time (UTC\u221203:00) · 2030-01-02 03:04:00 UTC');
     expect(en.text).toContain('https://notary.example/app/#/join/inv123');
   });
 

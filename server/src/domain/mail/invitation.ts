@@ -1,4 +1,5 @@
 import type { MailLanguage, Role } from '@notary/shared';
+import { formatBrasiliaAndUtc } from '@notary/shared/time';
 import type { MailMessage } from '../../ports/mail';
 
 /**
@@ -75,8 +76,6 @@ const ROLE_NAMES: Record<MailLanguage, Record<Role, string>> = {
   en: { owner: 'owner', admin: 'admin', editor: 'editor', reader: 'reader' },
 };
 
-const LOCALES: Record<MailLanguage, string> = { pt: 'pt-BR', en: 'en-GB' };
-
 const oneLine = (s: string): string => s.replace(/[\r\n\t]+/g, ' ').trim();
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -93,7 +92,8 @@ function quotedName(name: string): string {
 
 /**
  * Builds the invitation mail: subject, text and HTML, in `input.lang`. The text names the join link, the
- * address to sign in with, the role, the expiry (UTC), and the API call for clients without the web app.
+ * address to sign in with, the role, the expiry (Brasília time and UTC), and the API call for clients without the
+ * web app.
  */
 export function invitationMail(input: InvitationMailInput): MailMessage {
   const link = joinLink(input.publicUrl, input.invitationId);
@@ -101,11 +101,7 @@ export function invitationMail(input: InvitationMailInput): MailMessage {
   const org = quotedName(input.organizationName);
   const inviter = oneLine(input.inviterName);
   const role = ROLE_NAMES[input.lang][input.role];
-  const expires = `${new Intl.DateTimeFormat(LOCALES[input.lang], {
-    dateStyle: 'long',
-    timeStyle: 'short',
-    timeZone: 'UTC',
-  }).format(input.expiresAt)} UTC`;
+  const expires = formatBrasiliaAndUtc(input.expiresAt, input.lang);
   const t =
     input.lang === 'pt'
       ? {

@@ -28,6 +28,13 @@ describe('organization deletion mails', () => {
         expect(mail.text).toContain('Cartório do 2º Ofício Urgente: ligue 0800');
       }
       expect(code.text).toContain('123456');
+      // Times in Brasília time and UTC, labelled.
+      expect(notice.text).toContain(
+        lang === 'pt'
+          ? '26/11/2026 09:00:00 (horário de Brasília, UTC\u221203:00) · 2026-11-26 12:00:00 UTC'
+          : '2026-11-26 09:00:00 Brasília time (UTC\u221203:00) · 2026-11-26 12:00:00 UTC',
+      );
+      expect(code.html).toContain('2026-11-26 12:10:00 UTC');
       expect(code.subject).toBe(
         lang === 'pt'
           ? 'Código para excluir sua organização no Notary'

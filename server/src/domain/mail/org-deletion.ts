@@ -1,4 +1,5 @@
 import type { MailLanguage } from '@notary/shared';
+import { formatBrasiliaAndUtc } from '@notary/shared/time';
 import type { MailMessage } from '../../ports/mail';
 
 /**
@@ -14,20 +15,16 @@ import type { MailMessage } from '../../ports/mail';
  * that organization, and the body is read only once the device is unlocked.
  */
 
-const LOCALES: Record<MailLanguage, string> = { pt: 'pt-BR', en: 'en-GB' };
-
 const oneLine = (s: string): string => s.replace(/[\r\n\t]+/g, ' ').trim();
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** A date as people read it in `lang`, in UTC (the service does not know the reader's time zone). */
-function utcDate(lang: MailLanguage, date: Date): string {
-  const formatted = new Intl.DateTimeFormat(LOCALES[lang], {
-    dateStyle: 'long',
-    timeStyle: 'short',
-    timeZone: 'UTC',
-  }).format(date);
-  return `${formatted} UTC`;
+/**
+ * A time as people read it in `lang`: Brasília time, with its offset, and UTC (the service does not know the
+ * reader's time zone; its readers' acts are in Brasília time).
+ */
+function readableTime(lang: MailLanguage, date: Date): string {
+  return formatBrasiliaAndUtc(date, lang);
 }
 
 function paragraphs(lines: string[]): string {
@@ -56,7 +53,7 @@ export interface DeletionCodeMailInput {
  */
 export function deletionCodeMail(input: DeletionCodeMailInput): MailMessage {
   const org = oneLine(input.organizationName);
-  const expires = utcDate(input.lang, input.expiresAt);
+  const expires = readableTime(input.lang, input.expiresAt);
   const t =
     input.lang === 'pt'
       ? {
@@ -110,7 +107,7 @@ export interface DeletionNoticeMailInput {
  */
 export function deletionNoticeMail(input: DeletionNoticeMailInput): MailMessage {
   const org = oneLine(input.organizationName);
-  const when = utcDate(input.lang, input.deletedAt);
+  const when = readableTime(input.lang, input.deletedAt);
   const t =
     input.lang === 'pt'
       ? {

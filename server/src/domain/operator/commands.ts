@@ -8,6 +8,8 @@ import type { ObjectStorage } from '../../ports/storage';
 import { ORPHAN_GRACE_MS, sweepOrphanedObjects } from '../documents/orphans';
 import { recountStorage } from '../documents/quota';
 import { organizationDeletionStatus } from '../org/deletion';
+import { liftRetentionHold } from '../retention/lift';
+import { changeServentiaByOperator } from '../retention/serventia';
 import { cancelInvitationsNoLongerGrantable } from '../team/grants';
 import { ensureOrganizationTenant, ensurePersonalTenant, setTenantRole } from '../tenancy/resolve';
 
@@ -35,7 +37,28 @@ export type OperatorCommand =
   | { command: 'anchors:status' }
   | { command: 'org:deletion-status' }
   | { command: 'storage:sweep'; graceMinutes?: number | undefined }
-  | { command: 'storage:recount'; tenant?: string | undefined };
+  | { command: 'storage:recount'; tenant?: string | undefined }
+  | {
+      command: 'retention:lift';
+      /** A document id or serial number; exactly one of `document` and `org`. */
+      document?: string | undefined;
+      /** An organization's slug, or a tenant id. */
+      org?: string | undefined;
+      reason: string;
+      /** Who lifts it, for the record (the CLI gives the OS user when `--operator` is absent). */
+      operator: string;
+    }
+  | {
+      command: 'serventia:set';
+      /** An organization's slug, or a tenant id. */
+      org: string;
+      /** Exactly one of `years`, `permanent` and `remove`. */
+      years?: number | undefined;
+      permanent?: boolean | undefined;
+      remove?: boolean | undefined;
+      reason: string;
+      operator: string;
+    };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -107,6 +130,15 @@ async function tenantIdOf(ctx: OperatorContext, idOrSlug: string): Promise<strin
  * - `storage:recount`: recomputes the storage quota's used-bytes counter of one tenant (`tenant`: its id, or an
  *   organization's slug) or of every tenant from the Document rows (`recountStorage`); prints `checked <n>`,
  *   `drifted <n>`, then `drifted <tenant id> <bytes before> <bytes after>` per tenant it corrected.
+ * - `retention:lift`: lifts the retention hold (a notarial act, the serventia's retention) of one document
+ *   (`document`: its id or serial number) or of every document of a tenant (`org`: an organization's slug or a
+ *   tenant id), recording `operator`, `reason` and the time in `retention_hold_lift` (`liftRetentionHold`);
+ *   prints `lifted document <id> <serial>` or `lifted tenant <id>`. The LGPD deletion of the document, or
+ *   the organization's deletion, then works.
+ * - `serventia:set`: sets the retention of an organization's declared serventia to `years` or `permanent`
+ *   (shorter included, which its members cannot do), or `remove`s the serventia, recording `operator`,
+ *   `reason` and the time in `serventia_change` (`changeServentiaByOperator`); prints
+ *   `serventia <tenant id> retention <n> years|permanent` or `serventia <tenant id> removed`.
  * - `org:transfer`: makes the member `to` the owner and every previous owner an admin, at the provider and in
  *   the service's role table. The new owner is promoted before anyone is demoted, so the organization never
  *   lacks an owner; a failure midway leaves extra owners, and running the command again finishes the job.
@@ -215,6 +247,38 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
         row('drifted', report.drifted.length),
         ...report.drifted.map((t) => row('drifted', t.tenantId, t.before, t.after)),
       ].join('\n');
+    }
+    case 'retention:lift': {
+      if ((cmd.document === undefined) === (cmd.org === undefined)) {
+        throw new AppError('BAD_REQUEST', 'retention:lift needs exactly one of --document and --org');
+      }
+      const target =
+        cmd.document !== undefined
+          ? { document: cmd.document }
+          : { tenantId: await tenantIdOf(ctx, cmd.org ?? '') };
+      return liftRetentionHold(ctx.em, target, cmd.operator, cmd.reason);
+    }
+    case 'serventia:set': {
+      const chosen = [cmd.years !== undefined, cmd.permanent === true, cmd.remove === true].filter(Boolean);
+      if (chosen.length !== 1) {
+        throw new AppError(
+          'BAD_REQUEST',
+          'serventia:set needs exactly one of --years, --permanent and --remove',
+        );
+      }
+      const change =
+        cmd.remove === true
+          ? 'remove'
+          : cmd.permanent === true
+            ? 'permanent'
+            : { years: cmd.years ?? Number.NaN };
+      return changeServentiaByOperator(
+        ctx.em,
+        await tenantIdOf(ctx, cmd.org),
+        change,
+        cmd.operator,
+        cmd.reason,
+      );
     }
     case 'anchors:status':
       return anchorsStatus(ctx.em);

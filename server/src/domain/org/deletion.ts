@@ -7,6 +7,8 @@ import { isPlaceholderEmail, type Mailer } from '../../ports/mail';
 import type { ObjectStorage } from '../../ports/storage';
 import { deleteDocumentRows } from '../documents/quota';
 import { deletionCodeMail, deletionNoticeMail } from '../mail/org-deletion';
+import { recordRefusal } from '../retention/audit';
+import { heldAmong, holdDetails, tenantHold } from '../retention/hold';
 import type { Actor, OrganizationActor } from '../tenancy/actor';
 import {
   DELETION_CODE_PATTERN,
@@ -38,6 +40,12 @@ import { atProvider, requireOrganizationManager } from './guard';
  * in id order (the row keeps the cursor and the counts: memory holds one batch whatever the archive's size),
  * then every remaining object under the tenant's storage prefix `<tenantId>/`; e-mail each member the notice;
  * remove the organization at the provider; remove the service's tenant rows (tenant, role table, this row).
+ * Retention (`domain/retention/hold.ts`): while any document of the organization is held (a notarial act, or
+ * the retention of its declared serventia, not lifted by the operator), the request, the confirmation and a
+ * run are refused with CONFLICT and the refusal is written to `retention_refusal`; a run that finds a held
+ * document in a batch (an act recorded meanwhile) deletes nothing of that batch and cancels the deletion
+ * (its code is consumed; the documents of earlier batches stay deleted), unless the organization is already
+ * gone at the provider, where it stops and the resume job retries until the operator lifts the hold.
  * On-chain records stay: nothing is written to or removed from a chain (anchor batches and transactions are
  * not the tenant's rows; a document's Merkle proof goes with its row).
  *
@@ -100,7 +108,8 @@ export const RESUME_IDLE_MS = 60 * 1000;
  * @param options.now the current time (tests inject it).
  * @returns `{ok:true}` once the mail is handed to the mailer.
  * @throws AppError BAD_REQUEST (`No active organization`; the requester has no real e-mail address, e.g. a
- *   wallet account), FORBIDDEN (below admin), SERVICE_UNAVAILABLE (mail not configured: `Mailer.configured`),
+ *   wallet account), FORBIDDEN (below admin), CONFLICT (documents held under a retention rule: `details`
+ *   carries `rule`, `heldDocuments`, `cns`, `legalBasis`; audited), SERVICE_UNAVAILABLE (mail not configured: `Mailer.configured`),
  *   RATE_LIMITED (5 requests per organization per hour), BAD_GATEWAY (the mail server refused the code mail).
  */
 export async function requestOrganizationDeletion(
@@ -110,6 +119,7 @@ export async function requestOrganizationDeletion(
   options: { lang?: MailLanguage; now?: Date } = {},
 ): Promise<{ ok: true }> {
   const org = requireOrganizationManager(actor, 'delete the organization');
+  await refuseWhileHeld(em, org, options.now ?? new Date());
   if (!ports.mailer.configured) {
     throw new AppError(
       'SERVICE_UNAVAILABLE',
@@ -186,6 +196,25 @@ export async function requestOrganizationDeletion(
   return { ok: true };
 }
 
+/**
+ * Refuses the deletion of `org`'s tenant while any of its documents is held (`tenantHold`), writing the
+ * refusal to `retention_refusal` first.
+ * @throws AppError CONFLICT naming the rule and LGPD art. 16 I, the hold in `details`.
+ */
+async function refuseWhileHeld(em: EntityManager, org: OrganizationActor, now: Date): Promise<void> {
+  const hold = await tenantHold(em, org.tenant.id, now);
+  if (!hold) return;
+  await recordRefusal(em.fork(), {
+    tenantId: org.tenant.id,
+    action: 'org_deletion',
+    rule: hold.rule,
+    heldCount: hold.held,
+    actor: { userId: org.userId, role: org.role, ip: org.ip },
+    at: now,
+  });
+  throw new AppError('CONFLICT', hold.message, { details: holdDetails(hold) });
+}
+
 /** Creates the organization's state row when missing (race-safe: insert-if-absent). */
 async function ensureDeletionRow(em: EntityManager, org: OrganizationActor): Promise<void> {
   await em.upsert(
@@ -213,8 +242,9 @@ type Verdict = { ok: true; deletionId: string } | { ok: false; message: string }
  * @param options.now the current time for the code's expiry (tests inject it).
  * @returns `{ok:true}` once everything is gone.
  * @throws AppError BAD_REQUEST (`No active organization`; no code pending, or pending for another member;
- *   wrong, expired or burnt code), FORBIDDEN (below admin), CONFLICT (another confirmation, or the resume
- *   job, is running this deletion right now), BAD_GATEWAY (the identity provider or the mail server failed
+ *   wrong, expired or burnt code), FORBIDDEN (below admin), CONFLICT (documents held under a retention rule,
+ *   audited, see `requestOrganizationDeletion`; or another confirmation, or the resume job, is running this
+ *   deletion right now), BAD_GATEWAY (the identity provider or the mail server failed
  *   midway: the message says what is already gone; the resume job finishes it, or confirm again with the
  *   same code to finish now).
  */
@@ -228,6 +258,7 @@ export async function confirmOrganizationDeletion(
   const org = requireOrganizationManager(actor, 'delete the organization');
   if (!DELETION_CODE_PATTERN.test(code)) throw new AppError('BAD_REQUEST', 'The code must be 6 digits');
   const now = options.now ?? new Date();
+  await refuseWhileHeld(em, org, now);
   // The verdict is returned, not thrown, from the transaction: a counted wrong attempt must be committed.
   const verdict = await em.transactional(async (tx): Promise<Verdict> => {
     const row = await tx.findOne(
@@ -331,6 +362,15 @@ async function runDeletion(
   try {
     const state = await em.findOneOrFail(OrgDeletion, { id: deletionId }, { disableIdentityMap: true });
 
+    // 0. Retention: nothing is touched while a document is held (checked again batch by batch below).
+    if (!state.filesDeletedAt) {
+      const hold = await tenantHold(em, tenantId, clockOf(ports));
+      if (hold) {
+        await cancelHeldDeletion(em, deletionId, tenantId, hold.rule, hold.held, clockOf(ports));
+        throw new AppError('CONFLICT', hold.message, { details: holdDetails(hold) });
+      }
+    }
+
     // 1. Who to notify, asked before anything is removed: once the organization is gone at the provider,
     //    its member list is gone too.
     let recipients = state.noticeRecipients;
@@ -350,7 +390,11 @@ async function runDeletion(
     // 2. Stored objects, then document rows, batch by batch; then whatever else the tenant's prefix holds.
     if (!state.filesDeletedAt) {
       progress(`[org-deletion] ${tenantId}: deleting documents, ${batchSize} per batch`);
-      await deleteDocuments(em, ports, deletionId, tenantId, batchSize, progress);
+      const held = await deleteDocuments(em, ports, deletionId, tenantId, batchSize, progress);
+      if (held) {
+        await cancelHeldDeletion(em, deletionId, tenantId, held.rule, held.count, clockOf(ports));
+        throw heldMidRun(held.count);
+      }
       await sweepPrefix(ports.storage, tenantId, renewLease);
       await em.nativeUpdate(OrgDeletion, { id: deletionId }, { filesDeletedAt: clockOf(ports) });
       progress(`[org-deletion] ${tenantId}: documents and files deleted`);
@@ -406,7 +450,10 @@ async function runDeletion(
     //    stored its object before inserting its row: delete such rows with their objects, sweep again, then
     //    remove the tenant, whose foreign keys cascade to the role table, this row and anything left.
     await em.nativeUpdate(OrgDeletion, { id: deletionId }, { documentCursor: null });
-    await deleteDocuments(em, ports, deletionId, tenantId, batchSize, progress);
+    const late = await deleteDocuments(em, ports, deletionId, tenantId, batchSize, progress);
+    // The organization is gone at the provider: no cancelling now; the resume job retries until the operator
+    // lifts the hold (an act recorded on a document uploaded during the deletion).
+    if (late) throw heldMidRun(late.count);
     await sweepPrefix(ports.storage, tenantId, renewLease);
     await em.transactional(async (tx) => {
       await tx.nativeDelete(TenantMember, { tenant: tenantId });
@@ -433,6 +480,54 @@ async function runDeletion(
         );
     }
   }
+}
+
+/** Held documents a batch found: how many, and the rule of the first. */
+interface HeldInBatch {
+  count: number;
+  rule: 'notarial_act' | 'retention_period';
+}
+
+/** A run's refusal when a batch found held documents. */
+function heldMidRun(count: number): AppError {
+  return new AppError(
+    'CONFLICT',
+    `The deletion stopped: ${count} document(s) of this batch became held under a retention rule meanwhile (LGPD art. 16 I); nothing of that batch was deleted. Only the service operator can lift the hold (retention:lift).`,
+    { details: { heldDocuments: count, legalBasis: 'LGPD art. 16 I' } },
+  );
+}
+
+/**
+ * Cancels a started deletion that met a retention hold before the organization was removed at the provider:
+ * the deletion is no longer started (the resume job leaves it), its code is spent, its progress reset; the
+ * refusal is written to `retention_refusal`. The documents of batches already deleted stay deleted.
+ */
+async function cancelHeldDeletion(
+  em: EntityManager,
+  deletionId: string,
+  tenantId: string,
+  rule: 'notarial_act' | 'retention_period',
+  held: number,
+  now: Date,
+): Promise<void> {
+  await em.nativeUpdate(
+    OrgDeletion,
+    { id: deletionId },
+    {
+      startedAt: null,
+      codeHash: null,
+      codeIssuedAt: null,
+      codeExpiresAt: null,
+      codeConsumedAt: null,
+      requestedBy: null,
+      noticeRecipients: null,
+      documentsTotal: null,
+      documentsDeleted: 0,
+      batchesDone: 0,
+      documentCursor: null,
+    },
+  );
+  await recordRefusal(em.fork(), { tenantId, action: 'org_deletion_run', rule, heldCount: held, at: now });
 }
 
 /** The members' addresses worth mailing: placeholder addresses (wallet accounts) out, duplicates out. */
@@ -468,6 +563,10 @@ type Sql = SqlEntityManager;
  * Objects are always deleted before their rows, so a crash never leaves rows without objects to be found by
  * a row; a row inserted behind the cursor meanwhile (an upload still under way) is found by one more pass
  * from the start, which runs only when rows remain after the last batch.
+ *
+ * Each batch locks its rows and asks the retention rule (`heldAmong`) before deleting anything of it: when a
+ * document of the batch is held (an act recorded during the run), nothing of the batch is deleted and the
+ * held documents are returned (null when every document was deleted).
  */
 async function deleteDocuments(
   em: EntityManager,
@@ -476,7 +575,7 @@ async function deleteDocuments(
   tenantId: string,
   batchSize: number,
   progress: (line: string) => void,
-): Promise<void> {
+): Promise<HeldInBatch | null> {
   const sql = em as Sql;
   const state: { documents_total: number | null; document_cursor: string | null }[] = await sql.execute(
     'select documents_total, document_cursor from org_deletion where id = ?',
@@ -502,13 +601,28 @@ async function deleteDocuments(
         cursor === null ? [tenantId, batchSize] : [tenantId, cursor, batchSize],
       );
     if (docs.length > 0) {
-      await deleteKeys(
-        ports.storage,
-        docs.flatMap((d) => [d.storage_key, d.screenshot_key]).filter((k): k is string => !!k),
-      );
       const last = (docs.at(-1) as { id: string }).id;
       const now = clockOf(ports);
-      const done = await em.transactional(async (tx) => {
+      type BatchOutcome =
+        | { held: HeldInBatch }
+        | { progress: { deleted: number; batches: number; total: number | null } | undefined };
+      const done = await em.transactional(async (tx): Promise<BatchOutcome> => {
+        // Retention, asked again with the batch's rows locked (an act being recorded holds a key-share lock
+        // on its document's row until it commits; none can be recorded until this batch commits); the
+        // objects are deleted under the lock, before their rows, so a held document keeps its file too.
+        const ids = docs.map((d) => d.id);
+        await (tx as Sql).execute(
+          'select id from document where id = any(?::uuid[]) order by id for update',
+          [`{${ids.join(',')}}`],
+        );
+        const held = await heldAmong(tx, tenantId, ids, now);
+        if (held.length > 0) {
+          return { held: { count: held.length, rule: held[0]?.rule ?? 'notarial_act' } };
+        }
+        await deleteKeys(
+          ports.storage,
+          docs.flatMap((d) => [d.storage_key, d.screenshot_key]).filter((k): k is string => !!k),
+        );
         const deleted = await deleteDocumentRows(
           tx,
           tenantId,
@@ -522,23 +636,25 @@ async function deleteDocuments(
         returning documents_deleted as deleted, batches_done as batches, documents_total as total`,
           [last, deleted, now, new Date(now.getTime() + LEASE_MS), deletionId],
         );
-        return rows[0];
+        return { progress: rows[0] };
       });
+      if ('held' in done) return done.held;
       cursor = last;
-      if (done) {
-        const left = Math.max(0, (done.total ?? 0) - done.deleted);
+      if (done.progress) {
+        const progressed = done.progress;
+        const left = Math.max(0, (progressed.total ?? 0) - progressed.deleted);
         progress(
-          `[org-deletion] ${tenantId}: batch ${done.batches} done, ${done.deleted} documents deleted, ${left} left`,
+          `[org-deletion] ${tenantId}: batch ${progressed.batches} done, ${progressed.deleted} documents deleted, ${left} left`,
         );
       }
       if (docs.length === batchSize) continue;
     }
     // Past the last id: done, unless rows were inserted behind the cursor meanwhile.
-    if (cursor === null) return;
+    if (cursor === null) return null;
     const behind: unknown[] = await sql.execute('select 1 from document where tenant_id = ? limit 1', [
       tenantId,
     ]);
-    if (behind.length === 0) return;
+    if (behind.length === 0) return null;
     cursor = null;
     await sql.execute('update org_deletion set document_cursor = null where id = ?', [deletionId]);
   }

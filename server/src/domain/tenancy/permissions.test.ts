@@ -11,6 +11,7 @@ describe('requirePermission', () => {
   it('follows the roles table', () => {
     const table: Record<Permission, Role[]> = {
       upload: ['owner', 'admin', 'editor'],
+      recordActs: ['owner', 'admin', 'editor'],
       deleteTeamDocs: ['owner', 'admin'],
       manageTeam: ['owner', 'admin'],
       manageSettings: ['owner', 'admin'],
@@ -68,7 +69,13 @@ describe('requirePermission', () => {
       'Your role (editor) cannot manage how this document is shared: it takes its uploader (while editor or higher), an admin or an owner.',
     );
     for (const role of ROLES) {
-      for (const permission of ['upload', 'deleteTeamDocs', 'manageTeam', 'manageSettings'] as const) {
+      for (const permission of [
+        'upload',
+        'recordActs',
+        'deleteTeamDocs',
+        'manageTeam',
+        'manageSettings',
+      ] as const) {
         const sentence = refusalMessage(role, permission, 'do it');
         expect(sentence).toMatch(/^Your role \(\w+\) cannot do it: it takes \w+ or higher\.$/);
         expect(sentence.split('. ')).toHaveLength(1);

@@ -11,6 +11,8 @@ import {
   DocumentAnchor,
   DocumentDeletion,
   DocumentTimestamp,
+  NotarialAct,
+  NotarialActHistory,
   OrgDeletion,
   Tenant,
   TenantMember,
@@ -31,6 +33,8 @@ const ENTITY: Record<string, EntityName> = {
   AccessLogEntry,
   DocumentAnchor,
   DocumentTimestamp,
+  NotarialAct,
+  NotarialActHistory,
 };
 
 /** Entities that are shared on purpose (no tenant): the anchoring pipeline, identity plumbing, replay guards. */
@@ -110,6 +114,26 @@ describe('tenant scope by construction (PGlite)', () => {
           serialNumber: '01',
         });
         record('DocumentTimestamp', stamp.id);
+        const act = em.create(NotarialAct, {
+          id: randomUUID(),
+          document: doc,
+          tenant,
+          type: 'ata_notarial',
+          recordedBy: `user-${i}`,
+          recordedAt: new Date(),
+          updatedAt: new Date(),
+        });
+        record('NotarialAct', act.id);
+        const actChange = em.create(NotarialActHistory, {
+          id: randomUUID(),
+          document: doc,
+          tenant,
+          action: 'recorded',
+          actorUserId: `user-${i}`,
+          role: 'owner',
+          at: new Date(),
+        });
+        record('NotarialActHistory', actChange.id);
         if (d === 1) {
           const deletion = em.create(DocumentDeletion, {
             id: randomUUID(),

@@ -7,6 +7,8 @@ import {
   DocumentAnchor,
   DocumentDeletion,
   DocumentTimestamp,
+  NotarialAct,
+  NotarialActHistory,
   OrgDeletion,
   TenantMember,
   TenantStorage,
@@ -31,6 +33,8 @@ export const TENANT_OWNED = {
   AccessLogEntry: (tenantId: string) => ({ document: { tenant: tenantId } }),
   DocumentAnchor: (tenantId: string) => ({ document: { tenant: tenantId } }),
   DocumentTimestamp: (tenantId: string) => ({ document: { tenant: tenantId } }),
+  NotarialAct: (tenantId: string) => ({ tenant: tenantId }),
+  NotarialActHistory: (tenantId: string) => ({ tenant: tenantId }),
 } as const satisfies Record<string, (tenantId: string) => FilterQuery<object>>;
 
 const ENTITIES: EntityName[] = [
@@ -44,6 +48,8 @@ const ENTITIES: EntityName[] = [
   AccessLogEntry,
   DocumentAnchor,
   DocumentTimestamp,
+  NotarialAct,
+  NotarialActHistory,
 ];
 
 /**

@@ -7,7 +7,8 @@ import { DOCUMENT_ERROR_RESPONSES } from './error-responses';
 /**
  * `DELETE /api/documents/{id}[?reason=]` (README, LGPD deletion): destroys the stored file, keeps the hash,
  * serial and anchors on record, revokes every share, writes the audit trail. The document's owner (its
- * uploader while editor or higher, or admin+); the request is validated before any byte is deleted.
+ * uploader while editor or higher, or admin+); the request is validated before any byte is deleted. A document
+ * held under a retention rule (`domain/retention/hold.ts`) is refused with 409, audited, nothing deleted.
  */
 export const lgpdDelete = authedProcedure
   .meta({
@@ -16,6 +17,7 @@ export const lgpdDelete = authedProcedure
         ...DOCUMENT_ERROR_RESPONSES,
         400: 'Reason over 500 characters, or with control characters (nothing is deleted)',
         403: "Document of another tenant, or not the document's owner (its uploader while editor or higher, an admin or an owner)",
+        409: 'Held under a retention rule (a notarial act, or the serventia retention; LGPD art. 16 I): nothing is deleted',
         410: 'Already deleted under the LGPD',
       },
       method: 'DELETE',

@@ -17,7 +17,7 @@ export const deleteConfirm = authedProcedure
         400: 'Wrong, expired or burnt code, none pending (for you), or no active organization',
         401: 'Missing or invalid session token',
         403: 'Below admin in the organization',
-        409: 'Another confirmation is running this deletion',
+        409: 'Another confirmation is running this deletion, or documents of the organization are held under a retention rule (LGPD art. 16 I)',
         502: 'Files deleted but removing the organization at the identity provider (or mailing the members) failed: confirm again',
       },
       method: 'POST',

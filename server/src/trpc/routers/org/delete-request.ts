@@ -19,6 +19,7 @@ export const deleteRequest = authedProcedure
         400: 'No active organization, or the requester has no e-mail address',
         401: 'Missing or invalid session token',
         403: 'Below admin in the organization',
+        409: 'Documents of the organization are held under a retention rule (a notarial act, or the serventia retention; LGPD art. 16 I): nothing happens until the operator lifts the hold',
         429: 'More than 5 requests for this organization within an hour',
         502: 'The mail server refused the code mail',
         503: 'E-mail is not configured on the server',
