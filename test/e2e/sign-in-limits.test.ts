@@ -59,6 +59,80 @@ function expectSignUpRefusal(step: SignInStep | undefined): void {
   });
 }
 
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/** POST `body` to `/api/auth<route>` of `on` from `ip` (a fresh client IP unless given). */
+async function postAuth(
+  on: TestService,
+  route: string,
+  body: unknown,
+  ip = randomIp(),
+): Promise<{ route: string; status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${on.url}/api/auth${route}`, {
+    method: 'POST',
+    headers: { ...JSON_TYPE, 'x-forwarded-for': ip },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { route, status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** The refusal of a password endpoint or of a password reset code: the service has no passwords. */
+function expectNoPasswords(answer: { route: string; status: number; body: Record<string, unknown> }): void {
+  const isType = answer.route === '/email-otp/send-verification-otp';
+  expect(answer.status, `${answer.route}: ${JSON.stringify(answer.body)}`).toBe(isType ? 400 : 404);
+  expect(answer.body).toMatchObject({
+    code: isType ? 'BAD_REQUEST' : 'NOT_FOUND',
+    message: expect.stringMatching(
+      isType ? /^This service has no passwords/ : /this service has no passwords/,
+    ),
+  });
+}
+
+/**
+ * `rounds` times, from a fresh IP per request and cycling over `instances`: every password endpoint and the
+ * password reset code (each expected refused), then both codes the service mails (sign-in, e-mail
+ * verification) to `email` in alternating case. Returns the refusals and the code answers in order.
+ */
+async function throughEveryCodeRoute(instances: readonly TestService[], email: string, rounds: number) {
+  const password = 'correct horse battery staple';
+  const passwordRoutes: Array<[string, unknown]> = [
+    ['/email-otp/request-password-reset', { email }],
+    ['/forget-password/email-otp', { email }],
+    ['/email-otp/send-verification-otp', { email, type: 'forget-password' }],
+    ['/email-otp/reset-password', { email, otp: '123456', password }],
+    ['/request-password-reset', { email, redirectTo: '/' }],
+    ['/reset-password', { token: 'token', newPassword: password }],
+    ['/sign-in/email', { email, password }],
+    ['/sign-up/email', { email, password, name: 'Ana' }],
+    ['/change-password', { currentPassword: password, newPassword: password }],
+    ['/verify-password', { password }],
+  ];
+  const codeRoutes: Array<[string, unknown]> = [
+    ['/email-otp/send-verification-otp', { email, type: 'sign-in' }],
+    ['/email-otp/send-verification-otp', { email: email.toUpperCase(), type: 'email-verification' }],
+  ];
+  const passwords: Array<Awaited<ReturnType<typeof postAuth>>> = [];
+  const codes: Array<Awaited<ReturnType<typeof postAuth>>> = [];
+  let n = 0;
+  const on = () => instances[n++ % instances.length] as TestService;
+  for (let round = 0; round < rounds; round++) {
+    for (const [route, body] of passwordRoutes) passwords.push(await postAuth(on(), route, body));
+    for (const [route, body] of codeRoutes) codes.push(await postAuth(on(), route, body));
+  }
+  return { passwords, codes };
+}
+
+/** How many of the `.eml` files in `dataDir`'s mailbox not in `known` are addressed to `email`. */
+async function mailsTo(dataDir: string, email: string, known: string[]): Promise<number> {
+  const texts = await Promise.all(
+    (await mailbox(dataDir))
+      .filter((f) => !known.includes(f))
+      .map((f) => readFile(path.join(dataDir, 'mail', f), 'utf8')),
+  );
+  return texts.filter((text) => text.includes(`To: ${email}`)).length;
+}
+
 describe('sign-in and sign-up limits per client IP (SIGNIN_LIMIT_PER_MINUTE, SIGNUP_LIMIT_PER_HOUR)', () => {
   let t: TestService;
   const users = async () => (await t.service.identity.auth.$context).adapter.count({ model: 'user' });
@@ -225,6 +299,58 @@ describe('sign-in and sign-up limits per client IP (SIGNIN_LIMIT_PER_MINUTE, SIG
     expect(texts.filter((text) => text.includes(`To: ${victim}`)).length).toBeLessThanOrEqual(CODE_MAILS);
   });
 
+  it(`one account's mailbox through every route that mails a code, from rotating IPs: ${CODE_MAILS} codes in all; password routes answer 404 and mail nothing`, async () => {
+    const victim = freshEmail('every-route');
+    // An existing account: better-auth mails reset and verification codes to existing addresses only.
+    await t.token(victim);
+    const before = await mailbox(t.dataDir);
+    const answers = await throughEveryCodeRoute([t], victim, 6);
+    for (const refusal of answers.passwords) expectNoPasswords(refusal);
+    expect(answers.codes.map((a) => a.status)).toEqual([
+      ...Array(CODE_MAILS).fill(200),
+      ...Array(answers.codes.length - CODE_MAILS).fill(429),
+    ]);
+    for (const refused of answers.codes.slice(CODE_MAILS)) {
+      expect(refused.body).toMatchObject({
+        code: 'RATE_LIMITED',
+        message: expect.stringMatching(
+          new RegExp(`^Too many codes sent to this e-mail address \\(${CODE_MAILS} an hour\\)`),
+        ),
+      });
+    }
+    // Once a later address's code is there, so are the victim's (mailed before it).
+    const bystander = freshEmail('bystander');
+    expect(
+      (await postAuth(t, '/email-otp/send-verification-otp', { email: bystander, type: 'sign-in' })).status,
+    ).toBe(200);
+    await mailedCode(t.dataDir, bystander, before);
+    expect(await mailsTo(t.dataDir, victim, before)).toBe(CODE_MAILS);
+  });
+
+  it('password endpoints are not served whatever the spelling of their path, and spend no sign-in budget', async () => {
+    const ip = randomIp();
+    const variants = [
+      '/email-otp/request-password-reset/',
+      '//forget-password//email-otp',
+      '/Email-OTP/Reset-Password',
+      '/reset-password/some-token?callbackURL=/',
+      '/forget-password',
+    ];
+    for (const route of variants) {
+      const res = await fetch(`${t.url}/api/auth${route}`, {
+        method: route.startsWith('/reset-password/') ? 'GET' : 'POST',
+        headers: { 'x-forwarded-for': ip, ...(route.startsWith('/reset-password/') ? {} : JSON_TYPE) },
+        ...(route.startsWith('/reset-password/') ? {} : { body: JSON.stringify({ email: freshEmail('x') }) }),
+      });
+      expectNoPasswords({ route, status: res.status, body: (await res.json()) as Record<string, unknown> });
+    }
+    // The refusals counted nothing: this IP still has its whole sign-in budget.
+    for (let i = 0; i < SIGN_INS; i++) {
+      expect((await postAuth(t, '/siwe/nonce', {}, ip)).status).toBe(200);
+    }
+    expect((await postAuth(t, '/siwe/nonce', {}, ip)).status).toBe(429);
+  });
+
   it('organizations created over HTTP spend the same budget (each is a workspace with its own quota); refused ones spend nothing', async () => {
     const headers = { 'x-forwarded-for': randomIp() };
     const signedUp = await signInWithEthereum(t.url, Wallet.createRandom(), headers);
@@ -267,7 +393,7 @@ describe('sign-in budgets shared by two instances on one Redis (REDIS_URL)', () 
   let a: TestService;
   let b: TestService;
   beforeAll(async () => {
-    const env = { ...ENV, REDIS_URL: 'redis://127.0.0.1:6379' };
+    const env = { ...ENV, MAIL_DEV: '1', REDIS_URL: 'redis://127.0.0.1:6379' };
     [a, b] = await Promise.all([startTestService('pglite', env), startTestService('pglite', env)]);
   });
   afterAll(async () => {
@@ -288,5 +414,31 @@ describe('sign-in budgets shared by two instances on one Redis (REDIS_URL)', () 
       steps.push(res.status);
     }
     expect(steps).toEqual([...Array(SIGN_INS).fill(200), 429, 429]);
+  });
+
+  it(`code e-mails to one address through either instance and every route spend one budget: ${CODE_MAILS} in all`, async () => {
+    const victim = freshEmail('two-instances');
+    // Each instance here has a database of its own: the account exists on both, as on one shared database.
+    await a.token(victim);
+    await b.token(victim);
+    const before = [await mailbox(a.dataDir), await mailbox(b.dataDir)] as const;
+    const answers = await throughEveryCodeRoute([a, b], victim, 4);
+    for (const refusal of answers.passwords) expectNoPasswords(refusal);
+    expect(answers.codes.map((x) => x.status)).toEqual([
+      ...Array(CODE_MAILS).fill(200),
+      ...Array(answers.codes.length - CODE_MAILS).fill(429),
+    ]);
+    // Once later addresses' codes are there on both instances, so are the victim's.
+    for (const [i, on] of [a, b].entries()) {
+      const bystander = freshEmail(`bystander${i}`);
+      expect(
+        (await postAuth(on, '/email-otp/send-verification-otp', { email: bystander, type: 'sign-in' }))
+          .status,
+      ).toBe(200);
+      await mailedCode(on.dataDir, bystander, before[i] ?? []);
+    }
+    const mailed =
+      (await mailsTo(a.dataDir, victim, before[0])) + (await mailsTo(b.dataDir, victim, before[1]));
+    expect(mailed).toBe(CODE_MAILS);
   });
 });

@@ -7,6 +7,8 @@
  *   sign-in: `POST /siwe/nonce`, `POST /siwe/verify`, `POST /email-otp/send-verification-otp` (a code e-mail),
  *   `POST /sign-in/email-otp`, the other code endpoints (`/email-otp/*`, `/forget-password/*`) and any other
  *   `/sign-in/*` or `/sign-up/*` better-auth would serve;
+ * - code e-mails per recipient (`CODE_MAIL_LIMIT_PER_HOUR`, any client IP): counted by the mail hook itself
+ *   (`admitCodeMail`), so whichever route mails a code spends the address's one budget;
  * - accounts and organizations created (`SIGNUP_LIMIT_PER_HOUR`): counted when better-auth is about to create
  *   the user (whichever endpoint does it: a new wallet's SIWE verify, a new address's code sign-in), and on
  *   `POST /organization/create`.
@@ -44,9 +46,6 @@ export interface AuthLimits {
   codeMail?: AuthBudget;
 }
 
-/** The endpoint that sends a one-time code by e-mail (better-auth's email-otp plugin). */
-const CODE_MAIL_PATH = '/email-otp/send-verification-otp';
-
 const SIGN_IN_PREFIXES = [
   '/siwe/',
   '/sign-in/',
@@ -77,11 +76,21 @@ function clientIp(headers: Headers | undefined): string | null {
  * @throws APIError 429 with the service's error body and `Retry-After` when the budget is spent.
  */
 async function spend(budget: AuthBudget, key: string, what: (limit: number) => string): Promise<void> {
-  if (!budget.counter.enabled) return;
+  const refusal = await consume(budget, key, what);
+  if (refusal) throw refusal;
+}
+
+/** Counts one event of `key` against `budget`: null when it fits, else the 429 to answer (nothing thrown). */
+async function consume(
+  budget: AuthBudget,
+  key: string,
+  what: (limit: number) => string,
+): Promise<APIError | null> {
+  if (!budget.counter.enabled) return null;
   const decision = await budget.counter.consume([{ key, limit: budget.perWindow }]);
-  if (decision.allowed) return;
+  if (decision.allowed) return null;
   const wait = decision.retryAfterSeconds;
-  throw new APIError(
+  return new APIError(
     'TOO_MANY_REQUESTS',
     {
       message: `${what(budget.perWindow)}: try again in ${wait} s`,
@@ -115,15 +124,43 @@ export function authLimitsPlugin(limits: AuthLimits) {
             const subject = rateLimitSubject(null, ip);
             if (ctx.path === '/organization/create') await spend(limits.signUp, subject, signUpRefusal);
             else await spend(limits.signIn, subject, signInRefusal);
-            const email = (ctx.body as { email?: unknown } | undefined)?.email;
-            if (ctx.path === CODE_MAIL_PATH && limits.codeMail && typeof email === 'string') {
-              await spend(limits.codeMail, recipientKey(email), codeMailRefusal);
-            }
+          }),
+        },
+      ],
+      after: [
+        {
+          // A code mail refused by `admitCodeMail` during this request: the endpoint's answer becomes the 429.
+          matcher: (ctx) => ctx.request !== undefined && codeMailRefusals.has(ctx.request),
+          handler: createAuthMiddleware(async (ctx) => {
+            const refusal = ctx.request ? codeMailRefusals.get(ctx.request) : undefined;
+            if (refusal) throw refusal;
           }),
         },
       ],
     },
   } satisfies BetterAuthPlugin;
+}
+
+/** The per-recipient refusals of the requests in flight, turned into their answer by the after hook. */
+const codeMailRefusals = new WeakMap<Request, APIError>();
+
+/**
+ * Whether the code e-mail to `email` may go: called by the mail hook itself (`email-otp.ts`
+ * `sendVerificationOTP`), so every route that mails a code spends the recipient's budget (`limits.codeMail`,
+ * `CODE_MAIL_LIMIT_PER_HOUR`), whatever its path and client IP. False when the budget is spent: the mail is
+ * not sent and the request answers 429 "Too many codes sent to this e-mail address" (better-auth awaits the
+ * hook but swallows its errors, hence the after hook). Mails asked by the service itself (`auth.api.*`, no
+ * client IP) always go.
+ */
+export async function admitCodeMail(
+  limits: AuthLimits | undefined,
+  email: string,
+  request: Request | undefined,
+): Promise<boolean> {
+  if (!limits?.codeMail || !request || clientIp(request.headers) === null) return true;
+  const refusal = await consume(limits.codeMail, recipientKey(email), codeMailRefusal);
+  if (refusal) codeMailRefusals.set(request, refusal);
+  return refusal === null;
 }
 
 /**

@@ -18,17 +18,27 @@ export const EMAIL_OTP_TTL_SECONDS = 300;
 /** Wrong codes accepted before a code is burnt. */
 export const EMAIL_OTP_ATTEMPTS = 3;
 
-/** The `emailOTP` plugin sending its codes through `mailer`. */
-export function emailOtpPlugin(mailer: Mailer) {
+/**
+ * Asked before each code e-mail (`auth-limits.ts` `admitCodeMail`): false keeps the mail unsent. `request` is
+ * the HTTP request that asked for the code, undefined for `auth.api.*` calls.
+ */
+export type AdmitCodeMail = (email: string, request: Request | undefined) => Promise<boolean>;
+
+/**
+ * The `emailOTP` plugin sending its codes through `mailer`, each one admitted by `admit` first: the mail hook
+ * is the one place every better-auth route that mails a code goes through, whatever its path.
+ */
+export function emailOtpPlugin(mailer: Mailer, admit: AdmitCodeMail = async () => true) {
   return emailOTP({
     otpLength: EMAIL_OTP_LENGTH,
     expiresIn: EMAIL_OTP_TTL_SECONDS,
     allowedAttempts: EMAIL_OTP_ATTEMPTS,
     // Only a hash is stored: a database dump reveals no usable code.
     storeOTP: 'hashed',
-    async sendVerificationOTP({ email, otp, type }) {
+    async sendVerificationOTP({ email, otp, type }, ctx) {
       // Wallet users' addresses are placeholders: there is no mailbox to reach.
       if (isPlaceholderEmail(email)) return;
+      if (!(await admit(email, ctx?.request))) return;
       const purpose = type === 'sign-in' ? 'sign in to' : 'confirm your e-mail address at';
       const minutes = Math.round(EMAIL_OTP_TTL_SECONDS / 60);
       await mailer.send({

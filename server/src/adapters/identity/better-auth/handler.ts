@@ -1,12 +1,14 @@
 /**
- * The Node/Express handler of `/api/auth/*`: refuses the organization endpoints the service does not serve,
- * hands Express's `req.ip` to the sign-in budgets (`auth-limits.ts`) and better-auth through a header of its
- * own, and lets requests without `Origin` pass like curl's (see the comments), before better-auth's own handler.
+ * The Node/Express handler of `/api/auth/*`: refuses the organization and password endpoints the service does
+ * not serve (404 with the service's error body), hands Express's `req.ip` to the sign-in budgets
+ * (`auth-limits.ts`) and better-auth through a header of its own, and lets requests without `Origin` pass like
+ * curl's (see the comments), before better-auth's own handler.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from 'better-auth/node';
 import { type BetterAuthInstance, CLIENT_IP_HEADER } from './options';
 import { blockedOrganizationBody, blockedOrganizationPath } from './organization-guard';
+import { passwordPath, passwordPathBody } from './passwords';
 
 /**
  * The handler for every `/api/auth/*` request on the instance `getAuth` returns (created on first use).
@@ -22,9 +24,13 @@ export function createAuthHandler(
   ): Promise<void> => {
     // The organization plugin's endpoints outside the allowed few: refused before better-auth sees them (its
     // `hooks.before` refuses them again, by the routed endpoint's own path).
-    const blocked = blockedOrganizationPath(req.originalUrl ?? req.url ?? '/', '/api/auth');
-    if (blocked !== null) {
-      const body = JSON.stringify(blockedOrganizationBody(blocked));
+    const url = req.originalUrl ?? req.url ?? '/';
+    const blocked = blockedOrganizationPath(url, '/api/auth');
+    // Password endpoints: the service has none (better-auth's `disabledPaths` refuses them again, wordlessly).
+    const password = blocked === null ? passwordPath(url, '/api/auth') : null;
+    if (blocked !== null || password !== null) {
+      const refusal = blocked !== null ? blockedOrganizationBody(blocked) : passwordPathBody(password ?? '');
+      const body = JSON.stringify(refusal);
       res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
       return;

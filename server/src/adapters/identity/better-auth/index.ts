@@ -23,10 +23,13 @@
  * Errors are JSON `{"message","code"}`: 400 `INVALID_OTP` (wrong or expired code), 403 `TOO_MANY_ATTEMPTS`
  * (code burnt after 3 wrong tries: request a new one), 401 on a bad SIWE message, signature or spent nonce,
  * 401 on `/token` without a live session. 429 with the service's budgets (`limits`, `auth-limits.ts`): per
- * client IP, sign-in steps a minute and accounts and organizations created an hour, body
+ * client IP, sign-in steps a minute and accounts and organizations created an hour, and per recipient
+ * address, code e-mails an hour (counted by the mail hook, whichever route asked for the code), body
  * `{"message","code":"RATE_LIMITED","retryAfterSeconds"}` and `Retry-After`; without them, better-auth's own
  * limiter (`rateLimit`): `Too many requests`, 3 code e-mails a minute, 3 sign-ins per 10 s, 100 requests per
- * 10 s elsewhere, header `X-Retry-After` in seconds.
+ * 10 s elsewhere, header `X-Retry-After` in seconds. There are no passwords: better-auth's password endpoints
+ * (`passwords.ts`: sign-in and sign-up by password, resets by link or code, change and check) answer 404
+ * `NOT_FOUND` and mail nothing; a code of type `forget-password` is refused with 400 `BAD_REQUEST`.
  *
  * E-mail one-time code (6 digits, valid 5 minutes, 3 attempts, single use; a new request replaces the code):
  * ```

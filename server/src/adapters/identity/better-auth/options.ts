@@ -9,11 +9,18 @@ import { APIError, type Auth, type BetterAuthOptions } from 'better-auth';
 import { bearer } from 'better-auth/plugins';
 import type { Kysely } from 'kysely';
 import type { Mailer } from '../../../ports/mail';
-import { type AuthLimits, authLimitsPlugin, CLIENT_IP_HEADER, signUpDatabaseHooks } from './auth-limits';
+import {
+  type AuthLimits,
+  admitCodeMail,
+  authLimitsPlugin,
+  CLIENT_IP_HEADER,
+  signUpDatabaseHooks,
+} from './auth-limits';
 import { emailOtpPlugin } from './email-otp';
 import type { MembershipEventHub } from './membership-events';
 import { createOrganizationGuard } from './organization-guard';
 import { organizationPlugin } from './organizations';
+import { noPasswordsPlugin, PASSWORD_PATHS } from './passwords';
 import { type FindMember, sessionJwtPlugin } from './session-jwt';
 import { siwePlugin } from './siwe';
 
@@ -106,6 +113,8 @@ export function buildOptions(
     secret: deriveSecret(options.secret),
     database: { db, type: 'postgres', schemaName },
     trustedOrigins: [origin, ...options.allowedOrigins],
+    // No passwords: better-auth's password endpoints are not served (passwords.ts; handler.ts words the 404).
+    disabledPaths: [...PASSWORD_PATHS],
     telemetry: { enabled: false },
     logger:
       logLevel === 'silent'
@@ -152,7 +161,8 @@ export function buildOptions(
     ...(options.limits ? { databaseHooks: signUpDatabaseHooks(options.limits) } : {}),
     plugins: [
       ...(options.limits ? [authLimitsPlugin(options.limits)] : []),
-      emailOtpPlugin(mailer),
+      noPasswordsPlugin(),
+      emailOtpPlugin(mailer, (email, request) => admitCodeMail(options.limits, email, request)),
       siwePlugin(siweDomain, options.siweChainIds),
       organizationPlugin(organizations.events),
       sessionJwtPlugin(publicUrl, options.sessionTtlSeconds, findMember),
