@@ -248,38 +248,10 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
         ...report.drifted.map((t) => row('drifted', t.tenantId, t.before, t.after)),
       ].join('\n');
     }
-    case 'retention:lift': {
-      if ((cmd.document === undefined) === (cmd.org === undefined)) {
-        throw new AppError('BAD_REQUEST', 'retention:lift needs exactly one of --document and --org');
-      }
-      const target =
-        cmd.document !== undefined
-          ? { document: cmd.document }
-          : { tenantId: await tenantIdOf(ctx, cmd.org ?? '') };
-      return liftRetentionHold(ctx.em, target, cmd.operator, cmd.reason);
-    }
-    case 'serventia:set': {
-      const chosen = [cmd.years !== undefined, cmd.permanent === true, cmd.remove === true].filter(Boolean);
-      if (chosen.length !== 1) {
-        throw new AppError(
-          'BAD_REQUEST',
-          'serventia:set needs exactly one of --years, --permanent and --remove',
-        );
-      }
-      const change =
-        cmd.remove === true
-          ? 'remove'
-          : cmd.permanent === true
-            ? 'permanent'
-            : { years: cmd.years ?? Number.NaN };
-      return changeServentiaByOperator(
-        ctx.em,
-        await tenantIdOf(ctx, cmd.org),
-        change,
-        cmd.operator,
-        cmd.reason,
-      );
-    }
+    case 'retention:lift':
+      return retentionLift(ctx, cmd);
+    case 'serventia:set':
+      return serventiaSet(ctx, cmd);
     case 'anchors:status':
       return anchorsStatus(ctx.em);
     case 'org:deletion-status': {
@@ -302,6 +274,39 @@ export async function runOperatorCommand(ctx: OperatorContext, cmd: OperatorComm
         .join('\n');
     }
   }
+}
+
+/** `retention:lift`: lifts the hold of one document, or of every document of an organization (`lift.ts`). */
+async function retentionLift(
+  ctx: OperatorContext,
+  cmd: Extract<OperatorCommand, { command: 'retention:lift' }>,
+): Promise<string> {
+  if ((cmd.document === undefined) === (cmd.org === undefined)) {
+    throw new AppError('BAD_REQUEST', 'retention:lift needs exactly one of --document and --org');
+  }
+  const target =
+    cmd.document !== undefined
+      ? { document: cmd.document }
+      : { tenantId: await tenantIdOf(ctx, cmd.org ?? '') };
+  return liftRetentionHold(ctx.em, target, cmd.operator, cmd.reason);
+}
+
+/** `serventia:set`: the operator's change of a serventia's retention, or its removal (`serventia.ts`). */
+async function serventiaSet(
+  ctx: OperatorContext,
+  cmd: Extract<OperatorCommand, { command: 'serventia:set' }>,
+): Promise<string> {
+  const chosen = [cmd.years !== undefined, cmd.permanent === true, cmd.remove === true].filter(Boolean);
+  if (chosen.length !== 1) {
+    throw new AppError('BAD_REQUEST', 'serventia:set needs exactly one of --years, --permanent and --remove');
+  }
+  const change =
+    cmd.remove === true
+      ? 'remove'
+      : cmd.permanent === true
+        ? 'permanent'
+        : { years: cmd.years ?? Number.NaN };
+  return changeServentiaByOperator(ctx.em, await tenantIdOf(ctx, cmd.org), change, cmd.operator, cmd.reason);
 }
 
 /** How many failed or retrying transactions `anchors:status` details. */
