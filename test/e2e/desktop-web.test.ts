@@ -32,6 +32,8 @@ const UPLOADED = path.join(FIXTURES_DIR, 'pdfs/tracemonkey.pdf');
 const OTHER = path.join(FIXTURES_DIR, 'pdfs/hello_world_rotated.pdf');
 /** Documents the client asks per page (`PAGE_SIZE` of the renderer's Documents screen). */
 const PAGE_SIZE = 50;
+/** How long a test waits for a signed certificate's download (the test itself may take 60 s). */
+const CERTIFICATE_WAIT_MS = 50_000;
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -180,7 +182,9 @@ describe('desktop client (web build) in Chromium against the real service', () =
   });
 
   it('saves the certificate (a signed PDF) and the RFC 3161 timestamp token', async () => {
-    const certDownload = page.waitForEvent('download');
+    // The download starts once the signed certificate is issued: a worker's first stamping of a 14-page PDF, a
+    // TSA token and the long-term validation attempts, longer than Playwright's default wait on a busy machine.
+    const certDownload = page.waitForEvent('download', { timeout: CERTIFICATE_WAIT_MS });
     await page.getByTestId('save-certificate').click();
     const cert = await certDownload;
     expect(cert.suggestedFilename()).toBe(`certificado-${serial}.pdf`);
@@ -393,7 +397,7 @@ describe('desktop client (web build) in Chromium against the real service', () =
     // The certificate again, now that the document has its RFC 3161 token (issued when the .tsr was saved):
     // its receipt carries the token for check 5.
     await page.goto(`${url}/app/#/documents/${encodeURIComponent(documentId)}`);
-    const download = page.waitForEvent('download');
+    const download = page.waitForEvent('download', { timeout: CERTIFICATE_WAIT_MS });
     await page.getByTestId('save-certificate').click();
     const stampedCertificate = path.join(workDir, `certificado-${serial}-carimbo.pdf`);
     await (await download).saveAs(stampedCertificate);

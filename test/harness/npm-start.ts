@@ -27,9 +27,16 @@ export function startNpmStart(dataDir: string, port: number, env: NodeJS.Process
   });
 }
 
-/** `count` processes that each keep one CPU busy (a loaded machine), until `stop`. */
+/**
+ * A loop that keeps one CPU busy and ends itself once its parent is gone: a test worker that dies (a crash, a
+ * killed run) never leaves a burner behind to slow every later test.
+ */
+const BURN_UNTIL_ORPHANED =
+  'const parent = process.ppid; for (let i = 0; ; i++) if ((i & 0xfffff) === 0 && process.ppid !== parent) process.exit(0);';
+
+/** `count` processes that each keep one CPU busy (a loaded machine), until `stop` or until this process ends. */
 export function startCpuBurners(count: number): Child[] {
   return Array.from({ length: count }, (_, i) =>
-    startChild(`cpu-${i}`, NODE, ['-e', 'for(;;){}'], { cwd: ROOT, env: {} }),
+    startChild(`cpu-${i}`, NODE, ['-e', BURN_UNTIL_ORPHANED], { cwd: ROOT, env: {} }),
   );
 }

@@ -14,6 +14,10 @@ import {
   NotarialAct,
   NotarialActHistory,
   OrgDeletion,
+  RetentionHoldLift,
+  RetentionRefusal,
+  Serventia,
+  ServentiaChange,
   Tenant,
   TenantMember,
   TenantStorage,
@@ -35,6 +39,10 @@ const ENTITY: Record<string, EntityName> = {
   DocumentTimestamp,
   NotarialAct,
   NotarialActHistory,
+  Serventia,
+  RetentionHoldLift,
+  RetentionRefusal,
+  ServentiaChange,
 };
 
 /** Entities that are shared on purpose (no tenant): the anchoring pipeline, identity plumbing, replay guards. */
@@ -165,6 +173,34 @@ describe('tenant scope by construction (PGlite)', () => {
         createdAt: new Date(),
       });
       record('AcervoToken', token.id);
+      em.create(Serventia, { tenant, cns: `10406${i}`, retentionYears: 5, declaredAt: new Date() });
+      record('Serventia', tenant.id);
+      const lift = em.create(RetentionHoldLift, {
+        id: randomUUID(),
+        tenantId: tenant.id,
+        operator: 'operator',
+        reason: 'test',
+        liftedAt: new Date(),
+      });
+      record('RetentionHoldLift', lift.id);
+      const refusal = em.create(RetentionRefusal, {
+        id: randomUUID(),
+        tenantId: tenant.id,
+        action: 'lgpd_deletion',
+        rule: 'retention_period',
+        refusedAt: new Date(),
+      });
+      record('RetentionRefusal', refusal.id);
+      const change = em.create(ServentiaChange, {
+        id: randomUUID(),
+        tenantId: tenant.id,
+        action: 'retention',
+        cns: `10406${i}`,
+        operator: 'operator',
+        reason: 'test',
+        changedAt: new Date(),
+      });
+      record('ServentiaChange', change.id);
     }
     await em.flush();
     tenants = [ids[0] ?? '', ids[1] ?? ''];
@@ -190,7 +226,12 @@ describe('tenant scope by construction (PGlite)', () => {
       for (const name of Object.keys(TENANT_OWNED)) {
         const entity = ENTITY[name] as EntityName;
         const em = scopeToTenant(orm.em.fork(), mine);
-        const pk = name === 'DocumentAnchor' ? 'document' : name === 'TenantStorage' ? 'tenant' : 'id';
+        const pk =
+          name === 'DocumentAnchor'
+            ? 'document'
+            : name === 'TenantStorage' || name === 'Serventia'
+              ? 'tenant'
+              : 'id';
         const all = await em.find(entity, {});
         const ids = all.map((row) => {
           const value = (row as Record<string, unknown>)[pk];

@@ -10,6 +10,10 @@ import {
   NotarialAct,
   NotarialActHistory,
   OrgDeletion,
+  RetentionHoldLift,
+  RetentionRefusal,
+  Serventia,
+  ServentiaChange,
   TenantMember,
   TenantStorage,
 } from '../../db/entities';
@@ -35,6 +39,11 @@ export const TENANT_OWNED = {
   DocumentTimestamp: (tenantId: string) => ({ document: { tenant: tenantId } }),
   NotarialAct: (tenantId: string) => ({ tenant: tenantId }),
   NotarialActHistory: (tenantId: string) => ({ tenant: tenantId }),
+  Serventia: (tenantId: string) => ({ tenant: tenantId }),
+  // Audit records of retention: they name their tenant by id, without a foreign key, to outlive it.
+  RetentionHoldLift: (tenantId: string) => ({ tenantId }),
+  RetentionRefusal: (tenantId: string) => ({ tenantId }),
+  ServentiaChange: (tenantId: string) => ({ tenantId }),
 } as const satisfies Record<string, (tenantId: string) => FilterQuery<object>>;
 
 const ENTITIES: EntityName[] = [
@@ -50,6 +59,10 @@ const ENTITIES: EntityName[] = [
   DocumentTimestamp,
   NotarialAct,
   NotarialActHistory,
+  Serventia,
+  RetentionHoldLift,
+  RetentionRefusal,
+  ServentiaChange,
 ];
 
 /**
