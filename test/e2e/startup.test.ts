@@ -8,7 +8,7 @@ import { type Service, startService } from '@notary/server/bootstrap';
 import { loadConfig } from '@notary/server/config';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../bench/lib';
-import { startCpuBurners, startNpmStart } from '../harness/npm-start';
+import { burnersToLoad, startCpuBurners, startNpmStart } from '../harness/npm-start';
 import { createTestDatabase } from '../harness/postgres';
 import { startTestService } from '../harness/service';
 
@@ -155,7 +155,7 @@ describe('requests that arrive while the service starts', () => {
   });
 
   it('/health answers within a second at every moment of `npm start` (fresh DATA_DIR, devnets, a loaded machine)', async () => {
-    const burners = startCpuBurners(2);
+    const burners = startCpuBurners(burnersToLoad(os.cpus().length));
     cleanups.push(async () => {
       await Promise.all(burners.map((b) => b.stop(1000)));
     });
