@@ -22,8 +22,8 @@ import { requirePermission } from '../tenancy/permissions';
 import { TENANT_FILTER } from '../tenancy/scope';
 
 /**
- * A document's notarial act (`@notary/shared` notarial-act.ts; DESIGN.md, where the product meets the notarial
- * act): its own row beside the document, so that recording, changing or removing it never touches the
+ * A document's notarial act (`@notary/shared` notarial-act.ts; docs/api.md, Notarial acts): the service proves,
+ * the tabelião acts, so the act is its own row beside the document, so that recording, changing or removing it never touches the
  * document's hash, serial or anchors; each change leaves a `notarial_act_history` row in its transaction.
  */
 

@@ -4,8 +4,8 @@ import { AppError, type HoldRule, RETENTION_LEGAL_BASIS } from '@notary/shared';
 import { formatBrasiliaAndUtc } from '@notary/shared/time';
 
 /**
- * Retention holds: whether a document may be destroyed, and if not, why (README, LGPD deletion and
- * Organization; DESIGN.md, Where the product meets the notarial act). The one rule every deletion path asks
+ * Retention holds: whether a document may be destroyed, and if not, why (docs/team.md, Serventia and retention;
+ * docs/sharing.md, LGPD deletion). The one rule every deletion path asks
  * (LGPD deletion, organization deletion and its batches). A document is held when
  * - a notarial act is recorded on it (a row in `notarial_act`): a serventia keeps its acts (Provimento CNJ
  *   50/2015's table; digitally archived acts are kept permanently), or

@@ -8,6 +8,7 @@
 import { organizationPrefixReservation, organizationSerialPrefix, serialPrefixKey } from '@notary/shared';
 import { APIError } from 'better-auth';
 import { createAuthMiddleware } from 'better-auth/api';
+import { authEndpointOf } from './endpoint-path';
 import type { MembershipEventHub } from './membership-events';
 import {
   bestRole,
@@ -47,17 +48,8 @@ export const ORGANIZATION_HTTP_ENDPOINTS: ReadonlySet<string> = new Set([
  * better-auth's mount point (`/api/auth`).
  */
 export function blockedOrganizationPath(url: string, basePath: string): string | null {
-  const raw = url.split(/[?#]/, 1)[0] ?? '';
-  let decoded = raw;
-  try {
-    decoded = decodeURIComponent(raw);
-  } catch {
-    // Malformed escapes: compare the raw text.
-  }
-  const path = decoded.toLowerCase().replace(/\/+/g, '/').replace(/\/+$/, '');
-  const base = basePath.toLowerCase().replace(/\/+$/, '');
-  if (!path.startsWith(`${base}/organization`)) return null;
-  const endpoint = path.slice(base.length);
+  const endpoint = authEndpointOf(url, basePath);
+  if (endpoint === null) return null;
   if (endpoint !== '/organization' && !endpoint.startsWith('/organization/')) return null;
   return ORGANIZATION_HTTP_ENDPOINTS.has(endpoint) ? null : endpoint;
 }

@@ -10,6 +10,7 @@
  */
 import { APIError, type BetterAuthPlugin } from 'better-auth';
 import { createAuthMiddleware } from 'better-auth/api';
+import { authEndpointOf } from './endpoint-path';
 
 /**
  * better-auth 1.7.7's password endpoints reachable over HTTP (paths under `/api/auth`): sign-in and sign-up by
@@ -38,17 +39,8 @@ const CODE_MAIL_PATH = '/email-otp/send-verification-otp';
  * without repeated or trailing slashes (e.g. `/email-otp/reset-password`), or null for any other endpoint.
  */
 export function passwordPath(url: string, basePath: string): string | null {
-  const raw = url.split(/[?#]/, 1)[0] ?? '';
-  let decoded = raw;
-  try {
-    decoded = decodeURIComponent(raw);
-  } catch {
-    // Malformed escapes: compare the raw text.
-  }
-  const path = decoded.toLowerCase().replace(/\/+/g, '/').replace(/\/+$/, '');
-  const base = basePath.toLowerCase().replace(/\/+$/, '');
-  if (!path.startsWith(`${base}/`)) return null;
-  const endpoint = path.slice(base.length);
+  const endpoint = authEndpointOf(url, basePath);
+  if (endpoint === null) return null;
   if (PASSWORD_PATHS.includes(endpoint) || PASSWORD_PREFIXES.some((p) => endpoint.startsWith(p))) {
     return endpoint;
   }
