@@ -76,7 +76,7 @@ export interface AnchoringRunner {
    * that many, then the partial rest if it is due, then wakes the workers. A partial batch not yet due stays
    * pending and a collection is scheduled for when it becomes due. Runs never overlap: a call during a run is
    * served by one more run right after it (a document committed meanwhile is not missed). Never rejects
-   * (errors are logged and the next trigger retries).
+   * (errors are logged and the collection is retried after the worker's backoff).
    */
   triggerCollection(): Promise<CollectionOutcome>;
   /**
@@ -213,9 +213,11 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
       }
     } catch (e) {
       failed = true;
-      log.error({ err: e }, 'batch collection failed; retrying at the next trigger');
+      log.error({ err: e, retryMs: tuning.backoffMs }, 'batch collection failed; retrying');
     }
-    if (waiting) collectAt(waiting.dueAt);
+    // A failed collection is not left to the next upload or sweep (an hour away on a long window).
+    if (failed) collectAt(new Date(now().getTime() + tuning.backoffMs));
+    else if (waiting) collectAt(waiting.dueAt);
     if (batched > 0) for (const w of workers) void w.tick();
     return { batched, pending: failed ? undefined : (waiting?.documents ?? 0), dueAt: waiting?.dueAt };
   };

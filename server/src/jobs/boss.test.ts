@@ -273,4 +273,33 @@ describe.each<Kind>(['pglite', 'postgresql'])('full batch signal on %s', (kind) 
     await upload(q);
     expect(calls).toBe(2);
   });
+
+  it('commits made during a collection that complete a full batch start the next one without another commit', async () => {
+    await queue?.stop();
+    const q = await startJobQueue(db, url, { pollingIntervalSeconds: 0.5 });
+    queue = q;
+    let calls = 0;
+    let secondRan = (): void => {};
+    const second = new Promise<void>((resolve) => {
+      secondRan = resolve;
+    });
+    await q.registerAnchoring(
+      async () => {
+        calls++;
+        if (calls > 1) {
+          secondRan();
+          return { pending: 0 };
+        }
+        // Two documents commit while the first collection runs, and it saw one of them: 1 + 2 make 3.
+        await upload(q);
+        await upload(q);
+        return { pending: 1 };
+      },
+      3600,
+      3,
+    );
+    for (let i = 0; i < 3; i++) await upload(q);
+    await within(10_000, 'the collection owed to commits made during the previous one', second);
+    expect(calls).toBe(2);
+  });
 });

@@ -138,10 +138,16 @@ export async function startJobQueue(
   const awaitingCommit = new WeakSet<object>();
 
   const collectReporting = async (): Promise<void> => {
-    if (!collect) return;
-    const before = committed;
-    const report = await collect();
-    if (report?.pending !== undefined) pending = report.pending + (committed - before);
+    for (;;) {
+      if (!collect) return;
+      const before = committed;
+      const report = await collect();
+      if (report?.pending === undefined) return;
+      pending = report.pending + (committed - before);
+      // Documents committed during the collection may complete a full batch that no later commit announces.
+      if (pending < batchMax || batchSeconds === undefined) return;
+      pending = 0;
+    }
   };
   // The commit is the moment a document counts: a collection started then sees it, so a full batch is cut whole.
   db.orm.em.getEventManager().registerSubscriber({

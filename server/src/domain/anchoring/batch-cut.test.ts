@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { SqlEntityManager } from '@mikro-orm/sql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { type Database, openDatabase } from '../../db';
 import { AnchorBatch, Document, DocumentAnchor, Tenant } from '../../db/entities';
-import { type CutRule, collectBatch, partialBatchDue } from './batch-cut';
+import { type CutRule, collectBatch, HELD_ROWS_RETRY_MS, partialBatchDue } from './batch-cut';
 import { addPendingDocument } from './pending-documents.testing';
 
 /**
@@ -160,6 +161,35 @@ describe.each<Kind>(['pglite', 'postgresql'])('collectBatch with the cut rule on
     await add(1);
     expect((await collect()).leafCount).toBe(MAX);
   });
+
+  it.runIf(kind === 'postgresql')(
+    'a full batch of which another transaction holds a row is due again in a moment, not at the window',
+    async () => {
+      const ids = await add(MAX);
+      let release = (): void => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held = (): void => {};
+      const holding = new Promise<void>((resolve) => {
+        held = resolve;
+      });
+      // A row inserted beside a document (its foreign key) locks the document row like this.
+      const holder = db.fork().transactional(async (tx) => {
+        await (tx as SqlEntityManager).execute('select id from document where id = ? for update', [ids[0]]);
+        held();
+        await released;
+      });
+      await holding;
+      const start = rule.now?.().getTime() ?? 0;
+      const r = await collect();
+      release();
+      await holder;
+      expect(r).toMatchObject({ batchId: undefined, waiting: { documents: MAX - 1 } });
+      expect(r.waiting?.dueAt.getTime()).toBeLessThanOrEqual(start + HELD_ROWS_RETRY_MS + 1000);
+      expect((await collect()).leafCount).toBe(MAX);
+    },
+  );
 
   it.runIf(kind === 'postgresql')(
     'concurrent collections (several instances) put every document in exactly one batch',

@@ -72,6 +72,31 @@ function instant(value: Date | string): Date {
   return value instanceof Date ? value : new Date(value);
 }
 
+/** How soon a full batch of which other transactions held some rows is tried again, in milliseconds. */
+export const HELD_ROWS_RETRY_MS = 1000;
+
+/**
+ * What a collection that left a partial batch of `seen` documents reports. Rows held by another transaction (a
+ * row being inserted beside a document, whose foreign key locks it) were skipped, so the partial batch may be a
+ * full one: counted without locks, a full batch is due again in `HELD_ROWS_RETRY_MS`, not at the window's end.
+ */
+async function waitingOf(
+  sql: SqlEntityManager,
+  seen: number,
+  due: Date,
+  options: CollectOptions,
+): Promise<{ documents: number; dueAt: Date }> {
+  const [row]: { n: string | number }[] = await sql.execute(
+    `select count(*) as n from document d
+      where (d.onchain_status = 'pending' or d.stacks_status = 'pending')
+        and not exists (select 1 from document_anchor a where a.document_id = d.id)`,
+  );
+  const all = Number(row?.n ?? seen);
+  if (all < options.maxBatchSize) return { documents: seen, dueAt: due };
+  const now = (options.cut?.now ?? (() => new Date()))().getTime();
+  return { documents: seen, dueAt: new Date(Math.min(due.getTime(), now + HELD_ROWS_RETRY_MS)) };
+}
+
 /**
  * Builds one batch from the oldest pending documents that are in no batch yet: `maxBatchSize` of them when
  * there are that many, else all of them when `options.cut` says the partial batch is due (or there is no
@@ -116,14 +141,13 @@ export async function collectBatch(em: EntityManager, options: CollectOptions): 
         rule,
       );
       // Not due: the rows stay as they are (the locks go with this transaction) for a later cut.
-      if (due !== true) {
+      if (due !== true)
         return {
           batchId: undefined,
           leafCount: 0,
           more: false,
-          waiting: { documents: docs.length, dueAt: due },
+          waiting: await waitingOf(sql, docs.length, due, options),
         };
-      }
     }
     const tree = (options.buildTree ?? buildMerkleTree)(docs.map((d) => Buffer.from(d.sha256_hash, 'hex')));
     const batch = tx.create(AnchorBatch, {
