@@ -6,6 +6,8 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '**/dist/**', 'data/**'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // `expect.poll` waits for a condition, it does not time it: 1 s (the default) is too short on a busy machine.
+    expect: { poll: { timeout: 30_000 } },
     // Suites start real servers (PGlite, PostgreSQL, radosgw); a few at a time keeps a 2-core machine responsive.
     maxWorkers: 3,
     // Stacks devnets answer within the pinned stacks-core/Hiro schemas, or the test fails.

@@ -1,5 +1,5 @@
 /**
- * Vite configurations of the desktop client (README, Desktop client), used by `build.ts` and
+ * Vite configurations of the desktop client (docs/desktop.md, Desktop client), used by `build.ts` and
  * `vite.dev.config.ts`:
  * - `dist/web/`: the renderer, a static React app. Electron loads it at `app://notary/`; the server serves the
  *   same files at `/app/` as the web client. Relative asset paths (`base: './'`) make both work.

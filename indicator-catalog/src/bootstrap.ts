@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errorMessage } from '@notary/shared';
 import { referenceProviderRegistration } from '../reference-provider/src/registration';
 import type { CatalogDeps } from './catalog';
 import { Provider, type ProviderEntity } from './db/entities';
@@ -44,13 +45,11 @@ export async function bootstrap(
       if (options.signal.aborted) return;
       const outcome = await deps.sync.run(slug, 'startup').catch((e: unknown) => ({
         status: 'failed' as const,
-        error: (e as Error).message,
+        error: errorMessage(e),
       }));
       deps.log
         .child({ module: 'sync' })
-        .info(
-          `[catalog] startup sync of ${slug}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}`,
-        );
+        .info(`startup sync of ${slug}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}`);
       if (outcome.status === 'failed') failed.push(slug);
       else blocking.delete(slug);
     }

@@ -109,9 +109,7 @@ export async function openCatalog(config: CatalogConfig, options: CatalogOptions
   });
   const recovered = await sync.recoverInterrupted();
   if (recovered) {
-    log
-      .child({ module: 'sync' })
-      .warn(`[catalog] ${recovered} sync(s) interrupted by a previous stop marked failed`);
+    log.child({ module: 'sync' }).warn(`${recovered} sync(s) interrupted by a previous stop marked failed`);
   }
   const deps: CatalogDeps = {
     config,

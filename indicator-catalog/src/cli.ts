@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '@notary/shared';
 import cliProgress from 'cli-progress';
 import { loadConfig } from './config';
 import type { ProviderView } from './providers/schemas';
@@ -37,7 +38,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     });
   } catch (e) {
     throw new Error(
-      `No catalog answers at ${base} (${(e as Error).message}); start it with npm run start:catalog`,
+      `No catalog answers at ${base} (${errorMessage(e)}); start it with npm run start:catalog`,
     );
   }
   const json = (await response.json().catch(() => ({}))) as T & { message?: string };
@@ -184,7 +185,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    printError((e as Error).message);
+    printError(errorMessage(e));
     process.exit(1);
   },
 );

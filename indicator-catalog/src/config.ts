@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { type AllowEntry, parseAllowList } from '@notary/platform/net/address-policy';
+import { errorMessage } from '@notary/shared';
 import { z } from 'zod';
 
 /**
  * Catalog configuration, parsed once from the environment with zod. This module is the only reader of
  * `process.env` in the catalog and its reference provider; everything else receives a `CatalogConfig`.
- * Every variable is listed in the README (Indicator catalog, Configuration).
+ * Every variable is listed in docs/catalog.md (Configuration).
  */
 const optionalString = z
   .string()
@@ -48,7 +49,7 @@ const EnvSchema = z.object({
     try {
       return parseAllowList(v);
     } catch (e) {
-      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      ctx.addIssue({ code: 'custom', message: errorMessage(e) });
       return [];
     }
   }),

@@ -8,6 +8,7 @@
  */
 import { lifecycleLogger } from '@notary/platform/log';
 import { exactEntryFor } from '@notary/platform/net/address-policy';
+import { errorMessage } from '@notary/shared';
 import { startReferenceProvider } from '../reference-provider/src/server';
 import { bootstrap } from './bootstrap';
 import { catalogLogger, openCatalog } from './catalog';
@@ -22,18 +23,18 @@ const lifecycle = lifecycleLogger(log, 'catalog');
 try {
   const admin = adminAccessFor(loaded, loaded.host);
   if (admin.mode === 'open') {
-    lifecycle.warn('[catalog] CATALOG_ADMIN_OPEN=1: admin routes need no token (loopback listen only)');
+    lifecycle.warn('CATALOG_ADMIN_OPEN=1: admin routes need no token (loopback listen only)');
   } else if (admin.mode === 'token' && loaded.adminOpen) {
-    lifecycle.warn('[catalog] CATALOG_ADMIN_OPEN=1 ignored: CATALOG_ADMIN_TOKEN is set');
+    lifecycle.warn('CATALOG_ADMIN_OPEN=1 ignored: CATALOG_ADMIN_TOKEN is set');
   }
 } catch (e) {
-  lifecycle.error(`[catalog] ${(e as Error).message}`);
+  lifecycle.error(errorMessage(e));
   process.exit(1);
 }
 const provider = loaded.referenceProvider.enabled
   ? await startReferenceProvider(loaded.referenceProvider)
   : undefined;
-if (provider) lifecycle.info(`[catalog] reference provider listening on ${provider.url}`);
+if (provider) lifecycle.info(`reference provider listening on ${provider.url}`);
 // The reference provider runs on loopback: allowed by its exact address, nothing wider.
 const config = provider
   ? {
@@ -47,6 +48,8 @@ const config = provider
 const catalog = await openCatalog(config, { log });
 const { deps } = catalog;
 const http = await startHttp(deps, config.host, config.port);
+// The one line that keeps its `[catalog]` prefix in the message: scripts and tests wait for `[catalog] listening
+// on <url>` in the JSON lines of production as in the text lines elsewhere.
 lifecycle.info(
   `[catalog] listening on ${http.url} (database: ${deps.db.kind}, vector index: ${deps.index.kind}, embedder: ${deps.embedder.id}, data: ${config.dataDir})`,
 );
@@ -56,8 +59,8 @@ const started = bootstrap(deps, {
   ...(provider ? { referenceUrl: provider.url } : {}),
   signal: shutdown.signal,
 }).catch((e: unknown) => {
-  deps.readiness = { status: 'error', detail: (e as Error).message };
-  lifecycle.error({ err: e }, '[catalog] startup failed');
+  deps.readiness = { status: 'error', detail: errorMessage(e) };
+  lifecycle.error({ err: e }, 'startup failed');
 });
 
 let stopping = false;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorMessage } from '@notary/shared';
 import { z } from 'zod';
 import { LocalEmbedder } from '../src/embeddings/local';
 
@@ -115,7 +116,7 @@ export async function startOpenAIServer(options: { apiKey?: string } = {}): Prom
           usage: { prompt_tokens: tokens, total_tokens: tokens },
         }),
       );
-    })().catch((e: unknown) => sendError(res, 500, (e as Error).message, 'server_error'));
+    })().catch((e: unknown) => sendError(res, 500, errorMessage(e), 'server_error'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorMessage } from '@notary/shared';
 import type { Schemas } from '@qdrant/js-client-rest';
 import { z } from 'zod';
 
@@ -402,7 +403,7 @@ export async function startQdrantServer(options: { apiKey?: string } = {}): Prom
     handle(req, res, t0).catch((e: unknown) => {
       const status = e instanceof QdrantHttpError ? e.status : 500;
       const error: Schemas['ErrorResponse'] = {
-        status: { error: (e as Error).message },
+        status: { error: errorMessage(e) },
         time: (performance.now() - t0) / 1000,
       };
       res.writeHead(status, { 'content-type': 'application/json' });

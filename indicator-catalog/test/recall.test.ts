@@ -10,7 +10,7 @@ import { LABELED_QUERIES, measureRecall } from '../test-support/labeled-queries.
 /**
  * recall@5 of the configured embedder (the local one unless OPENAI_API_KEY is set; a non-loopback
  * OPENAI_BASE_URL is not used by tests, which contact nothing outside 127.0.0.1) on the labeled queries over
- * the reference provider. Floors: what the local embedder reaches (README: Indicator catalog, Ranking).
+ * the reference provider. Floors: what the local embedder reaches (docs/catalog.md, Search and ranking).
  */
 function configuredEmbedder(): Embedder {
   const config = loadConfig();

@@ -1,3 +1,4 @@
+import { errorMessage } from '@notary/shared';
 import { describe, expect, it } from 'vitest';
 import { BoundedWorkerPool, WorkerBoundError } from './bounded-worker';
 import type { FixtureJob } from './bounded-worker.testing';
@@ -41,7 +42,7 @@ describe('BoundedWorkerPool', () => {
     const error = await p.run('grow').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkerBoundError);
     expect((error as WorkerBoundError).bound).toBe('memory');
-    expect((error as Error).message).toMatch(/32 MB heap/);
+    expect(errorMessage(error)).toMatch(/32 MB heap/);
     const after = await p.run('echo');
     expect(after).not.toBe(before);
     await p.close();

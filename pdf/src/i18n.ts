@@ -1,3 +1,4 @@
+import { formatBytes } from '@notary/shared/format-bytes';
 import { formatBrasiliaAndUtc } from '@notary/shared/time';
 import type { CertificateAct, CertificateLanguage } from './model';
 import type { PdfAId, PdfAStatement } from './pdfa';
@@ -613,37 +614,6 @@ const EN: CertificateStrings = {
   formatSize: (bytes) => formatBytes(bytes, 'en-US'),
   formatTime: (time) => formatBrasiliaAndUtc(time, 'en'),
 };
-
-const integerFormats = new Map<string, Intl.NumberFormat>();
-const decimalFormats = new Map<string, Intl.NumberFormat>();
-
-/** A cached `Intl.NumberFormat` (constructing one costs far more than formatting). */
-function numberFormat(
-  cache: Map<string, Intl.NumberFormat>,
-  locale: string,
-  digits: number,
-): Intl.NumberFormat {
-  let format = cache.get(locale);
-  if (!format) {
-    format = new Intl.NumberFormat(locale, { maximumFractionDigits: digits });
-    cache.set(locale, format);
-  }
-  return format;
-}
-
-/** `2.598.727 bytes (2,5 MiB)` / `2,598,727 bytes (2.5 MiB)`: exact, then binary-prefixed from 1 KiB. */
-function formatBytes(bytes: number, locale: string): string {
-  const exact = `${numberFormat(integerFormats, locale, 0).format(bytes)} bytes`;
-  if (bytes < 1024) return exact;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${exact} (${numberFormat(decimalFormats, locale, 1).format(value)} ${units[unit]})`;
-}
 
 /** The strings of `lang`. */
 export function stringsFor(lang: CertificateLanguage): CertificateStrings {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { errorMessage } from '@notary/shared';
 import {
   PDFArray,
   PDFContext,
@@ -197,7 +198,7 @@ function parseAt(buf: Buffer, offset: number, context: PDFContext): PDFObject {
   try {
     return PDFObjectParser.forBytes(buf.subarray(offset), context).parseObject();
   } catch (error) {
-    throw new UnsoundPdfError(`unparseable object at offset ${offset}: ${(error as Error).message}`);
+    throw new UnsoundPdfError(`unparseable object at offset ${offset}: ${errorMessage(error)}`);
   }
 }
 
@@ -273,7 +274,7 @@ function decodeXrefData(stream: PDFRawStream, columns: number): Uint8Array {
     } else data = decodeBounded(stream, PDF_MAX_STREAM_DECODED_BYTES);
   } catch (error) {
     if (error instanceof PdfBoundError) throw error;
-    throw new UnsoundPdfError(`undecodable xref stream: ${(error as Error).message}`);
+    throw new UnsoundPdfError(`undecodable xref stream: ${errorMessage(error)}`);
   }
   const parms = stream.dict.get(PDFName.of('DecodeParms'));
   const predictor = parms instanceof PDFDict ? (numberOf(parms.get(PDFName.of('Predictor'))) ?? 1) : 1;

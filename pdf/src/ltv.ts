@@ -133,8 +133,6 @@ function arrayOf(doc: PDFDocument, dict: PDFDict, key: string): PDFArray {
   return value;
 }
 
-const sha256Hex = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
 /** One /DSS stream array (/Certs, /OCSPs or /CRLs) with the SHA-256 of each blob already in it. */
 class StreamArray {
   private readonly byDigest = new Map<string, PDFRef>();
@@ -169,13 +167,13 @@ class StreamArray {
         continue;
       }
       budget.remaining -= bytes.length;
-      this.byDigest.set(sha256Hex(bytes), item);
+      this.byDigest.set(createHash('sha256').update(bytes).digest('hex'), item);
     }
   }
 
   /** The reference of the stream holding `der`: the existing one, else a new Flate stream appended. */
   add(der: Uint8Array): PDFRef {
-    const digest = sha256Hex(der);
+    const digest = createHash('sha256').update(der).digest('hex');
     const existing = this.byDigest.get(digest);
     if (existing) return existing;
     const ref = this.doc.context.register(this.doc.context.flateStream(der));

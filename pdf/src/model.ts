@@ -1,5 +1,5 @@
 /**
- * What a notarization certificate states (spec, Documents rule 5): the input of the certificate layout. The server's
+ * What a notarization certificate states (spec, Documents: rule 5): the input of the certificate layout. The server's
  * domain builds it (`server/src/domain/certificates/service.ts`, from the database and configuration only); `render.ts`
  * prints it.
  * Every value is already formatted for print except times (`Date`) and sizes (bytes). A chain whose anchor

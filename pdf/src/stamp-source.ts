@@ -143,7 +143,7 @@ async function renderStamped(
   try {
     inspectOriginal(pdf);
   } catch (error) {
-    throw new Error(`the incremental update failed its own check: ${(error as Error).message}`);
+    throw new Error(`the incremental update failed its own check: ${errorMessage(error)}`);
   }
   return { pdf, pdfa: plan?.produced ?? null, originalPdfA: declared.declared };
 }

@@ -121,7 +121,8 @@ function textDestination(allToStderr: boolean): DestinationStream {
         .join('');
       const detail = entry.err === undefined ? '' : `\n${errorText(entry.err)}`;
       const msg = String(entry.msg ?? '');
-      // The module reads as the line's prefix, as it did when modules wrote it into their messages.
+      // The module reads as the line's prefix; the listening lines, which scripts wait for in JSON too, carry
+      // their own.
       const prefix = typeof entry.module === 'string' && !msg.startsWith('[') ? `[${entry.module}] ` : '';
       const text = `${prefix}${msg}${fields}${detail}`;
       const level = typeof entry.level === 'number' ? entry.level : 30;

@@ -1,3 +1,4 @@
+import { errorMessage } from '@notary/shared';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './log';
 import {
@@ -173,7 +174,7 @@ describe('redactError and redactDeep', () => {
     expect(out.stack).not.toContain(HEX64);
     expect((out as Error & { code?: string }).code).toBe('SERVER_ERROR');
     expect(Object.keys(out)).toEqual(['code']);
-    expect(String((out.cause as Error).message)).toBe('fetch https://rpc.ankr.com/eth/*** failed');
+    expect(errorMessage(out.cause)).toBe('fetch https://rpc.ankr.com/eth/*** failed');
     expect(redactError(`plain ${url}`).message).toBe('plain https://rpc.ankr.com/eth/***');
   });
 

@@ -37,7 +37,7 @@ export const SERVER_ENTRIES: Readonly<Record<string, string>> = {
   'signature-reader-worker': 'server/src/adapters/original-signatures/signature-reader-worker.ts',
   'stamp-worker': 'pdf/src/stamp-worker.ts',
   'ltv-worker': 'pdf/src/ltv-worker.ts',
-  'capture-process': 'server/src/adapters/capture/capture-process.ts',
+  'capture-process': 'server/src/adapters/capture/child/capture-process.ts',
 };
 
 /** Marks as external a package import that resolves to the same file from the bundle's directory (see above). */

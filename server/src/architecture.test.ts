@@ -148,6 +148,27 @@ describe('architecture: which folder may import which', () => {
     expect(violations('adapters', ['domain', ...FACES, 'jobs', 'cli', ...COMPOSITION])).toEqual([]);
   });
 
+  it('adapters/capture/child/ (the unprivileged capture process) imports nothing of the server but the process protocol', () => {
+    const CHILD = 'adapters/capture/child';
+    const allowed = [CHILD, 'adapters/capture/process-protocol'];
+    const product = sources(CHILD);
+    // Every server path a child file reaches, its own folder and the protocol aside (test harnesses outside
+    // server/src are test support's own business).
+    const bad = product.flatMap((file) =>
+      relativeImports(file)
+        .filter((t) => !t.startsWith('..') && !allowed.some((a) => inFolder(t, a)))
+        .map((t) => `${file} -> ${t}`),
+    );
+    const packages = product.flatMap((file) =>
+      importsOf(path.join(SRC, file))
+        .filter(
+          (i) => /^@notary\//.test(i.specifier) && !/^@notary\/(platform|shared)(\/|$)/.test(i.specifier),
+        )
+        .map((i) => `${file} -> ${i.specifier}`),
+    );
+    expect([...bad, ...packages]).toEqual([]);
+  });
+
   it('ports/ import nothing of the server but other ports (and shared types)', () => {
     expect(
       violations(

@@ -4,12 +4,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger, type Logger, lifecycleLogger, logFormatFor } from '@notary/platform/log';
-import { INVITATION_MAIL_LIMITS } from '@notary/shared';
+import { INVITATION_MAIL_LIMITS, isLoopbackHost } from '@notary/shared';
 import type { Express } from 'express';
 import { redisInvalidationBus } from './adapters/cache-bus/redis';
-import { createCapturer } from './adapters/capture';
-import { CAPTURE_QUEUE_MAX } from './adapters/capture/isolated-capturer';
-import { captureSoftware, createWaczSigner, signingCapturer } from './adapters/capture/wacz-signing';
+import { readCaptureRecord } from './adapters/capture/child/screenshot-record';
+import { createCapturer } from './adapters/capture/service';
+import { CAPTURE_QUEUE_MAX } from './adapters/capture/service/isolated-capturer';
+import { captureSoftware, createWaczSigner, signingCapturer } from './adapters/capture/service/wacz-signing';
 import { type AnchoringChains, startChains } from './adapters/chains';
 import { statfsFreeSpace } from './adapters/free-space/statfs';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
@@ -143,8 +144,7 @@ export async function createCore(
       await files.removeStaleTempFiles();
       storage = files;
     }
-    const mailLog = log.child({ module: 'mail' });
-    const mailer = createMailer(config.mail, (line) => mailLog.info(line));
+    const mailer = createMailer(config.mail, log.child({ module: 'mail' }));
     const identity = createBetterAuthIdentity({
       db: db.orm.em.getKysely(),
       publicUrl,
@@ -196,6 +196,7 @@ export async function createCore(
       revocation,
       originalSignatures,
       capturer,
+      captureRecords: { readRecord: readCaptureRecord },
       captureShare: new CaptureShare(
         config.capture.tenantMax ?? defaultCaptureTenantMax(config.capture.concurrency, CAPTURE_QUEUE_MAX),
         Math.ceil(config.capture.timeoutMs / 1000),
@@ -240,7 +241,7 @@ async function releaseAfterFailedStart(stack: AsyncDisposableStack, log: Logger)
   try {
     await stack.disposeAsync();
   } catch (e) {
-    log.error({ err: e }, '[notary] releasing what a failed start made');
+    log.child({ module: 'notary' }).error({ err: e }, 'releasing what a failed start made');
   }
 }
 
@@ -266,11 +267,11 @@ export async function ensurePrivateDataDir(dataDir: string, log: Logger): Promis
   const { mode } = await stat(dataDir);
   if ((mode & 0o077) !== 0) {
     await chmod(dataDir, mode & 0o700);
-    log.warn(`[notary] DATA_DIR ${dataDir} was reachable by other users: set to mode 0700`);
+    log.warn(`DATA_DIR ${dataDir} was reachable by other users: set to mode 0700`);
   }
 }
 
-/** The warnings a start prints about what the configuration leaves open (README, Deployment). */
+/** The warnings a start prints about what the configuration leaves open (docs/deployment.md, Deployment). */
 export function startWarnings(config: Config): string[] {
   const warnings: string[] = [];
   if (!config.rateLimits.enabled) {
@@ -284,10 +285,6 @@ export function startWarnings(config: Config): string[] {
     );
   }
   return warnings;
-}
-
-function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 /**
@@ -311,7 +308,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
   const log = options.log ?? serviceLogger(config);
   // Printed at every LOG_LEVEL, as the listening line is (`lifecycleLogger`).
   const notary = lifecycleLogger(log, 'notary');
-  for (const warning of startWarnings(config)) notary.warn(`[notary] warning: ${warning}`);
+  for (const warning of startWarnings(config)) notary.warn(`warning: ${warning}`);
   // Until the core is ready every request gets an answer at once (503, `/health` `starting`), never a hang.
   let handler: http.RequestListener = answerWhileStarting;
   const server = http.createServer((req, res) => handler(req, res));
@@ -373,14 +370,14 @@ export async function startService(config: Config, options: { log?: Logger } = {
         const lines = devnetEndpointLines(devnets);
         for (const line of lines) notary.info(line);
         await recordDevnetEndpoints(config.dataDir, lines).catch((e: unknown) => {
-          notary.warn(`[notary] devnet endpoints not recorded for devnet:info: ${String(e)}`);
+          notary.warn(`devnet endpoints not recorded for devnet:info: ${String(e)}`);
         });
         stack.defer(() => forgetDevnetEndpoints(config.dataDir));
       }
       // The upload's transaction enqueues a pg-boss job that opens a batch window (the job commits or rolls
       // back with the Document); the runner's timer stays as the sweep that finds anything a lost job left.
       const queue = await startJobQueue(core.db, config.databaseUrl, {
-        onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, '[jobs] pg-boss error'),
+        onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, 'pg-boss error'),
       });
       stack.defer(() => queue.stop());
       // The document that makes ANCHOR_BATCH_MAX pending requests a collection at once: a burst of uploads is

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config';
 import { onchainInfo } from './domain/onchain/info';
 
-/** `ANCHORING` and the chain variables (README, Configuration and Anchoring). */
+/** `ANCHORING` and the chain variables (README, Configuration; docs/anchoring.md). */
 describe('anchoring configuration', () => {
   const key = `0x${'11'.repeat(32)}`;
 

@@ -6,7 +6,7 @@ import type { CaptureShare } from './domain/documents/capture-share';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
 import type { AnchoringQueue } from './ports/anchoring-queue';
-import type { WebCapturer } from './ports/capture';
+import type { CaptureRecordReader, WebCapturer } from './ports/capture';
 import type { OrganizationDirectory } from './ports/directory';
 import type { FreeSpace } from './ports/free-space';
 import type { TokenVerifier } from './ports/identity';
@@ -62,6 +62,8 @@ export interface AppDeps {
   originalSignatures: OriginalSignatureReader;
   /** Web capture: Chromium behind the address-checking proxy; 503 per call without Chromium. */
   capturer: WebCapturer;
+  /** Reads the record a stored capture screenshot carries (a web capture's certificate). */
+  captureRecords: CaptureRecordReader;
   /** Each tenant's share of this instance's capture slots (`CAPTURE_TENANT_MAX`). */
   captureShare: CaptureShare;
   /** Free space of the volumes intakes write to: the disk guard (`DISK_FREE_FLOOR_BYTES`). */

@@ -13,6 +13,8 @@ async function main(): Promise<void> {
   const lifecycle = lifecycleLogger(log, 'notary');
   notary = lifecycle;
   const service = await startService(config, { log });
+  // The one line that keeps its `[notary]` prefix in the message: scripts and tests wait for `[notary] listening
+  // on <url>` in the JSON lines of production as in the text lines elsewhere.
   lifecycle.info(
     `[notary] listening on ${service.url} (database: ${service.deps.db.kind}, storage: ${service.deps.storage.kind}, data: ${config.dataDir})`,
   );
@@ -20,7 +22,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    lifecycle.info(`[notary] ${signal}: shutting down`);
+    lifecycle.info(`${signal}: shutting down`);
     await service.close();
     process.exit(0);
   };
@@ -30,8 +32,8 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   // An invalid configuration fails before LOG_LEVEL and NODE_ENV are known: a readable line on stderr.
-  (notary ?? createLogger({ level: 'info', format: 'text' })).error(
-    `[notary] failed to start: ${errorMessage(e)}`,
+  (notary ?? createLogger({ level: 'info', format: 'text' }).child({ module: 'notary' })).error(
+    `failed to start: ${errorMessage(e)}`,
   );
   process.exit(1);
 });

@@ -10,7 +10,7 @@ export const LIMITS = {
 } as const;
 
 /**
- * MIME types served inline by the view route (spec, Documents rule 4). Everything else, SVG and HTML
+ * MIME types served inline by the view route (spec, Documents: rule 4). Everything else, SVG and HTML
  * included, is forced to download as an attachment because it could run script in our origin.
  */
 export const INLINE_MIME_TYPES: ReadonlySet<string> = new Set([

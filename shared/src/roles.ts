@@ -1,5 +1,5 @@
 /**
- * Organization roles and the permission matrix (spec, Authentication, table 5).
+ * Organization roles and the permission matrix (spec, Authentication: item 5, the roles table).
  * Personal workspaces are unrestricted for their owner, who acts there as `owner`.
  */
 export const ROLES = ['owner', 'admin', 'editor', 'reader'] as const;
@@ -21,7 +21,7 @@ const MATRIX: Record<Role, ReadonlySet<Permission>> = {
 /** Rank used for "nobody manages above their own role": higher is more powerful. */
 export const ROLE_RANK: Record<Role, number> = { owner: 3, admin: 2, editor: 1, reader: 0 };
 
-/** Whether `role` grants `permission` (spec roles table). */
+/** Whether `role` grants `permission` (spec, Authentication: item 5, the roles table). */
 export function can(role: Role, permission: Permission): boolean {
   return MATRIX[role].has(permission);
 }
@@ -31,7 +31,7 @@ export function isRole(value: unknown): value is Role {
 }
 
 /**
- * Whether `actor` may change or remove a member who has role `target` (spec, Team rules: nobody manages a
+ * Whether `actor` may change or remove a member who has role `target` (spec, Team: rules, nobody manages a
  * member above their own role). Managing at all needs `manageTeam` (admin or owner).
  */
 export function canManageMember(actor: Role, target: Role): boolean {

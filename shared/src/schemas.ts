@@ -25,7 +25,7 @@ export const Sha256Hex = z
 /**
  * Serial number: `<PREFIX>-<CODE>`. PREFIX is 2 to 12 characters A-Z/0-9 naming the tenant; CODE is 10
  * Crockford base32 characters (0-9, A-Z without I, L, O, U), random, unique across all tenants.
- * Lookups accept any case and any prefix; see README (Serial numbers).
+ * Lookups accept any case and any prefix; see docs/api.md (Serial numbers).
  */
 export const SERIAL_PATTERN = /^[A-Z0-9]{2,12}-[0-9A-HJKMNP-TV-Z]{10}$/;
 export const SerialNumber = z
@@ -67,7 +67,7 @@ export const DocumentSchema = z
   .meta({ id: 'Document' });
 export type DocumentDto = z.infer<typeof DocumentSchema>;
 
-/** Public projection: exactly these fields, never owner, IP or storage details (spec). */
+/** Public projection: exactly these fields, never owner, IP or storage details (spec, Public document projection). */
 export const PublicDocumentSchema = z
   .strictObject({
     serialNumber: z.string(),
@@ -212,7 +212,7 @@ export const InvitationSchema = z.object({
   createdAt: IsoDate,
 });
 
-/* Team routes (spec, Team; README, Team): the bodies the spec leaves unshown are defined here. */
+/* Team routes (spec, Team: see also docs/team.md, Team): the bodies the spec leaves unshown are defined here. */
 
 /** Roles that can be given through the team routes (invite, change role); `owner` is never assignable there. */
 export const ASSIGNABLE_ROLES = ['admin', 'editor', 'reader'] as const;
@@ -275,8 +275,9 @@ export type MemberRoleChangedDto = z.infer<typeof MemberRoleChangedSchema>;
 export const TeamOkSchema = z.object({ ok: z.literal(true) }).meta({ id: 'TeamOk' });
 export type TeamOkDto = z.infer<typeof TeamOkSchema>;
 
-/* Sharing, access log, acervo and LGPD deletion (spec: Share and access routes, Acervo feed, Access log,
-   Documents publish; README, Sharing, access log and acervo). The bodies the spec leaves unshown are here. */
+/* Sharing, access log, acervo and LGPD deletion (spec, Public, no credentials: share and access routes;
+   Acervo feed, Access log,
+   Documents publish; see also docs/sharing.md). The bodies the spec leaves unshown are here. */
 
 /** What a share access grants: a download URL (1 hour) or a view URL (15 minutes). */
 export const SharePermissionSchema = z.enum(['download', 'view']);
@@ -385,7 +386,7 @@ export const ShareAccessSchema = z
   .meta({ id: 'ShareAccess' });
 export type ShareAccessDto = z.infer<typeof ShareAccessSchema>;
 
-/** `POST /access/wallet/:documentId` body (spec): the message must contain the documentId. */
+/** `POST /access/wallet/:documentId` body (spec, Public, no credentials): the message must contain the documentId. */
 export const WalletAccessInputSchema = z.object({
   address: z.string().max(100),
   signature: z.string().max(1000),
@@ -424,7 +425,7 @@ export const ACERVO_TEXT_MAX = 500;
 export const ACERVO_METADATA_MAX = 10_000;
 
 /**
- * `PATCH /api/documents/:id/publish` body (spec, Documents rule 2): only the fields sent are rewritten;
+ * `PATCH /api/documents/:id/publish` body (spec, Documents: rule 2): only the fields sent are rewritten;
  * `null` or an empty string clears a curator field (the feed's title then falls back to the file name).
  */
 export const PublishInputSchema = z.object({

@@ -11,6 +11,7 @@ import { createWriteStream } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { errorMessage } from '@notary/shared';
 import busboy from 'busboy';
 
 const dir = process.env.RECEIVER_DIR ?? '';
@@ -58,7 +59,7 @@ const server = http.createServer((req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ sha256 }));
     },
     (e: unknown) => {
-      res.writeHead(400, { 'Content-Type': 'text/plain' }).end(e instanceof Error ? e.message : String(e));
+      res.writeHead(400, { 'Content-Type': 'text/plain' }).end(errorMessage(e));
     },
   );
 });

@@ -33,6 +33,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '@notary/shared';
 import pg from 'pg';
 import { type Child, freePort, readRss, runCommand, sampleRss, startChild } from './lib';
 import { type SeededDocument, type SeedResult, seed, seededHash, seededSerial } from './seed';
@@ -583,7 +584,7 @@ async function benchOrgDeletion(
       `organization deletion of ${documents} documents: ${result.seconds.toFixed(1)} s, peak RSS ${result.peakRssMB.toFixed(0)} MB`,
     );
   } catch (e) {
-    log(`organization deletion: ${e instanceof Error ? e.message : String(e)}`);
+    log(`organization deletion: ${errorMessage(e)}`);
   }
   try {
     const b = await codeFor(killed.orgSlug as string);

@@ -39,6 +39,7 @@ import { Tenant } from '@notary/server/db/entities';
 import { buildMerkleTree } from '@notary/server/domain/anchoring/merkle';
 import { runOperatorCommand } from '@notary/server/domain/operator/commands';
 import { DEVNET_EAS_CONTRACTS, DEVNET_EVM_NETWORK } from '@notary/server/ports/chains';
+import { CROCKFORD_ALPHABET } from '@notary/shared';
 import { CID } from 'multiformats/cid';
 import * as raw from 'multiformats/codecs/raw';
 import { create as createDigest } from 'multiformats/hashes/digest';
@@ -356,13 +357,12 @@ function compactDay(d: Date): string {
   return isoDay(d).replaceAll('-', '');
 }
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const SERIAL_SPACE = 1n << 50n;
 
 /** 10 Crockford base32 characters of a 50-bit value (the CODE of `newSerialNumber`). */
 function crockford50(v: bigint): string {
   let out = '';
-  for (let shift = 45n; shift >= 0n; shift -= 5n) out += CROCKFORD[Number((v >> shift) & 31n)];
+  for (let shift = 45n; shift >= 0n; shift -= 5n) out += CROCKFORD_ALPHABET[Number((v >> shift) & 31n)];
   return out;
 }
 

@@ -9,7 +9,8 @@ import { DATABASE_KINDS, startTestService, type TestService } from '../harness/s
 import { freshEmail, makeOrg, type TestOrg } from '../harness/tenants';
 
 /**
- * Publishing and the acervo feed (spec, Documents publish, Acervo feed, Settings, Limits; README, Sharing,
+ * Publishing and the acervo feed (spec, Documents: publish; Acervo feed, Settings, Limits; see also
+ * docs/sharing.md, Sharing,
  * access log and acervo) over HTTP on PGlite and PostgreSQL: who may publish and manage the token, the token of
  * one tenant never reading another's, rotation and disabling taking effect at once, pagination bounds, the
  * 5-minute cache and the rate limit.

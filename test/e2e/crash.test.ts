@@ -7,6 +7,7 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import type { S3ObjectStorage } from '@notary/server/adapters/storage/s3';
 import { sweepOrphanedObjects } from '@notary/server/domain/documents/orphans';
 import type { DocumentDto } from '@notary/shared';
+import { errorMessage } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Child, freePort, startChild } from '../bench/lib';
 import { api } from '../harness/http';
@@ -138,7 +139,7 @@ describe.skipIf(!radosgwAvailable())('SIGKILL mid-upload on one of two instances
       duplex: 'half',
     } as RequestInit).then(
       (r) => r.status,
-      (e: unknown) => (e instanceof Error ? e.message : String(e)),
+      (e: unknown) => errorMessage(e),
     );
     const deadline = Date.now() + 60_000;
     while ((await inFlight()) === 0) {

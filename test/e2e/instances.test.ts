@@ -42,7 +42,7 @@ describe.skipIf(!radosgwAvailable())('two instances on one database, bucket, Red
     [rgw, chain, database] = await Promise.all([startRadosgw(), startHardhatDevnet(), createTestDatabase()]);
     const env = {
       DATABASE_URL: database.url,
-      // Every instance names itself the same and shares the secret (README, Several instances).
+      // Every instance names itself the same and shares the secret (docs/deployment.md, Several instances).
       PUBLIC_URL: 'http://notary.test',
       SECRET: randomBytes(32).toString('hex'),
       S3_ENDPOINT: rgw.endpoint,

@@ -173,7 +173,7 @@ describe.each(DATABASE_KINDS)('IPFS import on %s', (kind) => {
         { token: alice },
       );
       expect(view.status).toBe(200);
-      // Inline exactly when an upload of the same file would be (spec, Documents rule 4).
+      // Inline exactly when an upload of the same file would be (spec, Documents: rule 4).
       const uploadView = await api<{ inline: boolean }>(t.url, `/api/documents/${up.body.id}/view`, {
         token: bob,
       });
@@ -214,7 +214,7 @@ describe.each(DATABASE_KINDS)('IPFS import on %s', (kind) => {
       documentId: id,
       fileName: name,
       serialNumber: imported.body.serialNumber,
-      // Plain text is served inline (spec, Documents rule 4): a view link asks the gateway for no download.
+      // Plain text is served inline (spec, Documents: rule 4): a view link asks the gateway for no download.
       accessUrl: expectedLink(cid, name, permission === 'download'),
       permission,
       expiresInSeconds: permission === 'download' ? 3600 : 900,

@@ -21,7 +21,8 @@ import { freshEmail, makeOrg } from '../harness/tenants';
 import { walletAccessMessage } from '../harness/wallet';
 
 /**
- * LGPD deletion (spec, item 8 and States and transitions; README, LGPD deletion) on a real S3 server
+ * LGPD deletion (spec, What the service does: item 8, and States and transitions; see also docs/sharing.md,
+ * LGPD deletion) on a real S3 server
  * (radosgw) with PGlite and PostgreSQL (the latter on a bucket with versioning enabled): who may delete (an
  * uploader demoted to reader no longer), a refused or failing request deleting nothing, the object gone from
  * the bucket with every version while hash, serial and anchors stay verifiable, the document leaving lists,

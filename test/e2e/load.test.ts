@@ -15,7 +15,7 @@ const CLIENTS = Array.from({ length: 100 }, (_, i) => `10.77.${Math.floor(i / 25
 
 /**
  * Seconds of the load run when `LOAD_SECONDS` is set (`LOAD_SECONDS=30 npx vitest run test/e2e/load.test.ts`
- * gives the README's figures). Unset, as in CI, the run is bounded by a request count instead, so that a
+ * gives the figures of docs/deployment.md). Unset, as in CI, the run is bounded by a request count instead, so that a
  * machine busy with other suites only makes it slower, never different.
  */
 const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? 0);
@@ -25,9 +25,9 @@ const LOAD_REQUESTS = CLIENTS.length * 4 * RATE_LIMITS.publicVerify;
 /**
  * The public verification under load, against the service as its own process (as deployed): 200 connections
  * from 100 client addresses, with the spec's limits on. Nothing may fail with 5xx or an error; every answer is
- * 200 or the limits' 429. The figures (p99, requests, peak RSS) are printed, not asserted: they belong to the
- * README and the bench, not to a pass/fail that depends on the machine's load. Each request may wait 60 s for
- * its answer (a starved CI machine is slow, not broken; a hung service still fails).
+ * 200 or the limits' 429. The figures (p99, requests, peak RSS) are printed, not asserted: they belong to
+ * docs/deployment.md and the bench, not to a pass/fail that depends on the machine's load. Each request may
+ * wait 60 s for its answer (a starved CI machine is slow, not broken; a hung service still fails).
  */
 describe('load: public verification at 200 connections', () => {
   let server: Child;

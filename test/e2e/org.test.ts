@@ -12,7 +12,7 @@ import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../harness/smtp
 import { freshEmail, makeOrg, type TestOrg } from '../harness/tenants';
 
 /**
- * The organization routes (spec, Organization; README, Organization) against the real service: profile
+ * The organization routes (spec, Organization: see also docs/team.md, Organization) against the real service: profile
  * validation and roles, the deletion code's rules (wrong, expired, reused, burnt, bound to its requester,
  * rate-limited, 503 without mail), and complete deletions with a provider failure midway, on file storage
  * (PGlite and PostgreSQL) and on a real S3 server (radosgw), with mail through a real SMTP server on loopback.

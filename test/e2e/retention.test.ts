@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { deleteOrganizationNow } from '@notary/server/domain/org/deletion';
+import { deleteOrganizationNow } from '@notary/server/domain/org/deletion/index';
 import type { ObjectStorage } from '@notary/server/ports/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../harness/fixtures';
@@ -11,7 +11,7 @@ import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../harness/smtp
 import { freshEmail, makeOrg, type TestOrg } from '../harness/tenants';
 
 /**
- * Serventia and retention against deletion (README, LGPD deletion and Organization; docs/api.md, Organization):
+ * Serventia and retention against deletion (docs/sharing.md, LGPD deletion; docs/team.md, Serventia and retention):
  * who may declare a serventia (admin or owner of the active organization; not an editor, a reader, another
  * organization's admin or a personal workspace), CNS and retention validation, the retention that can only be
  * extended; an LGPD deletion and an organization deletion refused with 409 naming the rule and LGPD art. 16 I

@@ -16,7 +16,8 @@ import { freshEmail, makeOrg, type TestOrg } from '../harness/tenants';
 import { walletAccessMessage } from '../harness/wallet';
 
 /**
- * Sharing (spec, Share and access routes, Access log; README, Sharing) against the real service over HTTP,
+ * Sharing (spec, Public, no credentials: share and access routes; Access log; see also docs/sharing.md)
+ * against the real service over HTTP,
  * tried as an attacker would: guessed, malformed, revoked, expired and exhausted tokens, 20 concurrent accesses
  * of a link allowing fewer, wallet signatures replayed, moved to another document, stale, from the future, for
  * another site or by an unauthorized wallet; the e-mail request's answers compared byte for byte. On PGlite and

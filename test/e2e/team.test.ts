@@ -7,7 +7,8 @@ import { DATABASE_KINDS, startTestService, type TestService } from '../harness/s
 import { type SmtpSink, startSmtpSink } from '../harness/smtp';
 
 /**
- * The team routes (spec, Team; README, Team) against the real service, on PGlite and on PostgreSQL, with mail
+ * The team routes (spec, Team: see also docs/team.md, Team) against the real service, on PGlite and on
+ * PostgreSQL, with mail
  * through a real SMTP server on loopback: every role on every route (escalations included), the e-mail
  * invitation from mail to membership, the wallet invitation after a real SIWE sign-in, and provider failures.
  */

@@ -5,13 +5,14 @@ import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { TLS_LIMITS } from '@notary/server/adapters/capture/child/provenance';
 import {
   PROVENANCE_FILES,
   PROVENANCE_PAGE_URL,
   SUMMARY_MAX_BYTES,
-  TLS_LIMITS,
-} from '@notary/server/adapters/capture/provenance';
-import { type CaptureRecord, stripCaptureRecord } from '@notary/server/ports/capture';
+} from '@notary/server/adapters/capture/child/provenance-summary';
+import { stripCaptureRecord } from '@notary/server/adapters/capture/child/screenshot-record';
+import type { CaptureRecord } from '@notary/server/ports/capture';
 import type { DocumentDto } from '@notary/shared';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

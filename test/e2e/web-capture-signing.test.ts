@@ -12,7 +12,7 @@ import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ANONYMOUS_KEY_FILE } from '@notary/server/adapters/capture/wacz-signing';
+import { ANONYMOUS_KEY_FILE } from '@notary/server/adapters/capture/service/wacz-signing';
 import type { CaptureRecord } from '@notary/server/ports/capture';
 import type { DocumentDto } from '@notary/shared';
 import { runCli } from '@notary/verify/cli';

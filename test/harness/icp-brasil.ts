@@ -4,7 +4,7 @@
  * `buildCadesSignature` with the policy), optionally with a signature timestamp from the loopback TSA, and
  * variants that break one table row on purpose (an ETSI dictionary, a signingTime, the LPA's file hash).
  */
-import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
+import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { asn1js, pkijs } from '@notary/pdf/asn1';
 import {
   buildCadesSignature,
@@ -134,5 +134,3 @@ function withSigningTime(cms: Uint8Array, pki: TestPki): Uint8Array {
   const out = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
   return new Uint8Array(out.toSchema().toBER(false));
 }
-
-export const sha256Hex = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CarWriter } from '@ipld/car';
 import * as dagPb from '@ipld/dag-pb';
+import { errorMessage } from '@notary/shared';
 import { MemoryBlockstore } from 'blockstore-core/memory';
 import { UnixFS } from 'ipfs-unixfs';
 import { type ImporterOptions, importer } from 'ipfs-unixfs-importer';
@@ -178,7 +179,7 @@ export async function startIpfsGateway(blockstore = new MemoryBlockstore()): Pro
       if (!match?.[1]) throw new Error('expected /ipfs/<cid>');
       cid = CID.parse(match[1]);
     } catch (e) {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end(`invalid path: ${(e as Error).message}`);
+      res.writeHead(400, { 'content-type': 'text/plain' }).end(`invalid path: ${errorMessage(e)}`);
       return;
     }
     const accept = req.headers.accept ?? '';

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Child, startChild } from '../bench/lib';
@@ -40,15 +39,4 @@ export function startCpuBurners(count: number): Child[] {
   return Array.from({ length: count }, (_, i) =>
     startChild(`cpu-${i}`, NODE, ['-e', BURN_UNTIL_ORPHANED], { cwd: ROOT, env: {} }),
   );
-}
-
-/**
- * How many burners bring the machine to `target` busy processes (load average over the last minute against
- * `target`, at most `target`): alone on an idle machine a suite gets `target` burners; beside the suite's
- * other workers, which already load it, fewer or none. Either way the service is measured on a machine at least
- * that loaded, never on one made busier than any machine it will run on.
- */
-export function burnersToLoad(target: number): number {
-  const busy = Math.round(os.loadavg()[0] ?? 0);
-  return Math.max(0, Math.min(target, target - busy));
 }

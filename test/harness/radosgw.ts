@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireDirectoryLock, type DirectoryLock, DirectoryLockedError } from '@notary/platform/db/dir-lock';
+import { errorMessage } from '@notary/shared';
 
 /** A running gateway: S3 endpoint and the credentials of its only user. */
 export interface RadosgwServer {
@@ -167,7 +168,7 @@ async function startOnce(timeoutMs: number): Promise<RadosgwServer> {
   } catch (e) {
     const logs = await cluster.logTails();
     await cluster.stop();
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     // A daemon that died early most likely lost the race for its port.
     throw new StartError(`radosgw test cluster failed to start: ${message}\n${logs}`, cluster.someoneDied);
   }
@@ -352,7 +353,7 @@ async function runWhenMonReady(args: string[], deadline: number): Promise<string
     } catch (e) {
       const notReady =
         /problem getting command descriptions|ECONNREFUSED|error connecting to the cluster/i.test(
-          e instanceof Error ? e.message : String(e),
+          errorMessage(e),
         );
       if (!notReady || Date.now() > deadline) throw e;
       await new Promise((r) => setTimeout(r, 300));

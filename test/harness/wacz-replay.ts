@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { errorMessage } from '@notary/shared';
 import { unzipSync } from 'fflate';
 import { WARCParser } from 'warcio';
 
@@ -103,7 +104,7 @@ export async function replayProblems(wacz: Uint8Array, loaded: string[] = []): P
       // One whole gzip member: a wrong offset starts mid-member, a wrong length cuts one or runs into the next.
       raw = gunzipSync(slice);
     } catch (e) {
-      problems.push(`${where}: not one whole gzip member (${(e as Error).message})`);
+      problems.push(`${where}: not one whole gzip member (${errorMessage(e)})`);
       continue;
     }
     const record = await readRecord(raw).catch(() => undefined);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * A wallet access message (`POST /access/wallet/:documentId`; README, Sharing: wallet messages): Sign-In With
+ * A wallet access message (`POST /access/wallet/:documentId`; docs/sharing.md, Wallet messages): Sign-In With
  * Ethereum (EIP-4361) for the service at `serviceUrl`, written out by hand in the canonical form (what the
  * `siwe` package's `prepareMessage()` writes), so the tests also show a client needs no library for it. By
  * default the statement and the URI `<serviceUrl>/access/wallet/<documentId>` name the document, issued now.

@@ -13,6 +13,7 @@ import {
   MAX_BATCH_ENTRIES,
   verifyBatch,
 } from './batch.ts';
+import { errorMessage } from './error-message.ts';
 import { EXIT_CODES, type ExitCode } from './report.ts';
 
 /** Where the CSV goes when `--csv` is not given: this file in the current directory. */
@@ -40,7 +41,7 @@ export async function runDirBatch(
   try {
     entries = await listFiles(dir);
   } catch (e) {
-    return { code: EXIT_CODES.unusable, stdout: '', stderr: `notary-verify: ${(e as Error).message}\n` };
+    return { code: EXIT_CODES.unusable, stdout: '', stderr: `notary-verify: ${errorMessage(e)}\n` };
   }
   const result = await verifyBatch(
     { entries, read: async (name) => new Uint8Array(await readFile(path.join(dir, name))) },
@@ -56,7 +57,7 @@ export async function runDirBatch(
     return {
       code: EXIT_CODES.unusable,
       stdout: report,
-      stderr: `notary-verify: cannot write the CSV ${target}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`,
+      stderr: `notary-verify: cannot write the CSV ${target}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}\n`,
     };
   }
   return { code: result.exitCode, stdout: report, stderr: options.json ? '' : `CSV: ${target}\n` };
@@ -71,9 +72,7 @@ async function listFiles(dir: string): Promise<BatchEntry[]> {
   try {
     handle = await opendir(dir);
   } catch (e) {
-    throw new Error(
-      `cannot read the folder ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    throw new Error(`cannot read the folder ${dir}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
   const entries: BatchEntry[] = [];
   // Iterating stops past the bound: a folder of a million files is refused without listing them all.

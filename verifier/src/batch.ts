@@ -31,7 +31,10 @@ export const CERTIFICATE_SUFFIX = '.certificate.pdf';
 export const RECEIPT_SUFFIX = '.receipt.json';
 /** Most files a batch lists (a folder with more is refused before anything is read). */
 export const MAX_BATCH_ENTRIES = 10_000;
-/** Largest file read: the service's upload limit (spec: 250 MB) plus what a stamped certificate adds; bytes. */
+/**
+ * Largest file read: the service's upload limit (spec, Limits: 250 MB) plus what a stamped certificate adds;
+ * bytes.
+ */
 export const MAX_BATCH_FILE_BYTES = (250 + 16) * 1024 * 1024;
 
 /** One file of the batch, as listed by the caller. */

@@ -10,6 +10,7 @@ import {
   PDFRef,
   PDFString,
 } from 'pdf-lib';
+import { errorMessage } from './error-message.ts';
 import { RECEIPT_FILE_NAME } from './receipt.ts';
 
 /**
@@ -55,7 +56,7 @@ export async function extractReceipt(pdf: Uint8Array): Promise<AttachedReceipt> 
     return await readReceipt(pdf);
   } catch (e) {
     if (e instanceof CertificateError) throw e;
-    throw new CertificateError(`the certificate is not a readable PDF: ${(e as Error).message}`);
+    throw new CertificateError(`the certificate is not a readable PDF: ${errorMessage(e)}`);
   }
 }
 
@@ -64,7 +65,7 @@ async function readReceipt(pdf: Uint8Array): Promise<AttachedReceipt> {
   try {
     doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
   } catch (e) {
-    throw new CertificateError(`the certificate is not a readable PDF: ${(e as Error).message}`);
+    throw new CertificateError(`the certificate is not a readable PDF: ${errorMessage(e)}`);
   }
   const context = doc.context;
   const names = doc.catalog.lookup(PDFName.of('Names'));
@@ -83,7 +84,7 @@ async function readReceipt(pdf: Uint8Array): Promise<AttachedReceipt> {
   try {
     bytes = decodeAtMost(stream, MAX_RECEIPT_BYTES);
   } catch (e) {
-    throw new CertificateError(`the attached ${RECEIPT_FILE_NAME} does not decode: ${(e as Error).message}`);
+    throw new CertificateError(`the attached ${RECEIPT_FILE_NAME} does not decode: ${errorMessage(e)}`);
   }
   const af = doc.catalog.lookup(PDFName.of('AF'));
   const inAssociatedFiles =

@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { pemCertificates } from './bytes.ts';
+import { errorMessage } from './error-message.ts';
 import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
 
 /**
@@ -14,7 +15,7 @@ export async function readCliFile(path: string): Promise<Uint8Array> {
   try {
     return new Uint8Array(await readFile(path));
   } catch (e) {
-    throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
 }
 

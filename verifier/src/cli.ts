@@ -5,7 +5,7 @@
  *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--trust icp-brasil] [--at RFC3339]
  *     [--online] [--confirmations N] [--json]
  *   notary-verify --dir folder/ [--csv FILE] [the same options]   (batch.ts, batch-dir.ts)
- *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts)
+ *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts; alias `augment`)
  *   notary-verify <capture.wacz> [--trust-ca ca.pem] [--tsa-ca ca.pem] [--trust icp-brasil] [--json] (wacz-cli.ts)
  *
  * Exit status (`EXIT_CODES` of report.ts): 0 when every applicable check passed, 1 when a check failed, 2 when
@@ -16,6 +16,7 @@
 import { parseArgs } from 'node:util';
 import { runDirBatch } from './batch-dir.ts';
 import { readCliFile, trustAnchorsOf } from './cli-files.ts';
+import { errorMessage } from './error-message.ts';
 import { formatReport } from './format.ts';
 import { EXIT_CODES, type ExitCode } from './report.ts';
 import { verify } from './verify.ts';
@@ -68,7 +69,8 @@ Exit status:
 --json prints the same report: "outcome" (passed, failed, incomplete), "exitCode", and per check "status"
 and "reason".
 
-notary-verify extend <signed.pdf> --tsa URL adds fresh validation data and a document timestamp (extend -h).
+notary-verify extend <signed.pdf> --tsa URL adds fresh validation data and a document timestamp (extend -h;
+\`augment\`, ETSI EN 319 142-1's word for it, is the same command).
 
 notary-verify <capture.wacz> [--trust-ca ca.pem] [--tsa-ca ca.pem] [--trust icp-brasil] checks a web
 capture's archive on its own (WACZ Signing and Verification 0.1.0): the package hashes, the digest of
@@ -85,14 +87,16 @@ export interface CliResult {
 
 /** Runs the command on `argv` (without the node and script paths); never throws. */
 export async function runCli(argv: string[], options: { fetch?: typeof fetch } = {}): Promise<CliResult> {
-  // Loaded only for `extend`: it brings the PDF writer, which plain Node cannot load (see bin/notary-verify.js).
-  if (argv[0] === 'extend') return (await import('./extend.ts')).runExtendCli(argv.slice(1), options);
+  // Loaded only for `extend` (`augment`, ETSI's word): it brings the PDF writer, which plain Node cannot load
+  // (see bin/notary-verify.js).
+  if (argv[0] === 'extend' || argv[0] === 'augment')
+    return (await import('./extend.ts')).runExtendCli(argv.slice(1), options);
   let values: ReturnType<typeof parse>['values'];
   let positionals: string[];
   try {
     ({ values, positionals } = parse(argv));
   } catch (e) {
-    return { code: EXIT_CODES.unusable, stdout: '', stderr: `${(e as Error).message}\n\n${USAGE}` };
+    return { code: EXIT_CODES.unusable, stdout: '', stderr: `${errorMessage(e)}\n\n${USAGE}` };
   }
   if (values.help) return { code: 0, stdout: USAGE, stderr: '' };
   const usage = (message: string): CliResult => ({
@@ -145,7 +149,7 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
     const stdout = values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, !values.quiet);
     return { code: report.exitCode, stdout, stderr: '' };
   } catch (e) {
-    return { code: EXIT_CODES.unusable, stdout: '', stderr: `notary-verify: ${(e as Error).message}\n` };
+    return { code: EXIT_CODES.unusable, stdout: '', stderr: `notary-verify: ${errorMessage(e)}\n` };
   }
 }
 

@@ -206,7 +206,7 @@ export async function essFinding(p: ParsedSignedData, cert: pkijs.Certificate): 
     if (!first) throw new Error('no ESSCertID');
     return { kind: 'read', ...(await essCertIdMatches(first, cert)) };
   } catch (e) {
-    return { kind: 'malformed', message: (e as Error).message };
+    return { kind: 'malformed', message: errorMessage(e) };
   }
 }
 
@@ -254,7 +254,7 @@ export async function chainsTo(
   try {
     anchors = parseTrustAnchors(trusted);
   } catch (e) {
-    return { ok: false, message: `a trust anchor does not parse: ${(e as Error).message}` };
+    return { ok: false, message: `a trust anchor does not parse: ${errorMessage(e)}` };
   }
   const engine = new pkijs.CertificateChainValidationEngine({
     trustedCerts: anchors,

@@ -502,7 +502,7 @@ function decode(iface: Interface, fn: string, data: string, to: string) {
     throw new Contradiction(
       data === '0x'
         ? `${fn}: no contract at ${to} on this chain`
-        : `${fn}: undecodable answer from ${to}: ${data.slice(0, 66)} (${(e as Error).message.slice(0, 120)})`,
+        : `${fn}: undecodable answer from ${to}: ${data.slice(0, 66)} (${errorMessage(e).slice(0, 120)})`,
     );
   }
 }

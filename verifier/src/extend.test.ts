@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
 import { runCli } from './cli.ts';
-import { checkPadesSignature } from './pades.ts';
+import { checkPadesSignature } from './pades/index.ts';
 import { readPdfSignatures } from './pdf-signatures.ts';
 import { TsaClient } from './tsa-client.ts';
 
@@ -137,11 +137,11 @@ describe('notary-verify extend', () => {
     expect(after.pades?.validDocumentTimestamps).toBe(1);
   });
 
-  it('extends an extended file again: both document timestamps kept and valid, the first file a prefix', async () => {
+  it('extends an extended file again (as `augment`, the same command): both document timestamps kept and valid, the first file a prefix', async () => {
     const once = path.join(tmp, 'once.pdf');
     const twice = path.join(tmp, 'twice.pdf');
     expect((await runCli(['extend', signed, '--tsa', pki.tsaUrl, '--out', once])).code).toBe(0);
-    const again = await runCli(['extend', once, '--tsa', pki.tsaUrl, '--out', twice, '--json']);
+    const again = await runCli(['augment', once, '--tsa', pki.tsaUrl, '--out', twice, '--json']);
     expect(again.code).toBe(0);
     const report = JSON.parse(again.stdout) as {
       read: { signatures: number; documentTimestamps: number };

@@ -1,5 +1,6 @@
 /**
- * `notary-verify extend`: a holder keeps a signed PDF verifiable for longer without the service that issued
+ * `notary-verify extend` (also `augment`: ETSI EN 319 142-1 calls raising a signature's level "augmentation"):
+ * a holder keeps a signed PDF verifiable for longer without the service that issued
  * it (ETSI EN 319 142-1 5.4: PAdES B-LT validation data and B-LTA document timestamps). Any PAdES file, ours
  * or another's: every signature and document timestamp it carries is read, the certificates they and the
  * file's /DSS hold are collected, fresh revocation data is fetched from the certificates' own AIA OCSP and
@@ -23,6 +24,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { pemCertificates, toArrayBuffer, toHex } from './bytes.ts';
 import { certificateDer, OID, parseSignedData, subjectName } from './cms.ts';
+import { errorMessage } from './error-message.ts';
 import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
 import {
   type Dss,
@@ -100,7 +102,7 @@ export async function extendPdf(pdf: Uint8Array, options: ExtendOptions): Promis
   try {
     read = await readPdfSignatures(pdf);
   } catch (e) {
-    throw new ExtendInputError((e as Error).message);
+    throw new ExtendInputError(errorMessage(e));
   }
   if (read.signatures.length === 0)
     throw new ExtendInputError('the PDF has no signature or document timestamp to extend');
@@ -216,13 +218,13 @@ function cmsCertificates(cms: Uint8Array, what: string, warnings: string[]): Uin
           const token = parseSignedData(new Uint8Array(value.toBER(false)), `${what}: signature timestamp`);
           out.push(...token.certificates.map(certificateDer));
         } catch (e) {
-          warnings.push((e as Error).message);
+          warnings.push(errorMessage(e));
         }
       }
     }
     return out;
   } catch (e) {
-    warnings.push(`${(e as Error).message}: left out`);
+    warnings.push(`${errorMessage(e)}: left out`);
     return null;
   }
 }
@@ -252,7 +254,7 @@ class CertificatePool {
       const name = looseName(cert.subject);
       this.bySubject.set(name, [...(this.bySubject.get(name) ?? []), key]);
     } catch (e) {
-      this.warnings.push(`a certificate of ${from} does not parse: ${(e as Error).message}`);
+      this.warnings.push(`a certificate of ${from} does not parse: ${errorMessage(e)}`);
     }
   }
 
@@ -425,7 +427,7 @@ export async function runExtendCli(
       },
     }));
   } catch (e) {
-    return usage((e as Error).message);
+    return usage(errorMessage(e));
   }
   if (values.help) return { code: 0, stdout: EXTEND_USAGE, stderr: '' };
   const [file, ...extra] = positionals;
@@ -454,7 +456,7 @@ export async function runExtendCli(
     ];
     if (anchors.length > 0) tsaCa = anchors;
   } catch (e) {
-    return { code: 2, stdout: '', stderr: `notary-verify extend: ${(e as Error).message}\n` };
+    return { code: 2, stdout: '', stderr: `notary-verify extend: ${errorMessage(e)}\n` };
   }
   let result: ExtendResult;
   try {
@@ -469,7 +471,7 @@ export async function runExtendCli(
     });
   } catch (e) {
     const code = e instanceof ExtendInputError ? 2 : 1;
-    return { code, stdout: '', stderr: `notary-verify extend: ${(e as Error).message}\nnothing written\n` };
+    return { code, stdout: '', stderr: `notary-verify extend: ${errorMessage(e)}\nnothing written\n` };
   }
   try {
     await writeFile(out, result.pdf, { flag: 'w' });
@@ -477,7 +479,7 @@ export async function runExtendCli(
     return {
       code: 1,
       stdout: '',
-      stderr: `notary-verify extend: cannot write ${out}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`,
+      stderr: `notary-verify extend: cannot write ${out}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}\n`,
     };
   }
   const stderr = [
@@ -526,6 +528,6 @@ async function readBytes(file: string): Promise<Uint8Array> {
   try {
     return new Uint8Array(await readFile(file));
   } catch (e) {
-    throw new Error(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new Error(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
 }

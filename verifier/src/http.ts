@@ -4,6 +4,9 @@
  * an internal address, is not that endpoint's), and read up to `MAX_RESPONSE_BYTES`.
  */
 
+import { readBounded } from '@notary/shared/fetch-body';
+import { describeFetchError } from '@notary/shared/fetch-error';
+
 /** Largest answer read from an endpoint, bytes: JSON-RPC and Stacks API answers here are a few KB. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
@@ -85,57 +88,6 @@ export async function jsonRpc(
 /** The body of `res` as UTF-8 text. @throws Error past `max` bytes (the rest is not read). */
 async function readText(res: Response, max: number): Promise<string> {
   return new TextDecoder().decode(await readBounded(res, max));
-}
-
-/**
- * The body of `res`, at most `max` bytes: a declared `content-length` above `max` is refused before reading,
- * and the stream is cancelled as soon as it passes `max`, so an endpoint cannot make the caller hold more. The
- * time is the request's own `AbortSignal`'s: a timeout while reading rejects with its `TimeoutError`. Shared by
- * the JSON requests here, the RFC 6960 / RFC 5280 revocation look-ups, the RFC 3161 client and the server's
- * revocation cache; `fetch` streams only, so it runs in browsers as in Node.
- * @throws Error `the answer is larger than <max> bytes` (the rest is not read), or the stream's own error.
- */
-export async function readBounded(res: Response, max: number): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
-  if (declared > max) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new Error(`the answer is larger than ${max} bytes (content-length ${declared})`);
-  }
-  if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`the answer is larger than ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  return bytes;
-}
-
-/**
- * A failed `fetch` in a few words for a message: `timed out` (the request's `AbortSignal` timeout), the
- * refused redirect, else the cause's code (`ECONNREFUSED`, …) or message, else the error's message.
- */
-export function describeFetchError(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  if (e.name === 'TimeoutError') return 'timed out';
-  const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
-  // Node's fetch refuses a redirect with `redirect: 'error'` as "fetch failed", cause "unexpected redirect".
-  if (cause?.message && /redirect/i.test(cause.message))
-    return `${cause.message}: redirects are not followed`;
-  return cause?.code ?? cause?.message ?? e.message;
 }
 
 /**

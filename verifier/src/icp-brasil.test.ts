@@ -38,7 +38,7 @@ import {
   signerInfoOf,
 } from './icp-brasil.ts';
 import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
-import { checkPadesSignature } from './pades.ts';
+import { checkPadesSignature } from './pades/index.ts';
 
 const run = promisify(execFile);
 /** Debian's python3 (python3-pikepdf), not whatever python3 comes first on PATH. */

@@ -21,6 +21,7 @@ import {
 import * as pkijs from 'pkijs';
 import { digest, equalBytes, toArrayBuffer, toHex } from './bytes.ts';
 import { decodeAtMost } from './certificate.ts';
+import { errorMessage } from './error-message.ts';
 
 /**
  * Conformance of a PAdES signature to the ICP-Brasil policy it declares (DOC-ICP-15.03 v9.1, Anexo 1 tables
@@ -548,12 +549,7 @@ function timestampRows(add: Add, token: pkijs.Attribute, col: number): void {
     tokenInfo = new pkijs.SignedData({ schema: contentInfo.content }).signerInfos[0];
     if (!tokenInfo) throw new Error('no SignerInfo');
   } catch (e) {
-    add(
-      'Tabela A.16',
-      'signature timestamp token',
-      false,
-      `the token does not read: ${(e as Error).message}`,
-    );
+    add('Tabela A.16', 'signature timestamp token', false, `the token does not read: ${errorMessage(e)}`);
     return;
   }
   attributeRows(
@@ -603,7 +599,7 @@ export async function readIcpBrasilDictionaries(
   try {
     doc = await PDFDocument.load(pdf, { updateMetadata: false, throwOnInvalidObject: false });
   } catch (e) {
-    throw new Error(`the PDF does not load: ${(e as Error).message}`);
+    throw new Error(`the PDF does not load: ${errorMessage(e)}`);
   }
   let signature: { dict: PDFDict; contents: Uint8Array } | undefined;
   const documentTimestamps: PdfEntries[] = [];
@@ -673,7 +669,7 @@ async function streamDigests(doc: PDFDocument, array: PDFArray): Promise<string[
     try {
       out.push(toHex(await digest(decodeAtMost(stream, MAX_ARTIFACT_BYTES), 'SHA-256')));
     } catch (e) {
-      out.push(`unreadable: ${(e as Error).message}`);
+      out.push(`unreadable: ${errorMessage(e)}`);
     }
   }
   return out;
@@ -734,7 +730,7 @@ export async function icpBrasilConformance(
   } catch (e) {
     return {
       policy: declared.policy,
-      rows: [{ table: 'Tabela A.18', row: 'signature dictionary', ok: false, detail: (e as Error).message }],
+      rows: [{ table: 'Tabela A.18', row: 'signature dictionary', ok: false, detail: errorMessage(e) }],
     };
   }
 }

@@ -76,4 +76,4 @@ export {
   WaczFormatError,
   type WaczReport,
   type WaczVerifyInput,
-} from './wacz.ts';
+} from './wacz/index.ts';

@@ -10,6 +10,7 @@ import {
   subjectName,
   verifySignerInfo,
 } from './cms.ts';
+import { errorMessage } from './error-message.ts';
 import { type PdfSignature, PdfSignatureError, readPdfSignatures, signedContent } from './pdf-signatures.ts';
 import type { ReceiptOriginalSignature, ReceiptOriginalSignatures } from './receipt.ts';
 
@@ -135,7 +136,7 @@ async function describeOne(
   try {
     parsed = parseSignedData(sig.cms, sig.documentTimestamp ? 'document timestamp' : 'signature');
   } catch (e) {
-    facts.problem = `the CMS does not read: ${(e as Error).message}`;
+    facts.problem = `the CMS does not read: ${errorMessage(e)}`;
     return facts;
   }
   const cert = signerCertificate(parsed);
@@ -167,7 +168,7 @@ async function describeOne(
     }
     if (!sig.documentTimestamp) facts.timestamp = await signatureTimestamp(parsed);
   } catch (e) {
-    facts.problem = `the signature does not check: ${(e as Error).message}`;
+    facts.problem = `the signature does not check: ${errorMessage(e)}`;
   }
   if (!cert) facts.problem ??= 'the CMS does not carry the certificate its SignerInfo names';
   else if (!content) facts.problem ??= `the /ByteRange does not fit: ${sig.coverage.problem ?? 'malformed'}`;

@@ -22,7 +22,7 @@ import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
 import { createTestPki, newKeyRequest, opensslIn, pemToDer, type TestPki } from '../../test/harness/pki.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
 import { parseRfc3339, runCli } from './cli.ts';
-import { checkPadesSignature } from './pades.ts';
+import { checkPadesSignature } from './pades/index.ts';
 import { changesAfter, readPdfSignatures } from './pdf-signatures.ts';
 import { parseReceipt } from './receipt.ts';
 import type { CheckResult } from './report.ts';

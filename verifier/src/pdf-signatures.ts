@@ -11,6 +11,7 @@ import {
   PDFString,
 } from 'pdf-lib';
 import { decodeAtMost } from './certificate.ts';
+import { errorMessage } from './error-message.ts';
 
 /**
  * Reading the signatures of a PDF and its PAdES validation data, for check 6 and for listing the signatures
@@ -133,7 +134,7 @@ export async function readPdfSignatures(pdf: Uint8Array): Promise<PdfSignatures>
     }
   } catch (e) {
     if (e instanceof PdfSignatureError) throw e;
-    throw new PdfSignatureError(`a signature dictionary does not read: ${(e as Error).message}`);
+    throw new PdfSignatureError(`a signature dictionary does not read: ${errorMessage(e)}`);
   }
   signatures.sort((x, y) => x.coverage.end - y.coverage.end);
   return { size: pdf.length, revisions, signatures, dss: readDssOf(doc) };
@@ -161,7 +162,7 @@ async function load(pdf: Uint8Array): Promise<PDFDocument> {
   try {
     return await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
   } catch (e) {
-    throw new PdfSignatureError(`not a readable PDF: ${(e as Error).message}`);
+    throw new PdfSignatureError(`not a readable PDF: ${errorMessage(e)}`);
   }
 }
 
@@ -343,7 +344,7 @@ function readDssOf(doc: PDFDocument): Dss | null {
   try {
     dssObject = doc.catalog.lookup(PDFName.of('DSS'));
   } catch (e) {
-    throw new PdfSignatureError(`/DSS does not read: ${(e as Error).message}`);
+    throw new PdfSignatureError(`/DSS does not read: ${errorMessage(e)}`);
   }
   if (dssObject === undefined) return null;
   if (!(dssObject instanceof PDFDict)) throw new PdfSignatureError('/DSS is not a dictionary');
@@ -364,7 +365,7 @@ function readDssOf(doc: PDFDocument): Dss | null {
       try {
         bytes = decodeAtMost(stream, Math.min(MAX_DSS_STREAM_BYTES, budget.left));
       } catch (e) {
-        throw new PdfSignatureError(`${what} /${key} entry ${i} does not decode: ${(e as Error).message}`);
+        throw new PdfSignatureError(`${what} /${key} entry ${i} does not decode: ${errorMessage(e)}`);
       }
       budget.left -= bytes.length;
       return bytes;
@@ -408,7 +409,7 @@ function readDssOf(doc: PDFDocument): Dss | null {
     };
   } catch (e) {
     if (e instanceof PdfSignatureError) throw e;
-    throw new PdfSignatureError(`/DSS does not read: ${(e as Error).message}`);
+    throw new PdfSignatureError(`/DSS does not read: ${errorMessage(e)}`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorMessage } from './error-message.ts';
 
 /**
  * The notarization receipt: everything needed to verify a notarized file without the service that issued it. One JSON
@@ -333,7 +334,7 @@ export function parseReceipt(input: unknown): Receipt {
     try {
       value = JSON.parse(input) as unknown;
     } catch (e) {
-      throw new ReceiptFormatError(`the receipt is not JSON: ${(e as Error).message}`);
+      throw new ReceiptFormatError(`the receipt is not JSON: ${errorMessage(e)}`);
     }
   }
   if (

@@ -30,7 +30,7 @@ const CASES: [string, string][] = [
   ],
   ['/OCSPs or /CRLs must be present (its note)', '/OCSPs ou /CRLs deve estar presente (sua nota)'],
   ['Tabela A.19 OCSPs or CRLs', 'Tabela A.19 OCSPs ou CRLs'],
-  // A web capture's report, domain form (wacz.ts).
+  // A web capture's report, domain form (wacz/).
   [
     'signed by 127.0.0.1; not checked: the domain certificate chain (no --trust-ca given)',
     'assinado por 127.0.0.1; não conferido: a cadeia do certificado de domínio: nenhuma âncora --trust-ca escolhida',

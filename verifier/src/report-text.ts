@@ -123,7 +123,7 @@ const EXACT: Readonly<Record<string, string>> = {
   'document SHA-256': 'SHA-256 do documento',
   'SHA-256 of its byte ranges': 'SHA-256 de seus intervalos de bytes',
   'SHA-256 of the signature value': 'SHA-256 do valor da assinatura',
-  // Check 6 (pades.ts).
+  // Check 6 (pades/).
   signatures: 'assinaturas',
   original: 'original',
   'judged at': 'julgada em',
@@ -158,7 +158,7 @@ const EXACT: Readonly<Record<string, string>> = {
   'every certificate': 'todos os certificados',
   'too many revocation look-ups': 'consultas de revogação demais',
   'not both': 'não ambos',
-  // Web captures (wacz.ts): property names of the archive's JSON stay as they are.
+  // Web captures (wacz/): property names of the archive's JSON stay as they are.
   path: 'path',
   hash: 'hash',
   format: 'format',
@@ -238,7 +238,7 @@ const ROLE: Readonly<Record<string, string>> = { signer: 'assinante', TSA: 'TSA'
 
 /** Sentences with variable parts; the first that matches and renders (not `NO_MATCH`) wins. */
 const RULES: readonly Rule[] = [
-  // Composites (report.ts CheckBuilder, pades.ts prefixes).
+  // Composites (report.ts CheckBuilder, pades/ prefixes).
   [/^failed: (.+)$/s, (m, tr) => `falhou: ${list(m[1], tr)}`],
   [/^(.*); not checked: (.+)$/s, (m, tr) => `${tr(m[1] ?? '')}; não conferido: ${list(m[2], tr)}`],
   [/^no endpoint answered: (.+)$/s, (m, tr) => `nenhum endpoint respondeu: ${list(m[1], tr)}`],
@@ -258,7 +258,7 @@ const RULES: readonly Rule[] = [
     /^the TSA certificate chain \(no --tsa-ca given\)$/,
     () => 'a cadeia do certificado da TSA: nenhuma âncora --tsa-ca escolhida',
   ],
-  // Web captures (wacz.ts).
+  // Web captures (wacz/).
   [
     /^the (\d+) files listed in datapackage\.json have their SHA-256 and size$/,
     (m) => `os ${m[1]} arquivos listados em datapackage.json têm seu SHA-256 e tamanho`,

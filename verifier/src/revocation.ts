@@ -1,9 +1,10 @@
+import { readBounded } from '@notary/shared/fetch-body';
+import { describeFetchError } from '@notary/shared/fetch-error';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer } from './bytes.ts';
 import { certificateDer, subjectName } from './cms.ts';
 import { errorMessage } from './error-message.ts';
-import { readBounded } from './http.ts';
 
 /**
  * Revocation data of X.509 certificates: fetching it from the certificates' own AIA OCSP URL (RFC 6960) or
@@ -535,13 +536,6 @@ class BoundedFetcher {
       throw new Error(describeFetchError(e));
     }
   }
-}
-
-function describeFetchError(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out';
-  const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? e.message;
 }
 
 const parsedCerts = new WeakMap<Uint8Array, pkijs.Certificate | null>();

@@ -1,6 +1,9 @@
+import { readBounded } from '@notary/shared/fetch-body';
+import { describeFetchError } from '@notary/shared/fetch-error';
+import { stripHex } from '@notary/shared/hex';
 import { Cl, ClarityType, cvToString, hexToCV, serializeCV } from '@stacks/transactions';
 import { z } from 'zod';
-import { describeFetchError, parseRetryAfter, readBounded, type Transport } from './http.ts';
+import { parseRetryAfter, type Transport } from './http.ts';
 
 /**
  * One reader of the Stacks APIs for the service's Stacks adapter and the verifier's check 4: `fetch` only (it
@@ -791,10 +794,6 @@ function routeOf(path: string): string {
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
-}
-
-function stripHex(h: string): string {
-  return h.toLowerCase().replace(/^0x/, '');
 }
 
 /** `{ height, sender }` of `(get-anchor root)`: the first record of a root in the notary contract. */

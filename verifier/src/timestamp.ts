@@ -10,6 +10,7 @@ import {
   subjectName,
   verifySignerInfo,
 } from './cms.ts';
+import { errorMessage } from './error-message.ts';
 import type { Receipt } from './receipt.ts';
 import { CheckBuilder, type CheckResult, notRun } from './report.ts';
 
@@ -44,7 +45,7 @@ export async function verifyTimestampToken(
     tstDer = new Uint8Array(eContent.getValue());
     tst = pkijs.TSTInfo.fromBER(toArrayBuffer(tstDer));
   } catch (e) {
-    c.fail('token', `does not parse: ${(e as Error).message}`);
+    c.fail('token', `does not parse: ${errorMessage(e)}`);
     return null;
   }
   const alg =
@@ -70,7 +71,7 @@ export async function verifyTimestampToken(
   try {
     sig = await verifySignerInfo(parsed, cert, tstDer, OID.tstInfo);
   } catch (e) {
-    c.fail('signature', (e as Error).message);
+    c.fail('signature', errorMessage(e));
     return { genTime: tst.genTime, tsa: cert, certificates: parsed.certificates };
   }
   c.expect(

@@ -1,3 +1,4 @@
+import { readBounded } from '@notary/shared/fetch-body';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { equalBytes, toArrayBuffer } from './bytes.ts';
@@ -13,7 +14,7 @@ import {
   subjectName,
   verifySignerInfo,
 } from './cms.ts';
-import { readBounded } from './http.ts';
+import { errorMessage } from './error-message.ts';
 
 /**
  * RFC 3161 Time-Stamp Protocol client of the verifier (RFC 3161 section 3.4, HTTP transport), on `fetch`,
@@ -286,7 +287,7 @@ export async function readTimeStampResponse(
   } catch (e) {
     const type = options.contentType === undefined ? '' : `, content-type '${options.contentType}'`;
     throw new TsaError(
-      `TSA answer does not parse as an RFC 3161 TimeStampResp (${body.byteLength} bytes${type}): ${(e as Error).message}`,
+      `TSA answer does not parse as an RFC 3161 TimeStampResp (${body.byteLength} bytes${type}): ${errorMessage(e)}`,
     );
   }
   // PKIStatus: granted (0) or grantedWithMods (1) carry a token (RFC 3161 2.4.2).
@@ -308,7 +309,7 @@ export async function readTimeStampResponse(
     tstDer = new Uint8Array(encap.eContent.getValue());
     tst = pkijs.TSTInfo.fromBER(toArrayBuffer(tstDer));
   } catch (e) {
-    throw new TsaError(`TSA token: the TSTInfo (or its SignedData) does not parse: ${(e as Error).message}`);
+    throw new TsaError(`TSA token: the TSTInfo (or its SignedData) does not parse: ${errorMessage(e)}`);
   }
 
   // The token answers this request (RFC 3161 2.4.2): same imprint, same nonce.
@@ -324,7 +325,7 @@ export async function readTimeStampResponse(
   try {
     sig = await verifySignerInfo(parsed, cert, tstDer, OID.tstInfo);
   } catch (e) {
-    throw new TsaError(`TSA token signature cannot be verified: ${(e as Error).message}`);
+    throw new TsaError(`TSA token signature cannot be verified: ${errorMessage(e)}`);
   }
   if (!sig.contentType)
     throw new TsaError(

@@ -4,7 +4,7 @@ import { checkEvm } from './evm.ts';
 import type { Transport } from './http.ts';
 import { merkleProofHolds, recomputeMerkleRoot } from './merkle.ts';
 import { checkMne } from './mne.ts';
-import { checkPadesSignature } from './pades.ts';
+import { checkPadesSignature } from './pades/index.ts';
 import { parseReceipt, type Receipt } from './receipt.ts';
 import {
   type ActReport,

@@ -1,10 +1,11 @@
 /**
- * `notary-verify <capture.wacz>`: a web capture's signed WACZ checked on its own (`wacz.ts`), with the trust
+ * `notary-verify <capture.wacz>`: a web capture's signed WACZ checked on its own (`wacz/`), with the trust
  * anchors the command line gives. Node only (it reads the files).
  */
 import { readCliFile, trustAnchorsOf } from './cli-files.ts';
+import { errorMessage } from './error-message.ts';
 import { EXIT_CODES, type ExitCode } from './report.ts';
-import { formatWaczReport, MAX_WACZ_BYTES, verifyWacz, WaczFormatError } from './wacz.ts';
+import { formatWaczReport, MAX_WACZ_BYTES, verifyWacz, WaczFormatError } from './wacz/index.ts';
 
 /** The options of the command line a WACZ is verified with. */
 export interface WaczCliOptions {
@@ -36,7 +37,7 @@ export async function runWaczCli(
       : formatWaczReport(report, !values.quiet);
     return { code: report.exitCode, stdout, stderr: '' };
   } catch (e) {
-    const message = e instanceof WaczFormatError ? `${file}: ${e.message}` : (e as Error).message;
+    const message = e instanceof WaczFormatError ? `${file}: ${e.message}` : errorMessage(e);
     return { code: EXIT_CODES.unusable, stdout: '', stderr: `notary-verify: ${message}\n` };
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handWacz, tamperedWacz } from '../../test/harness/hand-wacz.ts';
 import { batchOutcome } from '../src/batch.ts';
 import { toPortuguese } from '../src/report-text.ts';
-import { MAX_WACZ_BYTES, type WaczReport } from '../src/wacz.ts';
+import { MAX_WACZ_BYTES, type WaczReport } from '../src/wacz/index.ts';
 import { isWacz, PAGE_CSV_COLUMNS, pageCsv, pageResult, verifyCaptures } from './captures.ts';
 
 /** Every summary, label, value and source of `reports` that the page would show in English. */

@@ -14,7 +14,7 @@ import {
 } from '../src/batch.ts';
 import { errorMessage } from '../src/error-message.ts';
 import { EXIT_CODES, type ExitCode } from '../src/report.ts';
-import { MAX_WACZ_BYTES, verifyWacz, WaczFormatError, type WaczReport } from '../src/wacz.ts';
+import { MAX_WACZ_BYTES, verifyWacz, WaczFormatError, type WaczReport } from '../src/wacz/index.ts';
 
 /** Whether the page checks `name` as a web capture (`.wacz`, any case) rather than as a file or proof. */
 export function isWacz(name: string): boolean {

@@ -7,6 +7,8 @@
  * not fetch revocation data: `--online` is the command line's), nor does a capture's. Plain DOM, no
  * framework: the page is one file that must be readable and small.
  */
+import { endpointProblem } from '@notary/shared/endpoint';
+import { formatBytes } from '@notary/shared/format-bytes';
 import { type BatchItem, type BatchOutcome, type BatchResult, verifyBatch } from '../src/batch.ts';
 import { pemCertificates } from '../src/bytes.ts';
 import { errorMessage } from '../src/error-message.ts';
@@ -14,7 +16,7 @@ import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
 import type { CheckResult, VerifyReport } from '../src/report.ts';
 import { toPortuguese } from '../src/report-text.ts';
 import { formatBrasiliaAndUtc, withBrasiliaTimes } from '../src/time.ts';
-import type { WaczCheckResult, WaczReport } from '../src/wacz.ts';
+import type { WaczCheckResult, WaczReport } from '../src/wacz/index.ts';
 import {
   type CaptureItem,
   isWacz,
@@ -346,7 +348,12 @@ function renderFiles(): void {
               : t('files.count.other', { n: state.files.length }),
           ),
           ...state.files.map((f) =>
-            h('li', {}, h('code', {}, f.name), ` · ${formatBytes(f.size, state.lang)}`),
+            h(
+              'li',
+              {},
+              h('code', {}, f.name),
+              ` · ${formatBytes(f.size, state.lang === 'pt' ? 'pt-BR' : 'en-US')}`,
+            ),
           ),
         ]),
   );
@@ -379,22 +386,6 @@ function renderStatus(): void {
 }
 
 // ---- Running ----
-
-/** Why `value` cannot be a chain endpoint (as the desktop client's verify screen rules), or null. */
-function endpointProblem(value: string): 'not-url' | 'scheme' | 'credentials' | 'insecure' | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'not-url';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'scheme';
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
-    return 'credentials';
-  const loopback = url.hostname === '127.0.0.1' || url.hostname === 'localhost';
-  if (url.protocol === 'http:' && !loopback) return 'insecure';
-  return null;
-}
 
 /** One endpoint per line (or comma-separated), without trailing slash, duplicates dropped. */
 function endpoints(text: string): string[] {
@@ -854,20 +845,6 @@ function localDateTime(value: string): Date | null {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return null;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? null : date;
-}
-
-function formatBytes(bytes: number, lang: Language): string {
-  const units = ['B', 'KB', 'MB', 'GB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  const shown = new Intl.NumberFormat(lang === 'pt' ? 'pt-BR' : 'en-US', {
-    maximumFractionDigits: unit === 0 ? 0 : 1,
-  }).format(value);
-  return `${shown} ${units[unit]}`;
 }
 
 const root = document.getElementById('app');

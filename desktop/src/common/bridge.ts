@@ -76,7 +76,7 @@ export interface SavedFile {
   signed?: 'pades' | 'none';
 }
 
-/** What `importIpfs` sends (spec: `POST /api/documents/import/ipfs`, tRPC `documents.importIpfs`). */
+/** What `importIpfs` sends (spec, Documents: `POST /api/documents/import/ipfs`, tRPC `documents.importIpfs`). */
 export interface IpfsImportRequest {
   /** A bare CID: v0 (`Qm…`) or v1 in base32 (`b…`), already checked with `common/cid.ts`. */
   cid: string;
@@ -93,7 +93,7 @@ export interface GatewayLink {
   url: string;
 }
 
-/** What `captureWeb` sends (spec: `POST /api/documents/capture`, tRPC `documents.capture`). */
+/** What `captureWeb` sends (spec, Endpoints: `POST /api/documents/capture`, tRPC `documents.capture`). */
 export interface WebCaptureRequest {
   /** An http(s) address without credentials, already checked with `common/capture-url.ts`. */
   url: string;

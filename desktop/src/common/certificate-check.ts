@@ -8,6 +8,8 @@
  *
  * Platform-neutral: no Node module, no DOM beyond `fetch` and WebCrypto.
  */
+
+import { endpointProblem } from '@notary/shared/endpoint';
 import type { CheckId, CheckResult, VerifyReport } from '@notary/verify';
 import { pemCertificates } from '@notary/verify/bytes';
 import type { AttachedReceipt } from '@notary/verify/certificate';
@@ -109,7 +111,7 @@ export function anchorCertificates(files: readonly { name: string; bytes: Uint8A
   return out;
 }
 
-/** Largest file checked against a certificate: the service's upload limit (spec: 250 MB), bytes. */
+/** Largest file checked against a certificate: the service's upload limit (spec, Limits: 250 MB), bytes. */
 export const MAX_CHECKED_FILE_BYTES = 250 * 1024 * 1024;
 /** Largest certificate read: a stamped certificate is the file plus a few hundred KB; bytes. */
 export const MAX_CERTIFICATE_BYTES = MAX_CHECKED_FILE_BYTES + 16 * 1024 * 1024;
@@ -132,22 +134,8 @@ export type CertificateCheck =
   /** A picked trust anchor file cannot be used (see `AnchorFileError`): nothing was checked. */
   | { kind: 'bad-anchor'; fileName: string; problem: AnchorFileError['problem'] };
 
-/**
- * Why `value` cannot be a chain endpoint, or null when it can: an http(s) URL without credentials, query or
- * fragment; plain http only on loopback (the web client's CSP allows https and loopback, and an answer read
- * in clear from elsewhere could be altered on the way).
- */
-export function endpointProblem(value: string): 'not-url' | 'scheme' | 'credentials' | 'insecure' | null {
-  if (!URL.canParse(value)) return 'not-url';
-  const url = new URL(value);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'scheme';
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
-    return 'credentials';
-  if (url.protocol === 'http:' && url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') {
-    return 'insecure';
-  }
-  return null;
-}
+/** Why a typed chain endpoint is refused (one rule with the verifier page), for the client's importers. */
+export { endpointProblem };
 
 /**
  * One endpoint per line (or comma-separated), trimmed, without trailing slash, duplicates dropped.

@@ -2,7 +2,7 @@
  * HTTP client of the notary service, shared by Electron's main process (Node's `fetch`, session token in
  * `safeStorage`) and the web client (the browser's `fetch`, session in the server's HttpOnly cookie).
  *
- * - Identity (README, Signing in): e-mail code -> session token (7 days) -> session JWT (5 minutes at most,
+ * - Identity (docs/api.md, Signing in): e-mail code -> session token (7 days) -> session JWT (5 minutes at most,
  *   `GET /api/auth/token`), renewed on a timer before it expires and again on any 401; a renewal refused with
  *   401 means the session is over (`onSessionExpired`).
  * - The typed API: tRPC `AppRouter` at `/trpc` (`import type`, nothing of the server is bundled), the IPFS

@@ -5,6 +5,7 @@ import {
   PDF_WORKER_MAX_OLD_GENERATION_MB,
   PDF_WORKER_MAX_YOUNG_GENERATION_MB,
 } from '@notary/pdf/bounds';
+import { errorMessage } from '@notary/shared';
 import {
   AnchorFileError,
   badAnchor,
@@ -203,7 +204,7 @@ export async function readFileAtMost(filePath: string, max: number): Promise<Uin
     return whole;
   } catch (e) {
     if (e instanceof ClientError) throw e;
-    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${(e as Error).message}` });
+    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${errorMessage(e)}` });
   } finally {
     await handle?.close();
   }

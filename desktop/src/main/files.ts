@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { errorMessage } from '@notary/shared';
 import type { LocalFile } from '../common/bridge';
 import { ClientError } from '../common/errors';
 
@@ -28,7 +29,7 @@ export class FileRegistry {
       if (!st.isFile()) throw new Error('not a regular file');
       size = st.size;
     } catch (e) {
-      throw new ClientError({ kind: 'file', message: `Cannot use ${filePath}: ${(e as Error).message}` });
+      throw new ClientError({ kind: 'file', message: `Cannot use ${filePath}: ${errorMessage(e)}` });
     }
     const id = randomUUID();
     this.files.set(id, { path: real, name: path.basename(filePath), size });

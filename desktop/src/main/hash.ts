@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { errorMessage } from '@notary/shared';
 import { ClientError } from '../common/errors';
 
 /** Read size of one chunk: large enough for disk throughput, small enough for smooth progress. */
@@ -25,7 +26,7 @@ export async function hashFile(filePath: string, options: HashOptions = {}): Pro
   try {
     total = (await stat(filePath)).size;
   } catch (e) {
-    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${(e as Error).message}` });
+    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${errorMessage(e)}` });
   }
   const hash = createHash('sha256');
   let loaded = 0;
@@ -43,7 +44,7 @@ export async function hashFile(filePath: string, options: HashOptions = {}): Pro
     }
   } catch (e) {
     if (signal?.aborted) throw new ClientError({ kind: 'cancelled', message: 'Hashing cancelled' });
-    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${(e as Error).message}` });
+    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${errorMessage(e)}` });
   }
   if (signal?.aborted) throw new ClientError({ kind: 'cancelled', message: 'Hashing cancelled' });
   onProgress?.(loaded, loaded);

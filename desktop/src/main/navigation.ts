@@ -7,7 +7,8 @@ export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 export const APP_ENTRY = `${APP_ORIGIN}/index.html`;
 
 /**
- * Public explorers the app links to (spec, On-chain info; README, Anchoring): the explorer and attestation
+ * Public explorers the app links to (spec, Other shapes: on-chain info; see also docs/anchoring.md): the
+ * explorer and attestation
  * prefixes the server announces are allowed too, so another network needs no new build.
  */
 export const EXPLORER_HOSTS: readonly string[] = [

@@ -10,7 +10,7 @@ import { MainController } from './controller';
 import { BrowserWindow, ipcMain } from './electron-stand-in.testing';
 import { registerIpcHandlers } from './ipc';
 import { isAppUrl } from './navigation';
-import { DEFAULT_SERVER_URL, isLoopbackHost, normalizeServerUrl, SettingsStore } from './settings';
+import { DEFAULT_SERVER_URL, isLoopbackUrlHost, normalizeServerUrl, SettingsStore } from './settings';
 
 vi.mock('electron', () => import('./electron-stand-in.testing'));
 
@@ -73,14 +73,10 @@ describe('server URL: https, or http only on loopback', () => {
   });
 
   it('knows loopback names as URL parses them', () => {
-    expect(['localhost', 'localhost.', '127.0.0.1', '127.255.255.254', '[::1]'].map(isLoopbackHost)).toEqual([
-      true,
-      true,
-      true,
-      true,
-      true,
-    ]);
-    expect(['::1', '127.0.0.256', '1.127.0.0', 'localhost6', ''].map(isLoopbackHost)).toEqual([
+    expect(
+      ['localhost', 'localhost.', '127.0.0.1', '127.255.255.254', '[::1]'].map(isLoopbackUrlHost),
+    ).toEqual([true, true, true, true, true]);
+    expect(['::1', '127.0.0.256', '1.127.0.0', 'localhost6', ''].map(isLoopbackUrlHost)).toEqual([
       false,
       false,
       false,

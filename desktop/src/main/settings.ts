@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isLoopbackHost } from '@notary/shared';
 import { z } from 'zod';
 import { ClientError } from '../common/errors';
 
@@ -14,15 +15,12 @@ const SettingsSchema = z.object({
 export type StoredSettings = z.infer<typeof SettingsSchema>;
 
 /**
- * True when `hostname` (as `URL` parses it) names this machine: `localhost` (RFC 6761, section 6.3), an
- * IPv4 address in 127.0.0.0/8 (RFC 1122, section 3.2.1.3) or `::1` (RFC 4291, section 2.5.3). `URL` has
- * already rewritten other spellings (`127.1`, `2130706433`, `0x7f.1`) to dotted decimal.
+ * True when `hostname`, as `URL` spells it (IPv6 in brackets, other IPv4 spellings such as `127.1` already
+ * rewritten to dotted decimal), names this machine: `isLoopbackHost` of `@notary/shared` (`localhost`,
+ * 127.0.0.0/8, `[::1]`). A bare `::1` is never a `URL` hostname, so it is refused here.
  */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
-  if (host === 'localhost' || host === '[::1]') return true;
-  const octets = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  return octets !== null && Number(octets[1]) === 127 && octets.slice(2).every((o) => Number(o) <= 255);
+export function isLoopbackUrlHost(hostname: string): boolean {
+  return (hostname.startsWith('[') || !hostname.includes(':')) && isLoopbackHost(hostname);
 }
 
 /**
@@ -43,7 +41,7 @@ export function normalizeServerUrl(input: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw refuse('The server address must start with https:// (or http:// for this computer only).');
   }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+  if (url.protocol === 'http:' && !isLoopbackUrlHost(url.hostname)) {
     throw new ClientError({
       kind: 'insecure-url',
       message:

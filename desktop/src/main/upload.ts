@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { LIMITS } from '@notary/shared';
+import { errorMessage, LIMITS } from '@notary/shared';
 import { ClientError, errorFromResponse, offlineError } from '../common/errors';
 
 /** At most one progress event per this many milliseconds (plus the last one). */
@@ -52,7 +52,7 @@ export async function uploadFile(options: UploadOptions): Promise<unknown> {
     if (!st.isFile()) throw new Error('not a regular file');
     size = st.size;
   } catch (e) {
-    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${(e as Error).message}` });
+    throw new ClientError({ kind: 'file', message: `Cannot read ${filePath}: ${errorMessage(e)}` });
   }
   if (size > LIMITS.maxUploadBytes) {
     throw new ClientError({ kind: 'too-large', message: 'The file exceeds the 250 MB limit', status: 413 });

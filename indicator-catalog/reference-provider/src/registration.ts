@@ -1,5 +1,5 @@
 /**
- * How the catalog registers the reference provider (spec 001, Provider registration). The publisher fields
+ * How the catalog registers the reference provider (spec, Provider registration). The publisher fields
  * are those of the values it serves: IBGE population estimates as converted by Brasil.IO, CC BY-SA 4.0, to
  * be cited as "Fonte: IBGE, dados tratados por Álvaro Justen/Brasil.IO" (data/SOURCE.md): "Fonte: " followed
  * by `publisherName`.

@@ -5,7 +5,7 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
  * a PostgreSQL database with other services without clashing.
  */
 
-/** Sync status values of a provider (README, Indicator catalog, Sync statuses). */
+/** Sync status values of a provider (docs/catalog.md, Synchronization). */
 export const SYNC_STATUSES = ['never', 'running', 'ok', 'partial', 'failed'] as const;
 export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
@@ -31,7 +31,7 @@ export interface SyncStats extends SyncProgress {
 }
 
 /**
- * A registered provider (spec 001, Provider registration) and its synchronization stamp (spec 001,
+ * A registered provider (spec, Provider registration) and its synchronization stamp (spec,
  * Synchronization stamp: `lastSyncAt`, status, indicator count).
  */
 export const Provider = defineEntity({
@@ -86,7 +86,10 @@ export const Indicator = defineEntity({
     categoryName: p.text(),
     unit: p.text().nullable(),
     description: p.text().nullable(),
-    /** The text that was embedded (spec 001, Synchronization 2: name, category, publisher). */
+    /**
+     * The text that was embedded (spec, What the service does: synchronization step 2, name, category,
+     * publisher).
+     */
     searchText: p.text(),
     /** SHA-256 hex of `searchText` and the embedder id. */
     contentHash: p.string().length(64),

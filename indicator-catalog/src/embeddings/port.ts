@@ -1,4 +1,4 @@
-/** Dimensions of every embedding in the catalog (spec, Synchronization 2: 1536). */
+/** Dimensions of every embedding in the catalog (spec, What the service does: synchronization step 2, 1536). */
 export const EMBEDDING_DIMENSIONS = 1536;
 
 /**

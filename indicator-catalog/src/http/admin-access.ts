@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { isLoopbackHost } from '@notary/shared';
 
 /**
  * Who may call the catalog's admin routes (register, update, remove providers; trigger syncs), decided once at start
@@ -10,14 +9,6 @@ import ipaddr from 'ipaddr.js';
  * - `closed`: no token and not open: every admin call is refused (401).
  */
 export type AdminAccess = { mode: 'token'; token: string } | { mode: 'open' } | { mode: 'closed' };
-
-/** True for a listen address reachable from this machine only: `localhost`, 127.0.0.0/8, `::1`. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (bare === 'localhost') return true;
-  if (isIP(bare) === 0) return false;
-  return ipaddr.process(bare).range() === 'loopback';
-}
 
 /**
  * The admin access of a catalog listening on `listenHost`.

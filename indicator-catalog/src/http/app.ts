@@ -55,7 +55,7 @@ export function createHttpApp(deps: CatalogDeps, site: HttpSite): Express {
       createContext: ({ req }) => createContext(deps, req, site.admin),
       onError: ({ error, req }) => {
         if (toAppError(error).code === 'INTERNAL')
-          req.log.error({ err: error.cause ?? error }, '[catalog] internal error');
+          req.log.error({ err: error.cause ?? error }, 'internal error in a tRPC call');
       },
     }),
   );

@@ -5,9 +5,8 @@ import { validationError } from '../errors';
  * The catalog's error mapping (`@notary/platform` `httpErrors`): `toAppError` normalizes anything thrown (zod
  * validation as BAD_REQUEST naming every missing and invalid field), `sendError` writes the REST error body
  * `{message, code}` plus `fields` on validation errors with the table's status, `errorHandler` is the Express
- * last resort. INTERNAL errors are logged as `[catalog] internal error`.
+ * last resort. INTERNAL errors are logged as `internal error` through the request's logger.
  */
 export const { toAppError, sendError, errorHandler } = httpErrors({
-  logPrefix: '[catalog]',
   fromZod: validationError,
 });

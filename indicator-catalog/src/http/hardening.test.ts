@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { isLoopbackHost } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureProvider, startFixtureProvider } from '../../test-support/fixture-provider.testing';
 import {
@@ -10,7 +11,7 @@ import {
 import type { ProviderView } from '../providers/schemas';
 import type { SearchResponse } from '../search/schemas';
 import type { SyncStatusView } from '../sync/status';
-import { adminAccessFor, adminAllowed, isLoopbackHost } from './admin-access';
+import { adminAccessFor, adminAllowed } from './admin-access';
 import { startHttp } from './server';
 
 /** The catalog in front of the network: admin access, Host header, OpenAPI servers, /trpc masking, provider egress. */

@@ -1,7 +1,6 @@
 import os from 'node:os';
-import { AppError } from '@notary/shared';
+import { AppError, isLoopbackHost } from '@notary/shared';
 import type { RequestHandler } from 'express';
-import { isLoopbackHost } from './admin-access';
 import { sendError } from './errors';
 
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', '']);

@@ -3,7 +3,7 @@ import { GeoIndicaRestConnector } from './geo-indica-rest';
 import type { ConnectorOptions, ProviderConnector } from './port';
 
 /**
- * Kinds of connector this catalog knows (spec 001, Provider registration: `kind`; the first is
+ * Kinds of connector this catalog knows (spec, Provider registration: `kind`; the first is
  * `geo-indica-rest`). A new kind is a connector module plus one line here and one in `FACTORIES`.
  */
 export const ConnectorKind = z.enum(['geo-indica-rest']);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The provider contract (spec 001, Endpoints and Pagination envelope), as zod schemas that validate every
+ * The provider contract (spec, Endpoints: with the Pagination envelope), as zod schemas that validate every
  * provider answer. The spec names only some fields ("slug, name, count" of categories; the rest "not
  * shown"); the ones below are this catalog's reading for the `geo-indica-rest` kind, lenient where a
  * provider may differ (ids as numbers or strings, optional text fields, extra fields ignored).

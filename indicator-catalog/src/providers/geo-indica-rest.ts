@@ -17,7 +17,7 @@ const ValuesPage = pageEnvelope(IndicatorValueSchema);
 const CitiesPage = pageEnvelope(CitySchema);
 
 /**
- * Connector of kind `geo-indica-rest` (spec 001, Endpoints): the five paginated GET endpoints at the
+ * Connector of kind `geo-indica-rest` (spec, Endpoints): the five paginated GET endpoints at the
  * provider's base URL. Walks use the provider's default page size; value calls ask `pageSize` (an
  * extension a provider may ignore: the answer is cut to the asked number anyway).
  */

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errorMessage } from '@notary/shared';
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import { EgressRefusedError, MAX_PROVIDER_REDIRECTS, type ProviderEgress } from './egress';
@@ -186,7 +187,7 @@ export async function getJson<S extends z.ZodType>(
     } catch (e) {
       if (e instanceof Final) throw e.error;
       lastError = new ProviderError(
-        signal.aborted ? `timed out after ${options.timeoutMs} ms` : `unreachable: ${(e as Error).message}`,
+        signal.aborted ? `timed out after ${options.timeoutMs} ms` : `unreachable: ${errorMessage(e)}`,
         url,
         undefined,
         { cause: e },

@@ -20,7 +20,7 @@ export interface WalkResult<T> {
 }
 
 /**
- * Walks a paginated provider list (spec, Pagination envelope `{data, pagination:{page,totalPages}}`, pages
+ * Walks a paginated provider list (spec, Pagination envelope: `{data, pagination:{page,totalPages}}`, pages
  * numbered from 1). Stops at `totalPages` (0 means an empty list), at the first empty page (a provider
  * that overstates `totalPages`), at a page whose data repeats an earlier page (a provider that ignores
  * `page` would otherwise loop forever) and after `maxPages`. Errors of `fetchPage` propagate.

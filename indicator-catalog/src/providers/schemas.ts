@@ -15,7 +15,7 @@ const httpUrl = z
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
 
 /**
- * Provider registration (spec 001, Provider registration): every field required; `slug` is the provider's
+ * Provider registration (spec, Provider registration): every field required; `slug` is the provider's
  * identifier (lower-case letters, digits and hyphens); `kind` picks the connector; the three publisher fields
  * compose the attribution block of every result.
  */

@@ -50,7 +50,7 @@ async function assertReachableBaseUrl(egress: BaseUrlCheck, baseUrl: string): Pr
 }
 
 /**
- * Registers a provider (spec 001, Provider registration). `input` is validated here whatever the caller,
+ * Registers a provider (spec, Provider registration). `input` is validated here whatever the caller,
  * and its `baseUrl` checked against the egress policy.
  * @throws AppError BAD_REQUEST naming every missing or invalid field, or a `baseUrl` on a refused address
  * (private, loopback... unless in `CATALOG_PROVIDER_ALLOW_HOSTS`); CONFLICT when the slug is taken.

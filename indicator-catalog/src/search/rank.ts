@@ -1,4 +1,5 @@
 import type { Logger } from '@notary/platform/log';
+import { errorMessage } from '@notary/shared';
 import type { Embedder } from '../embeddings/port';
 import type { QueryEmbeddingCache } from '../embeddings/query-cache';
 import { compact } from '../text/portuguese';
@@ -54,7 +55,7 @@ export async function semanticLeg(
         ? await deps.queryEmbeddings.embed(query)
         : ((await deps.embedder.embed([query]))[0] as Float32Array);
   } catch (e) {
-    deps.log?.warn(`[catalog] query embedding failed; lexical leg only: ${(e as Error).message}`);
+    deps.log?.warn(`query embedding failed; lexical leg only: ${errorMessage(e)}`);
     return [];
   }
   const all = providerSlugs.length === snapshot.providers.size;

@@ -29,7 +29,10 @@ export type SearchInput = z.infer<typeof SearchInputSchema>;
 
 const NonEmpty = z.string().min(1);
 
-/** Where a result's values came from; every field required (spec 001: a response without a citation does not circulate). */
+/**
+ * Where a result's values came from; every field required (spec, What the service does: item 7, a response
+ * without a citation does not circulate).
+ */
 export const AttributionSchema = z.object({
   publisherName: NonEmpty,
   publisherUrl: NonEmpty,

@@ -43,8 +43,8 @@ interface Territory {
 const describe = (e: unknown) => (e instanceof ProviderError ? `provider ${e.message}` : errorMessage(e));
 
 /**
- * The attribution block of a result (spec 001: publisherName, publisherUrl and license compose it), or
- * undefined when any field is blank: such a result must not leave the catalog.
+ * The attribution block of a result (spec, Provider registration: publisherName, publisherUrl and license
+ * compose it), or undefined when any field is blank: such a result must not leave the catalog.
  */
 export function attributionFor(
   provider: ProviderInfo,
@@ -181,9 +181,7 @@ export async function searchIndicators(
         }
         const attribution = attributionFor(provider, { sourceUrl, retrievedAt });
         if (!attribution) {
-          deps.log?.warn(
-            `[catalog] result ${r.doc.providerSlug}/${r.doc.indicatorId} dropped: no attribution`,
-          );
+          deps.log?.warn(`result ${r.doc.providerSlug}/${r.doc.indicatorId} dropped: no attribution`);
           return undefined;
         }
         return {

@@ -1,4 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { errorMessage } from '@notary/shared';
 import { Indicator, type ProviderEntity, type SyncProgress } from '../db/entities';
 import type { Embedder } from '../embeddings/port';
 import type { ProviderConnector } from '../providers/port';
@@ -65,7 +66,7 @@ function checkAborted(signal: AbortSignal): void {
 }
 
 /**
- * One synchronization of one provider (spec 001, What the service does 4):
+ * One synchronization of one provider (spec, What the service does: item 4):
  * 1. crawl: walk the categories, then each category's definitions, page by page (any provider error fails
  *    the sync before anything is written);
  * 2. diff: build each definition's search text and content hash, compare with the index's points of this
@@ -207,7 +208,7 @@ export async function runPipeline(ctx: PipelineContext): Promise<PipelineResult>
       removed = Math.max(removed, stale.length);
     } catch (e) {
       notes.push(
-        `${stale.length} stale points could not be removed from the vector index (${(e as Error).message}); the next sync retries`,
+        `${stale.length} stale points could not be removed from the vector index (${errorMessage(e)}); the next sync retries`,
       );
     }
   }

@@ -158,7 +158,7 @@ export class SyncRunner {
               { syncProgress: snapshot, syncHeartbeatAt: new Date() },
             ),
         )
-        .catch((e: unknown) => this.log.warn({ err: e }, `[catalog] sync ${slug}: progress not stored`));
+        .catch((e: unknown) => this.log.warn({ err: e }, `sync ${slug}: progress not stored`));
     };
     const heartbeat = setInterval(writeProgress, this.heartbeatMs);
     heartbeat.unref();
@@ -220,10 +220,10 @@ export class SyncRunner {
       clearInterval(heartbeat);
       await writing;
       const error = describe(e);
-      this.log.warn(`[catalog] sync ${slug} failed: ${error}`);
+      this.log.warn(`sync ${slug} failed: ${error}`);
       const outcome: SyncOutcome = { runId, providerSlug: slug, status: 'failed', error, stats: stats(0) };
       await this.finish(outcome, { syncStatus: 'failed', lastError: error, lastSyncAt: new Date() }).catch(
-        (f: unknown) => this.log.error({ err: f }, `[catalog] sync ${slug}: failure not recorded`),
+        (f: unknown) => this.log.error({ err: f }, `sync ${slug}: failure not recorded`),
       );
       return outcome;
     }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The text embedded for one definition (spec 001, Synchronization 2: "a search text from the name, the
+ * The text embedded for one definition (spec, What the service does: synchronization step 2, "a search text
+ * from the name, the
  * category and the publisher"). The description is not part of it (it feeds the lexical leg of the search).
  */
 export function searchText(

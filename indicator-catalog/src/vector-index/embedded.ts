@@ -343,7 +343,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
 
   async close(): Promise<void> {
     await this.persist().catch((e: unknown) =>
-      (this.options.log ?? silentLogger).error({ err: e }, '[catalog] vector index not written'),
+      (this.options.log ?? silentLogger).error({ err: e }, 'vector index not written'),
     );
     await this.lock?.release();
   }

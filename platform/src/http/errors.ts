@@ -8,11 +8,6 @@ import { type Logger, silentLogger } from '../log';
 export type RestErrorBody = ErrorBody & { fields?: string[] };
 
 export interface HttpErrorOptions {
-  /**
-   * Prefix of the line logged for INTERNAL errors, e.g. `[http]`: `<prefix> internal error`, with the cause
-   * as `err`, through the request's logger (`req.log` of `requestLogging`: the line carries the request id).
-   */
-  logPrefix: string;
   /** The service's BAD_REQUEST for invalid input (its wording of zod's issues). */
   fromZod: (error: ZodError) => AppError;
 }
@@ -68,7 +63,8 @@ const TRPC_TO_APP: Partial<Record<string, ErrorCode>> = {
 
 /**
  * The error mapping of a service's HTTP face: REST bodies `{message, code}` with the status of the error table
- * (`ERROR_TABLE`); see `HttpErrors`.
+ * (`ERROR_TABLE`); see `HttpErrors`. An INTERNAL error is logged as `internal error`, the cause as `err`, through
+ * the request's logger (`req.log` of `requestLogging`: the line carries the request id and the module).
  */
 export function httpErrors(options: HttpErrorOptions): HttpErrors {
   const toAppError = (error: unknown): AppError => {
@@ -86,7 +82,7 @@ export function httpErrors(options: HttpErrorOptions): HttpErrors {
   const errorAnswer = (res: Response, error: unknown): ErrorAnswer => {
     const app = toAppError(error);
     if (app.code === 'INTERNAL') {
-      requestLog(res).error({ err: app.cause ?? app }, `${options.logPrefix} internal error`);
+      requestLog(res).error({ err: app.cause ?? app }, 'internal error');
     }
     const body: RestErrorBody = { message: app.message, code: app.code };
     const headers: Record<string, string> = {};

@@ -37,13 +37,12 @@ beforeAll(async () => {
     destination: { write: (line: string) => void raw.push(line) },
   });
   const { sendError, errorHandler } = httpErrors({
-    logPrefix: '[test]',
     fromZod: (e: ZodError) => new AppError('BAD_REQUEST', e.message),
   });
   const app = express();
   app.use(requestLogging(log));
   app.get('/hello', (req, res) => {
-    req.log.info({ probe: 'hello' }, '[test] inside the request');
+    req.log.info({ probe: 'hello' }, 'inside the request');
     res.setHeader('Set-Cookie', 'session=set-cookie-secret; HttpOnly');
     res.json({ ok: true });
   });
@@ -68,7 +67,7 @@ describe('requestLogging: the request id', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get(REQUEST_ID_HEADER)).toBe(id);
     const inside = await lineWhere((l) => l.probe === 'hello' && l.reqId === id);
-    expect(inside).toMatchObject({ msg: '[test] inside the request', module: 'http', level: 30 });
+    expect(inside).toMatchObject({ msg: 'inside the request', module: 'http', level: 30 });
     const done = await lineWhere((l) => l.msg === 'GET /hello 200' && l.reqId === id);
     expect(done).toMatchObject({ req: { method: 'GET', url: '/hello' }, res: { statusCode: 200 } });
   });
@@ -109,7 +108,7 @@ describe('requestLogging: the request id', () => {
     expect(res.status).toBe(500);
     expect(res.headers.get(REQUEST_ID_HEADER)).toBe('err-2');
     expect(await res.json()).toEqual({ message: 'Internal error', code: 'INTERNAL' });
-    const logged = await lineWhere((l) => l.msg === '[test] internal error' && l.reqId === 'err-2');
+    const logged = await lineWhere((l) => l.msg === 'internal error' && l.reqId === 'err-2');
     expect(logged).toMatchObject({ level: 50, err: { message: 'database detail' } });
     const done = await lineWhere((l) => l.msg === 'GET /boom 500' && l.reqId === 'err-2' && l.level === 50);
     // No made-up "failed with status code 500" error: the cause is on the line above.

@@ -7,7 +7,6 @@ import { formatTrpcError, mapAppError } from './errors';
 import { initTrpc } from './init';
 
 const { toAppError } = httpErrors({
-  logPrefix: '[test]',
   fromZod: (e) => new AppError('BAD_REQUEST', e.issues[0]?.message ?? 'invalid'),
 });
 const t = initTrpc<object>().create({ isDev: false, errorFormatter: formatTrpcError(toAppError) });

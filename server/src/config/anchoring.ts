@@ -16,7 +16,7 @@ function isContractId(value: string): boolean {
   );
 }
 
-/** Anchoring, the chains and the endpoints announced to verifiers (README, Anchoring). */
+/** Anchoring, the chains and the endpoints announced to verifiers (docs/anchoring.md). */
 export const AnchoringEnv = z.object({
   ANCHORING: z.enum(['devnet', 'off', 'configured']).optional(),
   ANCHOR_BATCH_SECONDS: z.coerce.number().positive().max(86_400).optional(),
@@ -76,7 +76,7 @@ export const AnchoringEnv = z.object({
 });
 export type AnchoringEnv = z.infer<typeof AnchoringEnv>;
 
-/** Known EVM networks: `EVM_NETWORK` fills in the chain id, EAS addresses and explorer links (README, Anchoring). */
+/** Known EVM networks: `EVM_NETWORK` fills in the chain id, EAS addresses and explorer links (docs/anchoring.md). */
 export const EVM_NETWORK_PRESETS: Record<
   string,
   {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pkijs } from '@notary/pdf/asn1';
 import { currentIcpBrasilPolicy } from '@notary/pdf/icp-brasil';
 import type { IcpBrasilArtifacts } from '@notary/pdf/ltv';
+import { errorMessage } from '@notary/shared';
 
 /** The three files, by the names ITI publishes them under. */
 export const ICP_BRASIL_ARTIFACT_FILES = {
@@ -67,7 +68,7 @@ export function loadIcpBrasilArtifacts(dir: string): IcpBrasilArtifacts {
     new pkijs.SignedData({ schema: info.content });
   } catch (error) {
     fail(
-      `${ICP_BRASIL_ARTIFACT_FILES.lpaSignature} is not a CMS SignedData (DER, RFC 5652): ${(error as Error).message}`,
+      `${ICP_BRASIL_ARTIFACT_FILES.lpaSignature} is not a CMS SignedData (DER, RFC 5652): ${errorMessage(error)}`,
     );
   }
   return { policy, lpa, lpaSignature };

@@ -17,7 +17,7 @@ export const Tenant = defineEntity({
     kind: p.enum(['personal', 'organization'] as const),
     externalId: p.string().length(128),
     name: p.string().length(200),
-    /** Upper-case serial prefix, 2 to 12 characters [A-Z0-9] (README, Serial numbers). */
+    /** Upper-case serial prefix, 2 to 12 characters [A-Z0-9] (docs/api.md, Serial numbers). */
     serialPrefix: p.string().length(12),
     /**
      * `serialPrefixKey(serialPrefix)` (`@notary/shared`: `O`→`0`, `I`/`L`→`1`), unique: no two tenants hold
@@ -56,7 +56,7 @@ export const TenantStorage = defineEntity({
 export type TenantStorageEntity = InferEntity<typeof TenantStorage>;
 
 /**
- * The service's own role table (spec, Authentication 5): authorization reads roles here, never from the
+ * The service's own role table (spec, Authentication: item 5): authorization reads roles here, never from the
  * token's role hint. Reconciled with the identity provider's memberships.
  */
 export const TenantMember = defineEntity({
@@ -78,7 +78,7 @@ export const TenantMember = defineEntity({
 });
 export type TenantMemberEntity = InferEntity<typeof TenantMember>;
 
-/** A notarized record (spec, Resources: Document). `storageKey` is null for reference-only imports. */
+/** A notarized record (spec, Document). `storageKey` is null for reference-only imports. */
 export const Document = defineEntity({
   name: 'Document',
   tableName: 'document',
@@ -112,7 +112,10 @@ export const Document = defineEntity({
     acervoTitle: p.string().length(500).nullable(),
     acervoAuthor: p.string().length(500).nullable(),
     metadata: p.text().nullable(),
-    /** Set by an LGPD deletion: the bytes are gone, the hash stays on record (spec, item 8). */
+    /**
+     * Set by an LGPD deletion: the bytes are gone, the hash stays on record (spec, What the service does:
+     * item 8).
+     */
     deletedAt: p.datetime().nullable(),
   },
   // Migration20261126170100 writes these; docs/api.md (Documents list, Acervo feed) says which query each serves.
@@ -189,7 +192,7 @@ export type IdentityWebhookDeliveryEntity = InferEntity<typeof IdentityWebhookDe
 
 /**
  * The two-step deletion of an organization (spec, Organization: `POST /api/org/delete/request` and
- * `/confirm`; `server/src/domain/org/deletion.ts`). One row per organization tenant, removed with the tenant
+ * `/confirm`; `server/src/domain/org/deletion/`). One row per organization tenant, removed with the tenant
  * (cascade) when the deletion completes. It holds:
  * - the pending code: only its HMAC-SHA256 (`codeHash`, 64 hex), bound to the member who asked for it
  *   (`requestedBy`), expiring at `codeExpiresAt`, burnt after 5 wrong attempts (`failedAttempts`), consumed
@@ -355,7 +358,7 @@ export const DocumentTimestamp = defineEntity({
 export type DocumentTimestampEntity = InferEntity<typeof DocumentTimestamp>;
 
 /**
- * How a document is shared (spec, Access policy; README, Sharing): a `link` (its opaque token stored only as
+ * How a document is shared (spec, Access policy: see also docs/sharing.md): a `link` (its opaque token stored only as
  * `tokenHash`, SHA-256 hex), the document's `public` access, `wallet` or `email` addresses (`addresses`, lower
  * case). `accessCount` grows by one per successful access through one conditional UPDATE that never passes
  * `maxAccesses` (`domain/sharing/access.ts`). `revokedAt` is set by a manager or by an LGPD deletion.
@@ -401,7 +404,7 @@ export const AccessLogEntry = defineEntity({
 export type AccessLogEntryEntity = InferEntity<typeof AccessLogEntry>;
 
 /**
- * A wallet-signed access message already used (README, Sharing: wallet messages): SHA-256 of the address and
+ * A wallet-signed access message already used (docs/sharing.md, Wallet messages): SHA-256 of the address and
  * the message, kept until the message is too old to be accepted anyway (`expiresAt`), so a captured signature
  * cannot be replayed even within its freshness window.
  */
@@ -417,7 +420,7 @@ export const WalletSignatureUse = defineEntity({
 export type WalletSignatureUseEntity = InferEntity<typeof WalletSignatureUse>;
 
 /**
- * A tenant's acervo token (spec, Authentication 3): only its SHA-256 hex; one per tenant, so generating a new
+ * A tenant's acervo token (spec, Authentication: item 3): only its SHA-256 hex; one per tenant, so generating a new
  * one replaces (invalidates) the previous. Deleting the row disables the feed.
  */
 export const AcervoToken = defineEntity({
@@ -433,7 +436,7 @@ export const AcervoToken = defineEntity({
 });
 export type AcervoTokenEntity = InferEntity<typeof AcervoToken>;
 
-/** Audit trail of LGPD deletions (README, LGPD deletion): who deleted which document, when, and why. */
+/** Audit trail of LGPD deletions (docs/sharing.md, LGPD deletion): who deleted which document, when, and why. */
 export const DocumentDeletion = defineEntity({
   name: 'DocumentDeletion',
   tableName: 'document_deletion',
@@ -601,7 +604,8 @@ export const ServentiaChange = defineEntity({
 export type ServentiaChangeEntity = InferEntity<typeof ServentiaChange>;
 
 /**
- * A destruction refused because of a retention hold (README, LGPD deletion; Organization): which action, on
+ * A destruction refused because of a retention hold (docs/sharing.md, LGPD deletion; docs/team.md, Serventia
+ * and retention): which action, on
  * which document (null: the organization), by whom, under which rule. An audit record: no foreign keys, so it
  * outlives what it names.
  */

@@ -137,7 +137,7 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
         // A call whose client hung up fails with the abort that caused: nobody's fault, nobody to tell.
         if (error.cause instanceof Error && error.cause.name === 'AbortError' && req.socket.destroyed) return;
         if (toAppError(error).code === 'INTERNAL')
-          req.log.error({ err: error.cause ?? error }, '[trpc] internal error');
+          req.log.error({ err: error.cause ?? error }, 'internal error in a tRPC call');
       },
     }),
   );

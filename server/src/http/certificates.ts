@@ -37,7 +37,7 @@ export const RENDER_QUEUE_RETRY_AFTER_SECONDS = 5;
 export const certificateRenders = new BoundedQueue(MAX_CONCURRENT_RENDERS, MAX_WAITING_RENDERS);
 
 /**
- * `GET /api/documents/:id/certificate[?signed=1][&lang=pt|en]` (spec, Documents rule 5): the certificate as an
+ * `GET /api/documents/:id/certificate[?signed=1][&lang=pt|en]` (spec, Documents: rule 5): the certificate as an
  * `application/pdf` attachment with `X-Service-Signed: pades | none`, and when signed `X-Signature-Level` (the
  * PAdES level reached). Language: `lang`, else the best of Accept-Language among pt and en, else Portuguese.
  * Any member of the tenant may fetch it (reader included).
@@ -66,7 +66,7 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
       )
       .catch(queueFull);
     if (issued.fallbackReason) {
-      req.log.debug(`[certificate] ${req.params.id}: separate certificate (${issued.fallbackReason})`);
+      req.log.debug(`certificate ${req.params.id}: separate certificate (${issued.fallbackReason})`);
     }
     logShortfall(req, issued);
     sendCertificate(res, issued, 'attachment');
@@ -115,6 +115,7 @@ function certificateContext(deps: AppDeps): CertificateContext {
     revocation: deps.revocation,
     secret: deps.secret,
     originalSignatures: deps.originalSignatures,
+    captureRecords: deps.captureRecords,
   };
 }
 
@@ -122,7 +123,7 @@ function certificateContext(deps: AppDeps): CertificateContext {
 function logShortfall(req: Request, issued: IssuedCertificate): void {
   if (issued.levelShortfall.length === 0) return;
   req.log.warn(
-    `[certificate] signed at PAdES ${issued.level ?? 'none'}, below SIGNING_LEVEL: ${issued.levelShortfall.join('; ')}`,
+    `certificate signed at PAdES ${issued.level ?? 'none'}, below SIGNING_LEVEL: ${issued.levelShortfall.join('; ')}`,
   );
 }
 
@@ -156,7 +157,7 @@ function sendCertificate(
 }
 
 /**
- * `POST /api/documents/:id/timestamp` (spec, Documents rule 6): the DER `TimeStampResp` over the document's
+ * `POST /api/documents/:id/timestamp` (spec, Documents: rule 6): the DER `TimeStampResp` over the document's
  * SHA-256 as `application/timestamp-reply`, attachment `<serial>.tsr`. Rate limit (spec, Limits: timestamp 10
  * a minute per user) by the app-wide `rateLimited(['global', 'timestamp'])` mounted before this route.
  * Statuses: 200; 401; 403; 404; 429; 502 TSA failure or an answer that does not check out; 503 no TSA.

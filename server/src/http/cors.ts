@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import { sendError } from '../trpc/errors';
 
 /**
- * CORS (spec, Authentication 7): a browser origin must be listed in `ALLOWED_ORIGINS`; requests without an
+ * CORS (spec, Authentication: item 7): a browser origin must be listed in `ALLOWED_ORIGINS`; requests without an
  * Origin header (CLI, desktop main process, server to server) always pass, answered with `Vary: Origin` and no
  * other CORS header. A foreign origin gets 403.
  */

@@ -11,7 +11,7 @@ import { applyMembershipEvent, cancelInvitationsForEvents } from '../domain/tena
 import { publicRoute } from './route';
 
 /**
- * The identity provider's webhook: `POST /api/webhooks/identity`, no credentials (spec, Authentication 4 and
+ * The identity provider's webhook: `POST /api/webhooks/identity`, no credentials (spec, Authentication: item 4, and
  * Events). For a hosted provider that signs its deliveries with svix (Clerk): the signature is checked on the
  * raw body with `IDENTITY_WEBHOOK_SECRET` (`whsec_...`) and the payload mapped to membership events
  * (`adapters/identity/clerk/webhook.ts`), deliveries are de-duplicated on `svix-id`, and the events are

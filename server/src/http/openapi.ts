@@ -175,6 +175,6 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
       if (operation && operation.security === undefined) operation.security = [];
     }
   }
-  // 201 Created where the procedure answers it (spec: invitations, access policies, imports, captures).
+  // 201 Created where the procedure answers it (spec, Endpoints: invitations, access policies, imports, captures).
   return withRestStatuses(document, appRouter);
 }

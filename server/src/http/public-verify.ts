@@ -26,7 +26,8 @@ function serialized(answer: VerifyByHashDto): string {
 }
 
 /**
- * `GET /api/public/verify?hash=` (spec: public verification), served without the tRPC caller: the busiest
+ * `GET /api/public/verify?hash=` (spec, Public, no credentials: public verification), served without the tRPC
+ * caller: the busiest
  * public route, where the caller's per-request work (a proxy per call, a context object spread at each of
  * four middlewares, output validation) cost more than the cached answer itself (profiled with
  * `--cpu-prof`). It answers exactly what the `public.verify` procedure answers, which stays the route of the

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AppError } from '@notary/shared';
+import { AppError, errorMessage } from '@notary/shared';
 import express, { type RequestHandler } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../deps';
@@ -79,7 +79,7 @@ describe('publicRoute', () => {
     await calls[0];
     if (!seen) throw new Error('the handler did not run');
     expect(seen.signal.aborted).toBe(true);
-    expect((seen.signal.reason as Error).message).toBe('the client closed the connection');
+    expect(errorMessage(seen.signal.reason)).toBe('the client closed the connection');
     expect(seen.res.headersSent).toBe(false);
   });
 });

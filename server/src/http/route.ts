@@ -51,7 +51,7 @@ export function publicRoute(handler: (ctx: RouteContext) => Promise<void>): Requ
 }
 
 /**
- * A plain Express route behind a session (spec, Authentication 1-2): forks the request's EntityManager,
+ * A plain Express route behind a session (spec, Authentication: items 1-2): forks the request's EntityManager,
  * verifies the bearer session JWT and resolves the caller's tenant and role (`authenticate`), then runs
  * `handler`; errors are answered as in `publicRoute` (401 without or with a bad token, 403 not a member of
  * the token's organization). Role checks stay with the domain function the handler calls.

@@ -1,5 +1,5 @@
 import { bearerFrom } from '@notary/platform/trpc/context';
-import { AppError, type DocumentDto } from '@notary/shared';
+import { AppError, type DocumentDto, errorMessage } from '@notary/shared';
 import busboy from 'busboy';
 import type { Request, RequestHandler } from 'express';
 import type { AppDeps } from '../deps';
@@ -92,7 +92,7 @@ function readMultipart(req: Request, onFile: (file: IntakeFile) => void): Promis
         limits: { files: 1, fields: 20, fieldSize: 64 * 1024, parts: 30 },
       });
     } catch (e) {
-      reject(new AppError('BAD_REQUEST', `Malformed multipart request: ${(e as Error).message}`));
+      reject(new AppError('BAD_REQUEST', `Malformed multipart request: ${errorMessage(e)}`));
       return;
     }
     req.on('close', () => {
@@ -111,7 +111,7 @@ function readMultipart(req: Request, onFile: (file: IntakeFile) => void): Promis
       onFile({ stream, fileName: info.filename, declaredType: info.mimeType });
     });
     bb.on('error', (e) =>
-      settle(new AppError('BAD_REQUEST', `Malformed multipart request: ${(e as Error).message}`)),
+      settle(new AppError('BAD_REQUEST', `Malformed multipart request: ${errorMessage(e)}`)),
     );
     bb.on('close', () => settle());
     req.pipe(bb);

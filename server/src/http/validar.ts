@@ -8,7 +8,7 @@ import { corsPolicy } from './cors';
 import { rateLimited } from './rate-limit';
 import { publicRoute } from './route';
 
-/** Where the certificate's QR code points: the public record of a serial (spec, Public). */
+/** Where the certificate's QR code points: the public record of a serial (spec, Public, no credentials). */
 export const PUBLIC_SERIAL_PATH = '/api/public/documents/:serial';
 
 /** VALIDAR's web origin: should its page call the QR code's URL from the browser, CORS lets it read the answer. */

@@ -28,7 +28,7 @@ export const WEB_CLIENT_CSP = [
 ].join('; ');
 
 /**
- * The desktop client's web build at `/app/` (README, Desktop client): static files with the strict CSP,
+ * The desktop client's web build at `/app/` (docs/desktop.md, Desktop client): static files with the strict CSP,
  * hashed assets cached for a year, `index.html` never cached, and `index.html` for any other extension-less
  * path (the UI routes with `#/...`, so this only catches hand-typed URLs). Mounted before the CORS policy:
  * the page and its scripts load from any address the server answers at, and the API tells the user when

@@ -38,7 +38,7 @@ export interface CollectReport {
 export interface JobQueueOptions {
   /** How often an idle worker polls for jobs, in seconds (pg-boss minimum 0.5; default 2). */
   pollingIntervalSeconds?: number;
-  /** Where pg-boss errors go (the composition root logs them as `[jobs] pg-boss error`; default: ignored). */
+  /** Where pg-boss errors go (the composition root logs them as `pg-boss error`, module `jobs`; default: ignored). */
   onError?: (error: Error) => void;
   /** How long `stop()` waits for running handlers, in milliseconds (default 5000; pg-boss minimum 1000). */
   stopTimeoutMs?: number;

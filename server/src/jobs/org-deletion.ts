@@ -18,12 +18,12 @@ export const ORG_DELETION_RESUME_SECONDS = 60;
  * the organization deletions that were confirmed but that no process runs any more: the process running one
  * was killed (SIGKILL, a crash, a deploy) and its lease ran out, or its run failed (provider, mail, storage)
  * a minute ago or more (`resumeOrganizationDeletions`). Batches and steps are logged at info through
- * `log`, failures at error; runs never overlap and the timer never keeps the process alive. Several instances
+ * `log`, what went wrong at warn or error; runs never overlap and the timer never keeps the process alive. Several instances
  * may run it: a deletion's lease lets one run it at a time.
  */
 export function startOrgDeletionJob(options: {
   fork: () => EntityManager;
-  ports: Omit<OrgDeletionRunPorts, 'log' | 'progress'>;
+  ports: Omit<OrgDeletionRunPorts, 'log'>;
   intervalSeconds?: number;
   log: Log;
 }): OrgDeletionJob {
@@ -31,11 +31,7 @@ export function startOrgDeletionJob(options: {
     (options.intervalSeconds ?? ORG_DELETION_RESUME_SECONDS) * 1000,
     async (): Promise<ResumeReport | undefined> => {
       try {
-        return await resumeOrganizationDeletions(options.fork(), {
-          ...options.ports,
-          log: (line) => options.log.error(line),
-          progress: (line) => options.log.info(line),
-        });
+        return await resumeOrganizationDeletions(options.fork(), { ...options.ports, log: options.log });
       } catch (e) {
         options.log.error(
           { err: e },

@@ -1,6 +1,6 @@
 import type { Role } from '@notary/shared';
 
-/** Verified claims of a session token (spec, Authentication 1). */
+/** Verified claims of a session token (spec, Authentication: item 1). */
 export interface SessionClaims {
   userId: string;
   email: string | null;

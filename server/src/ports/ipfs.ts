@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 /**
  * IPFS port: files named by a CID, fetched from trustless gateways (IPFS Trustless Gateway spec) and verified block by
  * block against the CID, so that no gateway can make the service read bytes that are not the CID's; and the public
- * gateway links of download and view (spec, Documents rule 3). Implemented by `adapters/ipfs` (HTTP only: no libp2p,
+ * gateway links of download and view (spec, Documents: rule 3). Implemented by `adapters/ipfs` (HTTP only: no libp2p,
  * DHT, bootstrap peers or routing). Errors are `AppError`s: BAD_REQUEST for what the CID names (not accepted, a
  * directory, not a UnixFS file, a DAG past the read's budgets), BAD_GATEWAY for every gateway failure (unreachable,
  * timed out, 5xx, a block that does not hash to its CID), RATE_LIMITED when as many reads run as the service allows,

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 export type Disposition = 'inline' | 'attachment';
 
 export interface PresignOptions {
-  /** Seconds the URL stays valid (spec: 300 for download and view). */
+  /** Seconds the URL stays valid (spec, Limits: 300 for download and view). */
   expiresInSeconds: number;
   /** Content-Type the response must carry (for downloads a neutral `application/octet-stream`). */
   contentType: string;

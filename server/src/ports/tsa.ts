@@ -1,5 +1,5 @@
 /**
- * RFC 3161 Time-Stamp Authority client port (spec, Documents rule 6). Implemented by `adapters/tsa/http.ts`
+ * RFC 3161 Time-Stamp Authority client port (spec, Documents: rule 6). Implemented by `adapters/tsa/http.ts`
  * (`TSA_URL`); PAdES B-T signatures use it as `@notary/pdf/cades`'s `SignatureTimestamper`. Errors are
  * `AppError('BAD_GATEWAY', ...)` naming what failed (unreachable, HTTP status, rejected status, imprint, nonce,
  * signature, chain, EKU, ESS certificate hash).

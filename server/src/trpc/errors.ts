@@ -13,11 +13,10 @@ function fromZod(error: ZodError): AppError {
  * The service's error mapping (`@notary/platform` `httpErrors`), one for both faces: it lives beside the
  * procedures, whose error formatter reads `toAppError`, and the Express routes import it from here.
  * `toAppError` normalizes anything thrown, `sendError` writes the REST error body `{message, code}` with the
- * error table's status (spec, Errors; the service's AppErrors carry no `fields`), `errorAnswer` is that answer
+ * error table's status (spec, Errors: the service's AppErrors carry no `fields`), `errorAnswer` is that answer
  * for a caller that writes it itself, `errorHandler` is the Express last resort. INTERNAL errors are logged as
- * `[http] internal error`.
+ * `internal error` through the request's logger (module `http`).
  */
 export const { toAppError, sendError, errorAnswer, errorHandler } = httpErrors({
-  logPrefix: '[http]',
   fromZod,
 });

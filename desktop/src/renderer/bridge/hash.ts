@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { errorMessage } from '@notary/shared';
 import type { ProgressListener } from '../../common/bridge';
 import { ClientError } from '../../common/errors';
 
@@ -42,6 +43,6 @@ export async function hashBlob(
     return bytesToHex(hash.digest());
   } catch (e) {
     if (e instanceof ClientError) throw e;
-    throw new ClientError({ kind: 'file', message: `Cannot read the file: ${(e as Error).message}` });
+    throw new ClientError({ kind: 'file', message: `Cannot read the file: ${errorMessage(e)}` });
   }
 }

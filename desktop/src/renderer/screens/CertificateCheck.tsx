@@ -7,14 +7,13 @@ import type { LocalFile } from '../../common/bridge';
 import {
   type CertificateCheck,
   type ChainEndpoints,
-  MAX_ANCHOR_FILES,
   parseEndpoints,
   type TrustChoice,
 } from '../../common/certificate-check';
 import { useApp } from '../app-context';
-import { formatDateTime } from '../format';
 import { type MessageKey, useI18n } from '../i18n';
 import { DropZone, ErrorNotice, Icon, type IconName, Spinner } from '../ui';
+import { EndpointsEditor, JudgeAtField, TrustAnchorsField, type TrustKind } from './CertificateCheckInputs';
 
 /** The checks the screen shows, with their names (`SCREEN_CHECKS`: all six). */
 const CHECK_NAMES: Readonly<Record<number, MessageKey>> = {
@@ -25,9 +24,6 @@ const CHECK_NAMES: Readonly<Record<number, MessageKey>> = {
   5: 'verify.cert.check.5',
   6: 'verify.cert.check.6',
 };
-
-/** The trust choice as the radio buttons hold it: the picked PEM files are kept apart (switching keeps them). */
-type TrustKind = TrustChoice['kind'];
 
 type PanelState =
   | { kind: 'idle' }
@@ -46,7 +42,7 @@ type PanelState =
  * certificate or trust choice runs the checks again; "Check again" after editing the endpoints.
  */
 export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
-  const { t, language } = useI18n();
+  const { t } = useI18n();
   const { bridge, onchainInfo } = useApp();
   const [certificate, setCertificate] = useState<LocalFile | null>(null);
   // null: not edited, the announced endpoints are used (they arrive after the screen opens).
@@ -57,8 +53,6 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
   // `<input type="datetime-local">` value, in the computer's time zone; empty: now.
   const [atText, setAtText] = useState('');
   const at = localDateTimeToIso(atText);
-  const [state, setState] = useState<PanelState>({ kind: 'idle' });
-  const latestRun = useRef(0);
   // The files kind without files yet checks as none until some are picked.
   const trust: TrustChoice =
     trustKind === 'files' && anchorFiles.length > 0
@@ -70,7 +64,73 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
   const announced = onchainInfo?.verification;
   const evm = evmText ?? announced?.evmRpcUrls.join('\n') ?? '';
   const stacks = stacksText ?? announced?.stacksApiUrls.join('\n') ?? '';
+  const { state, setState, run } = useCheckRun(file, certificate, trust, { evm, stacks, at });
+  const onError = (error: unknown) => setState({ kind: 'error', error });
+  const choose = (files: LocalFile[]) => {
+    const first = files[0];
+    if (first) setCertificate(first);
+  };
 
+  return (
+    <section className="card cert-check stack" data-testid="certificate-check-panel">
+      <div>
+        <h2>{t('verify.cert.title')}</h2>
+        <p className="muted small">{t('verify.cert.help')}</p>
+      </div>
+      <DropZone
+        compact
+        testId="certificate-dropzone"
+        onFiles={(files) => void bridge.dropFiles(files).then(choose, onError)}
+        onPick={() => void bridge.pickFiles().then(choose, onError)}
+        title={certificate ? t('verify.cert.chosen', { name: certificate.name }) : t('verify.cert.drop')}
+        buttonLabel={t('verify.cert.pick')}
+      />
+      <EndpointsEditor evm={evm} stacks={stacks} onEvm={setEvmText} onStacks={setStacksText} />
+      <TrustAnchorsField
+        kind={trustKind}
+        onKind={setTrustKind}
+        anchorFiles={anchorFiles}
+        onAnchorFiles={setAnchorFiles}
+        onError={onError}
+      />
+      <JudgeAtField text={atText} at={at} onText={setAtText} />
+      <div>
+        <button
+          type="button"
+          className="button"
+          disabled={!file || !certificate || state.kind === 'checking'}
+          onClick={() => file && certificate && void run(file, certificate, evm, stacks, trust, at)}
+        >
+          {t('verify.cert.run')}
+        </button>
+      </div>
+      {certificate && !file && <p className="muted small">{t('verify.cert.needFile')}</p>}
+      <CheckOutcome state={state} />
+    </section>
+  );
+}
+
+/** The endpoints and the judging moment as the panel shows them when a run starts by itself. */
+interface ShownInputs {
+  evm: string;
+  stacks: string;
+  at: string | null;
+}
+
+/**
+ * The panel's runs of the checks: `run` parses the endpoints (a refused one is a `bad-endpoint` state) and
+ * asks the bridge; only the latest run's answer is kept. A new file, certificate or trust choice runs the
+ * checks again with the inputs shown then.
+ */
+function useCheckRun(
+  file: LocalFile | null,
+  certificate: LocalFile | null,
+  trust: TrustChoice,
+  shown: ShownInputs,
+) {
+  const { bridge } = useApp();
+  const [state, setState] = useState<PanelState>({ kind: 'idle' });
+  const latestRun = useRef(0);
   const run = async (
     target: LocalFile,
     cert: LocalFile,
@@ -105,8 +165,8 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
   // A new file, certificate or trust choice: check again with the endpoints shown.
   const runRef = useRef(run);
   runRef.current = run;
-  const endpointsRef = useRef({ evm, stacks, at });
-  endpointsRef.current = { evm, stacks, at };
+  const endpointsRef = useRef(shown);
+  endpointsRef.current = shown;
   const trustKey = JSON.stringify(trust);
   useEffect(() => {
     if (file && certificate) {
@@ -120,132 +180,14 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
       );
     }
   }, [file, certificate, trustKey]);
+  return { state, setState, run };
+}
 
-  const choose = (files: LocalFile[]) => {
-    const first = files[0];
-    if (first) setCertificate(first);
-  };
-  const chooseAnchors = (files: LocalFile[]) => {
-    if (files.length > 0) setAnchorFiles(files.slice(0, MAX_ANCHOR_FILES));
-  };
-
+/** What the last run said: running, an endpoint refused, an error, an unreadable input, or the report. */
+function CheckOutcome({ state }: { state: PanelState }) {
+  const { t } = useI18n();
   return (
-    <section className="card cert-check stack" data-testid="certificate-check-panel">
-      <div>
-        <h2>{t('verify.cert.title')}</h2>
-        <p className="muted small">{t('verify.cert.help')}</p>
-      </div>
-      <DropZone
-        compact
-        testId="certificate-dropzone"
-        onFiles={(files) =>
-          void bridge.dropFiles(files).then(choose, (error) => setState({ kind: 'error', error }))
-        }
-        onPick={() => void bridge.pickFiles().then(choose, (error) => setState({ kind: 'error', error }))}
-        title={certificate ? t('verify.cert.chosen', { name: certificate.name }) : t('verify.cert.drop')}
-        buttonLabel={t('verify.cert.pick')}
-      />
-      <details className="cert-endpoints">
-        <summary>{t('verify.cert.endpoints')}</summary>
-        <p className="muted small">{t('verify.cert.endpointsHelp')}</p>
-        <label className="field">
-          <span>{t('verify.cert.evm')}</span>
-          <textarea
-            rows={2}
-            spellCheck={false}
-            data-testid="endpoints-evm"
-            value={evm}
-            onChange={(e) => setEvmText(e.target.value)}
-          />
-        </label>
-        <label className="field">
-          <span>{t('verify.cert.stacks')}</span>
-          <textarea
-            rows={2}
-            spellCheck={false}
-            data-testid="endpoints-stacks"
-            value={stacks}
-            onChange={(e) => setStacksText(e.target.value)}
-          />
-        </label>
-      </details>
-      <fieldset className="cert-trust" data-testid="trust-anchors">
-        <legend>{t('verify.cert.trust')}</legend>
-        <p className="muted small">{t('verify.cert.trustHelp')}</p>
-        <label className="radio">
-          <input
-            type="radio"
-            name="trust"
-            data-testid="trust-none"
-            checked={trustKind === 'none'}
-            onChange={() => setTrustKind('none')}
-          />
-          <span>{t('verify.cert.trust.none')}</span>
-        </label>
-        <label className="radio">
-          <input
-            type="radio"
-            name="trust"
-            data-testid="trust-icp-brasil"
-            checked={trustKind === 'icp-brasil'}
-            onChange={() => setTrustKind('icp-brasil')}
-          />
-          <span>{t('verify.cert.trust.icpBrasil')}</span>
-        </label>
-        <label className="radio">
-          <input
-            type="radio"
-            name="trust"
-            data-testid="trust-files"
-            checked={trustKind === 'files'}
-            onChange={() => setTrustKind('files')}
-          />
-          <span>{t('verify.cert.trust.files')}</span>
-        </label>
-        {trustKind === 'files' && (
-          <DropZone
-            compact
-            testId="anchors-dropzone"
-            onFiles={(files) =>
-              void bridge.dropFiles(files).then(chooseAnchors, (error) => setState({ kind: 'error', error }))
-            }
-            onPick={() =>
-              void bridge.pickFiles().then(chooseAnchors, (error) => setState({ kind: 'error', error }))
-            }
-            title={
-              anchorFiles.length > 0
-                ? t('verify.cert.trust.chosen', { names: anchorFiles.map((f) => f.name).join(', ') })
-                : t('verify.cert.trust.drop')
-            }
-            hint={t('verify.cert.trust.filesHint', { max: MAX_ANCHOR_FILES })}
-            buttonLabel={t('verify.cert.trust.pick')}
-          />
-        )}
-      </fieldset>
-      <label className="field cert-at">
-        <span>{t('verify.cert.at')}</span>
-        <input
-          type="datetime-local"
-          step={1}
-          data-testid="judge-at"
-          value={atText}
-          onChange={(e) => setAtText(e.target.value)}
-        />
-        <small className="muted" data-testid="judge-at-utc">
-          {at ? t('verify.cert.atUtc', { at: formatDateTime(at, language) }) : t('verify.cert.atHelp')}
-        </small>
-      </label>
-      <div>
-        <button
-          type="button"
-          className="button"
-          disabled={!file || !certificate || state.kind === 'checking'}
-          onClick={() => file && certificate && void run(file, certificate, evm, stacks, trust, at)}
-        >
-          {t('verify.cert.run')}
-        </button>
-      </div>
-      {certificate && !file && <p className="muted small">{t('verify.cert.needFile')}</p>}
+    <>
       {state.kind === 'checking' && (
         <p className="muted small" data-testid="certificate-checking">
           <Spinner /> {t('verify.cert.checking')}
@@ -275,11 +217,10 @@ export function CertificateCheckPanel({ file }: { file: LocalFile | null }) {
       {state.kind === 'done' && state.result.kind === 'report' && (
         <ReportView report={state.result.report} anchored={state.trust !== 'none'} />
       )}
-    </section>
+    </>
   );
 }
 
-/** `anchored`: the run had trust anchors (without, checks 5 and 6 say their chains were not checked). */
 /**
  * The UTC ISO 8601 date-time (`toISOString`) of a `datetime-local` value (`YYYY-MM-DDTHH:mm[:ss]`, the
  * computer's time zone); null when empty or not a date.
@@ -355,6 +296,7 @@ export function checkBadge(check: Pick<CheckResult, 'status' | 'reason'>): {
   };
 }
 
+/** `anchored`: the run had trust anchors (without, checks 5 and 6 say their chains were not checked). */
 function ReportView({ report, anchored }: { report: VerifyReport; anchored: boolean }) {
   const { t } = useI18n();
   const shown = report.checks.filter((c) => CHECK_NAMES[c.id] !== undefined);

@@ -4,7 +4,7 @@ import type { GatewayLink, LocalFile } from '../../common/bridge';
 import { cidOfSource } from '../../common/cid';
 import { isClientError } from '../../common/errors';
 import { useApp } from '../app-context';
-import { explorerLinks, formatBytes, formatDateTime, overallStatus, percent } from '../format';
+import { explorerLinks, formatDateTime, formatSize, overallStatus, percent } from '../format';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import {
@@ -145,10 +145,7 @@ export function DocumentDetail({ id }: { id: string }) {
             <Fact label={t('detail.hash')}>
               <CopyValue value={doc.sha256Hash} testId="detail-hash" />
             </Fact>
-            <Fact label={t('detail.size')}>
-              {formatBytes(doc.fileSize, language)} (
-              {doc.fileSize.toLocaleString(language === 'pt' ? 'pt-BR' : 'en-US')} bytes)
-            </Fact>
+            <Fact label={t('detail.size')}>{formatSize(doc.fileSize, language)}</Fact>
             <Fact label={t('detail.type')}>{doc.mimeType}</Fact>
             <Fact label={t('detail.created')}>{formatDateTime(doc.createdAt, language)}</Fact>
             <Fact label={t('detail.consent')}>{formatDateTime(doc.consentTimestamp, language)}</Fact>

@@ -2,7 +2,7 @@ import { DOCUMENT_SEARCH_MIN_LENGTH, type DocumentDto } from '@notary/shared';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { cidOfSource } from '../../common/cid';
 import { useApp } from '../app-context';
-import { formatBytes, formatDate, formatDateTime, overallStatus, shorten } from '../format';
+import { formatDate, formatDateTime, formatSize, overallStatus, shorten } from '../format';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { ErrorNotice, Icon, PageHeader, Spinner, StatusBadge } from '../ui';
@@ -270,7 +270,7 @@ export function Documents() {
                         <div className="file-name" title={d.fileName}>
                           {d.fileName}
                         </div>
-                        <div className="muted small">{formatBytes(d.fileSize, language)}</div>
+                        <div className="muted small">{formatSize(d.fileSize, language)}</div>
                         <SourceLine doc={d} />
                       </div>
                     </div>

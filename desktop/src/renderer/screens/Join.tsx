@@ -4,7 +4,7 @@ import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { ErrorNotice, Notice, PageHeader } from '../ui';
 
-/** The invitation link's page (`#/join/<id>`, README Team): accept, then switch to the organization. */
+/** The invitation link's page (`#/join/<id>`, docs/team.md, Team): accept, then switch to the organization. */
 export function Join({ invitationId }: { invitationId: string }) {
   const { t } = useI18n();
   const { bridge, setSession } = useApp();

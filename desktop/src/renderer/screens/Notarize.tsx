@@ -2,7 +2,7 @@ import { LIMITS } from '@notary/shared';
 import { useState, useSyncExternalStore } from 'react';
 import { useApp } from '../app-context';
 import { captureErrorText, captureRecord, captureRequest, captureUrlProblemText } from '../capture';
-import { formatBytes, overallStatus } from '../format';
+import { formatSize, overallStatus } from '../format';
 import { useI18n } from '../i18n';
 import { cidProblemText, ipfsImportErrorText, ipfsRequest } from '../ipfs';
 import { navigate } from '../router';
@@ -163,7 +163,7 @@ function QueueRow({ item }: { item: QueueItem }) {
             <span className="file-name" title={item.file.name}>
               {item.file.name}
             </span>
-            <span className="muted small">{formatBytes(item.file.size, language)}</span>
+            <span className="muted small">{formatSize(item.file.size, language)}</span>
           </div>
           <div className="queue-stage" data-testid="queue-stage">
             {(item.stage === 'checking' || item.stage === 'queued') && <Spinner />}

@@ -5,7 +5,7 @@ import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { ErrorNotice, Icon, Notice } from '../ui';
 
-/** E-mail one-time code sign-in (README, Signing in): e-mail -> code mailed -> 6 digits -> session. */
+/** E-mail one-time code sign-in (docs/api.md, Signing in): e-mail -> code mailed -> 6 digits -> session. */
 export function SignIn({
   expired,
   lastEmail,

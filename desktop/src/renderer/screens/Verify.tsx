@@ -22,7 +22,8 @@ type Outcome =
   | { kind: 'not-found'; hash: string; fileName: string };
 
 /**
- * Public verification, no sign-in (spec: GET /api/public/verify and /api/public/documents/:serial): a file is hashed
+ * Public verification, no sign-in (spec, Public, no credentials: GET /api/public/verify and
+ * /api/public/documents/:serial): a file is hashed
  * here and looked up by hash, or a serial number is looked up; the public projection is shown. With the certificate
  * too, checks 1 to 4 of `notary-verify` run on this side against chain endpoints, so the answer does not rest on this
  * service's word.

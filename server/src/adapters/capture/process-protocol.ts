@@ -1,14 +1,29 @@
 import { ERROR_TABLE, type ErrorCode } from '@notary/shared';
 import { z } from 'zod';
 import type { CaptureRecord } from '../../ports/capture';
-import { TLS_LIMITS } from './provenance';
-import { DNS_MAX_ADDRESSES, DNS_MAX_ANSWERS } from './proxy';
+import { TLS_LIMITS } from './child/provenance';
+import { DNS_MAX_ADDRESSES, DNS_MAX_ANSWERS } from './child/proxy';
 
 /**
  * The messages between the service and a capture process (Node IPC, one request and one answer). The capture
  * process renders what a user names: the service treats whatever it sends as untrusted and validates it here
  * before using it.
  */
+
+/**
+ * The record and its parts, as the capture process writes them: the one door through which the capture
+ * process's code reaches the service's types (types only: nothing of the service is loaded in that process).
+ */
+export type {
+  BlockedRequest,
+  CapturedTls,
+  CaptureRecord,
+  CaptureSettingsRecord,
+  DnsAnswer,
+  MissingBody,
+  OriginTls,
+  ServerContact,
+} from '../../ports/capture';
 
 /**
  * The files a capture leaves in its work directory, for the process that started it to read. Here, not beside

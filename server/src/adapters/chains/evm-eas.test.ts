@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { errorMessage } from '@notary/shared';
 import { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMerkleTree, hashFromHex, toHex, verifyMerkleProof } from '../../domain/anchoring/merkle';
@@ -196,7 +197,7 @@ describe('EvmEasChain against Hardhat with the real EAS contracts', () => {
       const first = await limited.chainNonce().catch((e: unknown) => e);
       expect(first).toBeInstanceOf(ChainRateLimitedError);
       expect((first as ChainRateLimitedError).retryAfterMs).toBe(7_000);
-      expect((first as Error).message).toMatch(/HTTP 429, Retry-After: 7\): next call in 7 s/);
+      expect(errorMessage(first)).toMatch(/HTTP 429, Retry-After: 7\): next call in 7 s/);
       expect(proxy.requests).toHaveLength(1);
       clock += 6_000;
       await expect(limited.getStatus(`0x${'00'.repeat(32)}`)).rejects.toMatchObject({

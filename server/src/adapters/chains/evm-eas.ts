@@ -1,3 +1,4 @@
+import { describeFetchError } from '@notary/shared';
 import { parseRetryAfter } from '@notary/verify/http';
 import {
   AbiCoder,
@@ -496,14 +497,4 @@ export class EvmEasChain implements AnchorChain {
   close(): void {
     this.provider.destroy();
   }
-}
-
-function describeFetchError(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as Error & { cause?: unknown }).cause;
-    const code =
-      cause instanceof Error ? ((cause as Error & { code?: string }).code ?? cause.message) : undefined;
-    return code === undefined ? err.message : `${err.message}: ${code}`;
-  }
-  return String(err);
 }

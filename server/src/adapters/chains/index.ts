@@ -27,7 +27,7 @@ export class ChainConfigError extends Error {
 
 /**
  * The chain registry: one line per supported chain, building its adapter from the configured variables
- * (README, Anchoring). A new chain is an adapter, its configuration fields and one line here.
+ * (docs/anchoring.md). A new chain is an adapter, its configuration fields and one line here.
  */
 const REGISTRY: ((config: ConfiguredAnchoring) => ChainEntry | undefined)[] = [
   (config) => (config.evm ? evmEntry(new EvmEasChain(config.evm), config.evm.confirmations) : undefined),

@@ -38,7 +38,7 @@
  */
 
 import { redactError, redactText, redactUrl, urlSecrets } from '@notary/platform/redact';
-import { errorMessage } from '@notary/shared';
+import { errorMessage, stripHex } from '@notary/shared';
 import {
   anchoredRootOfResult,
   describeStacksApiKind,
@@ -522,8 +522,4 @@ export function classifyRejection(body: string, txid = ''): BroadcastResult {
     default:
       return { ok: false, kind: 'rejected', reason };
   }
-}
-
-function stripHex(h: string): string {
-  return h.toLowerCase().replace(/^0x/, '');
 }

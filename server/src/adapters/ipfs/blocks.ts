@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '@notary/shared';
+import { AnswerTooLarge, AppError, errorMessage, readBounded } from '@notary/shared';
 import type { CID } from 'multiformats/cid';
 import { IDENTITY, SHA2_256 } from './cid';
 
@@ -66,7 +66,7 @@ export class BlockSource {
         return bytes;
       } catch (e) {
         signal.throwIfAborted();
-        failures.push({ gateway, message: (e as Error).message, verification: false });
+        failures.push({ gateway, message: errorMessage(e), verification: false });
       }
     }
     // A verification failure says more than the honest gateways that did not have the block.
@@ -81,11 +81,12 @@ export class BlockSource {
     // Why a request failed, as the message to the client says it.
     const failure = (e: unknown): Error => {
       if (e instanceof GatewayFailure) return e;
+      if (e instanceof AnswerTooLarge) return new GatewayFailure(`sent a block larger than ${e.max} bytes`);
       if (timeout.aborted && !signal.aborted) {
         return new GatewayFailure(`no complete answer within ${this.options.timeoutMs} ms (IPFS_TIMEOUT_MS)`);
       }
       const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
-      return new GatewayFailure(`unreachable (${(e as Error).message}${cause})`);
+      return new GatewayFailure(`unreachable (${errorMessage(e)}${cause})`);
     };
     try {
       const res = await fetch(`${gateway}/ipfs/${cid}?format=raw`, {
@@ -102,26 +103,4 @@ export class BlockSource {
       throw failure(e);
     }
   }
-}
-
-/** The response body, refused once it passes `max` bytes (the rest is never read). */
-async function readBounded(res: Response, max: number): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new GatewayFailure(`sent a block larger than ${max} bytes`);
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (res.body) {
-    for await (const chunk of res.body) {
-      size += chunk.byteLength;
-      if (size > max) {
-        await res.body.cancel().catch(() => undefined);
-        throw new GatewayFailure(`sent a block larger than ${max} bytes`);
-      }
-      chunks.push(chunk);
-    }
-  }
-  return Buffer.concat(chunks, size);
 }

@@ -1,5 +1,5 @@
 import * as dagPb from '@ipld/dag-pb';
-import { AppError } from '@notary/shared';
+import { AppError, errorMessage } from '@notary/shared';
 import { UnixFS } from 'ipfs-unixfs';
 import type { CID } from 'multiformats/cid';
 import { DAG_PB, RAW } from './cid';
@@ -42,7 +42,7 @@ export function decodeFileNode(cid: CID, bytes: Uint8Array, root: CID): FileNode
     if (!node.Data) throw new Error('no UnixFS data');
     unixfs = UnixFS.unmarshal(node.Data);
   } catch (e) {
-    throw notAFile(`block ${cid} is not a UnixFS node (${(e as Error).message})`);
+    throw notAFile(`block ${cid} is not a UnixFS node (${errorMessage(e)})`);
   }
   if (unixfs.type === 'directory' || unixfs.type === 'hamt-sharded-directory') {
     throw notAFile('it is a directory (import the CID of a file inside it)');

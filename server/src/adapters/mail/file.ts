@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { type Log, silentLog } from '@notary/platform/log';
 import type { Transporter } from 'nodemailer';
 import { isPlaceholderEmail, type Mailer, type MailMessage } from '../../ports/mail';
 
@@ -11,8 +12,8 @@ export interface FileMailerOptions {
   from: string;
   /** Reported as `Mailer.configured`: true only with `MAIL_DEV=1` (config `mail.devCountsAsConfigured`). */
   configured: boolean;
-  /** Receives one line per message (the composition root's mail logger; default: nowhere). */
-  log?: (line: string) => void;
+  /** Receives one line per message (the composition root's mail logger, at info level; default: nowhere). */
+  log?: Log;
 }
 
 /**
@@ -27,7 +28,7 @@ export class FileMailer implements Mailer {
   readonly configured: boolean;
   private readonly dir: string;
   private readonly from: string;
-  private readonly log: (line: string) => void;
+  private readonly log: Log;
   /** Made at the first mail: nodemailer is loaded then, not held by a service that sends none. */
   private transport: Promise<Transporter> | undefined;
 
@@ -35,7 +36,7 @@ export class FileMailer implements Mailer {
     this.dir = options.dir;
     this.from = options.from;
     this.configured = options.configured;
-    this.log = options.log ?? (() => {});
+    this.log = options.log ?? silentLog;
   }
 
   /**
@@ -53,7 +54,7 @@ export class FileMailer implements Mailer {
    */
   async write(message: MailMessage): Promise<string | null> {
     if (isPlaceholderEmail(message.to)) {
-      this.log(
+      this.log.info(
         `mail: skipped placeholder recipient ${message.to} (subject: ${JSON.stringify(message.subject)})`,
       );
       return null;
@@ -77,7 +78,7 @@ export class FileMailer implements Mailer {
     const partial = `${file}.partial`;
     await writeFile(partial, raw, { mode: 0o600 });
     await rename(partial, file);
-    this.log(`mail: to=${message.to} subject=${JSON.stringify(message.subject)} file=${file}`);
+    this.log.info(`mail: to=${message.to} subject=${JSON.stringify(message.subject)} file=${file}`);
     return file;
   }
 }

@@ -1,3 +1,4 @@
+import type { Log } from '@notary/platform/log';
 import type { Config } from '../../config';
 import type { Mailer } from '../../ports/mail';
 import { FileMailer } from './file';
@@ -10,7 +11,7 @@ export { SmtpMailer, type SmtpMailerOptions } from './smtp';
  * The mailer the configuration asks for: SMTP when `SMTP_URL` is set, otherwise `.eml` files under
  * `DATA_DIR/mail` (reported as configured only with `MAIL_DEV=1`).
  */
-export function createMailer(config: Config['mail'], log?: (line: string) => void): Mailer {
+export function createMailer(config: Config['mail'], log?: Log): Mailer {
   if (config.smtpUrl) return new SmtpMailer({ url: config.smtpUrl, from: config.from, log });
   return new FileMailer({
     dir: config.devMailbox,

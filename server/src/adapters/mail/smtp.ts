@@ -1,3 +1,4 @@
+import { type Log, silentLog } from '@notary/platform/log';
 import type { Transporter } from 'nodemailer';
 import { isPlaceholderEmail, type Mailer, type MailMessage } from '../../ports/mail';
 
@@ -6,15 +7,15 @@ export interface SmtpMailerOptions {
   url: string;
   /** RFC 5322 `From` (config `mail.from`). */
   from: string;
-  /** Receives one line per skipped placeholder recipient (the composition root's mail logger; default: nowhere); sent mail is not logged. */
-  log?: (line: string) => void;
+  /** Receives one line per skipped placeholder recipient (the composition root's mail logger, at info level; default: nowhere); sent mail is not logged. */
+  log?: Log;
 }
 
 /** Production mailer: SMTP through nodemailer. Placeholder recipients (`isPlaceholderEmail`) are skipped. */
 export class SmtpMailer implements Mailer {
   readonly configured = true;
   private readonly from: string;
-  private readonly log: (line: string) => void;
+  private readonly log: Log;
   private readonly url: string;
   /** Made at the first mail: nodemailer is loaded then, not held by a service that sends none. */
   private transport: Promise<Transporter> | undefined;
@@ -22,7 +23,7 @@ export class SmtpMailer implements Mailer {
   constructor(options: SmtpMailerOptions) {
     this.from = options.from;
     this.url = options.url;
-    this.log = options.log ?? (() => {});
+    this.log = options.log ?? silentLog;
   }
 
   private transporter(): Promise<Transporter> {
@@ -33,7 +34,7 @@ export class SmtpMailer implements Mailer {
   /** @throws Error from nodemailer when the server refuses the connection, the login or the message. */
   async send(message: MailMessage): Promise<void> {
     if (isPlaceholderEmail(message.to)) {
-      this.log(
+      this.log.info(
         `mail: skipped placeholder recipient ${message.to} (subject: ${JSON.stringify(message.subject)})`,
       );
       return;

@@ -9,7 +9,7 @@
  * operator chose), never from users, so no address policy applies to them (unlike web capture).
  */
 import { createHash } from 'node:crypto';
-import { readBounded } from '@notary/verify/http';
+import { readBounded } from '@notary/shared';
 import { gatherValidationMaterial } from '@notary/verify/revocation';
 import * as pkijs from 'pkijs';
 import type { RevocationSource } from '../../ports/revocation';

@@ -3,6 +3,7 @@
  * files. The key is held as a node:crypto `KeyObject` and never leaves this module.
  */
 import { createHash, createPrivateKey, type KeyObject, sign as nodeSign, X509Certificate } from 'node:crypto';
+import { errorMessage, evenHex } from '@notary/shared';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { DocumentSigner, SignatureAlgorithm } from '../../ports/signer';
@@ -79,11 +80,6 @@ export function describeCertificate(der: Uint8Array): CertificateDescription {
   };
 }
 
-const evenHex = (n: bigint): string => {
-  const hex = n.toString(16);
-  return hex.length % 2 ? `0${hex}` : hex;
-};
-
 function commonName(name: pkijs.RelativeDistinguishedNames): string | null {
   const cn = name.typesAndValues.find((tv) => tv.type === OID_COMMON_NAME);
   return cn ? cn.value.valueBlock.value : null;
@@ -137,7 +133,7 @@ function readPem(keyPem: string, chainPem: string): { key: KeyObject; certificat
     // createPrivateKey reads PKCS#8, PKCS#1 and SEC1 PEM alike.
     key = createPrivateKey({ key: block[0], format: 'pem' });
   } catch (e) {
-    throw new Error(`signer: the private key PEM does not parse: ${(e as Error).message}`, { cause: e });
+    throw new Error(`signer: the private key PEM does not parse: ${errorMessage(e)}`, { cause: e });
   }
   const certificates = [
     ...chainPem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g),
@@ -161,7 +157,7 @@ async function readPkcs12(
   try {
     await pfx.parseInternalValues({ password: passwordBytes, checkIntegrity: true });
   } catch (e) {
-    const message = (e as Error).message;
+    const message = errorMessage(e);
     if (/integrity/i.test(message)) {
       throw new Error('signer: wrong PKCS#12 password (the MAC check failed)', { cause: e });
     }

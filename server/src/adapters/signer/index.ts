@@ -5,7 +5,7 @@ import type { DocumentSigner } from '../../ports/signer';
 import { loadFileSigner } from './file';
 
 /**
- * The certificate signer the configuration asks for (`SIGNING_CERT`, README Certificates): a PKCS#12 file
+ * The certificate signer the configuration asks for (`SIGNING_CERT`, docs/certificates.md): a PKCS#12 file
  * (password `SIGNING_CERT_PASSWORD`), or a PEM chain with the PEM key in `SIGNING_KEY` (or in the same file).
  * @throws Error naming the file and what is wrong with it (the service does not start with a broken key).
  */

@@ -15,6 +15,7 @@ import { deflateSync } from 'node:zlib';
 import { appendDocumentTimestamp, appendValidationData, vriKey } from '@notary/pdf/ltv';
 import { boundedLtvWriter } from '@notary/pdf/ltv-bounded';
 import { type GatherValidationData, signPdf, signPdfAtLevel } from '@notary/pdf/pades';
+import { sha256HexSync } from '@notary/platform/sha256';
 import { gatherValidationMaterial } from '@notary/verify/revocation';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -143,7 +144,6 @@ print(json.dumps(out))
   return JSON.parse(stdout);
 }
 
-const sha256Hex = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const sha1Upper = (b: Uint8Array) => createHash('sha1').update(b).digest('hex').toUpperCase();
 
 /** Trims the placeholder's zero padding off a /Contents value: the DER length says where it ends. */
@@ -181,7 +181,7 @@ describe('appendValidationData', () => {
 
     const dss = await readDss(extended);
     expect(dss).toMatchObject({ type: '/DSS', vriTypes: ['/VRI'], certs: 4, ocsps: 0, crls: 0 });
-    expect(dss.certSha256.sort()).toEqual(certs.map(sha256Hex).sort());
+    expect(dss.certSha256.sort()).toEqual(certs.map(sha256HexSync).sort());
     expect(Object.keys(dss.vri)).toEqual([sha1Upper(cms)]);
     expect(vriKey(signature?.contents ?? new Uint8Array())).toBe(sha1Upper(cms));
     expect(dss.vri[sha1Upper(cms)]).toEqual({ cert: 4, ocsp: 0, crl: 0 });
@@ -207,7 +207,7 @@ describe('appendValidationData', () => {
     const dss = await readDss(thrice);
     expect(dss).toMatchObject({ certs: 3, ocsps: 1, crls: 0 });
     expect(dss.certSha256.sort()).toEqual(
-      [pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer].map(sha256Hex).sort(),
+      [pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer].map(sha256HexSync).sort(),
     );
     expect(dss.vri).toEqual({ [sha1Upper(cms)]: { cert: 3, ocsp: 1, crl: 0 } });
     expect(await pdfsig(thrice)).toContain('Signature Validation: Signature is Valid.');
@@ -260,7 +260,7 @@ print(json.dumps(out))
     };
     const objects: Record<string, number> = {};
     for (const [key, bytes] of Object.entries(arrays)) {
-      expect(read.dss[key]?.map(([d]) => d)).toEqual([sha256Hex(bytes)]);
+      expect(read.dss[key]?.map(([d]) => d)).toEqual([sha256HexSync(bytes)]);
       objects[key.slice(0, -1)] = read.dss[key]?.[0]?.[1] ?? -1;
     }
     expect(Object.keys(read.vri).sort()).toEqual([sha1Upper(cms), sha1Upper(other)].sort());
@@ -383,8 +383,10 @@ describe('signPdfAtLevel', () => {
     ]);
     expect(gathered).toHaveLength(2);
     // The signer chain and the signature timestamp's TSA chain, once each.
-    expect(gathered[0]?.map(sha256Hex).sort()).toEqual(
-      [pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer, pki.tsa.certDer].map(sha256Hex).sort(),
+    expect(gathered[0]?.map(sha256HexSync).sort()).toEqual(
+      [pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer, pki.tsa.certDer]
+        .map(sha256HexSync)
+        .sort(),
     );
     await qpdfCheck(result.pdf);
     const dss = await readDss(result.pdf);
@@ -511,7 +513,9 @@ print(len(pdf.Root.DSS.get('/OCSPs') or []))
     expect(dss.crls).toBe(0);
     expect(dss.certSha256).toEqual(
       expect.arrayContaining(
-        [rpki.signer.certDer, rpki.intermediate.certDer, rpki.root.certDer, rpki.tsa.certDer].map(sha256Hex),
+        [rpki.signer.certDer, rpki.intermediate.certDer, rpki.root.certDer, rpki.tsa.certDer].map(
+          sha256HexSync,
+        ),
       ),
     );
     expect(await dssOcspStatuses(result.pdf)).toEqual(Array(dss.ocsps).fill('good'));
@@ -565,8 +569,10 @@ print(len(pdf.Root.DSS.get('/OCSPs') or []))
       issuers: [rpki.root.certDer, pki.root.certDer, pki.intermediate.certDer],
     });
     // Completed up to its root; still B-T, now for the reason that remains (that PKI names no OCSP or CRL).
-    expect(seen[0]?.map(sha256Hex)).toEqual(
-      expect.arrayContaining([pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer].map(sha256Hex)),
+    expect(seen[0]?.map(sha256HexSync)).toEqual(
+      expect.arrayContaining(
+        [pki.rsa.certDer, pki.intermediate.certDer, pki.root.certDer].map(sha256HexSync),
+      ),
     );
     expect(completed.level).toBe('B-T');
     expect(completed.shortfall.join('\n')).not.toContain('no issuer certificate');

@@ -5,13 +5,13 @@
  * the loopback TSA (`test/harness/tsa.ts`).
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { OID } from '@notary/pdf/cades';
 import { PADES_MAX_CMS_BYTES, PADES_SIGNATURE_LENGTH, signPdf } from '@notary/pdf/pades';
+import { sha256HexSync } from '@notary/platform/sha256';
 import { asn1js, pkijs } from '@notary/verify/asn1';
 import { essCertIdMatches, parseSignedData, readEssCertIds, signerCertificate } from '@notary/verify/cms';
 import { PDFDocument } from 'pdf-lib';
@@ -24,7 +24,6 @@ import { HttpTimestampAuthority } from '../tsa/http';
 import { loadFileSigner } from './file';
 
 const run = promisify(execFile);
-const sha256Hex = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 
 let pki: TestPki;
 let tsaServer: TestTsa;
@@ -115,14 +114,14 @@ async function expectValidPades(
   );
   expect(attrs.some((a) => a.type === OID.signingTime)).toBe(false);
   const messageDigest = attrs.find((a) => a.type === OID.messageDigest)?.values[0] as asn1js.OctetString;
-  expect(Buffer.from(messageDigest.valueBlock.valueHexView).toString('hex')).toBe(sha256Hex(signedBytes));
+  expect(Buffer.from(messageDigest.valueBlock.valueHexView).toString('hex')).toBe(sha256HexSync(signedBytes));
 
   // ESS signingCertificateV2 = SHA-256 of the signer certificate, default algorithm left out, issuerSerial right.
   const essAttr = attrs.find((a) => a.type === OID.signingCertificateV2) as pkijs.Attribute;
   const [first] = readEssCertIds(essAttr);
   const signerCert = signerCertificate(parsed);
   if (!first || !signerCert) throw new Error('no ESSCertIDv2 or no signer certificate');
-  expect(Buffer.from(first.certHash).toString('hex')).toBe(sha256Hex(signerCertDer));
+  expect(Buffer.from(first.certHash).toString('hex')).toBe(sha256HexSync(signerCertDer));
   expect(first.hashAlgorithm).toBe(OID.sha256);
   expect((await essCertIdMatches(first, signerCert)).issuerSerial).toBe(true);
   const essCertIdV2 = (essAttr.values[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence;
@@ -175,7 +174,7 @@ describe('signPdf (PAdES)', () => {
     const signatureValue = signerInfo.signature.valueBlock.valueHexView;
     expect(tst.messageImprint.hashAlgorithm.algorithmId).toBe(OID.sha256);
     expect(Buffer.from(tst.messageImprint.hashedMessage.valueBlock.valueHexView).toString('hex')).toBe(
-      sha256Hex(signatureValue),
+      sha256HexSync(signatureValue),
     );
 
     // A third party agrees: openssl verifies the embedded token against SHA-256 of the signature value.
@@ -190,7 +189,7 @@ describe('signPdf (PAdES)', () => {
       '-in',
       tokenFile,
       '-digest',
-      sha256Hex(signatureValue),
+      sha256HexSync(signatureValue),
       '-CAfile',
       caFile,
     ]);

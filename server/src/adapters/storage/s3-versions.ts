@@ -62,8 +62,8 @@ async function versionsOf(
 /**
  * Deletes `key` for good: every version and delete marker it has (DeleteObjects with each `VersionId`, 1000 a
  * request), so that a versioned bucket (versioning enabled or suspended) keeps no restorable copy; on an
- * unversioned bucket this deletes the one `null` version. This is what an LGPD deletion needs (README, LGPD
- * deletion): a plain DeleteObject on a versioned bucket only adds a delete marker and keeps every byte.
+ * unversioned bucket this deletes the one `null` version. This is what an LGPD deletion needs (docs/sharing.md,
+ * LGPD deletion): a plain DeleteObject on a versioned bucket only adds a delete marker and keeps every byte.
  * A server without ListObjectVersions (501 Not Implemented) gets a plain DeleteObject. Nothing found: nothing
  * to do (idempotent).
  * @throws AppError BAD_GATEWAY when S3 fails or refuses to delete any version (Object Lock, legal hold,

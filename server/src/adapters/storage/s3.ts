@@ -322,7 +322,7 @@ export class S3ObjectStorage implements ObjectStorage {
       );
     } catch (e) {
       if (statusOf(e) !== 404)
-        this.log.warn({ err: e }, `[storage:s3] cannot abort multipart upload ${uploadId} of ${key}`);
+        this.log.warn({ err: e }, `cannot abort multipart upload ${uploadId} of ${key}`);
     }
   }
 }

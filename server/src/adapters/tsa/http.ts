@@ -8,7 +8,7 @@
  */
 
 import { redactUrl } from '@notary/platform/redact';
-import { AppError } from '@notary/shared';
+import { AppError, evenHex } from '@notary/shared';
 import { parseTrustAnchors } from '@notary/verify/cms';
 import { readTimeStampResponse, TsaError, timeStampRequest } from '@notary/verify/tsa-client';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
@@ -118,11 +118,6 @@ export class HttpTimestampAuthority implements TimestampAuthority {
     }
   }
 }
-
-const evenHex = (n: bigint): string => {
-  const hex = n.toString(16);
-  return hex.length % 2 ? `0${hex}` : hex;
-};
 
 function bad(message: string, cause?: unknown): AppError {
   return new AppError('BAD_GATEWAY', message, cause === undefined ? undefined : { cause });

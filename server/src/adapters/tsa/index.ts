@@ -5,8 +5,8 @@ import type { TimestampAuthority } from '../../ports/tsa';
 import { HttpTimestampAuthority, trustedCertificatesFromPem } from './http';
 
 /**
- * The RFC 3161 client of `TSA_URL` (README Certificates). Its tokens must chain to `TSA_CA_CERTS` (a PEM file),
- * or by default to Node's bundled Mozilla root store, which public TSAs chain to.
+ * The RFC 3161 client of `TSA_URL` (docs/certificates.md, Timestamps). Its tokens must chain to
+ * `TSA_CA_CERTS` (a PEM file), or by default to Node's bundled Mozilla root store, which public TSAs chain to.
  * @throws Error when `TSA_CA_CERTS` cannot be read or holds no certificate.
  */
 export async function createTimestampAuthority(config: TsaConfig): Promise<TimestampAuthority> {

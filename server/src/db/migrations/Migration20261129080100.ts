@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Retention of a serventia's documents against deletion (README, LGPD deletion; docs/operations.md,
+ * Retention of a serventia's documents against deletion (docs/sharing.md, LGPD deletion; docs/operations.md,
  * Retention holds):
  * - `serventia`: the CNS and minimum retention an organization declares (one row per tenant, removed with it);
  *   `retention_years` null means permanent;

@@ -1,15 +1,19 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { sha256HexSync } from '@notary/platform/sha256';
 import { type AcervoTokenCreatedDto, type AcervoTokenStatusDto, AppError } from '@notary/shared';
 import { AcervoToken } from '../../db/entities';
-import { newOpaqueToken, sha256Hex } from '../sharing/tokens';
+import { newOpaqueToken } from '../sharing/tokens';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';
 
 /** Acervo tokens are `acv_` + 43 base64url characters (32 random bytes): the prefix helps secret scanners. */
 const ACERVO_TOKEN_PATTERN = /^acv_[A-Za-z0-9_-]{43}$/;
 
-/** The acervo token is the tenant's setting (spec, roles table: "Manage settings"): admin or owner. */
+/**
+ * The acervo token is the tenant's setting (spec, Authentication: the roles table, "Manage settings"): admin
+ * or owner.
+ */
 const MANAGE_TOKEN = "manage this organization's acervo token";
 
 /**
@@ -26,7 +30,7 @@ export async function createAcervoToken(em: EntityManager, actor: Actor): Promis
      values (?::uuid, ?::uuid, ?, ?, ?::timestamptz)
      on conflict (tenant_id) do update
        set token_hash = excluded.token_hash, created_by = excluded.created_by, created_at = excluded.created_at`,
-    [crypto.randomUUID(), actor.tenant.id, sha256Hex(token), actor.userId, createdAt],
+    [crypto.randomUUID(), actor.tenant.id, sha256HexSync(token), actor.userId, createdAt],
   );
   return { token, createdAt: createdAt.toISOString() };
 }
@@ -46,13 +50,13 @@ export async function acervoTokenStatus(em: EntityManager, actor: Actor): Promis
 }
 
 /**
- * The tenant an acervo bearer token names (spec, Authentication 3).
+ * The tenant an acervo bearer token names (spec, Authentication: item 3).
  * @throws AppError UNAUTHENTICATED when missing, malformed, rotated away, disabled or unknown.
  */
 export async function tenantOfAcervoToken(em: EntityManager, bearer: string | null): Promise<string> {
   if (!bearer) throw new AppError('UNAUTHENTICATED', 'Missing Authorization: Bearer acervo token');
   const row = ACERVO_TOKEN_PATTERN.test(bearer)
-    ? await em.findOne(AcervoToken, { tokenHash: sha256Hex(bearer) })
+    ? await em.findOne(AcervoToken, { tokenHash: sha256HexSync(bearer) })
     : null;
   if (!row) throw new AppError('UNAUTHENTICATED', 'Invalid acervo token');
   return row.tenant.id;

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { CertificateData, CertificateLanguage, MerkleProofView } from '@notary/pdf/model';
 import type { GatherValidationData, SignatureLevel } from '@notary/pdf/pades';
 import type { PdfAttachment, RenderedCertificate } from '@notary/pdf/render';
+import type { PlaceholderShape } from '@notary/pdf/sign-at-level';
 import { AppError, errorMessage } from '@notary/shared';
 import { formatBrasiliaAndUtc } from '@notary/shared/time';
 import { RECEIPT_FILE_NAME, type Receipt, serializeReceipt } from '@notary/verify/receipt';
@@ -17,7 +18,7 @@ import {
   DocumentTimestamp,
   Tenant,
 } from '../../db/entities';
-import { readCaptureRecord, type WaczSignatureFacts } from '../../ports/capture';
+import type { CaptureRecordReader, WaczSignatureFacts } from '../../ports/capture';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
 import type { IpfsGateways } from '../../ports/ipfs';
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
@@ -31,6 +32,7 @@ import { buildReceipt } from '../documents/receipt';
 import { findDocumentInTenant, ipfsCidOf } from '../documents/service';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
+import { certificateText } from './messages';
 import { documentForValidar, validarAccessCode } from './validar';
 
 /**
@@ -58,6 +60,8 @@ export interface CertificateContext {
   secret: string;
   /** Lists a PDF source's own signatures (certificate section, receipt `originalSignatures`). */
   originalSignatures: OriginalSignatureReader;
+  /** Reads a web capture's record from its stored screenshot (what its certificate states). */
+  captureRecords: CaptureRecordReader;
 }
 
 export interface IssuedCertificate {
@@ -97,7 +101,7 @@ export function pdfaHeader(issued: Pick<IssuedCertificate, 'pdfa' | 'originalPdf
 }
 
 /**
- * `GET /api/documents/:id/certificate[?signed=1]` (spec, Documents rule 5): the certificate of a document of the
+ * `GET /api/documents/:id/certificate[?signed=1]` (spec, Documents: rule 5): the certificate of a document of the
  * caller's tenant. PDF sources (up to `STAMP_MAX_BYTES`, not LGPD-deleted) are stamped on every page with the
  * certificate appended as an incremental update; anything else gets a separate certificate. `signed` applies a PAdES
  * signature at `SIGNING_LEVEL` (B-B to B-LTA) when a signer is configured, else it is ignored; the level reached is
@@ -151,17 +155,11 @@ export async function issuePublicCertificate(
  * idle service does not hold it (tens of MB). One loading, shared by every later certificate.
  */
 let pdfWritingModules: Promise<PdfWriting> | undefined;
-type PdfWriting = typeof import('@notary/pdf/icp-brasil') &
-  typeof import('@notary/pdf/ltv-bounded') &
-  typeof import('@notary/pdf/pades') &
-  typeof import('@notary/pdf/render');
+type PdfWriting = typeof import('@notary/pdf/render') & typeof import('@notary/pdf/sign-at-level');
 function pdfWriting(): Promise<PdfWriting> {
-  pdfWritingModules ??= Promise.all([
-    import('@notary/pdf/icp-brasil'),
-    import('@notary/pdf/ltv-bounded'),
-    import('@notary/pdf/pades'),
-    import('@notary/pdf/render'),
-  ]).then(([icpBrasil, ltv, pades, render]) => ({ ...icpBrasil, ...ltv, ...pades, ...render }));
+  pdfWritingModules ??= Promise.all([import('@notary/pdf/render'), import('@notary/pdf/sign-at-level')]).then(
+    ([render, signing]) => ({ ...render, ...signing }),
+  );
   return pdfWritingModules;
 }
 
@@ -173,29 +171,18 @@ async function issueCertificateOf(
   tenantName: string,
   request: { signed: boolean; lang: CertificateLanguage; signal?: AbortSignal },
 ): Promise<IssuedCertificate> {
-  const { signal } = request;
-  const {
-    icpBrasilSignaturePolicy,
-    boundedLtvWriter,
-    expectedLevel,
-    PADES_SIGNATURE_LENGTH,
-    signPdfAtLevel,
-    renderCertificate,
-  } = await pdfWriting();
-  const sign = request.signed && ctx.signer !== undefined;
-  const level = signingLevel(ctx);
-  // An ICP-Brasil policy (SIGNING_POLICY) changes the signature dictionary and adds the policy identifier.
-  const policy = ctx.config.signing?.policy ?? 'etsi';
-  const icpBrasil = policy === 'etsi' ? undefined : icpBrasilSignaturePolicy(policy);
+  const { signal, lang } = request;
+  const { renderCertificate, signAtLevel } = await pdfWriting();
+  const signer = request.signed ? ctx.signer : undefined;
   const data = await certificateData(em, ctx, doc, {
-    signed: sign,
+    signed: signer !== undefined,
     issuedAt: new Date(),
     tenantName,
   });
   const source = await readStampableSource(ctx, doc, signal);
   signal?.throwIfAborted();
-  if (source.unavailable) data.notes = [notStampedNote(request.lang, doc, source.unavailable)];
-  const captured = await webCaptureFacts(ctx.storage, doc, request.lang);
+  if (source.unavailable) data.notes = [notStampedNote(lang, doc, source.unavailable)];
+  const captured = await webCaptureFacts(ctx, doc, lang);
   if (captured.notes.length > 0) data.notes = [...(data.notes ?? []), ...captured.notes];
   if (captured.screenshot) data.screenshot = captured.screenshot;
   // Signatures the original already carried, read in a bounded worker, listed and put in the receipt.
@@ -207,107 +194,67 @@ async function issueCertificateOf(
   const receipt = await buildReceipt(em, ctx, doc, originals ? { originalSignatures: originals } : {});
   // The act as the receipt states it: the page and the attached receipt say the same thing.
   if (receipt.act) data.act = { ...receipt.act, recordedAt: new Date(receipt.act.recordedAt) };
-  data.notes = [...(data.notes ?? []), receiptNote(request.lang, ctx.publicUrl)];
-  const gather = revocationGatherer(ctx.revocation);
-  // A token carrying only the TSA's certificate is completed from the TSA's anchors.
-  const issuers = ctx.tsa?.trustAnchors ?? [];
-  /** Renders with the page stating `stated` and signs at `asked` (whose extras stay even when it falls short). */
-  const renderAndSign = async (stated: SignatureLevel, asked: SignatureLevel) => {
-    // The page is rendered before signing: it states the level expected.
-    if (sign) data.signatureLevel = stated;
-    const rendered = await renderCertificate(data, source.bytes, {
-      lang: request.lang,
+  data.notes = [...(data.notes ?? []), receiptNote(lang, ctx.publicUrl)];
+  /** The certificate, with the signature placeholder of `placeholder` when it is to be signed. */
+  const render = (placeholder?: PlaceholderShape) =>
+    renderCertificate(data, source.bytes, {
+      lang,
       attachments: [receiptAttachment(receipt, data.issuedAt)],
       ...(signal ? { signal } : {}),
-      ...(sign
+      ...(placeholder
         ? {
             signaturePlaceholder: {
-              signatureLength: PADES_SIGNATURE_LENGTH,
+              ...placeholder,
               name: ctx.config.serviceName,
-              reason:
-                request.lang === 'en'
-                  ? `Notarization certificate ${doc.serialNumber}`
-                  : `Certificado de notarização ${doc.serialNumber}`,
+              reason: certificateText(lang, 'signatureReason', { serial: doc.serialNumber }),
               location: ctx.config.signing?.location ?? '',
               contactInfo: ctx.publicUrl,
-              ...(icpBrasil ? { dictionary: 'icp-brasil' as const } : {}),
             },
           }
         : {}),
     });
-    signal?.throwIfAborted();
-    const signature =
-      sign && ctx.signer
-        ? await signPdfAtLevel(rendered.pdf, ctx.signer, {
-            level: asked,
-            ...(ctx.tsa ? { tsa: ctx.tsa } : {}),
-            ...(asked === 'B-LT' || asked === 'B-LTA' ? { gather, issuers } : {}),
-            ...(icpBrasil ? { policy: icpBrasil } : {}),
-            // AD-RA: the policy, the list of approved policies and its signature in the DSS (Tabela A.19).
-            ...(policy === 'icp-brasil-ad-ra' && ctx.config.signing?.artifacts
-              ? { artifacts: ctx.config.signing.artifacts }
-              : {}),
-            // The certificate may hold the uploaded original: its long-term updates parse it off this thread.
-            writer: boundedLtvWriter,
-          })
-        : undefined;
-    return { rendered, signature };
-  };
-  // Known before signing when the signer's own chain has no revocation data (a CA without OCSP or CRL URLs):
-  // the page then states B-T, and the long-term extras (/DSS, document timestamp) are still added.
-  const expected = sign && ctx.signer ? await expectedLevel(level, ctx.signer, { gather, issuers }) : level;
-  let { rendered, signature } = await renderAndSign(expected, level);
-  const shortfall = signature?.shortfall ?? [];
-  if (
-    signature &&
-    (policy === 'icp-brasil-ad-rc' || policy === 'icp-brasil-ad-ra') &&
-    signature.level !== 'B-LTA'
-  ) {
-    // AD-RC and AD-RA mandate the /DSS, /VRI and document timestamp (DOC-ICP-15.03 Tabela A.22): a file
-    // without them would declare a policy it breaks.
-    throw new AppError(
-      'BAD_GATEWAY',
-      `ICP-Brasil ${policy === 'icp-brasil-ad-ra' ? 'AD-RA' : 'AD-RC'} needs revocation data for every certificate, which could not all be had: ${shortfall.join('; ')}`,
-    );
-  }
-  // Rare (the TSA's chain without revocation data, a responder failing in between): issued again at the level
-  // reached, so the page states the level the file has. B-T never falls short, so this ends.
-  for (let tries = 0; signature && signature.level !== data.signatureLevel && tries < 3; tries += 1) {
-    signal?.throwIfAborted();
-    ({ rendered, signature } = await renderAndSign(signature.level, signature.level));
-  }
-  const base = request.lang === 'en' ? 'certificate' : 'certificado';
+  const signed = signer
+    ? await signAtLevel({
+        // The page is rendered before signing: it states the level expected, then the level reached.
+        render: (stated, placeholder) => {
+          data.signatureLevel = stated;
+          return render(placeholder);
+        },
+        signer,
+        level: ctx.config.signing?.level,
+        policy: ctx.config.signing?.policy,
+        artifacts: ctx.config.signing?.artifacts,
+        tsa: ctx.tsa,
+        // A token carrying only the TSA's certificate is completed from the TSA's anchors.
+        issuers: ctx.tsa?.trustAnchors,
+        gather: ctx.revocation ? refusingRevoked(ctx.revocation) : undefined,
+        signal,
+      })
+    : undefined;
+  if (signed?.kind === 'refused') throw new AppError('BAD_GATEWAY', signed.reason);
+  // Unsigned, the render is the last step; signed, `signAtLevel` has checked the signal between its own.
+  const rendered = signed?.rendered ?? (await render());
+  if (!signed) signal?.throwIfAborted();
   return {
-    pdf: signature?.pdf ?? rendered.pdf,
-    signed: sign,
-    level: signature?.level,
-    levelShortfall: shortfall,
+    pdf: signed?.pdf ?? rendered.pdf,
+    signed: signer !== undefined,
+    level: signed?.level,
+    levelShortfall: signed?.shortfall ?? [],
     layout: rendered.layout,
-    fileName: `${base}-${doc.serialNumber}.pdf`,
+    fileName: certificateText(lang, 'fileName', { serial: doc.serialNumber }),
     fallbackReason: rendered.fallbackReason ?? source.skipReason,
     pdfa: rendered.pdfa,
     originalPdfA: rendered.originalPdfA,
   };
 }
 
-/** `SIGNING_LEVEL`; without a signing configuration (a signer given directly), B-T with a TSA, else B-B. */
-function signingLevel(ctx: Pick<CertificateContext, 'config' | 'tsa'>): SignatureLevel {
-  return ctx.config.signing?.level ?? (ctx.tsa ? 'B-T' : 'B-B');
-}
-
-/** The revocation source as `signPdfAtLevel` takes it; without one, every chain is reported uncovered. */
-function revocationGatherer(source: RevocationSource | undefined): GatherValidationData {
-  if (source) {
-    return async (chain) => {
-      const found = await source.gather(chain);
-      await refuseRevoked(chain, found.material, new Date());
-      return found;
-    };
-  }
-  return async () => ({
-    material: { certs: [], ocsps: [], crls: [] },
-    missing: [{ subject: 'every certificate', reason: 'this service has no revocation source' }],
-  });
+/** The revocation source as `signAtLevel` takes it: a revoked certificate of the chains stops the signing. */
+function refusingRevoked(source: RevocationSource): GatherValidationData {
+  return async (chain) => {
+    const found = await source.gather(chain);
+    await refuseRevoked(chain, found.material, new Date());
+    return found;
+  };
 }
 
 /**
@@ -347,14 +294,11 @@ function receiptAttachment(receipt: Receipt, issuedAt: Date): PdfAttachment {
  * one-file command line and the page it serves at `/verify/`), in its language.
  */
 function receiptNote(lang: CertificateLanguage, publicUrl: string): string {
-  const verify = `${publicUrl}/verify/`;
-  return lang === 'en'
-    ? `Attached: ${RECEIPT_FILE_NAME}, the verification receipt. Check this document without this service: with Node 20 or later, node notary-verify.mjs <file> --certificate <this PDF> --evm-rpc <URL> --stacks-api <URL> (download ${verify}notary-verify.mjs; SHA-256 in ${verify}SHA256SUMS); or in a browser, the page ${verify} (saved, it works from your own computer).`
-    : `Anexo: ${RECEIPT_FILE_NAME}, o recibo de verificação. Verifique este documento sem este serviço: com Node 20 ou mais recente, node notary-verify.mjs <arquivo> --certificate <este PDF> --evm-rpc <URL> --stacks-api <URL> (baixe ${verify}notary-verify.mjs; SHA-256 em ${verify}SHA256SUMS); ou no navegador, a página ${verify} (salva, ela funciona no seu próprio computador).`;
+  return certificateText(lang, 'receipt', { file: RECEIPT_FILE_NAME, verify: `${publicUrl}/verify/` });
 }
 
 /**
- * `POST /api/documents/:id/timestamp` (spec, Documents rule 6): an RFC 3161 token over the document's SHA-256,
+ * `POST /api/documents/:id/timestamp` (spec, Documents: rule 6): an RFC 3161 token over the document's SHA-256,
  * also recorded for the document's receipt (`DocumentTimestamp`).
  * @throws AppError SERVICE_UNAVAILABLE when no TSA is configured; BAD_GATEWAY when the TSA fails or its
  *   answer does not check out (`adapters/tsa/http.ts`); NOT_FOUND / FORBIDDEN as `findDocumentInTenant`.
@@ -543,9 +487,7 @@ const NOTE_REASON_MAX_CHARS = 300;
 /** The certificate's line saying why an IPFS import's PDF was not stamped, in `lang`. */
 function notStampedNote(lang: CertificateLanguage, doc: DocumentEntity, why: string): string {
   const reason = why.length > NOTE_REASON_MAX_CHARS ? `${why.slice(0, NOTE_REASON_MAX_CHARS)}…` : why;
-  return lang === 'en'
-    ? `This PDF was not stamped: its bytes (${doc.sourceUri}) could not be fetched and verified from the IPFS gateways (${reason}). This certificate is issued as a separate document.`
-    : `Este PDF não foi carimbado: seus bytes (${doc.sourceUri}) não puderam ser obtidos e verificados nos gateways IPFS (${reason}). Este certificado é emitido como documento separado.`;
+  return certificateText(lang, 'notStamped', { sourceUri: doc.sourceUri, reason });
 }
 
 /**
@@ -559,13 +501,13 @@ const SCREENSHOT_READ_MAX = 64 * 1024 * 1024;
  * What the certificate of a web capture states, in its language: requested and final URL, HTTP status, capture times
  * (Brasília time and UTC), the server's address, its TLS certificate (subject, issuer, validity, SHA-256 fingerprint) and how many
  * origins' TLS connections the archive records, read from the record the stored screenshot carries
- * (`readCaptureRecord`; the same bytes as the WACZ's `screenshot.png`, whose digest is in its `datapackage.json`). None
+ * (`CaptureRecordReader`; the same bytes as the WACZ's `screenshot.png`, whose digest is in its `datapackage.json`). None
  * for other documents, or when the screenshot is gone (LGPD deletion). `screenshot`: the PNG bytes themselves, printed
  * on the certificate when they carry the record (one too large or unreadable to print leaves a sentence saying it is in
  * the WACZ).
  */
 async function webCaptureFacts(
-  storage: ObjectStorage,
+  { storage, captureRecords }: Pick<CertificateContext, 'storage' | 'captureRecords'>,
   doc: DocumentEntity,
   lang: CertificateLanguage,
 ): Promise<{ notes: string[]; screenshot?: Uint8Array }> {
@@ -574,43 +516,49 @@ async function webCaptureFacts(
     .get(doc.screenshotKey)
     .then((s) => readAll(s, SCREENSHOT_READ_MAX))
     .catch(() => undefined);
-  const record = png ? readCaptureRecord(png) : undefined;
+  const record = png ? captureRecords.readRecord(png) : undefined;
   if (!png || !record) return { notes: [] };
   // Brasília time and UTC, as every time of the certificate; a value that is no time is printed as recorded.
   const when = (iso: string) => {
     const at = new Date(iso);
     return Number.isNaN(at.getTime()) ? iso : formatBrasiliaAndUtc(at, lang);
   };
-  const en = lang === 'en';
   const lines = [
-    en
-      ? `Web capture of ${record.requestedUrl}, final URL ${record.finalUrl} (HTTP ${record.status}${record.redirects.length > 0 ? `, after ${record.redirects.length} redirect(s)` : ''}).`
-      : `Captura web de ${record.requestedUrl}, URL final ${record.finalUrl} (HTTP ${record.status}${record.redirects.length > 0 ? `, após ${record.redirects.length} redirecionamento(s)` : ''}).`,
-    en
-      ? `Captured from ${when(record.startedAt)} to ${when(record.finishedAt)} by ${record.browser.name} ${record.browser.version}; server address ${record.serverIp ?? 'unknown'}.`
-      : `Capturada de ${when(record.startedAt)} a ${when(record.finishedAt)} por ${record.browser.name} ${record.browser.version}; endereço do servidor ${record.serverIp ?? 'desconhecido'}.`,
+    certificateText(lang, 'captureUrls', {
+      requestedUrl: record.requestedUrl,
+      finalUrl: record.finalUrl,
+      status: record.status,
+      redirects: record.redirects.length,
+    }),
+    certificateText(lang, 'captureRun', {
+      from: when(record.startedAt),
+      to: when(record.finishedAt),
+      browser: record.browser.name,
+      version: record.browser.version,
+      serverIp: record.serverIp,
+    }),
   ];
   if (record.tls) {
     lines.push(
-      en
-        ? `Server TLS certificate SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; issuer ${record.tls.issuer}; valid from ${when(record.tls.validFrom)} to ${when(record.tls.validTo)}).`
-        : `Certificado TLS do servidor, SHA-256: ${record.tls.sha256Fingerprint} (${record.tls.subject}; emissor ${record.tls.issuer}; válido de ${when(record.tls.validFrom)} a ${when(record.tls.validTo)}).`,
+      certificateText(lang, 'captureTls', {
+        sha256: record.tls.sha256Fingerprint,
+        subject: record.tls.subject,
+        issuer: record.tls.issuer,
+        validFrom: when(record.tls.validFrom),
+        validTo: when(record.tls.validTo),
+      }),
     );
   }
   if (record.tlsOrigins) {
-    const n = record.tlsOrigins.length + (record.tlsOriginsOmitted ?? 0);
     lines.push(
-      en
-        ? `TLS connections of ${n} origin(s) recorded (protocol, cipher, certificates as Chromium verified them${record.tlsOriginsOmitted ? `; ${record.tlsOrigins.length} kept, the rest counted` : ''}): see the provenance summary in the WACZ.`
-        : `Conexões TLS de ${n} origem(ns) registradas (protocolo, cifra, certificados como o Chromium os verificou${record.tlsOriginsOmitted ? `; ${record.tlsOrigins.length} guardadas, as demais contadas` : ''}): veja o resumo de proveniência no WACZ.`,
+      certificateText(lang, 'captureTlsOrigins', {
+        origins: record.tlsOrigins.length + (record.tlsOriginsOmitted ?? 0),
+        kept: record.tlsOriginsOmitted ? record.tlsOrigins.length : undefined,
+      }),
     );
   }
-  lines.push(
-    en
-      ? 'The file is a WACZ web archive (every HTTP exchange as WARC, screenshot, PDF rendering, capture.json); the SHA-256 above is that of the archive. Replay it in ReplayWeb.page.'
-      : 'O arquivo é um arquivo web WACZ (cada troca HTTP em WARC, captura de tela, renderização em PDF, capture.json); o SHA-256 acima é o do arquivo. Reproduza-o no ReplayWeb.page.',
-  );
-  if (record.signature) lines.push(waczSignatureNote(record.signature, en));
+  lines.push(certificateText(lang, 'captureArchive'));
+  if (record.signature) lines.push(waczSignatureNote(record.signature, lang));
   return { notes: lines, screenshot: png };
 }
 
@@ -619,33 +567,26 @@ async function webCaptureFacts(
  * record states it: the domain form's certificate and time signature (or why there is none), or the anonymous
  * form's key fingerprint; and the command that checks it.
  */
-function waczSignatureNote(facts: WaczSignatureFacts, en: boolean): string {
+function waczSignatureNote(facts: WaczSignatureFacts, lang: CertificateLanguage): string {
   const clip = (why: string) =>
     why.length > NOTE_REASON_MAX_CHARS ? `${why.slice(0, NOTE_REASON_MAX_CHARS)}…` : why;
-  const check = en
-    ? 'Check it with notary-verify <file>.wacz.'
-    : 'Verifique-o com notary-verify <arquivo>.wacz.';
+  const check = certificateText(lang, 'waczCheck');
   if (facts.form === 'anonymous') {
-    return en
-      ? `The WACZ is signed (WACZ Signing and Verification 0.1.0, anonymous form) with this service's own key; SHA-256 of its public key: ${facts.publicKeySha256}. ${check}`
-      : `O WACZ é assinado (WACZ Signing and Verification 0.1.0, forma anônima) com a chave própria deste serviço; SHA-256 da sua chave pública: ${facts.publicKeySha256}. ${check}`;
+    return certificateText(lang, 'waczSignedAnonymous', { publicKeySha256: facts.publicKeySha256, check });
   }
   const t = facts.timeSignature;
   const time =
     t.status === 'included'
-      ? en
-        ? `with an RFC 3161 time signature from ${t.tsa}`
-        : `com assinatura de tempo RFC 3161 de ${t.tsa}`
+      ? certificateText(lang, 'waczTimeIncluded', { tsa: t.tsa })
       : t.status === 'unavailable'
-        ? en
-          ? `without time signature: the time-stamping authority ${t.tsa} was unavailable at capture time (${t.at}: ${clip(t.reason)})`
-          : `sem assinatura de tempo: a autoridade de carimbo do tempo ${t.tsa} estava indisponível no momento da captura (${t.at}: ${clip(t.reason)})`
-        : en
-          ? 'without time signature (no time-stamping authority configured)'
-          : 'sem assinatura de tempo (nenhuma autoridade de carimbo do tempo configurada)';
-  return en
-    ? `The WACZ is signed (WACZ Signing and Verification 0.1.0) with the certificate of ${facts.domain} (SHA-256 ${facts.certificateSha256}), ${time}. ${check}`
-    : `O WACZ é assinado (WACZ Signing and Verification 0.1.0) com o certificado de ${facts.domain} (SHA-256 ${facts.certificateSha256}), ${time}. ${check}`;
+        ? certificateText(lang, 'waczTimeUnavailable', { tsa: t.tsa, at: t.at, reason: clip(t.reason) })
+        : certificateText(lang, 'waczTimeNone');
+  return certificateText(lang, 'waczSignedDomain', {
+    domain: facts.domain,
+    certificateSha256: facts.certificateSha256,
+    time,
+    check,
+  });
 }
 
 /** The stream's bytes. @throws AppError INTERNAL past `max` bytes (the stream is destroyed, the rest not read). */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { AppError } from '@notary/shared';
+import { AppError, CROCKFORD_ALPHABET } from '@notary/shared';
 import { Document, type DocumentEntity } from '../../db/entities';
 
 /**
@@ -20,8 +20,6 @@ export interface ValidarAnswer {
 
 /** Characters of an access code: 10 Crockford base32 characters, 50 bits. */
 export const VALIDAR_CODE_LENGTH = 10;
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /**
  * Whether a query's `_format` asks for VALIDAR's answer. A `+` left unencoded in a query string reads as a
@@ -44,7 +42,7 @@ export function validarAccessCode(secret: string, serialNumber: string): string 
   for (const byte of mac.subarray(0, 7)) bits = (bits << 8n) | BigInt(byte);
   let code = '';
   for (let i = VALIDAR_CODE_LENGTH - 1; i >= 0; i--)
-    code += CROCKFORD[Number((bits >> BigInt(5 * i + 6)) & 31n)];
+    code += CROCKFORD_ALPHABET[Number((bits >> BigInt(5 * i + 6)) & 31n)];
   return code;
 }
 

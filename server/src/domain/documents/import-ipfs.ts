@@ -20,7 +20,7 @@ export interface ImportIpfsInput {
 }
 
 /**
- * `POST /api/documents/import/ipfs` (spec, Documents rule 1): notarizes the file a CID names without storing
+ * `POST /api/documents/import/ipfs` (spec, Documents: rule 1): notarizes the file a CID names without storing
  * it. The bytes come from the configured trustless gateways, verified block by block against the CID, and are
  * hashed as they stream through the one notarization path (`notarize`, reference intake: the same role,
  * consent and anchoring as an upload; no storage, no quota). The record is `sourceType: "ipfs"`,

@@ -48,7 +48,8 @@ export interface LgpdDeletionPorts {
 }
 
 /**
- * `DELETE /api/documents/:id`: the LGPD deletion of a document (spec, item 8; README, LGPD deletion).
+ * `DELETE /api/documents/:id`: the LGPD deletion of a document (spec, What the service does: item 8; see also
+ * docs/sharing.md, LGPD deletion).
  * Who: its owner (`requirePermission` with `documentOwner`): the uploader while still editor or higher, or an
  * admin or owner of the organization; in a personal workspace its user. Steps, so that a refused or failing request deletes
  * nothing and a failure half-way can be retried:

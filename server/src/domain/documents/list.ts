@@ -128,7 +128,7 @@ function searchArms(q: string, tenantId: string): FilterQuery<DocumentEntity>[] 
 }
 
 /**
- * `GET /api/documents` (spec, Documents; docs/api.md, Documents list): one page of the tenant's non-deleted
+ * `GET /api/documents` (spec, Documents: see also docs/api.md, Documents list): one page of the tenant's non-deleted
  * documents, newest first (`createdAt desc, id desc`), at most `limit` (default 100), after `cursor`, matching
  * `q` when given; `nextCursor` names the page's last document when more follow, else null. Reads `limit + 1`
  * rows through the `(tenant_id, created_at, id)` index (or the search indexes) and presigns only the page's

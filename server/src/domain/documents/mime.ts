@@ -25,7 +25,7 @@ const MARKUP = /<\s*(!doctype|html|svg|script|xml|\?xml|iframe|body|head)\b/i;
 let fileTypeModule: Promise<typeof import('file-type')> | undefined;
 
 /**
- * The file's real media type (spec, Documents rule 4: only real PDF, PNG, JPEG, GIF, WebP and plain text go
+ * The file's real media type (spec, Documents: rule 4, only real PDF, PNG, JPEG, GIF, WebP and plain text go
  * inline). Binary formats are detected from their magic bytes (file-type); text is recognised as valid UTF-8
  * without NUL, and labelled by its extension, as markup when it contains markup, else `text/plain`.
  * Anything unrecognised is `application/octet-stream`. The client's declared type is never trusted.

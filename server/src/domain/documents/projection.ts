@@ -2,11 +2,11 @@ import type { DocumentDto, PublicDocumentDto } from '@notary/shared';
 import type { DocumentEntity } from '../../db/entities';
 import type { ObjectStorage } from '../../ports/storage';
 
-/** Seconds a web capture's screenshot preview URL stays valid (spec: presigned URLs last 300 s). */
+/** Seconds a web capture's screenshot preview URL stays valid (spec, Limits: presigned URLs last 300 s). */
 export const SCREENSHOT_URL_SECONDS = 300;
 
 /**
- * The presigned preview URL of a web capture's screenshot (spec, Document `screenshot`: "only for web
+ * The presigned preview URL of a web capture's screenshot (spec, Document: `screenshot`, "only for web
  * captures"), inline PNG valid `SCREENSHOT_URL_SECONDS`; null for any other document and once LGPD-deleted.
  */
 export async function screenshotUrl(storage: ObjectStorage, doc: DocumentEntity): Promise<string | null> {
@@ -22,7 +22,7 @@ export async function screenshotUrl(storage: ObjectStorage, doc: DocumentEntity)
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
 /**
- * The owner's view of a document (spec, Resources: Document). `screenshot` is a presigned preview URL,
+ * The owner's view of a document (spec, Document). `screenshot` is a presigned preview URL,
  * filled in by the caller for web captures.
  */
 export function toDocumentDto(doc: DocumentEntity, screenshot: string | null = null): DocumentDto {

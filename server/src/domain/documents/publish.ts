@@ -8,7 +8,7 @@ import { toDocumentDto } from './projection';
 import { assertNotDeleted, findDocumentInTenant } from './service';
 
 /**
- * `PATCH /api/documents/:id/publish` (spec, Documents rule 2; States and transitions): sets `published`;
+ * `PATCH /api/documents/:id/publish` (spec, Documents: rule 2, and States and transitions): sets `published`;
  * `publishedAt` is set when the document goes on the feed (kept while it stays there) and cleared when it
  * leaves. Only the curator fields sent are rewritten (`null` or an empty string clears one). Editor or higher
  * in an organization. The update is conditional on the document not being LGPD-deleted, so a publication

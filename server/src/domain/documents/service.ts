@@ -37,7 +37,7 @@ export interface StoredFile {
   /** Lower-case hex SHA-256 of exactly the bytes read. */
   sha256Hash: string;
   consentTimestamp: Date;
-  /** How the bytes came in (spec, Document `sourceType`); `upload` when absent. */
+  /** How the bytes came in (spec, Document: `sourceType`); `upload` when absent. */
   sourceType?: DocumentEntity['sourceType'];
   /** Where they came from (an `ipfs://` URI, a captured page's URL); null when absent. */
   sourceUri?: string | null;
@@ -47,9 +47,9 @@ export interface StoredFile {
 
 /**
  * Creates the Document row in one transaction with the request of its anchoring (`anchoring`: the job commits
- * or rolls back with the row), with a fresh serial number; status `pending` on both chains (spec, States and
- * transitions). Retries the serial on the (rare) collision. The caller deletes the object if this throws, so
- * no object outlives a failed insert (`notarize.ts` does).
+ * or rolls back with the row), with a fresh serial number; status `pending` on both chains
+ * (spec, States and transitions). Retries the serial on the (rare) collision. The caller deletes the object
+ * if this throws, so no object outlives a failed insert (`notarize.ts` does).
  * A record with stored bytes adds its size to the tenant's used-bytes counter in the same transaction, last
  * (`chargeStorage`: its row lock is held only until the commit), refused there when `quotaBytes` (0 or absent:
  * none) would be passed; a reference-only record stores nothing, counts nothing and is never refused by it.
@@ -104,7 +104,7 @@ export async function findDocumentInTenant(
   actor: Actor,
   id: string,
 ): Promise<DocumentEntity> {
-  // Past the request's tenant scope on purpose: another tenant's document is 403, a missing one 404 (spec).
+  // Past the request's tenant scope on purpose: another tenant's document is 403, a missing one 404 (spec, Errors).
   const doc = UUID_PATTERN.test(id)
     ? await em.findOne(Document, { id }, { filters: { [TENANT_FILTER]: false } })
     : null;
@@ -139,7 +139,7 @@ function storageKeyOf(doc: DocumentEntity): string {
 /**
  * A presigned URL to a document's stored file, valid `expiresInSeconds`. `download`: an attachment with the
  * neutral type `application/octet-stream`. `view`: PDF, PNG, JPEG, GIF, WebP and plain text inline with their
- * real type, anything else (SVG and HTML included) as an attachment (spec, Documents rules 3 and 4). Used by
+ * real type, anything else (SVG and HTML included) as an attachment (spec, Documents: rules 3 and 4). Used by
  * the owner's routes and by share accesses alike.
  * @throws AppError GONE when LGPD-deleted, NOT_FOUND for a reference-only record (no stored file).
  */
@@ -179,9 +179,9 @@ export interface DocumentFiles {
 }
 
 /**
- * As `presignDocumentFile`, and for an IPFS import (no stored file) the public gateway URL of its CID (spec,
- * Documents rule 3: "IPFS imports resolve to a gateway URL"), for the owner's routes and share accesses alike:
- * `<IPFS_PUBLIC_GATEWAY>/ipfs/<cid>?filename=`,
+ * As `presignDocumentFile`, and for an IPFS import (no stored file) the public gateway URL of its CID
+ * (spec, Documents: rule 3, "IPFS imports resolve to a gateway URL"), for the owner's routes and share accesses
+ * alike: `<IPFS_PUBLIC_GATEWAY>/ipfs/<cid>?filename=`,
  * with `&download=true` for a download and for a view of a type not served inline (the gateway then answers
  * as an attachment; it chooses the Content-Type itself). Such a URL does not expire.
  * @throws AppError GONE when LGPD-deleted (the bytes stay on IPFS, but the service no longer links them).
@@ -202,7 +202,7 @@ export async function documentFileUrl(
 }
 
 /**
- * `GET /api/documents/:id/download` (spec, Documents rule 3): a URL valid 300 s serving the bytes as an
+ * `GET /api/documents/:id/download` (spec, Documents: rule 3): a URL valid 300 s serving the bytes as an
  * attachment with the neutral type `application/octet-stream`; for an IPFS import the public gateway's URL
  * (`documentFileUrl`).
  * @throws AppError GONE when LGPD-deleted.
@@ -219,7 +219,7 @@ export async function presignDownload(
 }
 
 /**
- * `GET /api/documents/:id/view` (spec, Documents rule 4): valid 300 s; PDF, PNG, JPEG, GIF, WebP and plain
+ * `GET /api/documents/:id/view` (spec, Documents: rule 4): valid 300 s; PDF, PNG, JPEG, GIF, WebP and plain
  * text inline with their real type, anything else (SVG and HTML included) as an attachment; for an IPFS
  * import the public gateway's URL (`documentFileUrl`).
  * @throws AppError GONE when LGPD-deleted.
@@ -262,7 +262,7 @@ export async function verifyByHash(em: EntityManager, sha256Hash: string): Promi
 }
 
 /**
- * `verifyByHash` through the public verify cache: a positive answer from memory for up to 60 s (spec, Limits;
+ * `verifyByHash` through the public verify cache: a positive answer from memory for up to 60 s (spec, Limits:
  * dropped on every instance when its document is LGPD-deleted), a negative one always from the database, so a
  * fresh upload is never hidden. What both faces of `GET /api/public/verify` answer: the `public.verify`
  * procedure (tRPC, REST binder) and the HTTP fast route (`http/public-verify.ts`). `em` is called on a miss only.

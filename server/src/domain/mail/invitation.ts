@@ -1,4 +1,5 @@
 import type { MailLanguage, Role } from '@notary/shared';
+import { escapeHtml } from '@notary/shared';
 import { formatBrasiliaAndUtc } from '@notary/shared/time';
 import type { MailMessage } from '../../ports/mail';
 
@@ -33,7 +34,7 @@ export interface InvitationMailInput {
 
 /**
  * The join link of an invitation: `<PUBLIC_URL>/app/#/join/<invitationId>`, handled by the web client, which
- * signs the invitee in and calls `POST /api/team/invitations/<invitationId>/accept` (README, Team).
+ * signs the invitee in and calls `POST /api/team/invitations/<invitationId>/accept` (docs/team.md, Team).
  */
 export function joinLink(publicUrl: string, invitationId: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/app/#/join/${encodeURIComponent(invitationId)}`;
@@ -77,8 +78,6 @@ const ROLE_NAMES: Record<MailLanguage, Record<Role, string>> = {
 };
 
 const oneLine = (s: string): string => s.replace(/[\r\n\t]+/g, ' ').trim();
-
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * A user-chosen name as quoted text: one line, at most `MAX_QUOTED_NAME` characters (longer ones end in

@@ -1,4 +1,5 @@
 import type { MailLanguage } from '@notary/shared';
+import { escapeHtml } from '@notary/shared';
 import { formatBrasiliaAndUtc } from '@notary/shared/time';
 import type { MailMessage } from '../../ports/mail';
 
@@ -16,8 +17,6 @@ import type { MailMessage } from '../../ports/mail';
  */
 
 const oneLine = (s: string): string => s.replace(/[\r\n\t]+/g, ' ').trim();
-
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * A time as people read it in `lang`: Brasília time, with its offset, and UTC (the service does not know the

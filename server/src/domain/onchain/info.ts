@@ -3,7 +3,7 @@ import type { Config, VerifyEndpoints } from '../../config';
 import { DEVNET_EVM_NETWORK } from '../../ports/chains';
 
 /**
- * On-chain info (spec, Other shapes; `GET /api/onchain/info`), from configuration only (no chain call):
+ * On-chain info (spec, Other shapes: `GET /api/onchain/info`), from configuration only (no chain call):
  * - `ANCHORING=off`: both chains disabled; the names are the devnet's, links empty.
  * - `ANCHORING=devnet`: both enabled on `hardhat` (31337) and Stacks `devnet`; the devnets have no public
  *   explorer, so every prefix is empty (clients show the hash without a link).

@@ -3,7 +3,7 @@ import { type Actor, type OrganizationActor, requireOrganization } from '../tena
 import { requirePermission } from '../tenancy/permissions';
 
 /**
- * The caller acting in an organization as admin or owner (spec, Authentication 6: "Organization profile and
+ * The caller acting in an organization as admin or owner (spec, Authentication: item 6, "Organization profile and
  * deletion: admin or owner"; the role table's `manageSettings` column says exactly that).
  * @param action what the caller tries to do, for the 403 sentence (`requirePermission`), e.g. `update the
  *   organization profile`.

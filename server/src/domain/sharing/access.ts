@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { sha256HexSync } from '@notary/platform/sha256';
 import {
   AppError,
   type EmailAccessRequestDto,
@@ -13,7 +14,7 @@ import {
 import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../../db/entities';
 import { type DocumentFiles, documentFileUrl, ipfsCidOf } from '../documents/service';
 import { policyStatus } from './policies';
-import { OPAQUE_TOKEN_PATTERN, sha256Hex } from './tokens';
+import { OPAQUE_TOKEN_PATTERN } from './tokens';
 import { verifyWalletMessage } from './wallet-message';
 
 /** Who accessed, as the access log records it (spec, Access log entry). */
@@ -88,7 +89,7 @@ async function currentState(
 
 /**
  * The spec's Share access response: a presigned URL, 3600 s for download, 900 s for view; for an IPFS import
- * its public gateway URL (spec, Documents rule 3: "IPFS imports resolve to a gateway URL"; `documentFileUrl`).
+ * its public gateway URL (spec, Documents: rule 3, "IPFS imports resolve to a gateway URL"; `documentFileUrl`).
  */
 async function shareResponse(
   files: DocumentFiles,
@@ -138,7 +139,8 @@ async function accessThrough(
 }
 
 /**
- * `GET /share/:token` (spec): 200 share access response; 404 for a token that is malformed, unknown or
+ * `GET /share/:token` (spec, Public, no credentials): 200 share access response; 404 for a token that is
+ * malformed, unknown or
  * revoked; 410 when the link expired or reached its maximum accesses, or the document was LGPD-deleted.
  */
 export async function accessByShareLink(
@@ -151,7 +153,7 @@ export async function accessByShareLink(
   if (!OPAQUE_TOKEN_PATTERN.test(token)) throw invalid();
   const policy = await em.findOne(
     AccessPolicy,
-    { tokenHash: sha256Hex(token), kind: 'link' },
+    { tokenHash: sha256HexSync(token), kind: 'link' },
     { populate: ['document'] },
   );
   if (!policy) throw invalid();
@@ -166,7 +168,8 @@ export async function accessByShareLink(
 }
 
 /**
- * `GET /access/public/:documentId` (spec): 200 share access response through the document's public policy;
+ * `GET /access/public/:documentId` (spec, Public, no credentials): 200 share access response through the
+ * document's public policy;
  * 404 when it is not publicly shared (never was, or revoked); 410 when the public access expired (or reached
  * its maximum accesses), or the document was LGPD-deleted.
  */
@@ -189,7 +192,8 @@ export async function accessPublic(
 }
 
 /**
- * `POST /access/wallet/:documentId` (spec): a wallet proves itself with an EIP-191 signature over a fresh
+ * `POST /access/wallet/:documentId` (spec, Public, no credentials): a wallet proves itself with an EIP-191
+ * signature over a fresh
  * Sign-In With Ethereum message for this service that names the document id (`verifyWalletMessage`), and gets
  * a share access response through a wallet policy of the document that authorizes it. Statuses: 400 invalid
  * address; 401 invalid signature, a message for another site or without the document id, a stale, future or
@@ -271,9 +275,11 @@ const EMAIL_REQUEST_MESSAGE =
   'If this address is authorized for this document, an access link will be sent to it.';
 
 /**
- * `POST /access/email/:documentId/request` (spec): the same `{message}` whether or not the address is
+ * `POST /access/email/:documentId/request` (spec, Public, no credentials): the same `{message}` whether or
+ * not the address is
  * authorized (no enumeration: unknown documents, unauthorized and authorized addresses look alike). Nothing is
- * sent: e-mail delivery of access links is not wired (spec). In development only, `token` is added: for an
+ * sent: e-mail delivery of access links is not wired (spec, Public, no credentials). In development only,
+ * `token` is added: for an
  * authorized address a token signed with a key derived from `SECRET` naming the policy, the address and an
  * expiry (`<payload>.<mac>`, base64url), else a random string of the same shape.
  */

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { sha256HexSync } from '@notary/platform/sha256';
 import {
   type AccessPolicyDto,
   type AccessPolicyListDto,
@@ -12,7 +13,7 @@ import { AccessPolicy, type AccessPolicyEntity, type DocumentEntity } from '../.
 import { assertNotDeleted, findDocumentInTenant } from '../documents/service';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';
-import { newOpaqueToken, sha256Hex } from './tokens';
+import { newOpaqueToken } from './tokens';
 import { parseWalletAddress } from './wallet-message';
 
 /** The status a policy has at `now` (revocation first, then expiry, then the access budget). */
@@ -95,7 +96,7 @@ export async function createAccessPolicy(
       id: crypto.randomUUID(),
       document: doc.id,
       kind: input.kind,
-      tokenHash: token ? sha256Hex(token) : null,
+      tokenHash: token ? sha256HexSync(token) : null,
       permission: input.permission ?? 'download',
       expiresAt:
         input.expiresInSeconds === undefined ? null : new Date(now.getTime() + input.expiresInSeconds * 1000),

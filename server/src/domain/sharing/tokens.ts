@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 /**
  * Opaque bearer tokens (share links, acervo tokens): 32 random bytes in base64url (43 characters), stored
@@ -11,8 +11,3 @@ export function newOpaqueToken(): string {
 
 /** The shape of `newOpaqueToken()`: anything else is rejected before the database is asked. */
 export const OPAQUE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-/** Lower-case hex SHA-256 of a UTF-8 string. */
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}

@@ -1,10 +1,10 @@
+import { sha256HexSync } from '@notary/platform/sha256';
 import { AppError, errorMessage } from '@notary/shared';
 import { getAddress, Signature, verifyMessage } from 'ethers';
 import { SiweErrorType, SiweMessage } from 'siwe';
-import { sha256Hex } from './tokens';
 
 /**
- * The freshness window of a wallet access message (README, Sharing: wallet access). A message is accepted
+ * The freshness window of a wallet access message (docs/sharing.md, Wallet messages). A message is accepted
  * while its `Issued At` is at most `maxAgeSeconds` in the past and at most `maxFutureSeconds` in the future
  * (clock skew of the signer), and only once: its use is remembered until it has aged out of the window.
  */
@@ -14,8 +14,8 @@ const unauthorized = (message: string) => new AppError('UNAUTHENTICATED', messag
 
 /**
  * The claimed wallet address in EIP-55 checksum form.
- * @throws AppError BAD_REQUEST (spec: "400 invalid address") unless `0x` + 40 hex digits, all lower case, all
- *   upper case, or mixed case with a correct EIP-55 checksum.
+ * @throws AppError BAD_REQUEST (spec, Public, no credentials: "400 invalid address") unless `0x` + 40 hex
+ * digits, all lower case, all   upper case, or mixed case with a correct EIP-55 checksum.
  */
 export function parseWalletAddress(address: string): string {
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) {
@@ -64,7 +64,8 @@ function namesDocument(siwe: SiweMessage, documentId: string): boolean {
 }
 
 /**
- * Checks a wallet access request (spec: `POST /access/wallet/:documentId`: "the signed message must contain
+ * Checks a wallet access request (spec, Public, no credentials: `POST /access/wallet/:documentId`, "the
+ * signed message must contain
  * the documentId") as a Sign-In With Ethereum message (EIP-4361) bound to this service, parsed and verified
  * with the `siwe` package:
  * - `domain` is the host (and port) of `PUBLIC_URL`; the `scheme`, when written, is its scheme; the `URI` is on
@@ -157,7 +158,7 @@ export async function verifyWalletMessage(input: {
   }
   return {
     address,
-    useHash: sha256Hex(`wallet-access\0${address.toLowerCase()}\0${message}`),
+    useHash: sha256HexSync(`wallet-access\0${address.toLowerCase()}\0${message}`),
     rememberUntil: new Date(issuedAt.getTime() + (maxAgeSeconds + maxFutureSeconds) * 1000),
   };
 }

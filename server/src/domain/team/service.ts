@@ -31,8 +31,8 @@ import { cancelInvitationsNoLongerGrantable } from './grants';
 import { withOrganizationLock } from './lock';
 
 /**
- * Team management (spec, Team; README, Team): members with the service's roles, invitations by e-mail or
- * wallet, role changes and removals, under the role hierarchy of `shared/src/roles.ts`.
+ * Team management (spec, Team: see also docs/team.md, Team): members with the service's roles, invitations by
+ * e-mail or wallet, role changes and removals, under the role hierarchy of `shared/src/roles.ts`.
  *
  * Memberships live at the identity provider (`OrganizationDirectory`); roles live in the service's table
  * (`tenant_member`), which authorization reads. Every change goes to the provider first and then to the table
@@ -230,7 +230,7 @@ export interface InviteInput {
 }
 
 /**
- * `POST /api/team/invitations` (spec, Team; States and transitions: Invitation).
+ * `POST /api/team/invitations` (spec, Team: and States and transitions, Invitation).
  * - By e-mail: creates (or renews) the invitation at the provider, then mails the join link (`invitationMail`)
  *   in the chosen language; the role applies on join. Answers `{ok:true}`. At most `INVITATION_MAIL_LIMITS`
  *   mails per inviter and per organization an hour.

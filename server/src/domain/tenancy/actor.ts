@@ -3,7 +3,7 @@ import type { TenantEntity } from '../../db/entities';
 
 /**
  * The authenticated caller acting in a tenant: the active organization when one is selected, otherwise the
- * user's personal workspace (spec, Authentication 2). `role` comes from the service's own role table.
+ * user's personal workspace (spec, Authentication: item 2). `role` comes from the service's own role table.
  */
 export interface Actor {
   userId: string;

@@ -6,7 +6,7 @@ import { type MembershipLookup, resolveTenant } from './resolve';
 import { scopeToTenant } from './scope';
 
 /**
- * Verifies a session bearer token and resolves the caller's tenant and role (spec, Authentication 1-2), then
+ * Verifies a session bearer token and resolves the caller's tenant and role (spec, Authentication: items 1-2), then
  * scopes `em` (the request's own fork) to that tenant: every later query through it, its forks and its
  * transactions sees only the tenant's rows (`scopeToTenant`). Shared by tRPC procedures and the hand-written
  * Express routes, so both enforce the same rules and no query of an authenticated request can forget its tenant.

@@ -1,5 +1,5 @@
 /**
- * The permission entry: who holds what (spec, Authentication 5 and 6) and the one sentence each refusal says.
+ * The permission entry: who holds what (spec, Authentication: items 5 and 6) and the one sentence each refusal says.
  */
 import { AppError, type Permission, ROLES, type Role } from '@notary/shared';
 import { describe, expect, it } from 'vitest';

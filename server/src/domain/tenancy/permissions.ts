@@ -3,9 +3,9 @@ import type { DocumentEntity } from '../../db/entities';
 import type { Actor } from './actor';
 
 /**
- * What an action needs of its caller: a column of the roles table (spec, Authentication 5: `upload` for
+ * What an action needs of its caller: a column of the roles table (spec, Authentication: item 5, `upload` for
  * upload, capture and publish, `deleteTeamDocs`, `manageTeam`, `manageSettings`), or being the owner of one
- * document (spec, Authentication 6: "Access log: document owner only"; the same rule guards its access
+ * document (spec, Authentication: item 6, "Access log: document owner only"; the same rule guards its access
  * policies and its LGPD deletion).
  */
 export type Right = Permission | { documentOwner: Pick<DocumentEntity, 'uploaderUserId'> };

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import {
   AppError,
+  CROCKFORD_ALPHABET,
   isPersonalSerialPrefixForm,
   organizationPrefixReservation,
   organizationSerialPrefix,
@@ -42,7 +43,7 @@ export function personalSerialPrefixCandidates(userId: string): string[] {
 }
 
 /**
- * The prefixes an organization's tenant may get, in order (README, Serial numbers): the one its slug gives
+ * The prefixes an organization's tenant may get, in order (docs/api.md, Serial numbers): the one its slug gives
  * (`organizationSerialPrefix`) unless reserved (`organizationPrefixReservation`); then 10-character forms that
  * keep the slug's prefix readable: its first 8 characters and Crockford characters of SHA-256 of the
  * organization id (a slug's own prefix has at most 8, so these never equal one); then `T` and 9 such
@@ -65,8 +66,6 @@ export function organizationSerialPrefixCandidates(organization: { id: string; s
   );
 }
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
 /** Crockford base32 of `bytes` (5 bits per character, most significant first). */
 export function toCrockford(bytes: Uint8Array): string {
   let out = '';
@@ -76,12 +75,12 @@ export function toCrockford(bytes: Uint8Array): string {
     buffer = (buffer << 8) | byte;
     bits += 8;
     while (bits >= 5) {
-      out += CROCKFORD[(buffer >>> (bits - 5)) & 31];
+      out += CROCKFORD_ALPHABET[(buffer >>> (bits - 5)) & 31];
       bits -= 5;
     }
     buffer &= (1 << bits) - 1;
   }
-  if (bits > 0) out += CROCKFORD[(buffer << (5 - bits)) & 31];
+  if (bits > 0) out += CROCKFORD_ALPHABET[(buffer << (5 - bits)) & 31];
   return out;
 }
 
@@ -166,7 +165,7 @@ export async function setTenantRole(
 }
 
 /**
- * Resolves the tenant and role of a verified session (spec, Authentication 1-2).
+ * Resolves the tenant and role of a verified session (spec, Authentication: items 1-2).
  * Personal workspace: always `owner`. Organization: the role in the service's role table; a membership the
  * table does not know yet is reconciled from the identity provider, and a user the provider no longer lists
  * loses access (the row is removed).

@@ -3,7 +3,7 @@ import { registerProvider } from '../../../providers/service';
 import { adminProcedure } from '../../trpc';
 
 /**
- * `POST /api/providers`: registers a provider (spec 001, Provider registration); 201 with the provider.
+ * `POST /api/providers`: registers a provider (spec, Provider registration); 201 with the provider.
  */
 export const register = adminProcedure
   .meta({

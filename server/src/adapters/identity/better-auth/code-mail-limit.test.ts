@@ -51,7 +51,7 @@ describe('code e-mails per recipient, counted where the mail is sent', () => {
         dir: mailDir,
         from: 'Notary <no-reply@notary.test>',
         configured: true,
-        log: () => {},
+        log: silentLog,
       }),
       rateLimit: false,
       limits: {

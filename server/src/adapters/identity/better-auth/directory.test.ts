@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { silentLog } from '@notary/platform/log';
 import { AppError, type Role } from '@notary/shared';
 import { Wallet } from 'ethers';
 import express from 'express';
@@ -193,7 +194,7 @@ describe.each(backends)('better-auth organization directory on $name', (backend)
         dir: mailDir,
         from: 'Notary <no-reply@notary.test>',
         configured: true,
-        log: () => {},
+        log: silentLog,
       }),
       siweChainIds: [CHAIN_ID],
       rateLimit: false,

@@ -5,8 +5,8 @@
  *
  * The directory works on better-auth's database adapter (`(await auth.$context).adapter`), never through
  * `auth.api.*`: those endpoints want a request session, and the service calls the directory as an operator
- * after doing its own authorization (spec role hierarchy). Because of that, each directory method emits its
- * own events after it succeeded.
+ * after doing its own authorization (spec, Team: the role hierarchy). Because of that, each directory method
+ * emits its own events after it succeeded.
  *
  * On PGlite, do not call the directory from inside `em.transactional`: it uses its own connection, which
  * waits for the transaction's (deadlock).

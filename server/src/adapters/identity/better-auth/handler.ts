@@ -42,7 +42,7 @@ export function createAuthHandler(
       // better-auth 1.7.7 treats any Sec-Fetch-* header as "a browser" and then demands an Origin, which
       // rejects Node's fetch (it sends `Sec-Fetch-Mode: cors` and no Origin) on the code-request route.
       // Browsers that send Sec-Fetch-* always send Origin on POST, so without one this is not a browser:
-      // it passes like curl does (spec: requests without an Origin header always pass).
+      // it passes like curl does (spec, Authentication: item 7, requests without an Origin header always pass).
       for (const name of ['sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-dest', 'sec-fetch-user']) {
         delete req.headers[name];
       }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { silentLog } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import { Wallet } from 'ethers';
 import express from 'express';
@@ -215,7 +216,7 @@ describe.each(backends)('better-auth identity on $name', (backend) => {
         dir: mailDir,
         from: 'Notary <no-reply@notary.test>',
         configured: true,
-        log: () => {},
+        log: silentLog,
       }),
       siweChainIds: [1, CHAIN_ID],
       logLevel: 'error',

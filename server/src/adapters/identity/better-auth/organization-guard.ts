@@ -19,9 +19,9 @@ import {
   type OrganizationRow,
 } from './store';
 
-/** Longest organization name accepted (spec, org profile: 1 to 120 characters). */
+/** Longest organization name accepted (spec, Organization: profile name, 1 to 120 characters). */
 export const ORGANIZATION_NAME_MAX = 120;
-/** Longest organization description accepted (spec, org profile: up to 500 characters). */
+/** Longest organization description accepted (spec, Organization: profile description, up to 500 characters). */
 export const ORGANIZATION_DESCRIPTION_MAX = 500;
 /** Lower-case URL slug: letters, digits and inner hyphens, 1 to 64 characters. */
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
@@ -64,7 +64,7 @@ export function blockedOrganizationBody(endpoint: string): { message: string; co
 
 /**
  * Why `slug` may not name a new organization because of the serial prefix it gives (`organizationSerialPrefix`,
- * README Serial numbers), or undefined: `BAD_REQUEST` when the prefix is reserved
+ * docs/api.md, Serial numbers), or undefined: `BAD_REQUEST` when the prefix is reserved
  * (`organizationPrefixReservation`: the personal-workspace form, the service's own name, official words),
  * `CONFLICT` when another organization's slug gives a prefix that reads the same (`serialPrefixKey`: equal up
  * to O/0 and I/L/1). Reads every organization's slug (paged): organization creation is rare.

@@ -3,7 +3,7 @@ import { createAccessPolicy } from '../../../domain/sharing/policies';
 import { authedProcedure } from '../../trpc';
 
 /**
- * `POST /api/documents/{id}/access-policies` (README, Sharing): creates a link, public, wallet or e-mail
+ * `POST /api/documents/{id}/access-policies` (docs/sharing.md): creates a link, public, wallet or e-mail
  * access policy; the document's owner only (`requirePermission` with `documentOwner`). 201
  * `{policy, token?, shareUrl?}`: a link's token is shown this once.
  */

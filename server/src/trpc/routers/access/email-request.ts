@@ -3,7 +3,8 @@ import { requestEmailAccess } from '../../../domain/sharing/access';
 import { publicProcedure } from '../../trpc';
 
 /**
- * `POST /access/email/{documentId}/request` (spec) `{email}`: the same answer whether or not the address is
+ * `POST /access/email/{documentId}/request` (spec, Public, no credentials) `{email}`: the same answer whether
+ * or not the address is
  * authorized; `token` only in development, and there only to a request made directly from this machine (no proxy
  * header, loopback peer): through a reverse proxy or from elsewhere the answer is the production one, which the
  * spec allows in every mode. Nothing is sent (delivery not wired, spec).

@@ -2,7 +2,10 @@ import { AppError, ShareAccessSchema } from '@notary/shared';
 import { z } from 'zod';
 import { publicProcedure } from '../../trpc';
 
-/** `GET /access/email/verify/{token}` (spec): e-mail magic-link verification is not implemented: always 501. */
+/**
+ * `GET /access/email/verify/{token}` (spec, Public, no credentials): e-mail magic-link verification is not
+ * implemented: always 501.
+ */
 export const emailAccessVerify = publicProcedure
   .meta({
     openapi: {

@@ -10,7 +10,8 @@ import { shareLink } from './share';
 import { walletAccess } from './wallet';
 
 /**
- * Sharing (spec, Share and access routes, Access log; README, Sharing): the managers' policy routes under
+ * Sharing (spec, Public, no credentials: share and access routes; Access log; see also docs/sharing.md): the
+ * managers' policy routes under
  * `/api/documents/{id}/access-policies`, the public access routes and the access log at the server root.
  */
 export const accessRouter = router({

@@ -1,10 +1,10 @@
 import { AccessLogSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
-import { readAccessLog } from '../../../domain/sharing/log';
+import { readAccessLog } from '../../../domain/sharing/access-log';
 import { authedProcedure } from '../../trpc';
 
 /**
- * `GET /access-log/{documentId}` (spec, Access log; at the server root as the spec lists it): the document's
+ * `GET /access-log/{documentId}` (spec, Access log: at the server root as the spec lists it): the document's
  * accesses, newest first. Its owner only: the uploader while editor or higher, or an admin or owner of the organization.
  */
 export const accessLog = authedProcedure

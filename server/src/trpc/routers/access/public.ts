@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { accessPublic } from '../../../domain/sharing/access';
 import { publicProcedure } from '../../trpc';
 
-/** `GET /access/public/{documentId}` (spec): a presigned URL through the document's public policy. */
+/**
+ * `GET /access/public/{documentId}` (spec, Public, no credentials): a presigned URL through the document's
+ * public policy.
+ */
 export const publicAccess = publicProcedure
   .meta({
     openapi: {

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { accessByShareLink } from '../../../domain/sharing/access';
 import { publicProcedure } from '../../trpc';
 
-/** `GET /share/{token}` (spec): a presigned URL through a share link; every success is counted and logged. */
+/**
+ * `GET /share/{token}` (spec, Public, no credentials): a presigned URL through a share link; every success is
+ * counted and logged.
+ */
 export const shareLink = publicProcedure
   .meta({
     openapi: {

@@ -3,9 +3,10 @@ import { accessByWallet } from '../../../domain/sharing/access';
 import { publicProcedure } from '../../trpc';
 
 /**
- * `POST /access/wallet/{documentId}` (spec) `{address, signature, message}`: EIP-191 signature over a fresh
+ * `POST /access/wallet/{documentId}` (spec, Public, no credentials) `{address, signature, message}`: EIP-191
+ * signature over a fresh
  * Sign-In With Ethereum (EIP-4361) message for this service (domain and URI of `PUBLIC_URL`) that names the
- * document id; single use (README, Sharing: wallet messages).
+ * document id; single use (docs/sharing.md, Wallet messages).
  */
 export const walletAccess = publicProcedure
   .meta({

@@ -1,8 +1,8 @@
 /**
- * The error answers every procedure on one of the caller's documents declares in its OpenAPI operation (spec,
- * Errors: 403 a document outside the caller's tenant, 404 a missing one), and 410 for the routes that refuse
- * a document deleted under the LGPD (download, view, publish, LGPD deletion). A procedure adds its own
- * statuses, or a longer 403 when it also checks the role, after spreading these.
+ * The error answers every procedure on one of the caller's documents declares in its OpenAPI operation
+ * (spec, Errors: 403 a document outside the caller's tenant, 404 a missing one), and 410 for the routes
+ * that refuse a document deleted under the LGPD (download, view, publish, LGPD deletion). A procedure adds
+ * its own statuses, or a longer 403 when it also checks the role, after spreading these.
  */
 export const DOCUMENT_ERROR_RESPONSES = {
   401: 'Missing or invalid session token',

@@ -5,7 +5,7 @@ import { authedProcedure } from '../../trpc';
 import { DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /**
- * `DELETE /api/documents/{id}[?reason=]` (README, LGPD deletion): destroys the stored file, keeps the hash,
+ * `DELETE /api/documents/{id}[?reason=]` (docs/sharing.md, LGPD deletion): destroys the stored file, keeps the hash,
  * serial and anchors on record, revokes every share, writes the audit trail. The document's owner (its
  * uploader while editor or higher, or admin+); the request is validated before any byte is deleted. A document
  * held under a retention rule (`domain/retention/hold.ts`) is refused with 409, audited, nothing deleted.

@@ -4,8 +4,8 @@ import { authedProcedure } from '../../trpc';
 import { LIVE_DOCUMENT_ERROR_RESPONSES } from './error-responses';
 
 /**
- * `PATCH /api/documents/{id}/publish` (spec) `{published, title?, author?, metadata?}`: only the fields sent
- * are rewritten; editor or higher in an organization; 410 when LGPD-deleted.
+ * `PATCH /api/documents/{id}/publish` (spec, Documents: rule 2) `{published, title?, author?, metadata?}`:
+ * only the fields sent are rewritten; editor or higher in an organization; 410 when LGPD-deleted.
  */
 export const publish = authedProcedure
   .meta({

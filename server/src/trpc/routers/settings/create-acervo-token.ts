@@ -3,7 +3,8 @@ import { createAcervoToken } from '../../../domain/acervo/token';
 import { authedProcedure } from '../../trpc';
 
 /**
- * `POST /api/settings/acervo-token` (spec, Settings): generates or rotates the active tenant's acervo token;
+ * `POST /api/settings/acervo-token` (spec, Settings and other routes named but not detailed): generates or
+ * rotates the active tenant's acervo token;
  * 201 `{token, createdAt}`, the token shown this once; the previous token stops working at once. Admin+.
  */
 export const createAcervoTokenProcedure = authedProcedure

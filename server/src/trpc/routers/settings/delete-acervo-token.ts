@@ -2,7 +2,10 @@ import { OkSchema } from '@notary/shared';
 import { deleteAcervoToken } from '../../../domain/acervo/token';
 import { authedProcedure } from '../../trpc';
 
-/** `DELETE /api/settings/acervo-token` (spec, Settings): disables the feed; 200 `{ok:true}`, idempotent. Admin+. */
+/**
+ * `DELETE /api/settings/acervo-token` (spec, Settings and other routes named but not detailed): disables the
+ * feed; 200 `{ok:true}`, idempotent. Admin+.
+ */
 export const deleteAcervoTokenProcedure = authedProcedure
   .meta({
     openapi: {

@@ -3,7 +3,7 @@ import { acervoTokenStatusProcedure } from './acervo-token-status';
 import { createAcervoTokenProcedure } from './create-acervo-token';
 import { deleteAcervoTokenProcedure } from './delete-acervo-token';
 
-/** Tenant settings (spec, Settings): `/api/settings/*`. */
+/** Tenant settings (spec, Settings and other routes named but not detailed): `/api/settings/*`. */
 export const settingsRouter = router({
   acervoTokenStatus: acervoTokenStatusProcedure,
   createAcervoToken: createAcervoTokenProcedure,

@@ -1,7 +1,7 @@
 import { HealthSchema } from '@notary/shared';
 import { publicProcedure } from '../../trpc';
 
-/** `GET /health` (spec, Public): `{status:'ok', timestamp}`. */
+/** `GET /health` (spec, Public, no credentials): `{status:'ok', timestamp}`. */
 export const health = publicProcedure
   // Probes poll it: never rate limited. While the service starts, the HTTP layer answers 503 `starting`.
   .meta({

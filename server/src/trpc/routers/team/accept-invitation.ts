@@ -5,7 +5,7 @@ import { authedProcedure } from '../../trpc';
 import { teamPorts } from './ports';
 
 /**
- * `POST /api/team/invitations/{invitationId}/accept` (README, Team: the join link's route): the signed-in
+ * `POST /api/team/invitations/{invitationId}/accept` (docs/team.md, Team: the join link's route): the signed-in
  * user, in any tenant, whose e-mail is the invited one, joins: 200 `{ok:true, organizationId, role}`; 410 the
  * second time; 403 when the inviter was removed or demoted below the invitation's role since.
  */

@@ -1,0 +1,740 @@
+import { execFile } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { AddressPolicy, type AllowEntry } from '@notary/platform/net/address-policy';
+import { sha256HexSync } from '@notary/platform/sha256';
+import { AppError, errorMessage, LIMITS } from '@notary/shared';
+import { CAPTURE_SCREENSHOT } from '@notary/shared/limits';
+import {
+  type Browser,
+  type BrowserContext,
+  type CDPSession,
+  chromium,
+  type Page,
+  type Request,
+} from 'playwright-core';
+import {
+  type BlockedRequest,
+  CAPTURE_FILES,
+  type CapturedTls,
+  type CaptureRecord,
+  type CaptureSettingsRecord,
+} from '../process-protocol';
+import { type DevToolsSession, summaryOf, TlsRecorder, tlsFile } from './provenance';
+import {
+  PROVENANCE_FILES,
+  PROVENANCE_PAGE_TITLE,
+  PROVENANCE_PAGE_URL,
+  renderProvenanceSummary,
+} from './provenance-summary';
+import { CaptureProxy, type RefusedDestination, type Resolver } from './proxy';
+import { withCaptureRecord } from './screenshot-record';
+import { type HarEntry, missingBodies, writeWacz } from './wacz';
+
+/** What the capture adapter is configured with (`CHROMIUM_PATH`, `CAPTURE_*`; see `CaptureSettings`). */
+export interface CaptureConfig {
+  chromiumPath: string;
+  /** The whole capture's bound, launch to archive, in milliseconds (`CAPTURE_TIMEOUT_MS`). */
+  timeoutMs: number;
+  /** Browsers at once (`CAPTURE_CONCURRENCY`). */
+  concurrency: number;
+  /** Exceptions to the public-addresses-only rule (`CAPTURE_ALLOW_HOSTS`). */
+  allowHosts: AllowEntry[];
+  /**
+   * PEM of private CA certificates the capture browser trusts as anchors (`CAPTURE_CA_CERTS`: intranets,
+   * tests), through a per-capture NSS database.
+   */
+  caCertsPem: string | undefined;
+  /** The public address captures leave from, as the operator declares it (`CAPTURE_EGRESS_IP`); never looked up. */
+  egressIp?: string | undefined;
+}
+
+/** The fixed, documented browsing conditions of every capture (docs/api.md, Web capture). */
+export const CAPTURE_VIEWPORT = { width: CAPTURE_SCREENSHOT.width, height: 800 } as const;
+export const CAPTURE_LOCALE = 'en-US';
+export const CAPTURE_TIMEZONE = 'UTC';
+/** The screenshot's height cap in CSS pixels: a taller page is cut there (recorded as `truncated`). */
+export const SCREENSHOT_MAX_HEIGHT = CAPTURE_SCREENSHOT.maxHeight;
+/** Run in the page (a string: the server's TypeScript has no DOM types): the document's height in CSS px. */
+const PAGE_HEIGHT_SCRIPT =
+  'Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)';
+/** Scrolling for lazy content: at most this many steps of most of a screen, and at most this long (ms). */
+export const SCROLL_MAX_STEPS = 60;
+export const SCROLL_MAX_MS = 10_000;
+/** Pause after each scroll step, ms: time for intersection observers and `loading="lazy"` to start loads. */
+const SCROLL_PAUSE_MS = 150;
+/** The network counts as settled after this long without a request running, ms. */
+const QUIET_MS = 500;
+/**
+ * Run in the page: scrolls down by most of a screen at a time to the end of the page (as far as the height
+ * cap), pausing between steps so lazy content (`loading="lazy"`, intersection observers) starts loading; at
+ * the end it waits once more in case the page grew, then goes back to the top. Bounded in steps and time
+ * (and from outside by the page phase's deadline).
+ */
+const SCROLL_SCRIPT = `(async () => {
+  const until = Date.now() + ${SCROLL_MAX_MS};
+  const pause = () => new Promise((r) => setTimeout(r, ${SCROLL_PAUSE_MS}));
+  const end = () => Math.max(0, Math.min(document.documentElement.scrollHeight, ${SCREENSHOT_MAX_HEIGHT}) - window.innerHeight);
+  const step = Math.max(200, Math.floor(window.innerHeight * 0.8));
+  let y = 0;
+  for (let i = 0; i < ${SCROLL_MAX_STEPS} && Date.now() < until; i++) {
+    if (y >= end()) {
+      await pause();
+      if (y >= end()) break;
+    }
+    y = Math.min(y + step, end());
+    window.scrollTo(0, y);
+    await pause();
+  }
+  window.scrollTo(0, 0);
+  await pause();
+})()`;
+/** Share of the time bound given to loading and scrolling; the rest is for screenshot, PDF and archive. */
+const PAGE_PHASE_SHARE = 0.55;
+/** Longest wait at the end for the certificates of origins still being asked for, ms. */
+const TLS_FINISH_MS = 5_000;
+/** Longest an NSS database command (`certutil`) may take, ms. */
+const CERTUTIL_TIMEOUT_MS = 10_000;
+
+const INSTALL_HINT =
+  'Web capture needs Chromium: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH to its executable';
+
+/** What a capture needs beside its configuration: how it names itself, and (tests) a resolver. */
+export interface BrowserCaptureOptions {
+  userAgentProduct: string;
+  software: string;
+  /** The service's name and version, for the record and the provenance summary. */
+  service?: { name: string; version: string };
+  resolve?: Resolver;
+  /** Told of each destination refused by address, with what it resolved to (for the operator's log only). */
+  onRefusal?: (refused: RefusedDestination) => void;
+}
+
+export { CAPTURE_FILES };
+
+/** What a finished capture reports; its archive and screenshot are files in the work directory. */
+export interface BrowserCaptureResult {
+  record: CaptureRecord;
+  /** Size of `CAPTURE_FILES.wacz`, bytes. */
+  waczBytes: number;
+  /** Size of `CAPTURE_FILES.screenshot`, bytes. */
+  screenshotBytes: number;
+}
+
+/**
+ * Chromium's switches for every capture. Beside quietness (no background requests, no sync), they close the
+ * ways out that do not go through the capture proxy: WebRTC may only use proxied connections (its UDP would
+ * reach any address the page names, loopback included), QUIC is off (UDP again), and Chromium's own resolver
+ * answers nothing, so a name is only ever resolved by the proxy, which checks the address it connects to.
+ */
+export const CHROMIUM_ARGS = [
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-domain-reliability',
+  '--disable-sync',
+  '--no-pings',
+  '--no-first-run',
+  '--disable-quic',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--enforce-webrtc-ip-permission-check',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+  '--disable-features=DnsOverHttps,WebRtcAllowInputVolumeAdjustment',
+] as const;
+
+/**
+ * One capture in a headless Chromium (playwright-core driving the system's browser), meant to run in the
+ * capture process (`capture-process.ts`), never in the service: the browser keeps its sandbox on
+ * (`chromiumSandbox: true`; as root Chromium refuses, which is why the capture process runs as another user),
+ * inherits only the capture process's minimal environment (its home a fresh directory whose NSS database
+ * trusts `CAPTURE_CA_CERTS` as anchors), and reaches the network only through a `CaptureProxy`. One fresh
+ * context (no profile, no cookies, downloads refused, service workers blocked, permissions denied, fixed
+ * viewport, locale, time zone and a user agent naming the service); the page loaded, scrolled to its end for
+ * lazy content (bounded in steps and time) until its requests settle, and recorded (HAR with bodies, the TLS
+ * of every origin: `TlsRecorder`), then a full-page screenshot and a PDF rendering; browser and proxy are gone
+ * before the WACZ is written to `workDir`, with the provenance summary (a replayable page and a file) and
+ * every origin's certificates (`PROVENANCE_FILES`).
+ * @throws AppError as `WebCapturer.capture` documents; `signal`'s reason once it aborts.
+ */
+export async function captureInBrowser(
+  url: URL,
+  config: Omit<CaptureConfig, 'concurrency'>,
+  options: BrowserCaptureOptions,
+  workDir: string,
+  signal?: AbortSignal,
+): Promise<BrowserCaptureResult> {
+  await requireChromium(config.chromiumPath);
+  signal?.throwIfAborted();
+  const started = new Date();
+  const deadline = started.getTime() + config.timeoutMs;
+  const time: PageTime = {
+    pageDeadline: started.getTime() + config.timeoutMs * PAGE_PHASE_SHARE,
+    left: (until = deadline) => Math.max(1, until - Date.now()),
+  };
+  const policy = new AddressPolicy(config.allowHosts);
+  const trustedCas = config.caCertsPem ? certificatesOf(config.caCertsPem) : [];
+  // A home of its own for the browser: its NSS database holds the private CAs as trust anchors.
+  const home = await browserHome(workDir, trustedCas);
+  const proxy = new CaptureProxy(policy, {
+    maxBytes: LIMITS.maxUploadBytes,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.onRefusal ? { onRefusal: options.onRefusal } : {}),
+  });
+  const run: { browser: Browser | undefined; timedOut: boolean } = { browser: undefined, timedOut: false };
+  // The hard bound: whatever the page does (an endless script), the browser is gone at the deadline.
+  const killer = setTimeout(() => {
+    run.timedOut = true;
+    void run.browser?.close().catch(() => undefined);
+    void proxy.close();
+  }, config.timeoutMs);
+  const onAbort = () => {
+    void run.browser?.close().catch(() => undefined);
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const proxyUrl = await proxy.start();
+    const browser = await launchBrowser(config.chromiumPath, home, proxyUrl, time.left());
+    run.browser = browser;
+    const shot = await capturePage(browser, url, options.userAgentProduct, workDir, proxy, time, config);
+    await browser.close();
+    run.browser = undefined;
+    await proxy.close();
+    if (run.timedOut) throw timeoutError(config.timeoutMs);
+    if (proxy.overLimit) throw new AppError('PAYLOAD_TOO_LARGE', 'The page exceeds the 250 MB archive bound');
+
+    const har = JSON.parse(await readFile(shot.harPath, 'utf8')) as { log: { entries: HarEntry[] } };
+    await rm(shot.harPath, { force: true });
+    const times = { started, finished: new Date() };
+    const record = captureRecordOf(url, shot, har.log.entries, proxy, { config, options, trustedCas, times });
+    return await writeCaptureFiles(workDir, record, shot, har.log.entries, proxy, options.software, times);
+  } catch (e) {
+    await run.browser?.close().catch(() => undefined);
+    await proxy.close();
+    signal?.throwIfAborted();
+    if (e instanceof AppError) throw e;
+    if (run.timedOut) throw timeoutError(config.timeoutMs);
+    throw new AppError('INTERNAL', 'The capture failed', { cause: e });
+  } finally {
+    clearTimeout(killer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The page phase's bound (epoch ms) and the time left until a bound (the whole capture's by default), ms. */
+interface PageTime {
+  pageDeadline: number;
+  left: (until?: number) => number;
+}
+
+/** What the page phase leaves: the browsing, the images, the TLS of every origin and the HAR file's path. */
+interface PageShot {
+  session: Awaited<ReturnType<typeof browse>>;
+  version: string;
+  userAgent: string;
+  /** The page's height in CSS px, and the screenshot's (cut at `SCREENSHOT_MAX_HEIGHT`). */
+  height: number;
+  shotHeight: number;
+  png: Buffer;
+  pdf: Buffer | undefined;
+  title: string;
+  unfinished: string[];
+  origins: Awaited<ReturnType<TlsRecorder['finish']>>;
+  harPath: string;
+}
+
+/** @throws AppError SERVICE_UNAVAILABLE, saying how to install it, when `chromiumPath` is no executable. */
+async function requireChromium(chromiumPath: string): Promise<void> {
+  try {
+    await access(chromiumPath, constants.X_OK);
+  } catch {
+    throw new AppError('SERVICE_UNAVAILABLE', `${INSTALL_HINT} (not found: ${chromiumPath})`);
+  }
+}
+
+/**
+ * Starts the sandboxed headless Chromium at `chromiumPath`, its traffic through the capture proxy at `proxyUrl`,
+ * within `timeoutMs`. @throws AppError SERVICE_UNAVAILABLE when it does not start (`launchError`).
+ */
+function launchBrowser(
+  chromiumPath: string,
+  home: string,
+  proxyUrl: string,
+  timeoutMs: number,
+): Promise<Browser> {
+  return chromium
+    .launch({
+      executablePath: chromiumPath,
+      headless: true,
+      chromiumSandbox: true,
+      // Only what Chromium needs: the capture process's own minimal environment, named explicitly so that
+      // nothing else can ever be inherited.
+      env: browserEnvironment(home),
+      timeout: timeoutMs,
+      proxy: { server: proxyUrl, bypass: '<-loopback>' },
+      args: [...CHROMIUM_ARGS],
+    })
+    .catch((e: unknown) => {
+      throw launchError(e);
+    });
+}
+
+/**
+ * The page phase in one fresh context of `browser`: the page browsed (`browse`; a refused navigation said as
+ * such), its full-page screenshot, PDF and title, the requests still running, the TLS of every origin; the
+ * context is closed at the end, so the HAR at `harPath` is complete.
+ */
+async function capturePage(
+  browser: Browser,
+  url: URL,
+  userAgentProduct: string,
+  workDir: string,
+  proxy: CaptureProxy,
+  time: PageTime,
+  config: Pick<CaptureConfig, 'timeoutMs'>,
+): Promise<PageShot> {
+  const { left } = time;
+  const version = browser.version();
+  const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36 ${userAgentProduct}`;
+  const harPath = path.join(workDir, 'capture.har');
+  const context = await browser.newContext({
+    viewport: CAPTURE_VIEWPORT,
+    userAgent,
+    locale: CAPTURE_LOCALE,
+    timezoneId: CAPTURE_TIMEZONE,
+    acceptDownloads: false,
+    serviceWorkers: 'block',
+    permissions: [],
+    recordHar: { path: harPath, content: 'embed', mode: 'full' },
+  });
+  const navigations: string[] = [];
+  const recorder = new TlsRecorder();
+  const session = await browse(context, url, navigations, recorder, time, config.timeoutMs).catch(
+    (e: unknown) => {
+      throw refusedNavigation(navigations, proxy.blocked) ?? e;
+    },
+  );
+  const { page } = session;
+  const height = await bounded(page.evaluate<number>(PAGE_HEIGHT_SCRIPT), left()).catch(
+    () => CAPTURE_VIEWPORT.height,
+  );
+  const shotHeight = Math.max(1, Math.min(height, SCREENSHOT_MAX_HEIGHT));
+  const png = await page.screenshot({
+    fullPage: true,
+    clip: { x: 0, y: 0, width: CAPTURE_VIEWPORT.width, height: shotHeight },
+    timeout: left(),
+    animations: 'disabled',
+  });
+  const pdf = await bounded(page.pdf({ printBackground: true, format: 'A4' }), left()).catch(() => undefined);
+  const title = await bounded(page.title(), left()).catch(() => '');
+  const unfinished = [...session.pending].map((r) => r.url());
+  const origins = await recorder.finish(Math.min(TLS_FINISH_MS, left()));
+  await bounded(context.close(), left());
+  return { session, version, userAgent, height, shotHeight, png, pdf, title, unfinished, origins, harPath };
+}
+
+/** The capture's own settings as its record states them (`CaptureRecord.settings`). */
+function settingsOf(
+  config: Pick<CaptureConfig, 'timeoutMs' | 'allowHosts'>,
+  trustedCas: X509Certificate[],
+): CaptureSettingsRecord {
+  return {
+    timeoutMs: config.timeoutMs,
+    scroll: { maxSteps: SCROLL_MAX_STEPS, maxMs: SCROLL_MAX_MS },
+    screenshotMaxHeight: SCREENSHOT_MAX_HEIGHT,
+    allowExceptions: config.allowHosts.length,
+    trustedCas: trustedCas.map((c) => ({
+      subject: c.subject.replaceAll('\n', ', '),
+      sha256Fingerprint: createHash('sha256').update(c.raw).digest('hex'),
+    })),
+  };
+}
+
+/** The capture's record (`capture.json`): the page phase's findings, the proxy's, the settings and times. */
+function captureRecordOf(
+  url: URL,
+  shot: PageShot,
+  entries: HarEntry[],
+  proxy: CaptureProxy,
+  context: {
+    config: Omit<CaptureConfig, 'concurrency'>;
+    options: BrowserCaptureOptions;
+    trustedCas: X509Certificate[];
+    times: { started: Date; finished: Date };
+  },
+): CaptureRecord {
+  const { session, origins } = shot;
+  const { config, options, times } = context;
+  const finalUrl = session.finalUrl;
+  const final = new URL(finalUrl);
+  return {
+    format: 'notary-web-capture/1',
+    requestedUrl: url.href,
+    finalUrl,
+    status: session.status,
+    redirects: session.redirects,
+    serverIp:
+      proxy.addressOf(final.hostname, Number(final.port || (final.protocol === 'https:' ? 443 : 80))) ?? null,
+    tls: mainTls(origins.origins.map(summaryOf), finalUrl),
+    responseHeaders: session.headers,
+    servers: proxy.servers,
+    blocked: [...proxy.blocked, ...session.blocked],
+    failed: session.failed,
+    unfinished: shot.unfinished,
+    missingBodies: missingBodies(entries),
+    tlsOrigins: origins.origins.map(summaryOf),
+    tlsOriginsOmitted: origins.omitted,
+    dns: proxy.dns,
+    dnsOmitted: proxy.dnsOmitted,
+    ...(config.egressIp ? { egressIp: config.egressIp } : {}),
+    ...(options.service ? { service: options.service } : {}),
+    settings: settingsOf(config, context.trustedCas),
+    startedAt: times.started.toISOString(),
+    finishedAt: times.finished.toISOString(),
+    browser: { name: 'Chromium', version: shot.version },
+    userAgent: shot.userAgent,
+    locale: CAPTURE_LOCALE,
+    timezone: CAPTURE_TIMEZONE,
+    viewport: { ...CAPTURE_VIEWPORT },
+    screenshot: {
+      width: CAPTURE_VIEWPORT.width,
+      height: shot.shotHeight,
+      truncated: shot.height > shot.shotHeight,
+    },
+    title: shot.title,
+  };
+}
+
+/**
+ * Writes the capture's files into `workDir` (`CAPTURE_FILES`): the screenshot carrying its record, and the WACZ
+ * with the exchanges, the provenance summary and every origin's certificates.
+ * @throws AppError PAYLOAD_TOO_LARGE when the archive passes the upload bound.
+ */
+async function writeCaptureFiles(
+  workDir: string,
+  record: CaptureRecord,
+  shot: PageShot,
+  entries: HarEntry[],
+  proxy: CaptureProxy,
+  software: string,
+  times: { started: Date; finished: Date },
+): Promise<BrowserCaptureResult> {
+  const { png, pdf, origins } = shot;
+  const screenshot = withCaptureRecord(png, record);
+  await writeFile(path.join(workDir, CAPTURE_FILES.screenshot), screenshot);
+  // The image as rendered: the service writes the screenshot's record chunk again when it signs the
+  // archive, so the summary (in the WARC, kept byte for byte) states what does not change.
+  const summary = renderProvenanceSummary(record, {
+    screenshot: { sha256: sha256HexSync(png), bytes: png.length },
+    pdf: pdf ? { sha256: sha256HexSync(pdf), bytes: pdf.length } : undefined,
+  });
+  const wacz = await writeWacz(workDir, path.join(workDir, CAPTURE_FILES.wacz), {
+    entries,
+    addressOf: (host, port) => proxy.addressOf(host, port),
+    page: { url: record.finalUrl, title: record.title, ts: times.started.toISOString() },
+    screenshot,
+    pdf,
+    record: Buffer.from(JSON.stringify(record, null, 2)),
+    software,
+    created: times.finished,
+    generatedPages: [{ url: PROVENANCE_PAGE_URL, title: PROVENANCE_PAGE_TITLE, html: summary }],
+    files: [
+      { path: PROVENANCE_FILES.summary, data: summary },
+      { path: PROVENANCE_FILES.tls, data: tlsFile(origins.origins, origins.omitted) },
+    ],
+  });
+  if (wacz.bytes > LIMITS.maxUploadBytes) {
+    throw new AppError('PAYLOAD_TOO_LARGE', 'The page exceeds the 250 MB archive bound');
+  }
+  return { record, waczBytes: wacz.bytes, screenshotBytes: screenshot.length };
+}
+
+/**
+ * The browser's environment: the capture process's own `PATH` and `TMPDIR` (its work directory), `HOME` the
+ * browser's home in it (`browserHome`), a UTF-8 locale and UTC, nothing else.
+ */
+function browserEnvironment(home: string): Record<string, string> {
+  const env: Record<string, string> = { LANG: 'C.UTF-8', TZ: 'UTC', HOME: home };
+  for (const name of ['PATH', 'TMPDIR'] as const) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * Makes the browser's home in `workDir`, fresh for each capture: with private CAs, an NSS database at
+ * `.pki/nssdb` (where Chromium on Linux reads the user's trust settings) holding each as a trusted CA for TLS
+ * servers (`certutil -t "C,,"`), so a server under such a root is accepted whether it sends its whole chain
+ * or only its leaf, and by name and validity as any other.
+ * @throws AppError SERVICE_UNAVAILABLE when `certutil` (Debian: libnss3-tools) is missing or fails.
+ */
+export async function browserHome(workDir: string, cas: X509Certificate[]): Promise<string> {
+  const home = path.join(workDir, 'browser-home');
+  const db = path.join(home, '.pki', 'nssdb');
+  await mkdir(db, { recursive: true, mode: 0o700 });
+  if (cas.length === 0) return home;
+  const certutil = (args: string[]) =>
+    promisify(execFile)('certutil', args, {
+      timeout: CERTUTIL_TIMEOUT_MS,
+      env: { PATH: process.env.PATH ?? '' },
+    });
+  try {
+    await certutil(['-N', '-d', `sql:${db}`, '--empty-password']);
+    for (const [i, ca] of cas.entries()) {
+      const file = path.join(workDir, `capture-ca-${i}.pem`);
+      await writeFile(file, ca.toString());
+      await certutil(['-A', '-d', `sql:${db}`, '-t', 'C,,', '-n', `capture-ca-${i}`, '-i', file]);
+    }
+  } catch (e) {
+    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      missing
+        ? 'Web capture with CAPTURE_CA_CERTS needs certutil: install it (Debian: apt-get install libnss3-tools)'
+        : 'Web capture could not trust the CAPTURE_CA_CERTS authorities (certutil failed)',
+      { cause: e },
+    );
+  }
+  return home;
+}
+
+/** The certificates in `pem` (each `BEGIN CERTIFICATE` block), parsed. */
+export function certificatesOf(pem: string): X509Certificate[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.map((b) => new X509Certificate(b));
+}
+
+/** The main document's certificate (`CaptureRecord.tls`): its origin's leaf, when Chromium gave one. */
+function mainTls(origins: CaptureRecord['tlsOrigins'], finalUrl: string): CapturedTls | null {
+  let origin: string;
+  try {
+    const u = new URL(finalUrl);
+    if (u.protocol !== 'https:') return null;
+    origin = u.origin;
+  } catch {
+    return null;
+  }
+  const found = origins?.find((o) => o.origin === origin);
+  if (!found?.sha256Fingerprint) return null;
+  return {
+    protocol: found.protocol,
+    subject: found.subject,
+    issuer: found.issuer,
+    validFrom: found.validFrom,
+    validTo: found.validTo,
+    sha256Fingerprint: found.sha256Fingerprint,
+  };
+}
+
+/** Playwright's DevTools session as the TLS recorder speaks to it (any method, any event). */
+export function devToolsOf(session: CDPSession): DevToolsSession {
+  const send = session.send.bind(session) as unknown as (
+    method: string,
+    params?: Record<string, unknown>,
+  ) => Promise<unknown>;
+  return {
+    send: (method, params) => send(method, params),
+    onEvent: (listener) => {
+      session.on('event', (e) => listener(e.method, e.params));
+    },
+  };
+}
+
+/** A failed browser start, said so that an operator can act (no sandbox available is the likely one). */
+function launchError(e: unknown): AppError {
+  const message = errorMessage(e);
+  if (/sandbox|namespace|setuid|running as root/i.test(message)) {
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      "Web capture is unavailable: Chromium's sandbox could not start (it needs unprivileged user namespaces; see docs/api.md, Web capture)",
+      { cause: e },
+    );
+  }
+  return new AppError('SERVICE_UNAVAILABLE', 'Web capture is unavailable: the browser did not start', {
+    cause: e,
+  });
+}
+
+/**
+ * Opens the page and loads `url` (navigation errors mapped to the route's statuses), waits for `load`,
+ * scrolls to the bottom to trigger lazy content and waits for the network to settle, all until
+ * `pageDeadline`; what still runs then is cut and recorded as unfinished.
+ */
+async function browse(
+  context: BrowserContext,
+  url: URL,
+  navigations: string[],
+  recorder: TlsRecorder,
+  time: PageTime,
+  timeoutMs: number,
+) {
+  const pending = new Set<Request>();
+  const failed: Array<{ url: string; reason: string }> = [];
+  const blocked: BlockedRequest[] = [];
+  const page: Page = await context.newPage();
+  // A page the capture did not ask for (a popup) is closed at once.
+  context.on('page', (p) => {
+    if (p !== page) void p.close().catch(() => undefined);
+  });
+  // Every origin's TLS: from the page's DevTools session and the targets it starts (frames of other
+  // processes, workers), and Playwright's view of every response as the fallback.
+  await recorder.attach(devToolsOf(await context.newCDPSession(page)));
+  context.on('response', (r) => {
+    void r.securityDetails().then(
+      (d) => recorder.noteResponse(r.url(), d),
+      () => recorder.noteResponse(r.url(), null),
+    );
+  });
+  page.on('request', (r) => {
+    pending.add(r);
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navigations.push(r.url());
+  });
+  page.on('requestfinished', (r) => pending.delete(r));
+  page.on('requestfailed', (r) => {
+    pending.delete(r);
+    const reason = r.failure()?.errorText ?? 'failed';
+    if (/^(file|chrome|about|data|blob):/.test(r.url()) || reason === 'net::ERR_ACCESS_DENIED')
+      blocked.push({ url: r.url(), ip: null, reason: `not loaded: ${reason}`, rule: 'local-resource' });
+    else failed.push({ url: r.url(), reason });
+  });
+  page.on('download', (d) => {
+    blocked.push({ url: d.url(), ip: null, reason: 'download refused', rule: 'download' });
+    void d.cancel().catch(() => undefined);
+  });
+  // Chromium refuses file:// from a web page itself; it is still recorded when the console says so.
+  page.on('console', (m) => {
+    const text = m.text();
+    const local = /Not allowed to load local resource: (\S+)/.exec(text);
+    if (local?.[1])
+      blocked.push({ url: local[1], ip: null, reason: 'local resource refused', rule: 'local-resource' });
+  });
+
+  let response: Awaited<ReturnType<Page['goto']>>;
+  try {
+    // Committed is enough to go on: a page whose parsing never ends (a blocking script) is still captured
+    // as far as it got, or cut by the deadline when its renderer is stuck.
+    response = await page.goto(url.href, { waitUntil: 'commit', timeout: time.left(time.pageDeadline) });
+  } catch (e) {
+    throw navigationError(e, timeoutMs);
+  }
+  if (!response) throw new AppError('BAD_GATEWAY', `No response from ${url.host}`);
+  await page
+    .waitForLoadState('domcontentloaded', { timeout: time.left(time.pageDeadline) })
+    .catch(() => undefined);
+  await page.waitForLoadState('load', { timeout: time.left(time.pageDeadline) }).catch(() => undefined);
+  await bounded(page.evaluate(SCROLL_SCRIPT), time.left(time.pageDeadline)).catch(() => undefined);
+  // What the scrolling started (lazy images, content an observer fetches) is waited for, not a fixed time.
+  await settled(page, pending, time.pageDeadline);
+
+  const redirects: CaptureRecord['redirects'] = [];
+  const chain: Request[] = [];
+  for (let r: Request | null = response.request(); r; r = r.redirectedFrom()) chain.unshift(r);
+  for (const r of chain.slice(0, -1)) {
+    const hop = await r.response();
+    redirects.push({
+      url: r.url(),
+      status: hop?.status() ?? 0,
+      location: (await hop?.headerValue('location')) ?? '',
+    });
+  }
+  // Connection headers are the proxy's (it forwards everything else as received).
+  const headers = (await response.headersArray())
+    .filter((h) => !/^(connection|keep-alive|proxy-connection)$/i.test(h.name))
+    .map((h): [string, string] => [h.name, h.value]);
+  const finalUrl = response.url();
+  return {
+    page,
+    pending,
+    failed,
+    blocked,
+    redirects,
+    headers,
+    finalUrl,
+    status: response.status(),
+  };
+}
+
+/**
+ * Resolves once no request of the page has run for `QUIET_MS`, or at `deadline` (epoch ms): `pending` is kept
+ * by the page's own listeners, registered before these, so it is current when they run.
+ */
+function settled(page: Page, pending: Set<Request>, deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    let quiet: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(quiet);
+      if (pending.size === 0) quiet = setTimeout(done, QUIET_MS);
+    };
+    const busy = () => clearTimeout(quiet);
+    const hard = setTimeout(done, Math.max(0, deadline - Date.now()));
+    function done() {
+      clearTimeout(quiet);
+      clearTimeout(hard);
+      page.off('request', busy);
+      page.off('requestfinished', arm);
+      page.off('requestfailed', arm);
+      resolve();
+    }
+    page.on('request', busy);
+    page.on('requestfinished', arm);
+    page.on('requestfailed', arm);
+    arm();
+  });
+}
+
+/** Maps a failed navigation to the route's statuses: 400 refused destination, 502 unreachable, 504 time. */
+function navigationError(e: unknown, timeoutMs: number): AppError {
+  const message = errorMessage(e);
+  if (/Timeout \d+ms exceeded/.test(message)) return timeoutError(timeoutMs);
+  if (/Download is starting/.test(message)) {
+    return new AppError('BAD_REQUEST', 'The URL starts a download, not a page: nothing to capture');
+  }
+  return new AppError('BAD_GATEWAY', `The site could not be reached: ${netError(message)}`);
+}
+
+/**
+ * 400 when the main document's navigation (the URL or a redirect of it) was refused by the proxy: the
+ * destination is not allowed. Undefined when the failure was something else.
+ */
+function refusedNavigation(navigations: string[], blocked: BlockedRequest[]): AppError | undefined {
+  const hosts = new Set(navigations.map((n) => hostPort(n)));
+  const refused = blocked.find((b) => hosts.has(hostPort(b.url)));
+  if (!refused) return undefined;
+  return new AppError(
+    'BAD_REQUEST',
+    `Destination not allowed: ${refused.url} (${refused.reason}); captures reach public addresses only`,
+  );
+}
+
+/** `host:port` of a URL (default ports filled in), or the input when it does not parse. */
+function hostPort(u: string): string {
+  try {
+    const url = new URL(u);
+    const port = url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '');
+    return `${url.hostname}:${port}`;
+  } catch {
+    return u;
+  }
+}
+
+/** Resolves or rejects as `promise`, or rejects after `ms` (a page call that a hung renderer never answers). */
+function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timeout ${ms}ms exceeded`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function timeoutError(ms: number): AppError {
+  return new AppError('GATEWAY_TIMEOUT', `The capture did not finish within ${ms} ms (CAPTURE_TIMEOUT_MS)`);
+}
+
+/** Chromium's `net::ERR_*` name out of Playwright's message, else its first line. */
+function netError(message: string): string {
+  return /net::ERR_[A-Z_]+/.exec(message)?.[0] ?? message.split('\n')[0] ?? message;
+}

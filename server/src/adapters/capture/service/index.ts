@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import type { Log } from '@notary/platform/log';
+import { AppError } from '@notary/shared';
+import { repositoryFile } from '@notary/shared/module-entry';
+import type { CaptureSettings } from '../../../config';
+import type { WebCapturer } from '../../../ports/capture';
+import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
+
+/**
+ * The web capturer of the configuration (`CHROMIUM_PATH`, `CAPTURE_*`; docs/api.md, Web capture): every
+ * capture in a process of its own (`IsolatedCapturer`), as `CAPTURE_USER` when the service runs as root.
+ * Chromium and the account are looked for at the first capture, so the service starts without them (the route
+ * then answers 503 saying what is missing).
+ * @throws Error when `CAPTURE_CA_CERTS` cannot be read or holds no certificate.
+ */
+export async function createCapturer(
+  config: CaptureSettings,
+  service: { publicUrl: string; serviceName: string; log: Log },
+): Promise<WebCapturer> {
+  let caCertsPem: string | undefined;
+  if (config.caCertsPath) {
+    caCertsPem = await readFile(config.caCertsPath, 'utf8');
+    if (!caCertsPem.includes('BEGIN CERTIFICATE')) {
+      throw new Error(`CAPTURE_CA_CERTS ${config.caCertsPath}: no certificate`);
+    }
+  }
+  let capturer: Promise<WebCapturer> | undefined;
+  const load = async (): Promise<WebCapturer> => {
+    const account = process.getuid?.() === 0 ? await captureAccount(config.user) : undefined;
+    if (!account) {
+      service.log.warn(
+        { uid: process.getuid?.() },
+        'captures run as the service user: run the service as root with CAPTURE_USER, or as a user of its own, so that a captured page cannot reach what the service can read',
+      );
+    }
+    return new IsolatedCapturer(
+      { ...config, caCertsPem },
+      {
+        // A product token (RFC 9110 section 10.1.5) naming the service, with its URL as the comment.
+        userAgentProduct: `NotaryCapture/1.0 (+${service.publicUrl})`,
+        software: `${service.serviceName} web capture (Chromium via playwright-core, warcio)`,
+        service: { name: service.serviceName, version: SERVICE_VERSION },
+        account,
+        log: service.log,
+      },
+    );
+  };
+  return {
+    capture: async (url, options) => {
+      // A failed look-up is not cached: the next capture tries again (the account may be created meanwhile).
+      capturer ??= load().catch((e: unknown) => {
+        capturer = undefined;
+        throw e;
+      });
+      return (await capturer).capture(url, options);
+    },
+  };
+}
+
+/** The service's version (`server/package.json`), stated in each capture's record and provenance summary. */
+const SERVICE_VERSION = (
+  JSON.parse(readFileSync(repositoryFile('server/package.json'), 'utf8')) as { version: string }
+).version;
+
+/**
+ * The account `name` (`getent passwd`, so NSS sources count), never root.
+ * @throws AppError SERVICE_UNAVAILABLE when there is no such account or it is root.
+ */
+async function captureAccount(name: string): Promise<CaptureAccount> {
+  const entry = await promisify(execFile)('getent', ['passwd', name]).then(
+    (r) => r.stdout.trim(),
+    () => '',
+  );
+  const [, , uid, gid] = entry.split(':');
+  const account = { name, uid: Number(uid), gid: Number(gid) };
+  if (!entry || !Number.isInteger(account.uid) || !Number.isInteger(account.gid)) {
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      `Web capture is unavailable: the account CAPTURE_USER=${name} does not exist (create it, e.g. useradd --system --no-create-home ${name})`,
+    );
+  }
+  if (account.uid === 0 || account.gid === 0) {
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      `Web capture is unavailable: CAPTURE_USER=${name} is privileged`,
+    );
+  }
+  return account;
+}

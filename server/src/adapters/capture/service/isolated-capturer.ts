@@ -1,0 +1,329 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { constants } from 'node:fs';
+import { chown, type FileHandle, mkdtemp, open, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Log } from '@notary/platform/log';
+import { AppError, LIMITS } from '@notary/shared';
+import { runsFromSource } from '@notary/shared/module-entry';
+import type { WebCapture, WebCapturer } from '../../../ports/capture';
+import type { CaptureConfig } from '../child/chromium';
+import { CAPTURE_PROCESS_ENTRY } from '../child/process-entry';
+import {
+  CAPTURE_FILES,
+  type CaptureAnswer,
+  type CaptureRequest,
+  captureAnswerSchema,
+} from '../process-protocol';
+
+/** Captures that may wait for a browser beyond those running; one more is refused with 429. */
+export const CAPTURE_QUEUE_MAX = 4;
+/** Time a capture process gets beyond `CAPTURE_TIMEOUT_MS` to start Node and to exit, ms. */
+const PROCESS_GRACE_MS = 15_000;
+/** Time between asking a capture process to stop (SIGTERM: it closes its browser) and killing it, ms. */
+const STOP_GRACE_MS = 3_000;
+/** The largest screenshot the service reads back, bytes (a 1280 x 16384 PNG is a few MB at most). */
+const MAX_SCREENSHOT_BYTES = 64 * 1024 * 1024;
+/** How much of a capture process's standard error the service keeps for its log, bytes. */
+const STDERR_KEPT = 8 * 1024;
+
+/** The account capture processes run as: resolved from `CAPTURE_USER` when the service runs as root. */
+export interface CaptureAccount {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+/** What the capturer needs beside the browser's settings. */
+export interface IsolatedCapturerOptions {
+  userAgentProduct: string;
+  software: string;
+  /** The service's name and version, stated in each capture's record and provenance summary. */
+  service?: { name: string; version: string };
+  /** The account capture processes drop to; undefined: they keep the service's own (not root). */
+  account: CaptureAccount | undefined;
+  log: Log;
+  /** The capture process's entry module (tests: a stand-in); default `child/capture-process.ts`. */
+  entry?: string;
+  /** Time the capture process gets beyond `CAPTURE_TIMEOUT_MS` to start and exit, ms (default 15 000). */
+  graceMs?: number;
+}
+
+const ENTRY = fileURLToPath(CAPTURE_PROCESS_ENTRY);
+
+/**
+ * The web capturer (`WebCapturer`): each capture runs in a process of its own, started for it and gone after
+ * it, so that what renders a page a user names never shares memory, environment or privileges with the
+ * service. The capture process gets a minimal environment (no key, no secret, no database or S3 credential:
+ * `PATH`, `HOME` and `TMPDIR` pointing at its own work directory, a locale, UTC), runs as `account` when the
+ * service is root (Chromium's sandbox then stays on, which it refuses as root), and answers with a record and
+ * two files in its work directory; the service validates the answer, opens the files without following links
+ * and only if they are plain files of that account, and removes the directory after use. At most
+ * `config.concurrency` captures run, `CAPTURE_QUEUE_MAX` wait; the process is stopped at the deadline or when
+ * the client goes away.
+ */
+export class IsolatedCapturer implements WebCapturer {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly config: CaptureConfig,
+    private readonly options: IsolatedCapturerOptions,
+  ) {}
+
+  async capture(url: URL, options: { signal?: AbortSignal } = {}): Promise<WebCapture> {
+    if (this.running >= this.config.concurrency && this.waiting.length >= CAPTURE_QUEUE_MAX) {
+      throw new AppError('RATE_LIMITED', 'The capture queue is full: try again shortly', {
+        retryAfterSeconds: Math.ceil(this.config.timeoutMs / 1000),
+      });
+    }
+    await this.acquire(options.signal);
+    try {
+      return await this.run(url, options.signal);
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(signal: AbortSignal | undefined): Promise<void> {
+    if (this.running < this.config.concurrency) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.running++;
+        resolve();
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(go);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(go);
+    });
+  }
+
+  private release(): void {
+    this.running--;
+    this.waiting.shift()?.();
+  }
+
+  private async run(url: URL, signal: AbortSignal | undefined): Promise<WebCapture> {
+    signal?.throwIfAborted();
+    const { account } = this.options;
+    const workDir = await mkdtemp(path.join(os.tmpdir(), 'notary-capture-'));
+    const dispose = () => rm(workDir, { recursive: true, force: true });
+    try {
+      if (account) await chown(workDir, account.uid, account.gid);
+      const request: CaptureRequest = {
+        url: url.href,
+        workDir,
+        config: {
+          chromiumPath: this.config.chromiumPath,
+          timeoutMs: this.config.timeoutMs,
+          allowHosts: this.config.allowHosts.map((e) => e.text),
+          ...(this.config.caCertsPem ? { caCertsPem: this.config.caCertsPem } : {}),
+          ...(this.config.egressIp ? { egressIp: this.config.egressIp } : {}),
+        },
+        options: {
+          userAgentProduct: this.options.userAgentProduct,
+          software: this.options.software,
+          ...(this.options.service ? { service: this.options.service } : {}),
+        },
+      };
+      const answer = await this.inProcess(request, workDir, signal);
+      if (answer.type === 'failed') {
+        throw new AppError(
+          answer.code,
+          answer.message,
+          answer.retryAfterSeconds ? { retryAfterSeconds: answer.retryAfterSeconds } : {},
+        );
+      }
+      const owner = account?.uid ?? process.getuid?.();
+      const screenshotFile = await openOwnFile(
+        path.join(workDir, CAPTURE_FILES.screenshot),
+        owner,
+        answer.screenshotBytes,
+        MAX_SCREENSHOT_BYTES,
+      );
+      const screenshot = await screenshotFile.readFile().finally(() => screenshotFile.close());
+      const wacz = await openOwnFile(
+        path.join(workDir, CAPTURE_FILES.wacz),
+        owner,
+        answer.waczBytes,
+        LIMITS.maxUploadBytes,
+      );
+      let opened = false;
+      return {
+        waczBytes: answer.waczBytes,
+        screenshot,
+        record: answer.record,
+        openWacz: (): Readable => {
+          if (opened) throw new Error('The capture archive was already read');
+          opened = true;
+          return wacz.createReadStream({ start: 0, autoClose: true });
+        },
+        dispose: async () => {
+          if (!opened) await wacz.close().catch(() => undefined);
+          await dispose();
+        },
+      };
+    } catch (e) {
+      await dispose();
+      throw e;
+    }
+  }
+
+  /** Starts the capture process, sends `request`, and waits for its answer and its exit. */
+  private inProcess(
+    request: CaptureRequest,
+    workDir: string,
+    signal: AbortSignal | undefined,
+  ): Promise<CaptureAnswer> {
+    const { account, log } = this.options;
+    const entry = this.options.entry ?? ENTRY;
+    const child = fork(entry, [], {
+      execPath: process.execPath,
+      execArgv: loaderArgs(entry),
+      cwd: workDir,
+      env: {
+        PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+        HOME: workDir,
+        TMPDIR: workDir,
+        LANG: 'C.UTF-8',
+        TZ: 'UTC',
+      },
+      ...(account ? { uid: account.uid, gid: account.gid } : {}),
+      // Its own process group: the service can end the capture process and what it started together.
+      detached: true,
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_KEPT);
+    });
+    return new Promise<CaptureAnswer>((resolve, reject) => {
+      let answer: CaptureAnswer | undefined;
+      let invalid = false;
+      let timedOut = false;
+      const stop = () => stopProcess(child);
+      const deadline = setTimeout(
+        () => {
+          timedOut = true;
+          stop();
+        },
+        this.config.timeoutMs + (this.options.graceMs ?? PROCESS_GRACE_MS),
+      );
+      const onAbort = () => stop();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      child.on('message', (message: unknown) => {
+        const parsed = captureAnswerSchema.safeParse(message);
+        if (parsed.success && !answer) answer = parsed.data;
+        else invalid = true;
+      });
+      child.once('error', (e) => {
+        log.error({ err: e }, 'capture process could not start');
+      });
+      child.once('exit', (code, exitSignal) => {
+        clearTimeout(deadline);
+        signal?.removeEventListener('abort', onAbort);
+        // Whatever it left running (a browser helper that outlived it) ends with it.
+        killGroup(child);
+        if (signal?.aborted) return reject(signal.reason);
+        if (answer && !invalid) {
+          if (answer.refusals.length > 0) {
+            log.warn({ url: request.url, refusals: answer.refusals }, 'capture refused destinations');
+          }
+          if (answer.type === 'failed' && answer.code === 'INTERNAL') {
+            log.error({ stderr, url: request.url }, 'capture failed');
+          }
+          return resolve(answer);
+        }
+        if (timedOut) {
+          return reject(
+            new AppError(
+              'GATEWAY_TIMEOUT',
+              `The capture did not finish within ${this.config.timeoutMs} ms (CAPTURE_TIMEOUT_MS)`,
+            ),
+          );
+        }
+        log.error(
+          { code, signal: exitSignal, stderr, invalidAnswer: invalid },
+          'capture process ended without a valid answer',
+        );
+        reject(new AppError('INTERNAL', 'The capture failed'));
+      });
+      child.send(request, (e) => {
+        if (e) stop();
+      });
+    });
+  }
+}
+
+/**
+ * The Node options a capture process starts with: the TypeScript loader when the service runs from sources (as
+ * `npm start` does), and a heap bound (the archive is written from the browser's recording in memory).
+ */
+function loaderArgs(entry: string): string[] {
+  const args = ['--max-old-space-size=1536'];
+  if (runsFromSource(entry)) {
+    const tsx = createRequire(import.meta.url).resolve('tsx');
+    args.push('--import', pathToFileURL(tsx).href);
+  }
+  return args;
+}
+
+/** Asks the capture process to stop (it closes its browser), then kills its group after a grace period. */
+function stopProcess(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  setTimeout(() => killGroup(child), STOP_GRACE_MS).unref();
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Opens a file the capture process wrote, for reading, only if it is what it should be: not a link (a process
+ * that a page took over could point one at the service's own files), a plain file with one name, owned by the
+ * capture account, of the announced size and under `max` bytes.
+ * @throws AppError INTERNAL otherwise.
+ */
+async function openOwnFile(
+  file: string,
+  owner: number | undefined,
+  bytes: number,
+  max: number,
+): Promise<FileHandle> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW).catch((e: unknown) => {
+    throw new AppError('INTERNAL', 'The capture failed', { cause: e });
+  });
+  const stat = await handle.stat();
+  const expected =
+    stat.isFile() &&
+    stat.nlink === 1 &&
+    (owner === undefined || stat.uid === owner) &&
+    stat.size === bytes &&
+    stat.size <= max;
+  if (!expected) {
+    await handle.close();
+    throw new AppError('INTERNAL', 'The capture failed', {
+      cause: new Error(`capture output ${path.basename(file)} is not the file the capture process announced`),
+    });
+  }
+  return handle;
+}

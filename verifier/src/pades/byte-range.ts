@@ -1,0 +1,103 @@
+/**
+ * Which signature of the certificate PDF check 6 judges, and what its `/ByteRange` covers (ISO 32000-1
+ * 12.8.1, the signature dictionary's `/ByteRange [0 a b c]`: the whole revision but the `/Contents` string,
+ * as a PAdES signature of ETSI EN 319 142-1 must), and that the revisions after it change nothing it signed.
+ */
+import { startsWith } from '../certificate.ts';
+import { errorMessage } from '../error-message.ts';
+import { changesAfter, type PdfSignature, type PdfSignatures } from '../pdf-signatures.ts';
+import { type CheckBuilder, type CheckResult, notRun } from '../report.ts';
+
+/**
+ * The certificate's own signature (`ours`): the last `/Type /Sig` after the notarized `original`'s bytes
+ * (`mine`: every signature and document timestamp after them). Signatures of the original are noted, not
+ * judged. `result` instead when there is none: not run (unsigned) or failed (document timestamps only).
+ */
+export function selectSignature(
+  c: CheckBuilder,
+  certificate: Uint8Array,
+  read: PdfSignatures,
+  original: Uint8Array | undefined,
+): { ours: PdfSignature; mine: PdfSignature[] } | { result: CheckResult } {
+  const originalEnd = original && startsWith(certificate, original) ? original.length : 0;
+  const inOriginal = read.signatures.filter((s) => s.coverage.end <= originalEnd);
+  const mine = read.signatures.filter((s) => s.coverage.end > originalEnd);
+  const ours = mine.filter((s) => !s.documentTimestamp).at(-1);
+  if (!ours) {
+    if (mine.length === 0) return { result: notRun(6, 'not-applicable', 'the certificate is not signed') };
+    c.fail('signature', 'the certificate carries document timestamps but no signature');
+    return { result: c.result('') };
+  }
+  if (inOriginal.length > 0) {
+    c.note(
+      'original',
+      `${inOriginal.length} signature${inOriginal.length === 1 ? '' : 's'} of the notarized PDF, not judged here`,
+    );
+  }
+  return { ours, mine };
+}
+
+/**
+ * ISO 32000-1 12.8.1: `ours`'s `/ByteRange [0 a b c]` is well formed and covers its whole revision but the
+ * `/Contents` string; the file ends where a revision ends (no bytes added after the last `%%EOF`); the
+ * revisions after it only add validation data and document timestamps (ETSI EN 319 142-1 5.4). Returns
+ * whether the signature's coverage holds (false: `c` failed, nothing more to judge).
+ */
+export async function checkByteRange(
+  c: CheckBuilder,
+  certificate: Uint8Array,
+  read: PdfSignatures,
+  ours: PdfSignature,
+): Promise<boolean> {
+  const [, a, b, c3] = ours.byteRange;
+  if (!ours.coverage.wellFormed || !ours.coverage.endsARevision) {
+    c.fail(
+      'ByteRange',
+      `[0 ${a} ${b} ${c3}]: ${ours.coverage.problem ?? 'does not end where a revision ends'}`,
+    );
+    return false;
+  }
+  const lastRevisionEnd = read.revisions.at(-1) ?? 0;
+  if (lastRevisionEnd !== certificate.length) {
+    c.fail(
+      'ByteRange',
+      `no signature covers the file up to its end (${certificate.length} bytes): bytes were added after signing ` +
+        `(${certificate.length - lastRevisionEnd} bytes after the last %%EOF)`,
+    );
+    return false;
+  }
+  c.expect(
+    true,
+    'ByteRange',
+    `[0 ${a} ${b} ${c3}]: the whole file but the /Contents signature string` +
+      (ours.coverage.wholeFile ? '' : ` up to its revision (${ours.coverage.bytesAfter} bytes added after)`),
+  );
+  return ours.coverage.wholeFile || checkLaterRevisions(c, certificate, ours);
+}
+
+/**
+ * The incremental updates after `ours` (ISO 32000-1 7.5.6) add objects (validation data, document
+ * timestamps) and update only what those need: nothing `ours` signed changes. Returns whether they do not.
+ */
+async function checkLaterRevisions(
+  c: CheckBuilder,
+  certificate: Uint8Array,
+  ours: PdfSignature,
+): Promise<boolean> {
+  let changes: Awaited<ReturnType<typeof changesAfter>>;
+  try {
+    changes = await changesAfter(certificate, ours.coverage.end);
+  } catch (e) {
+    c.fail('later revisions', errorMessage(e));
+    return false;
+  }
+  c.expect(
+    changes.refused.length === 0,
+    'later revisions',
+    changes.refused.length === 0
+      ? `add ${changes.added} objects (validation data, document timestamps)` +
+          (changes.allowed.length > 0 ? `; update ${changes.allowed.join(', ')}` : '')
+      : `change what was signed: ${changes.refused.slice(0, 10).join(', ')}`,
+  );
+  return changes.refused.length === 0;
+}
