@@ -4,11 +4,11 @@ import { AppError } from '@notary/shared';
 import type { Request, RequestHandler } from 'express';
 import { contentDispositionHeader } from '../adapters/storage/validate';
 import type { AppDeps } from '../deps';
+import { issuePublicCertificate, PublicCertificates } from '../domain/certificates/public-certificate';
 import {
   type CertificateContext,
   type IssuedCertificate,
   issueCertificate,
-  issuePublicCertificate,
   pdfaHeader,
   timestampDocument,
 } from '../domain/certificates/service';
@@ -35,6 +35,15 @@ export const RENDER_QUEUE_RETRY_AFTER_SECONDS = 5;
  * Exported so that tests can watch it (`running`, `waiting`, `onChange`).
  */
 export const certificateRenders = new BoundedQueue(MAX_CONCURRENT_RENDERS, MAX_WAITING_RENDERS);
+
+/**
+ * The public certificate route's own render queue: anonymous callers never take the owners' places. One signing at
+ * a time, a few waiting (each a different document or state: callers of one share its signing).
+ */
+export const publicCertificateRenders = new BoundedQueue(1, 4);
+
+/** Signed public certificates kept by state (`PublicCertificates`), per process as the queues are. */
+export const publicCertificates = new PublicCertificates();
 
 /**
  * `GET /api/documents/:id/certificate[?signed=1][&lang=pt|en]` (spec, Documents: rule 5): the certificate as an
@@ -77,27 +86,22 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
  * `GET /api/public/documents/:serial/certificate?_secretCode=<code>[&lang=pt|en]`: where ITI's VALIDAR downloads
  * the certificate the QR code's URL named (`http/validar.ts`): the certificate of that serial, PAdES-signed
  * when a signing certificate is configured (`X-Service-Signed: pades`, else `none`), `inline` as VALIDAR
- * fetches it. No session: the access code printed on the certificate is the credential. Rendered through the
- * same queue as the owner's certificates; limits: global and public verification (spec, Limits).
+ * fetches it. No session: the access code printed on the certificate is the credential. Served from
+ * `publicCertificates` while the document's state is unchanged, signed through `publicCertificateRenders`
+ * otherwise; limits: global and public verification (spec, Limits).
  * Statuses: 200; 400 malformed serial or lang; 401 wrong or missing code; 404 unknown serial; 429; 502 TSA.
  */
 export function publicCertificateRoute(deps: AppDeps): RequestHandler {
-  return publicRoute(async ({ req, res, signal: clientLeft }) => {
+  return publicRoute(async ({ req, res }) => {
     const input = ValidarQuery.parse({ serial: req.params.serial, _secretCode: req.query._secretCode });
     const lang = certificateLanguage(req);
-    const em = deps.db.fork();
-    const issued = await certificateRenders
-      .run(
-        (signal) =>
-          issuePublicCertificate(em, certificateContext(deps), {
-            serialNumber: input.serial,
-            code: input._secretCode,
-            lang,
-            ...(signal ? { signal } : {}),
-          }),
-        clientLeft,
-      )
-      .catch(queueFull);
+    const issued = await issuePublicCertificate(
+      deps.db.fork(),
+      certificateContext(deps),
+      { serialNumber: input.serial, code: input._secretCode, lang },
+      publicCertificates,
+      (sign) => publicCertificateRenders.run(sign).catch(queueFull),
+    );
     logShortfall(req, issued);
     sendCertificate(res, issued, 'inline');
   });

@@ -14,4 +14,9 @@ export interface OriginalSignatureReader {
    * @throws AppError RATE_LIMITED when too many readings are under way; `signal`'s reason once it aborts.
    */
   read(pdf: Uint8Array, options: { at: Date; signal?: AbortSignal }): Promise<ReceiptOriginalSignatures>;
+  /**
+   * Whether `pdf` holds a signature dictionary at all (a quick scan of its bytes, no parsing): a PDF without one
+   * is not read, and a damaged one without one says nothing of signatures.
+   */
+  carriesSignatureDictionary(pdf: Uint8Array): boolean;
 }

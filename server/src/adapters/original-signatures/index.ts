@@ -23,6 +23,9 @@ export const SIGNATURES_MAX_WAITING = 32;
 /** `Retry-After` of a 429 when the readings queue is full, seconds (a reading takes well under a second). */
 export const SIGNATURES_RETRY_AFTER_SECONDS = 5;
 
+/** `/ByteRange`, which every signature dictionary has (ISO 32000-1 12.8.1, Table 252). */
+const BYTE_RANGE = Buffer.from('/ByteRange');
+
 /**
  * `OriginalSignatureReader` in a `BoundedWorkerPool` (`signature-reader-worker.ts`): one worker kept warm for a
  * minute, each for at most 100 readings and while its heap stays under 96 MB after one; `SIGNATURES_MAX_CONCURRENT`
@@ -47,6 +50,11 @@ export class BoundedOriginalSignatureReader implements OriginalSignatureReader {
   /** `anchors`: DER certificates an original's signer may chain to (`SIGNATURE_TRUST_CERTS`). */
   constructor(anchors: Uint8Array[]) {
     this.anchors = anchors;
+  }
+
+  /** `/ByteRange` anywhere in the bytes, in any revision. */
+  carriesSignatureDictionary(pdf: Uint8Array): boolean {
+    return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).indexOf(BYTE_RANGE) !== -1;
   }
 
   /** @throws AppError RATE_LIMITED (429, `Retry-After`) when the queue is full; `signal`'s reason. */

@@ -16,7 +16,6 @@ import {
   DocumentAnchor,
   type DocumentEntity,
   DocumentTimestamp,
-  Tenant,
 } from '../../db/entities';
 import type { CaptureRecordReader, WaczSignatureFacts } from '../../ports/capture';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
@@ -33,7 +32,7 @@ import { findDocumentInTenant, ipfsCidOf } from '../documents/service';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
 import { certificateText } from './messages';
-import { documentForValidar, validarAccessCode } from './validar';
+import { validarAccessCode } from './validar';
 
 /**
  * Source PDFs larger than this get a separate certificate instead of being stamped: pdf-lib holds the whole
@@ -130,27 +129,6 @@ export async function issueCertificate(
 }
 
 /**
- * `GET /api/public/documents/:serial/certificate?_secretCode=` (ITI's VALIDAR downloading what the QR code's
- * URL named, `validar.ts`): the certificate of the document of `serialNumber`, issued as its owner would get
- * it, PAdES-signed whenever a signer is configured, for whoever holds the access code printed on it.
- * @throws AppError NOT_FOUND unknown serial; UNAUTHENTICATED wrong or missing code; as `issueCertificate`.
- */
-export async function issuePublicCertificate(
-  em: EntityManager,
-  ctx: CertificateContext,
-  request: {
-    serialNumber: string;
-    code: string | undefined;
-    lang: CertificateLanguage;
-    signal?: AbortSignal;
-  },
-): Promise<IssuedCertificate> {
-  const doc = await documentForValidar(em, ctx.secret, request.serialNumber, request.code);
-  const tenant = await em.findOneOrFail(Tenant, { id: doc.tenant.id });
-  return issueCertificateOf(em, ctx, doc, tenant.name, { ...request, signed: true });
-}
-
-/**
  * The PDF writing code (pdf-lib, fontkit, the page layout, PAdES signing), loaded at the first certificate: an
  * idle service does not hold it (tens of MB). One loading, shared by every later certificate.
  */
@@ -163,8 +141,11 @@ function pdfWriting(): Promise<PdfWriting> {
   return pdfWritingModules;
 }
 
-/** The certificate of `doc` (of the tenant named `tenantName`), as `issueCertificate` describes. */
-async function issueCertificateOf(
+/**
+ * The certificate of `doc` (of the tenant named `tenantName`), as `issueCertificate` describes; for a caller
+ * that found the document itself (the owner's route through `issueCertificate`, the public route by serial).
+ */
+export async function issueCertificateOf(
   em: EntityManager,
   ctx: CertificateContext,
   doc: DocumentEntity,

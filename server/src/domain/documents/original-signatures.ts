@@ -10,14 +10,11 @@ import type { ObjectStorage } from '../../ports/storage';
  */
 export const ORIGINAL_SIGNATURES_MAX_BYTES = 64 * 1024 * 1024;
 
-/** `/ByteRange`, which every signature dictionary has (ISO 32000-1 12.8.1, Table 252). */
-const BYTE_RANGE = Buffer.from('/ByteRange');
-
 /**
  * What the certificate and the receipt say of the signatures `pdf` (the document's original bytes) carries,
  * judged at the notarization time (`doc.createdAt`): undefined when it carries none, so that only signed PDFs
  * get the section and the receipt field. A PDF whose signatures cannot be read is `unreadable` only when it
- * has a signature dictionary at all (`/ByteRange` in its bytes): a damaged unsigned PDF says nothing.
+ * has a signature dictionary at all (`carriesSignatureDictionary`): a damaged unsigned PDF says nothing.
  * @throws `signal`'s reason once it aborts.
  */
 export async function originalSignaturesOf(
@@ -26,7 +23,7 @@ export async function originalSignaturesOf(
   pdf: Uint8Array,
   signal?: AbortSignal,
 ): Promise<ReceiptOriginalSignatures | undefined> {
-  if (Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).indexOf(BYTE_RANGE) === -1) return undefined;
+  if (!reader.carriesSignatureDictionary(pdf)) return undefined;
   const read = await reader.read(pdf, { at: doc.createdAt, ...(signal ? { signal } : {}) });
   if (read.status === 'read' && read.signatures.length === 0) return undefined;
   // What a hostile file makes the reader say must still fit the receipt (or the receipt could not be made).
