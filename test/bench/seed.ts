@@ -422,9 +422,29 @@ function contentOf(runId: string, i: number): Buffer {
 /**
  * Seeds `documents` documents (see the module comment for what rows) into the workspace of `email` (or of
  * organization `org`) in the database `env` configures. Returns counts, timings and sample documents.
- * @throws Error when the embedded database is in use by a running service (`EDATADIRLOCKED`), and the
- *   database's errors as they are (a chunk is one transaction: the chunks before it stay).
+ * @throws Error for a production service or real networks (`refuseRealService`); when the embedded database is
+ *   in use by a running service (`EDATADIRLOCKED`); the database's errors as they are (a chunk is one transaction: the chunks before it stay).
  */
+/**
+ * The seed writes "registered" anchors that no chain holds: never into the database of a service in production
+ * (`NODE_ENV=production`) or one that anchors on real networks (`ANCHORING=configured`, or chain variables set).
+ * @throws Error naming which, before anything is opened.
+ */
+export function refuseRealService(env: NodeJS.ProcessEnv): void {
+  if (env.NODE_ENV === 'production') {
+    throw new Error(
+      'seed: NODE_ENV=production: the seed writes anchors no chain holds, never into a real archive',
+    );
+  }
+  // As the service reads it: ANCHORING, else configured whenever a chain's endpoint is set.
+  const chains = env.EVM_RPC_URL !== undefined || env.STACKS_API_URL !== undefined;
+  if ((env.ANCHORING ?? (chains ? 'configured' : 'devnet')) === 'configured') {
+    throw new Error(
+      'seed: this configuration anchors on real networks; the seed writes anchors no chain holds',
+    );
+  }
+}
+
 export async function seed(options: SeedOptions): Promise<SeedResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const n = options.documents;
@@ -436,6 +456,7 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   const rng = new Rng(runId);
   const started = performance.now();
 
+  refuseRealService(options.env ?? process.env);
   const config = loadConfig({ ...(options.env ?? process.env), ANCHORING: 'off', LOG_LEVEL: 'warn' });
   const core = await createCore(config, publicUrlFor(config, config.port), {
     log: serviceLogger(config, 'stderr'),

@@ -133,3 +133,19 @@ describe.each(DATABASE_KINDS)('a seeded archive on %s', (kind) => {
     expect(out).toMatch(/^drifted\t0$/m);
   });
 });
+
+describe('the seed refuses a real archive', () => {
+  it('refuses NODE_ENV=production and configured chains before it opens anything', async () => {
+    const dataDir = path.join(os.tmpdir(), 'notary-seed-never-created');
+    await expect(
+      seed({ documents: 1, email: 'x@example.com', env: { NODE_ENV: 'production', DATA_DIR: dataDir } }),
+    ).rejects.toThrow(/NODE_ENV=production/);
+    await expect(
+      seed({
+        documents: 1,
+        email: 'x@example.com',
+        env: { NODE_ENV: 'test', DATA_DIR: dataDir, EVM_RPC_URL: 'http://127.0.0.1:9/' },
+      }),
+    ).rejects.toThrow(/real networks/);
+  });
+});

@@ -1,5 +1,6 @@
 import { describeFetchError } from '@notary/shared';
-import { parseRetryAfter } from '@notary/verify/http';
+import { readBounded } from '@notary/shared/fetch-body';
+import { MAX_RESPONSE_BYTES, parseRetryAfter } from '@notary/verify/http';
 import {
   AbiCoder,
   Contract,
@@ -411,7 +412,8 @@ export class EvmEasChain implements AnchorChain {
         }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const text = await res.text();
+      // A JSON-RPC answer is small: an endpoint cannot make the service hold more than MAX_RESPONSE_BYTES.
+      const text = new TextDecoder().decode(await readBounded(res, MAX_RESPONSE_BYTES));
       const retryAfter = res.headers.get('retry-after') ?? undefined;
       let parsed: RpcErrorBody | undefined;
       try {

@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -166,6 +167,38 @@ describe('HttpTimestampAuthority', () => {
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('stops reading a streamed answer past the bound of a TimeStampResp (1 MiB)', async () => {
+    let sent = 0;
+    const endless = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/timestamp-reply' });
+      const chunk = Buffer.alloc(64 * 1024);
+      const more = (): void => {
+        // Far past the bound; a client that stops reading makes the writes stop too.
+        while (sent < 64 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+        if (sent < 64 * 1024 * 1024) res.once('drain', more);
+        else res.end();
+      };
+      more();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = endless.address() as AddressInfo;
+      const flooding = new HttpTimestampAuthority({
+        url: `http://127.0.0.1:${port}/tsa`,
+        trustedCertificates: [pki.root.certDer],
+        timeoutMs: 10_000,
+      });
+      const error = await rejection(() => flooding.timestamp(digestOf('flood')));
+      expect(error.code).toBe('BAD_GATEWAY');
+      expect(error.message).toMatch(/larger than 1048576 bytes/);
+      expect(sent).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise<void>((resolve) => endless.close(() => resolve()));
     }
   });
 

@@ -9,8 +9,15 @@
 
 import { redactUrl } from '@notary/platform/redact';
 import { AppError, evenHex } from '@notary/shared';
+import { AnswerTooLarge, readBounded } from '@notary/shared/fetch-body';
+import { describeFetchError } from '@notary/shared/fetch-error';
 import { parseTrustAnchors } from '@notary/verify/cms';
-import { readTimeStampResponse, TsaError, timeStampRequest } from '@notary/verify/tsa-client';
+import {
+  readTimeStampResponse,
+  TSA_MAX_RESPONSE_BYTES,
+  TsaError,
+  timeStampRequest,
+} from '@notary/verify/tsa-client';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 
 export interface HttpTimestampAuthorityOptions {
@@ -104,17 +111,17 @@ export class HttpTimestampAuthority implements TimestampAuthority {
         throw bad(`TSA ${this.shownUrl} answered HTTP ${response.status} ${response.statusText}`.trim());
       }
       return {
-        bytes: new Uint8Array(await response.arrayBuffer()),
+        // A TimeStampResp is a few KB: a TSA (or whoever answers for it over http) cannot make the service hold more.
+        bytes: await readBounded(response, TSA_MAX_RESPONSE_BYTES),
         contentType: response.headers.get('content-type') ?? '',
       };
     } catch (e) {
       if (e instanceof AppError) throw e;
-      const err = e as Error & { cause?: { code?: string; message?: string } };
-      if (err.name === 'TimeoutError') {
+      if (e instanceof AnswerTooLarge) throw bad(`TSA ${this.shownUrl}: ${e.message}`, e);
+      if (e instanceof Error && e.name === 'TimeoutError') {
         throw bad(`TSA ${this.shownUrl} did not answer within ${this.timeoutMs} ms`, e);
       }
-      const detail = err.cause?.code ?? err.cause?.message ?? err.message;
-      throw bad(`TSA ${this.shownUrl} is unreachable: ${detail}`, e);
+      throw bad(`TSA ${this.shownUrl} is unreachable: ${describeFetchError(e)}`, e);
     }
   }
 }
