@@ -64,3 +64,30 @@ describe('development conveniences are local only', () => {
     expect(await call({ 'x-forwarded-for': '127.0.0.1' })).not.toHaveProperty('token');
   });
 });
+
+describe('development conveniences need a PUBLIC_URL on this machine', () => {
+  let announced: TestService;
+  beforeAll(async () => {
+    // A same-host proxy that adds no forwarding header (nginx's default proxy_pass) connects from loopback: the
+    // service announced under a public name must not take it for its own user.
+    announced = await startTestService('pglite', {
+      NODE_ENV: 'development',
+      PUBLIC_URL: 'https://notary.example',
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await announced?.close();
+  });
+
+  it('a direct loopback request gets the production answer when PUBLIC_URL names another host', async () => {
+    const res = await api<{ message: string; token?: string }>(
+      announced.url,
+      `/access/email/${randomUUID()}/request`,
+      { method: 'POST', body: { email: 'ana@example.com' } },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      message: 'If this address is authorized for this document, an access link will be sent to it.',
+    });
+  });
+});

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isLoopbackHost } from '@notary/shared';
 
 /**
  * Headers a reverse proxy, load balancer or CDN adds to a request it forwards (RFC 7239 `Forwarded`, RFC 9110
@@ -41,4 +42,24 @@ export function isDirectLoopbackRequest(req: {
   socket?: { remoteAddress?: string | undefined } | undefined;
 }): boolean {
   return isLoopbackAddress(req.socket?.remoteAddress) && !hasForwardingHeaders(req.headers);
+}
+
+/**
+ * Whether a development convenience may be served to a request: `NODE_ENV=development` (`env`), the service's
+ * public address on this machine (`publicUrl` on a loopback host: a service announced under another name is
+ * reached through something in front of it, which need not add a forwarding header, as nginx's default
+ * `proxy_pass` does not) and the request made directly from loopback (`directLoopback`,
+ * `isDirectLoopbackRequest`).
+ */
+export function servesDevelopmentConveniences(
+  env: string,
+  publicUrl: string,
+  directLoopback: boolean,
+): boolean {
+  if (env !== 'development' || !directLoopback) return false;
+  try {
+    return isLoopbackHost(new URL(publicUrl).hostname);
+  } catch {
+    return false;
+  }
 }
