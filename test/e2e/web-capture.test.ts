@@ -422,7 +422,7 @@ describe('web capture of hostile pages', () => {
     return JSON.parse(Buffer.from(files['capture/capture.json'] ?? []).toString()) as CaptureRecord;
   };
 
-  it('a redirect of the page to loopback or to the metadata address is 400, nothing stored', async () => {
+  it('a redirect of the page to loopback or to the metadata address is 400, a private name 502 as an unknown one, nothing stored', async () => {
     const keys = (await storedKeys(t)).length;
     for (const [path, address] of [
       ['/redirect-loopback', '127.0.0.2'],
@@ -436,11 +436,14 @@ describe('web capture of hostile pages', () => {
       expect(res.body.message).toContain(address);
     }
     // A name that resolves to loopback is not the allowed host: checked by address, refused, and the client
-    // is not told what the name resolved to (a DNS oracle into the service's network).
+    // is told neither what the name resolved to nor that it resolved at all: the answer is the one of a name
+    // that does not resolve (else which internal names exist would leak).
     const named = await capture(t, token, { url: `http://localhost:${site.port}/pixel.png`, consent: true });
-    expect(named.status).toBe(400);
-    expect(named.body.message).toContain('the destination is not a public address');
+    const unknown = await capture(t, token, { url: 'http://no-such-name.invalid/', consent: true });
+    expect(named.status).toBe(502);
+    expect(named.body.message).toContain('does not resolve to a public address');
     expect(named.body.message).not.toContain('127.0.0.1');
+    expect([unknown.status, unknown.body.message]).toEqual([named.status, named.body.message]);
     // An address outside the allowed one, written as a number.
     const numeric = await capture(t, token, { url: 'http://2130706434/', consent: true });
     expect(numeric.status).toBe(400);

@@ -30,7 +30,7 @@ import {
   PROVENANCE_PAGE_URL,
   renderProvenanceSummary,
 } from './provenance-summary';
-import { CaptureProxy, type RefusedDestination, type Resolver } from './proxy';
+import { CaptureProxy, type FailedConnection, type RefusedDestination, type Resolver } from './proxy';
 import { withCaptureRecord } from './screenshot-record';
 import { type HarEntry, missingBodies, writeWacz } from './wacz';
 
@@ -314,7 +314,7 @@ async function capturePage(
   const recorder = new TlsRecorder();
   const session = await browse(context, url, navigations, recorder, time, config.timeoutMs).catch(
     (e: unknown) => {
-      throw refusedNavigation(navigations, proxy.blocked) ?? e;
+      throw refusedNavigation(navigations, proxy.blocked, proxy.failed) ?? e;
     },
   );
   const { page } = session;
@@ -693,17 +693,42 @@ function navigationError(e: unknown, timeoutMs: number): AppError {
   if (/Download is starting/.test(message)) {
     return new AppError('BAD_REQUEST', 'The URL starts a download, not a page: nothing to capture');
   }
-  return new AppError('BAD_GATEWAY', `The site could not be reached: ${netError(message)}`);
+  const reason = netError(message);
+  if (reason === 'net::ERR_NAME_NOT_RESOLVED') return nameNotPublic();
+  return new AppError('BAD_GATEWAY', `The site could not be reached: ${reason}`);
+}
+
+/**
+ * The one answer for a name that does not resolve and for a name that resolves only to addresses a capture may not
+ * reach: telling them apart would let a caller find which names exist inside the service's network.
+ */
+function nameNotPublic(): AppError {
+  return new AppError(
+    'BAD_GATEWAY',
+    'The site could not be reached: its name does not resolve to a public address (net::ERR_NAME_NOT_RESOLVED)',
+  );
 }
 
 /**
  * 400 when the main document's navigation (the URL or a redirect of it) was refused by the proxy: the
- * destination is not allowed. Undefined when the failure was something else.
+ * destination is not allowed; 502 `nameNotPublic` for a name that did not resolve (the proxy's `failed`) and for one
+ * refused for the private addresses it resolved to. Undefined when the failure was something else.
  */
-function refusedNavigation(navigations: string[], blocked: BlockedRequest[]): AppError | undefined {
+function refusedNavigation(
+  navigations: string[],
+  blocked: BlockedRequest[],
+  failed: FailedConnection[],
+): AppError | undefined {
   const hosts = new Set(navigations.map((n) => hostPort(n)));
   const refused = blocked.find((b) => hosts.has(hostPort(b.url)));
-  if (!refused) return undefined;
+  if (!refused) {
+    // Through the proxy a name that does not resolve reaches Chromium as an empty answer: the proxy says why.
+    const unresolved = failed.some((f) => f.stage === 'dns' && hosts.has(`${f.host}:${f.port}`));
+    return unresolved ? nameNotPublic() : undefined;
+  }
+  // A name refused for what it resolved to answers as a name that does not resolve; an address named in the URL
+  // tells nothing the caller did not write.
+  if (refused.ip === null && refused.rule === 'private-range') return nameNotPublic();
   return new AppError(
     'BAD_REQUEST',
     `Destination not allowed: ${refused.url} (${refused.reason}); captures reach public addresses only`,
