@@ -1,4 +1,5 @@
 import { createLogger, type Logger, logFormatFor } from '@notary/platform/log';
+import { joinSecrets, secretsOfUrl } from '@notary/platform/redact';
 import type { CatalogConfig } from './config';
 import { type Database, openDatabase } from './db';
 import { createEmbedder, type Embedder, LocalEmbedder } from './embeddings';
@@ -104,6 +105,12 @@ export async function openCatalog(config: CatalogConfig, options: CatalogOptions
     connectorFor,
     onCommitted: () => catalog.invalidate(),
     log: log.child({ module: 'sync' }),
+    secrets: joinSecrets(
+      config.openai?.baseUrl === undefined ? undefined : secretsOfUrl(config.openai.baseUrl),
+      config.openai?.apiKey,
+      config.qdrant === undefined ? undefined : secretsOfUrl(config.qdrant.url),
+      config.qdrant?.apiKey,
+    ),
     ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.staleAfterMs !== undefined ? { staleAfterMs: options.staleAfterMs } : {}),
   });

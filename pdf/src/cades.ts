@@ -37,6 +37,16 @@ export interface SignatureTimestamper {
   timestamp(digest: Uint8Array): Promise<{ token: Uint8Array }>;
 }
 
+/**
+ * A `SignatureTimestamper` that also returns the chain it verified the token's TSA certificate with (DER: the
+ * TSA certificate, then its path to the timestamper's trust anchors). PAdES B-LT and B-LTA gather revocation
+ * data for this chain only: the certificate set a token carries is outside its signature (RFC 5652 5.1), so
+ * anyone on the way to the TSA can add certificates to it, naming any responder URL.
+ */
+export interface VerifiedTimestamper {
+  timestamp(digest: Uint8Array): Promise<{ token: Uint8Array; chain: readonly Uint8Array[] }>;
+}
+
 export const OID = {
   data: '1.2.840.113549.1.7.1',
   signedData: '1.2.840.113549.1.7.2',

@@ -11,10 +11,9 @@ import {
   buildCadesSignature,
   type CadesOptions,
   type CmsSigner,
-  OID,
-  parseDer,
   type SignaturePolicyReference,
   type SignatureTimestamper,
+  type VerifiedTimestamper,
 } from './cades';
 import {
   appendDocumentTimestamp,
@@ -147,7 +146,7 @@ export type GatherValidationData = (chain: readonly Uint8Array[]) => Promise<{
 export interface LevelOptions {
   level: SignatureLevel;
   /** Needed from B-T up: the signature timestamp, and the document timestamp of B-LTA. */
-  tsa?: SignatureTimestamper;
+  tsa?: VerifiedTimestamper;
   /** Needed from B-LT up. */
   gather?: GatherValidationData;
   /**
@@ -182,11 +181,12 @@ export interface LevelledSignature {
  * Signs `pdfWithPlaceholder` (as `signPdf`) and extends it to `options.level`:
  * - B-B: `signPdf` without TSA; B-T: with `tsa` (a signature timestamp);
  * - B-LT: then an incremental update with the /DSS (`appendValidationData`): the signer's chain and the
- *   signature timestamp token's certificates, with what `gather` found for them, and a /VRI entry for the
+ *   signature timestamp's TSA chain as `tsa` verified it (the token's other certificates are left out: they
+ *   are outside its signature), with what `gather` found for them, and a /VRI entry for the
  *   signature. Reached only when every certificate of those chains that is not self-issued (a root) had its
  *   issuer among them and got an OCSP response or a CRL; else the file stays at B-T with the shortfall;
- * - B-LTA: then a document timestamp (`appendDocumentTimestamp`) and one more /DSS update with its TSA's chain
- *   and revocation data (and a /VRI entry for it). Reached only when B-LT was and that chain is fully covered
+ * - B-LTA: then a document timestamp (`appendDocumentTimestamp`) and one more /DSS update with its TSA's
+ *   verified chain and revocation data (and a /VRI entry for it). Reached only when B-LT was and that chain is fully covered
  *   too; the document timestamp is added either way (it protects the data gathered).
  * @throws Error when `tsa` (B-T and up) or `gather` (B-LT and up) is missing; what `signPdf`,
  *   `appendValidationData`, `appendDocumentTimestamp` and `gather` throw (a TSA failure is never a shortfall:
@@ -204,23 +204,15 @@ export async function signPdfAtLevel(
     return { pdf, level, shortfall: [] };
   }
   if (!tsa) throw new Error(`PAdES ${level}: a TSA is needed for the signature timestamp`);
-  let token: Uint8Array | undefined;
-  const recording: SignatureTimestamper = {
-    timestamp: async (digest) => {
-      const result = await tsa.timestamp(digest);
-      token = result.token;
-      return result;
-    },
-  };
-  const signed = await signWithCms(pdfWithPlaceholder, signer, recording, cadesOptions);
+  const signatureTsa = recordingChain(tsa);
+  const signed = await signWithCms(pdfWithPlaceholder, signer, signatureTsa, cadesOptions);
   if (level === 'B-T') return { pdf: signed.pdf, level, shortfall: [] };
   if (!gather) throw new Error(`PAdES ${level}: a source of revocation data is needed`);
-  if (!token) throw new Error('PAdES: the signature timestamp token was not kept');
+  const tsaChain = signatureTsa.chain();
+  if (!tsaChain) throw new Error('PAdES: the signature timestamp token was not kept');
 
-  const signatureChain = completeChain(
-    uniqueDer([...signer.certificateChain, ...tokenCertificates(token)]),
-    issuers,
-  );
+  // The TSA's chain as the timestamper verified it, never the token's other certificates (unsigned).
+  const signatureChain = completeChain(uniqueDer([...signer.certificateChain, ...tsaChain]), issuers);
   const first = await validationData(signatureChain, gather);
   const { artifacts } = options;
   let pdf = await writer.appendValidationData(
@@ -233,11 +225,9 @@ export async function signPdfAtLevel(
   let reached: SignatureLevel = shortfall.length === 0 ? 'B-LT' : 'B-T';
   if (level === 'B-LT') return { pdf, level: reached, shortfall };
 
-  const stamped = await appendDocumentTimestamp(pdf, tsa, writer);
-  const second = await validationData(
-    completeChain(uniqueDer(tokenCertificates(stamped.token)), issuers),
-    gather,
-  );
+  const documentTsa = recordingChain(tsa);
+  const stamped = await appendDocumentTimestamp(pdf, documentTsa, writer);
+  const second = await validationData(completeChain(uniqueDer(documentTsa.chain() ?? []), issuers), gather);
   pdf = await writer.appendValidationData(
     stamped.pdf,
     second.material,
@@ -341,20 +331,21 @@ function commonName(dn: pkijs.RelativeDistinguishedNames): string {
 }
 
 /**
- * The certificates (DER) a TimeStampToken carries (RFC 3161 2.4.2: the TSA's, with its chain when the
- * request asked for it, `certReq`), to embed as validation data. Only the certificate list is read: the
- * token was checked by whoever issued it to the writer (the service's TSA adapter and the verifier's TSA
- * client both check it with `@notary/verify`, which reads CMS; this package only writes it).
- * @throws Error when the token is not a CMS SignedData.
+ * `tsa` as a `SignatureTimestamper`, keeping the verified chain of its last answer (`chain()`, undefined before
+ * any answer): the writer asks for the token only, the long-term data needs the chain too.
  */
-function tokenCertificates(token: Uint8Array): Uint8Array[] {
-  const contentInfo = new pkijs.ContentInfo({ schema: parseDer(token, 'TSA token') });
-  if (contentInfo.contentType !== OID.signedData)
-    throw new Error(`TSA token: content type ${contentInfo.contentType}`);
-  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
-  return (signedData.certificates ?? [])
-    .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
-    .map((c) => new Uint8Array(c.toSchema().toBER(false)));
+function recordingChain(tsa: VerifiedTimestamper): SignatureTimestamper & {
+  chain(): readonly Uint8Array[] | undefined;
+} {
+  let last: readonly Uint8Array[] | undefined;
+  return {
+    timestamp: async (digest) => {
+      const result = await tsa.timestamp(digest);
+      last = result.chain;
+      return result;
+    },
+    chain: () => last,
+  };
 }
 
 function uniqueDer(blobs: readonly Uint8Array[]): Uint8Array[] {

@@ -10,7 +10,7 @@ import { tsaClient } from '../../test/harness/icp-brasil';
 import { pemCmsSigner } from '../../test/harness/pades-pdfs';
 import { createTestPki, type TestPki } from '../../test/harness/pki';
 import { startTestTsa, type TestTsa } from '../../test/harness/tsa';
-import type { CmsSigner, SignatureTimestamper } from './cades';
+import type { CmsSigner, VerifiedTimestamper } from './cades';
 import { type GatherValidationData, PADES_SIGNATURE_LENGTH, type SignatureLevel } from './pades';
 import { addSignaturePlaceholder } from './placeholder';
 import { type PlaceholderShape, type SignAtLevelOptions, signAtLevel } from './sign-at-level';
@@ -18,7 +18,7 @@ import { type PlaceholderShape, type SignAtLevelOptions, signAtLevel } from './s
 let pki: TestPki;
 let tsaServer: TestTsa;
 let signer: CmsSigner;
-let tsa: SignatureTimestamper;
+let tsa: VerifiedTimestamper;
 
 beforeAll(async () => {
   pki = await createTestPki();
@@ -150,7 +150,7 @@ describe('signAtLevel: the level asked and the level reached', () => {
   });
 
   it('a TSA failure is never a shortfall, and B-T without a TSA is an error', async () => {
-    const failing: SignatureTimestamper = {
+    const failing: VerifiedTimestamper = {
       timestamp: async () => {
         throw new Error('TSA unreachable');
       },

@@ -4,7 +4,7 @@
  * reached and why it is lower, and the ICP-Brasil rule that AD-RC and AD-RA files carry the long-term data
  * their policy declares (DOC-ICP-15.03 Tabela A.22). `pades.ts` signs; this decides what is asked of it.
  */
-import type { CmsSigner, SignatureTimestamper } from './cades';
+import type { CmsSigner, VerifiedTimestamper } from './cades';
 import { type IcpBrasilPolicyName, icpBrasilSignaturePolicy } from './icp-brasil';
 import type { IcpBrasilArtifacts, LtvWriter } from './ltv';
 import { boundedLtvWriter } from './ltv-bounded';
@@ -40,7 +40,7 @@ export interface SignAtLevelOptions<R extends { pdf: Uint8Array }> {
   /** AD-RA only (ignored under any other policy): the policy artifacts written into the /DSS (Tabela A.19). */
   artifacts?: IcpBrasilArtifacts | undefined;
   /** The signature timestamp (B-T up) and the document timestamp (B-LTA); needed from B-T up. */
-  tsa?: SignatureTimestamper | undefined;
+  tsa?: VerifiedTimestamper | undefined;
   /** CA certificates (DER) that may complete a chain from B-LT up, e.g. the TSA's trust anchors. */
   issuers?: readonly Uint8Array[] | undefined;
   /** Revocation data for B-LT and B-LTA; none: every chain is reported uncovered, the level stops at B-T. */

@@ -8,6 +8,7 @@ import {
   redactError,
   redactText,
   redactUrl,
+  secretsOfUrl,
   urlSecrets,
 } from './redact';
 
@@ -154,6 +155,70 @@ describe('redactText', () => {
   });
 });
 
+describe('secretsOfUrl: every piece of a configured URL is a secret for its messages', () => {
+  /** What an adapter's message about its endpoint may say: the URL and the node's own echo of pieces of it. */
+  const echo = (url: string, piece: string) =>
+    `POST ${url} failed: connect ECONNREFUSED (the node said: unknown key ${piece}; see ${url}/status)`;
+
+  it.each([
+    ['a short all-letter path segment', 'https://node.example.org/rpc/hushkey', 'hushkey'],
+    ['a percent-encoded path segment', 'https://node.example.org/v1/k%2Fe%3Dy-%C3%A9t%C3%A9', 'k/e=y-été'],
+    [
+      'a percent-encoded path segment, as written',
+      'https://node.example.org/v1/k%2Fe%3Dy-%C3%A9t%C3%A9',
+      'k%2Fe%3Dy-%C3%A9t%C3%A9',
+    ],
+    ['a matrix parameter', 'https://node.example.org/rpc;apikey=mtrxkey', 'mtrxkey'],
+    ['an unknown provider subdomain', 'https://acct7781.nodes.unknownprovider.net/', 'acct7781'],
+    ['a subdomain under a country second level', 'https://tenantname.tsa.example.gov.br/tsa', 'tenantname'],
+    ['the user of the userinfo', 'https://operator:pw@node.example.org/', 'operator'],
+    ['a percent-encoded password', 'https://op:p%40ssw@node.example.org/', 'p@ssw'],
+    ['a query value', 'https://node.example.org/?token=qval', 'qval'],
+    ['a fragment', 'https://node.example.org/#fragkey', 'fragkey'],
+  ])('%s', (_name, url, piece) => {
+    const out = redactText(echo(url, piece), secretsOfUrl(url));
+    expect(out).not.toContain(piece);
+    expect(out).toContain(REDACTED);
+  });
+
+  it('a short parameter value is hidden after its name only, anywhere in the text', () => {
+    const url = 'https://node.example.org/rpc;apikey=k1?key=ab';
+    const text = `calling /rpc;apikey=k1 with key=ab; k1 and ab are words too (apikey=k1x stays)`;
+    expect(redactText(text, secretsOfUrl(url))).toBe(
+      `calling /rpc;apikey=${REDACTED} with key=${REDACTED}; k1 and ab are words too (apikey=k1x stays)`,
+    );
+  });
+
+  it('keeps the registrable domain, the TLD, public labels, short pieces and the port', () => {
+    const url = 'https://www.api-gw.example.co.uk:8443/v2/rpc';
+    const { pieces } = secretsOfUrl(url);
+    expect(pieces).toContain('api-gw');
+    for (const kept of ['www', 'example', 'co', 'uk', 'v2', 'rpc', '8443'])
+      expect(pieces).not.toContain(kept);
+    expect(secretsOfUrl('http://127.0.0.1:8545/').pieces).toEqual([]);
+    expect(secretsOfUrl('http://[::1]:8545/').pieces).toEqual([]);
+    expect(secretsOfUrl('not a url').pieces).toEqual([]);
+    expect(
+      redactText(
+        'Stacks API https://api.mainnet.example.com/v2/info',
+        secretsOfUrl('https://api.mainnet.example.com'),
+      ),
+    ).toBe('Stacks API https://api.mainnet.example.com/v2/info');
+  });
+
+  it('urlSecrets lists the same pieces, and plain strings still work as secrets', () => {
+    const url = 'https://hushacct.example.com/keyseg';
+    expect(urlSecrets(url)).toEqual(expect.arrayContaining(['hushacct', 'keyseg']));
+    expect(redactText('bad keyseg', urlSecrets(url))).toBe(`bad ${REDACTED}`);
+  });
+
+  it('redactUrl hides matrix parameter values on any host, without a configured URL', () => {
+    expect(redactUrl('https://node.example.org/rpc;apikey=abc;v=1/x')).toBe(
+      'https://node.example.org/rpc;apikey=***;v=***/x',
+    );
+  });
+});
+
 describe('redactError and redactDeep', () => {
   /** An error shaped as ethers 6 makes them: the URL in the message and in `info`, the request attached. */
   function ethersLikeError(url: string): Error {
@@ -171,6 +236,11 @@ describe('redactError and redactDeep', () => {
     const url = `https://rpc.ankr.com/eth/${HEX64}`;
     const out = redactError(ethersLikeError(url));
     expect(out.message).toContain('https://rpc.ankr.com/eth/***');
+    const short = 'https://node.example.org/rpc;apikey=abc/hushkey';
+    const configured = redactError(ethersLikeError(short), secretsOfUrl(short));
+    expect(`${configured.message}${configured.stack}${errorMessage(configured.cause)}`).not.toMatch(
+      /abc|hushkey/,
+    );
     expect(out.stack).not.toContain(HEX64);
     expect((out as Error & { code?: string }).code).toBe('SERVER_ERROR');
     expect(Object.keys(out)).toEqual(['code']);

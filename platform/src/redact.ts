@@ -13,12 +13,17 @@
  * What a redacted URL keeps: scheme, host and port (which endpoint failed), the path's structural segments
  * (`v2`, `ext`, chain names) and the query's parameter names. What it hides, each replaced by `REDACTED`:
  * - the userinfo (`user:pass@`, or a lone token before `@`);
- * - every query value and every bare query token, and the fragment;
+ * - every query value and every bare query token, every matrix parameter's value (`;apikey=<key>`), and the
+ *   fragment;
  * - on a known provider's host (`KNOWN_PROVIDER_HOSTS`), every path segment that is not a short lowercase word,
  *   a version (`v2`, `v1.1`) or a short number;
  * - on any host, a path segment that looks like a key (`isKeyLikeSegment`): 16 or more hex digits, or 20 or
  *   more token characters mixing letters and digits (base58, base64url, UUIDs), except `0x`-prefixed values
  *   and Stacks addresses, which are public and which error lines need (a transaction or account named).
+ *
+ * That is a heuristic for any URL in any text. The code that owns a configured endpoint knows more: every piece
+ * of its URL may be a key (`secretsOfUrl`), and it redacts its messages with those pieces besides (`redactText`,
+ * `redactError`, `redactDeep` with `secrets`).
  */
 
 /** What replaces a redacted secret. Chosen to be valid inside a URL, so a redacted URL still parses. */
@@ -132,26 +137,29 @@ function isStructuralSegment(segment: string): boolean {
   );
 }
 
-/** The pieces of `url` that `redactUrl` hides (userinfo and its parts, query values, key segments, fragment). */
-function secretParts(parts: UrlParts): { path: string; secrets: string[] } {
-  const secrets: string[] = [];
-  const known = isKnownProviderHost(hostOf(parts.hostPort));
-  const segments = parts.path.split('/').map((segment) => {
-    const secret = isKeyLikeSegment(segment) || (known && !isStructuralSegment(segment));
-    if (!secret) return segment;
-    secrets.push(segment);
-    return REDACTED;
-  });
-  if (parts.userinfo !== undefined && parts.userinfo !== '') {
-    secrets.push(parts.userinfo, ...parts.userinfo.split(':'));
-  }
-  for (const pair of (parts.query ?? '').split('&')) {
-    const eq = pair.indexOf('=');
-    const value = eq >= 0 ? pair.slice(eq + 1) : pair;
-    if (value !== '') secrets.push(value);
-  }
-  if (parts.fragment) secrets.push(parts.fragment);
-  return { path: segments.join('/'), secrets };
+/**
+ * `path` with its key-like segments (`isKeyLikeSegment`, or on a known provider's host every segment that is not
+ * structure) and the value of every matrix parameter (`;apikey=<key>`) replaced by `REDACTED`.
+ */
+function redactPath(path: string, host: string): string {
+  const known = isKnownProviderHost(host);
+  return path
+    .split('/')
+    .map((whole) => {
+      const [segment = '', ...matrix] = whole.split(';');
+      const secret = isKeyLikeSegment(segment) || (known && !isStructuralSegment(segment));
+      const shown = secret ? REDACTED : segment;
+      return [shown, ...matrix.map(redactParameter)].join(';');
+    })
+    .join('/');
+}
+
+/** One `name=value` query or matrix parameter with its value redacted; a bare token is redacted whole. */
+function redactParameter(pair: string): string {
+  if (pair === '') return pair;
+  const eq = pair.indexOf('=');
+  if (eq < 0) return REDACTED;
+  return eq === pair.length - 1 ? pair : `${pair.slice(0, eq)}=${REDACTED}`;
 }
 
 /**
@@ -163,35 +171,169 @@ function secretParts(parts: UrlParts): { path: string; secrets: string[] } {
 export function redactUrl(url: string): string {
   const parts = splitUrl(url);
   if (!parts) return url;
-  const { path } = secretParts(parts);
+  const path = redactPath(parts.path, hostOf(parts.hostPort));
   const userinfo = parts.userinfo === undefined ? '' : `${REDACTED}@`;
-  const query =
-    parts.query === undefined
-      ? ''
-      : `?${parts.query
-          .split('&')
-          .map((pair) => {
-            if (pair === '') return pair;
-            const eq = pair.indexOf('=');
-            if (eq < 0) return REDACTED;
-            return eq === pair.length - 1 ? pair : `${pair.slice(0, eq)}=${REDACTED}`;
-          })
-          .join('&')}`;
+  const query = parts.query === undefined ? '' : `?${parts.query.split('&').map(redactParameter).join('&')}`;
   const fragment = parts.fragment === undefined ? '' : parts.fragment === '' ? '#' : `#${REDACTED}`;
   return `${parts.scheme}${userinfo}${parts.hostPort}${path}${query}${fragment}`;
 }
 
 /**
- * The secrets of a configured URL (`EVM_RPC_URL`, `STACKS_API_URL`, …) as plain strings: its userinfo (whole
- * and each part), query values, fragment and the path segments `redactUrl` hides. Passed to `redactText` by the
- * code that owns the URL, so a key a node echoes on its own ("invalid project id <id>") is hidden too.
- * Pieces shorter than 6 characters are left out (they would redact ordinary words).
+ * A parameter of a configured URL (query `?name=value` or matrix `;name=value`): its value is hidden wherever it
+ * follows `name=`, however short.
+ */
+export interface SecretParameter {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** What one endpoint's messages must not show (`secretsOfUrl`). */
+export interface SecretSet {
+  /** Hidden wherever they occur, when 4 characters or more (`MIN_SECRET_LENGTH`). */
+  readonly pieces: readonly string[];
+  /** Values hidden after their own `name=`, whatever their length. */
+  readonly parameters: readonly SecretParameter[];
+}
+
+/** Secrets as the redaction functions take them: plain pieces, or a `SecretSet`. */
+export type Secrets = readonly string[] | SecretSet;
+
+/**
+ * Shortest piece hidden wherever it occurs: a shorter one (`v2`, `rpc`, `eth`) would mangle ordinary words and
+ * is hidden only where a URL's shape says it is a value (`redactUrl`, `SecretParameter`).
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/**
+ * Host labels left of the registrable domain that name a role, not an account, and stay readable in messages.
+ * Labels under `MIN_SECRET_LENGTH` (`www`, `api`, `rpc`, `ws`) are never hidden alone anyway.
+ */
+export const PUBLIC_HOST_LABELS: readonly string[] = [
+  'www',
+  'api',
+  'rpc',
+  'node',
+  'gateway',
+  'mainnet',
+  'testnet',
+  // Network names providers put in the host (sepolia.base.org, eth-mainnet.g.alchemy.com): every operator's log
+  // names the network anyway.
+  'sepolia',
+  'holesky',
+  'hoodi',
+  'eth-mainnet',
+  'eth-sepolia',
+  'base-mainnet',
+  'base-sepolia',
+  'timestamp', // public TSAs: timestamp.digicert.com, timestamp.sectigo.com
+  'smtp',
+  'mail',
+];
+
+/** Second-level labels under a two-letter country TLD that are not a registrant's name (`gov.br`, `co.uk`). */
+const COUNTRY_SECOND_LEVELS = new Set([
+  'ac',
+  'co',
+  'com',
+  'edu',
+  'gob',
+  'gov',
+  'mil',
+  'net',
+  'nom',
+  'or',
+  'org',
+]);
+
+/**
+ * The labels of `host` left of its registrable domain that are not in `PUBLIC_HOST_LABELS`: an account or a key
+ * (`<key>.g.example.com`, `<name>.quiknode.pro`). The registrable domain is approximated without the Public Suffix
+ * List: the last two labels, or three when they end in a country TLD under a generic second level
+ * (`tsa.example.gov.br` → `example.gov.br`). An IP address or a one-label host has none.
+ */
+function secretHostLabels(host: string): string[] {
+  if (host.includes(':') || /^[\d.]+$/.test(host)) return [];
+  const labels = host.replace(/\.$/, '').split('.');
+  const tld = labels.at(-1) ?? '';
+  const second = labels.at(-2) ?? '';
+  const kept = tld.length === 2 && COUNTRY_SECOND_LEVELS.has(second.toLowerCase()) ? 3 : 2;
+  return labels
+    .slice(0, Math.max(0, labels.length - kept))
+    .filter((l) => !PUBLIC_HOST_LABELS.includes(l.toLowerCase()));
+}
+
+/** Adds `name=value` (`name` and `value` as written and decoded) to `out`; a bare token is a piece. */
+function addParameter(pair: string, out: { pieces: string[]; parameters: SecretParameter[] }): void {
+  const eq = pair.indexOf('=');
+  const value = eq >= 0 ? pair.slice(eq + 1) : pair;
+  if (value === '') return;
+  out.pieces.push(value);
+  if (eq <= 0) return;
+  const name = pair.slice(0, eq);
+  out.parameters.push({ name, value });
+  const decoded = {
+    name: safeDecode(name.replace(/\+/g, ' ')),
+    value: safeDecode(value.replace(/\+/g, ' ')),
+  };
+  if (decoded.name !== name || decoded.value !== value) out.parameters.push(decoded);
+}
+
+/**
+ * The secrets of a configured endpoint URL (`EVM_RPC_URL`, `TSA_URL`, an IPFS gateway, `SMTP_URL`…), for the
+ * messages of the code that owns it: the userinfo (whole, user and password), every path segment, every query and
+ * matrix (`;name=value`) parameter value, the fragment, and every host label left of the registrable domain but
+ * those of `PUBLIC_HOST_LABELS` (`secretHostLabels`), each as written and percent-decoded. Pieces under
+ * `MIN_SECRET_LENGTH` characters are left out, except parameter values, which are kept as `parameters`.
+ * Used beside `redactUrl`'s heuristics, never instead (`redactText` applies both). Empty for a string that is
+ * not an absolute `scheme://` URL.
+ * Example: `https://u:pw@abc123.rpc.example.com/v2/k3yZ;apikey=k1?x=9` → pieces `u:pw`, `abc123`, `k3yZ`;
+ * parameters `apikey=k1`, `x=9` (`u`, `pw`, `rpc`, `v2` are too short to be hidden alone).
+ */
+export function secretsOfUrl(url: string): SecretSet {
+  const parts = splitUrl(url);
+  if (!parts) return { pieces: [], parameters: [] };
+  const out: { pieces: string[]; parameters: SecretParameter[] } = { pieces: [], parameters: [] };
+  if (parts.userinfo) out.pieces.push(parts.userinfo, ...parts.userinfo.split(':'));
+  out.pieces.push(...secretHostLabels(hostOf(parts.hostPort)));
+  for (const whole of parts.path.split('/')) {
+    const [segment = '', ...matrix] = whole.split(';');
+    out.pieces.push(segment);
+    for (const pair of matrix) addParameter(pair, out);
+  }
+  for (const pair of (parts.query ?? '').split('&')) addParameter(pair, out);
+  if (parts.fragment) out.pieces.push(parts.fragment);
+  const pieces = [...new Set(out.pieces.flatMap((p) => [p, safeDecode(p)]))];
+  return { pieces: pieces.filter((p) => p.length >= MIN_SECRET_LENGTH), parameters: out.parameters };
+}
+
+/**
+ * The pieces of `secretsOfUrl(url)` (its plain strings, without the short parameter values): for code that
+ * passes a list of strings to `redactText`.
  */
 export function urlSecrets(url: string): string[] {
-  const parts = splitUrl(url);
-  if (!parts) return [];
-  const { secrets } = secretParts(parts);
-  return [...new Set(secrets.map(safeDecode).concat(secrets))].filter((s) => s.length >= 6);
+  return [...secretsOfUrl(url).pieces];
+}
+
+/**
+ * One `SecretSet` of several: each configured URL of a component (`secretsOfUrl`), plain keys (an API key sent
+ * as a header), or sets made before. Undefined entries are skipped.
+ */
+export function joinSecrets(...sets: (Secrets | string | undefined)[]): SecretSet {
+  const pieces: string[] = [];
+  const parameters: SecretParameter[] = [];
+  for (const set of sets) {
+    if (set === undefined) continue;
+    if (typeof set === 'string') pieces.push(set);
+    else if (isSecretSet(set)) {
+      pieces.push(...set.pieces);
+      parameters.push(...set.parameters);
+    } else pieces.push(...set);
+  }
+  return { pieces: [...new Set(pieces)], parameters };
+}
+
+function isSecretSet(secrets: Secrets): secrets is SecretSet {
+  return !Array.isArray(secrets);
 }
 
 function safeDecode(s: string): string {
@@ -202,28 +344,58 @@ function safeDecode(s: string): string {
   }
 }
 
+/** Characters that end a parameter's value in text: separators of URLs, quotes, brackets, whitespace. */
+const VALUE_END = new Set([...'&;#/"\'<>`),}] \t\r\n']);
+
+/** `text` with `value` replaced by `REDACTED` wherever `name=value` occurs and the value ends there. */
+function hideParameter(text: string, { name, value }: SecretParameter): string {
+  const pair = `${name}=${value}`;
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(pair); at >= 0; at = text.indexOf(pair, at + 1)) {
+    const end = at + pair.length;
+    if (end < text.length && !VALUE_END.has(text[end] as string)) continue;
+    out += `${text.slice(from, at + name.length + 1)}${REDACTED}`;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * `text` with each of `secrets` hidden (pieces of 4 characters or more wherever they occur, parameter values after
+ * their `name=`), and nothing else: no URL heuristics. For text whose other URLs the caller built itself and must
+ * keep readable (a catalog sync error names the page it fetched, `?page=2`); elsewhere use `redactText`.
+ */
+export function redactSecrets(text: string, secrets: Secrets): string {
+  const { pieces, parameters } = isSecretSet(secrets) ? secrets : { pieces: secrets, parameters: [] };
+  let out = text;
+  // Longest first: a secret containing another is replaced whole.
+  for (const secret of [...pieces].sort((a, b) => b.length - a.length)) {
+    if (secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  for (const parameter of parameters) out = hideParameter(out, parameter);
+  return out;
+}
+
 /** Absolute URLs in free text; stops at whitespace, quotes, angle brackets, backquotes and backslashes. */
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s"'<>`\\]+/gi;
 /** Punctuation that ends a sentence or a bracket around a URL rather than belonging to it. */
 const TRAILING = /[).,;:!?\]}]+$/;
 
 /**
- * `text` with every absolute URL in it redacted (`redactUrl`), then every occurrence of each of `secrets`
- * (from `urlSecrets`, 6 characters or more) replaced by `REDACTED`. Text without `://` and without any of the
- * secrets is returned as it is.
+ * `text` with every absolute URL in it redacted (`redactUrl`), then each of `secrets` hidden (`secretsOfUrl` of
+ * the endpoints the caller owns, or plain keys): a piece of 4 characters or more (`MIN_SECRET_LENGTH`) wherever
+ * it occurs, a parameter's value after its `name=`. Text without `://` and without any of the secrets is returned
+ * as it is.
  */
-export function redactText(text: string, secrets: readonly string[] = []): string {
-  let out = text.includes('://')
+export function redactText(text: string, secrets: Secrets = []): string {
+  const out = text.includes('://')
     ? text.replace(URL_IN_TEXT, (match) => {
         const tail = TRAILING.exec(match)?.[0] ?? '';
         return redactUrl(match.slice(0, match.length - tail.length)) + tail;
       })
     : text;
-  // Longest first: a secret containing another is replaced whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (secret.length >= 6 && out.includes(secret)) out = out.split(secret).join(REDACTED);
-  }
-  return out;
+  return redactSecrets(out, secrets);
 }
 
 /**
@@ -232,7 +404,7 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
  * carry the request, the response and `info.requestUrl`). A non-`Error` becomes an `Error` of its redacted
  * string form. Use it where an adapter's error leaves the adapter.
  */
-export function redactError(error: unknown, secrets: readonly string[] = [], depth = 0): Error {
+export function redactError(error: unknown, secrets: Secrets = [], depth = 0): Error {
   if (!(error instanceof Error)) return new Error(redactText(String(error), secrets));
   const cause =
     error.cause !== undefined && depth < 3
@@ -253,7 +425,7 @@ export function redactError(error: unknown, secrets: readonly string[] = [], dep
  * `'[…]'`; dates, binary data and other primitives are kept. For structured log fields such as pino's
  * serialized `err`.
  */
-export function redactDeep(value: unknown, secrets: readonly string[] = []): unknown {
+export function redactDeep(value: unknown, secrets: Secrets = []): unknown {
   const seen = new WeakSet<object>();
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return redactText(v, secrets);

@@ -135,3 +135,36 @@ describe('comments point at pages of the repository', () => {
     expect(missing).toEqual([]);
   });
 });
+
+/**
+ * The source paths the README and the docs pages name (`server/src/…/x.ts`, or a path relative to a workspace's
+ * folder such as `domain/documents/capture.ts`), each with the page that names it. Built output (`dist/`) is left
+ * out: a fresh checkout has none.
+ */
+function pathsNamedByDocs(): Array<{ page: string; named: string }> {
+  const pages = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((p) =>
+    p.endsWith('.md'),
+  );
+  return pages.flatMap((page) =>
+    [...readFileSync(path.join(ROOT, page), 'utf8').matchAll(/\.?[\w-]+\/[\w./-]+\.(?:ts|tsx|mjs|py|sh)\b/g)]
+      .map((m) => m[0])
+      .filter((named) => !/(^|\/)dist\//.test(named) && !named.startsWith('verify/'))
+      .map((named) => ({ page, named })),
+  );
+}
+
+describe('the docs name files that exist', () => {
+  it('every source path the README and docs pages name is a file of the repository', () => {
+    const files = [
+      ...sourceFiles(),
+      ...readdirSync(ROOT, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && /\.(py|sh)$/.test(e.name))
+        .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)))
+        .filter((f) => !/node_modules/.test(f)),
+    ];
+    const missing = pathsNamedByDocs().filter(
+      ({ named }) => !files.some((f) => f === named || f.endsWith(`/${named}`)),
+    );
+    expect(missing).toEqual([]);
+  });
+});

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { logQueueRefusals } from '@notary/platform/fair-queue-log';
 import { createLogger, type Logger, lifecycleLogger, logFormatFor } from '@notary/platform/log';
 import { INVITATION_MAIL_LIMITS, isLoopbackHost } from '@notary/shared';
 import type { Express } from 'express';
@@ -30,10 +31,11 @@ import type { Config } from './config';
 import { type Database, openDatabase } from './db';
 import type { AppDeps } from './deps';
 import { AcervoFeedCache } from './domain/acervo/cache';
-import { CaptureShare, defaultCaptureTenantMax } from './domain/documents/capture-share';
+import { createCaptureQueue } from './domain/documents/capture-share';
 import { PublicVerifyCache } from './domain/documents/verify-cache';
 import { runOperatorCommand } from './domain/operator/commands';
 import { applyHttpTimeouts, createHttpApp } from './http/app';
+import { capConnectionsPerAddress, trustedProxy } from './http/connection-cap';
 import { createSignedFileRoute } from './http/files';
 import { answerWhileStarting } from './http/starting';
 import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
@@ -173,7 +175,12 @@ export async function createCore(
     // signer and the TSA when configured, else with the service's own key, made here on first start.
     const software = captureSoftware(config.serviceName);
     const capturer = signingCapturer(
-      await createCapturer(config.capture, { publicUrl, serviceName: config.serviceName, log: captureLog }),
+      await createCapturer(config.capture, {
+        publicUrl,
+        serviceName: config.serviceName,
+        log: captureLog,
+        production: config.env === 'production',
+      }),
       await createWaczSigner({ signer, tsa, tsaUrl: config.tsa?.url, dataDir: config.dataDir, software }),
       { software, log: captureLog },
     );
@@ -197,10 +204,12 @@ export async function createCore(
       originalSignatures,
       capturer,
       captureRecords: { readRecord: readCaptureRecord },
-      captureShare: new CaptureShare(
-        config.capture.tenantMax ?? defaultCaptureTenantMax(config.capture.concurrency, CAPTURE_QUEUE_MAX),
-        Math.ceil(config.capture.timeoutMs / 1000),
-      ),
+      captureQueue: createCaptureQueue({
+        concurrency: config.capture.concurrency,
+        queueMax: CAPTURE_QUEUE_MAX,
+        tenantMax: config.capture.tenantMax,
+        retryAfterSeconds: Math.ceil(config.capture.timeoutMs / 1000),
+      }),
       freeSpace: statfsFreeSpace({
         // What lives under DATA_DIR: the embedded database and the file storage (which may be mounted apart).
         data: [
@@ -218,6 +227,9 @@ export async function createCore(
         stacksApiUrls: [...config.verifyEndpoints.stacksApiUrls],
       },
     };
+    // The operator's view of the shared queues: each refusal is logged with who held the places.
+    logQueueRefusals('capture', deps.captureQueue, captureLog);
+    for (const [use, queue] of Object.entries(deps.ipfs.queues)) logQueueRefusals(`ipfs-${use}`, queue, log);
     // Membership changes made through the provider in this process keep the role table in step.
     const membershipEvents = subscribeMembershipEvents({
       directory: deps.directory,
@@ -314,6 +326,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
   const server = http.createServer((req, res) => handler(req, res));
   // Kept-alive connections outlive the clients' and load balancers' own idle timeouts (http/app.ts).
   applyHttpTimeouts(server, config.http);
+  // One client address holds at most HTTP_MAX_CONNECTIONS_PER_IP connections; the trusted proxy is not counted.
+  capConnectionsPerAddress(server, config.maxConnectionsPerIp, trustedProxy(config.trustProxy));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

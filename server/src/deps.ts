@@ -1,8 +1,8 @@
+import type { FairQueue } from '@notary/platform/fair-queue';
 import type { Logger } from '@notary/platform/log';
 import type { Config, VerifyEndpoints } from './config';
 import type { Database } from './db';
 import type { AcervoFeedCache } from './domain/acervo/cache';
-import type { CaptureShare } from './domain/documents/capture-share';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
 import type { AnchoringQueue } from './ports/anchoring-queue';
@@ -64,8 +64,11 @@ export interface AppDeps {
   capturer: WebCapturer;
   /** Reads the record a stored capture screenshot carries (a web capture's certificate). */
   captureRecords: CaptureRecordReader;
-  /** Each tenant's share of this instance's capture slots (`CAPTURE_TENANT_MAX`). */
-  captureShare: CaptureShare;
+  /**
+   * The capture queue every tenant of this instance shares, keyed by tenant id (`CAPTURE_CONCURRENCY`,
+   * `CAPTURE_TENANT_MAX`); its `snapshot()` is each tenant's share, for the operator.
+   */
+  captureQueue: FairQueue;
   /** Free space of the volumes intakes write to: the disk guard (`DISK_FREE_FLOOR_BYTES`). */
   freeSpace: FreeSpace;
   /** IPFS import: verified fetches from the trustless gateways, public gateway links (`IPFS_*`). */

@@ -1,4 +1,5 @@
 import { EventEmitter, once } from 'node:events';
+import type { FairQueue, FairQueueSnapshot } from '@notary/platform/fair-queue';
 import type { WebCapturer } from '@notary/server/ports/capture';
 import { AppError, type ErrorBody } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +36,16 @@ function heldCapturer() {
     releaseAll(): void {
       for (const release of held.splice(0)) release();
     },
+    /** Lets the capture that reached the browser first (of those held) fail. */
+    releaseFirst(): void {
+      held.shift()?.();
+    },
   };
+}
+
+/** Resolves once the queue's state satisfies `ready`, woken by its change events (no polling, no sleeps). */
+async function queueState(queue: FairQueue, ready: (s: FairQueueSnapshot) => boolean): Promise<void> {
+  while (!ready(queue.snapshot())) await once(queue, 'change');
 }
 
 describe('each tenant’s share of the capture slots (CAPTURE_TENANT_MAX)', () => {
@@ -50,8 +60,9 @@ describe('each tenant’s share of the capture slots (CAPTURE_TENANT_MAX)', () =
     });
 
   beforeAll(async () => {
-    // CAPTURE_CONCURRENCY 1 and 4 waiting places: the default share is 2.
-    t = await startTestService('pglite');
+    // The capture queue sits before the browser: browsers enough for every capture here to reach the stand-in,
+    // a share of 2 (the default share, half of the places, is the unit tests' business: capture-share.test.ts).
+    t = await startTestService('pglite', { CAPTURE_CONCURRENCY: '5', CAPTURE_TENANT_MAX: '2' });
     alice = await t.token(freshEmail('alice'));
     bob = await t.token(freshEmail('bob'));
   });
@@ -62,7 +73,7 @@ describe('each tenant’s share of the capture slots (CAPTURE_TENANT_MAX)', () =
   it('a tenant starting more captures than its share gets 429 at once while another tenant still gets a slot; slots come back', async () => {
     const browser = heldCapturer();
     t.service.deps.capturer = browser.capturer;
-    expect(t.service.deps.captureShare.maxPerTenant).toBe(2);
+    expect(t.service.deps.captureQueue.maxPerKey).toBe(2);
 
     const running = [capture(alice), capture(alice)];
     await browser.reached(2);
@@ -109,5 +120,72 @@ describe('CAPTURE_TENANT_MAX=1', () => {
     expect(second.body.message).toMatch(/already has 1 web capture in progress/);
     browser.releaseAll();
     expect((await first).status).toBe(502);
+  });
+});
+
+describe('three accounts holding every capture place with pages that never finish', () => {
+  let t: TestService;
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a fourth tenant takes the place of a waiting capture of the account holding most, and its capture starts as soon as one running capture ends', async () => {
+    t = await startTestService('pglite', { CAPTURE_CONCURRENCY: '3', CAPTURE_TENANT_MAX: '3' });
+    const [a, b, c, d] = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((n) => t.token(freshEmail(`sybil-${n}`))),
+    );
+    const browser = heldCapturer();
+    t.service.deps.capturer = browser.capturer;
+    const queue = t.service.deps.captureQueue;
+    const capture = (token: string | undefined) =>
+      api<ErrorBody>(t.url, '/api/documents/capture', {
+        method: 'POST',
+        token: token ?? '',
+        body: { url: 'http://example.test/', consent: true },
+      });
+
+    // Three browsers and four waiting places: every one taken by the three accounts, a holding three.
+    const sybils = [a, b, c].map(capture);
+    await browser.reached(3);
+    sybils.push(...[a, b, c].map(capture));
+    await queueState(queue, (s) => s.waiting === 3);
+    const evicted = capture(a);
+    await queueState(queue, (s) => s.waiting === 4);
+    expect(queue.snapshot()).toMatchObject({ running: 3, waiting: 4 });
+    const refused = await capture(b);
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toBe('The capture queue is full: try again shortly');
+
+    // The fourth tenant enters in place of a's newest waiting capture, which is refused as a full queue is.
+    const fourth = capture(d);
+    const lost = await evicted;
+    expect(lost.status).toBe(429);
+    expect(lost.body.message).toBe('The capture queue is full: try again shortly');
+    expect(queue.snapshot().keys.find((k) => k.waiting === 1 && k.running === 0)).toBeDefined();
+
+    // One running capture ends (the page failed): the next browser is the fourth tenant's.
+    browser.releaseFirst();
+    await browser.reached(4);
+    const shares = queue.snapshot().keys;
+    expect(shares).toHaveLength(4);
+    expect(shares.filter((k) => k.running === 1)).toHaveLength(3);
+    // The newcomer is the only tenant whose capture runs and who has none waiting beside it.
+    expect(shares.filter((k) => k.running === 1 && k.waiting === 0)).toHaveLength(1);
+    expect(shares.find((k) => k.running === 0)?.waiting).toBe(1);
+
+    // Everything ends: the held captures fail as an unreachable site would.
+    const all = Promise.all([...sybils, fourth]);
+    let settled = false;
+    void all.finally(() => {
+      settled = true;
+    });
+    while (!settled) {
+      const next = browser.reached(browser.count + 1);
+      browser.releaseAll();
+      await Promise.race([all, next]);
+    }
+    const statuses = (await all).map((r) => r.status);
+    expect(statuses).toEqual([502, 502, 502, 502, 502, 502, 502]);
+    expect(queue.snapshot()).toMatchObject({ running: 0, waiting: 0, keys: [] });
   });
 });

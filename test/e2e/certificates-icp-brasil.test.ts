@@ -86,6 +86,7 @@ describe.each([
       ...(policy === 'icp-brasil-ad-ra' ? { ICP_BRASIL_ARTIFACTS_DIR: await artifactsDir(work, rpki) } : {}),
       TSA_URL: rpki.tsaUrl,
       TSA_CA_CERTS: rpki.caChainPath,
+      REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
     });
     const token = await t.token('icp@example.com');
     const up = await uploadFile(t.url, token, path.join(FIXTURES_DIR, 'files', 'contrato.txt'));
@@ -209,6 +210,7 @@ describe('SIGNING_POLICY=icp-brasil-ad-rc without revocation data (PGlite, revoc
       SIGNING_POLICY: 'icp-brasil-ad-rc',
       TSA_URL: rpki.tsaUrl,
       TSA_CA_CERTS: rpki.caChainPath,
+      REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
     });
   });
 

@@ -38,6 +38,7 @@ describe('signed certificates at PAdES B-LTA (PGlite, PEM key, revocation test P
       SIGNING_KEY: rpki.signer.keyPath,
       TSA_URL: rpki.tsaUrl,
       TSA_CA_CERTS: rpki.caChainPath,
+      REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
     });
     token = await t.token('ltv@example.com');
     const up = await uploadFile(t.url, token, path.join(FIXTURES_DIR, 'files', 'contrato.txt'));
@@ -154,6 +155,7 @@ print(json.dumps({'certs': n('/Certs'), 'ocsps': n('/OCSPs'), 'crls': n('/CRLs')
       SIGNING_KEY: rpki.signer.keyPath,
       TSA_URL: rpki.tsaUrl,
       TSA_CA_CERTS: rpki.caChainPath,
+      REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
     });
     rpki.setOcsp('down');
     rpki.setCrl('down');
@@ -196,6 +198,7 @@ describe('a B-LTA certificate judged years later, offline (PGlite, short-lived s
     SIGNING_KEY: rpki.shortLived.keyPath,
     TSA_URL: rpki.tsaUrl,
     TSA_CA_CERTS: rpki.caChainPath,
+    REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
   });
 
   beforeAll(async () => {

@@ -302,6 +302,7 @@ describe('PDF/A of signed certificates', () => {
         SIGNING_KEY: rpki.signer.keyPath,
         TSA_URL: rpki.tsaUrl,
         TSA_CA_CERTS: rpki.caChainPath,
+        REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
       });
       const files = await signedCertificates(t, 'B-LTA');
       for (const report of await checkPdfAFiles(files)) expectPdfA3b(report);

@@ -12,6 +12,7 @@ import {
   OID,
   type SignaturePolicyReference,
   type SignatureTimestamper,
+  type VerifiedTimestamper,
 } from '@notary/pdf/cades';
 import { type IcpBrasilPolicyName, icpBrasilSignaturePolicy } from '@notary/pdf/icp-brasil';
 import { addSignaturePlaceholder } from '@notary/pdf/placeholder';
@@ -31,8 +32,23 @@ export function ecCmsSigner(pki: TestPki): CmsSigner {
   return pemCmsSigner(pki.ec.keyPem, pki.ec.chainPem, 'ECDSA-P256-SHA256');
 }
 
-/** An RFC 3161 client of the loopback TSA (pkijs TimeStampReq/Resp, certReq so the token carries its chain). */
-export function tsaClient(url: string): SignatureTimestamper {
+/**
+ * The certificates (DER) a token of a test TSA carries, standing for the chain a real timestamper verifies
+ * (`VerifiedTimestamper`): the test TSAs are trusted as they are.
+ */
+export function trustedTokenChain(token: Uint8Array): Uint8Array[] {
+  const info = pkijs.ContentInfo.fromBER(new Uint8Array(token));
+  const signed = new pkijs.SignedData({ schema: info.content });
+  return (signed.certificates ?? [])
+    .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
+    .map((c) => new Uint8Array(c.toSchema().toBER(false)));
+}
+
+/**
+ * An RFC 3161 client of the loopback TSA (pkijs TimeStampReq/Resp, certReq so the token carries its chain),
+ * its chain as `trustedTokenChain` reads it.
+ */
+export function tsaClient(url: string): VerifiedTimestamper {
   return {
     async timestamp(digest) {
       const request = new pkijs.TimeStampReq({
@@ -50,7 +66,8 @@ export function tsaClient(url: string): SignatureTimestamper {
       });
       const resp = pkijs.TimeStampResp.fromBER(await response.arrayBuffer());
       if (!resp.timeStampToken) throw new Error('TSA: no token');
-      return { token: new Uint8Array(resp.timeStampToken.toSchema().toBER(false)) };
+      const token = new Uint8Array(resp.timeStampToken.toSchema().toBER(false));
+      return { token, chain: trustedTokenChain(token) };
     },
   };
 }

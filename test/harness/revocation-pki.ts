@@ -72,6 +72,11 @@ export interface RevocationPki {
   dir: string;
   /** `http://127.0.0.1:<port>`. */
   baseUrl: string;
+  /**
+   * `127.0.0.1:<port>`: the service's `REVOCATION_ALLOW_HOSTS` for these responders, which its address policy
+   * refuses otherwise (loopback is not a public address).
+   */
+  allowHosts: string;
   root: TestCertificate;
   intermediate: TestCertificate;
   signer: SignerPemFiles;
@@ -460,6 +465,7 @@ export async function startRevocationPki(): Promise<RevocationPki> {
     return {
       dir,
       baseUrl,
+      allowHosts: `127.0.0.1:${port}`,
       root,
       intermediate,
       signer,

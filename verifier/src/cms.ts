@@ -241,15 +241,16 @@ export function parseTrustAnchors(trusted: readonly Uint8Array[]): pkijs.Certifi
 }
 
 /**
- * Whether `cert` chains (through the `intermediates` the signature carries) to one of `trusted` at `at`.
- * Returns the engine's message when it does not.
+ * Whether `cert` chains (through the `intermediates` the signature carries) to one of `trusted` at `at`
+ * (RFC 5280 6.1). Returns the engine's message when it does not; when it does, `path`: the certificates of
+ * the path found, `cert` and the anchor included (pkijs's order).
  */
 export async function chainsTo(
   cert: pkijs.Certificate,
   intermediates: pkijs.Certificate[],
   trusted: readonly Uint8Array[],
   at: Date,
-): Promise<{ ok: boolean; message: string }> {
+): Promise<{ ok: boolean; message: string; path?: pkijs.Certificate[] }> {
   let anchors: pkijs.Certificate[];
   try {
     anchors = parseTrustAnchors(trusted);
@@ -261,11 +262,13 @@ export async function chainsTo(
     certs: [...intermediates.filter((c) => c !== cert), cert],
     checkDate: at,
   });
-  const result = await engine.verify({}).catch((e: unknown) => ({
-    result: false,
-    resultMessage: errorMessage(e),
-  }));
-  return { ok: result.result, message: result.resultMessage ?? '' };
+  const result: { result: boolean; resultMessage?: string; certificatePath?: pkijs.Certificate[] } =
+    await engine.verify({}).catch((e: unknown) => ({ result: false, resultMessage: errorMessage(e) }));
+  return {
+    ok: result.result,
+    message: result.resultMessage ?? '',
+    ...(result.result && result.certificatePath ? { path: result.certificatePath } : {}),
+  };
 }
 
 /** The certificate's extended key usage extension (RFC 5280 4.2.1.12): its purposes (OIDs); null when absent. */

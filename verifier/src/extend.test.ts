@@ -15,10 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { signPdf } from '@notary/pdf/pades';
+import { policedFetch } from '@notary/platform/net/policed-fetch';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
+import { countingListener, rogueCertificates } from '../../test/harness/rogue-certificates.ts';
 import { runCli } from './cli.ts';
 import { checkPadesSignature } from './pades/index.ts';
 import { readPdfSignatures } from './pdf-signatures.ts';
@@ -93,7 +95,15 @@ async function opensslVerifiesDocumentTimestamps(file: string): Promise<number> 
 
 describe('notary-verify extend', () => {
   it('adds validation data and a document timestamp to a B-T file; third-party tools accept it', async () => {
-    const result = await runCli(['extend', signed, '--tsa', pki.tsaUrl, '--tsa-ca', rootPem]);
+    const result = await runCli([
+      'extend',
+      signed,
+      '--tsa',
+      pki.tsaUrl,
+      '--tsa-ca',
+      rootPem,
+      '--allow-private',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const out = path.join(tmp, 'certificate.extended.pdf');
@@ -140,8 +150,19 @@ describe('notary-verify extend', () => {
   it('extends an extended file again (as `augment`, the same command): both document timestamps kept and valid, the first file a prefix', async () => {
     const once = path.join(tmp, 'once.pdf');
     const twice = path.join(tmp, 'twice.pdf');
-    expect((await runCli(['extend', signed, '--tsa', pki.tsaUrl, '--out', once])).code).toBe(0);
-    const again = await runCli(['augment', once, '--tsa', pki.tsaUrl, '--out', twice, '--json']);
+    expect(
+      (await runCli(['extend', signed, '--tsa', pki.tsaUrl, '--out', once, '--allow-private'])).code,
+    ).toBe(0);
+    const again = await runCli([
+      'augment',
+      once,
+      '--tsa',
+      pki.tsaUrl,
+      '--out',
+      twice,
+      '--json',
+      '--allow-private',
+    ]);
     expect(again.code).toBe(0);
     const report = JSON.parse(again.stdout) as {
       read: { signatures: number; documentTimestamps: number };
@@ -169,7 +190,7 @@ describe('notary-verify extend', () => {
   it('extends a PAdES file signed elsewhere, listing the revocation data it could not seek', async () => {
     const input = path.join(tmp, 'elsewhere.pdf');
     await writeFile(input, await readFile(FIXTURE));
-    const result = await runCli(['extend', input, '--tsa', pki.tsaUrl]);
+    const result = await runCli(['extend', input, '--tsa', pki.tsaUrl, '--allow-private']);
     // Nothing to ask for that certificate: listed, and the run is complete (0).
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
@@ -189,7 +210,7 @@ describe('notary-verify extend', () => {
     pki.setCrl('down');
     try {
       const out = path.join(tmp, 'responders-down.pdf');
-      const result = await runCli(['extend', signed, '--tsa', pki.tsaUrl, '--out', out]);
+      const result = await runCli(['extend', signed, '--tsa', pki.tsaUrl, '--out', out, '--allow-private']);
       // The responders gave no usable answer: written, but incomplete (3; extend again later).
       expect(result.code).toBe(3);
       expect(result.stdout).toMatch(/revocation data: missing for \d+ certificates/);
@@ -199,6 +220,67 @@ describe('notary-verify extend', () => {
     } finally {
       pki.setOcsp('ok');
       pki.setCrl('ok');
+    }
+  });
+
+  it('by default asks no loopback address: the responders and the TSA refused, no request sent, nothing written', async () => {
+    const before = { ...pki.requests };
+    const out = path.join(tmp, 'refused.pdf');
+    const result = await runCli(['extend', signed, '--tsa', pki.tsaUrl, '--out', out]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /TSA http:\/\/127\.0\.0\.1:\d+\/tsa is refused: .*refused by the address policy \(a loopback address\)/,
+    );
+    expect(existsSync(out)).toBe(false);
+    expect(pki.requests).toEqual(before);
+  });
+
+  it('a PDF whose certificates name a loopback listener and a metadata address: neither asked, both listed as refused', async () => {
+    const listener = await countingListener();
+    try {
+      const rogue = await rogueCertificates({
+        ocsp: listener.url,
+        crl: 'http://169.254.169.254/latest/meta-data/',
+      });
+      const input = path.join(tmp, 'rogue.pdf');
+      await writeFile(
+        input,
+        await signPdf(
+          await placeholderPdf(),
+          pemCmsSigner(rogue.leaf.keyPem, rogue.leaf.chainPem, 'ECDSA-P256-SHA256'),
+        ),
+      );
+      // The test TSA is on loopback too: it alone is reached directly, every other URL through the default policy.
+      const policed = policedFetch();
+      const fetch: typeof globalThis.fetch = (url, init) =>
+        String(url) === pki.tsaUrl ? globalThis.fetch(url, init) : policed(url, init);
+      const out = path.join(tmp, 'rogue.extended.pdf');
+      const result = await runCli(['extend', input, '--tsa', pki.tsaUrl, '--out', out, '--json'], { fetch });
+      expect(listener.requests).toBe(0);
+      const report = JSON.parse(result.stdout) as { missing: { subject: string; reason: string }[] };
+      const leaf = report.missing.find((m) => m.subject === 'CN=Rogue Leaf');
+      expect(leaf?.reason).toBe(
+        `OCSP ${listener.url}: ${listener.url}: refused by the address policy (a loopback address); ` +
+          'CRL http://169.254.169.254/latest/meta-data/: http://169.254.169.254/latest/meta-data/: refused by ' +
+          'the address policy (a cloud metadata address)',
+      );
+      expect(result.stderr).toContain('missing: CN=Rogue Leaf: OCSP');
+
+      // --allow-private reaches the loopback listener (a private CA's responder), never the metadata address.
+      const allowed = await runCli([
+        'extend',
+        input,
+        '--tsa',
+        pki.tsaUrl,
+        '--out',
+        out,
+        '--json',
+        '--allow-private',
+      ]);
+      expect(listener.requests).toBeGreaterThan(0);
+      expect(allowed.stdout).toContain('refused by the address policy (a cloud metadata address)');
+    } finally {
+      await listener.stop();
     }
   });
 
@@ -213,6 +295,7 @@ describe('notary-verify extend', () => {
       pki.tsaUrl,
       '--out',
       out,
+      '--allow-private',
     ]);
     expect(stdout).toMatch(/document timestamp: .* by .*CN=Notary LTV TSA/);
     expect(existsSync(out)).toBe(true);
@@ -228,7 +311,7 @@ describe('notary-verify extend', () => {
     const down = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsa`;
     try {
       const out = path.join(tmp, 'never.pdf');
-      const failed = await runCli(['extend', signed, '--tsa', down, '--out', out]);
+      const failed = await runCli(['extend', signed, '--tsa', down, '--out', out, '--allow-private']);
       expect(failed.code).toBe(1);
       expect(failed.stderr).toMatch(/answered HTTP 500.*\nnothing written/);
       expect(existsSync(out)).toBe(false);
@@ -242,6 +325,7 @@ describe('notary-verify extend', () => {
         'icp-brasil',
         '--out',
         out,
+        '--allow-private',
       ]);
       expect(foreign.code).toBe(1);
       expect(foreign.stderr).toMatch(/TSA certificate chain is not trusted \(no path to --tsa-ca\)/);

@@ -4,8 +4,9 @@
  * it (ETSI EN 319 142-1 5.4: PAdES B-LT validation data and B-LTA document timestamps). Any PAdES file, ours
  * or another's: every signature and document timestamp it carries is read, the certificates they and the
  * file's /DSS hold are collected, fresh revocation data is fetched from the certificates' own AIA OCSP and
- * CRL distribution point URLs, and three incremental updates are appended (ISO 32000-1 7.5.6: the input
- * stays a byte prefix of the output):
+ * CRL distribution point URLs (public addresses only unless `allowPrivate`: anyone can make a certificate
+ * naming a LAN, loopback or metadata address), and three incremental updates are appended (ISO 32000-1
+ * 7.5.6: the input stays a byte prefix of the output):
  *   1. that validation data into the /DSS, with a /VRI entry per signature;
  *   2. a new document timestamp (`/SubFilter /ETSI.RFC3161`) from the TSA the holder names, over it all;
  *   3. the validation data of that timestamp's own TSA chain.
@@ -20,6 +21,7 @@ import { parseArgs } from 'node:util';
 import type { SignatureTimestamper } from '@notary/pdf/cades';
 import { UnsoundPdfError } from '@notary/pdf/incremental';
 import { appendDocumentTimestamp, appendValidationData, vriKey } from '@notary/pdf/ltv';
+import { policedFetch } from '@notary/platform/net/policed-fetch';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { pemCertificates, toArrayBuffer, toHex } from './bytes.ts';
@@ -50,9 +52,13 @@ export interface ExtendOptions {
   extraCertificates?: readonly Uint8Array[];
   /**
    * For the revocation requests (`gatherValidationMaterial`): fetch, per-request timeout and size bound (at
-   * most, and by default, `MAX_DSS_STREAM_BYTES`, the largest /DSS stream the verifier reads).
+   * most, and by default, `MAX_DSS_STREAM_BYTES`, the largest /DSS stream the verifier reads). The fetch is by
+   * default the address policy's (`policedFetch`): the URLs come from certificates anyone can put in a PDF, so
+   * only public addresses are asked, each redirect hop checked, unless `allowPrivate`.
    */
   fetch?: typeof fetch;
+  /** Let the default fetch reach private, loopback and link-local addresses too (never cloud metadata). */
+  allowPrivate?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
   /** The time freshness is judged at (default now). */
@@ -298,9 +304,11 @@ class Gatherer {
   private readonly done = new Map<string, ValidationMaterial>();
   private readonly missingBySubject = new Map<string, { reason: string; unavailable: boolean }>();
   private readonly options: ExtendOptions;
+  private readonly fetch: typeof fetch;
 
   constructor(options: ExtendOptions) {
     this.options = options;
+    this.fetch = options.fetch ?? policedFetch({ allowPrivate: options.allowPrivate === true });
   }
 
   async gather(chain: Uint8Array[]): Promise<ValidationMaterial> {
@@ -308,7 +316,7 @@ class Gatherer {
     const known = this.done.get(key);
     if (known) return known;
     const { material, missing } = await gatherValidationMaterial(chain, {
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      fetch: this.fetch,
       ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
       // No larger than a /DSS stream the verifier reads back: a bigger CRL would make the file's store unreadable.
       maxBytes: Math.min(this.options.maxBytes ?? MAX_DSS_STREAM_BYTES, MAX_DSS_STREAM_BYTES),
@@ -369,7 +377,7 @@ function countNew(before: readonly Uint8Array[], after: readonly Uint8Array[]): 
 }
 
 export const EXTEND_USAGE = `Usage: notary-verify extend <signed.pdf> --tsa URL [--out FILE] [--tsa-ca ca.pem]
-  [--trust icp-brasil]
+  [--trust icp-brasil] [--allow-private]
 
 Keeps a signed PDF (any PAdES file) verifiable for longer, without the service that issued it: adds the
 current revocation data (OCSP responses, CRLs) of the certificates of every signature and document timestamp,
@@ -384,6 +392,9 @@ Options:
   --trust icp-brasil
                   the ICP-Brasil roots shipped with the verifier, as --tsa-ca (an ICP-Brasil file's CMS
                   often leaves its root out)
+  --allow-private also ask responders and the TSA at private, loopback and link-local addresses (a private
+                  CA's); by default only public addresses are asked (the URLs come from certificates anyone
+                  can put in a PDF), redirects checked at each hop; cloud metadata addresses never
   --json          print what was added as JSON
   -h, --help      this text
 
@@ -408,6 +419,7 @@ export async function runExtendCli(
     out?: string;
     'tsa-ca'?: string;
     trust?: string;
+    'allow-private'?: boolean;
     json?: boolean;
     help?: boolean;
   };
@@ -422,6 +434,7 @@ export async function runExtendCli(
         out: { type: 'string' },
         'tsa-ca': { type: 'string' },
         trust: { type: 'string' },
+        'allow-private': { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -458,16 +471,16 @@ export async function runExtendCli(
   } catch (e) {
     return { code: 2, stdout: '', stderr: `notary-verify extend: ${errorMessage(e)}\n` };
   }
+  // One fetcher for the TSA and the responders: the address policy's unless a test gives its own.
+  const allowPrivate = values['allow-private'] === true;
+  const fetcher = options.fetch ?? policedFetch({ allowPrivate });
   let result: ExtendResult;
   try {
     result = await extendPdf(pdf, {
-      tsa: new TsaClient({
-        url: values.tsa,
-        ...(tsaCa ? { tsaCa } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      }),
+      tsa: new TsaClient({ url: values.tsa, ...(tsaCa ? { tsaCa } : {}), fetch: fetcher }),
       ...(tsaCa ? { extraCertificates: tsaCa } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: fetcher,
+      allowPrivate,
     });
   } catch (e) {
     const code = e instanceof ExtendInputError ? 2 : 1;

@@ -12,12 +12,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { SignatureTimestamper } from '@notary/pdf/cades';
+import type { SignatureTimestamper, VerifiedTimestamper } from '@notary/pdf/cades';
 import { appendDocumentTimestamp, appendValidationData } from '@notary/pdf/ltv';
 import { type SignatureLevel, signPdf, signPdfAtLevel } from '@notary/pdf/pades';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedUnderPolicy } from '../../test/harness/icp-brasil.ts';
+import { signedUnderPolicy, trustedTokenChain } from '../../test/harness/icp-brasil.ts';
 import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
 import { createTestPki, newKeyRequest, opensslIn, pemToDer, type TestPki } from '../../test/harness/pki.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
@@ -74,7 +74,7 @@ function recordingFetch(): { fetch: typeof fetch; calls: string[] } {
  * RFC 3161 client made of the openssl CLI (query and token extraction) and fetch, for the loopback TSA;
  * `certReq` false asks for a token without the TSA's certificate.
  */
-function opensslTsaClient(url: string, certReq = true): SignatureTimestamper {
+function opensslTsaClient(url: string, certReq = true): VerifiedTimestamper {
   return {
     timestamp: async (digest) => {
       const query = path.join(tmp, `q${++fileCount}.tsq`);
@@ -97,7 +97,8 @@ function opensslTsaClient(url: string, certReq = true): SignatureTimestamper {
       const reply = await file(new Uint8Array(await response.arrayBuffer()), 'tsr');
       const token = `${reply}.tok`;
       await run('openssl', ['ts', '-reply', '-in', reply, '-token_out', '-out', token]);
-      return { token: new Uint8Array(await readFile(token)) };
+      const der = new Uint8Array(await readFile(token));
+      return { token: der, chain: trustedTokenChain(der) };
     },
   };
 }
@@ -106,7 +107,7 @@ async function signAt(
   pki: RevocationPki,
   level: SignatureLevel,
   who: 'signer' | 'shortLived' = 'signer',
-  tsa: SignatureTimestamper = opensslTsaClient(pki.tsaUrl),
+  tsa: VerifiedTimestamper = opensslTsaClient(pki.tsaUrl),
 ): Promise<Uint8Array> {
   const files = pki[who];
   const signed = await signPdfAtLevel(await placeholderPdf(), pemCmsSigner(files.keyPem, files.chainPem), {
@@ -128,7 +129,7 @@ async function shortLivedTsa(
   pki: RevocationPki,
   notBefore: Date,
   notAfter: Date,
-): Promise<{ certDer: Uint8Array; tsa: SignatureTimestamper }> {
+): Promise<{ certDer: Uint8Array; tsa: VerifiedTimestamper }> {
   const dir = await mkdtemp(path.join(tmp, 'short-tsa-'));
   const generalized = (d: Date) => `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
   const cnf = path.join(pki.dir, 'openssl.cnf');
@@ -163,7 +164,7 @@ async function shortLivedTsa(
       'ess_cert_id_chain = no\ness_cert_id_alg = sha256\n',
   );
   let n = 0;
-  const tsa: SignatureTimestamper = {
+  const tsa: VerifiedTimestamper = {
     timestamp: async (digest) => {
       n += 1;
       await run('openssl', [
@@ -189,7 +190,8 @@ async function shortLivedTsa(
         '-out',
         at(`${n}.tok`),
       ]);
-      return { token: new Uint8Array(await readFile(at(`${n}.tok`))) };
+      const token = new Uint8Array(await readFile(at(`${n}.tok`)));
+      return { token, chain: trustedTokenChain(token) };
     },
   };
   return { certDer: pemToDer(await readFile(at('tsa.pem'), 'utf8')), tsa };

@@ -21,7 +21,10 @@ export interface ValidationMaterial {
 }
 
 export interface GatherOptions {
-  /** `globalThis.fetch` by default. */
+  /**
+   * `globalThis.fetch` by default. Node callers pass the address policy's fetch (`policedFetch`): an
+   * `AddressRefusedError` it throws is reported with its own message.
+   */
   fetch?: typeof fetch;
   /** Whole request (connect, send, receive), ms. Default 10 000. */
   timeoutMs?: number;
@@ -90,7 +93,9 @@ const OCSP_STATUS: Readonly<Record<number, string>> = {
  * distribution point (RFC 5280 4.2.1.13). Each answer is checked before it is kept: OCSP response status,
  * signature, responder authority (RFC 6960 4.2.2.2), certificate ID, a definite status; CRL signature by the
  * issuer, scope; both fresh at `now` (thisUpdate not after it, nextUpdate not before it). Redirects are
- * followed: the answers are signed, so where they come from does not matter. Requests carry no nonce (RFC 6960
+ * followed: the answers are signed, so where they come from does not matter; which destinations may be asked
+ * at all is `options.fetch`'s to decide (in Node, the address policy's `policedFetch` of `@notary/platform`,
+ * since the URLs come from certificates anyone can make). Requests carry no nonce (RFC 6960
  * 4.4.1 makes it optional): many responders serve pre-produced answers, and answers can then be cached.
  *
  * `material.certs` holds the chain and the responder certificates of the OCSP answers kept; `missing` names
@@ -524,6 +529,8 @@ class BoundedFetcher {
         signal,
       });
     } catch (e) {
+      // The caller's address policy (a fetch that refuses private destinations) speaks for itself.
+      if (e instanceof Error && e.name === 'AddressRefusedError') throw new Error(e.message);
       throw new Error(`unreachable: ${describeFetchError(e)}`);
     }
     if (res.status !== 200) {

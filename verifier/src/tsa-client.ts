@@ -3,6 +3,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { equalBytes, toArrayBuffer } from './bytes.ts';
 import {
+  certificateDer,
   chainsTo,
   essFinding,
   extendedKeyUsage,
@@ -82,6 +83,8 @@ export interface TsaTimestamp {
   tsa: string;
   /** Whether the TSA certificate was found to chain to `tsaCa` (false: no anchors were given). */
   chainChecked: boolean;
+  /** DER: the TSA certificate and, when `chainChecked`, its verified path to `tsaCa` (see `CheckedTimeStamp`). */
+  chain: Uint8Array[];
 }
 
 /**
@@ -128,6 +131,7 @@ export class TsaClient {
       genTime: stamped.genTime,
       tsa: stamped.tsa,
       chainChecked: stamped.chainChecked,
+      chain: stamped.chain,
     };
   }
 
@@ -163,6 +167,8 @@ export class TsaClient {
 function describe(e: unknown, timeoutMs: number): string {
   if (!(e instanceof Error)) return String(e);
   if (e.name === 'TimeoutError') return `did not answer within ${timeoutMs} ms`;
+  // The caller's address policy (`policedFetch`) names the URL and the range itself.
+  if (e.name === 'AddressRefusedError') return `is refused: ${e.message}`;
   const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
   if (cause?.message && /redirect/i.test(cause.message))
     return `answered with a redirect: redirects are not followed (give the final URL)`;
@@ -244,6 +250,13 @@ export interface CheckedTimeStamp {
   tsa: string;
   /** Whether the TSA certificate was found to chain to `tsaCa` (false: no anchors were given). */
   chainChecked: boolean;
+  /**
+   * DER certificates the token's signature vouches for: the TSA certificate (named by the signed ESS signing
+   * certificate attribute) and, when `chainChecked`, the rest of its verified path to `tsaCa`, the anchor
+   * included. Other certificates the token carries are not here: its certificate set is outside the signature,
+   * so anyone on the way may add to it. These are the certificates whose revocation data a signer gathers.
+   */
+  chain: Uint8Array[];
 }
 
 /** Options of `readTimeStampResponse`. */
@@ -336,6 +349,7 @@ export async function readTimeStampResponse(
   if (!sig.signature) throw new TsaError('TSA token signature is invalid');
 
   const tsaCa = options.tsaCa && options.tsaCa.length > 0 ? options.tsaCa : undefined;
+  let path: pkijs.Certificate[] = [cert];
   if (tsaCa) {
     const trusted = await chainsTo(cert, parsed.certificates, tsaCa, tst.genTime);
     if (!trusted.ok) {
@@ -343,6 +357,7 @@ export async function readTimeStampResponse(
         `TSA certificate chain is not trusted (no path to ${options.anchorsName ?? 'the trust anchors'}): ${trusted.message}`,
       );
     }
+    path = trusted.path ?? path;
   }
   if (!hasCriticalTimeStampingEku(cert)) {
     const eku = extendedKeyUsage(cert);
@@ -369,5 +384,16 @@ export async function readTimeStampResponse(
     serialNumber: tst.serialNumber.toBigInt(),
     tsa: subjectName(cert),
     chainChecked: tsaCa !== undefined,
+    chain: uniqueCertificates([cert, ...path]),
   };
+}
+
+/** The DER of each certificate once, in order. */
+function uniqueCertificates(certs: readonly pkijs.Certificate[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const c of certs) {
+    const der = certificateDer(c);
+    if (!out.some((x) => equalBytes(x, der))) out.push(der);
+  }
+  return out;
 }

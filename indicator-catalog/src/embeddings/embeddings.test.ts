@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CountingEmbedder } from '../../test-support/harness.testing';
 import { type OpenAIServer, startOpenAIServer } from '../../test-support/openai-server.testing';
@@ -85,6 +87,29 @@ describe('OpenAI-compatible embedder (real openai client, loopback server)', () 
       maxRetries: 0,
     });
     await expect(wrong.embed(['a'])).rejects.toThrow(/401/);
+  });
+
+  it('fails without any piece of its configured URL nor its key in the error', async () => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const refused = new OpenAIEmbedder({
+      apiKey: 'sk-hushapikey',
+      baseUrl: `http://operator:pw4u@127.0.0.1:${port}/hushkey;apikey=mk1/v1?token=qv9`,
+      dimensions: 1536,
+      maxRetries: 0,
+    });
+    const error = await refused.embed(['a']).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(Error);
+    const told = `${error?.message}\n${error?.stack}\n${JSON.stringify(error)}\n${String(error?.cause)}`;
+    for (const secret of ['sk-hushapikey', 'operator', 'pw4u', 'hushkey', 'mk1', 'qv9']) {
+      expect(told).not.toContain(secret);
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { joinSecrets, redactError, type SecretSet, secretsOfUrl } from '@notary/platform/redact';
 import OpenAI from 'openai';
 import { type Embedder, normalize } from './port';
 
@@ -19,7 +20,8 @@ export interface OpenAIEmbedderOptions {
  * Embeddings through an OpenAI-compatible `POST /embeddings` with the official `openai` client (which asks
  * for `encoding_format: 'base64'` and decodes it). Requests `dimensions` explicitly (text-embedding-3-*
  * support shortening; 1536 is text-embedding-3-small's native size). Vectors are re-normalized so that
- * cosine equals dot product in the embedded index.
+ * cosine equals dot product in the embedded index. Its errors leave it redacted of the API key and of every
+ * piece of `baseUrl` (`secretsOfUrl`: a gateway may carry a key in its path, query or host).
  */
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
@@ -27,8 +29,13 @@ export class OpenAIEmbedder implements Embedder {
   readonly batchSize: number;
   private readonly client: OpenAI;
   private readonly model: string;
+  private readonly secrets: SecretSet;
 
   constructor(options: OpenAIEmbedderOptions) {
+    this.secrets = joinSecrets(
+      options.baseUrl === undefined ? undefined : secretsOfUrl(options.baseUrl),
+      options.apiKey,
+    );
     this.model = options.model ?? 'text-embedding-3-small';
     this.dimensions = options.dimensions;
     this.batchSize = options.batchSize ?? 128;
@@ -42,16 +49,21 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   /**
-   * @throws Error (the client's `APIError` subclasses) after the client's retries; also when the answer
-   * has the wrong count or size of vectors.
+   * @throws Error (the client's `APIError` as a plain redacted `Error`: name, message, code and cause kept,
+   * `redactError`) after the client's retries; also when the answer has the wrong count or size of vectors.
    */
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const response = await this.client.embeddings.create({
-      model: this.model,
-      input: [...texts],
-      dimensions: this.dimensions,
-    });
+    let response: Awaited<ReturnType<OpenAI['embeddings']['create']>>;
+    try {
+      response = await this.client.embeddings.create({
+        model: this.model,
+        input: [...texts],
+        dimensions: this.dimensions,
+      });
+    } catch (e) {
+      throw redactError(e, this.secrets);
+    }
     if (response.data.length !== texts.length) {
       throw new Error(`embeddings API answered ${response.data.length} vectors for ${texts.length} texts`);
     }

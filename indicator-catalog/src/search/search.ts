@@ -1,4 +1,5 @@
 import type { Logger } from '@notary/platform/log';
+import { redactText, secretsOfUrl } from '@notary/platform/redact';
 import { AppError, errorMessage } from '@notary/shared';
 import pLimit from 'p-limit';
 import type { CatalogConfig } from '../config';
@@ -40,7 +41,12 @@ interface Territory {
   uf: string | null;
 }
 
-const describe = (e: unknown) => (e instanceof ProviderError ? `provider ${e.message}` : errorMessage(e));
+/** A provider call's failure as a result tells it: without any piece of the provider's `baseUrl` (its key). */
+const describe = (e: unknown, provider: { baseUrl: string }) =>
+  redactText(
+    e instanceof ProviderError ? `provider ${e.message}` : errorMessage(e),
+    secretsOfUrl(provider.baseUrl),
+  );
 
 /**
  * The attribution block of a result (spec, Provider registration: publisherName, publisherUrl and license
@@ -89,7 +95,7 @@ async function resolveCity(
       const best = cities[0];
       if (best) return { geocode: best.geocode, name: best.name, uf: best.uf ?? null };
     } catch (e) {
-      errors.push(`${provider.slug}: ${describe(e)}`);
+      errors.push(`${provider.slug}: ${describe(e, provider)}`);
     }
   }
   if (errors.length === 0)
@@ -174,7 +180,7 @@ export async function searchIndicators(
             sourceUrl = answer.sourceUrl;
             retrievedAt = answer.retrievedAt;
           } catch (e) {
-            error = describe(e);
+            error = describe(e, provider);
             if (e instanceof ProviderError) sourceUrl = e.url;
             retrievedAt = new Date();
           }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { type Logger, silentLogger } from '@notary/platform/log';
+import { joinSecrets, redactSecrets, type Secrets, secretsOfUrl } from '@notary/platform/redact';
 import { AppError, errorMessage } from '@notary/shared';
 import type { Database } from '../db';
 import { Provider, type ProviderEntity, type SyncProgress, SyncRun, type SyncStats } from '../db/entities';
@@ -34,6 +35,11 @@ export interface SyncRunnerDeps {
   staleAfterMs?: number;
   /** Where failed syncs and unstored progress are reported (default: nowhere). */
   log?: Logger;
+  /**
+   * Secrets of the catalog's own configured services (the embeddings API and vector index URLs and keys), hidden
+   * from stored sync errors and logs besides every piece of the provider's `baseUrl` (`secretsOfUrl`).
+   */
+  secrets?: Secrets;
 }
 
 interface ActiveSync {
@@ -140,6 +146,9 @@ export class SyncRunner {
     signal: AbortSignal,
   ): Promise<SyncOutcome> {
     const slug = provider.slug;
+    // A provider's baseUrl may carry its key (path, query, host): stored errors and logs are told without it. Only
+    // the configured secrets: the rest of the URL (the page that failed, `?page=2`) is what the operator needs.
+    const secrets = joinSecrets(secretsOfUrl(provider.baseUrl), this.deps.secrets);
     const started = performance.now();
     let inTransaction = false;
     let lastWrite = 0;
@@ -205,7 +214,7 @@ export class SyncRunner {
       });
       clearInterval(heartbeat);
       await writing;
-      const error = result.notes.length ? result.notes.join('; ') : null;
+      const error = result.notes.length ? redactSecrets(result.notes.join('; '), secrets) : null;
       const outcome: SyncOutcome = {
         runId,
         providerSlug: slug,
@@ -219,7 +228,7 @@ export class SyncRunner {
     } catch (e) {
       clearInterval(heartbeat);
       await writing;
-      const error = describe(e);
+      const error = redactSecrets(describe(e), secrets);
       this.log.warn(`sync ${slug} failed: ${error}`);
       const outcome: SyncOutcome = { runId, providerSlug: slug, status: 'failed', error, stats: stats(0) };
       await this.finish(outcome, { syncStatus: 'failed', lastError: error, lastSyncAt: new Date() }).catch(

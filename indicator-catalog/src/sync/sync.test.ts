@@ -317,3 +317,33 @@ describe('sync', () => {
     });
   });
 });
+
+describe("a provider's baseUrl key stays out of its sync errors", () => {
+  it('every piece of the configured URL is hidden from the outcome, the stored error and the status API', async () => {
+    const slug = 'fx-keyed';
+    const baseUrl = `${provider.url}/hushkey/s%C3%A9cr%C3%A9t;apikey=mk1`;
+    const secrets = ['hushkey', 'sécrét', 's%C3%A9cr%C3%A9t', 'mk1'];
+    const registered = await request<ProviderView>(`${t.url}/api/providers`, {
+      method: 'POST',
+      body: {
+        slug,
+        name: 'Keyed fixture',
+        kind: 'geo-indica-rest',
+        baseUrl,
+        publisherName: 'Fixture Publisher',
+        publisherUrl: 'https://example.org/',
+        license: 'CC BY 4.0',
+      },
+    });
+    expect(registered.status).toBe(201);
+    // The fixture serves nothing under that path: the provider answers 404 and the sync fails naming the URL.
+    const outcome = await t.catalog.deps.sync.run(slug, 'test');
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toContain('answered HTTP 404');
+    expect(outcome.error).toContain(`${provider.url}/***/***;apikey=***/indicator-types?page=1`);
+    const row = await t.catalog.deps.db.fork().findOneOrFail(Provider, { slug });
+    const status = await request<SyncStatusView>(`${t.url}/api/providers/${slug}/sync`);
+    const told = [outcome.error ?? '', row.lastError ?? '', JSON.stringify(status.body)].join('\n');
+    for (const secret of secrets) expect(told).not.toContain(secret);
+  });
+});

@@ -1,3 +1,4 @@
+import { joinSecrets, redactError, type SecretSet, secretsOfUrl } from '@notary/platform/redact';
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
 import type { PointPayload, VectorHit, VectorIndex, VectorPoint } from './port';
 
@@ -32,14 +33,17 @@ function toPayload(raw: Schemas['Payload'] | Record<string, unknown> | null | un
  * `dimensions`, keyword payload indexes on `providerSlug` and `indicatorId`, nearest-neighbour search through the Query
  * API (`POST /collections/{name}/points/query`; Qdrant deprecated `search`). Point ids are UUIDs (Qdrant accepts
  * unsigned integers or UUIDs only). Writes use `wait: true`, so they are durable and visible when the call returns.
+ * Every error leaves it redacted of the API key and of every piece of `url` (`secretsOfUrl`, `redactError`).
  */
 export class QdrantVectorIndex implements VectorIndex {
   readonly kind = 'qdrant';
   private readonly client: QdrantClient;
   private readonly collection: string;
+  private readonly secrets: SecretSet;
 
   constructor(private readonly options: QdrantIndexOptions) {
     this.collection = options.collection;
+    this.secrets = joinSecrets(secretsOfUrl(options.url), options.apiKey);
     const url = new URL(options.url);
     this.client = new QdrantClient({
       url: options.url,
@@ -52,7 +56,7 @@ export class QdrantVectorIndex implements VectorIndex {
   }
 
   /** @throws Error when the collection exists with another vector size or distance. */
-  async init(): Promise<void> {
+  private async initUnguarded(): Promise<void> {
     const { exists } = await this.client.collectionExists(this.collection);
     if (!exists) {
       try {
@@ -82,7 +86,7 @@ export class QdrantVectorIndex implements VectorIndex {
     }
   }
 
-  async upsert(points: readonly VectorPoint[]): Promise<void> {
+  private async upsertUnguarded(points: readonly VectorPoint[]): Promise<void> {
     for (let i = 0; i < points.length; i += UPSERT_BATCH) {
       await this.client.upsert(this.collection, {
         wait: true,
@@ -95,17 +99,17 @@ export class QdrantVectorIndex implements VectorIndex {
     }
   }
 
-  async remove(ids: readonly string[]): Promise<void> {
+  private async removeUnguarded(ids: readonly string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += DELETE_BATCH) {
       await this.client.delete(this.collection, { wait: true, points: ids.slice(i, i + DELETE_BATCH) });
     }
   }
 
-  async removeProvider(providerSlug: string): Promise<void> {
+  private async removeProviderUnguarded(providerSlug: string): Promise<void> {
     await this.client.delete(this.collection, { wait: true, filter: byProvider(providerSlug) });
   }
 
-  async query(
+  private async queryUnguarded(
     vector: Float32Array,
     options: { limit: number; providerSlugs?: readonly string[] },
   ): Promise<VectorHit[]> {
@@ -122,7 +126,7 @@ export class QdrantVectorIndex implements VectorIndex {
     return result.points.map((p) => ({ id: String(p.id), score: p.score, payload: toPayload(p.payload) }));
   }
 
-  async listProvider(providerSlug: string): Promise<Map<string, PointPayload>> {
+  private async listProviderUnguarded(providerSlug: string): Promise<Map<string, PointPayload>> {
     const out = new Map<string, PointPayload>();
     let offset: Schemas['ExtendedPointId'] | undefined;
     for (;;) {
@@ -141,12 +145,53 @@ export class QdrantVectorIndex implements VectorIndex {
     return out;
   }
 
-  async count(providerSlug?: string): Promise<number> {
+  private async countUnguarded(providerSlug?: string): Promise<number> {
     const result = await this.client.count(this.collection, {
       exact: true,
       ...(providerSlug !== undefined ? { filter: byProvider(providerSlug) } : {}),
     });
     return result.count;
+  }
+
+  /** @throws Error when the collection exists with another vector size or distance. */
+  init(): Promise<void> {
+    return this.guard(() => this.initUnguarded());
+  }
+
+  upsert(points: readonly VectorPoint[]): Promise<void> {
+    return this.guard(() => this.upsertUnguarded(points));
+  }
+
+  remove(ids: readonly string[]): Promise<void> {
+    return this.guard(() => this.removeUnguarded(ids));
+  }
+
+  removeProvider(providerSlug: string): Promise<void> {
+    return this.guard(() => this.removeProviderUnguarded(providerSlug));
+  }
+
+  query(
+    vector: Float32Array,
+    options: { limit: number; providerSlugs?: readonly string[] },
+  ): Promise<VectorHit[]> {
+    return this.guard(() => this.queryUnguarded(vector, options));
+  }
+
+  listProvider(providerSlug: string): Promise<Map<string, PointPayload>> {
+    return this.guard(() => this.listProviderUnguarded(providerSlug));
+  }
+
+  count(providerSlug?: string): Promise<number> {
+    return this.guard(() => this.countUnguarded(providerSlug));
+  }
+
+  /** Runs `call`; a rejection is replaced by its redacted copy (`redactError`). */
+  private async guard<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (e) {
+      throw redactError(e, this.secrets);
+    }
   }
 
   async persist(): Promise<void> {}

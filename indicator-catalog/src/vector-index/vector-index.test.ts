@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -258,5 +260,23 @@ describe('qdrant adapter against the loopback server', () => {
     await index?.query(embedder.embedOne('x'), { limit: 1 });
     expect(qdrant.calls.some((c) => /^POST \/collections\/c\d+\/points\/query$/.test(c))).toBe(true);
     expect(qdrant.calls.some((c) => c.endsWith('/points/search'))).toBe(false);
+  });
+
+  it('fails without any piece of its configured URL nor its key in the error', async () => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    for (const url of [`http://127.0.0.1:${port}/hushkey`, 'http://acct7781.qdrant.invalid:6333']) {
+      const index = new QdrantVectorIndex({ url, apiKey: 'hushapikey', collection: 'c', dimensions: DIMS });
+      const error = await index.init().then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error).toBeInstanceOf(Error);
+      const told = `${error?.message}\n${error?.stack}\n${JSON.stringify(error)}\n${String(error?.cause)}`;
+      for (const secret of ['hushkey', 'hushapikey', 'acct7781']) expect(told).not.toContain(secret);
+    }
   });
 });

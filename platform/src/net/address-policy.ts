@@ -272,6 +272,13 @@ export class AddressPolicy {
     return this.hosts.some((e) => e.host === h && (e.port === undefined || e.port === port));
   }
 
+  /** Whether `address` (an IP literal) lies in a CIDR range of the allow list (this machine's own or not). */
+  inAllowedRange(address: string): boolean {
+    if (canonicalIp(address) === undefined) return false;
+    const ip = comparable(address);
+    return this.ranges.some((e) => inRange(ip, e));
+  }
+
   /**
    * Why `address` (an IP literal) may not be connected to, or undefined when it may: never a cloud metadata
    * address; any other address of a host named by an allow entry (`hostAllowed`); else a public address that

@@ -57,7 +57,7 @@ export interface CaptureSettings {
   user: string;
   /**
    * Captures one tenant may have running or waiting at once on this instance (`CAPTURE_TENANT_MAX`); undefined:
-   * half of the browsers and the waiting queue together, at least 1 (resolved where the capturer is built).
+   * half of the browsers and the waiting queue together, at least 1 (resolved where the capture queue is built).
    */
   tenantMax: number | undefined;
 }

@@ -10,6 +10,8 @@ export const HttpEnv = z.object({
   TRUST_PROXY: z.string().default('loopback'),
   HTTP_KEEP_ALIVE_SECONDS: z.coerce.number().int().min(1).max(3600).default(65),
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(1800),
+  HTTP_BODY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
+  HTTP_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(64),
 });
 export type HttpEnv = z.infer<typeof HttpEnv>;
 
@@ -28,9 +30,15 @@ export interface HttpSettings {
   /**
    * Timeouts of the HTTP server (`HTTP_KEEP_ALIVE_SECONDS`, default 65: longer than the 60 s idle timeout of
    * common load balancers; `HTTP_REQUEST_TIMEOUT_SECONDS`, default 1800: a whole request, a 250 MB upload on a
-   * slow line included). See `applyHttpTimeouts`.
+   * slow line included; `HTTP_BODY_TIMEOUT_SECONDS`, default 30: the body of any other request). See
+   * `applyHttpTimeouts` and `bodyDeadline`.
    */
-  http: { keepAliveSeconds: number; requestTimeoutSeconds: number };
+  http: { keepAliveSeconds: number; requestTimeoutSeconds: number; bodyTimeoutSeconds: number };
+  /**
+   * Open connections one client address may hold at once (`HTTP_MAX_CONNECTIONS_PER_IP`, default 64); the
+   * proxies `TRUST_PROXY` names are not counted (`capConnectionsPerAddress`).
+   */
+  maxConnectionsPerIp: number;
 }
 
 /** The HTTP settings of `e` (`env` picks the default listen address). */
@@ -47,7 +55,9 @@ export function httpSettings(e: HttpEnv, env: NodeEnv): HttpSettings {
     http: {
       keepAliveSeconds: e.HTTP_KEEP_ALIVE_SECONDS,
       requestTimeoutSeconds: e.HTTP_REQUEST_TIMEOUT_SECONDS,
+      bodyTimeoutSeconds: e.HTTP_BODY_TIMEOUT_SECONDS,
     },
+    maxConnectionsPerIp: e.HTTP_MAX_CONNECTIONS_PER_IP,
   };
 }
 

@@ -49,8 +49,9 @@ export interface IpfsConfig {
    */
   importTimeoutMs: number;
   /**
-   * Files read from IPFS at once in this process (`IPFS_IMPORT_CONCURRENCY`, default 4); one more is refused
-   * with RATE_LIMITED (429) and a `retryAfterSeconds`.
+   * Imports read from IPFS at once in this process (`IPFS_IMPORT_CONCURRENCY`, default 4), as many waiting
+   * their turn across tenants, one tenant holding at most as many; past that RATE_LIMITED (429) with a
+   * `retryAfterSeconds`. Certificate reads have their own slots, half as many (`createIpfsReadQueues`).
    */
   concurrency: number;
 }

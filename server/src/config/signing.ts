@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { IcpBrasilArtifacts } from '@notary/pdf/ltv';
+import { type AllowEntry, parseAllowList } from '@notary/platform/net/address-policy';
 import { z } from 'zod';
 import { optionalString } from './env';
 import {
@@ -33,6 +34,17 @@ export const SigningEnv = z.object({
     .min(1024)
     .max(4 * 1024 ** 2)
     .default(1024 ** 2),
+  REVOCATION_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .refine((v) => {
+      try {
+        parseAllowList(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'comma-separated host, host:port, [IPv6]:port or CIDR entries'),
 });
 export type SigningEnv = z.infer<typeof SigningEnv>;
 
@@ -82,6 +94,11 @@ export interface RevocationConfig {
   timeoutMs: number;
   /** Largest OCSP answer or CRL read, bytes (`REVOCATION_MAX_BYTES`, default 1 MiB). */
   maxBytes: number;
+  /**
+   * `REVOCATION_ALLOW_HOSTS`, parsed: private hosts and ranges (a private CA's responders) the requests may reach
+   * although not public (default none: public addresses only).
+   */
+  allowHosts: AllowEntry[];
 }
 
 /** What signs and time-stamps, and what the signatures of uploaded PDFs are checked against. */
@@ -111,7 +128,11 @@ export function signingSettings(e: SigningEnv): SigningSettings {
       e.TSA_URL === undefined
         ? undefined
         : { url: e.TSA_URL, caCertsPath: e.TSA_CA_CERTS, timeoutMs: e.TSA_TIMEOUT_MS },
-    revocation: { timeoutMs: e.REVOCATION_TIMEOUT_MS, maxBytes: e.REVOCATION_MAX_BYTES },
+    revocation: {
+      timeoutMs: e.REVOCATION_TIMEOUT_MS,
+      maxBytes: e.REVOCATION_MAX_BYTES,
+      allowHosts: parseAllowList(e.REVOCATION_ALLOW_HOSTS),
+    },
     signatureTrustCertsPath:
       e.SIGNATURE_TRUST_CERTS === undefined ? undefined : path.resolve(e.SIGNATURE_TRUST_CERTS),
   };

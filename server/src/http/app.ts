@@ -9,8 +9,10 @@ import { createContext } from '../trpc/context';
 import { errorHandler, sendError, toAppError } from '../trpc/errors';
 import { appRouter } from '../trpc/router';
 import { PUBLIC_VERIFY_PATH } from '../trpc/routers/public/verify';
+import { bodyDeadline, type LongBodyRoute } from './body-deadline';
 import { certificateRoute, publicCertificateRoute, timestampRoute } from './certificates';
 import { corsPolicy } from './cors';
+import { countGlobalOnArrival } from './count-on-arrival';
 import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook';
 import { rejectNulBytes } from './input';
 import { buildOpenApiDocument } from './openapi';
@@ -21,6 +23,9 @@ import { uploadRoute } from './upload';
 import { PUBLIC_SERIAL_PATH, validarCors, validarRoute } from './validar';
 import { verifierRouter } from './verifier-files';
 import { webClientRouter } from './web-client';
+
+/** The one route whose body may take the whole request timeout to arrive: a 250 MB upload on a slow line. */
+const UPLOAD_ROUTE: LongBodyRoute = { method: 'POST', path: '/api/documents/upload' };
 
 /** How long the HTTP server waits on its clients (`HTTP_KEEP_ALIVE_SECONDS`, `HTTP_REQUEST_TIMEOUT_SECONDS`). */
 export interface HttpTimeouts {
@@ -41,7 +46,8 @@ export interface HttpTimeouts {
  * - `headersTimeout`: a request's headers must arrive within it; longer than the keep-alive time, as load
  *   balancers expect of their targets (a pooled connection is never cut by this timer first).
  * - `requestTimeout`: the whole request, body included; long enough for the largest upload (250 MB) on a
- *   slow line. A client that stops sending is cut off then (408).
+ *   slow line. A client that stops sending is cut off then (408). Every other route's body has the much
+ *   shorter `HTTP_BODY_TIMEOUT_SECONDS` (`bodyDeadline`, in `createHttpApp`).
  */
 export function applyHttpTimeouts(server: Server, timeouts: HttpTimeouts): void {
   server.keepAliveTimeout = timeouts.keepAliveSeconds * 1000;
@@ -77,6 +83,8 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   };
   const cors = corsPolicy(deps.config.allowedOrigins, () => deps.publicUrl);
   const publicVerify = publicVerifyRoute(deps);
+  // Before everything: a body that trickles in holds a connection only as long as its route allows.
+  app.use(bodyDeadline(deps.config.http.bodyTimeoutSeconds, [UPLOAD_ROUTE]));
   // The busiest public route (public-verify.ts): its GET runs the same stages as below, in the same
   // order, without the router walking the layers in between.
   app.use(
@@ -110,11 +118,13 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   if (options.authHandler) app.all('/api/auth/{*rest}', rateLimited(deps, ['global']), options.authHandler);
   if (options.filesRouter) app.use('/files', options.filesRouter);
   // Limits are counted before anything else is done for the request (spec, Limits).
-  app.post('/api/documents/upload', rateLimited(deps, ['global', 'upload']), uploadRoute(deps));
+  app.post(UPLOAD_ROUTE.path, rateLimited(deps, ['global', 'upload']), uploadRoute(deps));
   app.post(IDENTITY_WEBHOOK_PATH, identityWebhookRoute(deps));
   app.get('/api/documents/:id/certificate', rateLimited(deps, ['global']), certificateRoute(deps));
   app.post('/api/documents/:id/timestamp', rateLimited(deps, ['global', 'timestamp']), timestampRoute(deps));
 
+  // The global limit is counted before the body parser reads a byte: a caller over it is refused at once.
+  app.use(countGlobalOnArrival(deps));
   app.use(express.json({ limit: '256kb' }));
   app.use(rejectNulBytes);
 

@@ -1,3 +1,4 @@
+import type { ErrorAnswer } from '@notary/platform/http/errors';
 import type { Request, Response } from 'express';
 import { errorAnswer } from '../trpc/errors';
 
@@ -20,11 +21,16 @@ const EARLY_ANSWER_DRAIN_SECONDS = 10;
  * Closing at once would reset a connection whose unread bytes are still arriving, and a client that had not
  * yet read the answer would see the reset instead; keeping it alive would read all the rest of the body for
  * nothing before the connection could carry another request. A request without a body is answered and
- * closed at once.
+ * closed at once. `body` shapes the answer's body for its face (default: the REST error body).
  */
-export function answerEarly(req: Request, res: Response, error: unknown): void {
+export function answerEarly(
+  req: Request,
+  res: Response,
+  error: unknown,
+  body: (answer: ErrorAnswer) => unknown = (answer) => answer.body,
+): void {
   const answer = errorAnswer(res, error);
-  const text = JSON.stringify(answer.body);
+  const text = JSON.stringify(body(answer));
   res.writeHead(answer.status, {
     ...answer.headers,
     'Content-Type': 'application/json; charset=utf-8',

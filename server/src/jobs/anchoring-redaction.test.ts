@@ -94,9 +94,9 @@ function expectNoSecret(text: string): void {
 const evmRpcUrl = () => `${base}/v2/${PATH_KEY}?apikey=${QUERY_KEY}`;
 const stacksApiUrl = () => `${base.replace('://', `://operator:${PASSWORD}@`)}/v1/ext/${PATH_KEY}`;
 
-function evmChain(): EvmEasChain {
+function evmChain(rpcUrl = evmRpcUrl()): EvmEasChain {
   return new EvmEasChain({
-    rpcUrl: evmRpcUrl(),
+    rpcUrl,
     privateKey: Wallet.createRandom().privateKey,
     easAddress: `0x${'11'.repeat(20)}`,
     schemaRegistryAddress: `0x${'22'.repeat(20)}`,
@@ -108,10 +108,10 @@ function evmChain(): EvmEasChain {
   });
 }
 
-function stacksChain(): StacksNotaryChain {
+function stacksChain(apiUrl = stacksApiUrl()): StacksNotaryChain {
   const key = randomPrivateKey();
   return new StacksNotaryChain({
-    apiUrl: stacksApiUrl(),
+    apiUrl,
     privateKey: key,
     contractId: `${privateKeyToAddress(key, 'testnet')}.notary`,
     network: 'testnet',
@@ -194,5 +194,54 @@ describe('RPC URL keys stay out of logs and stored errors', () => {
     expect(stacksCall?.authorization).toBe(`Basic ${Buffer.from(`operator:${PASSWORD}`).toString('base64')}`);
     expect(lines.filter((l) => l.includes('retrying'))).toHaveLength(2);
     expectNoSecret(lines.join('\n'));
+  });
+});
+
+describe('no piece of a configured chain URL reaches an error, a refusal or a log line', () => {
+  /** Keys a heuristic cannot see: short, all letters, percent-encoded, a matrix parameter, the userinfo. */
+  const urls: [string, () => string, string[]][] = [
+    [
+      'a short all-letter segment, a matrix and a query value',
+      () => `${base}/hushkey;apikey=mk1?token=qv9`,
+      ['hushkey', 'mk1', 'qv9'],
+    ],
+    [
+      'user-info and a percent-encoded segment',
+      () => `${base.replace('://', '://operator:pw4u@')}/v1/s%C3%A9cr%C3%A9t`,
+      ['operator', 'pw4u', 'sécrét', 's%C3%A9cr%C3%A9t'],
+    ],
+    ["an unknown provider's subdomain", () => 'http://acct7781.rpc.invalid/', ['acct7781']],
+  ];
+  const cases = urls.flatMap(([name, url, secrets]) => [
+    ['evm', name, url, secrets] as const,
+    ['stacks', name, url, secrets] as const,
+  ]);
+
+  it.each(cases)('%s: %s', async (kind, _name, urlOf, secrets) => {
+    const url = urlOf();
+    const chain = kind === 'evm' ? evmChain(url) : stacksChain(url);
+    const { logger, lines } = capturingLogger();
+    const told: string[] = [];
+    const calls = [
+      () => chain.chainNonce(),
+      () => chain.broadcast(new Uint8Array([1, 2, 3])),
+      () => chain.getStatus(kind === 'evm' ? `0x${'ab'.repeat(32)}` : 'ab'.repeat(32)),
+    ];
+    try {
+      for (const call of calls) {
+        try {
+          told.push(JSON.stringify(await call()));
+        } catch (e) {
+          logger.error({ err: e }, `${kind} call failed`);
+          told.push(String(e), (e as Error).stack ?? '');
+        }
+      }
+    } finally {
+      if (chain instanceof EvmEasChain) chain.close();
+    }
+    expect(lines.length).toBeGreaterThan(0);
+    const text = [...told, ...lines].join('\n');
+    expect(text).toContain('***');
+    for (const secret of secrets) expect(text).not.toContain(secret);
   });
 });

@@ -16,10 +16,16 @@ export interface ServerContact {
 /**
  * The rule that refused a request: `private-range` (an address outside the public ranges, or one of this
  * machine's own; for a name, what it resolved to is not said), `metadata-address` (a cloud metadata address
- * named in the URL), `scheme` (not http, https or ws), `download`, `local-resource` (`file:` and other local
- * URLs a page may not load).
+ * named in the URL), `scheme` (not http, https or ws), `port` (a port other than 80 and 443 on a host the allow
+ * list does not name), `download`, `local-resource` (`file:` and other local URLs a page may not load).
  */
-export type BlockRule = 'private-range' | 'metadata-address' | 'scheme' | 'download' | 'local-resource';
+export type BlockRule =
+  | 'private-range'
+  | 'metadata-address'
+  | 'scheme'
+  | 'port'
+  | 'download'
+  | 'local-resource';
 
 /** A request the capture refused, and why (an address that is not public, a scheme, a download). */
 export interface BlockedRequest {
@@ -229,9 +235,10 @@ export interface WebCapture {
 
 export interface WebCapturer {
   /**
-   * Captures `url` (http or https). Waits for a free browser slot (at most `CAPTURE_CONCURRENCY` at once).
+   * Captures `url` (http or https) at once: how many run together is the caller's capture queue's business
+   * (at most `CAPTURE_CONCURRENCY`, shared fairly across tenants).
    * @throws AppError SERVICE_UNAVAILABLE without a usable Chromium (the message says how to install it or
-   *   set CHROMIUM_PATH); RATE_LIMITED when the queue of waiting captures is full; BAD_REQUEST when the
+   *   set CHROMIUM_PATH); BAD_REQUEST when the
    *   destination (or a redirect of the main document) is not allowed; BAD_GATEWAY when the site cannot be
    *   reached (DNS, TCP, TLS); GATEWAY_TIMEOUT when the capture did not finish within `CAPTURE_TIMEOUT_MS`;
    *   PAYLOAD_TOO_LARGE past the archive's bound. `signal`'s reason once it aborts.

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { FairQueue } from '@notary/platform/fair-queue';
 
 /**
  * IPFS port: files named by a CID, fetched from trustless gateways (IPFS Trustless Gateway spec) and verified block by
@@ -24,13 +25,21 @@ export interface IpfsGateways {
    * blocks and bytes, set from the declared size; GATEWAY_TIMEOUT past the read's deadline), or with `signal`'s
    * reason once it aborts, and never ends early: a complete stream is the CID's whole content. Destroying it
    * (or aborting `signal`) stops every request at once; the read holds one of the service's concurrent read
-   * slots from the call until then.
+   * slots (of the queue of `options.use`, `queues`) from its start until then, waiting for its turn first when
+   * all are taken (served in turn across `options.key`s, each key within its share; the deadline counts from
+   * the start).
+   * @param options.key whose share the read counts against: the tenant id (default one key for all).
+   * @param options.use `import` (default) or `certificate` (a certificate re-reading an imported PDF): each has
+   *   its own slots, so that neither can keep the other waiting.
    * @throws AppError BAD_REQUEST for a CID that is not accepted or names no file (a directory); RATE_LIMITED
-   *   (with `retryAfterSeconds`) when as many reads are running as the service allows, before any request;
+   *   (with `retryAfterSeconds`) before any request, when every running and waiting place is taken or the key
+   *   holds its share (also later, for a waiting read whose place went to a key that held none);
    *   BAD_GATEWAY when the root block cannot be had from any gateway; GATEWAY_TIMEOUT past the deadline;
    *   `signal`'s reason once it aborts.
    */
-  fetchFile(cid: string, options: { signal: AbortSignal }): Promise<IpfsFile>;
+  fetchFile(cid: string, options: IpfsReadOptions): Promise<IpfsFile>;
+  /** The read queues, by use: each key's share of the read slots (`snapshot()`), for the operator. */
+  readonly queues: Readonly<Record<IpfsReadUse, FairQueue>>;
   /**
    * The public gateway URL of `cid` (`IPFS_PUBLIC_GATEWAY`): `<gateway>/ipfs/<cid>?filename=<name>`, plus
    * `&download=true` (the gateway answers as an attachment) when `download`.
@@ -44,4 +53,16 @@ export interface IpfsFile {
   size: number;
   /** The file's bytes, verified; see `IpfsGateways.fetchFile`. */
   stream: Readable;
+}
+
+/** What a read of IPFS is for: each use has its own read slots. */
+export type IpfsReadUse = 'import' | 'certificate';
+
+/** How a read of IPFS is made (see `IpfsGateways.fetchFile`). */
+export interface IpfsReadOptions {
+  signal: AbortSignal;
+  /** Whose share of the read slots it takes: the tenant id; undefined: one key shared by all such reads. */
+  key?: string | undefined;
+  /** Default `import`. */
+  use?: IpfsReadUse | undefined;
 }

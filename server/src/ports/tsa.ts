@@ -13,6 +13,11 @@ export interface TimestampResult {
   genTime: Date;
   /** TSTInfo serial number, hex. */
   serialNumber: string;
+  /**
+   * DER: the TSA certificate and its path to `trustAnchors` as verified; the token's other certificates (outside
+   * its signature) are not here. PAdES B-LT/B-LTA gather revocation data for these only.
+   */
+  chain: Uint8Array[];
 }
 
 export interface TimestampAuthority {

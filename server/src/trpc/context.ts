@@ -4,6 +4,7 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Log } from '@notary/platform/log';
 import { bearerFrom, lazyEntityManager } from '@notary/platform/trpc/context';
 import type { AppDeps } from '../deps';
+import { type ArrivalCount, takeArrivalCount } from './arrival-count';
 import { isDirectLoopbackRequest } from './local-request';
 
 /** Per-request context of every procedure, for both faces (tRPC at `/trpc`, REST at the spec's paths). */
@@ -32,6 +33,11 @@ export interface Context {
    * request causes carries its id.
    */
   log: Log;
+  /**
+   * The request's count against the global limit made on arrival (`countGlobalOnArrival`), given to the first
+   * call that asks (`takeArrivalCount`); undefined after that, and for requests not counted on arrival.
+   */
+  takeArrivalCount: () => ArrivalCount | undefined;
 }
 
 /** What a call brings besides the service's dependencies, already read from its request (if there is one). */
@@ -47,6 +53,8 @@ export interface CallOrigin {
   directLoopback?: boolean;
   /** The request's logger (see `Context.log`); default: a child of `deps.log` with a fresh `reqId`. */
   log?: Log;
+  /** See `Context.takeArrivalCount`; default: none. */
+  takeArrivalCount?: () => ArrivalCount | undefined;
 }
 
 /**
@@ -64,13 +72,15 @@ export function createInnerContext(deps: AppDeps, origin: CallOrigin = {}): Cont
     setHeader: origin.setHeader ?? (() => {}),
     directLoopback: origin.directLoopback ?? false,
     log: origin.log ?? deps.log.child({ module: 'trpc', reqId: randomUUID() }),
+    takeArrivalCount: origin.takeArrivalCount ?? (() => undefined),
   };
 }
 
 /**
  * The context of an HTTP request, on either face: `createInnerContext` with the request's bearer token (RFC 6750
  * section 2.1), address, `Accept-Language` and whether it came straight from loopback, and its logger (`req.log`,
- * set by `requestLogging`, first in line); response headers are set until the response has started.
+ * set by `requestLogging`, first in line), and its global count made on arrival; response headers are set until
+ * the response has started.
  */
 export function createContext(
   deps: AppDeps,
@@ -88,6 +98,7 @@ export function createContext(
     acceptLanguage: req.headers['accept-language'] ?? null,
     directLoopback: isDirectLoopbackRequest(req),
     ...(req.log ? { log: req.log } : {}),
+    takeArrivalCount: () => takeArrivalCount(req),
     setHeader: (name, value) => {
       if (res && !res.headersSent) res.setHeader(name, value);
     },

@@ -28,12 +28,23 @@ const errorMapping = t.middleware(async ({ next }) => mapAppError(await next()))
 
 /**
  * Every call counts against the global limit and its procedure's own (`meta.rateLimit`), whichever face it came
- * through: a REST request, a `/trpc` call, or each call of a `/trpc` batch. 429 RATE_LIMITED when over.
+ * through: a REST request, a `/trpc` call, or each call of a `/trpc` batch. 429 RATE_LIMITED when over. A
+ * request with a body was counted against the global limit when it arrived, before its body was read
+ * (`countGlobalOnArrival`): its first call counts only its own limit, and its headers list both counts.
  */
 const rateLimit = t.middleware(async ({ ctx, meta, next }) => {
   if (meta?.rateLimit === 'exempt') return next();
-  const limits: RateLimitName[] = meta?.rateLimit ? ['global', meta.rateLimit] : ['global'];
-  await enforceRateLimit(ctx.deps, { bearer: ctx.bearer, ip: ctx.ip }, limits, ctx.setHeader);
+  const caller = { bearer: ctx.bearer, ip: ctx.ip };
+  const arrival = ctx.takeArrivalCount();
+  if (!arrival) {
+    const limits: RateLimitName[] = meta?.rateLimit ? ['global', meta.rateLimit] : ['global'];
+    await enforceRateLimit(ctx.deps, caller, limits, ctx.setHeader);
+  } else if (meta?.rateLimit) {
+    await enforceRateLimit(ctx.deps, caller, [meta.rateLimit], (name, value) => {
+      const before = arrival.headers[name];
+      ctx.setHeader(name, before ? `${before}, ${value}` : value);
+    });
+  }
   return next();
 });
 

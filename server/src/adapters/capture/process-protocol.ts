@@ -86,7 +86,7 @@ const captureRecordSchema: z.ZodType<CaptureRecord> = z.object({
         ip: address.nullable(),
         reason: text,
         rule: z
-          .enum(['private-range', 'metadata-address', 'scheme', 'download', 'local-resource'])
+          .enum(['private-range', 'metadata-address', 'scheme', 'port', 'download', 'local-resource'])
           .optional(),
       }),
     )

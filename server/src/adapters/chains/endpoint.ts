@@ -1,10 +1,11 @@
-import { redactError, redactText, urlSecrets } from '@notary/platform/redact';
+import { redactError, redactText, type SecretSet, secretsOfUrl } from '@notary/platform/redact';
 
 /**
  * A configured chain endpoint (`EVM_RPC_URL`, `STACKS_API_URL`) as the adapters call it. Providers put API keys
  * into these URLs (path, query or `user:pass@`), so everything an adapter lets out of itself (a thrown error,
  * a refusal's reason that ends in `anchor_tx.last_error` and the logs) goes through `redact`, which knows this
- * URL's own secrets besides the generic URL redaction of `@notary/platform/redact`.
+ * URL's own secrets (`secretsOfUrl`: every path segment, parameter value, userinfo part and account host label)
+ * besides the generic URL redaction of `@notary/platform/redact`.
  *
  * Node's `fetch` refuses a URL with credentials (and names the whole URL in its error), so `fetchUrl` is the
  * URL without them and `headers` carries them as HTTP Basic authentication (RFC 7617), the way ethers sends
@@ -15,10 +16,11 @@ export class ChainEndpoint {
   readonly fetchUrl: string;
   /** `Authorization: Basic …` when the configured URL carries credentials, else empty. */
   readonly headers: Readonly<Record<string, string>>;
-  private readonly secrets: string[];
+  /** What this endpoint's messages must not show (`secretsOfUrl`). */
+  readonly secrets: SecretSet;
 
   constructor(readonly url: string) {
-    this.secrets = urlSecrets(url);
+    this.secrets = secretsOfUrl(url);
     const parsed = URL.canParse(url) ? new URL(url) : undefined;
     if (parsed && (parsed.username !== '' || parsed.password !== '')) {
       const user = decodeURIComponent(parsed.username);

@@ -37,7 +37,7 @@
  * `user:pass@`, sent as Basic authentication) and of the API key.
  */
 
-import { redactError, redactText, redactUrl, urlSecrets } from '@notary/platform/redact';
+import { joinSecrets, redactError, redactText, type SecretSet } from '@notary/platform/redact';
 import { errorMessage, stripHex } from '@notary/shared';
 import {
   anchoredRootOfResult,
@@ -128,7 +128,7 @@ export class StacksNotaryChain implements AnchorChain {
   readonly kind = 'stacks' as const;
   readonly api: StacksApiClient;
   private readonly endpoint: ChainEndpoint;
-  private readonly secrets: string[];
+  private readonly secrets: SecretSet;
   private readonly contractAddress: string;
   private readonly contractName: string;
   private readonly remembered = new Map<string, AnchorTxFacts>();
@@ -141,7 +141,7 @@ export class StacksNotaryChain implements AnchorChain {
     this.contractAddress = address;
     this.contractName = name;
     this.senderAddress = privateKeyToAddress(config.privateKey, config.network);
-    this.secrets = [...urlSecrets(config.apiUrl), ...(config.apiKey ? [config.apiKey] : [])];
+    this.secrets = joinSecrets(this.endpoint.secrets, config.apiKey);
     this.api = new StacksApiClient({
       url: this.endpoint.fetchUrl,
       kind: config.apiKind ?? 'auto',
@@ -444,7 +444,7 @@ export class StacksNotaryChain implements AnchorChain {
   }
 
   private shownUrl(): string {
-    return redactUrl(this.config.apiUrl.replace(/\/+$/, ''));
+    return redactText(this.config.apiUrl.replace(/\/+$/, ''), this.secrets);
   }
 
   private redact(text: string): string {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { joinSecrets, redactText, type SecretSet, secretsOfUrl } from '@notary/platform/redact';
 import { AnswerTooLarge, AppError, errorMessage, readBounded } from '@notary/shared';
 import type { CID } from 'multiformats/cid';
 import { IDENTITY, SHA2_256 } from './cid';
@@ -26,13 +27,18 @@ export interface BlockSourceOptions {
  * `Accept: application/vnd.ipld.raw`), each verified against its CID's multihash before it is returned, so a
  * gateway cannot substitute bytes. A gateway that fails (unreachable, timed out, non-200, a block that does
  * not verify) is passed over for the next; the one that last succeeded is tried first. Redirects are refused:
- * only the configured gateways are contacted.
+ * only the configured gateways are contacted. A gateway URL may carry a key (a pinning service's token in the
+ * path, query or host): the failure message names the gateways redacted of every piece of their URLs.
  */
 export class BlockSource {
   /** Index in `gateways` of the gateway that answered last. */
   private preferred = 0;
+  /** What the failure message must not show: the pieces of every gateway URL (`secretsOfUrl`). */
+  private readonly secrets: SecretSet;
 
-  constructor(private readonly options: BlockSourceOptions) {}
+  constructor(private readonly options: BlockSourceOptions) {
+    this.secrets = joinSecrets(...options.gateways.map(secretsOfUrl));
+  }
 
   /**
    * The block `cid` names, verified. `signal` aborts every request (then rejects with its reason).
@@ -72,7 +78,10 @@ export class BlockSource {
     // A verification failure says more than the honest gateways that did not have the block.
     failures.sort((a, b) => Number(b.verification) - Number(a.verification));
     const detail = failures.map((f) => `${f.gateway}: ${f.message}`).join('; ');
-    throw new AppError('BAD_GATEWAY', `IPFS gateway failure for block ${cid}: ${detail}`);
+    throw new AppError(
+      'BAD_GATEWAY',
+      redactText(`IPFS gateway failure for block ${cid}: ${detail}`, this.secrets),
+    );
   }
 
   /** One request to one gateway: the body, at most `MAX_BLOCK_BYTES`, within `timeoutMs`. Not verified. */

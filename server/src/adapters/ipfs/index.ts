@@ -1,36 +1,41 @@
 import { Readable } from 'node:stream';
 import { AppError } from '@notary/shared';
 import type { IpfsConfig } from '../../config';
-import type { IpfsFile, IpfsGateways } from '../../ports/ipfs';
+import type { IpfsFile, IpfsGateways, IpfsReadOptions } from '../../ports/ipfs';
 import { BlockSource } from './blocks';
 import { parseBareCid } from './cid';
 import type { DagLimits } from './dag';
+import { createIpfsReadQueues } from './read-queues';
 
-/**
- * `retryAfterSeconds` of an import refused because as many are running as `IPFS_IMPORT_CONCURRENCY` allows:
- * most imports take seconds, and the client's retry is cheap (refused before any request).
- */
-export const IPFS_BUSY_RETRY_AFTER_SECONDS = 10;
+export { IPFS_BUSY_RETRY_AFTER_SECONDS } from './read-queues';
 
 /**
  * The IPFS port over HTTP trustless gateways only: blocks are fetched one request each
  * (`GET <gateway>/ipfs/<cid>?format=raw`, `Accept: application/vnd.ipld.raw`) and verified against their CID
  * here (`BlockSource`), the UnixFS file read from them in order (`fileBytes`). Nothing else is contacted: no
  * libp2p, DHT, bootstrap peers, DNS-based routing or delegated routing; redirects are refused.
- * Each file read is bounded as a whole: at most `config.concurrency` at once in this process (one more is
- * RATE_LIMITED), each within `config.importTimeoutMs` (GATEWAY_TIMEOUT), its blocks cached and its blocks and
- * bytes within budgets set from the size its root declares (`limits`, see `DagReader`).
+ * Each file read is bounded as a whole: it takes a place in the read queue of its use, shared fairly across
+ * tenants (`createIpfsReadQueues`: at most `config.concurrency` imports at once in this process, as many
+ * waiting, one more RATE_LIMITED), each within `config.importTimeoutMs` from its start (GATEWAY_TIMEOUT), its
+ * blocks cached and its blocks and bytes within budgets set from the size its root declares (`limits`, see
+ * `DagReader`).
  * Why not `@helia/verified-fetch`: see docs/api.md (IPFS import).
  * @param limits the budgets of one read (default `DAG_LIMITS`; tests use smaller ones).
  */
 export function createIpfsGateways(config: IpfsConfig, limits?: DagLimits): IpfsGateways {
-  const slots = new ReadSlots(config.concurrency);
+  const queues = createIpfsReadQueues(config.concurrency);
   return {
+    queues,
     parseCid: (text) => parseBareCid(text).toString(),
-    async fetchFile(text: string, { signal }: { signal: AbortSignal }): Promise<IpfsFile> {
+    async fetchFile(text: string, { signal, key, use }: IpfsReadOptions): Promise<IpfsFile> {
       const cid = parseBareCid(text);
       signal.throwIfAborted();
-      const release = slots.take();
+      // Waiting for its turn (no request yet), then the read's own deadline starts.
+      const release = await queues[use ?? 'import'].acquire(key ?? '', signal);
+      if (signal.aborted) {
+        release();
+        throw signal.reason;
+      }
       const deadline = new AbortController();
       const timer = setTimeout(
         () =>
@@ -97,32 +102,4 @@ function readableOf(chunks: AsyncGenerator<Uint8Array>, onDestroy: () => void): 
       );
     },
   });
-}
-
-/** Files read at once in this process, up to `max`; one more is refused rather than queued. */
-class ReadSlots {
-  private running = 0;
-
-  constructor(private readonly max: number) {}
-
-  /**
-   * Takes a slot; the function returned frees it (once, whatever the number of calls).
-   * @throws AppError RATE_LIMITED with `retryAfterSeconds` when all `max` are taken.
-   */
-  take(): () => void {
-    if (this.running >= this.max) {
-      throw new AppError(
-        'RATE_LIMITED',
-        `The service is reading as many IPFS files at once as it allows (${this.max}): try again shortly`,
-        { retryAfterSeconds: IPFS_BUSY_RETRY_AFTER_SECONDS },
-      );
-    }
-    this.running++;
-    let freed = false;
-    return () => {
-      if (freed) return;
-      freed = true;
-      this.running--;
-    };
-  }
 }

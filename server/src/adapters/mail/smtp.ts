@@ -1,4 +1,5 @@
 import { type Log, silentLog } from '@notary/platform/log';
+import { redactError, type SecretSet, secretsOfUrl } from '@notary/platform/redact';
 import type { Transporter } from 'nodemailer';
 import { isPlaceholderEmail, type Mailer, type MailMessage } from '../../ports/mail';
 
@@ -17,12 +18,15 @@ export class SmtpMailer implements Mailer {
   private readonly from: string;
   private readonly log: Log;
   private readonly url: string;
+  /** What a failure's message must not show: every piece of `SMTP_URL` (`secretsOfUrl`: the login above all). */
+  private readonly secrets: SecretSet;
   /** Made at the first mail: nodemailer is loaded then, not held by a service that sends none. */
   private transport: Promise<Transporter> | undefined;
 
   constructor(options: SmtpMailerOptions) {
     this.from = options.from;
     this.url = options.url;
+    this.secrets = secretsOfUrl(options.url);
     this.log = options.log ?? silentLog;
   }
 
@@ -31,7 +35,11 @@ export class SmtpMailer implements Mailer {
     return this.transport;
   }
 
-  /** @throws Error from nodemailer when the server refuses the connection, the login or the message. */
+  /**
+   * @throws Error when the server refuses the connection, the login or the message: nodemailer's error redacted of
+   * `SMTP_URL`'s pieces (`redactError`: name, message, stack, `code`, cause), with its SMTP reply code
+   * (`responseCode`) kept.
+   */
   async send(message: MailMessage): Promise<void> {
     if (isPlaceholderEmail(message.to)) {
       this.log.info(
@@ -39,13 +47,22 @@ export class SmtpMailer implements Mailer {
       );
       return;
     }
-    await (await this.transporter()).sendMail({
-      from: this.from,
-      to: message.to,
-      subject: message.subject,
-      text: message.text,
-      ...(message.html === undefined ? {} : { html: message.html }),
-    });
+    try {
+      await (await this.transporter()).sendMail({
+        from: this.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        ...(message.html === undefined ? {} : { html: message.html }),
+      });
+    } catch (e) {
+      // The reply code tells a permanent refusal (5xx) from a transient one: callers decide on retries with it.
+      const responseCode = (e as { responseCode?: unknown } | null)?.responseCode;
+      throw Object.assign(
+        redactError(e, this.secrets),
+        typeof responseCode === 'number' ? { responseCode } : {},
+      );
+    }
   }
 
   /** Closes pooled connections (call on shutdown). */

@@ -1,4 +1,5 @@
 import type { Log } from '@notary/platform/log';
+import { redactError, redactText, secretsOfUrl } from '@notary/platform/redact';
 import { errorMessage } from '@notary/shared';
 
 /** node-redis, loaded by `connectRedis` only: without `REDIS_URL` the service never pays its start-up cost. */
@@ -28,14 +29,16 @@ export type RedisConnection = ReturnType<typeof newClient>;
  */
 export async function connectRedis(url: string, log: Log): Promise<RedisConnection> {
   let connected = false;
+  // `REDIS_URL` carries the password (`redis://:pass@host`): no piece of it is told in an error or a log line.
+  const secrets = secretsOfUrl(url);
   const client = newClient(await import('redis'), url, () => connected);
   client.on('error', (e: unknown) => {
-    if (connected) log.error({ err: e }, 'connection error');
+    if (connected) log.error({ err: redactError(e, secrets) }, 'connection error');
   });
   try {
     await client.connect();
   } catch (e) {
-    throw new Error(`REDIS_URL: cannot reach Redis (${errorMessage(e)})`);
+    throw new Error(`REDIS_URL: cannot reach Redis (${redactText(errorMessage(e), secrets)})`);
   }
   connected = true;
   return client;

@@ -1,6 +1,7 @@
 /**
  * The revocation source's cache against the revocation test PKI (openssl OCSP responder and CRLs on loopback).
  */
+import { parseAllowList } from '@notary/platform/net/address-policy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RevocationPki, startRevocationPki } from '../../../../test/harness/revocation-pki';
 import { CachedRevocationSource } from './cached';
@@ -24,10 +25,17 @@ describe('CachedRevocationSource', () => {
   });
 
   const requests = () => ({ ...pki.requests });
+  /** The loopback responders, allowed as an operator allows a private CA (`REVOCATION_ALLOW_HOSTS`). */
+  const allowHosts = () => parseAllowList(pki.allowHosts);
 
   it('a second gather makes no request while the answers are fresh; past nextUpdate it asks again', async () => {
     let clock = new Date();
-    const source = new CachedRevocationSource({ timeoutMs: 10_000, maxBytes: 1024 * 1024, now: () => clock });
+    const source = new CachedRevocationSource({
+      allowHosts: allowHosts(),
+      timeoutMs: 10_000,
+      maxBytes: 1024 * 1024,
+      now: () => clock,
+    });
     const r0 = requests();
     const first = await source.gather(chain);
     expect(first.missing).toEqual([]);
@@ -53,7 +61,11 @@ describe('CachedRevocationSource', () => {
   });
 
   it('keeps only answers the gathering accepted: a lying OCSP answer is asked again, the CRL is not', async () => {
-    const source = new CachedRevocationSource({ timeoutMs: 10_000, maxBytes: 1024 * 1024 });
+    const source = new CachedRevocationSource({
+      allowHosts: allowHosts(),
+      timeoutMs: 10_000,
+      maxBytes: 1024 * 1024,
+    });
     pki.setOcsp('lying');
     const r0 = requests();
     const first = await source.gather(chain);
@@ -71,17 +83,26 @@ describe('CachedRevocationSource', () => {
   });
 
   it('is bounded in entries and in answer size; a failed request is not cached', async () => {
-    const one = new CachedRevocationSource({ timeoutMs: 10_000, maxBytes: 1024 * 1024, maxEntries: 1 });
+    const one = new CachedRevocationSource({
+      allowHosts: allowHosts(),
+      timeoutMs: 10_000,
+      maxBytes: 1024 * 1024,
+      maxEntries: 1,
+    });
     await one.gather(chain);
     expect(one.size).toBe(1);
 
-    const small = new CachedRevocationSource({ timeoutMs: 10_000, maxBytes: 100 });
+    const small = new CachedRevocationSource({ allowHosts: allowHosts(), timeoutMs: 10_000, maxBytes: 100 });
     const result = await small.gather(chain);
     expect(result.material.ocsps).toEqual([]);
     expect(result.missing[0]?.reason).toMatch(/larger than 100 bytes/);
     expect(small.size).toBe(0);
 
-    const down = new CachedRevocationSource({ timeoutMs: 10_000, maxBytes: 1024 * 1024 });
+    const down = new CachedRevocationSource({
+      allowHosts: allowHosts(),
+      timeoutMs: 10_000,
+      maxBytes: 1024 * 1024,
+    });
     pki.setOcsp('down');
     pki.setCrl('down');
     expect((await down.gather(chain)).missing).toHaveLength(2);

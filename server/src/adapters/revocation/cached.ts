@@ -5,10 +5,14 @@
  * nextUpdate (an answer without one is not kept) and only answers the gathering accepted are kept; the
  * cache is bounded in entries and bytes, the oldest used going first.
  *
- * Egress: the URLs asked come from the certificates of the configured signing and TSA chains (the CAs the
- * operator chose), never from users, so no address policy applies to them (unlike web capture).
+ * Egress: the URLs asked come from the certificates of the signing chain and of the TSA token's chain as
+ * verified to the configured anchors; a token's other certificates are never asked about. They still go through
+ * the address policy (`policedFetch`: public addresses only, each redirect hop checked), since a forged answer
+ * or a CA's certificate may name any URL; `REVOCATION_ALLOW_HOSTS` names the private CA hosts allowed.
  */
 import { createHash } from 'node:crypto';
+import { AddressPolicy, type AllowEntry } from '@notary/platform/net/address-policy';
+import { policedFetch } from '@notary/platform/net/policed-fetch';
 import { readBounded } from '@notary/shared';
 import { gatherValidationMaterial } from '@notary/verify/revocation';
 import * as pkijs from 'pkijs';
@@ -23,7 +27,12 @@ export interface CachedRevocationSourceOptions {
   maxEntries?: number;
   /** Most answer bytes kept, all entries together. Default 32 MiB. */
   maxCacheBytes?: number;
-  /** For tests; default `globalThis.fetch`. */
+  /**
+   * Private hosts or ranges the responders may be at (`REVOCATION_ALLOW_HOSTS`, entries as `CAPTURE_ALLOW_HOSTS`);
+   * none by default: public addresses only. Cloud metadata addresses are refused whatever it says.
+   */
+  allowHosts?: readonly AllowEntry[];
+  /** For tests; default the address policy's `policedFetch` with `allowHosts`. */
   fetch?: typeof fetch;
   /** For tests; default the system clock. */
   now?: () => Date;
@@ -38,15 +47,18 @@ interface Entry {
 export class CachedRevocationSource implements RevocationSource {
   private readonly cache = new Map<string, Entry>();
   private cachedBytes = 0;
-  private readonly options: Required<Omit<CachedRevocationSourceOptions, 'fetch'>> & { fetch: typeof fetch };
+  private readonly options: Required<Omit<CachedRevocationSourceOptions, 'fetch' | 'allowHosts'>> & {
+    fetch: typeof fetch;
+  };
 
   constructor(options: CachedRevocationSourceOptions) {
+    const { allowHosts = [], ...rest } = options;
     this.options = {
       maxEntries: 512,
       maxCacheBytes: 32 * 1024 * 1024,
-      fetch: globalThis.fetch.bind(globalThis),
+      fetch: policedFetch({ policy: new AddressPolicy(allowHosts) }),
       now: () => new Date(),
-      ...options,
+      ...rest,
     };
   }
 

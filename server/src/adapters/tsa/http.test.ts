@@ -12,7 +12,8 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { AppError } from '@notary/shared';
+import { createLogger } from '@notary/platform/log';
+import { AppError, errorMessage } from '@notary/shared';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
@@ -148,6 +149,50 @@ describe('HttpTimestampAuthority', () => {
     expect(error.message).toMatch(/ECONNREFUSED/);
     expect(error.message).toContain(`http://127.0.0.1:${port}/tsa/***?apikey=***`);
     expect(error.message).not.toMatch(/k3yInPath|qu3ryKey/);
+  });
+
+  describe('no piece of the configured URL reaches the error nor its log line', () => {
+    /** A port that was just free (nothing listens there any more). */
+    async function closedPort(): Promise<number> {
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const { port } = probe.address() as AddressInfo;
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      return port;
+    }
+
+    it.each([
+      ['a short all-letter path segment', (base: string) => `${base}/hushkey`, ['hushkey']],
+      [
+        'a percent-encoded path segment',
+        (base: string) => `${base}/v1/s%C3%A9cr%C3%A9t`,
+        ['sécrét', 's%C3%A9cr%C3%A9t'],
+      ],
+      ['a matrix parameter', (base: string) => `${base}/tsa;apikey=mk1`, ['mk1']],
+      ['user-info', (base: string) => base.replace('://', '://operator:pw4u@'), ['operator', 'pw4u']],
+      ['a query value', (base: string) => `${base}/tsa?token=qv9`, ['qv9']],
+      ["an unknown provider's subdomain", () => 'http://acct7781.tsa.invalid/tsa', ['acct7781']],
+    ])('%s', async (_name, urlOf, secrets) => {
+      const url = urlOf(`http://127.0.0.1:${await closedPort()}`);
+      const closed = new HttpTimestampAuthority({
+        url,
+        trustedCertificates: [pki.root.certDer],
+        timeoutMs: 5_000,
+      });
+      const error = await rejection(() => closed.timestamp(digestOf('redaction')));
+      expect(error.code).toBe('BAD_GATEWAY');
+      expect(error.message).toMatch(/unreachable|did not answer/);
+      const lines: string[] = [];
+      const log = createLogger({
+        level: 'info',
+        format: 'json',
+        destination: { write: (l: string) => lines.push(l) },
+      });
+      log.error({ err: error }, 'timestamp failed');
+      const told = [error.message, error.stack ?? '', errorMessage(error.cause), ...lines].join('\n');
+      expect(told).toContain('***');
+      for (const secret of secrets) expect(told).not.toContain(secret);
+    });
   });
 
   it('gives up on a TSA that does not answer within timeoutMs', async () => {

@@ -3,11 +3,12 @@
  * answer are the verifier's (`@notary/verify/tsa-client`, `readTimeStampResponse`): status, message imprint,
  * nonce, CMS signature, certificate chain to the configured anchors, the TSA certificate's critical
  * id-kp-timeStamping EKU (RFC 3161 2.3) and the ESS signing certificate attribute (RFC 3161 2.4.1, RFC 5816),
- * so the service accepts exactly the tokens `notary-verify` accepts. This adapter adds the transport (redacted
- * URL in messages), the genTime skew bound and the service's error (`BAD_GATEWAY`).
+ * so the service accepts exactly the tokens `notary-verify` accepts. This adapter adds the transport (messages
+ * redacted of every piece of the configured URL, `secretsOfUrl`), the genTime skew bound and the service's error
+ * (`BAD_GATEWAY`).
  */
 
-import { redactUrl } from '@notary/platform/redact';
+import { redactError, redactText, type SecretSet, secretsOfUrl } from '@notary/platform/redact';
 import { AppError, evenHex } from '@notary/shared';
 import { AnswerTooLarge, readBounded } from '@notary/shared/fetch-body';
 import { describeFetchError } from '@notary/shared/fetch-error';
@@ -45,7 +46,9 @@ export class HttpTimestampAuthority implements TimestampAuthority {
   readonly trustAnchors: readonly Uint8Array[];
   private readonly url: string;
   private readonly timeoutMs: number;
-  /** The URL as error messages (answered to clients as 502, and logged) name it: a key in it redacted. */
+  /** What this TSA's messages (answered to clients as 502, and logged) must not show: pieces of its URL. */
+  private readonly secrets: SecretSet;
+  /** The URL as error messages name it: a key in it redacted. */
   private readonly shownUrl: string;
   private readonly maxClockSkewMs: number;
   private readonly fetchFn: typeof fetch;
@@ -53,7 +56,8 @@ export class HttpTimestampAuthority implements TimestampAuthority {
   /** @throws Error when a trusted certificate does not parse. */
   constructor(opts: HttpTimestampAuthorityOptions) {
     this.url = opts.url;
-    this.shownUrl = redactUrl(opts.url);
+    this.secrets = secretsOfUrl(opts.url);
+    this.shownUrl = redactText(opts.url, this.secrets);
     this.trustAnchors = opts.trustedCertificates;
     // Parsed now, so a bad TSA_CA_CERTS stops the start, and once (the bundled root store is ~150 certificates).
     parseTrustAnchors(this.trustAnchors);
@@ -80,11 +84,11 @@ export class HttpTimestampAuthority implements TimestampAuthority {
         contentType: body.contentType,
       });
     } catch (e) {
-      throw e instanceof TsaError ? bad(e.message, e) : e;
+      throw e instanceof TsaError ? this.bad(e.message, e) : e;
     }
     const skew = Math.abs(stamped.genTime.getTime() - Date.now());
     if (skew > this.maxClockSkewMs) {
-      throw bad(
+      throw this.bad(
         `TSA token: genTime ${stamped.genTime.toISOString()} is ${Math.round(skew / 1000)} s away from the local clock`,
       );
     }
@@ -94,6 +98,7 @@ export class HttpTimestampAuthority implements TimestampAuthority {
       genTime: stamped.genTime,
       // Without the DER sign byte, even length (openssl ts -reply -text shows 0x02 for serial 2).
       serialNumber: evenHex(stamped.serialNumber),
+      chain: stamped.chain,
     };
   }
 
@@ -108,7 +113,7 @@ export class HttpTimestampAuthority implements TimestampAuthority {
       });
       if (!response.ok) {
         await response.body?.cancel();
-        throw bad(`TSA ${this.shownUrl} answered HTTP ${response.status} ${response.statusText}`.trim());
+        throw this.bad(`TSA ${this.shownUrl} answered HTTP ${response.status} ${response.statusText}`.trim());
       }
       return {
         // A TimeStampResp is a few KB: a TSA (or whoever answers for it over http) cannot make the service hold more.
@@ -117,17 +122,26 @@ export class HttpTimestampAuthority implements TimestampAuthority {
       };
     } catch (e) {
       if (e instanceof AppError) throw e;
-      if (e instanceof AnswerTooLarge) throw bad(`TSA ${this.shownUrl}: ${e.message}`, e);
+      if (e instanceof AnswerTooLarge) throw this.bad(`TSA ${this.shownUrl}: ${e.message}`, e);
       if (e instanceof Error && e.name === 'TimeoutError') {
-        throw bad(`TSA ${this.shownUrl} did not answer within ${this.timeoutMs} ms`, e);
+        throw this.bad(`TSA ${this.shownUrl} did not answer within ${this.timeoutMs} ms`, e);
       }
-      throw bad(`TSA ${this.shownUrl} is unreachable: ${describeFetchError(e)}`, e);
+      throw this.bad(`TSA ${this.shownUrl} is unreachable: ${describeFetchError(e)}`, e);
     }
   }
-}
 
-function bad(message: string, cause?: unknown): AppError {
-  return new AppError('BAD_GATEWAY', message, cause === undefined ? undefined : { cause });
+  /**
+   * The service's error for a failed TSA call, its message and cause redacted of this TSA's secrets (a TSA or a
+   * library may echo the URL it was called at, key included).
+   */
+  private bad(message: string, cause?: unknown): AppError {
+    const redacted = redactText(message, this.secrets);
+    return new AppError(
+      'BAD_GATEWAY',
+      redacted,
+      cause === undefined ? undefined : { cause: redactError(cause, this.secrets) },
+    );
+  }
 }
 
 /**

@@ -446,7 +446,13 @@ async function readFromIpfs(
     unavailable: why,
   });
   try {
-    const file = await ipfs.fetchFile(cid, { signal: signal ?? new AbortController().signal });
+    // Certificates have read slots of their own, shared in turn by the documents' owners (also on the public
+    // route): imports cannot keep certificates waiting, nor anonymous callers one owner's certificates another's.
+    const file = await ipfs.fetchFile(cid, {
+      signal: signal ?? new AbortController().signal,
+      key: doc.tenant.id,
+      use: 'certificate',
+    });
     if (file.size !== doc.fileSize) {
       file.stream.destroy();
       return failed(`the CID's file has ${file.size} bytes, the record ${doc.fileSize}`);

@@ -1,57 +1,42 @@
+import { FairQueue } from '@notary/platform/fair-queue';
 import { AppError } from '@notary/shared';
 
+/** The limits of the capture queue (`CAPTURE_CONCURRENCY`, the waiting places, `CAPTURE_TENANT_MAX`). */
+export interface CaptureQueueLimits {
+  /** Browsers at once (`CAPTURE_CONCURRENCY`). */
+  concurrency: number;
+  /** Captures that may wait for a browser, all tenants together. */
+  queueMax: number;
+  /** Captures one tenant may have running or waiting (`CAPTURE_TENANT_MAX`); undefined: the default share. */
+  tenantMax: number | undefined;
+  /** The wait a refusal suggests, seconds (one capture's bound, `CAPTURE_TIMEOUT_MS`). */
+  retryAfterSeconds: number;
+}
+
 /**
- * Each tenant's share of this instance's capture slots (browsers running plus captures waiting for one): the
- * capturer's queue is shared by every tenant, so without a share one workspace could keep it full and every
- * other one would get "queue full". A tenant holds at most `maxPerTenant` captures at once; the next one is
- * refused at once, before it takes a place in the queue. Counted in this process, as the queue itself is.
+ * The capture queue every tenant of this instance shares, keyed by tenant id: at most `concurrency` browsers,
+ * `queueMax` captures waiting, each tenant holding at most its share (running and waiting); a browser that
+ * frees goes to the tenant whose turn it is (one with no capture running first, then in rotation), and when
+ * every place is taken a tenant holding none takes the place of the newest waiting capture of the tenant
+ * holding the most. So a few accounts keeping pages that never finish delay only themselves.
+ * Refusals are AppError RATE_LIMITED (429) with `retryAfterSeconds`: "The capture queue is full: try again
+ * shortly" (also for a waiting capture that gave its place away), or the tenant's share in full.
  */
-export class CaptureShare {
-  private readonly held = new Map<string, number>();
-
-  /**
-   * @param maxPerTenant captures one tenant may have running or waiting at once (`CAPTURE_TENANT_MAX`), at least 1.
-   * @param retryAfterSeconds the wait a refusal suggests (one capture's bound, `CAPTURE_TIMEOUT_MS`).
-   */
-  constructor(
-    readonly maxPerTenant: number,
-    private readonly retryAfterSeconds: number,
-  ) {
-    if (!Number.isInteger(maxPerTenant) || maxPerTenant < 1)
-      throw new Error('maxPerTenant must be at least 1');
-  }
-
-  /**
-   * Takes one of `tenantId`'s slots for the duration of `work` (the capture itself: waiting for a browser and
-   * running it), and gives it back however `work` ends.
-   * @throws AppError RATE_LIMITED (429, with `retryAfterSeconds`) when the tenant already holds all of its
-   *   slots; `work`'s own error otherwise.
-   */
-  async run<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
-    const held = this.held.get(tenantId) ?? 0;
-    if (held >= this.maxPerTenant) {
-      const n = this.maxPerTenant;
-      throw new AppError(
+export function createCaptureQueue(limits: CaptureQueueLimits): FairQueue {
+  const retry = { retryAfterSeconds: limits.retryAfterSeconds };
+  return new FairQueue({
+    concurrency: limits.concurrency,
+    maxWaiting: limits.queueMax,
+    maxPerKey: limits.tenantMax ?? defaultCaptureTenantMax(limits.concurrency, limits.queueMax),
+    full: () => new AppError('RATE_LIMITED', 'The capture queue is full: try again shortly', retry),
+    keyFull: (n) =>
+      new AppError(
         'RATE_LIMITED',
         `Your workspace already has ${n} web ${n === 1 ? 'capture' : 'captures'} in progress, ` +
           `the most it may have at once: wait for ${n === 1 ? 'it' : 'one'} to finish and try again`,
-        { retryAfterSeconds: this.retryAfterSeconds },
-      );
-    }
-    this.held.set(tenantId, held + 1);
-    try {
-      return await work();
-    } finally {
-      const left = (this.held.get(tenantId) ?? 1) - 1;
-      if (left > 0) this.held.set(tenantId, left);
-      else this.held.delete(tenantId);
-    }
-  }
-
-  /** Captures `tenantId` holds now (running or waiting). */
-  inProgress(tenantId: string): number {
-    return this.held.get(tenantId) ?? 0;
-  }
+        retry,
+      ),
+  });
 }
 
 /**

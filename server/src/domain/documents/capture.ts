@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
+import type { FairQueue } from '@notary/platform/fair-queue';
 import { silentLog } from '@notary/platform/log';
 import { AppError, type DocumentDto, type WebCaptureInput } from '@notary/shared';
 import { type DocumentEntity, DocumentTimestamp } from '../../db/entities';
@@ -8,7 +9,6 @@ import type { WebCapture, WebCapturer } from '../../ports/capture';
 import type { TimestampAuthority } from '../../ports/tsa';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';
-import type { CaptureShare } from './capture-share';
 import { assertDiskRoom } from './disk-floor';
 import { type IntakeSource, type NotarizeDeps, notarize } from './notarize';
 import { screenshotUrl, toDocumentDto } from './projection';
@@ -18,8 +18,8 @@ export interface CaptureDeps extends NotarizeDeps {
   capturer: WebCapturer;
   /** `TSA_URL`: the WACZ's hash is timestamped (RFC 3161) at capture time; undefined: not. */
   tsa: TimestampAuthority | undefined;
-  /** Each tenant's share of the capture slots (`CAPTURE_TENANT_MAX`). */
-  captureShare: CaptureShare;
+  /** The capture queue every tenant shares, keyed by tenant id (`createCaptureQueue`). */
+  captureQueue: FairQueue;
 }
 
 /**
@@ -32,8 +32,9 @@ export interface CaptureDeps extends NotarizeDeps {
  * @returns the Document as the owner sees it, with the screenshot's presigned URL (300 s).
  * @throws AppError FORBIDDEN below editor in an organization; BAD_REQUEST without consent, for an invalid URL,
  *   a scheme other than http(s), credentials in the URL, or a destination that is not allowed; RATE_LIMITED
- *   when the tenant already holds its share of the capture slots; INSUFFICIENT_STORAGE (507) below the disk
- *   floor; and the capturer's errors (502 unreachable, 504 too slow, 429 queue full, 503 without Chromium);
+ *   when the tenant already holds its share of the capture queue or the queue is full (a waiting capture may
+ *   also lose its place to a tenant holding none); INSUFFICIENT_STORAGE (507) below the disk
+ *   floor; and the capturer's errors (502 unreachable, 504 too slow, 503 without Chromium);
  *   those of `notarize` (413 over the quota).
  */
 export async function captureWebPage(
@@ -50,9 +51,11 @@ export async function captureWebPage(
   const consentAt = new Date();
   const url = parseCaptureUrl(input.url);
   await assertDiskRoom(deps, ['data', 'temp']);
-  // One workspace cannot hold the queue every tenant shares: its share is taken before a place in it.
-  const capture = await deps.captureShare.run(actor.tenant.id, () =>
-    deps.capturer.capture(url, signal ? { signal } : {}),
+  // Served in turn across workspaces, each within its share: a few cannot hold the browsers for everyone.
+  const capture = await deps.captureQueue.run(
+    actor.tenant.id,
+    () => deps.capturer.capture(url, signal ? { signal } : {}),
+    signal,
   );
   try {
     const screenshotKey = `${actor.tenant.id}/${randomUUID()}`;

@@ -29,7 +29,8 @@ export interface ImportIpfsInput {
  * @returns the Document as the owner sees it.
  * @throws AppError FORBIDDEN below editor in an organization; BAD_REQUEST for a CID not accepted, a
  *   directory, no consent, a DAG past the import's budgets; PAYLOAD_TOO_LARGE over 250 MB (as soon as the
- *   UnixFS root says so); RATE_LIMITED when as many imports run as `IPFS_IMPORT_CONCURRENCY` allows;
+ *   UnixFS root says so); RATE_LIMITED when every import place is taken (`IPFS_IMPORT_CONCURRENCY` running, as
+ *   many waiting) or the tenant holds its share of them (imports wait their turn across tenants);
  *   BAD_GATEWAY for a gateway that is unreachable, times out, fails or sends bytes that are not the CID's;
  *   GATEWAY_TIMEOUT past `IPFS_IMPORT_TIMEOUT_MS`. Nothing is recorded on any failure.
  */
@@ -45,7 +46,7 @@ export async function importIpfsDocument(
     kind: 'reference',
     sourceType: 'ipfs',
     sourceUri: `ipfs://${cid}`,
-    source: ipfsSource(deps.ipfs, { ...input, cid }, signal),
+    source: ipfsSource(deps.ipfs, { ...input, cid }, actor.tenant.id, signal),
   });
   return toDocumentDto(doc);
 }
@@ -55,7 +56,12 @@ export async function importIpfsDocument(
  * the file (root block first: its size, or that it is a directory) and resolves once the verified stream has
  * ended, so a gateway failure mid-file rejects it and nothing is recorded.
  */
-function ipfsSource(ipfs: IpfsGateways, input: ImportIpfsInput, signal: AbortSignal): IntakeSource {
+function ipfsSource(
+  ipfs: IpfsGateways,
+  input: ImportIpfsInput,
+  tenantId: string,
+  signal: AbortSignal,
+): IntakeSource {
   let consentAt: Date | undefined;
   let cid = '';
   return {
@@ -70,7 +76,8 @@ function ipfsSource(ipfs: IpfsGateways, input: ImportIpfsInput, signal: AbortSig
       return undefined;
     },
     read: async (onFile) => {
-      const file = await ipfs.fetchFile(cid, { signal });
+      // The tenant's share of the import slots: one workspace, or a few, cannot keep the others waiting.
+      const file = await ipfs.fetchFile(cid, { signal, key: tenantId, use: 'import' });
       onFile({
         stream: file.stream,
         fileName: input.fileName?.trim() || cid,

@@ -197,7 +197,12 @@ export async function captureInBrowser(
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const proxyUrl = await proxy.start();
-    const browser = await launchBrowser(config.chromiumPath, home, proxyUrl, time.left());
+    const browser = await launchBrowser(
+      config.chromiumPath,
+      home,
+      { server: proxyUrl, ...proxy.credential },
+      time.left(),
+    );
     run.browser = browser;
     const shot = await capturePage(browser, url, options.userAgentProduct, workDir, proxy, time, config);
     await browser.close();
@@ -256,13 +261,14 @@ async function requireChromium(chromiumPath: string): Promise<void> {
 }
 
 /**
- * Starts the sandboxed headless Chromium at `chromiumPath`, its traffic through the capture proxy at `proxyUrl`,
- * within `timeoutMs`. @throws AppError SERVICE_UNAVAILABLE when it does not start (`launchError`).
+ * Starts the sandboxed headless Chromium at `chromiumPath`, its traffic through the capture proxy (`proxy`: its URL
+ * and this capture's credential), within `timeoutMs`. @throws AppError SERVICE_UNAVAILABLE when it does not start
+ * (`launchError`).
  */
 function launchBrowser(
   chromiumPath: string,
   home: string,
-  proxyUrl: string,
+  proxy: { server: string; username: string; password: string },
   timeoutMs: number,
 ): Promise<Browser> {
   return chromium
@@ -274,7 +280,7 @@ function launchBrowser(
       // nothing else can ever be inherited.
       env: browserEnvironment(home),
       timeout: timeoutMs,
-      proxy: { server: proxyUrl, bypass: '<-loopback>' },
+      proxy: { ...proxy, bypass: '<-loopback>' },
       args: [...CHROMIUM_ARGS],
     })
     .catch((e: unknown) => {

@@ -40,6 +40,21 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** The `Proxy-Authorization` of the credential in `proxy`'s user-info (none without one), as Chromium sends it. */
+function authorization(proxy: URL): Record<string, string> {
+  if (!proxy.username) return {};
+  const basic = Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`);
+  return { 'proxy-authorization': `Basic ${basic.toString('base64')}` };
+}
+
+/** The proxy's URL with its credential as user-info (what `viaProxy` and `connectVia` present). */
+function withCredential(proxy: CaptureProxy, url: string): string {
+  const u = new URL(url);
+  u.username = proxy.credential.username;
+  u.password = proxy.credential.password;
+  return u.toString();
+}
+
 /** A plain HTTP request through the proxy (absolute form, as Chromium sends it): status and body, or the error. */
 function viaProxy(
   proxyUrl: string,
@@ -51,7 +66,7 @@ function viaProxy(
       host: proxy.hostname,
       port: Number(proxy.port),
       path: target,
-      headers: { host: new URL(target).host },
+      headers: { host: new URL(target).host, ...authorization(proxy) },
       agent: false,
     });
     req.on('response', (res) => {
@@ -77,6 +92,7 @@ function connectVia(proxyUrl: string, authority: string): Promise<number> {
       port: Number(proxy.port),
       method: 'CONNECT',
       path: authority,
+      headers: authorization(proxy),
       agent: false,
     });
     req.on('connect', (res, socket) => {
@@ -118,7 +134,7 @@ describe('capture proxy: refusals without the resolved address, this machine ref
       onRefusal: (r) => refusals.push(r),
     });
     proxies.push(proxy);
-    return { proxy, url: await proxy.start(), refusals };
+    return { proxy, url: withCredential(proxy, await proxy.start()), refusals };
   }
 
   it('a name resolving to a private address: 403, listed without the address, which only the operator gets', async () => {
@@ -295,5 +311,71 @@ describe('capture proxy: refusals without the resolved address, this machine ref
     }
     expect(proxy.dns).toHaveLength(DNS_MAX_ANSWERS);
     expect(proxy.dnsOmitted).toBe(7);
+  });
+});
+
+describe('capture proxy: only this capture, only web ports', () => {
+  let origin: Awaited<ReturnType<typeof startOrigin>>;
+  const proxies: CaptureProxy[] = [];
+
+  beforeAll(async () => {
+    origin = await startOrigin();
+  });
+  afterAll(async () => {
+    await origin.close();
+  });
+  afterEach(async () => {
+    await Promise.all(proxies.splice(0).map((p) => p.close()));
+  });
+
+  async function proxyWith(allow: string, resolve: Resolver, policyOptions: AddressPolicyOptions = {}) {
+    const refusals: RefusedDestination[] = [];
+    const proxy = new CaptureProxy(new AddressPolicy(parseAllowList(allow), policyOptions), {
+      maxBytes: 1024 * 1024,
+      resolve,
+      onRefusal: (r) => refusals.push(r),
+    });
+    proxies.push(proxy);
+    return { proxy, url: withCredential(proxy, await proxy.start()), refusals };
+  }
+
+  it("refuses whoever lacks this capture's credential with 407, on both plain HTTP and CONNECT", async () => {
+    // Loopback stands for an allowed private network here: not this machine's own for the test.
+    const { proxy, url } = await proxyWith('127.0.0.0/8', fixed({ 'site.test': ['127.0.0.1'] }), {
+      interfaceAddresses: () => [],
+    });
+    const bare = new URL(url);
+    bare.username = '';
+    bare.password = '';
+    const wrong = new URL(url);
+    wrong.password = 'not-the-password';
+    for (const client of [bare.toString(), wrong.toString()]) {
+      expect(await viaProxy(client, `http://site.test:${origin.port}/x`)).toEqual({ status: 407, body: '' });
+      expect(await connectVia(client, `site.test:${origin.port}`)).toBe(407);
+    }
+    expect(proxy.servers).toEqual([]);
+    expect(await viaProxy(url, `http://site.test:${origin.port}/x`)).toEqual({ status: 200, body: 'hello' });
+  });
+
+  it('reaches ports other than 80 and 443 only where the allow list names the host or its range', async () => {
+    // A public address (refused before any connection is tried).
+    const { proxy, url } = await proxyWith('', fixed({ 'mail.test': ['93.184.216.34'] }));
+    expect(await connectVia(url, 'mail.test:25')).toBe(403);
+    expect(proxy.blocked).toEqual([
+      {
+        url: 'tcp://mail.test:25',
+        ip: null,
+        reason: 'port 25 not allowed (web ports 80 and 443 only)',
+        rule: 'port',
+      },
+    ]);
+    // In an allowed range (the origin on loopback, its port not a web port): reached.
+    const ranged = await proxyWith('127.0.0.0/8', fixed({ 'site.test': ['127.0.0.1'] }), {
+      interfaceAddresses: () => [],
+    });
+    expect(await viaProxy(ranged.url, `http://site.test:${origin.port}/x`)).toEqual({
+      status: 200,
+      body: 'hello',
+    });
   });
 });

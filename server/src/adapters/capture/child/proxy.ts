@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -46,6 +47,12 @@ export interface FailedConnection {
   /** The system's error code (`ENOTFOUND`, `ECONNREFUSED`) or the proxy's own words; never an address. */
   reason: string;
 }
+
+/** The challenge of a request without this capture's credential (RFC 9110 section 11.7.1). */
+const PROXY_CHALLENGE = 'Proxy-Authenticate: Basic realm="capture"';
+
+/** The ports a capture may reach on any public host; others only on a `CAPTURE_ALLOW_HOSTS` host:port. */
+const WEB_PORTS = new Set([80, 443]);
 
 /**
  * What `blocked` says of a destination refused by address. The same words for every such refusal and never
@@ -109,6 +116,11 @@ export class CaptureProxy {
   /** Bytes received from origins so far. */
   bytesIn = 0;
   overLimit = false;
+  /**
+   * The credential Chromium presents (`Proxy-Authorization: Basic`, RFC 9110 section 11.7.1), made for this capture:
+   * another process of the machine that finds the proxy's port cannot use it to reach anything.
+   */
+  readonly credential = { username: 'capture', password: randomBytes(18).toString('base64url') };
   private readonly sockets = new Set<Duplex>();
   private server: http.Server | undefined;
 
@@ -120,9 +132,21 @@ export class CaptureProxy {
   /** Starts listening; resolves with the proxy's URL (`http://127.0.0.1:<port>`). */
   async start(): Promise<string> {
     const server = http.createServer((req, res) => {
+      if (!this.authorized(req)) {
+        res
+          .writeHead(407, { 'proxy-authenticate': PROXY_CHALLENGE.slice('Proxy-Authenticate: '.length) })
+          .end();
+        return;
+      }
       this.forward(req, res).catch(() => res.destroy());
     });
     server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (!this.authorized(req)) {
+        socket.end(
+          `HTTP/1.1 407 Proxy Authentication Required\r\n${PROXY_CHALLENGE}\r\nConnection: close\r\n\r\n`,
+        );
+        return;
+      }
       this.tunnel(req, socket, head).catch(() => socket.destroy());
     });
     // A WebSocket upgrade sent as a plain request (never by Chromium through a proxy): refused.
@@ -152,6 +176,14 @@ export class CaptureProxy {
   addressOf(host: string, port: number): string | undefined {
     const h = stripBrackets(host).toLowerCase();
     return this.servers.find((s) => s.host === h && s.port === port)?.ip;
+  }
+
+  /** Whether `req` carries this capture's credential (compared in constant time). */
+  private authorized(req: http.IncomingMessage): boolean {
+    const { username, password } = this.credential;
+    const expected = Buffer.from(`Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`);
+    const given = Buffer.from(req.headers['proxy-authorization'] ?? '');
+    return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
   private track(s: Duplex): void {
@@ -212,6 +244,17 @@ export class CaptureProxy {
         if (!literal) this.answer(name, 'refused', []);
         return undefined;
       }
+    }
+    // Web pages are served on 80 and 443: another port (a mail server, a database) only where the allow list
+    // names the host or the range its addresses are in.
+    if (!WEB_PORTS.has(port) && !hostAllowed && !addresses.every((a) => this.policy.inAllowedRange(a))) {
+      this.blocked.push({
+        url,
+        ip: null,
+        reason: `port ${port} not allowed (web ports 80 and 443 only)`,
+        rule: 'port',
+      });
+      return undefined;
     }
     const ip = addresses[0];
     if (ip === undefined) return undefined;

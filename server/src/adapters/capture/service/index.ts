@@ -11,14 +11,23 @@ import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
 
 /**
  * The web capturer of the configuration (`CHROMIUM_PATH`, `CAPTURE_*`; docs/api.md, Web capture): every
- * capture in a process of its own (`IsolatedCapturer`), as `CAPTURE_USER` when the service runs as root.
+ * capture in a process of its own (`IsolatedCapturer`), as `CAPTURE_USER` when the service runs as root; a
+ * service that is not root refuses captures in production (`UNISOLATED_REFUSAL`, 503) and warns in development.
  * Chromium and the account are looked for at the first capture, so the service starts without them (the route
  * then answers 503 saying what is missing).
  * @throws Error when `CAPTURE_CA_CERTS` cannot be read or holds no certificate.
  */
 export async function createCapturer(
   config: CaptureSettings,
-  service: { publicUrl: string; serviceName: string; log: Log },
+  service: {
+    publicUrl: string;
+    serviceName: string;
+    log: Log;
+    /** `NODE_ENV=production`: captures without a separate account are refused, not warned about. */
+    production: boolean;
+    /** The service's uid (tests; default `process.getuid`). */
+    uid?: () => number | undefined;
+  },
 ): Promise<WebCapturer> {
   let caCertsPem: string | undefined;
   if (config.caCertsPath) {
@@ -29,12 +38,13 @@ export async function createCapturer(
   }
   let capturer: Promise<WebCapturer> | undefined;
   const load = async (): Promise<WebCapturer> => {
-    const account = process.getuid?.() === 0 ? await captureAccount(config.user) : undefined;
+    const uid = (service.uid ?? (() => process.getuid?.()))();
+    const account = uid === 0 ? await captureAccount(config.user) : undefined;
     if (!account) {
-      service.log.warn(
-        { uid: process.getuid?.() },
-        'captures run as the service user: run the service as root with CAPTURE_USER, or as a user of its own, so that a captured page cannot reach what the service can read',
-      );
+      // Chromium's network service runs outside its sandbox: a compromised one as the service's user could read
+      // the service's environment, DATA_DIR/secret, the WACZ signing key and the embedded database.
+      if (service.production) throw new AppError('SERVICE_UNAVAILABLE', UNISOLATED_REFUSAL);
+      service.log.warn({ uid }, UNISOLATED_WARNING);
     }
     return new IsolatedCapturer(
       { ...config, caCertsPem },
@@ -59,6 +69,17 @@ export async function createCapturer(
     },
   };
 }
+
+/** Why a production service that is not root refuses captures, and what to set. */
+export const UNISOLATED_REFUSAL =
+  "Web capture is unavailable: the service does not run as root, so a capture would run as the service's own " +
+  'user and a captured page could reach what the service reads. Start the service as root with CAPTURE_USER ' +
+  '(an account of its own, e.g. useradd --system --no-create-home notary-capture): each capture then drops to it';
+
+/** The development warning of the same case (captures still run). */
+const UNISOLATED_WARNING =
+  'captures run as the service user: run the service as root with CAPTURE_USER, so that a captured page cannot ' +
+  'reach what the service can read (in production captures are refused this way)';
 
 /** The service's version (`server/package.json`), stated in each capture's record and provenance summary. */
 const SERVICE_VERSION = (

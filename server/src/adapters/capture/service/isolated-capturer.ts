@@ -19,7 +19,10 @@ import {
   captureAnswerSchema,
 } from '../process-protocol';
 
-/** Captures that may wait for a browser beyond those running; one more is refused with 429. */
+/**
+ * Captures that may wait for a browser beyond those running, all tenants together; one more is refused with 429
+ * (the capture queue, `createCaptureQueue`, runs at most `CAPTURE_CONCURRENCY` captures through this capturer).
+ */
 export const CAPTURE_QUEUE_MAX = 4;
 /** Time a capture process gets beyond `CAPTURE_TIMEOUT_MS` to start Node and to exit, ms. */
 const PROCESS_GRACE_MS = 15_000;
@@ -61,57 +64,18 @@ const ENTRY = fileURLToPath(CAPTURE_PROCESS_ENTRY);
  * `PATH`, `HOME` and `TMPDIR` pointing at its own work directory, a locale, UTC), runs as `account` when the
  * service is root (Chromium's sandbox then stays on, which it refuses as root), and answers with a record and
  * two files in its work directory; the service validates the answer, opens the files without following links
- * and only if they are plain files of that account, and removes the directory after use. At most
- * `config.concurrency` captures run, `CAPTURE_QUEUE_MAX` wait; the process is stopped at the deadline or when
- * the client goes away.
+ * and only if they are plain files of that account, and removes the directory after use. How many run at once
+ * is the capture queue's business (the domain's, shared fairly across tenants); the process is stopped at the
+ * deadline or when the client goes away.
  */
 export class IsolatedCapturer implements WebCapturer {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
-
   constructor(
     private readonly config: CaptureConfig,
     private readonly options: IsolatedCapturerOptions,
   ) {}
 
-  async capture(url: URL, options: { signal?: AbortSignal } = {}): Promise<WebCapture> {
-    if (this.running >= this.config.concurrency && this.waiting.length >= CAPTURE_QUEUE_MAX) {
-      throw new AppError('RATE_LIMITED', 'The capture queue is full: try again shortly', {
-        retryAfterSeconds: Math.ceil(this.config.timeoutMs / 1000),
-      });
-    }
-    await this.acquire(options.signal);
-    try {
-      return await this.run(url, options.signal);
-    } finally {
-      this.release();
-    }
-  }
-
-  private acquire(signal: AbortSignal | undefined): Promise<void> {
-    if (this.running < this.config.concurrency) {
-      this.running++;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const go = () => {
-        signal?.removeEventListener('abort', onAbort);
-        this.running++;
-        resolve();
-      };
-      const onAbort = () => {
-        const i = this.waiting.indexOf(go);
-        if (i >= 0) this.waiting.splice(i, 1);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(go);
-    });
-  }
-
-  private release(): void {
-    this.running--;
-    this.waiting.shift()?.();
+  capture(url: URL, options: { signal?: AbortSignal } = {}): Promise<WebCapture> {
+    return this.run(url, options.signal);
   }
 
   private async run(url: URL, signal: AbortSignal | undefined): Promise<WebCapture> {

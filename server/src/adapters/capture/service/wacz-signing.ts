@@ -31,7 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pkijs } from '@notary/pdf/asn1';
 import type { Log } from '@notary/platform/log';
-import { redactUrl } from '@notary/platform/redact';
+import { redactText, secretsOfUrl } from '@notary/platform/redact';
 import { sha256HexSync } from '@notary/platform/sha256';
 import { AppError, errorMessage, LIMITS } from '@notary/shared';
 import type { CaptureRecord, WaczSignatureFacts, WebCapture, WebCapturer } from '../../../ports/capture';
@@ -242,7 +242,7 @@ function domainSigner(
   if (!leaf) throw new Error('SIGNING_CERT: no certificate');
   const domain = certificateSubjectName(leaf);
   const domainCert = pemChain(key.certificateChain);
-  const shownTsa = tsaUrl ? redactUrl(tsaUrl) : 'the TSA';
+  const shownTsa = tsaUrl ? redactText(tsaUrl, secretsOfUrl(tsaUrl)) : 'the TSA';
   const facts: WaczSignatureFacts = {
     spec: WACZ_SIGNING_SPEC,
     form: 'domain',

@@ -16,7 +16,7 @@ export const capture = authedProcedure
         401: 'Missing or invalid session token',
         403: 'Below editor in the organization',
         413: 'Over the 250 MB archive bound or the storage quota',
-        429: 'Over 5 captures a minute, or the capture queue is full',
+        429: 'Over 5 captures a minute, the workspace holding its share of the capture queue (CAPTURE_TENANT_MAX), or the queue full',
         502: 'The site could not be reached (DNS, TCP, TLS)',
         503: 'No Chromium on the server (install it or set CHROMIUM_PATH)',
         504: 'The capture did not finish within CAPTURE_TIMEOUT_MS',

@@ -26,7 +26,7 @@ export const importIpfs = authedProcedure
         401: 'Missing or invalid session token',
         403: 'Below editor in the organization',
         413: 'The file exceeds 250 MB',
-        429: `Over ${RATE_LIMITS.ipfsImport} imports a minute, or as many imports running as the service allows (IPFS_IMPORT_CONCURRENCY)`,
+        429: `Over ${RATE_LIMITS.ipfsImport} imports a minute, or every import place taken (IPFS_IMPORT_CONCURRENCY running, as many waiting) or the workspace's share of them held`,
         502: 'IPFS gateway unreachable, timed out or failing, or a block that does not verify against its CID',
         504: 'The import did not finish within IPFS_IMPORT_TIMEOUT_MS',
       },
