@@ -148,9 +148,9 @@ describe('architecture: which folder may import which', () => {
     expect(violations('adapters', ['domain', ...FACES, 'jobs', 'cli', ...COMPOSITION])).toEqual([]);
   });
 
-  it('adapters/capture/child/ (the unprivileged capture process) imports nothing of the server but the process protocol', () => {
+  it('adapters/capture/child/ (the unprivileged capture process) imports nothing of the server but the process protocol and its pipes', () => {
     const CHILD = 'adapters/capture/child';
-    const allowed = [CHILD, 'adapters/capture/process-protocol'];
+    const allowed = [CHILD, 'adapters/capture/process-protocol', 'adapters/capture/process-pipes'];
     const product = sources(CHILD);
     // Every server path a child file reaches, its own folder and the protocol aside (test harnesses outside
     // server/src are test support's own business).

@@ -5,7 +5,7 @@ import { TLS_LIMITS } from './child/provenance';
 import { DNS_MAX_ADDRESSES, DNS_MAX_ANSWERS } from './child/proxy';
 
 /**
- * The messages between the service and a capture process (Node IPC, one request and one answer). The capture
+ * The messages between the service and a capture process (one request and one answer, over `process-pipes.ts`). The capture
  * process renders what a user names: the service treats whatever it sends as untrusted and validates it here
  * before using it.
  */

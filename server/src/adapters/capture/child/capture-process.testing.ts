@@ -1,6 +1,8 @@
+import { createWriteStream } from 'node:fs';
 import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { testCaptureRecord } from '../../../../../test/harness/capture-record';
+import { ANSWER_FD, MAX_REQUEST_BYTES, readJsonLine, writeAnswer } from '../process-pipes';
 import { CAPTURE_FILES, captureRequestSchema } from '../process-protocol';
 
 /**
@@ -9,6 +11,7 @@ import { CAPTURE_FILES, captureRequestSchema } from '../process-protocol';
  * - `/environment`: a well-formed answer whose record's title is the process's environment names and uid;
  * - `/symlink`: answers done, but its archive is a link to a file of the service (`?target=&size=`);
  * - `/garbage`: answers something that is not an answer;
+ * - `/flood`: answers without end (more than the service reads);
  * - `/hang`: never answers (writes its pid into the file `?pidFile=` first).
  */
 const record = (title: string) =>
@@ -26,36 +29,50 @@ const record = (title: string) =>
     title,
   });
 
-process.once('message', (message: unknown) => {
-  void (async () => {
-    const request = captureRequestSchema.parse(message);
-    const url = new URL(request.url);
-    const wacz = path.join(request.workDir, CAPTURE_FILES.wacz);
-    const png = path.join(request.workDir, CAPTURE_FILES.screenshot);
-    await writeFile(png, 'png');
-    if (url.pathname === '/hang') {
-      await writeFile(
-        url.searchParams.get('pidFile') ?? path.join(request.workDir, 'pid'),
-        String(process.pid),
-      );
-      setInterval(() => undefined, 1_000);
-      return;
-    }
-    if (url.pathname === '/garbage') {
-      process.send?.({ type: 'done', record: { format: 'something else' } });
-      return;
-    }
-    let size = 4;
-    if (url.pathname === '/symlink') {
-      await symlink(url.searchParams.get('target') ?? '/etc/hostname', wacz);
-      size = Number(url.searchParams.get('size'));
-    } else {
-      await writeFile(wacz, 'wacz');
-    }
-    const title = JSON.stringify({ env: Object.keys(process.env).sort(), uid: process.getuid?.() });
-    process.send?.(
-      { type: 'done', record: record(title), waczBytes: size, screenshotBytes: 3, refusals: [] },
-      () => process.exit(0),
+void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown) => {
+  const request = captureRequestSchema.parse(message);
+  const url = new URL(request.url);
+  const wacz = path.join(request.workDir, CAPTURE_FILES.wacz);
+  const png = path.join(request.workDir, CAPTURE_FILES.screenshot);
+  await writeFile(png, 'png');
+  if (url.pathname === '/hang') {
+    await writeFile(
+      url.searchParams.get('pidFile') ?? path.join(request.workDir, 'pid'),
+      String(process.pid),
     );
-  })();
+    setInterval(() => undefined, 1_000);
+    return;
+  }
+  if (url.pathname === '/garbage') {
+    await writeAnswer({ type: 'done', record: { format: 'something else' } });
+    process.exit(0);
+  }
+  if (url.pathname === '/flood') {
+    // An endless answer: the service stops reading at MAX_ANSWER_BYTES and stops the process.
+    const out = createWriteStream('', { fd: ANSWER_FD });
+    const chunk = Buffer.alloc(1024 * 1024, 0x41);
+    const more = (): void => {
+      while (out.write(chunk));
+      out.once('drain', more);
+    };
+    out.once('error', () => process.exit(0));
+    more();
+    return;
+  }
+  let size = 4;
+  if (url.pathname === '/symlink') {
+    await symlink(url.searchParams.get('target') ?? '/etc/hostname', wacz);
+    size = Number(url.searchParams.get('size'));
+  } else {
+    await writeFile(wacz, 'wacz');
+  }
+  const title = JSON.stringify({ env: Object.keys(process.env).sort(), uid: process.getuid?.() });
+  await writeAnswer({
+    type: 'done',
+    record: record(title),
+    waczBytes: size,
+    screenshotBytes: 3,
+    refusals: [],
+  });
+  process.exit(0);
 });

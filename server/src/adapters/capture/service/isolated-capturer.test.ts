@@ -87,6 +87,12 @@ describe('IsolatedCapturer against a capture process that a page took over', () 
     });
   });
 
+  it('stops reading an answer past its bound, and stops the process that wrote it', async () => {
+    await expect(capturer().capture(new URL('http://stand-in/flood'))).rejects.toMatchObject({
+      code: 'INTERNAL',
+    });
+  });
+
   it('ends a capture process that does not answer: at the deadline, and when the client goes away', async () => {
     // Deadline: 2 s (the smallest CAPTURE_TIMEOUT_MS) and no grace.
     await expect(capturer(2_000).capture(new URL('http://stand-in/hang'))).rejects.toMatchObject({

@@ -1,4 +1,4 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { chown, type FileHandle, mkdtemp, open, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -12,6 +12,7 @@ import { runsFromSource } from '@notary/shared/module-entry';
 import type { WebCapture, WebCapturer } from '../../../ports/capture';
 import type { CaptureConfig } from '../child/chromium';
 import { CAPTURE_PROCESS_ENTRY } from '../child/process-entry';
+import { ANSWER_FD, collectAnswer } from '../process-pipes';
 import {
   CAPTURE_FILES,
   type CaptureAnswer,
@@ -152,9 +153,7 @@ export class IsolatedCapturer implements WebCapturer {
   ): Promise<CaptureAnswer> {
     const { account, log } = this.options;
     const entry = this.options.entry ?? ENTRY;
-    const child = fork(entry, [], {
-      execPath: process.execPath,
-      execArgv: loaderArgs(entry),
+    const child = spawn(process.execPath, [...loaderArgs(entry), entry], {
       cwd: workDir,
       env: {
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -166,8 +165,9 @@ export class IsolatedCapturer implements WebCapturer {
       ...(account ? { uid: account.uid, gid: account.gid } : {}),
       // Its own process group: the service can end the capture process and what it started together.
       detached: true,
-      serialization: 'json',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      // The request on stdin, the answer on a pipe of its own (`process-pipes.ts`): no IPC channel, whose
+      // messages would be buffered whole, whatever their size.
+      stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr?.setEncoding('utf8');
@@ -188,16 +188,33 @@ export class IsolatedCapturer implements WebCapturer {
       );
       const onAbort = () => stop();
       signal?.addEventListener('abort', onAbort, { once: true });
-      child.on('message', (message: unknown) => {
+      const answerPipe = child.stdio[ANSWER_FD] as Readable | null | undefined;
+      const written = answerPipe ? collectAnswer(answerPipe, stop) : undefined;
+      // The answer is read once the process has exited: one line, within MAX_ANSWER_BYTES, of the answer's schema.
+      const readAnswer = (): void => {
+        const text = written?.text();
+        if (written?.overflow || text === undefined) {
+          invalid = written?.overflow ?? false;
+          return;
+        }
+        let message: unknown;
+        try {
+          message = JSON.parse(text);
+        } catch {
+          invalid = true;
+          return;
+        }
         const parsed = captureAnswerSchema.safeParse(message);
-        if (parsed.success && !answer) answer = parsed.data;
+        if (parsed.success) answer = parsed.data;
         else invalid = true;
-      });
+      };
       child.once('error', (e) => {
         log.error({ err: e }, 'capture process could not start');
       });
-      child.once('exit', (code, exitSignal) => {
+      child.once('close', (code, exitSignal) => {
         clearTimeout(deadline);
+        child.stdin?.destroy();
+        readAnswer();
         signal?.removeEventListener('abort', onAbort);
         // Whatever it left running (a browser helper that outlived it) ends with it.
         killGroup(child);
@@ -225,9 +242,9 @@ export class IsolatedCapturer implements WebCapturer {
         );
         reject(new AppError('INTERNAL', 'The capture failed'));
       });
-      child.send(request, (e) => {
-        if (e) stop();
-      });
+      // stdin stays open while the service waits: its end tells the process the service is gone.
+      child.stdin?.on('error', () => stop());
+      child.stdin?.write(`${JSON.stringify(request)}\n`);
     });
   }
 }
