@@ -61,8 +61,8 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
   readonly concurrency: number;
   readonly maxWaiting: number;
   readonly maxPerKey: number;
-  private running = 0;
-  private waiting = 0;
+  private active = 0;
+  private queued = 0;
   private nextOrder = 0;
   private lastServed = -1;
   private readonly keys = new Map<string, KeyState>();
@@ -105,9 +105,9 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
     if (signal?.aborted) return Promise.reject(signal.reason);
     const state = this.keys.get(key);
     const places = state ? state.running + state.waiting.length : 0;
-    const canRun = this.running < this.concurrency;
-    const victim = !canRun && this.waiting >= this.maxWaiting && places === 0 ? this.victim() : undefined;
-    if (!canRun && this.waiting >= this.maxWaiting && !victim) {
+    const canRun = this.active < this.concurrency;
+    const victim = !canRun && this.queued >= this.maxWaiting && places === 0 ? this.victim() : undefined;
+    if (!canRun && this.queued >= this.maxWaiting && !victim) {
       this.emit('refused', key, 'full');
       return Promise.reject(this.options.full());
     }
@@ -125,6 +125,22 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
     return this.wait(key, own, signal);
   }
 
+  /** Tasks running now, all keys together. */
+  get running(): number {
+    return this.active;
+  }
+
+  /** Tasks waiting for a place to run, all keys together. */
+  get waiting(): number {
+    return this.queued;
+  }
+
+  /** Calls `listener` after every change of the queue's state; returns the function that unsubscribes. */
+  onChange(listener: () => void): () => void {
+    this.on('change', listener);
+    return () => this.off('change', listener);
+  }
+
   /** Places `key` holds now, running and waiting. */
   held(key: string): number {
     const state = this.keys.get(key);
@@ -140,8 +156,8 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
       concurrency: this.concurrency,
       maxWaiting: this.maxWaiting,
       maxPerKey: this.maxPerKey,
-      running: this.running,
-      waiting: this.waiting,
+      running: this.active,
+      waiting: this.queued,
       keys,
     };
   }
@@ -153,7 +169,7 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
   }
 
   private start(state: KeyState): void {
-    this.running++;
+    this.active++;
     state.running++;
     this.lastServed = state.order;
   }
@@ -163,7 +179,7 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
     return () => {
       if (freed) return;
       freed = true;
-      this.running--;
+      this.active--;
       state.running--;
       this.forget(key, state);
       this.dispatch();
@@ -191,7 +207,7 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       state.waiting.push(waiter);
-      this.waiting++;
+      this.queued++;
       this.emit('change');
     });
   }
@@ -201,7 +217,7 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
     const i = state.waiting.indexOf(waiter);
     if (i < 0) return false;
     state.waiting.splice(i, 1);
-    this.waiting--;
+    this.queued--;
     this.forget(key, state);
     return true;
   }
@@ -212,11 +228,11 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
 
   /** Starts waiters while places to run are free, each from the key whose turn it is. */
   private dispatch(): void {
-    while (this.running < this.concurrency && this.waiting > 0) {
+    while (this.active < this.concurrency && this.queued > 0) {
       const turn = this.nextTurn();
       if (!turn) return;
       const waiter = turn[1].waiting.shift();
-      this.waiting--;
+      this.queued--;
       waiter?.start();
     }
   }
@@ -254,7 +270,7 @@ export class FairQueue extends EventEmitter<{ change: []; refused: [key: string,
   private evictNewest([key, state]: [string, KeyState]): void {
     const waiter = state.waiting.pop();
     if (!waiter) return;
-    this.waiting--;
+    this.queued--;
     this.forget(key, state);
     this.emit('refused', key, 'replaced');
     waiter.refuse(this.options.full());

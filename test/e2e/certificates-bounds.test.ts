@@ -239,6 +239,10 @@ async function startTsaGate(target: string) {
       open = true;
       for (const forward of held.splice(0)) forward();
     },
+    /** Holds the requests that arrive from now on again, until the next `release`. */
+    hold: () => {
+      open = false;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -334,5 +338,32 @@ describe('certificate flood (PostgreSQL, PKCS#12 key, gated loopback TSA)', () =
     );
     expect(loop.statuses.every((s) => s === 200)).toBe(true);
     expect(maxLatency).toBeLessThan(5_000);
+  }, 120_000);
+
+  it('a tenant holding every place delays only itself: another tenant enters in place of its newest waiter', async () => {
+    expect(certificateRenders.running + certificateRenders.waiting).toBe(0);
+    const otherToken = await t.token('other-tenant@example.com');
+    const up = await uploadFile(t.url, otherToken, path.join(FIXTURES_DIR, 'files', 'contrato.txt'));
+    expect(up.status).toBe(201);
+    const otherDoc = up.body as unknown as DocumentDto;
+    gate.hold();
+    const arrivedBefore = gate.count;
+    const signed = () => getCertificate(t, token, doc.id, '?signed=1');
+    const running = Array.from({ length: MAX_CONCURRENT_RENDERS }, () => signed());
+    await gate.arrived(arrivedBefore + MAX_CONCURRENT_RENDERS);
+    const waiting: Array<ReturnType<typeof signed>> = [];
+    for (let i = 0; i < MAX_WAITING_RENDERS; i++) {
+      waiting.push(signed());
+      await whenQueue(() => certificateRenders.waiting === i + 1);
+    }
+    // The other tenant asks while every place is taken: it enters, and the first tenant's newest waiter is refused.
+    const other = getCertificate(t, otherToken, otherDoc.id, '?signed=1');
+    const newest = await waiting[MAX_WAITING_RENDERS - 1];
+    expect(newest?.status).toBe(429);
+    expect(certificateRenders.waiting).toBe(MAX_WAITING_RENDERS);
+    gate.release();
+    const answers = await Promise.all([...running, ...waiting.slice(0, -1), other]);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    expect(certificateRenders.running + certificateRenders.waiting).toBe(0);
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import type { CertificateLanguage } from '@notary/pdf/model';
 import { BoundedQueue, QueueFullError } from '@notary/pdf/render-queue';
+import { FairQueue } from '@notary/platform/fair-queue';
 import { AppError } from '@notary/shared';
 import type { Request, RequestHandler } from 'express';
 import { contentDispositionHeader } from '../adapters/storage/validate';
@@ -31,10 +32,18 @@ export const MAX_WAITING_RENDERS = 8;
 export const RENDER_QUEUE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * The render queue of this process (memory and CPU are per process, whatever the number of apps in it).
- * Exported so that tests can watch it (`running`, `waiting`, `onChange`).
+ * The owners' render queue of this process (memory and CPU are per process, whatever the number of apps in it),
+ * shared fairly across tenants (`FairQueue`, keyed by tenant): served round-robin, and a tenant holding no place
+ * still enters a full queue in the place of the newest waiter of the tenant holding the most. One tenant may hold
+ * every place while nobody else asks. Exported so that tests can watch it (`running`, `waiting`, `onChange`).
  */
-export const certificateRenders = new BoundedQueue(MAX_CONCURRENT_RENDERS, MAX_WAITING_RENDERS);
+export const certificateRenders = new FairQueue({
+  concurrency: MAX_CONCURRENT_RENDERS,
+  maxWaiting: MAX_WAITING_RENDERS,
+  maxPerKey: MAX_CONCURRENT_RENDERS + MAX_WAITING_RENDERS,
+  full: renderQueueFull,
+  keyFull: renderQueueFull,
+});
 
 /**
  * The public certificate route's own render queue: anonymous callers never take the owners' places. One signing at
@@ -62,18 +71,17 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
       throw new AppError('BAD_REQUEST', 'signed: use 1 to request a PAdES signature');
     }
     const lang = certificateLanguage(req);
-    const issued = await certificateRenders
-      .run(
-        (signal) =>
-          issueCertificate(em, certificateContext(deps), actor, {
-            id: String(req.params.id),
-            signed: signedParam === '1',
-            lang,
-            ...(signal ? { signal } : {}),
-          }),
-        clientLeft,
-      )
-      .catch(queueFull);
+    const issued = await certificateRenders.run(
+      actor.tenant.id,
+      () =>
+        issueCertificate(em, certificateContext(deps), actor, {
+          id: String(req.params.id),
+          signed: signedParam === '1',
+          lang,
+          ...(clientLeft ? { signal: clientLeft } : {}),
+        }),
+      clientLeft,
+    );
     if (issued.fallbackReason) {
       req.log.debug(`certificate ${req.params.id}: separate certificate (${issued.fallbackReason})`);
     }
@@ -131,12 +139,16 @@ function logShortfall(req: Request, issued: IssuedCertificate): void {
   );
 }
 
-/** A full render queue as 429 with `Retry-After`; anything else as it was thrown. */
-function queueFull(e: unknown): never {
-  if (!(e instanceof QueueFullError)) throw e;
-  throw new AppError('RATE_LIMITED', 'Too many certificates being rendered: try again shortly', {
+/** A full render queue's answer: 429 with `Retry-After`. */
+function renderQueueFull(): AppError {
+  return new AppError('RATE_LIMITED', 'Too many certificates being rendered: try again shortly', {
     retryAfterSeconds: RENDER_QUEUE_RETRY_AFTER_SECONDS,
   });
+}
+
+/** A full render queue as 429 with `Retry-After`; anything else as it was thrown. */
+function queueFull(e: unknown): never {
+  throw e instanceof QueueFullError ? renderQueueFull() : e;
 }
 
 /**
