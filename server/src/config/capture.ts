@@ -1,24 +1,14 @@
 import path from 'node:path';
 import { type AllowEntry, parseAllowList } from '@notary/platform/net/address-policy';
 import { z } from 'zod';
-import { optionalString } from './env';
+import { allowListVariable, optionalString } from './env';
 
 /** Web capture (README, Configuration; docs/api.md, Web capture). */
 export const CaptureEnv = z.object({
   CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
   CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(2_000).max(600_000).default(30_000),
   CAPTURE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
-  CAPTURE_ALLOW_HOSTS: z
-    .string()
-    .default('')
-    .refine((v) => {
-      try {
-        parseAllowList(v);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'comma-separated host, host:port, [IPv6]:port or CIDR entries'),
+  CAPTURE_ALLOW_HOSTS: allowListVariable,
   CAPTURE_CA_CERTS: optionalString,
   CAPTURE_EGRESS_IP: optionalString.pipe(z.union([z.ipv4(), z.ipv6()]).optional()),
   CAPTURE_USER: z

@@ -1,3 +1,4 @@
+import { parseAllowList } from '@notary/platform/net/address-policy';
 import { z } from 'zod';
 
 /*
@@ -51,3 +52,19 @@ export function stripSlash(url: string): string {
 /** `NODE_ENV`: development (default), production or test. */
 export const nodeEnv = z.enum(['development', 'production', 'test']).default('development');
 export type NodeEnv = z.infer<typeof nodeEnv>;
+
+/**
+ * An allow-list variable (`CAPTURE_ALLOW_HOSTS`, `REVOCATION_ALLOW_HOSTS`): comma-separated host, host:port,
+ * [IPv6]:port or CIDR entries, empty by default, checked with the address policy's own parser.
+ */
+export const allowListVariable = z
+  .string()
+  .default('')
+  .refine((v) => {
+    try {
+      parseAllowList(v);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'comma-separated host, host:port, [IPv6]:port or CIDR entries');

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { IcpBrasilArtifacts } from '@notary/pdf/ltv';
 import { type AllowEntry, parseAllowList } from '@notary/platform/net/address-policy';
 import { z } from 'zod';
-import { optionalString } from './env';
+import { allowListVariable, optionalString } from './env';
 import {
   ICP_BRASIL_ARTIFACT_FILES,
   ICP_BRASIL_ARTIFACTS_URL,
@@ -34,17 +34,7 @@ export const SigningEnv = z.object({
     .min(1024)
     .max(4 * 1024 ** 2)
     .default(1024 ** 2),
-  REVOCATION_ALLOW_HOSTS: z
-    .string()
-    .default('')
-    .refine((v) => {
-      try {
-        parseAllowList(v);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'comma-separated host, host:port, [IPv6]:port or CIDR entries'),
+  REVOCATION_ALLOW_HOSTS: allowListVariable,
 });
 export type SigningEnv = z.infer<typeof SigningEnv>;
 

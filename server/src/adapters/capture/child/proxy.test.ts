@@ -312,33 +312,8 @@ describe('capture proxy: refusals without the resolved address, this machine ref
     expect(proxy.dns).toHaveLength(DNS_MAX_ANSWERS);
     expect(proxy.dnsOmitted).toBe(7);
   });
-});
 
-describe('capture proxy: only this capture, only web ports', () => {
-  let origin: Awaited<ReturnType<typeof startOrigin>>;
-  const proxies: CaptureProxy[] = [];
-
-  beforeAll(async () => {
-    origin = await startOrigin();
-  });
-  afterAll(async () => {
-    await origin.close();
-  });
-  afterEach(async () => {
-    await Promise.all(proxies.splice(0).map((p) => p.close()));
-  });
-
-  async function proxyWith(allow: string, resolve: Resolver, policyOptions: AddressPolicyOptions = {}) {
-    const refusals: RefusedDestination[] = [];
-    const proxy = new CaptureProxy(new AddressPolicy(parseAllowList(allow), policyOptions), {
-      maxBytes: 1024 * 1024,
-      resolve,
-      onRefusal: (r) => refusals.push(r),
-    });
-    proxies.push(proxy);
-    return { proxy, url: withCredential(proxy, await proxy.start()), refusals };
-  }
-
+  // Last: these connect to the origin, whose connection count the tests above read.
   it("refuses whoever lacks this capture's credential with 407, on both plain HTTP and CONNECT", async () => {
     // Loopback stands for an allowed private network here: not this machine's own for the test.
     const { proxy, url } = await proxyWith('127.0.0.0/8', fixed({ 'site.test': ['127.0.0.1'] }), {
