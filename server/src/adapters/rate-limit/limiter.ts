@@ -53,7 +53,9 @@ export function storeRateLimiter(
         limits.map(async (name) => {
           const info = await store.increment(`${name}:${subject}`);
           const resetMs = info.resetTime ? info.resetTime.getTime() - now : RATE_LIMIT_WINDOW_SECONDS * 1000;
-          return { name, hits: info.totalHits, resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+          // Never past the window (a key this call created resets a window after the store's answer).
+          const resetSeconds = Math.min(RATE_LIMIT_WINDOW_SECONDS, Math.max(1, Math.ceil(resetMs / 1000)));
+          return { name, hits: info.totalHits, resetSeconds };
         }),
       );
     } catch (e) {

@@ -43,7 +43,9 @@ export function storeQuotaCounter(
           return {
             key: q.key,
             over: info.totalHits > q.limit,
-            resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
+            // Never past the window: a key created by this very call is reset a window after the store's
+            // answer, a few milliseconds after `now`.
+            resetSeconds: Math.min(options.windowSeconds, Math.max(1, Math.ceil(resetMs / 1000))),
           };
         }),
       );
