@@ -1,6 +1,5 @@
-import { once } from 'node:events';
-import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../test/bench/lib';
 import { CountingEmbedder } from '../../test-support/harness.testing';
 import { type OpenAIServer, startOpenAIServer } from '../../test-support/openai-server.testing';
 import { fold, stem, synonymHeads } from '../text/portuguese';
@@ -90,11 +89,8 @@ describe('OpenAI-compatible embedder (real openai client, loopback server)', () 
   });
 
   it('fails without any piece of its configured URL nor its key in the error', async () => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const { port } = probe.address() as AddressInfo;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    // A port that was just free: nothing listens there any more.
+    const port = await freePort();
     const refused = new OpenAIEmbedder({
       apiKey: 'sk-hushapikey',
       baseUrl: `http://operator:pw4u@127.0.0.1:${port}/hushkey;apikey=mk1/v1?token=qv9`,

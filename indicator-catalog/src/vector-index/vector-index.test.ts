@@ -1,9 +1,8 @@
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../test/bench/lib';
 import { type QdrantServer, startQdrantServer } from '../../test-support/qdrant-server.testing';
 import { LocalEmbedder } from '../embeddings/local';
 import { EmbeddedVectorIndex } from './embedded';
@@ -263,11 +262,8 @@ describe('qdrant adapter against the loopback server', () => {
   });
 
   it('fails without any piece of its configured URL nor its key in the error', async () => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const { port } = probe.address() as AddressInfo;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    // A port that was just free: nothing listens there any more.
+    const port = await freePort();
     for (const url of [`http://127.0.0.1:${port}/hushkey`, 'http://acct7781.qdrant.invalid:6333']) {
       const index = new QdrantVectorIndex({ url, apiKey: 'hushapikey', collection: 'c', dimensions: DIMS });
       const error = await index.init().then(

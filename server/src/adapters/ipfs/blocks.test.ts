@@ -1,11 +1,9 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { createLogger } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import { CID } from 'multiformats/cid';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../../../../test/bench/lib';
 import { BlockSource } from './blocks';
 import { RAW } from './cid';
 
@@ -15,19 +13,9 @@ import { RAW } from './cid';
  * gateway refuses connections (or does not resolve), so the message names each one's failure.
  */
 
-/** A port that was just free: nothing listens there any more. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 describe('BlockSource: gateway failures redacted of every piece of the gateway URLs', () => {
   it('names each failed gateway without its key', async () => {
-    const base = `http://127.0.0.1:${await closedPort()}`;
+    const base = `http://127.0.0.1:${await freePort()}`;
     const gateways = [
       `${base}/hushkey`,
       `${base}/v1/s%C3%A9cr%C3%A9t`,

@@ -16,6 +16,7 @@ import { createLogger } from '@notary/platform/log';
 import { AppError, errorMessage } from '@notary/shared';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../../test/bench/lib';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
 import { startTestTsa, type TestTsa, type TestTsaMode } from '../../../../test/harness/tsa';
 import { HttpTimestampAuthority, trustedCertificatesFromPem } from './http';
@@ -152,15 +153,6 @@ describe('HttpTimestampAuthority', () => {
   });
 
   describe('no piece of the configured URL reaches the error nor its log line', () => {
-    /** A port that was just free (nothing listens there any more). */
-    async function closedPort(): Promise<number> {
-      const probe = createServer();
-      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-      const { port } = probe.address() as AddressInfo;
-      await new Promise<void>((resolve) => probe.close(() => resolve()));
-      return port;
-    }
-
     it.each([
       ['a short all-letter path segment', (base: string) => `${base}/hushkey`, ['hushkey']],
       [
@@ -173,7 +165,7 @@ describe('HttpTimestampAuthority', () => {
       ['a query value', (base: string) => `${base}/tsa?token=qv9`, ['qv9']],
       ["an unknown provider's subdomain", () => 'http://acct7781.tsa.invalid/tsa', ['acct7781']],
     ])('%s', async (_name, urlOf, secrets) => {
-      const url = urlOf(`http://127.0.0.1:${await closedPort()}`);
+      const url = urlOf(`http://127.0.0.1:${await freePort()}`);
       const closed = new HttpTimestampAuthority({
         url,
         trustedCertificates: [pki.root.certDer],
