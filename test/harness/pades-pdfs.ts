@@ -1,4 +1,5 @@
 import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
+import { attachFile, type PdfAttachment } from '@notary/pdf/attachment';
 import type { CmsSigner } from '@notary/pdf/cades';
 import { PADES_SIGNATURE_LENGTH } from '@notary/pdf/pades';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
@@ -32,6 +33,8 @@ export interface PlaceholderPdfOptions extends PlaceholderOptions {
   note?: string;
   /** The Info dictionary's /Title. */
   title?: string;
+  /** A file embedded before the placeholder (a `receipt.json`, so the command line takes the PDF alone). */
+  attach?: PdfAttachment;
 }
 
 const SERVICE_SIGNER = {
@@ -61,6 +64,7 @@ export async function placeholderPdf(options: PlaceholderPdfOptions = {}): Promi
   const font = await doc.embedFont(StandardFonts.Helvetica);
   page.drawText(options.text ?? 'Certificate of notarization', { x: 50, y: 780, size: 18, font });
   if (options.note) page.drawText(options.note, { x: 50, y: 740, size: 8, font });
+  if (options.attach) attachFile(doc, options.attach);
   addPlaceholder(doc, options);
   return doc.save({ useObjectStreams: false });
 }

@@ -44,7 +44,10 @@ Options:
   --at TIME            judge the certificate's signature at TIME (RFC 3339, e.g. 2031-05-01T12:00:00Z;
                        default now), with only the validation data the certificate carries
   --online             check 6 may fetch revocation data the certificate lacks from its certificates'
-                       OCSP and CRL URLs (without it, check 6 makes no request)
+                       OCSP and CRL URLs (without it, check 6 makes no request); public addresses only,
+                       each redirect checked: anyone can write a URL into a certificate
+  --allow-private      with --online, also ask responders at private, loopback and link-local addresses
+                       (a private CA's); cloud metadata addresses stay refused
   --confirmations N    blocks required on each chain, the inclusion block counting as 1 (default 1)
   --dir FOLDER         check every file of FOLDER beside its proof: <name>.certificate.pdf or
                        <name>.receipt.json, or a certificate alone (a stamped PDF holds its original;
@@ -125,6 +128,7 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
   const at = values.at === undefined ? undefined : parseRfc3339(values.at);
   if (at === null) return usage('--at: an RFC 3339 date-time, e.g. 2031-05-01T12:00:00Z');
   if (values.trust !== undefined && values.trust !== 'icp-brasil') return usage('--trust: only icp-brasil');
+  if (values['allow-private'] && !values.online) return usage('--allow-private goes with --online');
   try {
     const { trustCa, tsaCa } = await trustAnchorsOf(values);
     const common = {
@@ -137,6 +141,7 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
       ...(at ? { at } : {}),
       online: values.online === true,
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(await revocationFetchOf(values, options)),
     };
     if (dir !== undefined)
       return await runDirBatch(dir, common, { csv: values.csv, json: values.json === true });
@@ -151,6 +156,20 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
   } catch (e) {
     return { code: EXIT_CODES.unusable, stdout: '', stderr: `notary-verify: ${errorMessage(e)}\n` };
   }
+}
+
+/**
+ * The fetch of the OCSP and CRL URLs a certificate names (`--online`): the address policy's `policedFetch`
+ * (public addresses only, redirects checked hop by hop; `--allow-private` opens private ones, never cloud
+ * metadata), loaded only when asked for. A caller's own `fetch` (tests, the page) is kept as given.
+ */
+async function revocationFetchOf(
+  values: { online?: boolean; 'allow-private'?: boolean },
+  options: { fetch?: typeof fetch },
+): Promise<{ revocationFetch?: typeof fetch }> {
+  if (values.online !== true || options.fetch) return {};
+  const { policedFetch } = await import('@notary/platform/net/policed-fetch');
+  return { revocationFetch: policedFetch({ allowPrivate: values['allow-private'] === true }) };
 }
 
 function parse(argv: string[]) {
@@ -170,6 +189,7 @@ function parse(argv: string[]) {
       confirmations: { type: 'string' },
       at: { type: 'string' },
       online: { type: 'boolean' },
+      'allow-private': { type: 'boolean' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
       dir: { type: 'string' },

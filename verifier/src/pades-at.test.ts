@@ -7,7 +7,7 @@
  * offline judgement is given a fetch that records calls: none may happen.
  */
 import { execFile } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -415,6 +415,68 @@ describe('check 6 at a time T, offline (one PKI)', () => {
     expect(online.calls.some((u) => u.startsWith(pki.baseUrl))).toBe(true);
     // The level counts only what the file carries.
     expect(on.pades).toMatchObject({ level: 'B-T', online: true });
+  });
+
+  it('the command line asks the URLs a certificate names at public addresses only, unless --allow-private', async () => {
+    // The receipt travels in the certificate, as the service's do, so the command line takes the PDF alone.
+    const original = new Uint8Array([0]);
+    const receipt = {
+      format: 'notary-receipt',
+      version: 1,
+      service: { name: 'Notary', url: 'http://localhost:3000' },
+      document: {
+        id: '6f1c1d2e-0000-4000-8000-000000000002',
+        serialNumber: 'ABC-2',
+        sha256: createHash('sha256').update(original).digest('hex'),
+        fileName: 'f.bin',
+        fileSize: 1,
+        mimeType: 'application/octet-stream',
+        registeredAt: '2026-01-01T00:00:00.000Z',
+      },
+      merkle: null,
+      evm: null,
+      stacks: null,
+      timestamp: null,
+    };
+    const unsigned = await placeholderPdf({
+      attach: {
+        name: 'receipt.json',
+        bytes: new TextEncoder().encode(JSON.stringify(receipt)),
+        mimeType: 'application/json',
+        description: 'receipt',
+        relationship: 'Data',
+        modified: new Date(),
+      },
+    });
+    const signed = await signPdfAtLevel(unsigned, pemCmsSigner(pki.signer.keyPem, pki.signer.chainPem), {
+      level: 'B-T',
+      tsa: opensslTsaClient(pki.tsaUrl),
+      gather: (chain) => gatherValidationMaterial(chain),
+    });
+    const certificate = await file(signed.pdf);
+    const filePath = await file(original, 'bin');
+    const root = await file(new TextEncoder().encode(pki.root.certPem), 'pem');
+    const args = [filePath, '--certificate', certificate, '--trust-ca', root, '--tsa-ca', root, '--json'];
+    const check6 = (stdout: string): CheckResult => (JSON.parse(stdout) as { checks: CheckResult[] }).checks[5] as CheckResult;
+
+    const before = { ...pki.requests };
+    const refused = await runCli([...args, '--online']);
+    expect(pki.requests.ocsp).toBe(before.ocsp);
+    expect(pki.requests.crl).toBe(before.crl);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(3);
+    const partial = check6(refused.stdout);
+    expect(partial.status).toBe('partial');
+    expect(partial.reason).toBe('unavailable');
+    expect(evidenceText(partial)).toMatch(/loopback/);
+
+    const allowed = await runCli([...args, '--online', '--allow-private']);
+    expect(pki.requests.ocsp + pki.requests.crl).toBeGreaterThan(before.ocsp + before.crl);
+    expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
+    expect(evidenceText(check6(allowed.stdout))).toMatch(/signer revocation: .*Notary LTV Signer: good/);
+
+    const alone = await runCli([...args, '--allow-private']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--allow-private goes with --online/);
   });
 
   it('--online with the responders unreachable or refusing: the signature still holds, check 6 is partial (unavailable), never failed', async () => {

@@ -65,6 +65,12 @@ export interface VerifyInput {
    */
   online?: boolean;
   /**
+   * The `fetch` of those OCSP and CRL URLs (`online`), default `fetch`. Anyone can write a URL into a
+   * certificate, so the command line passes the address policy's fetch (public addresses only, each redirect
+   * hop checked) unless `--allow-private`; the EVM and Stacks endpoints are the user's own and keep `fetch`.
+   */
+  revocationFetch?: typeof fetch;
+  /**
    * The checks to run, default all six. The others are reported `not-run`, reason `not-requested` (which
    * leaves the outcome as the requested checks make it): the web verify page runs 1 to 4, which need no trust
    * anchor, and the desktop client runs 5 and 6 apart, in a worker, and merges them.
@@ -124,7 +130,7 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
         tsaCa: input.tsaCa,
         at: input.at ?? now,
         online: input.online === true,
-        fetch: transport.fetch,
+        fetch: input.revocationFetch ?? transport.fetch,
         timeoutMs: transport.timeoutMs,
         original: input.file,
       }),
