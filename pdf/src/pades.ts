@@ -4,9 +4,10 @@
  * `/Contents` of the placeholder the renderer added; `cades.ts` builds the CMS; `ltv.ts` appends the
  * validation data and the document timestamp as incremental updates.
  */
+
+import { completeChain, withoutIssuer } from '@notary/trust/cert-path';
 import { SignPdf } from '@signpdf/signpdf';
 import { findByteRange, Signer } from '@signpdf/utils';
-import { pkijs } from './asn1';
 import {
   buildCadesSignature,
   type CadesOptions,
@@ -212,7 +213,7 @@ export async function signPdfAtLevel(
   if (!tsaChain) throw new Error('PAdES: the signature timestamp token was not kept');
 
   // The TSA's chain as the timestamper verified it, never the token's other certificates (unsigned).
-  const signatureChain = completeChain(uniqueDer([...signer.certificateChain, ...tsaChain]), issuers);
+  const signatureChain = await completeChain(uniqueDer([...signer.certificateChain, ...tsaChain]), issuers);
   const first = await validationData(signatureChain, gather);
   const { artifacts } = options;
   let pdf = await writer.appendValidationData(
@@ -227,7 +228,10 @@ export async function signPdfAtLevel(
 
   const documentTsa = recordingChain(tsa);
   const stamped = await appendDocumentTimestamp(pdf, documentTsa, writer);
-  const second = await validationData(completeChain(uniqueDer(documentTsa.chain() ?? []), issuers), gather);
+  const second = await validationData(
+    await completeChain(uniqueDer(documentTsa.chain() ?? []), issuers),
+    gather,
+  );
   pdf = await writer.appendValidationData(
     stamped.pdf,
     second.material,
@@ -252,7 +256,7 @@ export async function expectedLevel(
   options: { gather: GatherValidationData; issuers?: readonly Uint8Array[] },
 ): Promise<SignatureLevel> {
   if (asked !== 'B-LT' && asked !== 'B-LTA') return asked;
-  const chain = completeChain(uniqueDer(signer.certificateChain), options.issuers ?? []);
+  const chain = await completeChain(uniqueDer(signer.certificateChain), options.issuers ?? []);
   const { shortfall } = await validationData(chain, options.gather);
   return shortfall.length === 0 ? asked : 'B-T';
 }
@@ -264,7 +268,10 @@ async function validationData(
 ): Promise<{ material: ValidationMaterial; shortfall: string[] }> {
   const { material, missing } = await gather(chain);
   const shortfall = [
-    ...issuerGaps(chain),
+    ...(await withoutIssuer(chain)).map(
+      (c) =>
+        `no issuer certificate for "${c.commonName}" in its chain: its revocation data cannot be gathered`,
+    ),
     ...missing.map((m) => `no revocation data for certificate "${m.subject}": ${m.reason}`),
   ];
   return {
@@ -275,59 +282,6 @@ async function validationData(
     },
     shortfall,
   };
-}
-
-/**
- * Certificates of `chain` that are not self-issued and whose issuer is not in `chain`: their revocation
- * cannot be gathered (OCSP and CRLs are checked against the issuer's key, RFC 6960 4.1.1, RFC 5280 6.3).
- */
-function issuerGaps(chain: readonly Uint8Array[]): string[] {
-  const certs = chain.map((der) => pkijs.Certificate.fromBER(new Uint8Array(der)));
-  return certs
-    .filter((c) => !c.issuer.isEqual(c.subject) && !certs.some((i) => i.subject.isEqual(c.issuer)))
-    .map(
-      (c) =>
-        `no issuer certificate for "${commonName(c.subject)}" in its chain: its revocation data cannot be gathered`,
-    );
-}
-
-const parsedIssuers = new WeakMap<readonly Uint8Array[], { der: Uint8Array; cert: pkijs.Certificate }[]>();
-
-/** Longest chain `completeChain` builds past the certificates given (a path of CAs, not a search). */
-const MAX_ADDED_ISSUERS = 8;
-
-/**
- * `chain` plus, from `issuers`, each certificate whose subject is the issuer of a certificate of the chain
- * that is not self-issued and has no issuer there yet, repeated up the path (at most `MAX_ADDED_ISSUERS`).
- */
-function completeChain(chain: Uint8Array[], issuers: readonly Uint8Array[]): Uint8Array[] {
-  if (issuers.length === 0) return chain;
-  // A TSA's anchors may be the whole bundled root store: parsed once per list, not per signature.
-  let pool = parsedIssuers.get(issuers);
-  if (!pool) {
-    pool = issuers.map((der) => ({ der, cert: pkijs.Certificate.fromBER(new Uint8Array(der)) }));
-    parsedIssuers.set(issuers, pool);
-  }
-  const out = chain.map((der) => ({ der, cert: pkijs.Certificate.fromBER(new Uint8Array(der)) }));
-  for (let added = 0; added < MAX_ADDED_ISSUERS; added += 1) {
-    let found: { der: Uint8Array; cert: pkijs.Certificate } | undefined;
-    for (const c of out) {
-      if (c.cert.issuer.isEqual(c.cert.subject)) continue;
-      if (out.some((i) => i.cert.subject.isEqual(c.cert.issuer))) continue;
-      found = pool.find((p) => p.cert.subject.isEqual(c.cert.issuer));
-      if (found) break;
-    }
-    if (!found) break;
-    out.push(found);
-  }
-  return out.map((c) => c.der);
-}
-
-/** The CN of a name, else its first attribute's value, for messages. */
-function commonName(dn: pkijs.RelativeDistinguishedNames): string {
-  const pick = dn.typesAndValues.find((t) => t.type === '2.5.4.3') ?? dn.typesAndValues[0];
-  const value: unknown = pick?.value.valueBlock.value;
-  return typeof value === 'string' ? value : '(unnamed)';
 }
 
 /**

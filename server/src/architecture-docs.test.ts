@@ -8,6 +8,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const WORKSPACES = [
   'shared',
   'platform',
+  'trust',
   'pdf',
   'verifier',
   'server',

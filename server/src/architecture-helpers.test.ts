@@ -8,6 +8,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const PRODUCT = [
   'shared/src',
   'platform/src',
+  'trust/src',
   'pdf/src',
   'verifier/src',
   'verifier/web',
@@ -45,11 +46,11 @@ function linesMatching(files: readonly string[], pattern: RegExp): string[] {
 
 /**
  * The one home of each small helper (ROOT-relative): the lowest workspace all its users may import. Node's
- * synchronous SHA-256 and the verifier's WebCrypto one (browsers too, asynchronous) are one per runtime, under
- * two names.
+ * synchronous SHA-256 and the trust library's WebCrypto one (browsers too, asynchronous) are one per runtime,
+ * under two names.
  */
 const HOMES: Record<string, string> = {
-  sha256Hex: 'verifier/src/bytes.ts',
+  sha256Hex: 'trust/src/bytes.ts',
   sha256HexSync: 'platform/src/sha256.ts',
   describeFetchError: 'shared/src/fetch-error.ts',
   readBounded: 'shared/src/fetch-body.ts',

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -129,6 +130,34 @@ const KNOWN_FACE_ADAPTER_IMPORTS = [
 ];
 
 /**
+ * Files of the capture process's folder (`adapters/capture/child/`) under `src` (a `server/src`, absolute) that
+ * import anything of the server but that folder, the process protocol and its pipes, or a workspace other than
+ * `@notary/platform` and `@notary/shared`: `file -> target` lines. The capture process renders pages anyone
+ * names; what it loads of the service (the signer, the archive assembly) is what a page that takes it over
+ * could reach. Test harnesses outside `server/src` are test support's own business.
+ */
+function captureChildBreaches(src: string): string[] {
+  const CHILD = 'adapters/capture/child';
+  const allowed = [CHILD, 'adapters/capture/process-protocol', 'adapters/capture/process-pipes'];
+  const out: string[] = [];
+  for (const abs of filesUnder(path.join(src, CHILD))) {
+    const file = path.relative(src, abs);
+    for (const i of importsOf(abs)) {
+      if (i.specifier.startsWith('.')) {
+        const target = path
+          .relative(src, path.resolve(path.dirname(abs), i.specifier))
+          .replace(/\.tsx?$/, '');
+        if (!target.startsWith('..') && !allowed.some((a) => inFolder(target, a)))
+          out.push(`${file} -> ${target}`);
+      } else if (/^@notary\//.test(i.specifier) && !/^@notary\/(platform|shared)(\/|$)/.test(i.specifier)) {
+        out.push(`${file} -> ${i.specifier}`);
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * The dependency rules of docs/architecture.md (Which folder may import which), one `it` per folder. Tests
  * (`*.test.ts`) may wire anything and are not checked; test support (`*.testing.ts`) is checked with its folder.
  */
@@ -149,24 +178,28 @@ describe('architecture: which folder may import which', () => {
   });
 
   it('adapters/capture/child/ (the unprivileged capture process) imports nothing of the server but the process protocol and its pipes', () => {
-    const CHILD = 'adapters/capture/child';
-    const allowed = [CHILD, 'adapters/capture/process-protocol', 'adapters/capture/process-pipes'];
-    const product = sources(CHILD);
-    // Every server path a child file reaches, its own folder and the protocol aside (test harnesses outside
-    // server/src are test support's own business).
-    const bad = product.flatMap((file) =>
-      relativeImports(file)
-        .filter((t) => !t.startsWith('..') && !allowed.some((a) => inFolder(t, a)))
-        .map((t) => `${file} -> ${t}`),
-    );
-    const packages = product.flatMap((file) =>
-      importsOf(path.join(SRC, file))
-        .filter(
-          (i) => /^@notary\//.test(i.specifier) && !/^@notary\/(platform|shared)(\/|$)/.test(i.specifier),
-        )
-        .map((i) => `${file} -> ${i.specifier}`),
-    );
-    expect([...bad, ...packages]).toEqual([]);
+    expect(captureChildBreaches(SRC)).toEqual([]);
+  });
+
+  it('the capture process rule fails on a planted child file that takes service code or another workspace', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'notary-arch-'));
+    try {
+      mkdirSync(path.join(dir, 'adapters/capture/child'), { recursive: true });
+      const plant = (file: string, text: string) => writeFileSync(path.join(dir, file), text);
+      plant('adapters/capture/child/planted.ts', "import type { CaptureParts } from '../service/archive';\n");
+      plant('adapters/capture/child/signs.ts', "import { pkijs } from '@notary/pdf/asn1';\n");
+      plant('adapters/capture/child/allowed.ts', "import { CAPTURE_FILES } from '../process-protocol';\n");
+      plant(
+        'adapters/capture/child/planted.test.ts',
+        "import { archivingCapturer } from '../service/archive';\n",
+      );
+      expect(captureChildBreaches(dir).sort()).toEqual([
+        'adapters/capture/child/planted.ts -> adapters/capture/service/archive',
+        'adapters/capture/child/signs.ts -> @notary/pdf/asn1',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('ports/ import nothing of the server but other ports (and shared types)', () => {
@@ -232,6 +265,7 @@ describe('architecture: which folder may import which', () => {
     const workspaces = [
       'shared/src',
       'platform/src',
+      'trust/src',
       'pdf/src',
       'verifier/src',
       'server/src',
@@ -251,7 +285,7 @@ describe('architecture: which folder may import which', () => {
 
 /**
  * The floors of the workspaces (docs/architecture.md, Workspaces): shared at the bottom, then platform, then
- * pdf and the verifier, then the services; the desktop client knows the server's router type only.
+ * trust, then pdf and the verifier, then the services; the desktop client knows the server's router type only.
  */
 describe('architecture: which workspace may import which', () => {
   it('@notary/shared runs in Node and in browsers: no other workspace, no Node built-in', () => {
@@ -268,6 +302,16 @@ describe('architecture: which workspace may import which', () => {
       (i, escapes) =>
         escapes !== undefined ||
         (/^@notary\//.test(i.specifier) && !/^@notary\/shared(\/|$)/.test(i.specifier)),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('@notary/trust (the technical trust library) imports only @notary/shared and @notary/platform', () => {
+    const bad = workspaceBreaches(
+      path.join(ROOT, 'trust/src'),
+      (i, escapes) =>
+        escapes !== undefined ||
+        (/^@notary\//.test(i.specifier) && !/^@notary\/(shared|platform)(\/|$)/.test(i.specifier)),
     );
     expect(bad).toEqual([]);
   });
@@ -309,5 +353,46 @@ describe('architecture: which workspace may import which', () => {
         (escapes !== undefined && /^server\//.test(escapes)),
     );
     expect(bad).toEqual([]);
+  });
+});
+
+/**
+ * What the service may take from `@notary/verify`: what verifying is (the receipt, reports of original
+ * signatures, WACZ verification, the checks themselves). Its technical pieces (bytes, HTTP, CMS and RFC 3161
+ * reading, the TSA client, certification paths, revocation data, the Stacks API client) are `@notary/trust`'s.
+ */
+const SERVER_VERIFY_IMPORTS = [
+  '@notary/verify/receipt',
+  '@notary/verify/original-signatures',
+  '@notary/verify/wacz',
+  '@notary/verify/verify',
+];
+
+/** Product files under `dir` (absolute) that import a module of `@notary/verify` outside SERVER_VERIFY_IMPORTS. */
+function verifyImportBreaches(dir: string): string[] {
+  return workspaceBreaches(
+    dir,
+    (i) => /^@notary\/verify(\/|$)/.test(i.specifier) && !SERVER_VERIFY_IMPORTS.includes(i.specifier),
+  );
+}
+
+describe('architecture: the service imports of @notary/verify only what verifying is', () => {
+  it('no product file of server/src (adapters included) imports a module of @notary/verify outside the list', () => {
+    expect(verifyImportBreaches(SRC)).toEqual([]);
+  });
+
+  it('the rule fails on a planted adapter that takes a technical piece from the verifier', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'notary-arch-'));
+    try {
+      mkdirSync(path.join(dir, 'adapters/tsa'), { recursive: true });
+      const plant = (file: string, text: string) => writeFileSync(path.join(dir, file), text);
+      plant('adapters/tsa/planted.ts', "import { TsaClient } from '@notary/verify/tsa-client';\n");
+      plant('adapters/tsa/allowed.ts', "import { ReceiptSchema } from '@notary/verify/receipt';\n");
+      plant('adapters/tsa/planted.test.ts', "import { parseSignedData } from '@notary/verify/cms';\n");
+      const bad = verifyImportBreaches(dir).map((line) => line.replace(/^.*?adapters\//, 'adapters/'));
+      expect(bad).toEqual(['adapters/tsa/planted.ts -> @notary/verify/tsa-client']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,10 +8,11 @@ import { createLogger, type Logger, lifecycleLogger, logFormatFor } from '@notar
 import { INVITATION_MAIL_LIMITS, isLoopbackHost } from '@notary/shared';
 import type { Express } from 'express';
 import { redisInvalidationBus } from './adapters/cache-bus/redis';
-import { readCaptureRecord } from './adapters/capture/child/screenshot-record';
 import { createCapturer } from './adapters/capture/service';
+import { archivingCapturer } from './adapters/capture/service/archive';
 import { CAPTURE_QUEUE_MAX } from './adapters/capture/service/isolated-capturer';
-import { captureSoftware, createWaczSigner, signingCapturer } from './adapters/capture/service/wacz-signing';
+import { readCaptureRecord } from './adapters/capture/service/screenshot-record';
+import { captureSoftware, createWaczSigner } from './adapters/capture/service/wacz-signing';
 import { type AnchoringChains, startChains } from './adapters/chains';
 import { statfsFreeSpace } from './adapters/free-space/statfs';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
@@ -171,10 +172,11 @@ export async function createCore(
     const revocation = createRevocationSource(config.revocation);
     const originalSignatures = await createOriginalSignatureReader(config.signatureTrustCertsPath);
     const captureLog = log.child({ module: 'capture' });
-    // Every capture's archive comes back signed (WACZ Signing and Verification 0.1.0): with the certificate
-    // signer and the TSA when configured, else with the service's own key, made here on first start.
+    // Every capture's archive is packed from the capture process's parts and signed (WACZ Signing and
+    // Verification 0.1.0): with the certificate signer and the TSA when configured, else with the service's
+    // own key, made here on first start.
     const software = captureSoftware(config.serviceName);
-    const capturer = signingCapturer(
+    const capturer = archivingCapturer(
       await createCapturer(config.capture, {
         publicUrl,
         serviceName: config.serviceName,

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { bandedPng, bombPng, hugeDeclaredPng } from '@notary/pdf/hostile-pngs.testing';
 import { screenshotDecodes } from '@notary/pdf/png';
 import { CAPTURE_VIEWPORT, SCREENSHOT_MAX_HEIGHT } from '@notary/server/adapters/capture/child/chromium';
-import { withCaptureRecord } from '@notary/server/adapters/capture/child/screenshot-record';
+import { withCaptureRecord } from '@notary/server/adapters/capture/service/screenshot-record';
 import { Document } from '@notary/server/db/entities';
 import type { CaptureRecord } from '@notary/server/ports/capture';
 import { CAPTURE_SCREENSHOT, type DocumentDto, SCREENSHOT_MAX_PIXELS } from '@notary/shared';

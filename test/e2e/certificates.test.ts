@@ -6,13 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type HardhatDevnet, startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
 import type { DocumentDto } from '@notary/shared';
-import {
-  essCertIdMatches,
-  OID,
-  parseSignedData,
-  readEssCertIds,
-  signerCertificate,
-} from '@notary/verify/cms';
+import { essCertIdMatches, OID, parseSignedData, readEssCertIds, signerCertificate } from '@notary/trust/cms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFiles } from '../harness/fixtures';
 import { api, uploadFile } from '../harness/http';

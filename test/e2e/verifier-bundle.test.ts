@@ -14,8 +14,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { DocumentDto } from '@notary/shared';
 import type { BatchResult } from '@notary/verify/batch';
+import { untranslatedTexts } from '@notary/verify/messages/messages.testing';
 import type { VerifyReport } from '@notary/verify/report';
-import { toPortuguese } from '@notary/verify/report-text';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stampDocument, uploadBytes, waitRegistered } from '../harness/anchored';
@@ -80,24 +80,6 @@ async function run(
     if (typeof err.code !== 'number') throw e;
     return { code: err.code, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
   }
-}
-
-/** Every summary, label, value and source of `reports` that the page would show in English. */
-function untranslated(reports: VerifyReport[]): string[] {
-  const out = new Set<string>();
-  for (const r of reports) {
-    for (const c of r.checks) {
-      for (const text of [c.summary, ...(c.pades?.notHigher ?? [])]) {
-        if (!toPortuguese(text).translated) out.add(text);
-      }
-      for (const e of c.evidence) {
-        for (const text of [e.label, e.value, e.source ?? '']) {
-          if (!toPortuguese(text).translated) out.add(`${e.label}: ${text}`);
-        }
-      }
-    }
-  }
-  return [...out];
 }
 
 beforeAll(async () => {
@@ -346,7 +328,7 @@ describe('notary-verify.mjs alone, on Node 20', () => {
       ['single.bin', 'failed', 1],
     ]);
     // Everything the page would show of these reports is in Portuguese too.
-    expect(untranslated(result.items.flatMap((i) => (i.report ? [i.report] : [])))).toEqual([]);
+    expect(untranslatedTexts(result.items.flatMap((i) => (i.report ? [i.report] : [])))).toEqual([]);
   });
 });
 

@@ -10,8 +10,8 @@ import {
   PROVENANCE_FILES,
   PROVENANCE_PAGE_URL,
   SUMMARY_MAX_BYTES,
-} from '@notary/server/adapters/capture/child/provenance-summary';
-import { stripCaptureRecord } from '@notary/server/adapters/capture/child/screenshot-record';
+} from '@notary/server/adapters/capture/service/provenance-summary';
+import { stripCaptureRecord } from '@notary/server/adapters/capture/service/screenshot-record';
 import type { CaptureRecord } from '@notary/server/ports/capture';
 import type { DocumentDto } from '@notary/shared';
 import { unzipSync } from 'fflate';

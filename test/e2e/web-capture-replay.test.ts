@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { PROVENANCE_PAGE_URL } from '@notary/server/adapters/capture/child/provenance-summary';
+import { PROVENANCE_PAGE_URL } from '@notary/server/adapters/capture/service/provenance-summary';
 import type { DocumentDto } from '@notary/shared';
 import { unzipSync, zipSync } from 'fflate';
 import { type Browser, chromium } from 'playwright-core';

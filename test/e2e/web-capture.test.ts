@@ -5,7 +5,7 @@ import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { readCaptureRecord } from '@notary/server/adapters/capture/child/screenshot-record';
+import { readCaptureRecord } from '@notary/server/adapters/capture/service/screenshot-record';
 import type { CaptureRecord } from '@notary/server/ports/capture';
 import { type DocumentDto, RATE_LIMITS } from '@notary/shared';
 import { unzipSync } from 'fflate';

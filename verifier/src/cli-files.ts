@@ -3,7 +3,7 @@
  * files: the input's bytes and the trust anchors. Node only.
  */
 import { readFile } from 'node:fs/promises';
-import { pemCertificates } from './bytes.ts';
+import { pemCertificates } from '@notary/trust/bytes';
 import { errorMessage } from './error-message.ts';
 import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
 

@@ -1,6 +1,7 @@
+import { requestJson, type Transport } from '@notary/trust/http';
 import { AbiCoder, getAddress, Interface, isAddress, keccak256, solidityPacked, ZeroHash } from 'ethers';
 import { errorMessage } from './error-message.ts';
-import { requestJson, type Transport } from './http.ts';
+import { data, foreign, type Message, msg, render } from './messages/index.ts';
 import type { Receipt } from './receipt.ts';
 import { CheckBuilder, type CheckResult, notRun } from './report.ts';
 
@@ -81,21 +82,26 @@ export interface EvmCheckOptions {
 export async function checkEvm(receipt: Receipt, t: Transport, o: EvmCheckOptions): Promise<CheckResult> {
   const leg = receipt.evm;
   if (leg === null) {
-    return notRun(3, 'not-applicable', 'the receipt has no EVM anchor (the service does not anchor on EVM)');
+    return notRun(3, 'not-applicable', msg('evm.none'));
   }
   if (leg.status !== 'registered') {
-    return notRun(3, 'pending', 'the receipt records the EVM anchor as pending');
+    return notRun(3, 'pending', msg('evm.pending'));
   }
-  if (o.endpoints.length === 0) return notRun(3, 'no-endpoint', 'no --evm-rpc endpoint given');
+  if (o.endpoints.length === 0) return notRun(3, 'no-endpoint', msg('evm.noEndpoint'));
   const c = new CheckBuilder(3);
   const root = receipt.merkle ? `0x${receipt.merkle.root}` : null;
   if (!root) {
-    c.fail('merkle root', 'the receipt has an EVM anchor but no Merkle proof');
-    return c.result('');
+    c.fail(msg('anchor.merkleRoot'), msg('evm.noMerkle'));
+    return c.result(data(''));
   }
   c.note(
-    'attestation',
-    `${leg.attestationUid} on ${leg.network} (chain ${leg.chainId}) at EAS ${leg.easAddress}`,
+    msg('evm.attestation'),
+    msg('evm.attestationValue', {
+      uid: leg.attestationUid,
+      network: leg.network,
+      chainId: leg.chainId,
+      eas: leg.easAddress,
+    }),
   );
   const seen: { url: string; facts: EvmFacts }[] = [];
   for (const url of o.endpoints) {
@@ -105,11 +111,11 @@ export async function checkEvm(receipt: Receipt, t: Transport, o: EvmCheckOption
       ({ facts, tip } = await readFacts(t, url, leg));
     } catch (e) {
       if (e instanceof Unavailable) {
-        c.unavailable(url, e.message);
+        c.unavailable(url, e.detail);
       } else {
         // The endpoint is of the receipt's chain and synced past its block: what it answered is evidence.
         c.answered(url);
-        c.fail('answer', errorMessage(e), url);
+        c.fail(msg('anchor.answer'), e instanceof Contradiction ? e.detail : foreign(errorMessage(e)), url);
       }
       continue;
     }
@@ -119,22 +125,38 @@ export async function checkEvm(receipt: Receipt, t: Transport, o: EvmCheckOption
   }
   compareEndpoints(c, seen);
   const first = seen[0]?.facts;
-  const time = first?.attestation ? new Date(first.attestation.time * 1000).toISOString() : 'unknown';
+  const time = first?.attestation
+    ? data(new Date(first.attestation.time * 1000).toISOString())
+    : msg('word.unknown');
   return c.result(
-    `attestation ${short(leg.attestationUid)} holds the root, by ${leg.attester}, at ${time} ` +
-      `(${agreement(seen.length)})`,
+    msg('evm.summary', {
+      uid: short(leg.attestationUid),
+      attester: leg.attester,
+      at: time,
+      agreement: agreement(seen.length),
+    }),
   );
 }
 
 type RegisteredEvm = Extract<NonNullable<Receipt['evm']>, { status: 'registered' }>;
 
+/** An endpoint's answer as an error, `detail` its message (the error's text is its English). */
+class EndpointAnswer extends Error {
+  readonly detail: Message;
+
+  constructor(detail: Message) {
+    super(render(detail, 'en'));
+    this.detail = detail;
+  }
+}
+
 /** The endpoint gave no usable answer (see the module comment): not evidence about the anchor. */
-class Unavailable extends Error {
+class Unavailable extends EndpointAnswer {
   override name = 'Unavailable';
 }
 
 /** What the endpoint's chain answered contradicts the receipt (a revert, an answer that does not decode). */
-class Contradiction extends Error {
+class Contradiction extends EndpointAnswer {
   override name = 'Contradiction';
 }
 
@@ -155,31 +177,34 @@ async function rpc(t: Transport, url: string, method: string, params: unknown[])
       body: { jsonrpc: '2.0', id: rpcId, method, params },
     });
   } catch (e) {
-    throw new Unavailable(`${method}: ${errorMessage(e)}`);
+    throw new Unavailable(msg('evm.methodError', { method, error: errorMessage(e) }));
   }
   const body = answer.body as { result?: unknown; error?: { code?: unknown; message?: unknown } } | null;
   if (answer.status !== 200) {
-    const why = answer.status === 429 ? ' (rate-limited)' : answer.status === 410 ? ' (gone)' : '';
-    throw new Unavailable(`${method}: HTTP ${answer.status}${why}`);
+    const code =
+      answer.status === 429 ? 'evm.httpRateLimited' : answer.status === 410 ? 'evm.httpGone' : 'evm.http';
+    throw new Unavailable(msg(code, { method, status: answer.status }));
   }
   if (typeof body !== 'object' || body === null) {
-    throw new Unavailable(`${method}: not a JSON-RPC response`);
+    throw new Unavailable(msg('evm.notJsonRpc', { method }));
   }
   if (body.error) {
     const code = typeof body.error.code === 'number' ? body.error.code : '';
     const message = typeof body.error.message === 'string' ? body.error.message.slice(0, 200) : '';
-    const text = `${method}: JSON-RPC error ${code} ${message}`.trim();
+    const text = msg('evm.rpcError', { method, error: `${code} ${message}`.trim() });
     if (code === 3 || /revert/i.test(message)) throw new Contradiction(text);
     throw new Unavailable(text);
   }
-  if (!('result' in body)) throw new Unavailable(`${method}: not a JSON-RPC response (no result)`);
+  if (!('result' in body)) throw new Unavailable(msg('evm.noResult', { method }));
   return body.result;
 }
 
 /** A JSON-RPC quantity (`0x`-prefixed hex) as a number. @throws Unavailable when it is not one. */
 function quantity(method: string, value: unknown): number {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) {
-    throw new Unavailable(`${method}: ${JSON.stringify(value)?.slice(0, 80)} is not a quantity`);
+    throw new Unavailable(
+      msg('evm.notQuantity', { method, value: String(JSON.stringify(value)).slice(0, 80) }),
+    );
   }
   return Number(BigInt(value));
 }
@@ -187,7 +212,7 @@ function quantity(method: string, value: unknown): number {
 /** `eth_call` data: `0x` and hex digits. @throws Unavailable when the result is not that. */
 function callData(value: unknown): string {
   if (typeof value !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(value)) {
-    throw new Unavailable(`eth_call: ${JSON.stringify(value)?.slice(0, 80)} is not call data`);
+    throw new Unavailable(msg('evm.notCallData', { value: String(JSON.stringify(value)).slice(0, 80) }));
   }
   return value;
 }
@@ -199,13 +224,11 @@ async function readFacts(
 ): Promise<{ facts: EvmFacts; tip: number }> {
   const chainId = quantity('eth_chainId', await rpc(t, url, 'eth_chainId', []));
   if (chainId !== leg.chainId) {
-    throw new Unavailable(`serves chain ${chainId}, not the receipt's chain ${leg.chainId} (${leg.network})`);
+    throw new Unavailable(msg('evm.otherChain', { chainId, expected: leg.chainId, network: leg.network }));
   }
   const tip = quantity('eth_blockNumber', await rpc(t, url, 'eth_blockNumber', []));
   if (tip < leg.blockNumber) {
-    throw new Unavailable(
-      `not synced: its tip is block ${tip}, the receipt's transaction is in block ${leg.blockNumber}`,
-    );
+    throw new Unavailable(msg('anchor.notSynced', { tip, block: leg.blockNumber }));
   }
   const call = async (to: string, data: string) =>
     callData(await rpc(t, url, 'eth_call', [{ to, data }, 'latest']));
@@ -310,7 +333,7 @@ function transactionReceipt(value: unknown): {
     typeof r.blockHash !== 'string' ||
     (r.to !== null && r.to !== undefined && !(typeof r.to === 'string' && isAddress(r.to)))
   ) {
-    throw new Unavailable(`${method}: not a transaction receipt`);
+    throw new Unavailable(msg('evm.notTxReceipt', { method }));
   }
   const logs = r.logs.filter(
     (l): l is { address: string; topics: string[]; data: string } =>
@@ -338,117 +361,119 @@ function judge(
   root: string,
   o: EvmCheckOptions,
 ): void {
-  c.expect(f.chainId === leg.chainId, 'chain id', `${f.chainId} (receipt ${leg.chainId})`, url);
+  const vs = (value: string | number, expected: string | number) => msg('value.receipt', { value, expected });
+  c.expect(f.chainId === leg.chainId, msg('evm.chainId'), vs(f.chainId, leg.chainId), url);
   const a = f.attestation;
-  if (
-    !c.expect(
-      a !== null,
-      'attestation exists',
-      a ? leg.attestationUid : `no attestation ${leg.attestationUid}`,
-      url,
-    )
-  ) {
-    return;
-  }
-  if (!a) return;
-  c.expect(a.schema === leg.schemaUid, 'attestation.schema', `${a.schema} (receipt ${leg.schemaUid})`, url);
+  const exists = a ? data(leg.attestationUid) : msg('evm.noAttestation', { uid: leg.attestationUid });
+  if (!c.expect(a !== null, msg('evm.attestationExists'), exists, url) || !a) return;
+  c.expect(a.schema === leg.schemaUid, data('attestation.schema'), vs(a.schema, leg.schemaUid), url);
   c.expect(
     sameAddress(a.attester, leg.attester),
-    'attestation.attester',
-    `${a.attester} (receipt ${leg.attester})`,
+    data('attestation.attester'),
+    vs(a.attester, leg.attester),
     url,
   );
-  let anchored = '(undecodable)';
+  let anchored: Message = msg('evm.undecodable');
   try {
-    anchored = String(AbiCoder.defaultAbiCoder().decode(['bytes32'], a.data)[0]).toLowerCase();
+    anchored = data(String(AbiCoder.defaultAbiCoder().decode(['bytes32'], a.data)[0]).toLowerCase());
   } catch {
     // reported below as a mismatch
   }
   c.expect(
-    anchored === root,
-    'attestation.data (bytes32 merkleRoot)',
-    `${anchored} (receipt root ${root})`,
+    anchored.code === 'data' && anchored.params.value === root,
+    data('attestation.data (bytes32 merkleRoot)'),
+    msg('value.receiptRoot', { value: anchored, root }),
     url,
   );
   c.expect(
     a.revocationTime === 0,
-    'not revoked',
-    a.revocationTime === 0 ? 'revocationTime 0' : `revoked at ${iso(a.revocationTime)}`,
+    msg('evm.notRevoked'),
+    a.revocationTime === 0 ? data('revocationTime 0') : msg('evm.revokedAt', { at: iso(a.revocationTime) }),
     url,
   );
   const now = Math.floor(o.now.getTime() / 1000);
   c.expect(
     a.expirationTime === 0 || a.expirationTime > now,
-    'not expired',
-    a.expirationTime === 0 ? 'no expiration' : `expires ${iso(a.expirationTime)}`,
+    msg('evm.notExpired'),
+    a.expirationTime === 0 ? msg('evm.noExpiration') : msg('evm.expires', { at: iso(a.expirationTime) }),
     url,
   );
   const rec = f.schemaRecord;
   c.expect(
     rec.uid === leg.schemaUid && rec.schema === leg.schema,
-    'SchemaRegistry.getSchema',
-    `"${rec.schema}" ${rec.uid} (receipt "${leg.schema}" ${leg.schemaUid})`,
+    data('SchemaRegistry.getSchema'),
+    vs(`"${rec.schema}" ${rec.uid}`, `"${leg.schema}" ${leg.schemaUid}`),
     url,
   );
   const computed = keccak256(
     solidityPacked(['string', 'address', 'bool'], [rec.schema, rec.resolver, rec.revocable]),
   ).toLowerCase();
-  c.expect(computed === leg.schemaUid, 'schema UID = keccak256(schema, resolver, revocable)', computed, url);
+  c.expect(computed === leg.schemaUid, msg('evm.schemaUid'), data(computed), url);
   if (leg.schemaRegistryAddress) {
     c.expect(
       sameAddress(f.schemaRegistry, leg.schemaRegistryAddress),
-      'EAS.getSchemaRegistry',
-      `${f.schemaRegistry} (receipt ${leg.schemaRegistryAddress})`,
+      data('EAS.getSchemaRegistry'),
+      vs(f.schemaRegistry, leg.schemaRegistryAddress),
       url,
     );
   } else {
-    c.note('EAS.getSchemaRegistry', f.schemaRegistry, url);
+    c.note(data('EAS.getSchemaRegistry'), data(f.schemaRegistry), url);
   }
   const tx = f.tx;
-  if (!c.expect(tx !== null, 'transaction receipt', tx ? leg.txHash : `no receipt for ${leg.txHash}`, url))
-    return;
-  if (!tx) return;
+  const txFound = tx ? data(leg.txHash) : msg('evm.noTxReceipt', { tx: leg.txHash });
+  if (!c.expect(tx !== null, msg('evm.txReceipt'), txFound, url) || !tx) return;
   c.expect(
     tx.status === 1,
-    'transaction status',
-    tx.status === 1 ? 'success (1)' : `reverted (${tx.status})`,
+    msg('evm.txStatus'),
+    tx.status === 1 ? msg('evm.txSuccess') : msg('evm.txReverted', { status: tx.status }),
     url,
   );
-  c.expect(
-    tx.blockNumber === leg.blockNumber,
-    'transaction block',
-    `${tx.blockNumber} (receipt ${leg.blockNumber})`,
-    url,
-  );
+  c.expect(tx.blockNumber === leg.blockNumber, msg('evm.txBlock'), vs(tx.blockNumber, leg.blockNumber), url);
   c.expect(
     tx.attested !== null &&
       tx.attested.schemaUID === leg.schemaUid &&
       sameAddress(tx.attested.attester, leg.attester),
-    'Attested event',
+    msg('evm.attestedEvent'),
     tx.attested
-      ? `uid ${tx.attested.uid}, schema ${tx.attested.schemaUID}, attester ${tx.attested.attester}`
-      : 'none for this UID from the EAS address',
+      ? msg('evm.attestedValue', {
+          uid: tx.attested.uid,
+          schema: tx.attested.schemaUID,
+          attester: tx.attested.attester,
+        })
+      : msg('evm.noAttestedEvent'),
     url,
   );
-  const confirmations = Math.max(0, tip - tx.blockNumber + 1);
-  if (confirmations >= o.confirmations) {
-    c.expect(
-      true,
-      'confirmations',
-      `${confirmations} (at least ${o.confirmations} required; tip ${tip})`,
-      url,
-    );
-  } else {
-    // Not final enough yet is no contradiction: the check is partial until the chain grows.
-    c.note('confirmations', `${confirmations} (at least ${o.confirmations} required; tip ${tip})`, url);
-    c.skip(`${o.confirmations} confirmations at ${url} (${confirmations} so far)`);
-  }
+  confirmationsEvidence(c, url, Math.max(0, tip - tx.blockNumber + 1), o.confirmations, tip);
   c.expect(
     f.blockTimestamp !== null && f.blockTimestamp === a.time,
-    'attestation.time = block timestamp',
-    `${iso(a.time)} (block ${f.blockTimestamp === null ? 'unknown' : iso(f.blockTimestamp)})`,
+    msg('evm.timeIsBlockTime'),
+    msg('evm.timeValue', {
+      time: iso(a.time),
+      block: f.blockTimestamp === null ? msg('word.unknown') : iso(f.blockTimestamp),
+    }),
     url,
   );
+}
+
+/**
+ * The `confirmations` evidence of checks 3 and 4: `confirmations` blocks (the inclusion block counting as 1)
+ * of the `required`, the chain's tip `tip` as `url` reads it. Not final enough yet is no contradiction: that
+ * part is skipped (the check partial) until the chain grows.
+ */
+export function confirmationsEvidence(
+  c: CheckBuilder,
+  url: string,
+  confirmations: number,
+  required: number,
+  tip: number,
+): void {
+  const text = msg('anchor.confirmationsValue', { confirmations, required, tip });
+  if (confirmations >= required) {
+    c.expect(true, msg('anchor.confirmations'), text, url);
+  } else {
+    c.note(msg('anchor.confirmations'), text, url);
+    c.skip(msg('anchor.confirmationsSoFar', { required, url, confirmations }));
+  }
 }
 
 /**
@@ -462,10 +487,10 @@ export function compareEndpoints<F>(c: CheckBuilder, seen: readonly { url: strin
     const diffs = differences(first.facts, other.facts);
     c.expect(
       diffs.length === 0,
-      'endpoints agree',
+      msg('anchor.endpointsAgree'),
       diffs.length === 0
-        ? `${other.url} reads what ${first.url} reads`
-        : `${other.url} and ${first.url} disagree on ${diffs.join(', ')}`,
+        ? msg('anchor.readsWhat', { other: other.url, first: first.url })
+        : msg('anchor.disagree', { other: other.url, first: first.url, paths: diffs.join(', ') }),
       other.url,
     );
   }
@@ -487,22 +512,27 @@ export function differences(a: unknown, b: unknown, path = ''): string[] {
 }
 
 /** `1 endpoint read` / `3 endpoints agree`, for summaries. */
-export function agreement(endpoints: number): string {
-  return endpoints === 1 ? '1 endpoint read' : `${endpoints} endpoints agree`;
+export function agreement(endpoints: number): Message {
+  return endpoints === 1 ? msg('anchor.oneEndpointRead') : msg('anchor.endpointsAgreeCount', { endpoints });
 }
 
 /**
  * `fn`'s result from the call data `to` answered. @throws Contradiction when it does not decode: `0x` is an
  * address without code, anything else a contract that is not the one the receipt names.
  */
-function decode(iface: Interface, fn: string, data: string, to: string) {
+function decode(iface: Interface, fn: string, answer: string, to: string) {
   try {
-    return iface.decodeFunctionResult(fn, data);
+    return iface.decodeFunctionResult(fn, answer);
   } catch (e) {
     throw new Contradiction(
-      data === '0x'
-        ? `${fn}: no contract at ${to} on this chain`
-        : `${fn}: undecodable answer from ${to}: ${data.slice(0, 66)} (${errorMessage(e).slice(0, 120)})`,
+      answer === '0x'
+        ? msg('evm.noContract', { fn, to })
+        : msg('evm.undecodableAnswer', {
+            fn,
+            to,
+            answer: answer.slice(0, 66),
+            error: errorMessage(e).slice(0, 120),
+          }),
     );
   }
 }

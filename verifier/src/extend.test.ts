@@ -16,6 +16,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { signPdf } from '@notary/pdf/pades';
 import { policedFetch } from '@notary/platform/net/policed-fetch';
+import { TsaClient } from '@notary/trust/tsa-client';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
@@ -24,7 +25,6 @@ import { countingListener, rogueCertificates } from '../../test/harness/rogue-ce
 import { runCli } from './cli.ts';
 import { checkPadesSignature } from './pades/index.ts';
 import { readPdfSignatures } from './pdf-signatures.ts';
-import { TsaClient } from './tsa-client.ts';
 
 const run = promisify(execFile);
 const FIXTURE = path.resolve(import.meta.dirname, '../../../shared/fixtures/pdfs/signed_verified.pdf');

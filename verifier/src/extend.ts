@@ -22,10 +22,16 @@ import type { SignatureTimestamper } from '@notary/pdf/cades';
 import { UnsoundPdfError } from '@notary/pdf/incremental';
 import { appendDocumentTimestamp, appendValidationData, vriKey } from '@notary/pdf/ltv';
 import { policedFetch } from '@notary/platform/net/policed-fetch';
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
-import { pemCertificates, toArrayBuffer, toHex } from './bytes.ts';
-import { certificateDer, OID, parseSignedData, subjectName } from './cms.ts';
+import { asn1js, pkijs } from '@notary/trust/asn1';
+import { pemCertificates, toArrayBuffer, toHex } from '@notary/trust/bytes';
+import { certificateDer, OID, parseSignedData, subjectName } from '@notary/trust/cms';
+import {
+  crlUrls,
+  gatherValidationMaterial,
+  ocspUrls,
+  type ValidationMaterial,
+} from '@notary/trust/revocation';
+import { TsaClient, TsaError, type TsaTimestamp } from '@notary/trust/tsa-client';
 import { errorMessage } from './error-message.ts';
 import { ICP_BRASIL_ROOTS_PEM } from './icp-brasil-roots.ts';
 import {
@@ -35,9 +41,7 @@ import {
   readDss,
   readPdfSignatures,
 } from './pdf-signatures.ts';
-import { crlUrls, gatherValidationMaterial, ocspUrls, type ValidationMaterial } from './revocation.ts';
 import { formatBrasiliaAndUtc } from './time.ts';
-import { TsaClient, TsaError, type TsaTimestamp } from './tsa-client.ts';
 
 /** The PDF cannot be extended as it is (not a PDF, no signature, encrypted, a broken structure). */
 export class ExtendInputError extends Error {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatReport } from './format.ts';
+import { msg, render } from './messages/index.ts';
 import type { VerifyReport } from './report.ts';
-import { toPortuguese } from './report-text.ts';
 import { withBrasiliaTimes } from './time.ts';
 
 /** A report whose timestamp check read a token of 2018-01-15 (daylight saving) and one of 2026-07-01. */
@@ -47,8 +47,9 @@ describe('report texts print times in Brasília time and UTC', () => {
   });
 
   it('the page and the desktop client show a translated text with the Portuguese form', () => {
-    const summary = report().checks[0]?.summary ?? '';
-    expect(withBrasiliaTimes(toPortuguese(summary).text, 'pt')).toBe(
+    const summary = msg('tst.summary', { at: '2018-01-15T12:00:00.000Z' });
+    expect(render(summary, 'en')).toBe(report().checks[0]?.summary);
+    expect(withBrasiliaTimes(render(summary, 'pt'), 'pt')).toBe(
       'o SHA-256 do documento existia em 15/01/2018 10:00:00 (horário de Brasília, UTC\u221202:00) · ' +
         '2018-01-15 12:00:00 UTC (RFC 3161)',
     );

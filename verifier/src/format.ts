@@ -1,3 +1,4 @@
+import { renderSource, textOf } from './messages/index.ts';
 import {
   type ActReport,
   type CheckReason,
@@ -67,7 +68,10 @@ function actLines(act: ActReport): string[] {
 }
 
 /** A check as printed: a receipt's (`CheckResult`) or a web archive's. */
-export type PrintedCheck = Pick<CheckResult, 'status' | 'reason' | 'summary' | 'evidence'> & {
+export type PrintedCheck = Pick<
+  CheckResult,
+  'status' | 'reason' | 'summary' | 'summaryMessage' | 'evidence'
+> & {
   id: number;
   name: string;
 };
@@ -85,11 +89,17 @@ export function checksAndVerdict(
   const lines: string[] = [];
   for (const check of report.checks) {
     lines.push(`[${check.id}] ${check.name}: ${statusText(check)}`);
-    lines.push(`    ${check.summary}`);
+    // The command line speaks English: the texts from the English table (a report written before messages
+    // has only its text).
+    lines.push(`    ${textOf(check.summaryMessage, check.summary, 'en')}`);
     for (const e of check.evidence) {
       if (!verbose && e.ok !== false) continue;
       const mark = e.ok === undefined ? '-' : e.ok ? 'ok' : 'XX';
-      lines.push(`    ${mark.padEnd(2)} ${e.label}: ${e.value}${e.source ? `  [${e.source}]` : ''}`);
+      const label = textOf(e.labelMessage, e.label, 'en');
+      const value = textOf(e.valueMessage, e.value, 'en');
+      lines.push(
+        `    ${mark.padEnd(2)} ${label}: ${value}${e.source ? `  [${renderSource(e.source, 'en')}]` : ''}`,
+      );
     }
   }
   const count = (f: (c: PrintedCheck) => boolean) => report.checks.filter(f).length;

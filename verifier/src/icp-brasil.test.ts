@@ -787,6 +787,8 @@ describe('checkIcpBrasilProfile, policies it does not know', () => {
           row: 'policy OID',
           ok: false,
           detail: '1.2.3.4 is not an ICP-Brasil PAdES policy of DOC-ICP-15.03 v9.1',
+          rowMessage: { code: 'icp.rowPolicyOid' },
+          detailMessage: { code: 'icp.notIcpPolicy', params: { oid: '1.2.3.4' } },
         },
       ],
     });

@@ -5,7 +5,8 @@ import {
   PBAD_FILTER,
   PBAD_SUBFILTER,
 } from '@notary/pdf/icp-brasil';
-import * as asn1js from 'asn1js';
+import { asn1js, pkijs } from '@notary/trust/asn1';
+import { digest, equalBytes, toArrayBuffer, toHex } from '@notary/trust/bytes';
 import {
   PDFArray,
   PDFDict,
@@ -18,10 +19,9 @@ import {
   PDFStream,
   PDFString,
 } from 'pdf-lib';
-import * as pkijs from 'pkijs';
-import { digest, equalBytes, toArrayBuffer, toHex } from './bytes.ts';
 import { decodeAtMost } from './certificate.ts';
 import { errorMessage } from './error-message.ts';
+import { data, foreign, type Message, msg, render } from './messages/index.ts';
 
 /**
  * Conformance of a PAdES signature to the ICP-Brasil policy it declares (DOC-ICP-15.03 v9.1, Anexo 1 tables
@@ -64,6 +64,22 @@ export interface IcpBrasilRow {
   row: string;
   ok: boolean;
   detail: string;
+  /** `row` as a message (a technical name is data). */
+  rowMessage?: Message;
+  /** `detail` as a message. */
+  detailMessage?: Message;
+}
+
+/** A row with its texts rendered in English and kept as messages. */
+function icpRow(table: string, row: Message, ok: boolean, detail: Message): IcpBrasilRow {
+  return {
+    table,
+    row: render(row, 'en'),
+    ok,
+    detail: render(detail, 'en'),
+    rowMessage: row,
+    detailMessage: detail,
+  };
 }
 
 export interface IcpBrasilConformance {
@@ -204,10 +220,10 @@ export function checkIcpBrasilProfile(facts: IcpBrasilFacts): IcpBrasilConforman
   const policyAttr = signed.find((a) => a.type === ATTR.sigPolicyId);
   if (!policyAttr) return { policy: null, rows: [] };
   const declared = readPolicyId(policyAttr);
-  if (typeof declared === 'string') {
+  if ('problem' in declared) {
     return {
       policy: null,
-      rows: [{ table: 'Tabela A.14', row: 'id-aa-ets-sigPolicyId', ok: false, detail: declared }],
+      rows: [icpRow('Tabela A.14', data('id-aa-ets-sigPolicyId'), false, declared.problem)],
     };
   }
   const policy = icpBrasilPolicyByOid(declared.oid);
@@ -215,129 +231,134 @@ export function checkIcpBrasilProfile(facts: IcpBrasilFacts): IcpBrasilConforman
     return {
       policy: declared.oid,
       rows: [
-        {
-          table: 'Anexo 2',
-          row: 'policy OID',
-          ok: false,
-          detail: `${declared.oid} is not an ICP-Brasil PAdES policy of DOC-ICP-15.03 v9.1`,
-        },
+        icpRow('Anexo 2', msg('icp.rowPolicyOid'), false, msg('icp.notIcpPolicy', { oid: declared.oid })),
       ],
     };
   }
   const col = COLUMN[policy.profile];
   const rows: IcpBrasilRow[] = [];
-  const add = (table: string, row: string, ok: boolean, detail: string) =>
-    rows.push({ table, row, ok, detail });
+  const add: Add = (table, row, ok, detail) => rows.push(icpRow(table, row, ok, detail));
+  const pv = { profile: policy.profile, version: policy.version };
 
-  attributeRows(add, 'Tabela A.14', 'signed attribute', A14, col, signed);
+  attributeRows(add, 'Tabela A.14', msg('icp.kindSigned'), A14, col, signed);
   policyRows(add, declared, policy);
   const essV2 = signed.find((a) => a.type === ATTR.signingCertificateV2);
   if (essV2) {
     const count = essCertIdCount(essV2);
     add(
       'Anexo 2 item 5.2.1.1.4',
-      'id-aa-signingCertificateV2',
+      data('id-aa-signingCertificateV2'),
       count === 1,
       count === 1
-        ? 'references only the signer certificate'
-        : `must reference only the signer certificate (found ${count < 0 ? 'a malformed value' : `${count} references`})`,
+        ? msg('icp.essOnlySigner')
+        : msg('icp.essMustOnlySigner', {
+            found: count < 0 ? msg('icp.malformedValue') : msg('icp.references', { count }),
+          }),
     );
   }
   algorithmRows(add, facts.signerInfo, policy);
-  if (facts.signedAt) {
-    const period = periodRow(policy, facts.signedAt);
-    add(period.table, period.row, period.ok, period.detail);
-  }
-  attributeRows(add, 'Tabela A.15', 'unsigned attribute', A15, col, unsigned);
+  if (facts.signedAt) rows.push(periodRow(policy, facts.signedAt));
+  attributeRows(add, 'Tabela A.15', msg('icp.kindUnsigned'), A15, col, unsigned);
   const others = unsigned.filter((a) => a.type !== ATTR.signatureTimeStampToken).map((a) => a.type);
   add(
     'Anexo 1 Nota 11',
-    'unsigned attributes',
+    msg('icp.rowUnsignedAttributes'),
     others.length === 0,
     others.length === 0
-      ? 'only id-aa-signatureTimeStampToken (or none)'
-      : `the only unsigned attribute allowed is id-aa-signatureTimeStampToken (found ${others.join(', ')})`,
+      ? msg('icp.onlyTimestampAttr')
+      : msg('icp.onlyTimestampAllowed', { found: others.join(', ') }),
   );
   const token = unsigned.find((a) => a.type === ATTR.signatureTimeStampToken);
   if (token) timestampRows(add, token, col);
 
-  entryRows(add, 'Tabela A.18', 'signature dictionary', A18, col, facts.signatureDictionary);
+  entryRows(add, 'Tabela A.18', msg('icp.signatureDictionary'), A18, col, facts.signatureDictionary);
 
+  const mustBeFor = msg('icp.mustBePresentFor', { profile: policy.profile });
+  const optional = msg('icp.absentOptional');
   const needDss = A22_DSS[col] === 'O';
   add(
     'Tabela A.22',
-    'DSS dictionary',
+    msg('icp.rowDss'),
     !needDss || facts.dss !== null,
-    facts.dss !== null ? 'present' : needDss ? `must be present for ${policy.profile}` : 'absent (optional)',
+    facts.dss !== null ? msg('word.present') : needDss ? mustBeFor : optional,
   );
   const needVri = needDss || facts.dss !== null;
   add(
     'Tabela A.22',
-    'VRI dictionary',
+    msg('icp.rowVri'),
     !needVri || facts.vri !== null,
     facts.vri !== null
-      ? 'present for this signature'
+      ? msg('icp.presentForSignature')
       : needDss
-        ? `must be present for ${policy.profile}`
+        ? mustBeFor
         : facts.dss !== null
-          ? 'must be present once there is a DSS (note of Tabela A.22)'
-          : 'absent (optional)',
+          ? msg('icp.mustBePresentWithDss')
+          : optional,
   );
   const needDocTs = A22_DOC_TS[col] === 'O';
   add(
     'Tabela A.22',
-    'Document Time-stamp dictionary',
+    msg('icp.rowDocTs'),
     !needDocTs || facts.documentTimestamps.length > 0,
     facts.documentTimestamps.length > 0
-      ? `${facts.documentTimestamps.length} present`
+      ? msg('icp.countPresent', { count: facts.documentTimestamps.length })
       : needDocTs
-        ? `must be present for ${policy.profile}`
-        : 'absent (optional)',
+        ? mustBeFor
+        : optional,
   );
   if (facts.dss) {
-    entryRows(add, 'Tabela A.19', 'DSS', A19, col, facts.dss);
+    entryRows(add, 'Tabela A.19', data('DSS'), A19, col, facts.dss);
     const has = 'OCSPs' in facts.dss || 'CRLs' in facts.dss;
-    add('Tabela A.19', 'OCSPs or CRLs', has, has ? 'present' : '/OCSPs or /CRLs must be present (its note)');
+    add('Tabela A.19', msg('icp.rowOcspsOrCrls'), has, msg(has ? 'word.present' : 'icp.ocspsOrCrlsMust'));
     // The policy artifact must be the declared policy's file: its SHA-256 is the LPA entry's file hash.
     if (facts.policyArtifactDigests !== undefined) {
       const found = facts.policyArtifactDigests.includes(policy.fileSha256Hex);
+      const sha256 = policy.fileSha256Hex;
       add(
         'Tabela A.19',
-        'PBAD_PolicyArtifacts digest',
+        data('PBAD_PolicyArtifacts digest'),
         found,
         found
-          ? `holds the ${policy.profile} v${policy.version} policy file (SHA-256 ${policy.fileSha256Hex})`
-          : `must hold the ${policy.profile} v${policy.version} policy file, SHA-256 ${policy.fileSha256Hex} ` +
-              `(found ${facts.policyArtifactDigests.join(', ') || 'no stream'})`,
+          ? msg('icp.holdsPolicyFile', { ...pv, sha256 })
+          : msg('icp.mustHoldPolicyFile', {
+              ...pv,
+              sha256,
+              found: facts.policyArtifactDigests.join(', ') || msg('icp.noStream'),
+            }),
       );
     }
   }
   if (facts.vri) {
-    entryRows(add, 'Tabela A.20', 'VRI', A20, col, facts.vri);
+    entryRows(add, 'Tabela A.20', data('VRI'), A20, col, facts.vri);
     const has = 'OCSP' in facts.vri || 'CRL' in facts.vri;
-    add('Tabela A.20', 'OCSP or CRL', has, has ? 'present' : '/OCSP or /CRL must be present (note 1)');
+    add('Tabela A.20', msg('icp.rowOcspOrCrl'), has, msg(has ? 'word.present' : 'icp.ocspOrCrlMust'));
     const both = 'TU' in facts.vri && 'TS' in facts.vri;
-    add('Tabela A.20', 'TU / TS', !both, both ? '/TU and /TS must not both be present (note 2)' : 'not both');
+    add('Tabela A.20', data('TU / TS'), !both, msg(both ? 'icp.tuTsBoth' : 'icp.notBoth'));
   }
   facts.documentTimestamps.forEach((entries, i) => {
-    entryRows(add, 'Tabela A.21', `document timestamp ${i + 1}`, A21, col, entries);
+    entryRows(add, 'Tabela A.21', msg('icp.documentTimestampN', { n: i + 1 }), A21, col, entries);
   });
   return { policy: `${policy.profile} v${policy.version} (${policy.oid})`, rows };
 }
 
-type Add = (table: string, row: string, ok: boolean, detail: string) => void;
+type Add = (table: string, row: Message, ok: boolean, detail: Message) => void;
 
 function periodRow(policy: IcpBrasilPolicy, signedAt: Date): IcpBrasilRow {
   const day = signedAt.toISOString().slice(0, 10);
   const inside = day >= policy.signingPeriod.from && day <= policy.signingPeriod.until;
-  return {
-    table: 'Anexo 2 item 5.1',
-    row: 'signing period',
-    ok: inside,
-    detail:
-      `signed ${signedAt.toISOString()}; ${policy.profile} v${policy.version} is for signatures from ` +
-      `${policy.signingPeriod.from} to ${policy.signingPeriod.until}${inside ? '' : ': outside it'}`,
+  const period = {
+    at: signedAt.toISOString(),
+    profile: policy.profile,
+    version: policy.version,
+    from: policy.signingPeriod.from,
+    until: policy.signingPeriod.until,
   };
+  return icpRow(
+    'Anexo 2 item 5.1',
+    msg('icp.rowSigningPeriod'),
+    inside,
+    msg(inside ? 'icp.period' : 'icp.periodOutside', period),
+  );
 }
 
 /**
@@ -348,7 +369,7 @@ function periodRow(policy: IcpBrasilPolicy, signedAt: Date): IcpBrasilRow {
 export function icpBrasilSigningPeriodRow(signerInfo: pkijs.SignerInfo, signedAt: Date): IcpBrasilRow | null {
   const attribute = signerInfo.signedAttrs?.attributes.find((a) => a.type === ATTR.sigPolicyId);
   const declared = attribute ? readPolicyId(attribute) : null;
-  const policy = declared && typeof declared !== 'string' ? icpBrasilPolicyByOid(declared.oid) : undefined;
+  const policy = declared && !('problem' in declared) ? icpBrasilPolicyByOid(declared.oid) : undefined;
   return policy ? periodRow(policy, signedAt) : null;
 }
 
@@ -394,20 +415,25 @@ function algorithmRows(add: Add, info: pkijs.SignerInfo, policy: IcpBrasilPolicy
   ];
   const allowed = Number(policy.version) >= ECDSA_FROM[policy.profile] ? [...rsa, ...modern] : rsa;
   const ok = digestOk && allowed.includes(signatureOid);
+  const found = { signature: signatureOid, digest: digestOid };
   add(
     'Anexo 2 item 5.2.3.1.1.1',
-    'signature algorithm',
+    msg('icp.rowSignatureAlgorithm'),
     ok,
     ok
-      ? `${signatureOid} with digest ${digestOid}`
-      : `${policy.profile} v${policy.version} allows SHA-256/SHA-512 with RSA${allowed.length > rsa.length ? ', ECDSA, Ed25519 or Ed448' : ''} (found ${signatureOid} with digest ${digestOid})`,
+      ? msg('icp.algorithmOk', found)
+      : msg(allowed.length > rsa.length ? 'icp.algorithmAllowsModern' : 'icp.algorithmAllowsRsa', {
+          profile: policy.profile,
+          version: policy.version,
+          ...found,
+        }),
   );
 }
 
 function attributeRows(
   add: Add,
   table: string,
-  kind: string,
+  kind: Message,
   lines: readonly [string, string, Columns][],
   col: number,
   attributes: readonly pkijs.Attribute[],
@@ -417,15 +443,21 @@ function attributeRows(
     if (need === 'P' || need === undefined) continue;
     const present = attributes.some((a) => a.type === oid);
     const ok = need === 'O' ? present : !present;
+    const attr = { kind, name };
     add(
       table,
-      name,
+      data(name),
       ok,
-      ok
-        ? `${kind} ${name} ${present ? 'present' : 'absent'}`
-        : need === 'O'
-          ? `${kind} ${name} must be present`
-          : `${kind} ${name} must not be present`,
+      msg(
+        ok
+          ? present
+            ? 'icp.attrPresent'
+            : 'icp.attrAbsent'
+          : need === 'O'
+            ? 'icp.attrMustBePresent'
+            : 'icp.attrMustNotBePresent',
+        attr,
+      ),
     );
   }
 }
@@ -433,7 +465,7 @@ function attributeRows(
 function entryRows(
   add: Add,
   table: string,
-  where: string,
+  where: Message,
   lines: readonly [string, string | null, Columns][],
   col: number,
   entries: PdfEntries,
@@ -442,21 +474,35 @@ function entryRows(
     const need = columns[col];
     if (need === 'P' || need === undefined) continue;
     const found = entries[key];
+    const row = data(`/${key}`);
+    const entry = { where, key };
     if (need === 'ND') {
       add(
         table,
-        `/${key}`,
+        row,
         found === undefined,
-        found === undefined ? `${where}: /${key} absent` : `${where}: /${key} must not be present`,
+        msg(found === undefined ? 'icp.entryAbsent' : 'icp.entryMustNotBePresent', entry),
       );
       continue;
     }
     if (found === undefined) {
-      add(table, `/${key}`, false, `${where}: /${key} must be present${value ? ` and be ${value}` : ''}`);
+      add(
+        table,
+        row,
+        false,
+        value
+          ? msg('icp.entryMustBePresentAndBe', { ...entry, value })
+          : msg('icp.entryMustBePresent', entry),
+      );
     } else if (value !== null && found !== value) {
-      add(table, `/${key}`, false, `${where}: /${key} must be ${value} (found ${found})`);
+      add(table, row, false, msg('icp.entryMustBe', { ...entry, value, found }));
     } else {
-      add(table, `/${key}`, true, `${where}: /${key} ${value ?? 'present'}`);
+      add(
+        table,
+        row,
+        true,
+        value === null ? msg('icp.entryPresent', entry) : msg('icp.entryIs', { ...entry, value }),
+      );
     }
   }
 }
@@ -469,21 +515,24 @@ interface DeclaredPolicy {
   qualifiers: { id: string; uri: string | null }[];
 }
 
-/** SignaturePolicyIdentifier (RFC 5126 5.8.1), explicit choice; a string says why it does not read. */
-function readPolicyId(attribute: pkijs.Attribute): DeclaredPolicy | string {
+/** SignaturePolicyIdentifier (RFC 5126 5.8.1), explicit choice; `problem` says why it does not read. */
+function readPolicyId(attribute: pkijs.Attribute): DeclaredPolicy | { problem: Message } {
   const value: unknown = attribute.values[0];
   if (attribute.values.length !== 1 || !(value instanceof asn1js.Sequence)) {
-    return 'id-aa-ets-sigPolicyId is not one SignaturePolicyId SEQUENCE (signaturePolicyImplied is not a policy)';
+    return { problem: msg('icp.policyIdNotSequence') };
   }
+  const notA = (field: Message, shape: Message) => ({ problem: msg('icp.policyIdField', { field, shape }) });
+  const anOid = msg('icp.shapeOid');
+  const aSequence = msg('icp.shapeSequence');
   const [oid, hash, qualifiers] = value.valueBlock.value;
-  if (!(oid instanceof asn1js.ObjectIdentifier)) return 'SignaturePolicyId: sigPolicyId is not an OID';
-  if (!(hash instanceof asn1js.Sequence)) return 'SignaturePolicyId: sigPolicyHash is not a SEQUENCE';
+  if (!(oid instanceof asn1js.ObjectIdentifier)) return notA(data('sigPolicyId'), anOid);
+  if (!(hash instanceof asn1js.Sequence)) return notA(data('sigPolicyHash'), aSequence);
   const [alg, hashValue] = hash.valueBlock.value;
   if (!(alg instanceof asn1js.Sequence) || !(hashValue instanceof asn1js.OctetString)) {
-    return 'SignaturePolicyId: sigPolicyHash is not { AlgorithmIdentifier, OCTET STRING }';
+    return notA(data('sigPolicyHash'), data('{ AlgorithmIdentifier, OCTET STRING }'));
   }
   const [algOid, ...params] = alg.valueBlock.value;
-  if (!(algOid instanceof asn1js.ObjectIdentifier)) return 'SignaturePolicyId: hash algorithm is not an OID';
+  if (!(algOid instanceof asn1js.ObjectIdentifier)) return notA(msg('icp.hashAlgorithm'), anOid);
   const read: DeclaredPolicy = {
     oid: oid.valueBlock.toString(),
     hashAlgorithm: algOid.valueBlock.toString(),
@@ -492,11 +541,10 @@ function readPolicyId(attribute: pkijs.Attribute): DeclaredPolicy | string {
     qualifiers: [],
   };
   if (qualifiers !== undefined) {
-    if (!(qualifiers instanceof asn1js.Sequence))
-      return 'SignaturePolicyId: sigPolicyQualifiers is not a SEQUENCE';
+    if (!(qualifiers instanceof asn1js.Sequence)) return notA(data('sigPolicyQualifiers'), aSequence);
     for (const q of qualifiers.valueBlock.value.slice(0, 16)) {
       const [id, qualifier] = q instanceof asn1js.Sequence ? q.valueBlock.value : [];
-      if (!(id instanceof asn1js.ObjectIdentifier)) return 'SignaturePolicyId: a qualifier has no OID';
+      if (!(id instanceof asn1js.ObjectIdentifier)) return { problem: msg('icp.qualifierNoOid') };
       read.qualifiers.push({
         id: id.valueBlock.toString(),
         uri: qualifier instanceof asn1js.IA5String ? qualifier.valueBlock.value : null,
@@ -511,31 +559,35 @@ function policyRows(add: Add, declared: DeclaredPolicy, policy: IcpBrasilPolicy)
   const ok = declared.hashAlgorithm === policy.hashAlgorithm && hashHex === policy.hashHex;
   add(
     'Anexo 1 Nota 2',
-    'sigPolicyHash',
+    data('sigPolicyHash'),
     ok,
     ok
-      ? `SHA-256 ${hashHex}, the policy's internal hash`
+      ? msg('icp.policyHashOk', { hash: hashHex })
       : hashHex === policy.fileSha256Hex
-        ? `must be the hash inside the policy (${policy.hashHex}), not the policy file's hash the LPA lists (${hashHex})`
-        : `must be SHA-256 ${policy.hashHex} (found ${declared.hashAlgorithm} ${hashHex})`,
+        ? msg('icp.policyHashIsFileHash', { expected: policy.hashHex, hash: hashHex })
+        : msg('icp.policyHashWrong', {
+            expected: policy.hashHex,
+            alg: declared.hashAlgorithm,
+            hash: hashHex,
+          }),
   );
   add(
     'Anexo 1 Nota 3',
-    'sigPolicyHash.hashAlgorithm',
+    data('sigPolicyHash.hashAlgorithm'),
     !declared.hashAlgorithmHasParameters,
-    declared.hashAlgorithmHasParameters ? 'parameters should be absent' : 'no parameters',
+    msg(declared.hashAlgorithmHasParameters ? 'icp.paramsShouldBeAbsent' : 'icp.noParameters'),
   );
   const q = declared.qualifiers;
   const qualifiersOk = q.length === 0 || (q.length === 1 && q[0]?.id === ATTR.spqEtsUri && q[0].uri !== null);
   add(
     'Anexo 1 Nota 1',
-    'sigPolicyQualifiers',
+    data('sigPolicyQualifiers'),
     qualifiersOk,
     q.length === 0
-      ? 'absent (recommended: one spuri with the policy URL)'
+      ? msg('icp.qualifiersAbsent')
       : qualifiersOk
-        ? `one spuri ${q[0]?.uri ?? ''}`
-        : `must hold exactly one spuri (id-spq-ets-uri, an IA5String URL); found ${q.map((x) => x.id).join(', ')}`,
+        ? msg('icp.oneSpuri', { uri: q[0]?.uri ?? '' })
+        : msg('icp.qualifiersWrong', { found: q.map((x) => x.id).join(', ') }),
   );
 }
 
@@ -549,13 +601,18 @@ function timestampRows(add: Add, token: pkijs.Attribute, col: number): void {
     tokenInfo = new pkijs.SignedData({ schema: contentInfo.content }).signerInfos[0];
     if (!tokenInfo) throw new Error('no SignerInfo');
   } catch (e) {
-    add('Tabela A.16', 'signature timestamp token', false, `the token does not read: ${errorMessage(e)}`);
+    add(
+      'Tabela A.16',
+      msg('icp.rowTimestampToken'),
+      false,
+      msg('icp.tokenDoesNotRead', { error: errorMessage(e) }),
+    );
     return;
   }
   attributeRows(
     add,
     'Tabela A.16',
-    'timestamp signed attribute',
+    msg('icp.kindTimestampSigned'),
     A16,
     col,
     tokenInfo.signedAttrs?.attributes ?? [],
@@ -563,11 +620,11 @@ function timestampRows(add: Add, token: pkijs.Attribute, col: number): void {
   const tokenUnsigned = tokenInfo.unsignedAttrs?.attributes ?? [];
   add(
     'Tabela A.17',
-    'timestamp unsigned attributes',
+    msg('icp.rowTimestampUnsigned'),
     tokenUnsigned.length === 0,
     tokenUnsigned.length === 0
-      ? 'none'
-      : `the timestamp's SignerInfo must carry no unsigned attribute (found ${tokenUnsigned.map((a) => a.type).join(', ')})`,
+      ? msg('word.none')
+      : msg('icp.tokenUnsignedAttrs', { found: tokenUnsigned.map((a) => a.type).join(', ') }),
   );
 }
 
@@ -730,7 +787,7 @@ export async function icpBrasilConformance(
   } catch (e) {
     return {
       policy: declared.policy,
-      rows: [{ table: 'Tabela A.18', row: 'signature dictionary', ok: false, detail: errorMessage(e) }],
+      rows: [icpRow('Tabela A.18', msg('icp.signatureDictionary'), false, foreign(errorMessage(e)))],
     };
   }
 }

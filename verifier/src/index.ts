@@ -3,7 +3,14 @@
  * Browser-safe: nothing here imports a Node module (the command line wrapper, `cli.ts`, is the only part that reads
  * files).
  */
-export { pemCertificates, sha256Hex } from './bytes.ts';
+export { pemCertificates, sha256Hex } from '@notary/trust/bytes';
+export {
+  TSA_MAX_RESPONSE_BYTES,
+  TsaClient,
+  type TsaClientOptions,
+  TsaError,
+  type TsaTimestamp,
+} from '@notary/trust/tsa-client';
 export { CertificateError, extractReceipt } from './certificate.ts';
 export { EAS_ABI, SCHEMA_REGISTRY_ABI } from './evm.ts';
 export { formatReport, statusText } from './format.ts';
@@ -57,13 +64,6 @@ export {
   type VerifyOutcome,
   type VerifyReport,
 } from './report.ts';
-export {
-  TSA_MAX_RESPONSE_BYTES,
-  TsaClient,
-  type TsaClientOptions,
-  TsaError,
-  type TsaTimestamp,
-} from './tsa-client.ts';
 export { type VerifyInput, verify } from './verify.ts';
 export {
   type CaptureFacts,

@@ -1,4 +1,4 @@
-import { digest, equalBytes, fromHex, toHex } from './bytes.ts';
+import { digest, equalBytes, fromHex, toHex } from '@notary/trust/bytes';
 import type { ReceiptMerkleProof } from './receipt.ts';
 
 /**

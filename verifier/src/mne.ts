@@ -7,8 +7,20 @@
  * the same vectors.
  */
 
-/** What `checkMne` found: valid, or the problem in words. */
-export type MneCheck = { valid: true; date: string } | { valid: false; problem: string };
+import { type Message, msg, render } from './messages/index.ts';
+
+/**
+ * What `checkMne` found: valid, or the problem in words (English), and as a message (absent in reports written
+ * before messages).
+ */
+export type MneCheck =
+  | { valid: true; date: string }
+  | { valid: false; problem: string; problemMessage?: Message };
+
+/** An invalid MNE's check, `why` in English and as a message. */
+function invalid(why: Message): MneCheck {
+  return { valid: false, problem: render(why, 'en'), problemMessage: why };
+}
 
 const DOTTED = /^\d{6}\.\d{4}\.\d{2}\.\d{2}\.\d{8}-\d{2}$/;
 
@@ -25,14 +37,14 @@ function daysInMonth(year: number, month: number): number {
  */
 export function checkMne(mne: string): MneCheck {
   if (!DOTTED.test(mne)) {
-    return { valid: false, problem: 'not of the form CCCCCC.AAAA.MM.DD.NNNNNNNN-DD' };
+    return invalid(msg('mne.form'));
   }
   const digits = mne.replace(/[.-]/g, '');
   const [year, month, day] = [digits.slice(6, 10), digits.slice(10, 12), digits.slice(12, 14)];
   const date = `${year}-${month}-${day}`;
   const m = Number(month);
   if (m < 1 || m > 12 || Number(day) < 1 || Number(day) > daysInMonth(Number(year), m)) {
-    return { valid: false, problem: `its date ${date} does not exist` };
+    return invalid(msg('mne.noSuchDate', { date }));
   }
   let rest = 0;
   for (const c of digits) rest = (rest * 10 + Number(c)) % 97;
@@ -40,10 +52,7 @@ export function checkMne(mne: string): MneCheck {
     let base = 0;
     for (const c of `${digits.slice(0, 22)}00`) base = (base * 10 + Number(c)) % 97;
     const expected = String(98 - base).padStart(2, '0');
-    return {
-      valid: false,
-      problem: `check digits ${digits.slice(22)}, expected ${expected} (ISO 7064 MOD 97-10)`,
-    };
+    return invalid(msg('mne.checkDigits', { found: digits.slice(22), expected }));
   }
   return { valid: true, date };
 }

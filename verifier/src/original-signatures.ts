@@ -1,15 +1,14 @@
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
-import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer, toHex } from './bytes.ts';
+import { asn1js, pkijs } from '@notary/trust/asn1';
+import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer, toHex } from '@notary/trust/bytes';
+import { chainsTo } from '@notary/trust/cert-path';
 import {
-  chainsTo,
   OID,
   type ParsedSignedData,
   parseSignedData,
   signerCertificate,
   subjectName,
   verifySignerInfo,
-} from './cms.ts';
+} from '@notary/trust/cms';
 import { errorMessage } from './error-message.ts';
 import { type PdfSignature, PdfSignatureError, readPdfSignatures, signedContent } from './pdf-signatures.ts';
 import type { ReceiptOriginalSignature, ReceiptOriginalSignatures } from './receipt.ts';

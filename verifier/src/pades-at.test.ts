@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import type { SignatureTimestamper, VerifiedTimestamper } from '@notary/pdf/cades';
 import { appendDocumentTimestamp, appendValidationData } from '@notary/pdf/ltv';
 import { type SignatureLevel, signPdf, signPdfAtLevel } from '@notary/pdf/pades';
+import { gatherValidationMaterial } from '@notary/trust/revocation';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedUnderPolicy, trustedTokenChain } from '../../test/harness/icp-brasil.ts';
@@ -22,11 +23,11 @@ import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
 import { createTestPki, newKeyRequest, opensslIn, pemToDer, type TestPki } from '../../test/harness/pki.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
 import { parseRfc3339, runCli } from './cli.ts';
+import { untranslatedTexts } from './messages/messages.testing.ts';
 import { checkPadesSignature } from './pades/index.ts';
 import { changesAfter, readPdfSignatures } from './pdf-signatures.ts';
 import { parseReceipt } from './receipt.ts';
 import type { CheckResult } from './report.ts';
-import { gatherValidationMaterial } from './revocation.ts';
 import { verify } from './verify.ts';
 
 const run = promisify(execFile);
@@ -254,6 +255,7 @@ describe('check 6 at a time T, offline (one PKI)', () => {
     expect(result.pades).toMatchObject({ level: 'B-LTA', notHigher: [], validDocumentTimestamps: 1 });
     expect(evidenceText(result)).toMatch(/signer revocation: .*Notary LTV Signer: good/);
     expect(calls).toEqual([]);
+    expect(untranslatedTexts([{ checks: [result] }])).toEqual([]);
   });
 
   it('a second document timestamp over the first (an archive renewal) keeps B-LTA; both are judged', async () => {
@@ -295,6 +297,7 @@ describe('check 6 at a time T, offline (one PKI)', () => {
       /signature timestamp: chain to --tsa-ca: trusted at .*proven by a timestamp/,
     );
     expect(calls).toEqual([]);
+    expect(untranslatedTexts([{ checks: [alone, result] }])).toEqual([]);
   });
 
   it('levels B-B, B-T and B-LT are reported with why not higher', async () => {
@@ -308,6 +311,8 @@ describe('check 6 at a time T, offline (one PKI)', () => {
     const blt = (await judge(await signAt(pki, 'B-LT'), now)).result;
     expect(blt.status, evidenceText(blt)).toBe('passed');
     expect(blt.pades).toMatchObject({ level: 'B-LT', notHigher: ['no valid document timestamp'] });
+    // Every text of these reports has its Portuguese (messages, not English sentences as data).
+    expect(untranslatedTexts([{ checks: [bb, bt, blt] }])).toEqual([]);
   });
 
   it('the short-lived signer at B-LTA passes after its expiry (timestamps prove it signed before); at B-B it fails', async () => {
@@ -457,7 +462,8 @@ describe('check 6 at a time T, offline (one PKI)', () => {
     const filePath = await file(original, 'bin');
     const root = await file(new TextEncoder().encode(pki.root.certPem), 'pem');
     const args = [filePath, '--certificate', certificate, '--trust-ca', root, '--tsa-ca', root, '--json'];
-    const check6 = (stdout: string): CheckResult => (JSON.parse(stdout) as { checks: CheckResult[] }).checks[5] as CheckResult;
+    const check6 = (stdout: string): CheckResult =>
+      (JSON.parse(stdout) as { checks: CheckResult[] }).checks[5] as CheckResult;
 
     const before = { ...pki.requests };
     const refused = await runCli([...args, '--online']);

@@ -12,6 +12,7 @@ import {
 } from 'pdf-lib';
 import { decodeAtMost } from './certificate.ts';
 import { errorMessage } from './error-message.ts';
+import { type Message, msg, render } from './messages/index.ts';
 
 /**
  * Reading the signatures of a PDF and its PAdES validation data, for check 6 and for listing the signatures
@@ -62,8 +63,10 @@ export interface Dss extends DssMaterial {
 export interface SignatureCoverage {
   /** `[0 a b c]` with `a`..`b` exactly this dictionary's `/Contents <hex>` string. */
   wellFormed: boolean;
-  /** Why not well formed; null when it is. */
+  /** Why not well formed, in English; null when it is. */
   problem: string | null;
+  /** `problem` as a message (for a report in another language); null when well formed. */
+  problemMessage: Message | null;
   /** `b + c`: the end of the signed bytes. */
   end: number;
   /** The signed bytes end where a revision ends (after its `%%EOF` and end-of-line). */
@@ -259,17 +262,23 @@ function coverage(
     wholeFile: end === pdf.length,
     bytesAfter: Math.max(0, pdf.length - end),
   };
+  const range = `[0 ${a} ${b} ${c}]`;
   const problem =
     start !== 0
-      ? `/ByteRange starts at ${start}, not at the beginning of the file`
+      ? msg('pdf.rangeStart', { start })
       : !(a < b && end <= pdf.length)
-        ? `/ByteRange [0 ${a} ${b} ${c}] does not fit the file's ${pdf.length} bytes`
+        ? msg('pdf.rangeDoesNotFit', { range, bytes: pdf.length })
         : pdf[a] !== 0x3c || pdf[b - 1] !== 0x3e
-          ? `/ByteRange [0 ${a} ${b} ${c}]: the gap is not a <hex> string`
+          ? msg('pdf.gapNotHex', { range })
           : !gapHolds(pdf.subarray(a + 1, b - 1), contents)
-            ? `/ByteRange [0 ${a} ${b} ${c}]: the gap is not this dictionary's /Contents`
+            ? msg('pdf.gapNotContents', { range })
             : null;
-  return { ...base, wellFormed: problem === null, problem };
+  return {
+    ...base,
+    wellFormed: problem === null,
+    problem: problem && render(problem, 'en'),
+    problemMessage: problem,
+  };
 }
 
 /** Whether the hex digits `hex` (file bytes, whitespace allowed) spell exactly `contents`. */

@@ -12,6 +12,9 @@
  * verification incomplete: see `outcomeOf`.
  */
 
+import { data, type Message, msg, render, sourceParam } from './messages/index.ts';
+import type { MneCheck } from './mne.ts';
+
 /** 1 file hash, 2 Merkle proof, 3 EVM attestation, 4 Stacks anchor, 5 RFC 3161 token, 6 PAdES signature. */
 export type CheckId = 1 | 2 | 3 | 4 | 5 | 6;
 
@@ -59,7 +62,11 @@ export type VerifyOutcome = 'passed' | 'failed' | 'incomplete';
 export const EXIT_CODES = { passed: 0, failed: 1, unusable: 2, incomplete: 3 } as const;
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
-/** One fact the check established or refuted. */
+/**
+ * One fact the check established or refuted. `label` and `value` are English text (readable as they are);
+ * `labelMessage` and `valueMessage` are the same texts as messages (`messages/`: a code and its data), from
+ * which a reader renders them in another language. Reports written before messages have only the text.
+ */
 export interface Evidence {
   /** What was compared or read, e.g. `attestation.attester`. */
   label: string;
@@ -69,6 +76,10 @@ export interface Evidence {
   source?: string;
   /** True: agrees with the receipt; false: contradicts it (the check fails); absent: informational. */
   ok?: boolean;
+  /** `label` as a message (absent in reports written before messages). */
+  labelMessage?: Message;
+  /** `value` as a message (absent in reports written before messages). */
+  valueMessage?: Message;
 }
 
 export interface CheckResult {
@@ -77,8 +88,10 @@ export interface CheckResult {
   status: CheckStatus;
   /** Why it is `not-run` or `partial` (see `CheckReason`); absent when it passed or failed. */
   reason?: CheckReason;
-  /** One line: why it passed, failed or did not run. */
+  /** One line in English: why it passed, failed or did not run. */
   summary: string;
+  /** `summary` as a message (absent in reports written before messages). */
+  summaryMessage?: Message;
   evidence: Evidence[];
   /** Check 6 only, when the certificate is signed: the PAdES level reached at the time judged. */
   pades?: PadesReport;
@@ -93,8 +106,10 @@ export interface PadesReport {
   at: string;
   /** The level reached; null when the check failed or the SubFilter is not a PAdES baseline one. */
   level: PadesLevel | null;
-  /** Why the next level is not reached (empty at B-LTA). */
+  /** Why the next level is not reached (empty at B-LTA), in English. */
   notHigher: string[];
+  /** `notHigher` as messages, one for one (absent in reports written before messages). */
+  notHigherMessages?: Message[];
   /** Document timestamps after the signature, and how many of them are valid. */
   documentTimestamps: number;
   validDocumentTimestamps: number;
@@ -131,8 +146,8 @@ export interface VerifyReport {
 export interface ActReport {
   type: string;
   mne: string | null;
-  /** Null when the act has no MNE. */
-  mneCheck: { valid: true; date: string } | { valid: false; problem: string } | null;
+  /** Null when the act has no MNE; `problemMessage` is `problem` as a message (see `Evidence`). */
+  mneCheck: MneCheck | null;
   selo: { state: string; code: string } | null;
   book: string | null;
   page: string | null;
@@ -148,13 +163,52 @@ export const CHECK_NAMES: Readonly<Record<CheckId, string>> = {
   6: 'certificate signature (PAdES)',
 };
 
-/** Collects a check's evidence and decides its status: failed as soon as one piece contradicts the receipt. */
+/** An evidence from its messages: the English texts rendered, the messages kept. */
+export function evidenceOf(
+  label: Message,
+  value: Message,
+  source: string | undefined,
+  ok?: boolean,
+): Evidence {
+  return {
+    label: render(label, 'en'),
+    value: render(value, 'en'),
+    ...(source ? { source } : {}),
+    ...(ok === undefined ? {} : { ok }),
+    labelMessage: label,
+    valueMessage: value,
+  };
+}
+
+/** A check's result with its summary as English text and as a message. */
+function resultOf(
+  id: CheckId,
+  status: CheckStatus,
+  reason: CheckReason | undefined,
+  summary: Message,
+  evidence: Evidence[],
+): CheckResult {
+  return {
+    id,
+    name: CHECK_NAMES[id],
+    status,
+    ...(reason ? { reason } : {}),
+    summary: render(summary, 'en'),
+    summaryMessage: summary,
+    evidence,
+  };
+}
+
+/**
+ * Collects a check's evidence and decides its status: failed as soon as one piece contradicts the receipt.
+ * Labels, values, skipped parts and reasons are messages (`messages/`); data goes in their parameters.
+ */
 export class CheckBuilder {
   readonly evidence: Evidence[] = [];
-  private readonly problems: string[] = [];
-  private readonly skipped: string[] = [];
+  private readonly problems: Message[] = [];
+  private readonly skipped: Message[] = [];
   /** Endpoints that gave no usable answer (unreachable, rate-limited, gone, wrong kind), and why. */
-  private readonly unavailableSources: { source: string; reason: string }[] = [];
+  private readonly unavailableSources: { source: string; reason: Message }[] = [];
   /** Endpoints that answered (their answers are evidence, for or against). */
   private readonly answeredSources = new Set<string>();
   /** A part of the check could not run for lack of an answer (see `partUnavailable`). */
@@ -167,26 +221,28 @@ export class CheckBuilder {
   }
 
   /** Informational evidence. */
-  note(label: string, value: string, source?: string): void {
-    this.evidence.push({ label, value, ...(source ? { source } : {}) });
+  note(label: Message, value: Message, source?: string): void {
+    this.evidence.push(evidenceOf(label, value, source));
   }
 
   /** Evidence that must hold: `ok` false records the failure (`value` says what was found and expected). */
-  expect(ok: boolean, label: string, value: string, source?: string): boolean {
-    this.evidence.push({ label, value, ok, ...(source ? { source } : {}) });
-    if (!ok) this.problems.push(source ? `${label} (${source})` : label);
+  expect(ok: boolean, label: Message, value: Message, source?: string): boolean {
+    this.evidence.push(evidenceOf(label, value, source, ok));
+    if (!ok) {
+      this.problems.push(source ? msg('report.atSource', { label, source: sourceParam(source) }) : label);
+    }
     return ok;
   }
 
   /** A failure that is not a comparison (an endpoint unreachable, something unparsable). */
-  fail(label: string, value: string, source?: string): void {
+  fail(label: Message, value: Message, source?: string): void {
     this.expect(false, label, value, source);
   }
 
   /** A part of the check that could not run (the check is then `partial` at best). */
-  skip(what: string): void {
+  skip(what: Message): void {
     this.skipped.push(what);
-    this.evidence.push({ label: 'not checked', value: what });
+    this.evidence.push(evidenceOf(msg('report.notChecked'), what, undefined));
   }
 
   /**
@@ -194,9 +250,9 @@ export class CheckBuilder {
    * node asked for an indexer route), or answering what is not the API. This is unavailability, not evidence
    * against the receipt: the check is `not-run` when no endpoint answered, `partial` when others answered.
    */
-  unavailable(source: string, reason: string): void {
+  unavailable(source: string, reason: Message): void {
     this.unavailableSources.push({ source, reason });
-    this.evidence.push({ label: 'endpoint unavailable', value: reason, source });
+    this.evidence.push(evidenceOf(msg('report.endpointUnavailable'), reason, source));
   }
 
   /**
@@ -204,10 +260,12 @@ export class CheckBuilder {
    * other evidence (e.g. a revocation responder asked with `--online`, the signature checked from the file):
    * the check is `partial` with reason `unavailable` at worst, never failed for it.
    */
-  partUnavailable(what: string, source: string, reason: string): void {
+  partUnavailable(what: Message, source: string, reason: Message): void {
     this.partsUnavailable = true;
-    this.skipped.push(`${what} (${source}: ${reason})`);
-    this.evidence.push({ label: 'source unavailable', value: `${what}: ${reason}`, source });
+    this.skipped.push(msg('report.partUnavailable', { what, source, reason }));
+    this.evidence.push(
+      evidenceOf(msg('report.sourceUnavailable'), msg('report.whatReason', { what, reason }), source),
+    );
   }
 
   /** Records that `source` answered: what it said is evidence (see `unavailable`). */
@@ -215,11 +273,17 @@ export class CheckBuilder {
     this.answeredSources.add(source);
   }
 
-  /** Takes `sub`'s evidence with `prefix` on each label, its failures and its skipped parts. */
-  merge(sub: CheckBuilder, prefix: string): void {
-    for (const e of sub.evidence) this.evidence.push({ ...e, label: `${prefix}${e.label}` });
-    for (const p of sub.problems) this.problems.push(`${prefix}${p}`);
-    for (const s of sub.skipped) this.skipped.push(`${prefix}${s}`);
+  /**
+   * Takes `sub`'s evidence, its failures and its skipped parts, each label and part wrapped by `prefix`
+   * (e.g. `signature timestamp: {label}`).
+   */
+  merge(sub: CheckBuilder, prefix: (inner: Message) => Message): void {
+    for (const e of sub.evidence) {
+      const label = prefix(e.labelMessage ?? data(e.label));
+      this.evidence.push({ ...e, label: render(label, 'en'), labelMessage: label });
+    }
+    for (const p of sub.problems) this.problems.push(prefix(p));
+    for (const s of sub.skipped) this.skipped.push(prefix(s));
     for (const u of sub.unavailableSources) this.unavailableSources.push(u);
     for (const a of sub.answeredSources) this.answeredSources.add(a);
     if (sub.partsUnavailable) this.partsUnavailable = true;
@@ -234,47 +298,46 @@ export class CheckBuilder {
    * were asked and none answered; else `partial` when a part was skipped (`not-checked`) or some endpoint or
    * source did not answer (`unavailable`); else `passed` with `summary`.
    */
-  result(summary: string): CheckResult {
-    const name = CHECK_NAMES[this.id];
+  result(summary: Message): CheckResult {
     if (this.problems.length > 0) {
-      return {
-        id: this.id,
-        name,
-        status: 'failed',
-        summary: `failed: ${unique(this.problems).join('; ')}`,
-        evidence: this.evidence,
-      };
+      return resultOf(
+        this.id,
+        'failed',
+        undefined,
+        msg('report.failed', { problems: unique(this.problems) }),
+        this.evidence,
+      );
     }
-    const unavailable = unique(this.unavailableSources.map((u) => `${u.source} (${u.reason})`));
+    const unavailable = unique(
+      this.unavailableSources.map((u) => msg('report.sourceReason', { source: u.source, reason: u.reason })),
+    );
     if (unavailable.length > 0 && this.answeredSources.size === 0) {
-      return {
-        id: this.id,
-        name,
-        status: 'not-run',
-        reason: 'unavailable',
-        summary: `no endpoint answered: ${unavailable.join('; ')}`,
-        evidence: this.evidence,
-      };
+      return resultOf(
+        this.id,
+        'not-run',
+        'unavailable',
+        msg('report.noEndpointAnswered', { sources: unavailable }),
+        this.evidence,
+      );
     }
     const skipped = [...this.skipped];
-    if (unavailable.length > 0) skipped.push(`no answer from ${unavailable.join('; ')}`);
+    if (unavailable.length > 0) skipped.push(msg('report.noAnswerFrom', { sources: unavailable }));
     if (skipped.length > 0) {
-      return {
-        id: this.id,
-        name,
-        status: 'partial',
-        reason: unavailable.length > 0 || this.partsUnavailable ? 'unavailable' : 'not-checked',
-        summary: `${summary}; not checked: ${skipped.join('; ')}`,
-        evidence: this.evidence,
-      };
+      return resultOf(
+        this.id,
+        'partial',
+        unavailable.length > 0 || this.partsUnavailable ? 'unavailable' : 'not-checked',
+        msg('report.partlyChecked', { summary, skipped }),
+        this.evidence,
+      );
     }
-    return { id: this.id, name, status: 'passed', summary, evidence: this.evidence };
+    return resultOf(this.id, 'passed', undefined, summary, this.evidence);
   }
 }
 
 /** A check that did not run: `reason` its kind (see `CheckReason`), `why` the sentence shown. */
-export function notRun(id: CheckId, reason: NotRunReason, why: string): CheckResult {
-  return { id, name: CHECK_NAMES[id], status: 'not-run', reason, summary: why, evidence: [] };
+export function notRun(id: CheckId, reason: NotRunReason, why: Message): CheckResult {
+  return resultOf(id, 'not-run', reason, why, []);
 }
 
 /**
@@ -300,6 +363,13 @@ export function outcomeOf(checks: readonly Pick<CheckResult, 'id' | 'status' | '
   return { outcome, exitCode: EXIT_CODES[outcome], ok: failed === undefined, failedAt: failed?.id ?? null };
 }
 
-function unique(items: string[]): string[] {
-  return [...new Set(items)];
+/** `items` without repetitions (equal code and parameters), in order. */
+function unique(items: readonly Message[]): Message[] {
+  const seen = new Set<string>();
+  return items.filter((m) => {
+    const key = JSON.stringify(m);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -1,8 +1,4 @@
-import { errorMessage } from './error-message.ts';
-import { agreement, compareEndpoints } from './evm.ts';
-import type { Transport } from './http.ts';
-import type { Receipt } from './receipt.ts';
-import { CheckBuilder, type CheckResult, notRun } from './report.ts';
+import type { Transport } from '@notary/trust/http';
 import {
   type AnchorRecord,
   readAnchor,
@@ -10,9 +6,13 @@ import {
   StacksApiClient,
   type StacksApiClock,
   type StacksApiKind,
-  StacksApiUnavailable,
   type StacksTx,
-} from './stacks-api.ts';
+} from '@notary/trust/stacks-api';
+import { errorMessage } from './error-message.ts';
+import { agreement, compareEndpoints, confirmationsEvidence } from './evm.ts';
+import { data, foreign, type Message, msg, render } from './messages/index.ts';
+import type { Receipt } from './receipt.ts';
+import { CheckBuilder, type CheckResult, notRun } from './report.ts';
 
 /**
  * Check 4: the Stacks anchor, read through each Stacks API endpoint given, never trusting one. Each endpoint is
@@ -62,7 +62,7 @@ interface EndpointRead {
   anchor: AnchorRecord | null;
   /** The transaction's facts; null: the index does not know it; undefined: not checked here (`whyNot`). */
   tx: TxFacts | null | undefined;
-  whyNot: string | undefined;
+  whyNot: Message | undefined;
 }
 
 export interface StacksCheckOptions {
@@ -86,25 +86,22 @@ export async function checkStacks(
   o: StacksCheckOptions,
 ): Promise<CheckResult> {
   const leg = receipt.stacks;
-  if (leg === null)
-    return notRun(
-      4,
-      'not-applicable',
-      'the receipt has no Stacks anchor (the service does not anchor on Stacks)',
-    );
-  if (leg.status !== 'registered')
-    return notRun(4, 'pending', 'the receipt records the Stacks anchor as pending');
-  if (o.endpoints.length === 0) return notRun(4, 'no-endpoint', 'no --stacks-api endpoint given');
+  if (leg === null) return notRun(4, 'not-applicable', msg('stacks.none'));
+  if (leg.status !== 'registered') return notRun(4, 'pending', msg('stacks.pending'));
+  if (o.endpoints.length === 0) return notRun(4, 'no-endpoint', msg('stacks.noEndpoint'));
   const c = new CheckBuilder(4);
   if (!receipt.merkle) {
-    c.fail('merkle root', 'the receipt has a Stacks anchor but no Merkle proof');
-    return c.result('');
+    c.fail(msg('anchor.merkleRoot'), msg('stacks.noMerkle'));
+    return c.result(data(''));
   }
   const root = receipt.merkle.root;
-  c.note('anchor', `(get-anchor 0x${root}) on ${leg.contractId} (${leg.network}), tx ${leg.txId}`);
+  c.note(
+    msg('stacks.anchor'),
+    msg('stacks.anchorValue', { root, contract: leg.contractId, network: leg.network, tx: leg.txId }),
+  );
   const anchors: { url: string; facts: { anchor: AnchorRecord | null } }[] = [];
   const txs: { url: string; facts: TxFacts | null }[] = [];
-  const notIndexed: string[] = [];
+  const notIndexed: Message[] = [];
   for (const endpoint of o.endpoints) {
     const url = endpoint.replace(/\/+$/, '');
     const api = new StacksApiClient({
@@ -118,16 +115,21 @@ export async function checkStacks(
     try {
       read = await readEndpoint(api, leg, root);
     } catch (e) {
-      c.unavailable(url, errorMessage(e));
+      c.unavailable(url, e instanceof EndpointUnusable ? e.detail : foreign(errorMessage(e)));
       continue;
     }
     c.answered(url);
-    c.note('endpoint', `${describeKind(read.kind)}, tip ${read.tip}`, url);
+    c.note(
+      msg('stacks.endpoint'),
+      msg('stacks.kindAndTip', { kind: describeKind(read.kind), tip: read.tip }),
+      url,
+    );
     anchors.push({ url, facts: { anchor: read.anchor } });
     judge(c, url, read, leg, root, o.confirmations);
     if (read.tx === undefined) {
-      c.note('transaction', `not checked here: ${read.whyNot}`, url);
-      notIndexed.push(`${url} (${read.whyNot})`);
+      const why = read.whyNot ?? data('');
+      c.note(msg('stacks.transaction'), msg('stacks.notCheckedHere', { why }), url);
+      notIndexed.push(msg('report.sourceReason', { source: url, reason: why }));
     } else {
       txs.push({ url, facts: read.tx });
     }
@@ -135,19 +137,33 @@ export async function checkStacks(
   compareEndpoints(c, anchors);
   compareEndpoints(c, txs);
   if (anchors.length > 0 && txs.length === 0) {
-    c.skip(`the transaction ${leg.txId} itself (status, block, call): ${notIndexed.join('; ')}`);
+    c.skip(msg('stacks.txNotChecked', { tx: leg.txId, endpoints: notIndexed }));
   }
   const height = anchors[0]?.facts.anchor?.height;
   return c.result(
-    `the root is on record in ${leg.contractId} since block ${height ?? '?'} ` +
-      `(${agreement(anchors.length)})`,
+    msg('stacks.summary', {
+      contract: leg.contractId,
+      height: height ?? '?',
+      agreement: agreement(anchors.length),
+    }),
   );
+}
+
+/** An endpoint of another network, or behind the receipt's block: unavailable, `detail` why. */
+class EndpointUnusable extends Error {
+  override name = 'EndpointUnusable';
+  readonly detail: Message;
+
+  constructor(detail: Message) {
+    super(render(detail, 'en'));
+    this.detail = detail;
+  }
 }
 
 /**
  * Reads what `api` says about the anchor.
- * @throws StacksApiUnavailable when the endpoint gives no usable answer, is of another network, or has not
- *   reached the receipt's block.
+ * @throws StacksApiUnavailable when the endpoint gives no usable answer; EndpointUnusable when it is of
+ *   another network, or has not reached the receipt's block.
  */
 async function readEndpoint(
   api: StacksApiClient,
@@ -158,20 +174,22 @@ async function readEndpoint(
   const info = await api.info();
   const expectedId = NETWORK_IDS[leg.network] ?? -1;
   if (info.networkId !== expectedId) {
-    throw new StacksApiUnavailable(
-      'wrong-kind',
-      `serves network_id ${hexId(info.networkId)}, not the receipt's ${leg.network} (${hexId(expectedId)})`,
+    throw new EndpointUnusable(
+      msg('stacks.otherNetwork', {
+        networkId: hexId(info.networkId),
+        network: leg.network,
+        expected: hexId(expectedId),
+      }),
     );
   }
   if (info.stacksTipHeight < leg.blockHeight) {
-    throw new StacksApiUnavailable(
-      'wrong-kind',
-      `not synced: its tip is block ${info.stacksTipHeight}, the receipt's transaction is in block ${leg.blockHeight}`,
+    throw new EndpointUnusable(
+      msg('anchor.notSynced', { tip: info.stacksTipHeight, block: leg.blockHeight }),
     );
   }
   const [deployer] = leg.contractId.split('.');
   const anchor = await readAnchor(api, leg.contractId, root, deployer ?? leg.contractId);
-  const read = (tx: TxFacts | null | undefined, whyNot: string | undefined): EndpointRead => ({
+  const read = (tx: TxFacts | null | undefined, whyNot: Message | undefined): EndpointRead => ({
     kind,
     networkId: info.networkId,
     tip: info.stacksTipHeight,
@@ -179,14 +197,14 @@ async function readEndpoint(
     tx,
     whyNot,
   });
-  if (kind === 'node') return read(undefined, 'a stacks-node without a transaction index');
+  if (kind === 'node') return read(undefined, msg('stacks.nodeWithoutIndex'));
   // An indexer behind its node has not seen the receipt's block: whatever it says of the transaction (pending,
   // unknown) is not evidence about it yet.
   const indexed = (await api.hiroStatus()).tipHeight;
   if (indexed === null || indexed < leg.blockHeight) {
     return read(
       undefined,
-      `its index has reached block ${indexed ?? 'none'}, not yet the receipt's block ${leg.blockHeight}`,
+      msg('stacks.indexBehind', { indexed: indexed ?? msg('word.none'), block: leg.blockHeight }),
     );
   }
   const found = await api.transaction(leg.txId);
@@ -216,60 +234,56 @@ function judge(
   const anchor = read.anchor;
   c.expect(
     anchor !== null,
-    'get-anchor',
+    data('get-anchor'),
     anchor
-      ? `(some { height: u${anchor.height}, sender: ${anchor.sender} })`
-      : 'none: the root is not recorded',
+      ? data(`(some { height: u${anchor.height}, sender: ${anchor.sender} })`)
+      : msg('stacks.notRecorded'),
     url,
   );
   if (anchor) {
     c.expect(
       anchor.height <= leg.blockHeight,
-      'recorded height',
-      `u${anchor.height}, no later than the receipt's block ${leg.blockHeight}`,
+      msg('stacks.recordedHeight'),
+      msg('stacks.heightValue', { height: `u${anchor.height}`, block: leg.blockHeight }),
       url,
     );
   }
-  const confirmations = Math.max(0, read.tip - leg.blockHeight + 1);
-  const text = `${confirmations} (at least ${required} required; tip ${read.tip})`;
-  if (confirmations >= required) {
-    c.expect(true, 'confirmations', text, url);
-  } else {
-    c.note('confirmations', text, url);
-    c.skip(`${required} confirmations at ${url} (${confirmations} so far)`);
-  }
+  confirmationsEvidence(c, url, Math.max(0, read.tip - leg.blockHeight + 1), required, read.tip);
   const tx = read.tx;
   if (tx === undefined) return;
-  if (
-    !c.expect(tx !== null, 'transaction', tx ? leg.txId : `unknown to this index: ${leg.txId}`, url) ||
-    !tx
-  ) {
-    return;
-  }
-  c.expect(tx.status === 'success', 'tx_status', tx.status, url);
+  const found = tx ? data(leg.txId) : msg('stacks.unknownToIndex', { tx: leg.txId });
+  if (!c.expect(tx !== null, msg('stacks.transaction'), found, url) || !tx) return;
+  c.expect(tx.status === 'success', data('tx_status'), data(tx.status), url);
   c.expect(
     tx.canonical,
-    'canonical',
-    tx.canonical ? 'in a block of the canonical chain' : 'not in a block of the canonical chain',
+    msg('stacks.canonical'),
+    msg(tx.canonical ? 'stacks.inCanonical' : 'stacks.notInCanonical'),
     url,
   );
   c.expect(
     tx.blockHeight === leg.blockHeight,
-    'block_height',
-    `${tx.blockHeight ?? 'none'} (receipt ${leg.blockHeight})`,
+    data('block_height'),
+    msg('value.receipt', { value: tx.blockHeight ?? msg('word.none'), expected: leg.blockHeight }),
     url,
   );
   const rootArg = rootArgument(root);
   c.expect(
     tx.contractId === leg.contractId && tx.functionName === 'anchor' && tx.firstArg === rootArg,
-    'contract call',
-    `(${tx.contractId}::${tx.functionName} ${tx.firstArg ?? '(arguments not answered)'}) (receipt (${leg.contractId}::anchor ${rootArg}))`,
+    msg('stacks.contractCall'),
+    msg('value.receipt', {
+      value: msg('stacks.call', {
+        contract: String(tx.contractId),
+        fn: String(tx.functionName),
+        arg: tx.firstArg ?? msg('stacks.argumentsNotAnswered'),
+      }),
+      expected: `(${leg.contractId}::anchor ${rootArg})`,
+    }),
     url,
   );
 }
 
-function describeKind(kind: StacksApiKind): string {
-  return kind === 'node' ? 'a stacks-node (RPC only)' : `a Hiro API (${kind})`;
+function describeKind(kind: StacksApiKind): Message {
+  return kind === 'node' ? msg('stacks.nodeKind') : msg('stacks.hiroKind', { kind });
 }
 
 function hexId(n: number): string {

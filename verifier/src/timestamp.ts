@@ -1,7 +1,7 @@
-import * as pkijs from 'pkijs';
-import { DIGEST_BY_OID, equalBytes, fromBase64, fromHex, toArrayBuffer, toHex } from './bytes.ts';
+import { pkijs } from '@notary/trust/asn1';
+import { DIGEST_BY_OID, equalBytes, fromBase64, fromHex, toArrayBuffer, toHex } from '@notary/trust/bytes';
+import { chainsTo } from '@notary/trust/cert-path';
 import {
-  chainsTo,
   essNamesCertificate,
   hasCriticalTimeStampingEku,
   OID,
@@ -9,8 +9,9 @@ import {
   signerCertificate,
   subjectName,
   verifySignerInfo,
-} from './cms.ts';
+} from '@notary/trust/cms';
 import { errorMessage } from './error-message.ts';
+import { data, foreign, type Message, msg } from './messages/index.ts';
 import type { Receipt } from './receipt.ts';
 import { CheckBuilder, type CheckResult, notRun } from './report.ts';
 
@@ -29,7 +30,7 @@ export async function verifyTimestampToken(
   c: CheckBuilder,
   tokenDer: Uint8Array,
   imprint: Uint8Array,
-  imprintLabel: string,
+  imprintLabel: Message,
   tsaCa: Uint8Array[] | undefined,
   chain = true,
   extraCertificates: pkijs.Certificate[] = [],
@@ -45,7 +46,7 @@ export async function verifyTimestampToken(
     tstDer = new Uint8Array(eContent.getValue());
     tst = pkijs.TSTInfo.fromBER(toArrayBuffer(tstDer));
   } catch (e) {
-    c.fail('token', `does not parse: ${errorMessage(e)}`);
+    c.fail(msg('tst.token'), msg('tst.doesNotParse', { error: errorMessage(e) }));
     return null;
   }
   const alg =
@@ -54,60 +55,56 @@ export async function verifyTimestampToken(
   const hashed = new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView);
   c.expect(
     alg === 'SHA-256' && equalBytes(hashed, imprint),
-    'message imprint',
-    `${alg} ${toHex(hashed)} (${imprintLabel} ${toHex(imprint)})`,
+    msg('tst.imprint'),
+    msg('tst.imprintValue', { alg, hash: toHex(hashed), what: imprintLabel, expected: toHex(imprint) }),
   );
-  c.note('genTime', tst.genTime.toISOString());
-  c.note('serial number', tst.serialNumber.toBigInt().toString(16));
+  c.note(data('genTime'), data(tst.genTime.toISOString()));
+  c.note(msg('tst.serialNumber'), data(tst.serialNumber.toBigInt().toString(16)));
   const cert =
     signerCertificate(parsed) ??
     signerCertificate({ ...parsed, certificates: [...parsed.certificates, ...extraCertificates] });
   if (!cert) {
-    c.fail('TSA certificate', 'the token does not carry the certificate its SignerInfo names');
+    c.fail(msg('tst.tsaCertificate'), msg('tst.noSignerCertificate'));
     return { genTime: tst.genTime, certificates: parsed.certificates };
   }
-  c.note('TSA', subjectName(cert));
+  c.note(data('TSA'), data(subjectName(cert)));
   let sig: Awaited<ReturnType<typeof verifySignerInfo>>;
   try {
     sig = await verifySignerInfo(parsed, cert, tstDer, OID.tstInfo);
   } catch (e) {
-    c.fail('signature', errorMessage(e));
+    c.fail(msg('tst.signature'), foreign(errorMessage(e)));
     return { genTime: tst.genTime, tsa: cert, certificates: parsed.certificates };
   }
   c.expect(
     sig.contentType,
-    'signed contentType',
-    sig.contentType ? 'id-ct-TSTInfo' : 'missing or not id-ct-TSTInfo',
+    msg('tst.signedContentType'),
+    sig.contentType ? data('id-ct-TSTInfo') : msg('tst.contentTypeMissing'),
   );
   c.expect(
     sig.messageDigest,
-    'signed messageDigest',
-    sig.messageDigest ? `${sig.digestAlgorithm} of the TSTInfo` : 'does not match the TSTInfo',
+    msg('tst.signedMessageDigest'),
+    sig.messageDigest ? msg('tst.digestOfTstInfo', { alg: sig.digestAlgorithm }) : msg('tst.digestMismatch'),
   );
-  c.expect(sig.signature, 'signature', sig.signature ? 'valid' : 'invalid');
+  c.expect(sig.signature, msg('tst.signature'), msg(sig.signature ? 'word.valid' : 'word.invalid'));
   const ess = await essNamesCertificate(parsed, cert);
   c.expect(
     ess === true,
-    'ESS signing certificate',
-    ess === null ? 'absent' : ess ? 'names the TSA certificate' : 'names another certificate',
+    msg('tst.ess'),
+    ess === null ? msg('word.absent') : msg(ess ? 'tst.essNamesTsa' : 'tst.essNamesOther'),
   );
   const eku = hasCriticalTimeStampingEku(cert);
-  c.expect(
-    eku,
-    'extended key usage',
-    eku ? 'critical id-kp-timeStamping only' : 'not exactly a critical id-kp-timeStamping',
-  );
+  c.expect(eku, msg('tst.eku'), msg(eku ? 'tst.ekuOk' : 'tst.ekuWrong'));
   if (!chain) {
     // The caller judges the chain.
   } else if (tsaCa && tsaCa.length > 0) {
     const trusted = await chainsTo(cert, parsed.certificates, tsaCa, tst.genTime);
     c.expect(
       trusted.ok,
-      'chain to --tsa-ca',
-      trusted.ok ? `trusted at ${tst.genTime.toISOString()}` : trusted.message,
+      msg('tst.chainToTsaCa'),
+      trusted.ok ? msg('chain.trustedAt', { at: tst.genTime.toISOString() }) : foreign(trusted.message),
     );
   } else {
-    c.skip('the TSA certificate chain (no --tsa-ca given)');
+    c.skip(msg('tst.noTsaCa'));
   }
   return { genTime: tst.genTime, tsa: cert, certificates: parsed.certificates };
 }
@@ -117,29 +114,28 @@ export async function checkTimestamp(
   receipt: Receipt,
   tsaCa: Uint8Array[] | undefined,
 ): Promise<CheckResult> {
-  if (!receipt.timestamp)
-    return notRun(5, 'not-applicable', 'the receipt carries no RFC 3161 token (none was issued)');
+  if (!receipt.timestamp) return notRun(5, 'not-applicable', msg('tst.none'));
   const c = new CheckBuilder(5);
   let token: Uint8Array;
   try {
     token = fromBase64(receipt.timestamp.token);
   } catch {
-    c.fail('token', 'not base64');
-    return c.result('');
+    c.fail(msg('tst.token'), msg('tst.notBase64'));
+    return c.result(data(''));
   }
   const stamped = await verifyTimestampToken(
     c,
     token,
     fromHex(receipt.document.sha256),
-    'document SHA-256',
+    msg('tst.documentSha256'),
     tsaCa,
   );
   if (stamped) {
     c.expect(
       stamped.genTime.toISOString() === receipt.timestamp.genTime,
-      'genTime as recorded',
-      `${stamped.genTime.toISOString()} (receipt ${receipt.timestamp.genTime})`,
+      msg('tst.genTimeAsRecorded'),
+      msg('value.receipt', { value: stamped.genTime.toISOString(), expected: receipt.timestamp.genTime }),
     );
   }
-  return c.result(`the document's SHA-256 existed at ${stamped?.genTime.toISOString() ?? '?'} (RFC 3161)`);
+  return c.result(msg('tst.summary', { at: stamped?.genTime.toISOString() ?? '?' }));
 }

@@ -25,6 +25,7 @@ import { runCli } from './cli.ts';
 import { EAS_ABI } from './evm.ts';
 import { formatReport } from './format.ts';
 import { merkleProofHolds, recomputeMerkleRoot } from './merkle.ts';
+import { data } from './messages/index.ts';
 import { parseReceipt, type Receipt, ReceiptFormatError, receiptJsonSchema } from './receipt.ts';
 import { CheckBuilder, type CheckResult, notRun, outcomeOf, type VerifyReport } from './report.ts';
 import { verify } from './verify.ts';
@@ -95,6 +96,7 @@ describe('receipt schema', () => {
     expect(wrong.act?.mneCheck).toEqual({
       valid: false,
       problem: 'check digits 73, expected 37 (ISO 7064 MOD 97-10)',
+      problemMessage: { code: 'mne.checkDigits', params: { found: '73', expected: '37' } },
     });
     expect(formatReport(wrong)).toContain(
       'MNE 104067.2025.10.13.00006024-73: INVALID, check digits 73, expected 37',
@@ -203,13 +205,13 @@ describe('verify without chains', () => {
 
   it('a check with a part that could not run is partial; a contradiction makes it failed', () => {
     const partial = new CheckBuilder(5);
-    partial.expect(true, 'signature', 'valid');
-    partial.skip('the chain (no --tsa-ca given)');
-    expect(partial.result('ok').status).toBe('partial');
+    partial.expect(true, data('signature'), data('valid'));
+    partial.skip(data('the chain (no --tsa-ca given)'));
+    expect(partial.result(data('ok')).status).toBe('partial');
     const failed = new CheckBuilder(5);
-    failed.skip('the chain');
-    failed.expect(false, 'signature', 'invalid', 'x');
-    expect(failed.result('ok')).toMatchObject({ status: 'failed', summary: 'failed: signature (x)' });
+    failed.skip(data('the chain'));
+    failed.expect(false, data('signature'), data('invalid'), 'x');
+    expect(failed.result(data('ok'))).toMatchObject({ status: 'failed', summary: 'failed: signature (x)' });
   });
 });
 
@@ -316,30 +318,30 @@ describe('the outcome of each combination of statuses', () => {
 
   it('a builder: not run when no endpoint answered, partial when one did, failed on a contradiction', () => {
     const none = new CheckBuilder(3);
-    none.unavailable('http://a', 'HTTP 429 (rate-limited)');
-    none.unavailable('http://b', 'unreachable: ECONNREFUSED');
-    expect(none.result('read')).toMatchObject({
+    none.unavailable('http://a', data('HTTP 429 (rate-limited)'));
+    none.unavailable('http://b', data('unreachable: ECONNREFUSED'));
+    expect(none.result(data('read'))).toMatchObject({
       status: 'not-run',
       reason: 'unavailable',
       summary:
         'no endpoint answered: http://a (HTTP 429 (rate-limited)); http://b (unreachable: ECONNREFUSED)',
     });
     const some = new CheckBuilder(3);
-    some.unavailable('http://a', 'HTTP 410 (gone)');
+    some.unavailable('http://a', data('HTTP 410 (gone)'));
     some.answered('http://b');
-    some.expect(true, 'root', 'equal', 'http://b');
-    expect(some.result('read')).toMatchObject({
+    some.expect(true, data('root'), data('equal'), 'http://b');
+    expect(some.result(data('read'))).toMatchObject({
       status: 'partial',
       reason: 'unavailable',
       summary: 'read; not checked: no answer from http://a (HTTP 410 (gone))',
     });
     const contradicted = new CheckBuilder(3);
-    contradicted.unavailable('http://a', 'HTTP 500');
+    contradicted.unavailable('http://a', data('HTTP 500'));
     contradicted.answered('http://b');
-    contradicted.expect(false, 'root', 'other', 'http://b');
-    expect(contradicted.result('read')).toMatchObject({ status: 'failed' });
-    expect(contradicted.result('read').reason).toBeUndefined();
-    expect(notRun(5, 'not-applicable', 'no token')).toMatchObject({
+    contradicted.expect(false, data('root'), data('other'), 'http://b');
+    expect(contradicted.result(data('read'))).toMatchObject({ status: 'failed' });
+    expect(contradicted.result(data('read')).reason).toBeUndefined();
+    expect(notRun(5, 'not-applicable', data('no token'))).toMatchObject({
       status: 'not-run',
       reason: 'not-applicable',
     });

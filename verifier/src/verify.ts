@@ -1,8 +1,9 @@
-import { sha256Hex } from './bytes.ts';
+import { sha256Hex } from '@notary/trust/bytes';
+import type { Transport } from '@notary/trust/http';
 import { type AttachedReceipt, CertificateError, extractReceipt, startsWith } from './certificate.ts';
 import { checkEvm } from './evm.ts';
-import type { Transport } from './http.ts';
 import { merkleProofHolds, recomputeMerkleRoot } from './merkle.ts';
+import { data, msg } from './messages/index.ts';
 import { checkMne } from './mne.ts';
 import { checkPadesSignature } from './pades/index.ts';
 import { parseReceipt, type Receipt } from './receipt.ts';
@@ -109,7 +110,7 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   const confirmations = input.confirmations ?? 1;
   const wanted = new Set<CheckId>(input.checks ?? [1, 2, 3, 4, 5, 6]);
   const run = (id: CheckId, check: () => Promise<CheckResult>): Promise<CheckResult> =>
-    wanted.has(id) ? check() : Promise.resolve(notRun(id, 'not-requested', 'not requested'));
+    wanted.has(id) ? check() : Promise.resolve(notRun(id, 'not-requested', msg('report.notRequested')));
   const checks: CheckResult[] = [
     await run(1, () => checkFile(receipt, input, attached)),
     await run(2, () => checkMerkle(receipt)),
@@ -164,39 +165,37 @@ async function checkFile(
   const hash = await sha256Hex(input.file);
   c.expect(
     hash === receipt.document.sha256,
-    'SHA-256',
-    `${hash} of ${input.file.length} bytes (receipt ${receipt.document.sha256})`,
+    data('SHA-256'),
+    msg('file.sha256', { hash, bytes: input.file.length, expected: receipt.document.sha256 }),
     'file',
   );
   c.expect(
     input.file.length === receipt.document.fileSize,
-    'size',
-    `${input.file.length} bytes (receipt ${receipt.document.fileSize})`,
+    msg('file.size'),
+    msg('file.sizeValue', { bytes: input.file.length, expected: receipt.document.fileSize }),
     'file',
   );
   if (input.certificate) {
     if (attached) {
       c.expect(
         attached.inAssociatedFiles,
-        'receipt.json attachment',
+        msg('file.attachment'),
         attached.inAssociatedFiles
-          ? `in /EmbeddedFiles and /AF, AFRelationship ${attached.relationship ?? 'absent'}`
-          : 'not listed in the catalog /AF',
+          ? msg('file.attachmentListed', {
+              relationship: attached.relationship ? data(attached.relationship) : msg('word.absent'),
+            })
+          : msg('file.attachmentNotListed'),
         'certificate',
       );
     }
     // A stamped certificate is the original PDF followed by an incremental update: its first bytes are the file.
     if (startsWith(input.certificate, input.file)) {
-      c.note(
-        'certificate',
-        `stamped: its first ${input.file.length} bytes are exactly the file`,
-        'certificate',
-      );
+      c.note(msg('file.certificate'), msg('file.stamped', { bytes: input.file.length }), 'certificate');
     } else {
-      c.note('certificate', 'separate: it does not embed the file (not a stamped PDF)', 'certificate');
+      c.note(msg('file.certificate'), msg('file.separate'), 'certificate');
     }
   }
-  return c.result(`the file is the notarized one (SHA-256 ${hash.slice(0, 16)}…)`);
+  return c.result(msg('file.summary', { sha256: `${hash.slice(0, 16)}…` }));
 }
 
 /** Check 2: the Merkle proof leads from the document hash to the anchored root. */
@@ -205,40 +204,38 @@ async function checkMerkle(receipt: Receipt): Promise<CheckResult> {
   if (!m) {
     // Without any chain leg the service does not anchor: there is no batch to be in.
     return receipt.evm === null && receipt.stacks === null
-      ? notRun(2, 'not-applicable', 'the receipt has no Merkle proof (the service does not anchor)')
-      : notRun(
-          2,
-          'pending',
-          'the receipt has no Merkle proof (the document is not in an anchoring batch yet)',
-        );
+      ? notRun(2, 'not-applicable', msg('merkle.notAnchoring'))
+      : notRun(2, 'pending', msg('merkle.notInBatchYet'));
   }
   const c = new CheckBuilder(2);
-  let computed = '(malformed proof)';
+  let computed = msg('merkle.malformed');
   try {
-    computed = await recomputeMerkleRoot(receipt.document.sha256, m);
+    computed = data(await recomputeMerkleRoot(receipt.document.sha256, m));
   } catch {
     // reported as a mismatch below
   }
   c.note(
-    'rule',
-    `${m.hashing}: leaf SHA-256(0x00||h), node SHA-256(0x01||l||r); leaf ${m.leafIndex} of ${m.leafCount}`,
+    msg('merkle.rule'),
+    msg('merkle.ruleValue', { hashing: m.hashing, leaf: m.leafIndex, leaves: m.leafCount }),
   );
   c.expect(
     await merkleProofHolds(receipt.document.sha256, m, m.root),
-    'recomputed root',
-    `${computed} (receipt root ${m.root}) from ${m.siblings.length} sibling${m.siblings.length === 1 ? '' : 's'}`,
+    msg('merkle.recomputedRoot'),
+    msg(m.siblings.length === 1 ? 'merkle.fromSibling' : 'merkle.fromSiblings', {
+      computed,
+      root: m.root,
+      siblings: m.siblings.length,
+    }),
   );
   if (m.siblings.length === 0) {
     c.expect(
       m.leafCount === 1,
-      'batch of one',
-      `a proof without siblings needs leafCount 1 (receipt ${m.leafCount})`,
+      msg('merkle.batchOfOne'),
+      msg('merkle.noSiblings', { leafCount: m.leafCount }),
     );
   }
   return c.result(
-    m.siblings.length === 0
-      ? 'batch of one: the anchored root is the document hash itself'
-      : `the proof recomputes the root of a batch of ${m.leafCount}`,
+    m.siblings.length === 0 ? msg('merkle.summaryOne') : msg('merkle.summary', { leaves: m.leafCount }),
   );
 }
 

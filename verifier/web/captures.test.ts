@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { handWacz, tamperedWacz } from '../../test/harness/hand-wacz.ts';
 import { batchOutcome } from '../src/batch.ts';
-import { toPortuguese } from '../src/report-text.ts';
-import { MAX_WACZ_BYTES, type WaczReport } from '../src/wacz/index.ts';
+import { untranslatedTexts } from '../src/messages/messages.testing.ts';
+import { MAX_WACZ_BYTES } from '../src/wacz/index.ts';
 import { isWacz, PAGE_CSV_COLUMNS, pageCsv, pageResult, verifyCaptures } from './captures.ts';
-
-/** Every summary, label, value and source of `reports` that the page would show in English. */
-function untranslated(reports: WaczReport[]): string[] {
-  const out = new Set<string>();
-  for (const r of reports) {
-    for (const c of r.checks) {
-      if (!toPortuguese(c.summary).translated) out.add(c.summary);
-      for (const e of c.evidence) {
-        for (const text of [e.label, e.value, e.source ?? '']) {
-          if (!toPortuguese(text).translated) out.add(`${e.label}: ${text}`);
-        }
-      }
-    }
-  }
-  return [...out];
-}
 
 describe('web captures on the verify page', () => {
   it('checks each .wacz on its own, refuses one too large before reading it, and downloads all as CSV', async () => {
@@ -102,6 +86,6 @@ describe('web captures on the verify page', () => {
       {},
     );
     expect(captures.map((c) => c.report?.failedAt ?? null)).toEqual([null, 1, 2, null, 1, 3, 2, 6, 6, 6, 6]);
-    expect(untranslated(captures.flatMap((c) => (c.report ? [c.report] : [])))).toEqual([]);
+    expect(untranslatedTexts(captures.flatMap((c) => (c.report ? [c.report] : [])))).toEqual([]);
   });
 });

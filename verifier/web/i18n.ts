@@ -1,6 +1,7 @@
 /**
  * The verify page's own texts, in Portuguese (the default for a browser set to Portuguese) and English.
- * `{name}` marks a parameter. The report's texts (summaries, evidence) are translated by `../src/report-text.ts`.
+ * `{name}` marks a parameter. The report's texts (summaries, evidence) are messages rendered from the tables of
+ * `../src/messages/`.
  */
 
 export type Language = 'pt' | 'en';

@@ -9,12 +9,12 @@
  */
 import { endpointProblem } from '@notary/shared/endpoint';
 import { formatBytes } from '@notary/shared/format-bytes';
+import { pemCertificates } from '@notary/trust/bytes';
 import { type BatchItem, type BatchOutcome, type BatchResult, verifyBatch } from '../src/batch.ts';
-import { pemCertificates } from '../src/bytes.ts';
 import { errorMessage } from '../src/error-message.ts';
 import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
+import { type Message, renderSource, textOf } from '../src/messages/index.ts';
 import type { CheckResult, VerifyReport } from '../src/report.ts';
-import { toPortuguese } from '../src/report-text.ts';
 import { formatBrasiliaAndUtc, withBrasiliaTimes } from '../src/time.ts';
 import type { WaczCheckResult, WaczReport } from '../src/wacz/index.ts';
 import {
@@ -57,9 +57,12 @@ const state: State = {
 };
 
 const t = (key: MessageKey, params?: Record<string, string | number>) => message(state.lang, key, params);
-/** A text of the report in the page's language, its times in Brasília time and UTC. */
-const rt = (text: string): string =>
-  withBrasiliaTimes(state.lang === 'pt' ? toPortuguese(text).text : text, state.lang);
+/**
+ * A text of the report in the page's language from its message (a report written before messages: its
+ * English text), its times in Brasília time and UTC.
+ */
+const rt = (message: Message | undefined, text: string): string =>
+  withBrasiliaTimes(textOf(message, text, state.lang), state.lang);
 /** A time of a report (RFC 3339 UTC, or as a capture record wrote it) in Brasília time and UTC. */
 const when = (time: string | null | undefined): string => (time ? withBrasiliaTimes(time, state.lang) : '?');
 
@@ -620,7 +623,11 @@ function problemView(item: BatchItem): HTMLElement {
     { class: 'problem', role: 'alert' },
     h('p', {}, t(`item.problem.${item.problemKind ?? 'unreadable'}`)),
     item.problem
-      ? h('p', { class: 'muted small break' }, t('item.problem.detail', { message: rt(item.problem) }))
+      ? h(
+          'p',
+          { class: 'muted small break' },
+          t('item.problem.detail', { message: withBrasiliaTimes(item.problem, state.lang) }),
+        )
       : null,
   );
 }
@@ -651,7 +658,9 @@ function actFacts(report: VerifyReport): HTMLElement[] {
         ' ',
         act.mneCheck.valid
           ? t('item.mne.valid', { date: act.mneCheck.date })
-          : t('item.mne.invalid', { problem: act.mneCheck.problem }),
+          : t('item.mne.invalid', {
+              problem: textOf(act.mneCheck.problemMessage, act.mneCheck.problem, state.lang),
+            }),
       ),
     );
   }
@@ -695,7 +704,11 @@ function captureCard(item: CaptureItem): HTMLElement {
           { class: 'problem', role: 'alert' },
           h('p', {}, t(`capture.problem.${item.problemKind ?? 'unreadable'}`)),
           item.problem
-            ? h('p', { class: 'muted small break' }, t('item.problem.detail', { message: rt(item.problem) }))
+            ? h(
+                'p',
+                { class: 'muted small break' },
+                t('item.problem.detail', { message: withBrasiliaTimes(item.problem, state.lang) }),
+              )
             : null,
           h('p', { class: 'muted small' }, t('capture.exit', { name: item.file, code: item.exitCode })),
         ),
@@ -799,7 +812,11 @@ function checkRow(check: CheckResult | WaczCheckResult, name: string): HTMLEleme
       h('span', { class: `badge badge-check-${check.status}` }, `${t(`status.${check.status}`)}${reason}`),
       h('strong', {}, `${check.id}. ${name}`),
     ),
-    h('p', { class: 'small summary-line', 'data-testid': 'summary-line' }, rt(check.summary)),
+    h(
+      'p',
+      { class: 'small summary-line', 'data-testid': 'summary-line' },
+      rt(check.summaryMessage, check.summary),
+    ),
     'pades' in check && check.pades
       ? h(
           'p',
@@ -809,7 +826,7 @@ function checkRow(check: CheckResult | WaczCheckResult, name: string): HTMLEleme
             ? h(
                 'span',
                 { class: 'muted' },
-                ` · ${t('check.notHigher', { why: check.pades.notHigher.map(rt).join('; ') })}`,
+                ` · ${t('check.notHigher', { why: notHigher(check.pades).join('; ') })}`,
               )
             : null,
         )
@@ -826,10 +843,10 @@ function checkRow(check: CheckResult | WaczCheckResult, name: string): HTMLEleme
               h(
                 'li',
                 { class: e.ok === false ? 'bad' : e.ok ? 'ok' : 'info', 'data-testid': 'evidence' },
-                h('span', { class: 'label' }, rt(e.label)),
+                h('span', { class: 'label' }, rt(e.labelMessage, e.label)),
                 ' ',
-                h('code', { class: 'break' }, rt(e.value)),
-                e.source ? h('span', { class: 'muted' }, ` · ${rt(e.source)}`) : null,
+                h('code', { class: 'break' }, rt(e.valueMessage, e.value)),
+                e.source ? h('span', { class: 'muted' }, ` · ${renderSource(e.source, state.lang)}`) : null,
               ),
             ),
           ),
@@ -839,6 +856,11 @@ function checkRow(check: CheckResult | WaczCheckResult, name: string): HTMLEleme
 }
 
 // ---- Helpers ----
+
+/** Why check 6 does not reach the next PAdES level, each reason in the page's language. */
+function notHigher(pades: NonNullable<CheckResult['pades']>): string[] {
+  return pades.notHigher.map((text, i) => rt(pades.notHigherMessages?.[i], text));
+}
 
 /** The Date of a `datetime-local` value (this computer's time zone); null when empty or not a date. */
 function localDateTime(value: string): Date | null {

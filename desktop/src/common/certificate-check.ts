@@ -10,8 +10,8 @@
  */
 
 import { endpointProblem } from '@notary/shared/endpoint';
+import { pemCertificates } from '@notary/trust/bytes';
 import type { CheckId, CheckResult, VerifyReport } from '@notary/verify';
-import { pemCertificates } from '@notary/verify/bytes';
 import type { AttachedReceipt } from '@notary/verify/certificate';
 import { outcomeOf } from '@notary/verify/report';
 import { ClientError } from './errors';

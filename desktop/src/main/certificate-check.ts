@@ -6,6 +6,8 @@ import {
   PDF_WORKER_MAX_YOUNG_GENERATION_MB,
 } from '@notary/pdf/bounds';
 import { errorMessage } from '@notary/shared';
+import { foreign, msg, render } from '@notary/verify/messages/index';
+import { evidenceOf } from '@notary/verify/report';
 import {
   AnchorFileError,
   badAnchor,
@@ -127,13 +129,18 @@ export class CertificateChecker {
         result.report,
         'checks' in offline
           ? offline.checks
-          : OFFLINE_CHECKS.map((id) => ({
-              id,
-              name: result.report.checks.find((c) => c.id === id)?.name ?? `check ${id}`,
-              status: 'failed' as const,
-              summary: `failed: ${offline.error}`,
-              evidence: [{ label: 'certificate', value: offline.error, ok: false }],
-            })),
+          : OFFLINE_CHECKS.map((id) => {
+              // The worker's own error text, shown as it is in every language.
+              const summary = msg('report.failed', { problems: [foreign(offline.error)] });
+              return {
+                id,
+                name: result.report.checks.find((c) => c.id === id)?.name ?? `check ${id}`,
+                status: 'failed' as const,
+                summary: render(summary, 'en'),
+                summaryMessage: summary,
+                evidence: [evidenceOf(msg('file.certificate'), foreign(offline.error), undefined, false)],
+              };
+            }),
       ),
     };
   }

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { signPdf } from '@notary/pdf/pades';
-import { TsaClient } from '@notary/verify/tsa-client';
+import { TsaClient } from '@notary/trust/tsa-client';
 import { PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
 import { addPlaceholder, pemCmsSigner } from '../../../test/harness/pades-pdfs';
 import type { TestPki } from '../../../test/harness/pki';

@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pkijs } from '@notary/pdf/asn1';
 import { currentIcpBrasilPolicy } from '@notary/pdf/icp-brasil';
 import type { IcpBrasilArtifacts } from '@notary/pdf/ltv';
 import { errorMessage } from '@notary/shared';
+import { signedDataOf } from '@notary/trust/cms';
 
 /** The three files, by the names ITI publishes them under. */
 export const ICP_BRASIL_ARTIFACT_FILES = {
@@ -62,10 +62,7 @@ export function loadIcpBrasilArtifacts(dir: string): IcpBrasilArtifacts {
     );
   }
   try {
-    const info = pkijs.ContentInfo.fromBER(lpaSignature);
-    if (info.contentType !== pkijs.ContentInfo.SIGNED_DATA)
-      throw new Error(`content type ${info.contentType}`);
-    new pkijs.SignedData({ schema: info.content });
+    signedDataOf(lpaSignature, ICP_BRASIL_ARTIFACT_FILES.lpaSignature);
   } catch (error) {
     fail(
       `${ICP_BRASIL_ARTIFACT_FILES.lpaSignature} is not a CMS SignedData (DER, RFC 5652): ${errorMessage(error)}`,

@@ -5,6 +5,7 @@
  */
 import { startsWith } from '../certificate.ts';
 import { errorMessage } from '../error-message.ts';
+import { data, foreign, msg } from '../messages/index.ts';
 import { changesAfter, type PdfSignature, type PdfSignatures } from '../pdf-signatures.ts';
 import { type CheckBuilder, type CheckResult, notRun } from '../report.ts';
 
@@ -24,14 +25,16 @@ export function selectSignature(
   const mine = read.signatures.filter((s) => s.coverage.end > originalEnd);
   const ours = mine.filter((s) => !s.documentTimestamp).at(-1);
   if (!ours) {
-    if (mine.length === 0) return { result: notRun(6, 'not-applicable', 'the certificate is not signed') };
-    c.fail('signature', 'the certificate carries document timestamps but no signature');
-    return { result: c.result('') };
+    if (mine.length === 0) return { result: notRun(6, 'not-applicable', msg('pades.notSigned')) };
+    c.fail(msg('pades.signature'), msg('pades.onlyDocumentTimestamps'));
+    return { result: c.result(data('')) };
   }
   if (inOriginal.length > 0) {
     c.note(
-      'original',
-      `${inOriginal.length} signature${inOriginal.length === 1 ? '' : 's'} of the notarized PDF, not judged here`,
+      msg('pades.original'),
+      msg(inOriginal.length === 1 ? 'pades.originalSignature' : 'pades.originalSignatures', {
+        count: inOriginal.length,
+      }),
     );
   }
   return { ours, mine };
@@ -52,25 +55,29 @@ export async function checkByteRange(
   const [, a, b, c3] = ours.byteRange;
   if (!ours.coverage.wellFormed || !ours.coverage.endsARevision) {
     c.fail(
-      'ByteRange',
-      `[0 ${a} ${b} ${c3}]: ${ours.coverage.problem ?? 'does not end where a revision ends'}`,
+      data('ByteRange'),
+      msg('pades.rangeProblem', {
+        range: `[0 ${a} ${b} ${c3}]`,
+        problem: ours.coverage.problemMessage ?? msg('pades.notARevisionEnd'),
+      }),
     );
     return false;
   }
   const lastRevisionEnd = read.revisions.at(-1) ?? 0;
   if (lastRevisionEnd !== certificate.length) {
     c.fail(
-      'ByteRange',
-      `no signature covers the file up to its end (${certificate.length} bytes): bytes were added after signing ` +
-        `(${certificate.length - lastRevisionEnd} bytes after the last %%EOF)`,
+      data('ByteRange'),
+      msg('pades.bytesAdded', { size: certificate.length, after: certificate.length - lastRevisionEnd }),
     );
     return false;
   }
+  const range = `[0 ${a} ${b} ${c3}]`;
   c.expect(
     true,
-    'ByteRange',
-    `[0 ${a} ${b} ${c3}]: the whole file but the /Contents signature string` +
-      (ours.coverage.wholeFile ? '' : ` up to its revision (${ours.coverage.bytesAfter} bytes added after)`),
+    data('ByteRange'),
+    ours.coverage.wholeFile
+      ? msg('pades.rangeWholeFile', { range })
+      : msg('pades.rangeRevision', { range, after: ours.coverage.bytesAfter }),
   );
   return ours.coverage.wholeFile || checkLaterRevisions(c, certificate, ours);
 }
@@ -88,16 +95,18 @@ async function checkLaterRevisions(
   try {
     changes = await changesAfter(certificate, ours.coverage.end);
   } catch (e) {
-    c.fail('later revisions', errorMessage(e));
+    c.fail(msg('pades.laterRevisions'), foreign(errorMessage(e)));
     return false;
   }
+  const adds = msg('pades.laterAdd', { objects: changes.added });
   c.expect(
     changes.refused.length === 0,
-    'later revisions',
+    msg('pades.laterRevisions'),
     changes.refused.length === 0
-      ? `add ${changes.added} objects (validation data, document timestamps)` +
-          (changes.allowed.length > 0 ? `; update ${changes.allowed.join(', ')}` : '')
-      : `change what was signed: ${changes.refused.slice(0, 10).join(', ')}`,
+      ? changes.allowed.length > 0
+        ? msg('pades.laterAddUpdate', { add: adds, updated: changes.allowed.join(', ') })
+        : adds
+      : msg('pades.laterChange', { changed: changes.refused.slice(0, 10).join(', ') }),
   );
   return changes.refused.length === 0;
 }

@@ -3,8 +3,9 @@
  * `/SubFilter /ETSI.RFC3161`, an RFC 3161 token over the byte ranges of its revision), each a proof that what
  * it covers existed at its genTime.
  */
-import type * as pkijs from 'pkijs';
-import { digest } from '../bytes.ts';
+import type { pkijs } from '@notary/trust/asn1';
+import { digest } from '@notary/trust/bytes';
+import { data, msg } from '../messages/index.ts';
 import { type PdfSignature, signedContent } from '../pdf-signatures.ts';
 import { CheckBuilder } from '../report.ts';
 import { verifyTimestampToken } from '../timestamp.ts';
@@ -36,7 +37,7 @@ export async function checkDocumentTimestamps(
   const valid: ValidDocumentTimestamp[] = [];
   for (const dt of [...docTimestamps].reverse()) {
     const sub = await checkDocumentTimestamp(certificate, dt, judge, valid, options);
-    c.merge(sub, `document timestamp ${dt.ref}: `);
+    c.merge(sub, (inner) => msg('pades.inDocumentTimestamp', { ref: dt.ref, inner }));
   }
   return { count: docTimestamps.length, valid };
 }
@@ -51,15 +52,17 @@ async function checkDocumentTimestamp(
 ): Promise<CheckBuilder> {
   const sub = new CheckBuilder(6);
   if (!dt.coverage.wellFormed || !dt.coverage.endsARevision) {
-    sub.fail('ByteRange', dt.coverage.problem ?? 'does not end where a revision ends');
+    sub.fail(data('ByteRange'), dt.coverage.problemMessage ?? msg('pades.notARevisionEnd'));
     return sub;
   }
-  if (dt.subFilter !== 'ETSI.RFC3161') sub.note('SubFilter', `${dt.subFilter ?? 'none'} (not ETSI.RFC3161)`);
+  if (dt.subFilter !== 'ETSI.RFC3161') {
+    sub.note(data('SubFilter'), msg('pades.notRfc3161', { subFilter: dt.subFilter ?? msg('word.none') }));
+  }
   const stamped = await verifyTimestampToken(
     sub,
     dt.cms,
     await digest(signedContent(certificate, dt)),
-    'SHA-256 of its byte ranges',
+    msg('pades.sha256OfRanges'),
     options.tsaCa,
     false,
     judge.certificates,
@@ -68,7 +71,7 @@ async function checkDocumentTimestamp(
     judge.addCertificates(stamped.certificates);
     const poes = valid.filter((v) => v.sig.coverage.end > dt.coverage.end).map((v) => v.genTime);
     const verdict = await judge.certificate(stamped.tsa, options.tsaCa, options.at, poes, '--tsa-ca');
-    verdict.report(sub, 'TSA');
+    verdict.report(sub, 'tsa');
     if (!sub.failed && verdict.ok !== false) {
       valid.push({ sig: dt, genTime: stamped.genTime, path: verdict.path });
     }

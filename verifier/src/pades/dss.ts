@@ -3,13 +3,14 @@
  * 5.4.2: `/Certs`, `/OCSPs`, `/CRLs`, `/VRI`), and the certificates of the signature's CMS, from which the
  * certificates are judged.
  */
-import type * as pkijs from 'pkijs';
+import type { pkijs } from '@notary/trust/asn1';
+import { parseCertificate } from '@notary/trust/cert-path';
+import type { ValidationMaterial } from '@notary/trust/revocation';
+import { data, msg } from '../messages/index.ts';
 import type { PdfSignatures } from '../pdf-signatures.ts';
 import type { CheckBuilder } from '../report.ts';
-import type { ValidationMaterial } from '../revocation.ts';
 import { Judge } from './judge.ts';
 import type { PadesCheckOptions } from './options.ts';
-import { parseCertificate } from './path.ts';
 
 /**
  * ETSI EN 319 142-1 5.4.2: the /DSS `dss` (null when the file has none) noted, its OCSP responses and CRLs
@@ -26,10 +27,15 @@ export function readValidationMaterial(
     ? { certs: dss.certs, ocsps: dss.ocsps, crls: dss.crls }
     : { certs: [], ocsps: [], crls: [] };
   c.note(
-    'DSS',
+    data('DSS'),
     dss
-      ? `${material.certs.length} certificates, ${material.ocsps.length} OCSP responses, ${material.crls.length} CRLs, ${dss.vri.size} VRI entries`
-      : 'none',
+      ? msg('pades.dssValue', {
+          certs: material.certs.length,
+          ocsps: material.ocsps.length,
+          crls: material.crls.length,
+          vri: dss.vri.size,
+        })
+      : msg('word.none'),
   );
   const judge = new Judge(material, options);
   judge.addCertificates(cmsCertificates);

@@ -3,8 +3,9 @@
  * only what the file carries (its CMS, timestamp tokens and /DSS) unless `online`; each part in its own file
  * of this folder.
  */
-import { digest, toHex } from '../bytes.ts';
-import { subjectName } from '../cms.ts';
+import { digest, toHex } from '@notary/trust/bytes';
+import { subjectName } from '@notary/trust/cms';
+import { data, foreign, msg, render } from '../messages/index.ts';
 import {
   type PdfSignature,
   PdfSignatureError,
@@ -55,20 +56,20 @@ export async function checkPadesSignature(
   certificate: Uint8Array | undefined,
   options: PadesCheckOptions,
 ): Promise<CheckResult> {
-  if (!certificate) return notRun(6, 'not-applicable', 'no --certificate given');
+  if (!certificate) return notRun(6, 'not-applicable', msg('pades.noCertificate'));
   const c = new CheckBuilder(6);
   const read = await readSignatures(c, certificate);
-  if (!read) return c.result('');
+  if (!read) return c.result(data(''));
   const chosen = selectSignature(c, certificate, read, options.original);
   if ('result' in chosen) return chosen.result;
   const { ours, mine } = chosen;
   const at = options.at;
-  c.note('judged at', at.toISOString());
-  if (!(await checkByteRange(c, certificate, read, ours))) return c.result('');
+  c.note(msg('pades.judgedAt'), data(at.toISOString()));
+  if (!(await checkByteRange(c, certificate, read, ours))) return c.result(data(''));
   noteSignatureDictionary(c, ours);
   const signedBytes = signedContent(certificate, ours);
   const cms = await checkCmsIntegrity(c, ours.cms, signedBytes);
-  if (!cms) return c.result('');
+  if (!cms) return c.result(data(''));
   const signatureOk = !c.failed;
   const policy = await checkSignaturePolicy(c, certificate, ours.cms, cms.parsed);
   const { material, judge } = readValidationMaterial(c, read.dss, cms.parsed.certificates, options);
@@ -92,17 +93,25 @@ export async function checkPadesSignature(
     certificate,
     times: [at, ...signerPoes],
   });
+  const signerName = subjectName(cms.cert);
   const result = c.result(
-    `signed by ${subjectName(cms.cert)}${stamp.signedAt ? ` at ${stamp.signedAt.toISOString()}` : ''}, covering ` +
-      `${ours.coverage.wholeFile ? 'the whole file' : 'its revision'} (SHA-256 ` +
-      `${toHex(await digest(signedBytes)).slice(0, 16)}… of the signed ranges), ${level.level ?? 'no'} level at ${at.toISOString()}`,
+    msg('pades.summary', {
+      signer: stamp.signedAt
+        ? msg('pades.signerAt', { name: signerName, at: stamp.signedAt.toISOString() })
+        : signerName,
+      covering: msg(ours.coverage.wholeFile ? 'pades.wholeFile' : 'pades.itsRevision'),
+      sha256: `${toHex(await digest(signedBytes)).slice(0, 16)}…`,
+      level: level.level ? data(level.level) : msg('pades.noLevel'),
+      at: at.toISOString(),
+    }),
   );
   return {
     ...result,
     pades: {
       at: at.toISOString(),
       level: result.status === 'failed' ? null : level.level,
-      notHigher: level.notHigher,
+      notHigher: level.notHigher.map((m) => render(m, 'en')),
+      notHigherMessages: level.notHigher,
       documentTimestamps: dts.count,
       validDocumentTimestamps: dts.valid.length,
       online: options.online === true,
@@ -117,14 +126,14 @@ async function readSignatures(c: CheckBuilder, certificate: Uint8Array): Promise
     return await readPdfSignatures(certificate);
   } catch (e) {
     if (!(e instanceof PdfSignatureError)) throw e;
-    c.fail('signatures', e.message);
+    c.fail(msg('pades.signatures'), foreign(e.message));
     return null;
   }
 }
 
 /** The signature dictionary's `/SubFilter`, `/Filter` and `/M` (ISO 32000-1 12.8.1, Table 252), as found. */
 function noteSignatureDictionary(c: CheckBuilder, ours: PdfSignature): void {
-  c.note('SubFilter', ours.subFilter ?? 'unknown');
-  if (ours.filter) c.note('Filter', ours.filter);
-  if (ours.m) c.note('M', ours.signingTime ? ours.signingTime.toISOString() : ours.m);
+  c.note(data('SubFilter'), ours.subFilter ? data(ours.subFilter) : msg('word.unknown'));
+  if (ours.filter) c.note(data('Filter'), data(ours.filter));
+  if (ours.m) c.note(data('M'), data(ours.signingTime ? ours.signingTime.toISOString() : ours.m));
 }

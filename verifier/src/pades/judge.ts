@@ -4,11 +4,10 @@
  * 319 142-1 5.4.2) and, with `--online`, from the certificates' own responders; a proof of existence before
  * T (a valid timestamp) saves a certificate expired or revoked since.
  */
-import * as pkijs from 'pkijs';
-import { toArrayBuffer } from '../bytes.ts';
-import { certificateDer, subjectName } from '../cms.ts';
-import { errorMessage } from '../error-message.ts';
-import type { CheckBuilder } from '../report.ts';
+import { pkijs } from '@notary/trust/asn1';
+import { toArrayBuffer } from '@notary/trust/bytes';
+import { buildPath, derKey, isSelfSigned, pairs } from '@notary/trust/cert-path';
+import { certificateDer, subjectName } from '@notary/trust/cms';
 import {
   crlUrls,
   gatherValidationMaterial,
@@ -16,9 +15,11 @@ import {
   type RevocationVerdict,
   revocationStatus,
   type ValidationMaterial,
-} from '../revocation.ts';
+} from '@notary/trust/revocation';
+import { errorMessage } from '../error-message.ts';
+import { data, foreign, type Message, msg } from '../messages/index.ts';
+import type { CheckBuilder } from '../report.ts';
 import type { PadesCheckOptions } from './options.ts';
-import { buildPath, derKey, isSelfSigned, pairs } from './path.ts';
 
 /** Most revocation look-ups one check makes (certificates × candidate times), a bound for hostile files. */
 const MAX_REVOCATION_LOOKUPS = 400;
@@ -29,8 +30,28 @@ export interface CertificateVerdict {
   ok: boolean | null;
   /** The path from the certificate to its anchor (or to a self-signed certificate the file carries). */
   path: pkijs.Certificate[];
-  report(c: CheckBuilder, label: string): void;
+  /** Writes the verdict's evidence in `c`, its labels naming the certificate's `role`. */
+  report(c: CheckBuilder, role: CertificateRole): void;
 }
+
+/** Whose certificate is judged: the signer's or a TSA's. */
+export type CertificateRole = 'signer' | 'tsa';
+
+/** The evidence labels of each role (what the certificate is, for a reader). */
+const ROLE_LABELS: Readonly<
+  Record<CertificateRole, { chainNotChecked: Message; status: Message; revocation: Message }>
+> = {
+  signer: {
+    chainNotChecked: msg('pades.signerChainNotChecked'),
+    status: msg('pades.signerStatus'),
+    revocation: msg('pades.signerRevocation'),
+  },
+  tsa: {
+    chainNotChecked: msg('pades.tsaChainNotChecked'),
+    status: msg('pades.tsaStatus'),
+    revocation: msg('pades.tsaRevocation'),
+  },
+};
 
 /**
  * Judges certificates at T with the team's time rule: valid at T (chain, validity period, not revoked at or
@@ -77,15 +98,15 @@ export class Judge {
 
   /**
    * `cert` judged at `at`, else at each proof of existence of `poes` not after it, earliest first, against
-   * `anchorsDer` (`anchorLabel` names them in the evidence; without anchors the path is looked for, its trust
-   * not judged).
+   * `anchorsDer` (`anchorLabel`, `--trust-ca` or `--tsa-ca`, names them in the evidence; without anchors the
+   * path is looked for, its trust not judged).
    */
   async certificate(
     cert: pkijs.Certificate,
     anchorsDer: Uint8Array[] | undefined,
     at: Date,
     poes: Date[],
-    anchorLabel: string,
+    anchorLabel: '--trust-ca' | '--tsa-ca',
   ): Promise<CertificateVerdict> {
     const name = subjectName(cert);
     const times = [
@@ -96,7 +117,7 @@ export class Judge {
     try {
       anchors = (anchorsDer ?? []).map((der) => pkijs.Certificate.fromBER(toArrayBuffer(der)));
     } catch (e) {
-      return this.refused(`a trust anchor does not parse: ${errorMessage(e)}`, anchorLabel);
+      return this.refused(msg('pades.anchorDoesNotParse', { error: errorMessage(e) }), anchorLabel);
     }
     const trusting = anchors.length > 0;
     // Without anchors the path still ends at a self-signed certificate the file carries: its revocation data
@@ -105,30 +126,34 @@ export class Judge {
     const { found, anyPath, lastMessage } = await this.validPath(cert, pathAnchors, at, times);
     const path = found?.path ?? anyPath;
     const described = found ? [found.at, ...times.filter((t) => t !== found?.at)] : times;
-    const lines: { label: string; value: string; ok?: boolean }[] = await this.describeRevocation(
-      path,
-      described,
-    );
+    const lines = await this.describeRevocation(path, described);
     const ok = found !== null;
-    const when = found
-      ? found.at.getTime() === at.getTime()
-        ? `at ${at.toISOString()}`
-        : `at ${found.at.toISOString()}, proven by a timestamp (at ${at.toISOString()}: ${lastMessage || 'not valid'})`
-      : lastMessage || 'no valid path';
+    const trusted = !found
+      ? null
+      : found.at.getTime() === at.getTime()
+        ? msg('chain.trustedAt', { at: at.toISOString() })
+        : msg('pades.trustedByTimestamp', {
+            at: found.at.toISOString(),
+            judgedAt: at.toISOString(),
+            why: lastMessage ?? msg('pades.notValid'),
+          });
+    const chainLabel = msg(anchorLabel === '--trust-ca' ? 'pades.chainToTrustCa' : 'pades.chainToTsaCa');
     return {
       ok: trusting ? ok : null,
       path,
-      report: (c, label) => {
+      report: (c, role) => {
+        const labels = ROLE_LABELS[role];
         if (trusting) {
-          c.expect(ok, `chain to ${anchorLabel}`, ok ? `trusted ${when}` : `${name}: ${when}`);
+          c.expect(
+            ok,
+            chainLabel,
+            trusted ?? msg('pades.nameWhy', { name, why: lastMessage ?? msg('pades.noValidPath') }),
+          );
         } else {
-          c.skip(`the ${label} certificate chain (no ${anchorLabel} given)`);
-          if (!ok && lastMessage) c.note(`${label} status`, `${name}: ${lastMessage}`);
+          c.skip(labels.chainNotChecked);
+          if (!ok && lastMessage) c.note(labels.status, msg('pades.nameWhy', { name, why: lastMessage }));
         }
-        for (const line of lines) {
-          if (line.ok === undefined) c.note(`${label} ${line.label}`, line.value);
-          else c.expect(line.ok, `${label} ${line.label}`, line.value);
-        }
+        for (const line of lines) c.note(labels.revocation, line);
       },
     };
   }
@@ -146,15 +171,15 @@ export class Judge {
   ): Promise<{
     found: { at: Date; path: pkijs.Certificate[] } | null;
     anyPath: pkijs.Certificate[];
-    lastMessage: string;
+    lastMessage: Message | null;
   }> {
-    let lastMessage = '';
+    let lastMessage: Message | null = null;
     let found: { at: Date; path: pkijs.Certificate[] } | null = null;
     let anyPath: pkijs.Certificate[] = [cert];
     for (const t of times) {
       const chain = await buildPath(cert, this.pool, pathAnchors, t);
       if (!chain.path) {
-        lastMessage = chain.message;
+        lastMessage = foreign(chain.message);
         continue;
       }
       anyPath = chain.path;
@@ -179,21 +204,16 @@ export class Judge {
     return { found, anyPath, lastMessage };
   }
 
-  private refused(message: string, anchorLabel: string): CertificateVerdict {
-    return {
-      ok: false,
-      path: [],
-      report: (c) => c.fail(`chain to ${anchorLabel}`, message),
-    };
+  private refused(message: Message, anchorLabel: '--trust-ca' | '--tsa-ca'): CertificateVerdict {
+    const label = msg(anchorLabel === '--trust-ca' ? 'pades.chainToTrustCa' : 'pades.chainToTsaCa');
+    return { ok: false, path: [], report: (c) => c.fail(label, message) };
   }
 
   /** Why the path is not usable at `t` because of a revocation at or before `t`; null when it is not. */
-  private async revokedAt(path: pkijs.Certificate[], t: Date): Promise<string | null> {
+  private async revokedAt(path: pkijs.Certificate[], t: Date): Promise<Message | null> {
     for (const [cert, issuer] of pairs(path)) {
       const v = await this.verdict(cert, issuer, t, true);
-      if (v.status === 'revoked' && v.revokedAt.getTime() <= t.getTime()) {
-        return `${subjectName(cert)} revoked at ${v.revokedAt.toISOString()}${v.reason ? ` (${v.reason})` : ''} (${v.source})`;
-      }
+      if (v.status === 'revoked' && v.revokedAt.getTime() <= t.getTime()) return revokedMessage(cert, v);
     }
     return null;
   }
@@ -202,11 +222,8 @@ export class Judge {
    * One evidence line per certificate of `path` (but its last): its revocation status at the first of `times`
    * the data speaks for, else at the first.
    */
-  private async describeRevocation(
-    path: pkijs.Certificate[],
-    times: Date[],
-  ): Promise<{ label: string; value: string }[]> {
-    const out: { label: string; value: string }[] = [];
+  private async describeRevocation(path: pkijs.Certificate[], times: Date[]): Promise<Message[]> {
+    const out: Message[] = [];
     for (const [cert, issuer] of pairs(path)) {
       let chosen: { v: RevocationVerdict; t: Date } | null = null;
       for (const t of times) {
@@ -220,17 +237,25 @@ export class Judge {
       if (!chosen) continue;
       const { v, t } = chosen;
       const who = subjectName(cert);
-      out.push({
-        label: 'revocation',
-        value:
-          v.status === 'good'
-            ? speaksFor(v, t)
-              ? `${who}: good at ${t.toISOString()} (${v.source}, thisUpdate ${v.thisUpdate.toISOString()})`
-              : `${who}: not revoked as of ${v.thisUpdate.toISOString()} (${v.source}), nothing newer for ${t.toISOString()}`
-            : v.status === 'revoked'
-              ? `${who}: revoked at ${v.revokedAt.toISOString()}${v.reason ? ` (${v.reason})` : ''} (${v.source})`
-              : `${who}: unknown (${v.reason})`,
-      });
+      out.push(
+        v.status === 'good'
+          ? speaksFor(v, t)
+            ? msg('pades.goodAt', {
+                name: who,
+                at: t.toISOString(),
+                source: v.source,
+                thisUpdate: v.thisUpdate.toISOString(),
+              })
+            : msg('pades.notRevokedAsOf', {
+                name: who,
+                thisUpdate: v.thisUpdate.toISOString(),
+                source: v.source,
+                at: t.toISOString(),
+              })
+          : v.status === 'revoked'
+            ? msg('pades.nameWhy', { name: who, why: revokedMessage(null, v) })
+            : msg('pades.unknownStatus', { name: who, reason: v.reason }),
+      );
     }
     return out;
   }
@@ -240,11 +265,16 @@ export class Judge {
     paths: pkijs.Certificate[][],
     material: ValidationMaterial,
     times: Date[],
-  ): Promise<string[]> {
-    const missing: string[] = [];
+  ): Promise<Message[]> {
+    const missing: Message[] = [];
+    const named = new Set<string>();
     for (const path of paths) {
       if (path.length < 2) {
-        missing.push(`${path[0] ? subjectName(path[0]) : 'a certificate'} (no issuer in the file)`);
+        missing.push(
+          msg('pades.noIssuerInFile', {
+            name: path[0] ? subjectName(path[0]) : msg('pades.aCertificate'),
+          }),
+        );
         continue;
       }
       for (const [cert, issuer] of pairs(path)) {
@@ -256,7 +286,10 @@ export class Judge {
             break;
           }
         }
-        if (!known && !missing.includes(subjectName(cert))) missing.push(subjectName(cert));
+        if (!known && !named.has(subjectName(cert))) {
+          named.add(subjectName(cert));
+          missing.push(data(subjectName(cert)));
+        }
       }
     }
     return missing;
@@ -324,6 +357,20 @@ export class Judge {
     this.cache.set(key, pending);
     return pending;
   }
+}
+
+/**
+ * `cert` (when given) revoked as `v` says: when, why (the CRL or OCSP reason, when given) and from which
+ * source (`ocsp`, `crl`).
+ */
+function revokedMessage(
+  cert: pkijs.Certificate | null,
+  v: Extract<RevocationVerdict, { status: 'revoked' }>,
+): Message {
+  const revoked = v.reason
+    ? msg('pades.revokedAtWhy', { at: v.revokedAt.toISOString(), reason: v.reason, source: v.source })
+    : msg('pades.revokedAt', { at: v.revokedAt.toISOString(), source: v.source });
+  return cert ? msg('pades.nameRevoked', { name: subjectName(cert), revoked }) : revoked;
 }
 
 /**

@@ -2,12 +2,13 @@
  * The PAdES baseline level a signature reaches (ETSI EN 319 142-1 clause 6, levels B-B to B-LTA), and why
  * not the next one.
  */
-import type * as pkijs from 'pkijs';
+import type { pkijs } from '@notary/trust/asn1';
+import type { ValidationMaterial } from '@notary/trust/revocation';
 import { errorMessage } from '../error-message.ts';
+import { commaList, data, type Message, msg } from '../messages/index.ts';
 import type { PdfSignature } from '../pdf-signatures.ts';
 import { readDss } from '../pdf-signatures.ts';
 import type { CheckBuilder, PadesLevel } from '../report.ts';
-import type { ValidationMaterial } from '../revocation.ts';
 import type { Judge } from './judge.ts';
 
 /** The level after `level` (B-B after none). */
@@ -43,42 +44,46 @@ export interface LevelInput {
  * the /DSS (5.4.2) for every certificate of the signer's and the signature timestamp's paths; B-LTA with a
  * valid document timestamp (5.4.3) over a revision whose /DSS already had it.
  */
-async function padesLevel(x: LevelInput): Promise<{ level: PadesLevel | null; notHigher: string[] }> {
+async function padesLevel(x: LevelInput): Promise<{ level: PadesLevel | null; notHigher: Message[] }> {
   if (x.failed) {
     return {
       level: null,
-      notHigher: [
-        x.signatureOk
-          ? 'a certificate, timestamp or later revision does not hold at the time judged'
-          : 'the signature does not verify',
-      ],
+      notHigher: [msg(x.signatureOk ? 'pades.somethingDoesNotHold' : 'pades.signatureDoesNotVerify')],
     };
   }
   if (x.subFilter !== 'ETSI.CAdES.detached' && x.subFilter !== 'PBAD.PAdES') {
-    return { level: null, notHigher: [`SubFilter ${x.subFilter ?? 'none'} is not a PAdES baseline one`] };
+    return {
+      level: null,
+      notHigher: [msg('pades.notBaseline', { subFilter: x.subFilter ?? msg('word.none') })],
+    };
   }
   if (!x.timestampValid || !x.tsaPath) {
-    return { level: 'B-B', notHigher: ['no valid signature timestamp'] };
+    return { level: 'B-B', notHigher: [msg('pades.noSignatureTimestamp')] };
   }
   const paths = [x.signerPath, x.tsaPath];
   const missing = await x.judge.missingRevocation(paths, x.material, x.times);
   if (missing.length > 0) {
-    return { level: 'B-T', notHigher: missing.map((m) => `no revocation data in the /DSS for ${m}`) };
+    return { level: 'B-T', notHigher: missing.map((m) => msg('pades.noRevocationData', { certificate: m })) };
   }
-  if (x.validDts.length === 0) return { level: 'B-LT', notHigher: ['no valid document timestamp'] };
-  const reasons: string[] = [];
+  if (x.validDts.length === 0) return { level: 'B-LT', notHigher: [msg('pades.noDocumentTimestamp')] };
+  const reasons: Message[] = [];
   for (const dt of x.validDts) {
     let dss: Awaited<ReturnType<typeof readDss>>;
     try {
       dss = await readDss(x.certificate.subarray(0, dt.sig.coverage.end));
     } catch (e) {
-      reasons.push(`the /DSS under document timestamp ${dt.sig.ref} does not read: ${errorMessage(e)}`);
+      reasons.push(msg('pades.dssUnreadable', { ref: dt.sig.ref, error: errorMessage(e) }));
       continue;
     }
     const before = dss ? { certs: dss.certs, ocsps: dss.ocsps, crls: dss.crls } : null;
-    const lacking = before ? await x.judge.missingRevocation(paths, before, x.times) : ['every certificate'];
-    if (lacking.length === 0) return { level: 'B-LTA', notHigher: [] };
-    reasons.push(`document timestamp ${dt.sig.ref} covers no revocation data for ${lacking.join(', ')}`);
+    const lacking = before ? await x.judge.missingRevocation(paths, before, x.times) : null;
+    if (lacking?.length === 0) return { level: 'B-LTA', notHigher: [] };
+    reasons.push(
+      msg('pades.dtNoRevocationData', {
+        ref: dt.sig.ref,
+        certificates: lacking ? commaList(lacking) : msg('pades.everyCertificate'),
+      }),
+    );
   }
   return { level: 'B-LT', notHigher: reasons };
 }
@@ -89,9 +94,9 @@ async function padesLevel(x: LevelInput): Promise<{ level: PadesLevel | null; no
 export async function checkLevel(
   c: CheckBuilder,
   x: LevelInput,
-): Promise<{ level: PadesLevel | null; notHigher: string[] }> {
+): Promise<{ level: PadesLevel | null; notHigher: Message[] }> {
   const level = await padesLevel(x);
-  c.note('PAdES level', level.level ?? 'none');
-  for (const why of level.notHigher) c.note(`not ${nextLevel(level.level)}`, why);
+  c.note(msg('pades.level'), level.level ? data(level.level) : msg('word.none'));
+  for (const why of level.notHigher) c.note(msg('pades.notLevel', { level: nextLevel(level.level) }), why);
   return level;
 }

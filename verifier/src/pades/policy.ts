@@ -2,8 +2,9 @@
  * A declared ICP-Brasil signature policy (the signature-policy-identifier signed attribute, ETSI EN 319 122-1
  * 5.2.9; DOC-ICP-15.03): its tables' mandatory and forbidden entries and attributes, and its signing period.
  */
-import type { ParsedSignedData } from '../cms.ts';
-import { icpBrasilConformance, icpBrasilSigningPeriodRow } from '../icp-brasil.ts';
+import type { ParsedSignedData } from '@notary/trust/cms';
+import { type IcpBrasilRow, icpBrasilConformance, icpBrasilSigningPeriodRow } from '../icp-brasil.ts';
+import { data, type Message, msg } from '../messages/index.ts';
 import type { CheckBuilder } from '../report.ts';
 
 /**
@@ -19,8 +20,8 @@ export async function checkSignaturePolicy(
 ): Promise<string | null> {
   const icp = await icpBrasilConformance(certificate, cms, parsed.signerInfo);
   if (icp.policy !== null) {
-    c.note('signature policy', icp.policy);
-    for (const row of icp.rows) c.expect(row.ok, `${row.table} ${row.row}`, row.detail);
+    c.note(msg('pades.signaturePolicy'), data(icp.policy));
+    for (const row of icp.rows) c.expect(row.ok, rowLabel(row), row.detailMessage ?? data(row.detail));
   }
   return icp.policy;
 }
@@ -31,5 +32,10 @@ export async function checkSignaturePolicy(
  */
 export function checkSigningPeriod(c: CheckBuilder, parsed: ParsedSignedData, provenAt: Date | null): void {
   const period = provenAt ? icpBrasilSigningPeriodRow(parsed.signerInfo, provenAt) : null;
-  if (period) c.expect(period.ok, `${period.table} ${period.row}`, period.detail);
+  if (period) c.expect(period.ok, rowLabel(period), period.detailMessage ?? data(period.detail));
+}
+
+/** A row's evidence label: the table (its name in DOC-ICP-15.03, as is) and the row. */
+function rowLabel(row: IcpBrasilRow): Message {
+  return msg('pades.policyRow', { table: row.table, row: row.rowMessage ?? data(row.row) });
 }

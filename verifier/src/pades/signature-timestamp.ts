@@ -2,10 +2,12 @@
  * The signature timestamp (ETSI EN 319 122-1 5.3, the signature-time-stamp unsigned attribute: an RFC 3161
  * token over the signature value), what makes a PAdES signature B-T.
  */
-import * as asn1js from 'asn1js';
-import type * as pkijs from 'pkijs';
-import { digest } from '../bytes.ts';
-import { OID, type ParsedSignedData } from '../cms.ts';
+
+import type { pkijs } from '@notary/trust/asn1';
+import { asn1js } from '@notary/trust/asn1';
+import { digest } from '@notary/trust/bytes';
+import { OID, type ParsedSignedData } from '@notary/trust/cms';
+import { msg } from '../messages/index.ts';
 import { CheckBuilder } from '../report.ts';
 import { verifyTimestampToken } from '../timestamp.ts';
 import type { Judge } from './judge.ts';
@@ -39,7 +41,7 @@ export async function checkSignatureTimestamp(
   );
   const tokenValue: unknown = tokenAttr?.values[0];
   if (!(tokenValue instanceof asn1js.Sequence)) {
-    c.note('signature timestamp', 'none (PAdES B-B)');
+    c.note(msg('pades.signatureTimestamp'), msg('pades.noSignatureTimestampBB'));
     return { signedAt: undefined, tsaPath: null, valid: false };
   }
   const sub = new CheckBuilder(6);
@@ -48,7 +50,7 @@ export async function checkSignatureTimestamp(
     sub,
     new Uint8Array(tokenValue.toBER(false)),
     await digest(signatureValue),
-    'SHA-256 of the signature value',
+    msg('pades.sha256OfSignatureValue'),
     options.tsaCa,
     false,
     judge.certificates,
@@ -58,10 +60,10 @@ export async function checkSignatureTimestamp(
   if (stamped?.tsa) {
     judge.addCertificates(stamped.certificates);
     const verdict = await judge.certificate(stamped.tsa, options.tsaCa, options.at, coveringPoes, '--tsa-ca');
-    verdict.report(sub, 'TSA');
+    verdict.report(sub, 'tsa');
     tsaPath = verdict.path;
     valid = !sub.failed && verdict.ok !== false;
   }
-  c.merge(sub, 'signature timestamp: ');
+  c.merge(sub, (inner) => msg('pades.inSignatureTimestamp', { inner }));
   return { signedAt: stamped?.genTime, tsaPath, valid };
 }

@@ -3,7 +3,7 @@
  * signer's certificate, the signed attributes and the signature value over the signed byte ranges.
  */
 
-import type * as pkijs from 'pkijs';
+import type { pkijs } from '@notary/trust/asn1';
 import {
   essNamesCertificate,
   fingerprint,
@@ -13,8 +13,9 @@ import {
   signerCertificate,
   subjectName,
   verifySignerInfo,
-} from '../cms.ts';
+} from '@notary/trust/cms';
 import { errorMessage } from '../error-message.ts';
+import { data, foreign, msg } from '../messages/index.ts';
 import type { CheckBuilder } from '../report.ts';
 
 /**
@@ -33,31 +34,38 @@ export async function checkCmsIntegrity(
   try {
     parsed = parseSignedData(cms, 'signature /Contents');
   } catch (e) {
-    c.fail('CMS', errorMessage(e));
+    c.fail(data('CMS'), foreign(errorMessage(e)));
     return null;
   }
   const cert = signerCertificate(parsed);
   if (!cert) {
-    c.fail('signer certificate', 'the CMS does not carry the certificate its SignerInfo names');
+    c.fail(msg('pades.signerCertificate'), msg('pades.noSignerCertificate'));
     return null;
   }
-  c.note('signer', `${subjectName(cert)} (SHA-256 ${await fingerprint(cert)})`);
+  c.note(
+    msg('pades.signer'),
+    msg('pades.nameSha256', { name: subjectName(cert), sha256: await fingerprint(cert) }),
+  );
   let sig: Awaited<ReturnType<typeof verifySignerInfo>>;
   try {
     sig = await verifySignerInfo(parsed, cert, signedBytes, OID.data);
   } catch (e) {
-    c.fail('signature', errorMessage(e));
+    c.fail(msg('pades.signature'), foreign(errorMessage(e)));
     return null;
   }
-  c.expect(sig.contentType, 'signed contentType', sig.contentType ? 'id-data' : 'missing or not id-data');
+  c.expect(
+    sig.contentType,
+    msg('tst.signedContentType'),
+    sig.contentType ? data('id-data') : msg('pades.contentTypeMissing'),
+  );
   c.expect(
     sig.messageDigest,
-    'signed messageDigest',
+    msg('tst.signedMessageDigest'),
     sig.messageDigest
-      ? `${sig.digestAlgorithm} of the signed ranges`
-      : 'differs from the digest of the signed ranges',
+      ? msg('pades.digestOfRanges', { alg: sig.digestAlgorithm })
+      : msg('pades.digestMismatch'),
   );
-  c.expect(sig.signature, 'signature', sig.signature ? 'valid' : 'invalid');
+  c.expect(sig.signature, msg('pades.signature'), msg(sig.signature ? 'word.valid' : 'word.invalid'));
   await checkSigningCertificate(c, parsed, cert);
   return { parsed, cert };
 }
@@ -74,7 +82,7 @@ async function checkSigningCertificate(
   const ess = await essNamesCertificate(parsed, cert);
   c.expect(
     ess === true,
-    'signing-certificate-v2',
-    ess === null ? 'absent' : ess ? 'names the signer certificate' : 'names another certificate',
+    data('signing-certificate-v2'),
+    ess === null ? msg('word.absent') : msg(ess ? 'pades.essNamesSigner' : 'tst.essNamesOther'),
   );
 }

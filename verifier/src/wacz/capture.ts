@@ -3,8 +3,9 @@
  * service, its final URL archived as a response record of the index, and what it says of the signature is
  * what `signedData` is.
  */
-import { digest, toHex } from '../bytes.ts';
+import { digest, toHex } from '@notary/trust/bytes';
 import { errorMessage } from '../error-message.ts';
+import { data, foreign, type Message, msg } from '../messages/index.ts';
 import type { CheckBuilder } from '../report.ts';
 import { builder, finish, notRunWacz } from './check.ts';
 import type { SignedData } from './signature.ts';
@@ -24,7 +25,7 @@ export interface RecordedSignature {
 export interface CaptureRecord {
   present: boolean;
   record: Record<string, unknown> | null;
-  error: string | null;
+  error: Message | null;
   signature: RecordedSignature | undefined;
 }
 
@@ -32,15 +33,15 @@ export interface CaptureRecord {
 export function readCaptureRecord(files: Map<string, Uint8Array>): CaptureRecord {
   const bytes = files.get('capture/capture.json') ?? files.get('capture.json');
   let record: Record<string, unknown> | null = null;
-  let error: string | null = null;
+  let error: Message | null = null;
   if (bytes) {
     try {
       const parsed = json(bytes, 'capture.json');
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
         record = parsed as Record<string, unknown>;
-      else error = 'not an object';
+      else error = msg('wacz.notAnObject');
     } catch (e) {
-      error = errorMessage(e);
+      error = foreign(errorMessage(e));
     }
   }
   const signature = record?.signature as RecordedSignature | undefined;
@@ -58,42 +59,50 @@ export async function checkCapture(
 ): Promise<{ result: WaczCheckResult; capture: CaptureFacts | null }> {
   if (!rec.present) {
     return {
-      result: notRunWacz(7, 'not-applicable', 'no capture/capture.json: not a web capture of this service'),
+      result: notRunWacz(7, 'not-applicable', msg('wacz.noCaptureJson')),
       capture: null,
     };
   }
   const c = builder();
   let capture: CaptureFacts | null = null;
   if (!rec.record) {
-    c.fail('capture.json', rec.error ?? 'unreadable');
+    c.fail(data('capture.json'), rec.error ?? msg('wacz.unreadable'));
   } else {
     capture = captureFacts(rec.record);
-    c.expect(rec.record.format === 'notary-web-capture/1', 'format', String(rec.record.format));
+    c.expect(rec.record.format === 'notary-web-capture/1', data('format'), data(String(rec.record.format)));
     noteFacts(c, capture);
     c.expect(
       urls.has(capture.finalUrl),
-      'final URL archived',
-      urls.has(capture.finalUrl) ? 'a response record in the index' : 'no response record in the index',
+      msg('wacz.finalUrlArchived'),
+      msg(urls.has(capture.finalUrl) ? 'wacz.responseInIndex' : 'wacz.noResponseInIndex'),
     );
     if (!rec.signature) {
-      c.skip('the record says nothing of the signature (made before archives were signed)');
+      c.skip(msg('wacz.recordSaysNothing'));
     } else if (signed.form) {
       await compareSignature(c, rec.signature, signed);
     }
   }
-  const summary = capture ? `capture of ${capture.requestedUrl} at ${capture.startedAt}` : 'capture record';
+  const summary = capture
+    ? msg('wacz.captureSummary', { url: capture.requestedUrl, at: capture.startedAt })
+    : msg('wacz.captureRecord');
   return { result: finish(7, c, summary), capture };
 }
 
 function noteFacts(c: CheckBuilder, capture: CaptureFacts): void {
-  c.note('requested URL', capture.requestedUrl);
-  c.note('final URL', `${capture.finalUrl} (HTTP ${capture.status ?? '?'})`);
-  c.note('captured', `${capture.startedAt} to ${capture.finishedAt}`);
-  if (capture.serverIp) c.note('server address', capture.serverIp);
+  c.note(msg('wacz.requestedUrl'), data(capture.requestedUrl));
+  c.note(msg('wacz.finalUrl'), data(`${capture.finalUrl} (HTTP ${capture.status ?? '?'})`));
+  c.note(msg('wacz.captured'), msg('wacz.fromTo', { from: capture.startedAt, to: capture.finishedAt }));
+  if (capture.serverIp) c.note(msg('wacz.serverAddress'), data(capture.serverIp));
   if (capture.tls) {
     c.note(
-      'main document TLS certificate',
-      `${capture.tls.subject}; issuer ${capture.tls.issuer}; valid ${capture.tls.validFrom} to ${capture.tls.validTo}; SHA-256 ${capture.tls.sha256Fingerprint}`,
+      msg('wacz.tlsCertificate'),
+      msg('wacz.tlsValue', {
+        subject: capture.tls.subject,
+        issuer: capture.tls.issuer,
+        from: capture.tls.validFrom,
+        to: capture.tls.validTo,
+        sha256: capture.tls.sha256Fingerprint,
+      }),
     );
   }
 }
@@ -106,27 +115,46 @@ async function compareSignature(
 ): Promise<void> {
   c.expect(
     recorded.form === signed.form,
-    'signature form as recorded',
-    `${recorded.form} (signedData: ${signed.form})`,
+    msg('wacz.formAsRecorded'),
+    msg('wacz.formValue', { recorded: formWord(recorded.form), signed: formWord(signed.form) }),
   );
   if (signed.form === 'anonymous') {
-    c.expect(recorded.publicKeySha256 === signed.signer, 'key as recorded', `${recorded.publicKeySha256}`);
+    c.expect(
+      recorded.publicKeySha256 === signed.signer,
+      msg('wacz.keyAsRecorded'),
+      data(`${recorded.publicKeySha256}`),
+    );
   } else if (signed.domain) {
     const leaf = signed.domainCerts[0];
     const fp = leaf ? toHex(await digest(new Uint8Array(leaf.toSchema().toBER(false)))) : '';
     c.expect(
       recorded.domain === signed.domain.domain && recorded.certificateSha256 === fp,
-      'certificate as recorded',
-      `${recorded.domain}, SHA-256 ${recorded.certificateSha256}`,
+      msg('wacz.certificateAsRecorded'),
+      data(`${recorded.domain}, SHA-256 ${recorded.certificateSha256}`),
     );
     const has = signed.domain.timeSignature !== undefined;
     const says = recorded.timeSignature?.status;
     c.expect(
       has === (says === 'included'),
-      'time signature as recorded',
-      `${says ?? 'not said'} (datapackage-digest.json ${has ? 'has one' : 'has none'})`,
+      msg('wacz.timeSignatureAsRecorded'),
+      msg(has ? 'wacz.timeSignatureHasOne' : 'wacz.timeSignatureHasNone', { says: statusWord(says) }),
     );
   }
+}
+
+/** A signature form as the record or signedData names it (`anonymous`, `domain`), in words. */
+function formWord(form: string | undefined | null): Message {
+  if (form === 'anonymous') return msg('wacz.formAnonymous');
+  if (form === 'domain') return msg('wacz.formDomain');
+  return data(String(form));
+}
+
+/** What the record says of its time signature (`included`, `unavailable`), in words. */
+function statusWord(status: string | undefined): Message {
+  if (status === undefined) return msg('wacz.notSaid');
+  if (status === 'included') return msg('wacz.included');
+  if (status === 'unavailable') return msg('wacz.unavailableStatus');
+  return data(status);
 }
 
 function captureFacts(r: Record<string, unknown>): CaptureFacts {

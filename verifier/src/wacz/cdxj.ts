@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { errorMessage } from '../error-message.ts';
+import { data, msg } from '../messages/index.ts';
 import type { CheckBuilder } from '../report.ts';
 import { gunzipAll } from './warc.ts';
 
@@ -49,13 +50,13 @@ export function readIndexes(
     try {
       text = new TextDecoder().decode(p.endsWith('.gz') ? gunzipAll(raw).data : raw);
     } catch (e) {
-      c.fail(p, `does not decompress: ${errorMessage(e)}`);
+      c.fail(data(p), msg('wacz.doesNotDecompress', { error: errorMessage(e) }));
       continue;
     }
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       if (++lines > MAX_INDEX_LINES) {
-        c.fail(p, `more than ${MAX_INDEX_LINES} lines`);
+        c.fail(data(p), msg('wacz.tooManyLines', { max: MAX_INDEX_LINES }));
         break;
       }
       const entry = indexEntry(c, p, line, warcs);
@@ -78,14 +79,14 @@ function indexEntry(
   const brace = line.indexOf('{');
   const parsed = brace < 0 ? undefined : cdxSchema.safeParse(safeJson(line.slice(brace)));
   if (!parsed?.success) {
-    c.fail(p, `not a CDXJ line: ${line.slice(0, 120)}`);
+    c.fail(data(p), msg('wacz.notCdxjLine', { line: line.slice(0, 120) }));
     return null;
   }
   const e = parsed.data;
   const warc =
     warcs.find((w) => w === `archive/${e.filename ?? ''}`) ?? (warcs.length === 1 ? warcs[0] : undefined);
   if (!warc) {
-    c.fail(p, `line names a WARC not in the archive: ${e.filename}`);
+    c.fail(data(p), msg('wacz.lineNamesMissingWarc', { file: String(e.filename) }));
     return null;
   }
   const entry: IndexEntry = {

@@ -2,6 +2,7 @@
  * The WACZ checks' results: `CheckBuilder` (of `report.ts`) judges each check's status from its evidence,
  * these give the result the WACZ check's id and name.
  */
+import { type Message, render } from '../messages/index.ts';
 import { CheckBuilder, type CheckResult, type NotRunReason } from '../report.ts';
 import { WACZ_CHECK_NAMES, type WaczCheckId, type WaczCheckResult } from './types.ts';
 
@@ -11,7 +12,7 @@ export function builder(): CheckBuilder {
 }
 
 /** `c`'s result (`CheckBuilder.result`) as WACZ check `id`, `summary` the sentence when it passes. */
-export function finish(id: WaczCheckId, c: CheckBuilder, summary: string): WaczCheckResult {
+export function finish(id: WaczCheckId, c: CheckBuilder, summary: Message): WaczCheckResult {
   const { id: _id, name: _name, pades: _pades, ...rest } = c.result(summary);
   return { id, name: WACZ_CHECK_NAMES[id], ...rest };
 }
@@ -20,7 +21,7 @@ export function finish(id: WaczCheckId, c: CheckBuilder, summary: string): WaczC
 export function notRunWacz(
   id: WaczCheckId,
   reason: NotRunReason,
-  why: string,
+  why: Message,
   evidence: CheckResult['evidence'] = [],
 ) {
   return {
@@ -28,7 +29,8 @@ export function notRunWacz(
     name: WACZ_CHECK_NAMES[id],
     status: 'not-run',
     reason,
-    summary: why,
+    summary: render(why, 'en'),
+    summaryMessage: why,
     evidence,
   } as WaczCheckResult;
 }

@@ -27,7 +27,7 @@
  *   7 capture record (`capture.ts`): `capture/capture.json` is a capture of this service, its final URL is in
  *     the index, and what it says of the signature is what `signedData` is.
  */
-import { sha256Hex } from '../bytes.ts';
+import { sha256Hex } from '@notary/trust/bytes';
 import { EXIT_CODES, isIncomplete, type VerifyOutcome } from '../report.ts';
 import { checkCapture, readCaptureRecord } from './capture.ts';
 import { checkPackage } from './package.ts';

@@ -3,9 +3,8 @@
  * over the ASCII of `hash` with a public key, ECDSA (DER `Ecdsa-Sig-Value` as authsign writes it, or raw
  * `r || s` as WebCrypto does) or RSA PKCS#1 v1.5, with SHA-256.
  */
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
-import { fromBase64, toArrayBuffer } from '../bytes.ts';
+import { asn1js, pkijs } from '@notary/trust/asn1';
+import { fromBase64, toArrayBuffer } from '@notary/trust/bytes';
 
 /** The SubjectPublicKeyInfo DER of a certificate. */
 export function spkiOf(cert: pkijs.Certificate): Uint8Array {

@@ -2,9 +2,11 @@
  * Check 1, the package (WACZ 1.1.1 `datapackage.json`): every file it lists has its SHA-256 and size, and no
  * other file is in the zip (a file no hash covers is not signed).
  */
+
+import { sha256Hex } from '@notary/trust/bytes';
 import { z } from 'zod';
-import { sha256Hex } from '../bytes.ts';
 import { errorMessage } from '../error-message.ts';
+import { data, foreign, msg } from '../messages/index.ts';
 import { builder, finish } from './check.ts';
 import type { WaczCheckResult } from './types.ts';
 import { json } from './zip.ts';
@@ -29,45 +31,42 @@ export async function checkPackage(
     resources = datapackageSchema.parse(json(files.get('datapackage.json'), 'datapackage.json')).resources;
   } catch (e) {
     c.fail(
-      'datapackage.json',
-      e instanceof z.ZodError ? 'not a data package (no resources list)' : errorMessage(e),
+      data('datapackage.json'),
+      e instanceof z.ZodError ? msg('wacz.notDataPackage') : foreign(errorMessage(e)),
     );
   }
-  for (const name of repeated) c.fail(name, 'is in the zip more than once');
+  for (const name of repeated) c.fail(data(name), msg('wacz.repeated'));
   const listed = new Set<string>();
   for (const r of resources) {
     listed.add(r.path);
-    const data = files.get(r.path);
-    if (!data) {
-      c.fail(r.path, 'listed but not in the archive');
+    const bytes = files.get(r.path);
+    if (!bytes) {
+      c.fail(data(r.path), msg('wacz.listedNotInArchive'));
       continue;
     }
     const m = /^sha256:([0-9a-f]{64})$/i.exec(r.hash);
     if (!m) {
-      c.fail(r.path, `hash ${r.hash}: only sha256:<hex> is read`);
+      c.fail(data(r.path), msg('wacz.hashNotSha256', { hash: r.hash }));
       continue;
     }
-    const actual = await sha256Hex(data);
-    const ok = actual === m[1]?.toLowerCase() && data.length === r.bytes;
+    const actual = await sha256Hex(bytes);
+    const ok = actual === m[1]?.toLowerCase() && bytes.length === r.bytes;
+    const found = { hash: `sha256:${actual}`, bytes: bytes.length };
     c.expect(
       ok,
-      r.path,
+      data(r.path),
       ok
-        ? `sha256:${actual}, ${data.length} bytes`
-        : `sha256:${actual}, ${data.length} bytes (listed ${r.hash}, ${r.bytes} bytes)`,
+        ? msg('wacz.hashAndSize', found)
+        : msg('wacz.hashAndSizeListed', { ...found, listedHash: r.hash, listedBytes: r.bytes }),
     );
   }
   for (const name of files.keys()) {
     if (name !== 'datapackage.json' && name !== 'datapackage-digest.json' && !listed.has(name)) {
-      c.fail(name, 'in the archive but not listed in datapackage.json (no hash covers it)');
+      c.fail(data(name), msg('wacz.notListed'));
     }
   }
   return {
-    result: finish(
-      1,
-      c,
-      `the ${resources.length} files listed in datapackage.json have their SHA-256 and size`,
-    ),
+    result: finish(1, c, msg('wacz.packageSummary', { count: resources.length })),
     resources,
   };
 }

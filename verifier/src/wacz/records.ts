@@ -5,8 +5,9 @@
  * (`WARC-Block-Digest`, `WARC-Payload-Digest`, the line's `digest`); the records between indexed ones
  * (warcinfo, requests) have their block digests; the records cover the WARC file exactly.
  */
-import { sha256Hex } from '../bytes.ts';
+import { sha256Hex } from '@notary/trust/bytes';
 import { errorMessage } from '../error-message.ts';
+import { data, type Message, msg } from '../messages/index.ts';
 import type { CheckBuilder } from '../report.ts';
 import { type IndexEntry, readIndexes } from './cdxj.ts';
 import { builder, finish, notRunWacz } from './check.ts';
@@ -26,9 +27,9 @@ interface Tally {
 }
 
 /** A failing record: listed while fewer than `MAX_LISTED` are, then one line says more fail. */
-function problem(t: Tally, label: string, value: string): void {
-  if (t.problems++ < MAX_LISTED) t.c.fail(label, value);
-  else if (t.problems === MAX_LISTED + 1) t.c.fail('more records', 'fail; only the first are listed');
+function problem(t: Tally, label: string | Message, value: Message): void {
+  if (t.problems++ < MAX_LISTED) t.c.fail(typeof label === 'string' ? data(label) : label, value);
+  else if (t.problems === MAX_LISTED + 1) t.c.fail(msg('wacz.moreRecords'), msg('wacz.onlyFirstListed'));
 }
 
 /**
@@ -46,7 +47,7 @@ export async function checkRecords(
   const indexes = listed.filter((p) => /^indexes\/[^/]+\.(cdx|cdxj)(\.gz)?$/.test(p));
   if (warcs.length === 0 || indexes.length === 0) {
     return {
-      result: notRunWacz(6, 'not-applicable', 'no WARC file or no CDXJ index listed in datapackage.json'),
+      result: notRunWacz(6, 'not-applicable', msg('wacz.noWarcOrIndex')),
       urls,
     };
   }
@@ -58,11 +59,7 @@ export async function checkRecords(
     await checkWarcFile(t, warc, bytes, byFile.get(warc) ?? [], urls);
   }
   return {
-    result: finish(
-      6,
-      t.c,
-      `${t.indexed} indexed records match their recordDigest, URL and digests; ${t.others} other records (warcinfo, requests) their block digests`,
-    ),
+    result: finish(6, t.c, msg('wacz.recordsSummary', { indexed: t.indexed, others: t.others })),
     urls,
   };
 }
@@ -87,11 +84,7 @@ async function checkWarcFile(
       e.length <= 0 ||
       e.offset + e.length > bytes.length
     ) {
-      problem(
-        t,
-        where,
-        `offset and length outside the file or overlapping the previous record (file ${bytes.length} bytes)`,
-      );
+      problem(t, where, msg('wacz.badOffset', { bytes: bytes.length }));
       continue;
     }
     await checkGap(t, warc, bytes, gz, covered, e.offset);
@@ -101,10 +94,7 @@ async function checkWarcFile(
     await checkIndexedRecord(t, where, bytes.subarray(e.offset, e.offset + e.length), gz, e);
   }
   await checkGap(t, warc, bytes, gz, covered, bytes.length);
-  t.c.note(
-    warc,
-    `${bytes.length} bytes: ${entries.length} indexed records and the records between them cover it`,
-  );
+  t.c.note(data(warc), msg('wacz.warcCovered', { bytes: bytes.length, records: entries.length }));
 }
 
 /**
@@ -129,14 +119,18 @@ async function checkGap(
         problem(
           t,
           `${warc} ${r.headers.get('warc-target-uri') ?? '?'}`,
-          `a ${type} record outside the index (bytes ${from} to ${to})`,
+          msg('wacz.recordOutsideIndex', { type, from, to }),
         );
       }
       for (const p of await recordDigests(r))
         problem(t, `${warc} ${type} ${r.headers.get('warc-target-uri') ?? ''}`.trim(), p);
     }
   } catch (e) {
-    problem(t, `${warc} bytes ${from} to ${to}`, `not WARC records: ${errorMessage(e)}`);
+    problem(
+      t,
+      msg('wacz.bytesRange', { file: warc, from, to }),
+      msg('wacz.notWarcRecords', { error: errorMessage(e) }),
+    );
   }
 }
 
@@ -154,7 +148,7 @@ async function checkIndexedRecord(
   if (e.recordDigest) {
     const actual = await sha256Label(stored);
     if (actual !== e.recordDigest.toLowerCase()) {
-      problem(t, where, `recordDigest ${e.recordDigest}, the record's bytes are ${actual}`);
+      problem(t, where, msg('wacz.recordDigestMismatch', { expected: e.recordDigest, actual }));
       return;
     }
   }
@@ -166,17 +160,20 @@ async function checkIndexedRecord(
       throw new Error(`${records.length} records where the index has one`);
     record = records[0];
   } catch (err) {
-    problem(t, where, `not one WARC record: ${errorMessage(err)}`);
+    problem(t, where, msg('wacz.notOneRecord', { error: errorMessage(err) }));
     return;
   }
   if (record.headers.get('warc-target-uri') !== e.url) {
-    problem(t, where, `the record is of ${record.headers.get('warc-target-uri') ?? 'no URL'}`);
+    const of = record.headers.get('warc-target-uri');
+    problem(t, where, msg('wacz.recordIsOf', { url: of ?? msg('wacz.noUrl') }));
   }
   for (const p of await recordDigests(record)) problem(t, where, p);
   if (e.digest && /^(sha256:)?[0-9a-f]{64}$/i.test(e.digest)) {
     const expected = e.digest.toLowerCase().replace(/^sha256:/, '');
     const actual = await sha256Hex(payloadOf(record));
-    if (actual !== expected) problem(t, where, `index digest ${e.digest}, the payload is sha256:${actual}`);
+    if (actual !== expected) {
+      problem(t, where, msg('wacz.payloadMismatch', { expected: e.digest, actual: `sha256:${actual}` }));
+    }
   }
-  if (!e.recordDigest) t.c.skip(`${where}: no recordDigest in the index`);
+  if (!e.recordDigest) t.c.skip(msg('wacz.noRecordDigest', { where }));
 }

@@ -4,11 +4,12 @@
  * is one of the spec's two forms (anonymous: `publicKey`; domain: `domain`, `domainCert`, no other property)
  * and `signature` verifies over the ASCII of `hash` with its key.
  */
-import * as pkijs from 'pkijs';
+import { pkijs } from '@notary/trust/asn1';
+import { fromBase64, pemCertificates, sha256Hex, toArrayBuffer } from '@notary/trust/bytes';
+import { subjectName } from '@notary/trust/cms';
 import { z } from 'zod';
-import { fromBase64, pemCertificates, sha256Hex, toArrayBuffer } from '../bytes.ts';
-import { subjectName } from '../cms.ts';
 import { errorMessage } from '../error-message.ts';
+import { data as asIs, msg } from '../messages/index.ts';
 import type { CheckBuilder } from '../report.ts';
 import { builder, finish } from './check.ts';
 import { spkiOf, verifyOver } from './keys.ts';
@@ -66,28 +67,30 @@ export async function checkDigest(
   let signed: unknown;
   const digestBytes = files.get('datapackage-digest.json');
   if (!digestBytes) {
-    c.fail('datapackage-digest.json', 'absent: the archive is not signed');
+    c.fail(asIs('datapackage-digest.json'), msg('wacz.notSigned'));
   } else {
     try {
       const d = digestSchema.parse(json(digestBytes, 'datapackage-digest.json'));
-      c.expect(d.path === 'datapackage.json', 'path', d.path);
+      c.expect(d.path === 'datapackage.json', asIs('path'), asIs(d.path));
       c.expect(
         d.hash === datapackageHash,
-        'hash',
-        d.hash === datapackageHash ? d.hash : `${d.hash} (datapackage.json is ${datapackageHash})`,
+        asIs('hash'),
+        d.hash === datapackageHash
+          ? asIs(d.hash)
+          : msg('wacz.datapackageIs', { hash: d.hash, expected: datapackageHash }),
       );
       signed = d.signedData;
       const signedHash = (signed as { hash?: unknown } | undefined)?.hash;
-      if (signed === undefined) c.fail('signedData', 'absent: the archive is not signed');
-      else c.expect(signedHash === d.hash, 'signedData.hash', String(signedHash));
+      if (signed === undefined) c.fail(asIs('signedData'), msg('wacz.notSigned'));
+      else c.expect(signedHash === d.hash, asIs('signedData.hash'), asIs(String(signedHash)));
     } catch (e) {
       c.fail(
-        'datapackage-digest.json',
-        e instanceof z.ZodError ? 'not a digest (path, hash)' : errorMessage(e),
+        asIs('datapackage-digest.json'),
+        e instanceof z.ZodError ? msg('wacz.notADigest') : asIs(errorMessage(e)),
       );
     }
   }
-  const summary = `datapackage-digest.json and signedData hold the SHA-256 of datapackage.json (${datapackageHash})`;
+  const summary = msg('wacz.digestSummary', { hash: datapackageHash });
   return { result: finish(2, c, summary), signed };
 }
 
@@ -111,19 +114,22 @@ export async function checkSignature(
     domainCerts: [],
   };
   if (signed === undefined) {
-    c.fail('signedData', 'absent');
+    c.fail(asIs('signedData'), msg('word.absent'));
   } else if (anonymous.success) {
     data = await anonymousSignature(c, anonymous.data);
   } else if (domain?.success) {
     data = await domainSignature(c, domain.data);
   } else {
     const keys = signed && typeof signed === 'object' ? Object.keys(signed).join(', ') : typeof signed;
-    c.fail(
-      'signedData',
-      `neither of the spec's forms (anonymous, domain) or a property outside them: ${keys}`,
-    );
+    c.fail(asIs('signedData'), msg('wacz.neitherForm', { keys }));
   }
-  return { result: finish(3, c, `signedData is signed (${data.form ?? '?'} form) over its hash`), data };
+  const form =
+    data.form === 'anonymous'
+      ? msg('wacz.formAnonymous')
+      : data.form === 'domain'
+        ? msg('wacz.formDomain')
+        : '?';
+  return { result: finish(3, c, msg('wacz.signatureSummary', { form })), data };
 }
 
 /** The anonymous form: the signature over `hash` with `publicKey` (DER SubjectPublicKeyInfo, base64). */
@@ -135,12 +141,12 @@ async function anonymousSignature(
   try {
     const spki = fromBase64(data.publicKey);
     signer = await sha256Hex(spki);
-    c.note('form', 'anonymous (publicKey)');
-    c.note('public key SHA-256', signer);
+    c.note(msg('wacz.form'), msg('wacz.formAnonymousKey'));
+    c.note(msg('wacz.publicKeySha256'), asIs(signer));
     const ok = await verifyOver(data.hash, data.signature, spki);
-    c.expect(ok, 'signature over hash', ok ? 'valid (ECDSA, SHA-256)' : 'invalid');
+    c.expect(ok, msg('wacz.signatureOverHash'), msg(ok ? 'wacz.validEcdsa' : 'word.invalid'));
   } catch (e) {
-    c.fail('publicKey', errorMessage(e));
+    c.fail(asIs('publicKey'), asIs(errorMessage(e)));
   }
   return {
     form: 'anonymous',
@@ -154,18 +160,18 @@ async function anonymousSignature(
 
 /** The domain form: the signature over `hash` with the first certificate of `domainCert` (PEM). */
 async function domainSignature(c: CheckBuilder, data: DomainSigned): Promise<SignedData> {
-  c.note('form', 'domain (domainCert)');
+  c.note(msg('wacz.form'), msg('wacz.formDomainCert'));
   let domainCerts: pkijs.Certificate[] = [];
   try {
     domainCerts = pemCertificates(data.domainCert).map((der) =>
       pkijs.Certificate.fromBER(toArrayBuffer(der)),
     );
     const leaf = domainCerts[0] as pkijs.Certificate;
-    c.note('certificate', subjectName(leaf));
+    c.note(msg('source.certificate'), asIs(subjectName(leaf)));
     const ok = await verifyOver(data.hash, data.signature, spkiOf(leaf));
-    c.expect(ok, 'signature over hash', ok ? 'valid with the first certificate of domainCert' : 'invalid');
+    c.expect(ok, msg('wacz.signatureOverHash'), msg(ok ? 'wacz.validWithDomainCert' : 'word.invalid'));
   } catch (e) {
-    c.fail('domainCert', errorMessage(e));
+    c.fail(asIs('domainCert'), asIs(errorMessage(e)));
   }
   return {
     form: 'domain',

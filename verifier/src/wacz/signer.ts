@@ -4,11 +4,13 @@
  * the signing time is within the certificate's validity, the chain reaches `--trust-ca`; and checks 4 and 5
  * for each form of `signedData`.
  */
-import * as pkijs from 'pkijs';
-import { digest, equalBytes, pemCertificates, toArrayBuffer, toHex } from '../bytes.ts';
-import { chainsTo, subjectName } from '../cms.ts';
+import { pkijs } from '@notary/trust/asn1';
+import { digest, equalBytes, pemCertificates, toArrayBuffer, toHex } from '@notary/trust/bytes';
+import { chainsTo } from '@notary/trust/cert-path';
+import { subjectName } from '@notary/trust/cms';
 import { errorMessage } from '../error-message.ts';
-import type { CheckBuilder } from '../report.ts';
+import { data as asIs, msg } from '../messages/index.ts';
+import { type CheckBuilder, evidenceOf } from '../report.ts';
 import type { CaptureRecord } from './capture.ts';
 import { builder, finish, notRunWacz } from './check.ts';
 import { spkiOf } from './keys.ts';
@@ -31,10 +33,10 @@ export async function checkSignerAndTime(
     const four = notRunWacz(
       4,
       'not-applicable',
-      `anonymous signature: the key is known only by its fingerprint (public key SHA-256 ${signed.signer}); compare it with the one the service's certificate of this capture gives`,
-      [{ label: 'public key SHA-256', value: signed.signer ?? '' }],
+      msg('wacz.anonymousSigner', { sha256: String(signed.signer) }),
+      [evidenceOf(msg('wacz.publicKeySha256'), asIs(signed.signer ?? ''), undefined)],
     );
-    const five = notRunWacz(5, 'not-applicable', 'the anonymous form has no time signature');
+    const five = notRunWacz(5, 'not-applicable', msg('wacz.anonymousNoTime'));
     return { results: [four, five], timeSignature: null };
   }
   if (signed.form === 'domain' && signed.domain) {
@@ -45,8 +47,8 @@ export async function checkSignerAndTime(
   }
   return {
     results: [
-      notRunWacz(4, 'not-applicable', 'no valid signedData to take the signer from'),
-      notRunWacz(5, 'not-applicable', 'no valid signedData to take the time signature from'),
+      notRunWacz(4, 'not-applicable', msg('wacz.noSignedDataSigner')),
+      notRunWacz(5, 'not-applicable', msg('wacz.noSignedDataTime')),
     ],
     timeSignature: null,
   };
@@ -65,33 +67,36 @@ async function checkSigner(
   const c = builder();
   const leaf = certs[0];
   if (!leaf) {
-    c.fail('domainCert', 'no certificate');
-    return finish(4, c, `signed by ${data.domain}`);
+    c.fail(asIs('domainCert'), msg('wacz.noCertificate'));
+    return finish(4, c, msg('wacz.signedBy', { signer: data.domain }));
   }
   const names = certificateNames(leaf);
   c.expect(
     names.includes(data.domain),
-    'domain',
-    `${data.domain} (certificate: ${names.join(', ') || 'no name'})`,
+    msg('wacz.domain'),
+    msg('wacz.domainValue', { domain: data.domain, names: names.join(', ') || msg('wacz.noName') }),
   );
   for (let i = 0; i + 1 < certs.length; i++) {
     const linked = await certs[i]?.verify(certs[i + 1]).catch(() => false);
     c.expect(
       linked === true,
-      `domainCert ${i + 1}`,
+      asIs(`domainCert ${i + 1}`),
       linked
-        ? `issued by the next (${subjectName(certs[i + 1] as pkijs.Certificate)})`
-        : 'not signed by the next certificate',
+        ? msg('wacz.issuedByNext', { name: subjectName(certs[i + 1] as pkijs.Certificate) })
+        : msg('wacz.notSignedByNext'),
     );
   }
   if (!at || Number.isNaN(at.getTime())) {
-    c.fail('created', `not a date: ${data.created}`);
+    c.fail(asIs('created'), msg('wacz.notADate', { value: String(data.created) }));
   } else {
     await checkValidity(c, leaf, certs, at, trustCa);
   }
-  c.note('certificate SHA-256', toHex(await digest(new Uint8Array(leaf.toSchema().toBER(false)))));
+  c.note(
+    msg('wacz.certificateSha256'),
+    asIs(toHex(await digest(new Uint8Array(leaf.toSchema().toBER(false))))),
+  );
   if (data.crossSignedCert) checkCrossSigned(c, data.crossSignedCert, leaf);
-  return finish(4, c, `signed by ${data.domain}`);
+  return finish(4, c, msg('wacz.signedBy', { signer: data.domain }));
 }
 
 /** The leaf valid at `at`, and its chain to `--trust-ca` at `at` (skipped without anchors). */
@@ -105,18 +110,22 @@ async function checkValidity(
   const within = leaf.notBefore.value <= at && at <= leaf.notAfter.value;
   c.expect(
     within,
-    'valid at signing',
-    `${at.toISOString()} (valid ${leaf.notBefore.value.toISOString()} to ${leaf.notAfter.value.toISOString()})`,
+    msg('wacz.validAtSigning'),
+    msg('wacz.validityValue', {
+      at: at.toISOString(),
+      from: leaf.notBefore.value.toISOString(),
+      to: leaf.notAfter.value.toISOString(),
+    }),
   );
   if (trustCa && trustCa.length > 0) {
     const trusted = await chainsTo(leaf, certs.slice(1), trustCa, at);
     c.expect(
       trusted.ok,
-      'chain to --trust-ca',
-      trusted.ok ? `trusted at ${at.toISOString()}` : trusted.message,
+      msg('pades.chainToTrustCa'),
+      trusted.ok ? msg('chain.trustedAt', { at: at.toISOString() }) : asIs(trusted.message),
     );
   } else {
-    c.skip('the domain certificate chain (no --trust-ca given)');
+    c.skip(msg('wacz.domainChainNotChecked'));
   }
 }
 
@@ -126,11 +135,11 @@ function checkCrossSigned(c: CheckBuilder, pem: string, leaf: pkijs.Certificate)
     const cross = pkijs.Certificate.fromBER(toArrayBuffer(pemCertificates(pem)[0] as Uint8Array));
     c.expect(
       equalBytes(spkiOf(cross), spkiOf(leaf)),
-      'crossSignedCert',
-      `${subjectName(cross)}: same public key as domainCert`,
+      asIs('crossSignedCert'),
+      msg('wacz.samePublicKey', { name: subjectName(cross) }),
     );
   } catch (e) {
-    c.fail('crossSignedCert', errorMessage(e));
+    c.fail(asIs('crossSignedCert'), asIs(errorMessage(e)));
   }
 }
 

@@ -4,11 +4,11 @@
  * `signature`, signed by the first certificate of `timestampCert`, reaching `--tsa-ca`; `created` is within
  * 10 minutes of its genTime.
  */
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
-import { digest, equalBytes, fromBase64, pemCertificates, toArrayBuffer } from '../bytes.ts';
-import { subjectName } from '../cms.ts';
+import { asn1js, pkijs } from '@notary/trust/asn1';
+import { digest, equalBytes, fromBase64, pemCertificates, toArrayBuffer } from '@notary/trust/bytes';
+import { subjectName } from '@notary/trust/cms';
 import { errorMessage } from '../error-message.ts';
+import { data as asIs, msg } from '../messages/index.ts';
 import type { CheckBuilder } from '../report.ts';
 import { verifyTimestampToken } from '../timestamp.ts';
 import type { RecordedSignature } from './capture.ts';
@@ -32,9 +32,12 @@ export async function checkTime(
   if (!data.timeSignature) {
     const why =
       recorded?.timeSignature?.status === 'unavailable'
-        ? `the TSA was unavailable at capture time (${recorded.timeSignature.at ?? '?'}: ${recorded.timeSignature.reason ?? '?'}), as capture.json says`
-        : 'none was made (no TSA configured)';
-    const sentence = `the archive is signed without time signature: ${why}; its signing time rests on created (${created}) alone`;
+        ? msg('wacz.tsaUnavailable', {
+            at: recorded.timeSignature.at ?? '?',
+            reason: recorded.timeSignature.reason ?? '?',
+          })
+        : msg('wacz.noTsaConfigured');
+    const sentence = msg('wacz.noTimeSignature', { why, created: String(created) });
     return { result: notRunWacz(5, 'not-applicable', sentence), verifiedAt: null };
   }
   const c = builder();
@@ -44,14 +47,14 @@ export async function checkTime(
     const delta = genTime.getTime() - createdAt.getTime();
     c.expect(
       !Number.isNaN(delta) && Math.abs(delta) <= CREATED_WINDOW_MS,
-      'created within 10 minutes of genTime',
-      `created ${created}, genTime ${genTime.toISOString()} (${Math.round(delta / 1000)} s)`,
+      msg('wacz.createdWithin'),
+      asIs(`created ${created}, genTime ${genTime.toISOString()} (${Math.round(delta / 1000)} s)`),
     );
   }
   const result = finish(
     5,
     c,
-    `the signature existed at ${genTime?.toISOString() ?? '?'} (RFC 3161), created ${created}`,
+    msg('wacz.timeSummary', { at: genTime?.toISOString() ?? '?', created: String(created) }),
   );
   const ok = result.status === 'passed' || result.status === 'partial';
   return { result, verifiedAt: ok ? genTime : null };
@@ -70,7 +73,7 @@ async function checkTimeSignature(
   try {
     token = timeStampToken(c, fromBase64(data.timeSignature ?? ''));
   } catch (e) {
-    c.fail('timeSignature', `does not parse: ${errorMessage(e)}`);
+    c.fail(asIs('timeSignature'), msg('tst.doesNotParse', { error: errorMessage(e) }));
     return null;
   }
   let extra: pkijs.Certificate[] = [];
@@ -79,10 +82,18 @@ async function checkTimeSignature(
       ? pemCertificates(data.timestampCert).map((d) => pkijs.Certificate.fromBER(toArrayBuffer(d)))
       : [];
   } catch (e) {
-    c.fail('timestampCert', errorMessage(e));
+    c.fail(asIs('timestampCert'), asIs(errorMessage(e)));
   }
   const imprint = await digest(new TextEncoder().encode(data.signature));
-  const stamped = await verifyTimestampToken(c, token, imprint, 'SHA-256 of signature', tsaCa, true, extra);
+  const stamped = await verifyTimestampToken(
+    c,
+    token,
+    imprint,
+    msg('wacz.sha256OfSignature'),
+    tsaCa,
+    true,
+    extra,
+  );
   const first = extra[0];
   if (stamped?.tsa && first) {
     const same = equalBytes(
@@ -91,11 +102,11 @@ async function checkTimeSignature(
     );
     c.expect(
       same,
-      'first certificate of timestampCert',
-      same ? 'the TSA that signed' : `${subjectName(first)}, not the TSA that signed`,
+      msg('wacz.firstTimestampCert'),
+      same ? msg('wacz.theTsaThatSigned') : msg('wacz.notTheTsaThatSigned', { name: subjectName(first) }),
     );
   } else if (!first) {
-    c.fail('timestampCert', 'absent');
+    c.fail(asIs('timestampCert'), msg('word.absent'));
   }
   return stamped?.genTime ?? null;
 }
@@ -114,8 +125,8 @@ function timeStampToken(c: CheckBuilder, der: Uint8Array): Uint8Array {
   const status = resp.status.status;
   c.expect(
     status === 0 || status === 1,
-    'TSA status',
-    status === 0 || status === 1 ? 'granted' : `not granted (${status})`,
+    msg('pades.tsaStatus'),
+    status === 0 || status === 1 ? msg('wacz.granted') : msg('wacz.notGranted', { status }),
   );
   if (!resp.timeStampToken) throw new Error('no token in the answer');
   return new Uint8Array(resp.timeStampToken.toSchema().toBER(false));

@@ -3,8 +3,10 @@
  * member by member as WACZ stores them, and checking a record's own digests (`WARC-Block-Digest`,
  * `WARC-Payload-Digest`).
  */
+
+import { sha256Hex } from '@notary/trust/bytes';
 import { Gunzip } from 'fflate';
-import { sha256Hex } from '../bytes.ts';
+import { type Message, msg } from '../messages/index.ts';
 
 /** Largest WARC record (or run of records between indexed ones) decompressed, bytes. */
 const MAX_RECORD_BYTES = 512 * 1024 * 1024;
@@ -92,12 +94,12 @@ export function payloadOf(record: WarcRecord): Uint8Array {
   return end < 0 ? new Uint8Array() : record.block.subarray(end + 4);
 }
 
-/** Checks a record's own digests (block, payload; SHA-256 ones only); returns the problems, as sentences. */
-export async function recordDigests(record: WarcRecord): Promise<string[]> {
-  const problems: string[] = [];
+/** Checks a record's own digests (block, payload; SHA-256 ones only); returns the problems, as messages. */
+export async function recordDigests(record: WarcRecord): Promise<Message[]> {
+  const problems: Message[] = [];
   const block = record.headers.get('warc-block-digest');
   if (block && /^sha256:/i.test(block) && block.toLowerCase() !== (await sha256Label(record.block))) {
-    problems.push('WARC-Block-Digest does not match its block');
+    problems.push(msg('wacz.blockDigestMismatch'));
   }
   const payload = record.headers.get('warc-payload-digest');
   if (
@@ -105,7 +107,7 @@ export async function recordDigests(record: WarcRecord): Promise<string[]> {
     /^sha256:/i.test(payload) &&
     payload.toLowerCase() !== (await sha256Label(payloadOf(record)))
   ) {
-    problems.push('WARC-Payload-Digest does not match its payload');
+    problems.push(msg('wacz.payloadDigestMismatch'));
   }
   return problems;
 }

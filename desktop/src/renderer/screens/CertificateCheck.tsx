@@ -1,7 +1,7 @@
 import { withBrasiliaTimes } from '@notary/shared/time';
 import type { CheckResult, VerifyOutcome, VerifyReport } from '@notary/verify';
+import { type Message, renderSource, textOf } from '@notary/verify/messages/index';
 import { isIncomplete } from '@notary/verify/report';
-import { toPortuguese } from '@notary/verify/report-text';
 import { useEffect, useRef, useState } from 'react';
 import type { LocalFile } from '../../common/bridge';
 import {
@@ -331,10 +331,11 @@ const NOT_CHECKED = /(^|: )not checked$/;
 
 function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }) {
   const { t, language } = useI18n();
-  // The checking core reports in English; the reader's language is the one the rest of the screen speaks (data
-  // such as hashes and names is kept as it is; its RFC 3339 UTC times are shown in Brasília time and UTC).
-  const say = (text: string) =>
-    withBrasiliaTimes(language === 'pt' ? toPortuguese(text).text : text, language);
+  // The checking core reports messages (a code and its data); they are rendered in the language the rest of the
+  // screen speaks (data such as hashes and names is kept as it is; its RFC 3339 UTC times are shown in Brasília
+  // time and UTC). A report written before messages shows its English text.
+  const say = (message: Message | undefined, text: string) =>
+    withBrasiliaTimes(textOf(message, text, language), language);
   const name = CHECK_NAMES[check.id];
   // Checks 5 and 6 judged without anchors: integrity and timestamps hold, the chains are not checked.
   const chainNotChecked =
@@ -361,14 +362,22 @@ function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }
           {t(badge.reason)}
         </p>
       )}
-      <p className="small check-summary">{say(check.summary)}</p>
+      <p className="small check-summary">{say(check.summaryMessage, check.summary)}</p>
       {check.pades && (
         <p className="small check-note-level" data-testid="pades-level" data-level={check.pades.level ?? ''}>
-          {t('verify.cert.level', { level: check.pades.level ?? '—', at: say(check.pades.at) })}
+          {t('verify.cert.level', {
+            level: check.pades.level ?? '—',
+            at: withBrasiliaTimes(check.pades.at, language),
+          })}
           {check.pades.notHigher.length > 0 && (
             <span className="muted">
               {' '}
-              · {t('verify.cert.notHigher', { why: check.pades.notHigher.map(say).join('; ') })}
+              ·{' '}
+              {t('verify.cert.notHigher', {
+                why: check.pades.notHigher
+                  .map((text, i) => say(check.pades?.notHigherMessages?.[i], text))
+                  .join('; '),
+              })}
             </span>
           )}
         </p>
@@ -387,9 +396,9 @@ function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }
                 key={`${e.label}|${e.source ?? ''}|${e.value}`}
                 className={e.ok === false ? 'evidence-bad' : e.ok ? 'evidence-ok' : undefined}
               >
-                <span className="evidence-label">{say(e.label)}</span>{' '}
-                <code className="break">{say(e.value)}</code>
-                {e.source && <span className="muted"> · {say(e.source)}</span>}
+                <span className="evidence-label">{say(e.labelMessage, e.label)}</span>{' '}
+                <code className="break">{say(e.valueMessage, e.value)}</code>
+                {e.source && <span className="muted"> · {renderSource(e.source, language)}</span>}
               </li>
             ))}
           </ul>

@@ -26,10 +26,18 @@ export type {
 } from '../../ports/capture';
 
 /**
- * The files a capture leaves in its work directory, for the process that started it to read. Here, not beside
- * the browser code, so the service reads them without loading playwright-core (a second of start-up).
+ * The parts a capture leaves in its work directory, for the service to pack into the archive it signs: the
+ * WARC (one gzip member per record), its CDXJ index, the screenshot as Chromium rendered it, the PDF
+ * rendering (absent when Chromium made none) and every origin's TLS material (`capture/tls.json`). Here, not
+ * beside the browser code, so the service reads them without loading playwright-core (a second of start-up).
  */
-export const CAPTURE_FILES = { wacz: 'capture.wacz', screenshot: 'screenshot.png' } as const;
+export const CAPTURE_FILES = {
+  warc: 'data.warc.gz',
+  index: 'index.cdxj',
+  screenshot: 'screenshot.png',
+  pdf: 'page.pdf',
+  tls: 'tls.json',
+} as const;
 
 /** An allow entry as written (`CAPTURE_ALLOW_HOSTS`); the capture process parses it again. */
 const allowEntry = z.string().max(512);
@@ -179,13 +187,27 @@ const refusals = z
 
 const errorCodes = Object.keys(ERROR_TABLE) as [ErrorCode, ...ErrorCode[]];
 
-/** Capture process to service: the capture's record and file sizes, or the error to answer with. */
+const bytes = z.number().int().nonnegative();
+
+/**
+ * The manifest of a capture's parts: the size in bytes of each file of `CAPTURE_FILES` it wrote (`pdf` absent
+ * when there is no PDF). The service opens exactly these names and checks each size against the file.
+ */
+const captureFilesSchema = z.object({
+  warc: z.number().int().positive(),
+  index: bytes,
+  screenshot: z.number().int().positive(),
+  pdf: z.number().int().positive().optional(),
+  tls: z.number().int().positive(),
+});
+export type CaptureFileSizes = z.infer<typeof captureFilesSchema>;
+
+/** Capture process to service: the capture's record and the manifest of its parts, or the error to answer with. */
 export const captureAnswerSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('done'),
     record: captureRecordSchema,
-    waczBytes: z.number().int().nonnegative(),
-    screenshotBytes: z.number().int().positive(),
+    files: captureFilesSchema,
     refusals,
   }),
   z.object({

@@ -1,6 +1,6 @@
 import { describeFetchError } from '@notary/shared';
 import { readBounded } from '@notary/shared/fetch-body';
-import { MAX_RESPONSE_BYTES, parseRetryAfter } from '@notary/verify/http';
+import { MAX_RESPONSE_BYTES, parseRetryAfter } from '@notary/trust/http';
 import {
   AbiCoder,
   Contract,

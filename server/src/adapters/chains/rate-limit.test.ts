@@ -1,4 +1,4 @@
-import { parseRetryAfter } from '@notary/verify/http';
+import { parseRetryAfter } from '@notary/trust/http';
 import { describe, expect, it } from 'vitest';
 import { isRateLimitRpcError, RateLimitGate, rpcBackoffHint } from './rate-limit';
 

@@ -3,9 +3,10 @@
  * `(anchor (root (buff 32)))` to the notary contract (`server/contracts/notary.clar`), built and signed offline
  * with `@stacks/transactions` 7.6 (explicit nonce and fee, post-condition mode deny, SIP-005 serialization).
  *
- * Every read goes through the verifier's Stacks reader (`@notary/verify/stacks-api`: one client, so one request
- * budget, `STACKS_API_RPM`, shared by every anchor in flight; `x-api-key` from `STACKS_API_KEY`; 429 and
- * `Retry-After` honoured), against an endpoint of one of three kinds (`STACKS_API_KIND`, detected by `auto`):
+ * Every request goes through the Stacks API client the verifier reads with (`@notary/trust/stacks-anchoring`,
+ * its reader plus nonces, fees and broadcasts: one client, so one request budget, `STACKS_API_RPM`, shared by
+ * every anchor in flight; `x-api-key` from `STACKS_API_KEY`; 429 and `Retry-After` honoured), against an
+ * endpoint of one of three kinds (`STACKS_API_KIND`, detected by `auto`):
  * - a Hiro API with v3 routes (`GET /extended/v3/transactions/0x<txid>?include=function_args,result`,
  *   `/extended/v3/principals/<address>/nonces`), or an older one with v1 routes only (`/extended/v1/tx`,
  *   `/extended/v1/address/<address>/nonces`, deprecated, 410 once disabled);
@@ -39,18 +40,18 @@
 
 import { joinSecrets, redactError, redactText, type SecretSet } from '@notary/platform/redact';
 import { errorMessage, stripHex } from '@notary/shared';
+import { StacksAnchoringClient } from '@notary/trust/stacks-anchoring';
 import {
   anchoredRootOfResult,
   describeStacksApiKind,
   readAnchor,
-  StacksApiClient,
   type StacksApiClock,
   type StacksApiKind,
   type StacksApiKindSetting,
   StacksApiUnavailable,
   type StacksTx,
   StacksWrongKind,
-} from '@notary/verify/stacks-api';
+} from '@notary/trust/stacks-api';
 import {
   Cl,
   ClarityType,
@@ -126,7 +127,7 @@ interface AnchorTxFacts {
 /** Stacks adapter of `AnchorChain` (see the module comment). */
 export class StacksNotaryChain implements AnchorChain {
   readonly kind = 'stacks' as const;
-  readonly api: StacksApiClient;
+  readonly api: StacksAnchoringClient;
   private readonly endpoint: ChainEndpoint;
   private readonly secrets: SecretSet;
   private readonly contractAddress: string;
@@ -142,7 +143,7 @@ export class StacksNotaryChain implements AnchorChain {
     this.contractName = name;
     this.senderAddress = privateKeyToAddress(config.privateKey, config.network);
     this.secrets = joinSecrets(this.endpoint.secrets, config.apiKey);
-    this.api = new StacksApiClient({
+    this.api = new StacksAnchoringClient({
       url: this.endpoint.fetchUrl,
       kind: config.apiKind ?? 'auto',
       ...(config.apiKey ? { apiKey: config.apiKey } : {}),
@@ -272,7 +273,7 @@ export class StacksNotaryChain implements AnchorChain {
 
   async broadcast(raw: Uint8Array): Promise<BroadcastResult> {
     const txid = this.rememberRaw(raw);
-    let answer: Awaited<ReturnType<StacksApiClient['broadcast']>>;
+    let answer: Awaited<ReturnType<StacksAnchoringClient['broadcast']>>;
     try {
       answer = await this.api.broadcast(raw);
     } catch (e) {

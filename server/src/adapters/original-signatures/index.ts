@@ -3,7 +3,7 @@ import { BoundedWorkerPool, WorkerBoundError } from '@notary/pdf/bounded-worker'
 import { BoundedQueue, QueueFullError } from '@notary/pdf/render-queue';
 import { AppError, errorMessage } from '@notary/shared';
 import { moduleEntry } from '@notary/shared/module-entry';
-import { pemCertificates } from '@notary/verify/bytes';
+import { pemCertificates } from '@notary/trust/bytes';
 import type { ReceiptOriginalSignatures } from '@notary/verify/receipt';
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
 import type { OriginalSignaturesJob } from './signature-reader-worker';

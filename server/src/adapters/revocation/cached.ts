@@ -1,5 +1,5 @@
 /**
- * `RevocationSource` over `@notary/verify`'s `gatherValidationMaterial` (RFC 6960 OCSP, RFC 5280 CRLs), with
+ * `RevocationSource` over `@notary/trust`'s `gatherValidationMaterial` (RFC 6960 OCSP, RFC 5280 CRLs), with
  * a cache: an OCSP answer is kept per (responder URL, request), the request naming the certificate by its
  * CertID; a CRL per URL (one CRL serves every certificate of its issuer). Entries last until the answer's
  * nextUpdate (an answer without one is not kept) and only answers the gathering accepted are kept; the
@@ -14,8 +14,7 @@ import { createHash } from 'node:crypto';
 import { AddressPolicy, type AllowEntry } from '@notary/platform/net/address-policy';
 import { policedFetch } from '@notary/platform/net/policed-fetch';
 import { readBounded } from '@notary/shared';
-import { gatherValidationMaterial } from '@notary/verify/revocation';
-import * as pkijs from 'pkijs';
+import { gatherValidationMaterial, nextUpdateOf } from '@notary/trust/revocation';
 import type { RevocationSource } from '../../ports/revocation';
 
 export interface CachedRevocationSourceOptions {
@@ -128,30 +127,6 @@ function cacheKey(method: string, url: string, body: RequestInit['body']): strin
   else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   else return null;
   return `${method} ${url} ${createHash('sha256').update(bytes).digest('hex')}`;
-}
-
-/**
- * The time an OCSP answer (the earliest nextUpdate of its SingleResponses, RFC 6960 4.2.1) or a CRL (its
- * nextUpdate, RFC 5280 5.1.2.5) stops being current, ms; undefined when it has none or does not parse.
- */
-function nextUpdateOf(der: Uint8Array): number | undefined {
-  const buffer = copy(der).buffer;
-  try {
-    const response = pkijs.OCSPResponse.fromBER(buffer);
-    const inner = response.responseBytes?.response.valueBlock.valueHexView;
-    if (!inner) return undefined;
-    const basic = pkijs.BasicOCSPResponse.fromBER(inner);
-    const times = basic.tbsResponseData.responses.map((r) => r.nextUpdate?.getTime());
-    if (times.length === 0 || times.some((t) => t === undefined)) return undefined;
-    return Math.min(...(times as number[]));
-  } catch {
-    // Not an OCSP answer: a CRL?
-  }
-  try {
-    return pkijs.CertificateRevocationList.fromBER(buffer).nextUpdate?.value.getTime();
-  } catch {
-    return undefined;
-  }
 }
 
 function copy(bytes: Uint8Array): Uint8Array<ArrayBuffer> {

@@ -16,7 +16,7 @@ import { appendDocumentTimestamp, appendValidationData, vriKey } from '@notary/p
 import { boundedLtvWriter } from '@notary/pdf/ltv-bounded';
 import { type GatherValidationData, signPdf, signPdfAtLevel } from '@notary/pdf/pades';
 import { sha256HexSync } from '@notary/platform/sha256';
-import { gatherValidationMaterial } from '@notary/verify/revocation';
+import { gatherValidationMaterial } from '@notary/trust/revocation';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { placeholderPdf } from '../../../../test/harness/pades-pdfs';

@@ -1,9 +1,9 @@
 /**
  * RFC 3161 Time-Stamp Protocol client over HTTP (RFC 3161 section 3.4). The request and every check of the
- * answer are the verifier's (`@notary/verify/tsa-client`, `readTimeStampResponse`): status, message imprint,
- * nonce, CMS signature, certificate chain to the configured anchors, the TSA certificate's critical
- * id-kp-timeStamping EKU (RFC 3161 2.3) and the ESS signing certificate attribute (RFC 3161 2.4.1, RFC 5816),
- * so the service accepts exactly the tokens `notary-verify` accepts. This adapter adds the transport (messages
+ * answer are the trust library's (`@notary/trust/tsa-client`, `readTimeStampResponse`, which `notary-verify`
+ * uses too): status, message imprint, nonce, CMS signature, certificate chain to the configured anchors, the
+ * TSA certificate's critical id-kp-timeStamping EKU (RFC 3161 2.3) and the ESS signing certificate attribute
+ * (RFC 3161 2.4.1, RFC 5816), so the service accepts exactly the tokens `notary-verify` accepts. This adapter adds the transport (messages
  * redacted of every piece of the configured URL, `secretsOfUrl`), the genTime skew bound and the service's error
  * (`BAD_GATEWAY`).
  */
@@ -12,13 +12,13 @@ import { redactError, redactText, type SecretSet, secretsOfUrl } from '@notary/p
 import { AppError, evenHex } from '@notary/shared';
 import { AnswerTooLarge, readBounded } from '@notary/shared/fetch-body';
 import { describeFetchError } from '@notary/shared/fetch-error';
-import { parseTrustAnchors } from '@notary/verify/cms';
+import { parseTrustAnchors } from '@notary/trust/cert-path';
 import {
   readTimeStampResponse,
   TSA_MAX_RESPONSE_BYTES,
   TsaError,
   timeStampRequest,
-} from '@notary/verify/tsa-client';
+} from '@notary/trust/tsa-client';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 
 export interface HttpTimestampAuthorityOptions {

@@ -7,8 +7,8 @@ import type { PdfAttachment, RenderedCertificate } from '@notary/pdf/render';
 import type { PlaceholderShape } from '@notary/pdf/sign-at-level';
 import { AppError, errorMessage } from '@notary/shared';
 import { formatBrasiliaAndUtc } from '@notary/shared/time';
+import { firstRevoked, type ValidationMaterial } from '@notary/trust/revocation';
 import { RECEIPT_FILE_NAME, type Receipt, serializeReceipt } from '@notary/verify/receipt';
-import { firstRevoked, type ValidationMaterial } from '@notary/verify/revocation';
 import type { Config } from '../../config';
 import {
   AnchorTx,

@@ -8,8 +8,9 @@ import { CAPTURE_FILES, captureRequestSchema } from '../process-protocol';
 /**
  * A stand-in for the capture process in tests of `IsolatedCapturer`: it behaves as a capture process that a
  * page took over might, chosen by the requested URL's path:
- * - `/environment`: a well-formed answer whose record's title is the process's environment names and uid;
- * - `/symlink`: answers done, but its archive is a link to a file of the service (`?target=&size=`);
+ * - `/environment`: a well-formed answer (its WARC the bytes `warc`) whose record's title is the process's
+ *   environment names and uid;
+ * - `/symlink`: answers done, but its WARC is a link to a file of the service (`?target=&size=`);
  * - `/garbage`: answers something that is not an answer;
  * - `/flood`: answers without end (more than the service reads);
  * - `/hang`: never answers (writes its pid into the file `?pidFile=` first).
@@ -32,9 +33,10 @@ const record = (title: string) =>
 void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown) => {
   const request = captureRequestSchema.parse(message);
   const url = new URL(request.url);
-  const wacz = path.join(request.workDir, CAPTURE_FILES.wacz);
-  const png = path.join(request.workDir, CAPTURE_FILES.screenshot);
-  await writeFile(png, 'png');
+  const file = (name: string) => path.join(request.workDir, name);
+  await writeFile(file(CAPTURE_FILES.screenshot), 'png');
+  await writeFile(file(CAPTURE_FILES.index), '');
+  await writeFile(file(CAPTURE_FILES.tls), '{}');
   if (url.pathname === '/hang') {
     await writeFile(
       url.searchParams.get('pidFile') ?? path.join(request.workDir, 'pid'),
@@ -61,17 +63,16 @@ void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown
   }
   let size = 4;
   if (url.pathname === '/symlink') {
-    await symlink(url.searchParams.get('target') ?? '/etc/hostname', wacz);
+    await symlink(url.searchParams.get('target') ?? '/etc/hostname', file(CAPTURE_FILES.warc));
     size = Number(url.searchParams.get('size'));
   } else {
-    await writeFile(wacz, 'wacz');
+    await writeFile(file(CAPTURE_FILES.warc), 'warc');
   }
   const title = JSON.stringify({ env: Object.keys(process.env).sort(), uid: process.getuid?.() });
   await writeAnswer({
     type: 'done',
     record: record(title),
-    waczBytes: size,
-    screenshotBytes: 3,
+    files: { warc: size, index: 0, screenshot: 3, tls: 2 },
     refusals: [],
   });
   process.exit(0);

@@ -7,8 +7,10 @@ import type { RefusedDestination } from './proxy';
 
 /**
  * Entry point of a capture process (started by `IsolatedCapturer`, one per capture): it reads one
- * `CaptureRequest` on stdin (`process-pipes.ts`), captures in a sandboxed Chromium, writes the archive and
- * screenshot into the work directory it was given, answers once on its answer pipe and exits. It runs with a minimal environment as an unprivileged user:
+ * `CaptureRequest` on stdin (`process-pipes.ts`), captures in a sandboxed Chromium, writes the capture's parts
+ * (`CAPTURE_FILES`: WARC, index, screenshot, PDF, TLS material) into the work directory it was given, answers
+ * once on its answer pipe with the record and the parts' sizes, and exits; the service packs and signs the
+ * archive. It runs with a minimal environment as an unprivileged user:
  * it holds no secret of the service and cannot read the service's data, so a page that exploits the browser
  * finds nothing to take. SIGTERM (the service's abort or deadline) closes the browser and exits.
  */

@@ -5,7 +5,6 @@ import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { AddressPolicy, type AllowEntry } from '@notary/platform/net/address-policy';
-import { sha256HexSync } from '@notary/platform/sha256';
 import { AppError, errorMessage, LIMITS } from '@notary/shared';
 import { CAPTURE_SCREENSHOT } from '@notary/shared/limits';
 import {
@@ -20,19 +19,13 @@ import {
   type BlockedRequest,
   CAPTURE_FILES,
   type CapturedTls,
+  type CaptureFileSizes,
   type CaptureRecord,
   type CaptureSettingsRecord,
 } from '../process-protocol';
 import { type DevToolsSession, summaryOf, TlsRecorder, tlsFile } from './provenance';
-import {
-  PROVENANCE_FILES,
-  PROVENANCE_PAGE_TITLE,
-  PROVENANCE_PAGE_URL,
-  renderProvenanceSummary,
-} from './provenance-summary';
 import { CaptureProxy, type FailedConnection, type RefusedDestination, type Resolver } from './proxy';
-import { withCaptureRecord } from './screenshot-record';
-import { type HarEntry, missingBodies, writeWacz } from './wacz';
+import { type HarEntry, missingBodies, writeWarcFiles } from './warc';
 
 /** What the capture adapter is configured with (`CHROMIUM_PATH`, `CAPTURE_*`; see `CaptureSettings`). */
 export interface CaptureConfig {
@@ -115,13 +108,10 @@ export interface BrowserCaptureOptions {
 
 export { CAPTURE_FILES };
 
-/** What a finished capture reports; its archive and screenshot are files in the work directory. */
+/** What a finished capture reports: its record, and the size of each part it left (`CAPTURE_FILES`). */
 export interface BrowserCaptureResult {
   record: CaptureRecord;
-  /** Size of `CAPTURE_FILES.wacz`, bytes. */
-  waczBytes: number;
-  /** Size of `CAPTURE_FILES.screenshot`, bytes. */
-  screenshotBytes: number;
+  files: CaptureFileSizes;
 }
 
 /**
@@ -156,8 +146,8 @@ export const CHROMIUM_ARGS = [
  * viewport, locale, time zone and a user agent naming the service); the page loaded, scrolled to its end for
  * lazy content (bounded in steps and time) until its requests settle, and recorded (HAR with bodies, the TLS
  * of every origin: `TlsRecorder`), then a full-page screenshot and a PDF rendering; browser and proxy are gone
- * before the WACZ is written to `workDir`, with the provenance summary (a replayable page and a file) and
- * every origin's certificates (`PROVENANCE_FILES`).
+ * before the capture's parts are written to `workDir` (`CAPTURE_FILES`: WARC, index, screenshot, PDF, every
+ * origin's certificates), which the service packs into the archive it signs.
  * @throws AppError as `WebCapturer.capture` documents; `signal`'s reason once it aborts.
  */
 export async function captureInBrowser(
@@ -215,7 +205,7 @@ export async function captureInBrowser(
     await rm(shot.harPath, { force: true });
     const times = { started, finished: new Date() };
     const record = captureRecordOf(url, shot, har.log.entries, proxy, { config, options, trustedCas, times });
-    return await writeCaptureFiles(workDir, record, shot, har.log.entries, proxy, options.software, times);
+    return await writeCaptureFiles(workDir, record, shot, har.log.entries, proxy, options.software);
   } catch (e) {
     await run.browser?.close().catch(() => undefined);
     await proxy.close();
@@ -415,9 +405,9 @@ function captureRecordOf(
 }
 
 /**
- * Writes the capture's files into `workDir` (`CAPTURE_FILES`): the screenshot carrying its record, and the WACZ
- * with the exchanges, the provenance summary and every origin's certificates.
- * @throws AppError PAYLOAD_TOO_LARGE when the archive passes the upload bound.
+ * Writes the capture's parts into `workDir` (`CAPTURE_FILES`): the WARC of the exchanges and its index, the
+ * screenshot and the PDF as Chromium rendered them, and every origin's certificates.
+ * @throws AppError PAYLOAD_TOO_LARGE when the parts together pass the archive bound.
  */
 async function writeCaptureFiles(
   workDir: string,
@@ -426,36 +416,30 @@ async function writeCaptureFiles(
   entries: HarEntry[],
   proxy: CaptureProxy,
   software: string,
-  times: { started: Date; finished: Date },
 ): Promise<BrowserCaptureResult> {
-  const { png, pdf, origins } = shot;
-  const screenshot = withCaptureRecord(png, record);
-  await writeFile(path.join(workDir, CAPTURE_FILES.screenshot), screenshot);
-  // The image as rendered: the service writes the screenshot's record chunk again when it signs the
-  // archive, so the summary (in the WARC, kept byte for byte) states what does not change.
-  const summary = renderProvenanceSummary(record, {
-    screenshot: { sha256: sha256HexSync(png), bytes: png.length },
-    pdf: pdf ? { sha256: sha256HexSync(pdf), bytes: pdf.length } : undefined,
-  });
-  const wacz = await writeWacz(workDir, path.join(workDir, CAPTURE_FILES.wacz), {
+  const { png, origins } = shot;
+  const pdf = shot.pdf && shot.pdf.length > 0 ? shot.pdf : undefined;
+  const tls = tlsFile(origins.origins, origins.omitted);
+  await writeFile(path.join(workDir, CAPTURE_FILES.screenshot), png);
+  await writeFile(path.join(workDir, CAPTURE_FILES.tls), tls);
+  if (pdf) await writeFile(path.join(workDir, CAPTURE_FILES.pdf), pdf);
+  const warc = await writeWarcFiles(workDir, {
     entries,
     addressOf: (host, port) => proxy.addressOf(host, port),
-    page: { url: record.finalUrl, title: record.title, ts: times.started.toISOString() },
-    screenshot,
-    pdf,
-    record: Buffer.from(JSON.stringify(record, null, 2)),
     software,
-    created: times.finished,
-    generatedPages: [{ url: PROVENANCE_PAGE_URL, title: PROVENANCE_PAGE_TITLE, html: summary }],
-    files: [
-      { path: PROVENANCE_FILES.summary, data: summary },
-      { path: PROVENANCE_FILES.tls, data: tlsFile(origins.origins, origins.omitted) },
-    ],
   });
-  if (wacz.bytes > LIMITS.maxUploadBytes) {
+  const files: CaptureFileSizes = {
+    warc: warc.warc,
+    index: warc.index,
+    screenshot: png.length,
+    ...(pdf ? { pdf: pdf.length } : {}),
+    tls: tls.length,
+  };
+  const total = Object.values(files).reduce((sum, n) => sum + n, 0);
+  if (total > LIMITS.maxUploadBytes) {
     throw new AppError('PAYLOAD_TOO_LARGE', 'The page exceeds the 250 MB archive bound');
   }
-  return { record, waczBytes: wacz.bytes, screenshotBytes: screenshot.length };
+  return { record, files };
 }
 
 /**

@@ -6,12 +6,13 @@ import type { Log } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import { repositoryFile } from '@notary/shared/module-entry';
 import type { CaptureSettings } from '../../../config';
-import type { WebCapturer } from '../../../ports/capture';
+import type { CapturePartsSource } from './archive';
 import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
 
 /**
- * The web capturer of the configuration (`CHROMIUM_PATH`, `CAPTURE_*`; docs/api.md, Web capture): every
- * capture in a process of its own (`IsolatedCapturer`), as `CAPTURE_USER` when the service runs as root; a
+ * The capturer of the configuration (`CHROMIUM_PATH`, `CAPTURE_*`; docs/api.md, Web capture), handing over
+ * each capture's parts for `archivingCapturer` to pack and sign: every capture in a process of its own
+ * (`IsolatedCapturer`), as `CAPTURE_USER` when the service runs as root; a
  * service that is not root refuses captures in production (`UNISOLATED_REFUSAL`, 503) and warns in development.
  * Chromium and the account are looked for at the first capture, so the service starts without them (the route
  * then answers 503 saying what is missing).
@@ -28,7 +29,7 @@ export async function createCapturer(
     /** The service's uid (tests; default `process.getuid`). */
     uid?: () => number | undefined;
   },
-): Promise<WebCapturer> {
+): Promise<CapturePartsSource> {
   let caCertsPem: string | undefined;
   if (config.caCertsPath) {
     caCertsPem = await readFile(config.caCertsPath, 'utf8');
@@ -36,8 +37,8 @@ export async function createCapturer(
       throw new Error(`CAPTURE_CA_CERTS ${config.caCertsPath}: no certificate`);
     }
   }
-  let capturer: Promise<WebCapturer> | undefined;
-  const load = async (): Promise<WebCapturer> => {
+  let capturer: Promise<CapturePartsSource> | undefined;
+  const load = async (): Promise<CapturePartsSource> => {
     const uid = (service.uid ?? (() => process.getuid?.()))();
     const account = uid === 0 ? await captureAccount(config.user) : undefined;
     if (!account) {

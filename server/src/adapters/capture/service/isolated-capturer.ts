@@ -9,7 +9,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Log } from '@notary/platform/log';
 import { AppError, LIMITS } from '@notary/shared';
 import { runsFromSource } from '@notary/shared/module-entry';
-import type { WebCapture, WebCapturer } from '../../../ports/capture';
 import type { CaptureConfig } from '../child/chromium';
 import { CAPTURE_PROCESS_ENTRY } from '../child/process-entry';
 import { ANSWER_FD, collectAnswer } from '../process-pipes';
@@ -19,6 +18,7 @@ import {
   type CaptureRequest,
   captureAnswerSchema,
 } from '../process-protocol';
+import type { CapturePartFile, CaptureParts, CapturePartsSource } from './archive';
 
 /**
  * Captures that may wait for a browser beyond those running, all tenants together; one more is refused with 429
@@ -31,6 +31,10 @@ const PROCESS_GRACE_MS = 15_000;
 const STOP_GRACE_MS = 3_000;
 /** The largest screenshot the service reads back, bytes (a 1280 x 16384 PNG is a few MB at most). */
 const MAX_SCREENSHOT_BYTES = 64 * 1024 * 1024;
+/** The largest CDXJ index the service reads back, bytes (a line of a few hundred bytes per archived response). */
+const MAX_INDEX_BYTES = 32 * 1024 * 1024;
+/** The largest `tls.json` the service reads back, bytes (chains are bounded at 4 MiB of DER: `TLS_LIMITS`). */
+const MAX_TLS_BYTES = 16 * 1024 * 1024;
 /** How much of a capture process's standard error the service keeps for its log, bytes. */
 const STDERR_KEPT = 8 * 1024;
 
@@ -64,22 +68,24 @@ const ENTRY = fileURLToPath(CAPTURE_PROCESS_ENTRY);
  * service. The capture process gets a minimal environment (no key, no secret, no database or S3 credential:
  * `PATH`, `HOME` and `TMPDIR` pointing at its own work directory, a locale, UTC), runs as `account` when the
  * service is root (Chromium's sandbox then stays on, which it refuses as root), and answers with a record and
- * two files in its work directory; the service validates the answer, opens the files without following links
- * and only if they are plain files of that account, and removes the directory after use. How many run at once
+ * the manifest of the parts it left in its work directory (`CAPTURE_FILES`); the service validates the
+ * answer, opens the parts without following links and only if they are plain files of that account of the
+ * announced sizes, and hands them over (`CaptureParts`, packed by `assembleWacz`), the directory removed on
+ * `dispose`. How many run at once
  * is the capture queue's business (the domain's, shared fairly across tenants); the process is stopped at the
  * deadline or when the client goes away.
  */
-export class IsolatedCapturer implements WebCapturer {
+export class IsolatedCapturer implements CapturePartsSource {
   constructor(
     private readonly config: CaptureConfig,
     private readonly options: IsolatedCapturerOptions,
   ) {}
 
-  capture(url: URL, options: { signal?: AbortSignal } = {}): Promise<WebCapture> {
+  capture(url: URL, options: { signal?: AbortSignal } = {}): Promise<CaptureParts> {
     return this.run(url, options.signal);
   }
 
-  private async run(url: URL, signal: AbortSignal | undefined): Promise<WebCapture> {
+  private async run(url: URL, signal: AbortSignal | undefined): Promise<CaptureParts> {
     signal?.throwIfAborted();
     const { account } = this.options;
     const workDir = await mkdtemp(path.join(os.tmpdir(), 'notary-capture-'));
@@ -110,35 +116,7 @@ export class IsolatedCapturer implements WebCapturer {
           answer.retryAfterSeconds ? { retryAfterSeconds: answer.retryAfterSeconds } : {},
         );
       }
-      const owner = account?.uid ?? process.getuid?.();
-      const screenshotFile = await openOwnFile(
-        path.join(workDir, CAPTURE_FILES.screenshot),
-        owner,
-        answer.screenshotBytes,
-        MAX_SCREENSHOT_BYTES,
-      );
-      const screenshot = await screenshotFile.readFile().finally(() => screenshotFile.close());
-      const wacz = await openOwnFile(
-        path.join(workDir, CAPTURE_FILES.wacz),
-        owner,
-        answer.waczBytes,
-        LIMITS.maxUploadBytes,
-      );
-      let opened = false;
-      return {
-        waczBytes: answer.waczBytes,
-        screenshot,
-        record: answer.record,
-        openWacz: (): Readable => {
-          if (opened) throw new Error('The capture archive was already read');
-          opened = true;
-          return wacz.createReadStream({ start: 0, autoClose: true });
-        },
-        dispose: async () => {
-          if (!opened) await wacz.close().catch(() => undefined);
-          await dispose();
-        },
-      };
+      return await partsIn(workDir, account?.uid ?? process.getuid?.(), answer, dispose);
     } catch (e) {
       await dispose();
       throw e;
@@ -275,6 +253,50 @@ function killGroup(child: ChildProcess): void {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
     // Already gone.
+  }
+}
+
+/**
+ * The parts the capture process announced in `answer`, opened in `workDir` (`openOwnFile`): the small ones
+ * read (screenshot, index, `tls.json`), the WARC and the PDF kept open to be read as streams. `dispose`
+ * closes them and removes the directory (`removeDir`). @throws AppError INTERNAL when a part is not as
+ * announced (every file opened so far closed).
+ */
+async function partsIn(
+  workDir: string,
+  owner: number | undefined,
+  answer: Extract<CaptureAnswer, { type: 'done' }>,
+  removeDir: () => Promise<void>,
+): Promise<CaptureParts> {
+  const { files } = answer;
+  const kept: FileHandle[] = [];
+  const closeAll = () => Promise.all(kept.map((h) => h.close().catch(() => undefined)));
+  const keep = async (name: string, bytes: number, max: number): Promise<CapturePartFile> => {
+    const file = await openOwnFile(path.join(workDir, name), owner, bytes, max);
+    kept.push(file);
+    return { file, bytes };
+  };
+  const read = async (name: string, bytes: number, max: number): Promise<Buffer> => {
+    const file = await openOwnFile(path.join(workDir, name), owner, bytes, max);
+    return file.readFile().finally(() => file.close());
+  };
+  try {
+    return {
+      record: answer.record,
+      screenshot: await read(CAPTURE_FILES.screenshot, files.screenshot, MAX_SCREENSHOT_BYTES),
+      index: await read(CAPTURE_FILES.index, files.index, MAX_INDEX_BYTES),
+      tls: await read(CAPTURE_FILES.tls, files.tls, MAX_TLS_BYTES),
+      warc: await keep(CAPTURE_FILES.warc, files.warc, LIMITS.maxUploadBytes),
+      pdf:
+        files.pdf === undefined ? undefined : await keep(CAPTURE_FILES.pdf, files.pdf, LIMITS.maxUploadBytes),
+      dispose: async () => {
+        await closeAll();
+        await removeDir();
+      },
+    };
+  } catch (e) {
+    await closeAll();
+    throw e;
   }
 }
 

@@ -1,20 +1,19 @@
 /**
- * Signed capture archives (WACZ Signing and Verification 0.1.0): a WACZ as the capture process writes it is
- * completed and signed by the service in both of the spec's forms, read back by the verifier (`verifyWacz`),
+ * Signed capture archives (WACZ Signing and Verification 0.1.0): the parts the capture process writes are
+ * packed into a WACZ and signed by the service in both of the spec's forms, read back by the verifier (`verifyWacz`),
  * by OpenSSL (`openssl ts -verify` of the time signature) and as ReplayWeb.page checks an anonymous signature
  * (WebCrypto, P-384, raw r || s); the TSA down still gives a signed archive that says so; one changed byte in
  * a WARC record, in datapackage.json or in the signature fails verification.
  */
 import { execFile } from 'node:child_process';
 import { createHash, generateKeyPairSync, webcrypto } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { silentLog } from '@notary/platform/log';
 import { verifyWacz, type WaczReport } from '@notary/verify/wacz';
-import { unzipSync, zipSync } from 'fflate';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flipped, offsetOf, testCaptureRecord } from '../../../../../test/harness/capture-record';
 import { createTestPki, type TestPki } from '../../../../../test/harness/pki';
@@ -23,17 +22,13 @@ import { solidPng } from '../../../../../test/harness/web-site';
 import type { CaptureRecord, WebCapture } from '../../../ports/capture';
 import { loadFileSigner } from '../../signer/file';
 import { HttpTimestampAuthority } from '../../tsa/http';
-import { readCaptureRecord, withCaptureRecord } from '../child/screenshot-record';
-import { type HarEntry, writeWacz } from '../child/wacz';
-import { WACZ_PATHS } from '../child/wacz-layout';
-import { finishWacz } from './finish-wacz';
-import {
-  ANONYMOUS_KEY_FILE,
-  anonymousKey,
-  createWaczSigner,
-  signCapture,
-  type WaczSigner,
-} from './wacz-signing';
+import { tlsFile } from '../child/provenance';
+import { type HarEntry, writeWarcFiles } from '../child/warc';
+import { CAPTURE_FILES } from '../process-protocol';
+import { assembleWacz, type CaptureParts } from './archive';
+import { readCaptureRecord } from './screenshot-record';
+import { WACZ_PATHS } from './wacz-layout';
+import { ANONYMOUS_KEY_FILE, anonymousKey, createWaczSigner, type WaczSigner } from './wacz-signing';
 
 const exec = promisify(execFile);
 const O = 'https://example.test';
@@ -52,29 +47,30 @@ function exchange(url: string, body: string): HarEntry {
   };
 }
 
-/** A capture as the capture process leaves it: its WACZ written by `writeWacz`, read once as a stream. */
-async function capturedIn(dir: string): Promise<WebCapture & { disposed: () => boolean }> {
+/** A capture's parts as the capture process leaves them in `dir` (`writeWarcFiles`, a PDF, `tls.json`). */
+async function partsIn(dir: string): Promise<CaptureParts & { disposed: () => boolean }> {
   const record = testCaptureRecord({ browser: { name: 'Chromium', version: '156' } });
-  const screenshot = withCaptureRecord(solidPng(4, 4, [255, 0, 255]), record);
-  const file = path.join(dir, 'capture.wacz');
-  await writeWacz(dir, file, {
+  const sizes = await writeWarcFiles(dir, {
     entries: [exchange(`${O}/page`, '<h1>Evidence</h1>'), exchange(`${O}/app.js`, 'document.title = 1;')],
     addressOf: () => '93.184.215.14',
-    page: { url: `${O}/page`, title: 'Evidence', ts: record.startedAt },
-    screenshot,
-    pdf: Buffer.from('%PDF-1.7 test'),
-    record: Buffer.from(JSON.stringify(record, null, 2)),
     software: 'Notary test',
-    created: new Date(record.finishedAt),
   });
+  const pdfPath = path.join(dir, CAPTURE_FILES.pdf);
+  await writeFile(pdfPath, '%PDF-1.7 test');
+  const warc = await open(path.join(dir, CAPTURE_FILES.warc));
+  const pdf = await open(pdfPath);
   let disposed = false;
   return {
-    waczBytes: (await stat(file)).size,
-    screenshot,
     record,
-    openWacz: () => createReadStream(file),
+    screenshot: solidPng(4, 4, [255, 0, 255]),
+    index: await readFile(path.join(dir, CAPTURE_FILES.index)),
+    tls: tlsFile([], 0),
+    warc: { file: warc, bytes: sizes.warc },
+    pdf: { file: pdf, bytes: (await stat(pdfPath)).size },
     dispose: async () => {
       disposed = true;
+      await warc.close();
+      await pdf.close();
     },
     disposed: () => disposed,
   };
@@ -83,7 +79,9 @@ async function capturedIn(dir: string): Promise<WebCapture & { disposed: () => b
 /** Signs a fresh capture with `signer`; returns the signed WACZ's bytes and the capture as kept. */
 async function signed(signer: WaczSigner): Promise<{ wacz: Uint8Array; kept: WebCapture }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'wacz-signing-'));
-  const kept = await signCapture(await capturedIn(dir), signer, { software: 'Notary test', log: silentLog });
+  const parts = await partsIn(dir);
+  const kept = await assembleWacz(parts, signer, { software: 'Notary test', log: silentLog });
+  await parts.dispose();
   const chunks: Buffer[] = [];
   for await (const chunk of kept.openWacz()) chunks.push(chunk as Buffer);
   const wacz = new Uint8Array(Buffer.concat(chunks));
@@ -325,22 +323,39 @@ describe('WACZ signing: the domain form with a time signature', () => {
   });
 });
 
-describe('finishWacz refuses an archive the capture process does not write', () => {
-  it('a deflated entry, or one that is not a zip', async () => {
+describe('assembleWacz refuses parts the capture process does not write', () => {
+  it('an index line outside the WARC, a screenshot that is not a PNG, a tls.json of another format', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'wacz-refuse-'));
+    const signer = await createWaczSigner({
+      signer: undefined,
+      tsa: undefined,
+      tsaUrl: undefined,
+      dataDir: dir,
+      software: 'Notary test',
+    });
+    const options = { software: 'Notary test', log: silentLog };
+    const parts = await partsIn(dir);
     try {
-      const deflated = Buffer.from(
-        zipSync({ 'archive/data.warc.gz': [Buffer.alloc(1000, 1), { level: 6 }] }),
+      const line = parts.index.toString().split('\n')[0] ?? '';
+      const past = line.replace(/"offset":"\d+"/, `"offset":"${parts.warc.bytes}"`);
+      await expect(
+        assembleWacz({ ...parts, index: Buffer.from(`${past}\n`) }, signer, options),
+      ).rejects.toThrow(/index line 1 is not a record of the WARC/);
+      const elsewhere = line.replace(/"filename":"[^"]+"/, '"filename":"../../etc/passwd"');
+      await expect(
+        assembleWacz({ ...parts, index: Buffer.from(elsewhere) }, signer, options),
+      ).rejects.toThrow(/index line 1/);
+      await expect(
+        assembleWacz({ ...parts, screenshot: Buffer.from('GIF89a') }, signer, options),
+      ).rejects.toThrow(/not a PNG/);
+      await expect(assembleWacz({ ...parts, tls: Buffer.from('{}') }, signer, options)).rejects.toThrow(
+        /tls\.json/,
       );
-      const src = path.join(dir, 'in.zip');
-      await writeFile(src, deflated);
-      const run = (file: string, bytes: number) =>
-        finishWacz(createReadStream(file), bytes, path.join(dir, 'out.wacz'), async () => []);
-      await expect(run(src, deflated.length)).rejects.toThrow(/compressed/);
-      await writeFile(src, 'not a zip at all, just some bytes that are long enough to scan');
-      await expect(run(src, (await stat(src)).size)).rejects.toThrow(/end of central directory/);
-      await expect(run(src, 3)).rejects.toThrow(/longer than announced/);
+      // The parts as written pack and verify.
+      const kept = await assembleWacz(parts, signer, options);
+      await kept.dispose();
     } finally {
+      await parts.dispose();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -25,21 +25,15 @@ import {
   sign as nodeSign,
   X509Certificate,
 } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pkijs } from '@notary/pdf/asn1';
-import type { Log } from '@notary/platform/log';
 import { redactText, secretsOfUrl } from '@notary/platform/redact';
 import { sha256HexSync } from '@notary/platform/sha256';
-import { AppError, errorMessage, LIMITS } from '@notary/shared';
-import type { CaptureRecord, WaczSignatureFacts, WebCapture, WebCapturer } from '../../../ports/capture';
+import { errorMessage } from '@notary/shared';
+import { signerPath } from '@notary/trust/cert-path';
+import type { WaczSignatureFacts } from '../../../ports/capture';
 import type { DocumentSigner } from '../../../ports/signer';
 import type { TimestampAuthority } from '../../../ports/tsa';
-import { withCaptureRecord } from '../child/screenshot-record';
-import { datapackageJson, WACZ_PATHS, type WaczResource, waczDate } from '../child/wacz-layout';
-import { finishWacz } from './finish-wacz';
 
 export const WACZ_SIGNING_SPEC = 'WACZ Signing and Verification 0.1.0' as const;
 /**
@@ -198,40 +192,6 @@ export function certificateSubjectName(der: Uint8Array): string {
   return dns ?? '';
 }
 
-/**
- * The TSA's chain for `timestampCert`: the certificate that signed `token` (a CMS `TimeStampToken`), then
- * its issuers among the token's certificates and `anchors`, up to a self-signed one or as far as they go.
- */
-function tsaChain(token: Uint8Array, anchors: readonly Uint8Array[]): Uint8Array[] {
-  const content = pkijs.ContentInfo.fromBER(token);
-  const signed = new pkijs.SignedData({ schema: content.content });
-  const carried = (signed.certificates ?? [])
-    .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
-    .map((c) => new Uint8Array(c.toSchema().toBER(false)));
-  const pool = [...carried, ...anchors].map((der) => ({ der, x509: new X509Certificate(der) }));
-  const sid = signed.signerInfos[0]?.sid;
-  const leaf =
-    sid instanceof pkijs.IssuerAndSerialNumber
-      ? pool.find((c) => {
-          const parsed = pkijs.Certificate.fromBER(c.der);
-          return parsed.issuer.isEqual(sid.issuer) && parsed.serialNumber.isEqual(sid.serialNumber);
-        })
-      : pool[0];
-  if (!leaf) return carried;
-  const chain = [leaf];
-  for (let current = leaf; !current.x509.checkIssued(current.x509); ) {
-    const cur = current;
-    const issuer = pool.find(
-      (c) =>
-        !chain.some((k) => k.x509.fingerprint256 === c.x509.fingerprint256) && cur.x509.checkIssued(c.x509),
-    );
-    if (!issuer || !cur.x509.verify(issuer.x509.publicKey)) break;
-    chain.push(issuer);
-    current = issuer;
-  }
-  return chain.map((c) => c.der);
-}
-
 function domainSigner(
   key: DocumentSigner,
   tsa: TimestampAuthority | undefined,
@@ -270,7 +230,8 @@ function domainSigner(
           signedData: {
             ...signedData,
             timeSignature: Buffer.from(stamp.response).toString('base64'),
-            timestampCert: pemChain(tsaChain(stamp.token, tsa.trustAnchors ?? [])),
+            // The TSA's chain for `timestampCert`: the certificate that signed the token, then its issuers.
+            timestampCert: pemChain(await signerPath(stamp.token, tsa.trustAnchors ?? [])),
           },
         };
       } catch (e) {
@@ -285,114 +246,6 @@ function domainSigner(
             },
           },
         };
-      }
-    },
-  };
-}
-
-/** A `datapackage.json` resource entry of `data` at `p`. */
-function resourceOf(p: string, data: Buffer): WaczResource {
-  return { name: path.basename(p), path: p, hash: `sha256:${sha256HexSync(data)}`, bytes: data.length };
-}
-
-/**
- * Signs one capture: its WACZ is completed (`finishWacz`) with the record and the screenshot stating the
- * signature (`CaptureRecord.signature`), a new `datapackage.json` over every file and the signed
- * `datapackage-digest.json`, into a directory of the service's own. When the TSA fails, the record is
- * written again saying so and the archive is signed without time signature; the capture never fails for it.
- * @returns the capture as the service keeps it (its record and screenshot as the archive holds them).
- * @throws AppError PAYLOAD_TOO_LARGE past the archive bound; Error when the capture's archive is not what the
- *   capture process writes.
- */
-export async function signCapture(
-  captured: WebCapture,
-  signer: WaczSigner,
-  options: { software: string; log: Log },
-): Promise<WebCapture> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'notary-signed-'));
-  try {
-    const file = path.join(dir, 'capture.wacz');
-    let record: CaptureRecord = captured.record;
-    let screenshot = captured.screenshot;
-    const { bytes } = await finishWacz(captured.openWacz(), captured.waczBytes, file, async (kept) => {
-      let facts = signer.facts;
-      for (;;) {
-        record = { ...captured.record, signature: facts };
-        screenshot = withCaptureRecord(captured.screenshot, record);
-        const json = Buffer.from(JSON.stringify(record, null, 2));
-        const created = waczDate(new Date());
-        const datapackage = datapackageJson(
-          [...kept, resourceOf(WACZ_PATHS.screenshot, screenshot), resourceOf(WACZ_PATHS.record, json)],
-          {
-            title: record.title || record.finalUrl,
-            mainPageUrl: record.finalUrl,
-            mainPageDate: record.startedAt,
-            software: options.software,
-          },
-          created,
-        );
-        const hash = `sha256:${sha256HexSync(datapackage)}`;
-        const outcome = await signer.sign(hash, created, facts);
-        if ('unavailable' in outcome) {
-          options.log.warn(
-            { url: record.requestedUrl, timeSignature: outcome.unavailable.timeSignature },
-            'capture archive signed without time signature: the TSA failed',
-          );
-          facts = outcome.unavailable;
-          continue;
-        }
-        const digest = { path: WACZ_PATHS.datapackage, hash, signedData: outcome.signedData };
-        return [
-          [WACZ_PATHS.screenshot, screenshot],
-          [WACZ_PATHS.record, json],
-          [WACZ_PATHS.datapackage, datapackage],
-          [WACZ_PATHS.digest, Buffer.from(JSON.stringify(digest, null, 2))],
-        ];
-      }
-    });
-    if (bytes > LIMITS.maxUploadBytes) {
-      throw new AppError('PAYLOAD_TOO_LARGE', 'The page exceeds the 250 MB archive bound');
-    }
-    let opened = false;
-    return {
-      waczBytes: bytes,
-      screenshot,
-      record,
-      openWacz: () => {
-        if (opened) throw new Error('The capture archive was already read');
-        opened = true;
-        return createReadStream(file);
-      },
-      dispose: async () => {
-        await rm(dir, { recursive: true, force: true });
-        await captured.dispose();
-      },
-    };
-  } catch (e) {
-    await rm(dir, { recursive: true, force: true });
-    throw e;
-  }
-}
-
-/**
- * `inner` whose captures come back signed (`signCapture`). A capture whose archive cannot be signed is an
- * error (INTERNAL, the cause logged), its files removed.
- */
-export function signingCapturer(
-  inner: WebCapturer,
-  signer: WaczSigner,
-  options: { software: string; log: Log },
-): WebCapturer {
-  return {
-    capture: async (url, captureOptions) => {
-      const captured = await inner.capture(url, captureOptions);
-      try {
-        return await signCapture(captured, signer, options);
-      } catch (e) {
-        await captured.dispose();
-        if (e instanceof AppError) throw e;
-        options.log.error({ err: e, url: url.href }, 'capture archive could not be signed');
-        throw new AppError('INTERNAL', 'The capture failed', { cause: e });
       }
     },
   };

@@ -1,7 +1,8 @@
 /**
- * Requests of the checking core to the endpoints the user named: `fetch` only, each with a timeout, never
- * following a redirect (the user chose the endpoint: an answer from elsewhere, perhaps over plain http or from
- * an internal address, is not that endpoint's), and read up to `MAX_RESPONSE_BYTES`.
+ * Requests to the endpoints a user or an operator named (the verifier's chain reads, the service's EVM
+ * adapter): `fetch` only, each with a timeout, never following a redirect (whoever named the endpoint chose
+ * it: an answer from elsewhere, perhaps over plain http or from an internal address, is not that endpoint's),
+ * and read up to `MAX_RESPONSE_BYTES`.
  */
 
 import { readBounded } from '@notary/shared/fetch-body';

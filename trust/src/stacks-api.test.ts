@@ -3,12 +3,12 @@ import { Cl, serializeCV } from '@stacks/transactions';
 import { describe, expect, it } from 'vitest';
 import { validateStacksAnswer } from '../../test/harness/stacks-schemas.ts';
 import { parseRetryAfter } from './http.ts';
+import { StacksAnchoringClient } from './stacks-anchoring.ts';
 import {
   anchoredRootOfResult,
   RequestBudget,
   readAnchor,
   rootArgument,
-  StacksApiClient,
   type StacksApiClock,
   type StacksApiOptions,
   StacksApiUnavailable,
@@ -16,7 +16,7 @@ import {
 } from './stacks-api.ts';
 
 /**
- * The reader fed the upstream examples offline: Hiro's published and test-asserted answers
+ * The reader (and the anchoring client's nonces, fees and broadcasts) fed the upstream examples offline: Hiro's published and test-asserted answers
  * (`test/fixtures/stacks-api/examples/README-hiro.md`) and stacks-core's `docs/rpc/components/examples`
  * (`test/fixtures/stacks-api/stacks-core`), through a fake `fetch`; the budget on a fake clock.
  */
@@ -79,7 +79,7 @@ function fakeClock(start = Date.parse('2026-07-01T00:00:00Z')): StacksApiClock &
 
 function client(route: Route, options: Partial<StacksApiOptions> = {}) {
   const ep = endpoint(route);
-  const api = new StacksApiClient({
+  const api = new StacksAnchoringClient({
     url: 'http://stacks.test/',
     transport: { fetch: ep.fetch, timeoutMs: 1000 },
     clock: fakeClock(),
@@ -437,7 +437,7 @@ describe('answers that are not the API are unavailability', () => {
     routes['/v2/info'] = json('{"network_id":"one"}');
     await expect(client((_m, p) => routes[p]).api.info()).rejects.toMatchObject({ reason: 'bad-answer' });
 
-    const down = new StacksApiClient({
+    const down = new StacksAnchoringClient({
       url: 'http://stacks.test',
       transport: {
         fetch: (async () => {

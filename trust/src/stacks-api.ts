@@ -6,8 +6,9 @@ import { z } from 'zod';
 import { parseRetryAfter, type Transport } from './http.ts';
 
 /**
- * One reader of the Stacks APIs for the service's Stacks adapter and the verifier's check 4: `fetch` only (it
- * runs in browsers as in Node), every answer bounded in bytes and time, never following a redirect, and every
+ * One reader of the Stacks APIs for the service's Stacks adapter and the verifier's check 4 (the anchorer's
+ * nonces, fees and broadcasts are `StacksAnchoringClient`'s, `stacks-anchoring.ts`): `fetch` only (it runs in
+ * browsers as in Node), every answer bounded in bytes and time, never following a redirect, and every
  * request inside one request budget per client.
  *
  * Three kinds of endpoint, told apart by what they serve (`detect`):
@@ -19,8 +20,8 @@ import { parseRetryAfter, type Transport } from './http.ts';
  *   `GET /extended/v1/address/:principal/nonces`, `possible_next_nonce`), deprecated and answering
  *   `410 Gone` once the operator disables them (`src/api/deprecation-plugin.ts`);
  * - `node`: a bare stacks-node (stacks-core `docs/rpc/openapi.yaml`): `/v2/*` only, no transaction index.
- * A Hiro API proxies the node's `/v2/*` routes, so `info`, `accountNonce`, `callReadOnly`, `feeRate` and
- * `broadcast` work on every kind.
+ * A Hiro API proxies the node's `/v2/*` routes, so `info`, `callReadOnly` and the anchoring client's
+ * nonces, fees and broadcasts work on every kind.
  *
  * Detection (`kind: 'auto'`): `GET /extended` answering Hiro's status object (`server_version`, `status`) is a
  * Hiro API; it has v3 when `GET /extended/v3/transactions/0x00…00` answers Hiro's own 404 (a JSON error for
@@ -274,12 +275,8 @@ export interface StacksTx {
 /** A read-only call's answer (stacks-core `read-only-function-result.schema.yaml`). */
 export type ReadOnlyResult = { okay: true; result: string } | { okay: false; cause: string };
 
-/** `POST /v2/transactions`: accepted (the txid, 64 hex) or refused (400 with the node's body). */
-export type BroadcastAnswer =
-  | { accepted: true; txid: string }
-  | { accepted: false; status: number; body: string };
-
-interface RawAnswer {
+/** One answer of an endpoint: its status, its body as text (within `maxBytes`) and its content type. */
+export interface RawAnswer {
   status: number;
   text: string;
   contentType: string;
@@ -327,9 +324,6 @@ const V1TxSchema = z.object({
   contract_call: ContractCall.optional(),
   replaced_by_tx_id: z.string().nullable().optional(),
 });
-const V3NoncesSchema = z.object({ next_nonce: Int });
-const V1NoncesSchema = z.object({ possible_next_nonce: Int });
-const AccountSchema = z.object({ nonce: Int });
 const ReadOnlySchema = z.union([
   z.object({ okay: z.literal(true), result: z.string() }),
   z.object({ okay: z.literal(false), cause: z.string() }),
@@ -479,33 +473,6 @@ export class StacksApiClient {
   }
 
   /**
-   * The next nonce of `address` as the endpoint sees it: with an indexer its mempool included (v3 `next_nonce`,
-   * v1 `possible_next_nonce`), on a node the confirmed account nonce (`accountNonce`).
-   */
-  async nextNonce(address: string): Promise<bigint> {
-    if ((await this.kind()) === 'node') return this.accountNonce(address);
-    return this.indexed(async (kind) => {
-      if (kind === 'hiro-v3') {
-        const b = await this.json('GET', `/extended/v3/principals/${address}/nonces`, V3NoncesSchema);
-        return BigInt(b.next_nonce);
-      }
-      const b = await this.json('GET', `/extended/v1/address/${address}/nonces`, V1NoncesSchema);
-      return BigInt(b.possible_next_nonce);
-    });
-  }
-
-  /** The confirmed nonce of `address` from the node: `GET /v2/accounts/<address>?proof=0` `nonce`. */
-  async accountNonce(address: string): Promise<bigint> {
-    const b = await this.json('GET', `/v2/accounts/${address}?proof=0`, AccountSchema);
-    return BigInt(b.nonce);
-  }
-
-  /** `GET /v2/fees/transfer`: µSTX per byte. */
-  async feeRate(): Promise<number> {
-    return this.json('GET', '/v2/fees/transfer', z.number().nonnegative());
-  }
-
-  /**
    * `POST /v2/contracts/call-read/<address>/<name>/<fn>` with `{ sender, arguments }` (hex Clarity values,
    * `0x`-prefixed); the node requires `sender`.
    */
@@ -524,24 +491,8 @@ export class StacksApiClient {
     );
   }
 
-  /**
-   * `POST /v2/transactions` (`application/octet-stream`): 200 and the txid, or the node's refusal (400, its
-   * JSON `{ error, reason, reason_data, txid }` or a text/plain message) for the caller to read.
-   * @throws StacksApiUnavailable for anything else.
-   */
-  async broadcast(raw: Uint8Array): Promise<BroadcastAnswer> {
-    const res = await this.raw('POST', '/v2/transactions', raw);
-    if (res.status === 200) {
-      const txid = z.string().safeParse(parseJson(res.text));
-      if (!txid.success) throw badAnswer('POST /v2/transactions', res);
-      return { accepted: true, txid: stripHex(txid.data) };
-    }
-    if (res.status === 400) return { accepted: false, status: res.status, body: res.text };
-    throw httpError('POST /v2/transactions', res);
-  }
-
   /** Runs an indexer read; in `auto` mode a v1 endpoint that is gone is detected again once. */
-  private async indexed<T>(read: (kind: 'hiro-v3' | 'hiro-v1') => Promise<T>): Promise<T> {
+  protected async indexed<T>(read: (kind: 'hiro-v3' | 'hiro-v1') => Promise<T>): Promise<T> {
     const kind = await this.kind();
     if (kind === 'node') {
       throw new StacksWrongKind('hiro-v3', 'node', 'a stacks-node has no transaction index (/extended)');
@@ -578,7 +529,7 @@ export class StacksApiClient {
     return null;
   }
 
-  private async json<S extends z.ZodType>(
+  protected async json<S extends z.ZodType>(
     method: 'GET' | 'POST',
     path: string,
     schema: S,
@@ -611,7 +562,7 @@ export class StacksApiClient {
    * One request under the budget: 429 pauses the budget for its `Retry-After` and sends again (at most
    * `MAX_429_PER_REQUEST` times, within `maxWaitMs`); 410 is `gone`; the answer is read up to `maxBytes`.
    */
-  private async raw(method: 'GET' | 'POST', path: string, body?: string | Uint8Array): Promise<RawAnswer> {
+  protected async raw(method: 'GET' | 'POST', path: string, body?: string | Uint8Array): Promise<RawAnswer> {
     const what = `${method} ${routeOf(path)}`;
     const deadline = this.clock.now() + this.maxWaitMs;
     const headers: Record<string, string> = { ...this.headers };
@@ -736,7 +687,8 @@ function isRoute404(res: RawAnswer): boolean {
   return /Route (GET|POST):\S* not found|No such API endpoint|no route/i.test(text);
 }
 
-function parseJson(text: string): unknown {
+/** The JSON value of `text`, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -749,13 +701,15 @@ function goneMessage(text: string): string {
   return body && typeof body.message === 'string' ? body.message : text;
 }
 
-function httpError(what: string, res: RawAnswer): StacksApiUnavailable {
+/** `http-error`: `what` answered an HTTP status it should not have. */
+export function httpError(what: string, res: RawAnswer): StacksApiUnavailable {
   return new StacksApiUnavailable('http-error', `${what}: HTTP ${res.status}: ${snippet(res.text)}`, {
     status: res.status,
   });
 }
 
-function badAnswer(what: string, res: RawAnswer, field?: string): StacksApiUnavailable {
+/** `bad-answer`: `what` answered 200 with a body that is not the expected answer (`field`: where). */
+export function badAnswer(what: string, res: RawAnswer, field?: string): StacksApiUnavailable {
   return new StacksApiUnavailable(
     'bad-answer',
     `${what}: HTTP ${res.status}, not the expected answer${field ? ` (${field})` : ''}: ${snippet(res.text)}`,

@@ -1,23 +1,29 @@
 import { crc32 } from 'node:zlib';
-import type { CaptureRecord } from '../process-protocol';
+import type { CaptureRecord } from '../../../ports/capture';
 
 /**
- * The screenshot's own copy of its capture's record (`capture.json` in an iTXt chunk): written by the capture
- * process, written again by the service once the archive is signed, read back when a certificate is issued.
+ * The screenshot's own copy of its capture's record (`capture.json` in an iTXt chunk): written by the service
+ * when it signs the archive (the capture process hands the PNG over as Chromium rendered it), read back when
+ * a certificate is issued (`CaptureRecordReader`).
  */
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** The iTXt keyword under which a screenshot carries its capture's record. */
 const RECORD_KEYWORD = 'capture.json';
 
+/** Whether `bytes` start with the PNG signature (PNG spec, 5.2). */
+export function isPng(bytes: Uint8Array): boolean {
+  return PNG_SIGNATURE.equals(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(8, bytes.byteLength)));
+}
+
 /**
  * `png` with the record added as an uncompressed iTXt chunk (PNG spec, 11.3.4.5) keyworded `capture.json`,
- * placed before IEND (in place of a record chunk it already carries: the service writes the record again
- * once the archive is signed): the screenshot carries what the certificate states about its capture, and its
+ * placed before IEND (in place of a record chunk it already carries: a record is written again when the TSA
+ * fails and the signature's facts change): the screenshot carries what the certificate states about its capture, and its
  * SHA-256 in the WACZ's `datapackage.json` covers both. @throws Error when `png` is not a PNG.
  */
 export function withCaptureRecord(original: Buffer, record: CaptureRecord): Buffer {
-  if (!original.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error('not a PNG');
+  if (!isPng(original)) throw new Error('not a PNG');
   const png = stripCaptureRecord(original);
   const iend = png.length - 12;
   if (png.toString('latin1', iend + 4, iend + 8) !== 'IEND') throw new Error('PNG does not end with IEND');
@@ -42,7 +48,7 @@ export function withCaptureRecord(original: Buffer, record: CaptureRecord): Buff
  */
 export function stripCaptureRecord(png: Uint8Array): Buffer {
   const buf = Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-  if (!buf.subarray(0, 8).equals(PNG_SIGNATURE)) return Buffer.from(buf);
+  if (!isPng(buf)) return Buffer.from(buf);
   const kept: Buffer[] = [buf.subarray(0, 8)];
   let at = 8;
   // Chunks are walked by their lengths up to IEND; anything else (a length past the end, bytes after IEND)
@@ -65,7 +71,7 @@ export function stripCaptureRecord(png: Uint8Array): Buffer {
 /** The record a screenshot carries (`withCaptureRecord`), or undefined when it has none or is not a PNG. */
 export function readCaptureRecord(png: Uint8Array): CaptureRecord | undefined {
   const buf = Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-  if (!buf.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
+  if (!isPng(buf)) return undefined;
   let at = 8;
   while (at + 12 <= buf.length) {
     const length = buf.readUInt32BE(at);

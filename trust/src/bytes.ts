@@ -1,6 +1,6 @@
 /**
- * Byte helpers of the checking core: Web APIs only (WebCrypto, `atob`), so that the core runs in browsers as
- * in Node.
+ * Byte helpers of the trust library, the verifier's checks and the signer: Web APIs only (WebCrypto, `atob`),
+ * so that they run in browsers as in Node.
  */
 
 /** Lower-case hex of `bytes`, no `0x`. */

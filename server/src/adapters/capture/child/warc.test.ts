@@ -1,9 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_FIELD, type HarEntry, missingBodies, WARCParser, writeWacz } from './wacz';
+import { CAPTURE_FILES } from '../process-protocol';
+import { BODY_FIELD, type HarEntry, missingBodies, WARCParser, writeWarcFiles } from './warc';
 
 /** One HAR exchange as Playwright records it; `response` fields override the defaults (200, a text body). */
 function exchange(url: string, response: Partial<HarEntry['response']> = {}, method = 'GET'): HarEntry {
@@ -77,26 +77,22 @@ const ENTRIES: HarEntry[] = [
   exchange('data:text/plain,x', { content: { size: -1 } }),
 ];
 
-describe('WACZ: bodies the browser did not hand over are marked, never archived as empty', () => {
+describe('WARC: bodies the browser did not hand over are marked, never archived as empty', () => {
   let dir: string;
   let records: Map<string, { truncated: string | null; body: string | null; payload: Buffer }>;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'wacz-test-'));
-    const file = path.join(dir, 'capture.wacz');
-    await writeWacz(dir, file, {
+    const sizes = await writeWarcFiles(dir, {
       entries: ENTRIES,
       addressOf: () => '127.0.0.1',
-      page: { url: `${O}/whole`, title: 't', ts: '2026-01-02T03:04:05.000Z' },
-      screenshot: Buffer.from('png'),
-      pdf: undefined,
-      record: Buffer.from('{}'),
       software: 'test',
-      created: new Date('2026-01-02T03:04:06.000Z'),
     });
-    const files = unzipSync(await readFile(file));
+    const warc = await readFile(path.join(dir, CAPTURE_FILES.warc));
+    expect(warc.length).toBe(sizes.warc);
+    expect((await readFile(path.join(dir, CAPTURE_FILES.index))).length).toBe(sizes.index);
     records = new Map();
-    for await (const record of WARCParser.iterRecords([files['archive/data.warc.gz'] ?? new Uint8Array()])) {
+    for await (const record of WARCParser.iterRecords([warc])) {
       const payload = Buffer.from(await record.readFully());
       if (record.warcType !== 'response') continue;
       records.set(new URL(record.warcTargetURI ?? '').pathname, {

@@ -1,10 +1,11 @@
+import { errorMessage } from '@notary/shared/error-message';
 import { readBounded } from '@notary/shared/fetch-body';
 import { describeFetchError } from '@notary/shared/fetch-error';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer } from './bytes.ts';
+import { findIssuer, parseCertificate, sameCertificate, signedBy } from './cert-path.ts';
 import { certificateDer, subjectName } from './cms.ts';
-import { errorMessage } from './error-message.ts';
 
 /**
  * Revocation data of X.509 certificates: fetching it from the certificates' own AIA OCSP URL (RFC 6960) or
@@ -486,6 +487,22 @@ function parseCrl(der: Uint8Array): pkijs.CertificateRevocationList | string {
   return out;
 }
 
+/**
+ * The time an OCSP answer (the earliest nextUpdate of its SingleResponses, RFC 6960 4.2.1) or a CRL (its
+ * nextUpdate, RFC 5280 5.1.2.5) stops being current, ms since the epoch; undefined when it names none or is
+ * neither (what a cache of answers keeps them for).
+ */
+export function nextUpdateOf(der: Uint8Array): number | undefined {
+  const basic = parseOcsp(der);
+  if (typeof basic !== 'string') {
+    const times = basic.tbsResponseData.responses.map((r) => r.nextUpdate?.getTime());
+    if (times.length === 0 || times.some((t) => t === undefined)) return undefined;
+    return Math.min(...(times as number[]));
+  }
+  const crl = parseCrl(der);
+  return typeof crl === 'string' ? undefined : crl.nextUpdate?.value.getTime();
+}
+
 /** Why an answer is not fresh at `now` (RFC 5280 6.3.3 a, RFC 6960 4.2.2.1), or null. */
 function staleness(thisUpdate: Date, nextUpdate: Date | undefined, now: Date): string | null {
   if (thisUpdate.getTime() > now.getTime() + CLOCK_SKEW_MS) {
@@ -545,49 +562,8 @@ class BoundedFetcher {
   }
 }
 
-const parsedCerts = new WeakMap<Uint8Array, pkijs.Certificate | null>();
-
-/** The certificate of a DER blob, or null when it does not parse (parsed once per blob). */
-function parseCertificate(der: Uint8Array): pkijs.Certificate | null {
-  const known = parsedCerts.get(der);
-  if (known !== undefined) return known;
-  let out: pkijs.Certificate | null;
-  try {
-    out = pkijs.Certificate.fromBER(toArrayBuffer(der));
-  } catch {
-    out = null;
-  }
-  parsedCerts.set(der, out);
-  return out;
-}
-
-function sameCertificate(a: pkijs.Certificate, b: pkijs.Certificate): boolean {
-  return equalBytes(certificateDer(a), certificateDer(b));
-}
-
-/** Whether `issuer`'s key verifies `cert`'s signature. */
-async function signedBy(cert: pkijs.Certificate, issuer: pkijs.Certificate): Promise<boolean> {
-  try {
-    return await cert.verify(issuer);
-  } catch {
-    return false;
-  }
-}
-
 async function isSelfIssued(cert: pkijs.Certificate): Promise<boolean> {
   return cert.issuer.isEqual(cert.subject) && (await signedBy(cert, cert));
-}
-
-/** The certificate among `pool` whose subject is `cert`'s issuer and whose key verifies `cert`. */
-async function findIssuer(
-  cert: pkijs.Certificate,
-  pool: pkijs.Certificate[],
-): Promise<pkijs.Certificate | undefined> {
-  for (const candidate of pool) {
-    if (candidate === cert || !candidate.subject.isEqual(cert.issuer)) continue;
-    if (await signedBy(cert, candidate)) return candidate;
-  }
-  return undefined;
 }
 
 /**

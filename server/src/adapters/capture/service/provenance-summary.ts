@@ -1,8 +1,9 @@
-import type { CaptureRecord } from '../process-protocol';
+import type { CaptureRecord } from '../../../ports/capture';
 
 /**
  * The provenance summary page packed into the WACZ (a page of the archive, so a replay tool shows it beside the
- * captured page): made in the capture process, since it is a record of the WARC the service keeps byte for byte.
+ * captured page): made by the service from the record it checked, when it assembles the archive (`archive.ts`),
+ * and stored both as a file of the package and as a WARC `resource` record.
  */
 
 /** Largest provenance summary page, bytes: rows past it are counted, not shown (capture.json has them all). */

@@ -1,7 +1,7 @@
+import { errorMessage } from '@notary/shared/error-message';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer, toHex } from './bytes.ts';
-import { errorMessage } from './error-message.ts';
 
 /**
  * CMS (RFC 5652) signature checks shared by the RFC 3161 token (check 5) and the PAdES signature (check 6),
@@ -32,13 +32,21 @@ export interface ParsedSignedData {
   certificates: pkijs.Certificate[];
 }
 
-/** Parses DER `ContentInfo(SignedData)` with exactly one SignerInfo. @throws Error naming what is wrong. */
-export function parseSignedData(der: Uint8Array, what: string): ParsedSignedData {
+/**
+ * The SignedData of a DER CMS `ContentInfo` (RFC 5652 3, 5.1), any number of SignerInfos.
+ * @throws Error naming `what` when it is not DER, not a ContentInfo or not a SignedData.
+ */
+export function signedDataOf(der: Uint8Array, what: string): pkijs.SignedData {
   const asn = asn1js.fromBER(toArrayBuffer(der));
   if (asn.offset === -1) throw new Error(`${what}: not DER (${asn.result.error})`);
   const contentInfo = new pkijs.ContentInfo({ schema: asn.result });
   if (contentInfo.contentType !== OID.signedData) throw new Error(`${what}: not a SignedData`);
-  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+  return new pkijs.SignedData({ schema: contentInfo.content });
+}
+
+/** Parses DER `ContentInfo(SignedData)` with exactly one SignerInfo. @throws Error naming what is wrong. */
+export function parseSignedData(der: Uint8Array, what: string): ParsedSignedData {
+  const signedData = signedDataOf(der, what);
   const signerInfo = signedData.signerInfos[0];
   if (!signerInfo || signedData.signerInfos.length !== 1)
     throw new Error(`${what}: not exactly one SignerInfo`);
@@ -87,6 +95,14 @@ export function subjectName(cert: pkijs.Certificate): string {
     return `${short ?? tv.type}=${String(tv.value.valueBlock.value)}`;
   });
   return parts.join(', ');
+}
+
+/** The certificate's subject common name, else the value of its subject's first attribute, for messages. */
+export function commonName(cert: pkijs.Certificate): string {
+  const dn = cert.subject.typesAndValues;
+  const pick = dn.find((t) => t.type === '2.5.4.3') ?? dn[0];
+  const value: unknown = pick?.value.valueBlock.value;
+  return typeof value === 'string' ? value : '(unnamed)';
 }
 
 /**
@@ -222,53 +238,6 @@ export async function essNamesCertificate(
   const found = await essFinding(p, cert);
   if (found.kind === 'absent') return null;
   return found.kind === 'read' && found.hash && found.issuerSerial !== false;
-}
-
-const parsedAnchors = new WeakMap<readonly Uint8Array[], pkijs.Certificate[]>();
-
-/**
- * The certificates of a list of DER trust anchors, parsed once per list (a service's anchors may be a whole
- * root store, used for every token it asks for).
- * @throws Error when one does not parse.
- */
-export function parseTrustAnchors(trusted: readonly Uint8Array[]): pkijs.Certificate[] {
-  let anchors = parsedAnchors.get(trusted);
-  if (!anchors) {
-    anchors = trusted.map((der) => pkijs.Certificate.fromBER(toArrayBuffer(der)));
-    parsedAnchors.set(trusted, anchors);
-  }
-  return anchors;
-}
-
-/**
- * Whether `cert` chains (through the `intermediates` the signature carries) to one of `trusted` at `at`
- * (RFC 5280 6.1). Returns the engine's message when it does not; when it does, `path`: the certificates of
- * the path found, `cert` and the anchor included (pkijs's order).
- */
-export async function chainsTo(
-  cert: pkijs.Certificate,
-  intermediates: pkijs.Certificate[],
-  trusted: readonly Uint8Array[],
-  at: Date,
-): Promise<{ ok: boolean; message: string; path?: pkijs.Certificate[] }> {
-  let anchors: pkijs.Certificate[];
-  try {
-    anchors = parseTrustAnchors(trusted);
-  } catch (e) {
-    return { ok: false, message: `a trust anchor does not parse: ${errorMessage(e)}` };
-  }
-  const engine = new pkijs.CertificateChainValidationEngine({
-    trustedCerts: anchors,
-    certs: [...intermediates.filter((c) => c !== cert), cert],
-    checkDate: at,
-  });
-  const result: { result: boolean; resultMessage?: string; certificatePath?: pkijs.Certificate[] } =
-    await engine.verify({}).catch((e: unknown) => ({ result: false, resultMessage: errorMessage(e) }));
-  return {
-    ok: result.result,
-    message: result.resultMessage ?? '',
-    ...(result.result && result.certificatePath ? { path: result.certificatePath } : {}),
-  };
 }
 
 /** The certificate's extended key usage extension (RFC 5280 4.2.1.12): its purposes (OIDs); null when absent. */

@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Zip, ZipPassThrough } from 'fflate';
 import { CDXIndexer, WARCParser, WARCRecord, WARCSerializer } from 'warcio';
-import type { MissingBody } from '../process-protocol';
-import { datapackageJson, WACZ_PATHS, type WaczResource, waczDate } from './wacz-layout';
+import { CAPTURE_FILES, type MissingBody } from '../process-protocol';
 
 /** One HTTP exchange as the browser recorded it (Playwright's HAR, `content: 'embed'`). */
 export interface HarEntry {
@@ -36,28 +34,13 @@ export interface HarEntry {
   };
 }
 
-/** What `writeWacz` packs besides the exchanges. */
-export interface WaczInput {
+/** What `writeWarcFiles` archives. */
+export interface WarcInput {
   entries: HarEntry[];
   /** The address each `host:port` was connected to (the proxy's), for `WARC-IP-Address`. */
   addressOf: (host: string, port: number) => string | undefined;
-  page: { url: string; title: string; ts: string };
-  screenshot: Buffer;
-  pdf: Buffer | undefined;
-  record: Buffer;
-  /** Who wrote the archive (`software` of datapackage.json and the warcinfo record). */
+  /** Who wrote the archive (`software` of the warcinfo record). */
   software: string;
-  created: Date;
-  /**
-   * More files of the capture, packed after the PDF and listed in `datapackage.json` like every file (paths
-   * outside `archive/`, `indexes/` and `pages/`, one directory deep, e.g. `capture/...`).
-   */
-  files?: Array<{ path: string; data: Buffer }>;
-  /**
-   * Pages the capture made itself (its provenance summary), replayed from the archive beside the captured
-   * page: each a WARC `resource` record at its URL (dated `created`) and a line of `pages/pages.jsonl`.
-   */
-  generatedPages?: Array<{ url: string; title: string; html: Buffer }>;
 }
 
 /** Headers of the bytes on the wire: the HAR body is already decoded, and under them a replayer would misread it. */
@@ -66,129 +49,45 @@ const WIRE_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-en
 const PROXY_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection']);
 
 /**
- * Writes a WACZ (Webrecorder WACZ 1.1.1: https://specs.webrecorder.net/wacz/1.1.1/) at `file`:
- * `archive/data.warc.gz` with a warcinfo record and a request and a response record per exchange (WARC 1.1,
- * one gzip member per record, `WARC-IP-Address` from the proxy), `indexes/index.cdx` (CDXJ, made by warcio's
- * indexer over that file, each line with the `recordDigest` of its record: the SHA-256 of the record's bytes
- * as stored, as the CDXJ spec's example and Webrecorder's indexers give it), `pages/pages.jsonl`, the
- * capture's own files under `capture/` (`page.pdf`, `input.files`, then `screenshot.png` and `capture.json`)
- * and `datapackage.json` with each file's SHA-256 and size, unsigned (the service signs it: `finishWacz`).
- * Every entry is stored, not deflated (WACZ asks for it: replay reads WARC records by offset).
- * @returns the WACZ's size in bytes and the SHA-256 (hex) of each packed file by path.
+ * Writes the capture's WARC and its index into `dir` (`CAPTURE_FILES`): `data.warc.gz` with a warcinfo record
+ * and a response and a request record per exchange (WARC 1.1, one gzip member per record, `WARC-IP-Address`
+ * from the proxy), and `index.cdxj` (CDXJ, made by warcio's indexer over that file, sorted, each line with the
+ * `recordDigest` of its record: the SHA-256 of the record's bytes as stored, as the CDXJ spec's example and
+ * Webrecorder's indexers give it). The service packs both into the WACZ it signs (`archive/data.warc.gz`,
+ * `indexes/index.cdx`), adding its own records after these.
+ * @returns the size of each file, bytes.
  */
-export async function writeWacz(
+export async function writeWarcFiles(
   dir: string,
-  file: string,
-  input: WaczInput,
-): Promise<{ bytes: number; files: Record<string, string> }> {
-  const warcPath = path.join(dir, 'data.warc.gz');
-  const warcHash = await writeWarc(warcPath, input);
-  const cdx = await indexWarc(warcPath, warcHash.records);
-  const pages = `${[
-    JSON.stringify({ format: 'json-pages-1.0', id: 'pages', title: 'All Pages' }),
-    JSON.stringify({ id: 'page-1', url: input.page.url, ts: input.page.ts, title: input.page.title }),
-    ...(input.generatedPages ?? []).map((p, i) =>
-      JSON.stringify({ id: `page-${i + 2}`, url: p.url, ts: input.created.toISOString(), title: p.title }),
-    ),
-  ].join('\n')}\n`;
-  const small: Array<[string, Buffer]> = [
-    [WACZ_PATHS.index, Buffer.from(cdx)],
-    [WACZ_PATHS.pages, Buffer.from(pages)],
-    ...(input.pdf ? ([[WACZ_PATHS.pdf, input.pdf]] as Array<[string, Buffer]>) : []),
-    ...(input.files ?? []).map((f): [string, Buffer] => [f.path, f.data]),
-    // Last, before the manifest: what the service writes again when it signs (`SERVICE_ENTRIES`).
-    [WACZ_PATHS.screenshot, input.screenshot],
-    [WACZ_PATHS.record, input.record],
-  ];
-  const files: Record<string, string> = { [WACZ_PATHS.warc]: warcHash.sha256 };
-  const resources: WaczResource[] = [
-    {
-      name: path.basename(WACZ_PATHS.warc),
-      path: WACZ_PATHS.warc,
-      hash: `sha256:${warcHash.sha256}`,
-      bytes: warcHash.bytes,
-    },
-  ];
-  for (const [p, data] of small) {
-    const sha256 = createHash('sha256').update(data).digest('hex');
-    files[p] = sha256;
-    resources.push({ name: path.basename(p), path: p, hash: `sha256:${sha256}`, bytes: data.length });
-  }
-  const datapackage = datapackageJson(
-    resources,
-    {
-      title: input.page.title || input.page.url,
-      mainPageUrl: input.page.url,
-      mainPageDate: input.page.ts,
-      software: input.software,
-    },
-    waczDate(input.created),
-  );
-
-  const out = createWriteStream(file);
-  let failure: Error | null = null;
-  const zip = new Zip((err, chunk, final) => {
-    if (err) {
-      failure = err;
-      out.destroy(err);
-      return;
-    }
-    out.write(chunk);
-    if (final) out.end();
-  });
-  const add = (name: string, data: Buffer) => {
-    const entry = new ZipPassThrough(name);
-    zip.add(entry);
-    entry.push(data, true);
-  };
-  // The WARC first, streamed from disk in pieces, so the archive never sits in memory whole.
-  const warcEntry = new ZipPassThrough(WACZ_PATHS.warc);
-  zip.add(warcEntry);
-  const handle = await open(warcPath, 'r');
-  try {
-    const buf = Buffer.alloc(1024 * 1024);
-    let offset = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
-      offset += bytesRead;
-      const last = offset >= warcHash.bytes || bytesRead === 0;
-      warcEntry.push(Buffer.from(buf.subarray(0, bytesRead)), last);
-      if (out.writableNeedDrain) await once(out, 'drain');
-      if (last) break;
-    }
-  } finally {
-    await handle.close();
-  }
-  for (const [p, data] of small) add(p, data);
-  add(WACZ_PATHS.datapackage, datapackage);
-  zip.end();
-  if (!out.writableFinished) await once(out, 'finish');
-  if (failure) throw failure;
-  return { bytes: (await stat(file)).size, files };
+  input: WarcInput,
+): Promise<{ warc: number; index: number }> {
+  const warcPath = path.join(dir, CAPTURE_FILES.warc);
+  const warc = await writeWarc(warcPath, input);
+  const cdx = Buffer.from(await indexWarc(warcPath, warc.records));
+  await writeFile(path.join(dir, CAPTURE_FILES.index), cdx);
+  return { warc: warc.bytes, index: cdx.length };
 }
 
 /**
- * Writes the exchanges as WARC 1.1 records, one gzip member each; returns the file's SHA-256 and size, and
- * the SHA-256 of each record's stored bytes by its offset (the index's `recordDigest`).
+ * Writes the exchanges as WARC 1.1 records, one gzip member each; returns the file's size, and the SHA-256 of
+ * each record's stored bytes by its offset (the index's `recordDigest`).
  */
 async function writeWarc(
   file: string,
-  input: WaczInput,
-): Promise<{ sha256: string; bytes: number; records: Map<number, string> }> {
+  input: WarcInput,
+): Promise<{ bytes: number; records: Map<number, string> }> {
   const out = createWriteStream(file);
-  const hash = createHash('sha256');
   const records = new Map<number, string>();
   let bytes = 0;
   const write = async (record: WARCRecord) => {
     const data = await WARCSerializer.serialize(record, { gzip: true });
-    hash.update(data);
     records.set(bytes, `sha256:${createHash('sha256').update(data).digest('hex')}`);
     bytes += data.length;
     if (!out.write(data)) await once(out, 'drain');
   };
   await write(
     WARCRecord.createWARCInfo(
-      { filename: 'data.warc.gz', warcVersion: 'WARC/1.1' },
+      { filename: CAPTURE_FILES.warc, warcVersion: 'WARC/1.1' },
       { software: input.software, format: 'WARC File Format 1.1', isPartOf: 'web capture' },
     ),
   );
@@ -245,23 +144,9 @@ async function writeWarc(
     await write(response);
     await write(request);
   }
-  for (const page of input.generatedPages ?? []) {
-    await write(
-      WARCRecord.create(
-        {
-          url: page.url,
-          date: input.created.toISOString(),
-          type: 'resource',
-          warcVersion: 'WARC/1.1',
-          warcHeaders: { 'Content-Type': 'text/html; charset=utf-8' },
-        },
-        [page.html],
-      ),
-    );
-  }
   out.end();
   await once(out, 'finish');
-  return { sha256: hash.digest('hex'), bytes, records };
+  return { bytes, records };
 }
 
 /** The body of a HAR response: base64 or text, decoded. */
@@ -331,7 +216,7 @@ function bodyGap(entry: HarEntry): Omit<MissingBody, 'url'> | undefined {
 }
 
 /**
- * The exchanges `writeWacz` archives whose body the browser did not hand over whole, in HAR order: for the
+ * The exchanges `writeWarcFiles` archives whose body the browser did not hand over whole, in HAR order: for the
  * capture's record (`CaptureRecord.missingBodies`), written before the archive. Each of their response records
  * in the WARC carries `WARC-Truncated: unspecified` and `WARC-Notary-Body: missing | incomplete` (`BODY_FIELD`),
  * so neither the record nor the archive passes an absent body off as an empty one.
@@ -347,7 +232,7 @@ export function missingBodies(entries: HarEntry[]): MissingBody[] {
   return out;
 }
 
-/** The URL an exchange is archived under, or undefined when `writeWacz` leaves it out (no response, not http). */
+/** The URL an exchange is archived under, or undefined when `writeWarcFiles` leaves it out (no response, not http). */
 function archivedUrl(entry: HarEntry): URL | undefined {
   if (!entry.response || entry.response.status <= 0) return undefined;
   let url: URL;
@@ -366,7 +251,9 @@ function archivedUrl(entry: HarEntry): URL | undefined {
 async function indexWarc(file: string, records: Map<number, string>): Promise<string> {
   const indexer = new CDXIndexer({ format: 'cdxj' });
   const lines: string[] = [];
-  for await (const cdx of indexer.iterIndex([{ reader: createReadStream(file), filename: 'data.warc.gz' }])) {
+  for await (const cdx of indexer.iterIndex([
+    { reader: createReadStream(file), filename: CAPTURE_FILES.warc },
+  ])) {
     const recordDigest = records.get(Number(cdx.offset));
     if (recordDigest) cdx.recordDigest = recordDigest;
     lines.push(indexer.serializeCDXJ(cdx));

@@ -1,10 +1,11 @@
+import { errorMessage } from '@notary/shared/error-message';
 import { readBounded } from '@notary/shared/fetch-body';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { equalBytes, toArrayBuffer } from './bytes.ts';
+import { chainsTo } from './cert-path.ts';
 import {
   certificateDer,
-  chainsTo,
   essFinding,
   extendedKeyUsage,
   hasCriticalTimeStampingEku,
@@ -15,10 +16,9 @@ import {
   subjectName,
   verifySignerInfo,
 } from './cms.ts';
-import { errorMessage } from './error-message.ts';
 
 /**
- * RFC 3161 Time-Stamp Protocol client of the verifier (RFC 3161 section 3.4, HTTP transport), on `fetch`,
+ * RFC 3161 Time-Stamp Protocol client (RFC 3161 section 3.4, HTTP transport) of the verifier, on `fetch`,
  * WebCrypto and pkijs only, so that it runs in browsers as in Node: it asks a TSA the holder chose for a
  * token over a SHA-256 digest, e.g. the document timestamp `notary-verify extend` adds (ETSI EN 319 142-1
  * 5.4.3, PAdES B-LTA). Every answer is checked before use by `readTimeStampResponse`, which the service's TSA

@@ -1,5 +1,5 @@
 /**
- * The verifier's RFC 3161 client against the loopback TSA (`openssl ts -reply`, test/harness/tsa.ts): a good
+ * The RFC 3161 client against the loopback TSA (`openssl ts -reply`, test/harness/tsa.ts): a good
  * token is accepted and checked (chain to the test root), every wrong answer the TSA can be made to give is
  * refused with its cause, and an oversized or slow answer is cut off.
  */

@@ -1,6 +1,6 @@
 /**
- * The layout of a capture's WACZ (Webrecorder WACZ 1.1.1), shared by the capture process that writes the archive
- * (`writeWacz`) and the service that completes and signs it (`finishWacz`).
+ * The layout of a capture's WACZ (Webrecorder WACZ 1.1.1), which the service assembles from the capture
+ * process's parts and signs (`archive.ts`).
  */
 
 /**
@@ -18,18 +18,6 @@ export const WACZ_PATHS = {
   datapackage: 'datapackage.json',
   digest: 'datapackage-digest.json',
 } as const;
-
-/**
- * The entries the service writes again when it signs a capture's archive (`finishWacz`): the screenshot and
- * the record (they then state how the archive is signed), the manifest and its digest. `writeWacz` puts them
- * last, so that everything before them is kept byte for byte.
- */
-export const SERVICE_ENTRIES: readonly string[] = [
-  WACZ_PATHS.screenshot,
-  WACZ_PATHS.record,
-  WACZ_PATHS.datapackage,
-  WACZ_PATHS.digest,
-];
 
 /** One `resources` entry of `datapackage.json` (Frictionless Data Package: name, path, hash, bytes). */
 export interface WaczResource {
