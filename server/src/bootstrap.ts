@@ -180,6 +180,10 @@ export async function createCore(
         serviceName: config.serviceName,
         log: captureLog,
         production: config.env === 'production',
+        hiddenPaths: [
+          config.dataDir,
+          ...(config.signing ? [config.signing.certPath, config.signing.keyPath ?? ''] : []),
+        ].filter((p) => p !== ''),
       }),
       await createWaczSigner({ signer, tsa, tsaUrl: config.tsa?.url, dataDir: config.dataDir, software }),
       { software, log: captureLog },
