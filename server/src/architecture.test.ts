@@ -108,11 +108,12 @@ const SERVER_PARTS = [
   'bootstrap',
   'main',
   'start',
+  'metrics',
   'deps',
   'secret',
   'architecture',
 ];
-const COMPOSITION = ['bootstrap', 'main', 'start'];
+const COMPOSITION = ['bootstrap', 'main', 'start', 'metrics'];
 const FACES = ['http', 'trpc'];
 
 /**
@@ -217,7 +218,7 @@ describe('architecture: which folder may import which', () => {
     ).toEqual([]);
   });
 
-  it('only the composition root (bootstrap.ts, main.ts, start.ts) and the adapters themselves import concrete adapters', () => {
+  it('only the composition root (bootstrap.ts, main.ts, start.ts, metrics.ts) and the adapters themselves import concrete adapters', () => {
     const others = sources('.').filter(
       (f) =>
         !inFolder(f, 'adapters') &&

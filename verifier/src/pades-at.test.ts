@@ -457,7 +457,8 @@ describe('check 6 at a time T, offline (one PKI)', () => {
     const filePath = await file(original, 'bin');
     const root = await file(new TextEncoder().encode(pki.root.certPem), 'pem');
     const args = [filePath, '--certificate', certificate, '--trust-ca', root, '--tsa-ca', root, '--json'];
-    const check6 = (stdout: string): CheckResult => (JSON.parse(stdout) as { checks: CheckResult[] }).checks[5] as CheckResult;
+    const check6 = (stdout: string): CheckResult =>
+      (JSON.parse(stdout) as { checks: CheckResult[] }).checks[5] as CheckResult;
 
     const before = { ...pki.requests };
     const refused = await runCli([...args, '--online']);
