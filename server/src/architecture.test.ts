@@ -109,11 +109,12 @@ const SERVER_PARTS = [
   'bootstrap',
   'main',
   'start',
+  'metrics',
   'deps',
   'secret',
   'architecture',
 ];
-const COMPOSITION = ['bootstrap', 'main', 'start'];
+const COMPOSITION = ['bootstrap', 'main', 'start', 'metrics'];
 const FACES = ['http', 'trpc'];
 
 /**
@@ -250,7 +251,7 @@ describe('architecture: which folder may import which', () => {
     ).toEqual([]);
   });
 
-  it('only the composition root (bootstrap.ts, main.ts, start.ts) and the adapters themselves import concrete adapters', () => {
+  it('only the composition root (bootstrap.ts, main.ts, start.ts, metrics.ts) and the adapters themselves import concrete adapters', () => {
     const others = sources('.').filter(
       (f) =>
         !inFolder(f, 'adapters') &&

@@ -44,6 +44,7 @@ import { startJobQueue } from './jobs/boss';
 import { startOrgDeletionJob } from './jobs/org-deletion';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
 import { startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
+import { startServiceMetrics } from './metrics';
 import { type AnchoringQueue, idleAnchoringQueue } from './ports/anchoring-queue';
 import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
 import type { ObjectStorage } from './ports/storage';
@@ -59,6 +60,8 @@ export interface Service {
   server: http.Server;
   /** The anchoring runner (`jobs/anchoring.ts`) and its devnets; undefined with `ANCHORING=off`. */
   anchoring: ServiceAnchoring | undefined;
+  /** Where `/metrics` is served (`METRICS_PORT`); absent when metrics are off. */
+  metricsUrl?: string;
   /**
    * Stops the service: HTTP stops accepting and drops its connections first, then everything the start made is
    * released in reverse order (jobs drain, chains close, the database last). A second call does nothing.
@@ -182,6 +185,10 @@ export async function createCore(
         serviceName: config.serviceName,
         log: captureLog,
         production: config.env === 'production',
+        hiddenPaths: [
+          config.dataDir,
+          ...(config.signing ? [config.signing.certPath, config.signing.keyPath ?? ''] : []),
+        ].filter((p) => p !== ''),
       }),
       await createWaczSigner({ signer, tsa, tsaUrl: config.tsa?.url, dataDir: config.dataDir, software }),
       { software, log: captureLog },
@@ -346,7 +353,12 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const anchoringQueue: AnchoringQueue = { enqueueAnchoring: (tx) => jobs.enqueueAnchoring(tx) };
     const core = await createCore(config, url, { anchoringQueue, log });
     stack.defer(() => core.close());
+    const metrics = config.metrics
+      ? await startServiceMetrics(config.metrics, core.deps, config.anchoring, () => core.db.fork())
+      : undefined;
+    if (metrics) stack.defer(() => metrics.server.close());
     const app = createHttpApp(core.deps, {
+      ...(metrics ? { observeRequest: metrics.observeRequest } : {}),
       authHandler: (req, res) => core.identity.handler(req, res),
       ...(core.storage instanceof FsObjectStorage
         ? { filesRouter: createSignedFileRoute(core.storage) }
@@ -456,6 +468,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       app,
       server,
       anchoring,
+      ...(metrics ? { metricsUrl: metrics.server.url } : {}),
       close,
       [Symbol.asyncDispose]: close,
     };

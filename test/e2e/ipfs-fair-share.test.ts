@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { FairQueue, FairQueueSnapshot } from '@notary/platform/fair-queue';
+import { validarAccessCode } from '@notary/server/domain/certificates/validar';
+import type { DocumentDto } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES_DIR } from '../harness/fixtures';
 import { type IpfsTestGateway, startIpfsGateway } from '../harness/ipfs-gateway';
 import { startTestService, type TestService } from '../harness/service';
 import { freshEmail } from '../harness/tenants';
@@ -101,5 +106,51 @@ describe('IPFS imports: three accounts holding every place with a stalling gatew
     for (const { client } of [...running, ...waiting]) client.abort();
     await Promise.all([...running, ...waiting].map((r) => r.answer));
     await queueState(queue, (s) => s.running === 0 && s.waiting === 0);
+  });
+});
+
+describe('IPFS certificate reads on the public route: the caller’s share, not the owner’s', () => {
+  const SECRET = 'ipfs-fair-share-secret-0123456789abcdef0123';
+  let gw: IpfsTestGateway;
+  let t: TestService;
+  const held = new Set<string>();
+
+  beforeAll(async () => {
+    gw = await startIpfsGateway();
+    gw.hold = (cid) => held.has(cid);
+    // A stalled read ends at the import deadline: the public certificate is then issued apart, saying why.
+    t = await startTestService('pglite', { SECRET, IPFS_GATEWAYS: gw.url, IPFS_IMPORT_TIMEOUT_MS: '2000' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await gw?.close();
+  });
+
+  it('an anonymous call for an imported PDF’s certificate reads it on its address’s share of the certificate slots', async () => {
+    const token = (await t.token(freshEmail('ipfs-owner'))) ?? '';
+    const pdf = await readFile(path.join(FIXTURES_DIR, 'pdfs', 'asciihexdecode.pdf'));
+    const cid = (await gw.putBlock(pdf, 'raw')).toString();
+    const imported = await fetch(`${t.url}/api/documents/import/ipfs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ cid, consent: true }),
+    });
+    expect(imported.status).toBe(201);
+    const doc = (await imported.json()) as DocumentDto;
+    expect(doc.mimeType).toBe('application/pdf');
+
+    // From now on the gateway holds the file: the certificate's read stays in its slot while we look.
+    held.add(cid);
+    const queue = t.service.deps.ipfs.queues.certificate;
+    const code = validarAccessCode(SECRET, doc.serialNumber);
+    const answer = fetch(`${t.url}/api/public/documents/${doc.serialNumber}/certificate?_secretCode=${code}`);
+    await queueState(queue, (s) => s.running === 1);
+    const [share] = queue.snapshot().keys;
+    expect(share?.key).toMatch(/^anonymous (::ffff:)?127\.0\.0\.1$/);
+
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    await res.arrayBuffer();
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { type Level, stdSerializers } from 'pino';
 import type { Logger } from '../log';
 
@@ -31,6 +31,9 @@ export function loggableUrl(url: string): string {
   return path.replace(/^(\/share\/)[^/]+/, '$1[redacted]') + (path.length < url.length ? '?[redacted]' : '');
 }
 
+/** Told of each completed (or abandoned) request: its route is known by then, `seconds` since it arrived. */
+export type RequestObserver = (req: Request, res: Response, seconds: number) => void;
+
 /**
  * Request logging of an Express app, first in line: each request gets an id (`requestIdFor`), echoed in the
  * `X-Request-Id` response header (so error answers carry it too) and bound as `reqId` to `req.log`, the
@@ -40,9 +43,10 @@ export function loggableUrl(url: string): string {
  * Same lines as pino-http's, for a fraction of its cost per request (pino-http measured about 9 µs a request, a quarter
  * of a cached public verify): pino-http serializes the request into two child loggers as it arrives, whether or not
  * anything is ever logged; here `req.log` binds the id alone, and the request and response are serialized only when the
- * completion line's level is enabled (at `LOG_LEVEL=warn`, a 2xx costs an id and a listener).
+ * completion line's level is enabled (at `LOG_LEVEL=warn`, a 2xx costs an id and a listener). `observe` (the
+ * metrics) hears of every request at the same moment.
  */
-export function requestLogging(log: Logger): RequestHandler {
+export function requestLogging(log: Logger, observe?: RequestObserver): RequestHandler {
   const http = log.child(
     { module: 'http' },
     { serializers: { req: requestSerializer, res: stdSerializers.res, err: stdSerializers.err } },
@@ -56,6 +60,7 @@ export function requestLogging(log: Logger): RequestHandler {
     const started = Date.now();
     // `close` follows `finish` for every response, and also ends one the client abandoned.
     res.once('close', () => {
+      observe?.(req, res, (Date.now() - started) / 1000);
       const level: Level = res.statusCode >= 500 ? 'error' : 'info';
       if (!http.isLevelEnabled(level)) return;
       req.log[level](

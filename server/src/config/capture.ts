@@ -17,6 +17,7 @@ export const CaptureEnv = z.object({
     .refine((v) => v !== 'root', 'not root: the capture browser must run unprivileged')
     .default('nobody'),
   CAPTURE_TENANT_MAX: z.coerce.number().int().min(1).max(1000).optional(),
+  CAPTURE_BWRAP: z.string().default('/usr/bin/bwrap'),
 });
 export type CaptureEnv = z.infer<typeof CaptureEnv>;
 
@@ -42,9 +43,14 @@ export interface CaptureSettings {
   egressIp: string | undefined;
   /**
    * The account capture processes run as when the service runs as root (`CAPTURE_USER`, default `nobody`;
-   * a dedicated system account is better, see docs/api.md, Web capture). Ignored when the service is not root.
+   * a dedicated system account is better, see docs/api.md, Web capture). Not root: see `bwrapPath`.
    */
   user: string;
+  /**
+   * The bubblewrap executable that sandboxes capture processes when the service is not root (`CAPTURE_BWRAP`,
+   * default `/usr/bin/bwrap`, Debian package `bubblewrap`; docs/api.md, Web capture).
+   */
+  bwrapPath: string;
   /**
    * Captures one tenant may have running or waiting at once on this instance (`CAPTURE_TENANT_MAX`); undefined:
    * half of the browsers and the waiting queue together, at least 1 (resolved where the capture queue is built).
@@ -62,6 +68,7 @@ export function captureSettings(e: CaptureEnv): CaptureSettings {
     caCertsPath: e.CAPTURE_CA_CERTS === undefined ? undefined : path.resolve(e.CAPTURE_CA_CERTS),
     egressIp: e.CAPTURE_EGRESS_IP,
     user: e.CAPTURE_USER,
+    bwrapPath: e.CAPTURE_BWRAP,
     tenantMax: e.CAPTURE_TENANT_MAX,
   };
 }

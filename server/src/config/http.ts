@@ -12,6 +12,8 @@ export const HttpEnv = z.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(1800),
   HTTP_BODY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
   HTTP_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(64),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
 });
 export type HttpEnv = z.infer<typeof HttpEnv>;
 
@@ -39,6 +41,11 @@ export interface HttpSettings {
    * proxies `TRUST_PROXY` names are not counted (`capConnectionsPerAddress`).
    */
   maxConnectionsPerIp: number;
+  /**
+   * Where Prometheus scrapes `/metrics` (`METRICS_PORT`, unset: no metrics server; `METRICS_HOST`, default
+   * `127.0.0.1`): a port of its own, never the public one, so the operator's view is not published by accident.
+   */
+  metrics: { port: number; host: string } | undefined;
 }
 
 /** The HTTP settings of `e` (`env` picks the default listen address). */
@@ -58,6 +65,7 @@ export function httpSettings(e: HttpEnv, env: NodeEnv): HttpSettings {
       bodyTimeoutSeconds: e.HTTP_BODY_TIMEOUT_SECONDS,
     },
     maxConnectionsPerIp: e.HTTP_MAX_CONNECTIONS_PER_IP,
+    metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { requestLogging } from '@notary/platform/http/request-log';
+import { type RequestObserver, requestLogging } from '@notary/platform/http/request-log';
 import { restRouter } from '@notary/platform/http/rest';
 import { AppError, TRPC_MAX_BATCH_SIZE } from '@notary/shared';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
@@ -62,6 +62,8 @@ export interface HttpOptions {
   filesRouter?: express.Router | RequestHandler;
   /** Base URL for links in the OpenAPI document; defaults to the request's own origin. */
   publicUrl: () => string;
+  /** Told of every completed request (the metrics, when `METRICS_PORT` is set). */
+  observeRequest?: RequestObserver;
 }
 
 /**
@@ -75,7 +77,7 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
-  const logging = requestLogging(deps.log);
+  const logging = requestLogging(deps.log, options.observeRequest);
   const securityHeaders: RequestHandler = (_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');

@@ -106,7 +106,7 @@ export function publicCertificateRoute(deps: AppDeps): RequestHandler {
     const issued = await issuePublicCertificate(
       deps.db.fork(),
       certificateContext(deps),
-      { serialNumber: input.serial, code: input._secretCode, lang },
+      { serialNumber: input.serial, code: input._secretCode, lang, caller: req.ip ?? 'unknown' },
       publicCertificates,
       (sign) => publicCertificateRenders.run(sign).catch(queueFull),
     );

@@ -81,6 +81,7 @@ export function publicVerifyLane(path: string, stages: readonly RequestHandler[]
       next();
       return;
     }
+    res.locals.routeTemplate = path;
     Object.defineProperty(req, 'query', {
       value: req.query,
       writable: true,

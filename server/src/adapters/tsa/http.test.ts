@@ -207,6 +207,29 @@ describe('HttpTimestampAuthority', () => {
     }
   });
 
+  it('follows no redirect: the configured URL is the only place the service posts to', async () => {
+    tsa.setMode('ok');
+    const redirecting = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(307, { location: tsa.url }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = redirecting.address() as AddressInfo;
+      const redirected = new HttpTimestampAuthority({
+        url: `http://127.0.0.1:${port}/tsa`,
+        trustedCertificates: [pki.root.certDer],
+      });
+      const requestsBefore = tsa.requests;
+      const error = await rejection(() => redirected.timestamp(digestOf('redirect')));
+      expect(error.code).toBe('BAD_GATEWAY');
+      expect(error.message).toMatch(/answered HTTP 307 to .*redirects are not followed/);
+      expect(tsa.requests).toBe(requestsBefore);
+    } finally {
+      await new Promise<void>((resolve) => redirecting.close(() => resolve()));
+    }
+  });
+
   it('stops reading a streamed answer past the bound of a TimeStampResp (1 MiB)', async () => {
     let sent = 0;
     const endless = createHttpServer((req, res) => {

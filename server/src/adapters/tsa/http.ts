@@ -39,8 +39,9 @@ export interface HttpTimestampAuthorityOptions {
  * nonce, certReq true) to `url` and verifies the `TimeStampResp`.
  *
  * Every failure is `AppError('BAD_GATEWAY', message)` whose message names the cause: unreachable / timeout,
- * HTTP status, does not parse, status rejected (with statusString and failInfo), no token, TSTInfo, message
- * imprint, nonce, signature, chain (not trusted), extended key usage, ESS signing certificate, genTime skew.
+ * HTTP status, a redirect (never followed), does not parse, status rejected (with statusString and failInfo),
+ * no token, TSTInfo, message imprint, nonce, signature, chain (not trusted), extended key usage, ESS signing
+ * certificate, genTime skew.
  */
 export class HttpTimestampAuthority implements TimestampAuthority {
   readonly trustAnchors: readonly Uint8Array[];
@@ -110,7 +111,17 @@ export class HttpTimestampAuthority implements TimestampAuthority {
         headers: { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' },
         body: query,
         signal: AbortSignal.timeout(this.timeoutMs),
+        // TSA_URL is the endpoint the operator chose: a redirect would send the service's requests wherever
+        // the answer says (an internal address, another TSA), so none is followed.
+        redirect: 'manual',
       });
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel();
+        const location = response.headers.get('location') ?? 'nowhere';
+        throw this.bad(
+          `TSA ${this.shownUrl} answered HTTP ${response.status} to ${location}: redirects are not followed (set TSA_URL to the final URL)`,
+        );
+      }
       if (!response.ok) {
         await response.body?.cancel();
         throw this.bad(`TSA ${this.shownUrl} answered HTTP ${response.status} ${response.statusText}`.trim());

@@ -83,14 +83,15 @@ export async function publicCertificateKey(
  * URL named, `validar.ts`): the certificate of the document of `serialNumber`, issued as its owner would get
  * it, PAdES-signed whenever a signer is configured, for whoever holds the access code printed on it; served
  * from `kept` while its state is unchanged (module comment). `queue` runs a signing (the route's own render
- * queue); a signing is not tied to one caller, so a caller that leaves does not stop it for the others.
+ * queue); a signing is not tied to one caller, so a caller that leaves does not stop it for the others. An IPFS
+ * document's bytes are read on the share of `caller` (the client's address) of the certificate read slots.
  * @throws AppError NOT_FOUND unknown serial; UNAUTHENTICATED wrong or missing code; what `queue` throws (a full
  *   queue); as `issueCertificate`.
  */
 export async function issuePublicCertificate(
   em: EntityManager,
   ctx: CertificateContext,
-  request: { serialNumber: string; code: string | undefined; lang: CertificateLanguage },
+  request: { serialNumber: string; code: string | undefined; lang: CertificateLanguage; caller: string },
   kept: PublicCertificates,
   queue: (sign: (signal?: AbortSignal) => Promise<IssuedCertificate>) => Promise<IssuedCertificate>,
 ): Promise<IssuedCertificate> {
@@ -102,6 +103,7 @@ export async function issuePublicCertificate(
       issueCertificateOf(em, ctx, doc, tenant.name, {
         lang: request.lang,
         signed: true,
+        ipfsReadKey: `anonymous ${request.caller}`,
         ...(signal ? { signal } : {}),
       }),
     ),

@@ -150,7 +150,7 @@ export async function issueCertificateOf(
   ctx: CertificateContext,
   doc: DocumentEntity,
   tenantName: string,
-  request: { signed: boolean; lang: CertificateLanguage; signal?: AbortSignal },
+  request: { signed: boolean; lang: CertificateLanguage; signal?: AbortSignal; ipfsReadKey?: string },
 ): Promise<IssuedCertificate> {
   const { signal, lang } = request;
   const { renderCertificate, signAtLevel } = await pdfWriting();
@@ -160,7 +160,7 @@ export async function issueCertificateOf(
     issuedAt: new Date(),
     tenantName,
   });
-  const source = await readStampableSource(ctx, doc, signal);
+  const source = await readStampableSource(ctx, doc, signal, request.ipfsReadKey ?? doc.tenant.id);
   signal?.throwIfAborted();
   if (source.unavailable) data.notes = [notStampedNote(lang, doc, source.unavailable)];
   const captured = await webCaptureFacts(ctx, doc, lang);
@@ -413,13 +413,15 @@ interface StampableSource {
 /**
  * The bytes of a PDF that may be stamped, or why not: from storage, or for an IPFS import fetched again
  * through the IPFS port (verified against the CID, then against the recorded SHA-256). A gateway failure is
- * not an error here: the certificate is issued separately and says why (`unavailable`).
+ * not an error here: the certificate is issued separately and says why (`unavailable`). `readKey`: whose share
+ * of the IPFS certificate read slots the read takes (the owner's tenant, or an anonymous caller's address).
  * @throws `signal`'s reason once it aborts.
  */
 async function readStampableSource(
   ctx: Pick<CertificateContext, 'storage' | 'ipfs'>,
   doc: DocumentEntity,
   signal: AbortSignal | undefined,
+  readKey: string,
 ): Promise<StampableSource> {
   if (doc.mimeType !== 'application/pdf') return { bytes: null, skipReason: undefined };
   if (doc.deletedAt) return { bytes: null, skipReason: 'the stored file is gone (LGPD deletion)' };
@@ -427,7 +429,7 @@ async function readStampableSource(
     return { bytes: null, skipReason: `larger than ${STAMP_MAX_BYTES} bytes: not stamped in memory` };
   }
   const cid = ipfsCidOf(doc);
-  if (!doc.storageKey && cid !== undefined) return readFromIpfs(ctx.ipfs, doc, cid, signal);
+  if (!doc.storageKey && cid !== undefined) return readFromIpfs(ctx.ipfs, doc, cid, signal, readKey);
   if (!doc.storageKey) return { bytes: null, skipReason: 'reference-only record: no stored file' };
   const bytes = await readAll(await ctx.storage.get(doc.storageKey), STAMP_MAX_BYTES);
   return { bytes, skipReason: undefined };
@@ -439,6 +441,7 @@ async function readFromIpfs(
   doc: DocumentEntity,
   cid: string,
   signal: AbortSignal | undefined,
+  readKey: string,
 ): Promise<StampableSource> {
   const failed = (why: string): StampableSource => ({
     bytes: null,
@@ -446,11 +449,12 @@ async function readFromIpfs(
     unavailable: why,
   });
   try {
-    // Certificates have read slots of their own, shared in turn by the documents' owners (also on the public
-    // route): imports cannot keep certificates waiting, nor anonymous callers one owner's certificates another's.
+    // Certificates have read slots of their own, shared in turn by the documents' owners and, on the public
+    // route, by the callers' addresses: imports cannot keep certificates waiting, and anonymous callers asking
+    // for one tenant's certificates spend their own share, not that tenant's.
     const file = await ipfs.fetchFile(cid, {
       signal: signal ?? new AbortController().signal,
-      key: doc.tenant.id,
+      key: readKey,
       use: 'certificate',
     });
     if (file.size !== doc.fileSize) {

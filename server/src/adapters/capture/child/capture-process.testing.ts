@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { symlink, writeFile } from 'node:fs/promises';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { testCaptureRecord } from '../../../../../test/harness/capture-record';
 import { ANSWER_FD, MAX_REQUEST_BYTES, readJsonLine, writeAnswer } from '../process-pipes';
@@ -13,7 +13,9 @@ import { CAPTURE_FILES, captureRequestSchema } from '../process-protocol';
  * - `/symlink`: answers done, but its WARC is a link to a file of the service (`?target=&size=`);
  * - `/garbage`: answers something that is not an answer;
  * - `/flood`: answers without end (more than the service reads);
- * - `/hang`: never answers (writes its pid into the file `?pidFile=` first).
+ * - `/hang`: never answers (writes its pid into the file `?pidFile=` first);
+ * - `/probe`: a well-formed answer whose record's title says what reading `/proc/<?pid=>/environ` and the file
+ *   `?file=` gave (their text, or the error code), and its uid.
  */
 const record = (title: string) =>
   testCaptureRecord({
@@ -68,7 +70,14 @@ void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown
   } else {
     await writeFile(file(CAPTURE_FILES.warc), 'warc');
   }
-  const title = JSON.stringify({ env: Object.keys(process.env).sort(), uid: process.getuid?.() });
+  const title =
+    url.pathname === '/probe'
+      ? JSON.stringify({
+          environ: await attempt(`/proc/${url.searchParams.get('pid')}/environ`),
+          file: await attempt(url.searchParams.get('file') ?? ''),
+          uid: process.getuid?.(),
+        })
+      : JSON.stringify({ env: Object.keys(process.env).sort(), uid: process.getuid?.() });
   await writeAnswer({
     type: 'done',
     record: record(title),
@@ -77,3 +86,10 @@ void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown
   });
   process.exit(0);
 });
+
+/** The text of `file`, or the code of the error reading it gave (`ENOENT`, `EACCES`). */
+function attempt(file: string): Promise<string> {
+  return readFile(file, 'latin1').catch((e: unknown) =>
+    e instanceof Error && 'code' in e ? String(e.code) : 'failed',
+  );
+}

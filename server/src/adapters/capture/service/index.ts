@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import { promisify } from 'node:util';
 import type { Log } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
@@ -8,12 +9,14 @@ import { repositoryFile } from '@notary/shared/module-entry';
 import type { CaptureSettings } from '../../../config';
 import type { CapturePartsSource } from './archive';
 import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
+import { type CaptureSandbox, sandboxProblem } from './sandbox';
 
 /**
  * The capturer of the configuration (`CHROMIUM_PATH`, `CAPTURE_*`; docs/api.md, Web capture), handing over
  * each capture's parts for `archivingCapturer` to pack and sign: every capture in a process of its own
- * (`IsolatedCapturer`), as `CAPTURE_USER` when the service runs as root; a
- * service that is not root refuses captures in production (`UNISOLATED_REFUSAL`, 503) and warns in development.
+ * (`IsolatedCapturer`), as `CAPTURE_USER` when the service runs as root, else in a bubblewrap sandbox
+ * (`CaptureSandbox`); a service that is not root and cannot sandbox refuses captures in production
+ * (`UNISOLATED_REFUSAL`, 503) and warns in development.
  * Chromium and the account are looked for at the first capture, so the service starts without them (the route
  * then answers 503 saying what is missing).
  * @throws Error when `CAPTURE_CA_CERTS` cannot be read or holds no certificate.
@@ -28,6 +31,8 @@ export async function createCapturer(
     production: boolean;
     /** The service's uid (tests; default `process.getuid`). */
     uid?: () => number | undefined;
+    /** What a sandboxed capture process must not see beside the service user's home (`DATA_DIR`, key files). */
+    hiddenPaths?: readonly string[];
   },
 ): Promise<CapturePartsSource> {
   let caCertsPem: string | undefined;
@@ -41,12 +46,7 @@ export async function createCapturer(
   const load = async (): Promise<CapturePartsSource> => {
     const uid = (service.uid ?? (() => process.getuid?.()))();
     const account = uid === 0 ? await captureAccount(config.user) : undefined;
-    if (!account) {
-      // Chromium's network service runs outside its sandbox: a compromised one as the service's user could read
-      // the service's environment, DATA_DIR/secret, the WACZ signing key and the embedded database.
-      if (service.production) throw new AppError('SERVICE_UNAVAILABLE', UNISOLATED_REFUSAL);
-      service.log.warn({ uid }, UNISOLATED_WARNING);
-    }
+    const sandbox = account ? undefined : await unprivilegedSandbox(config, service, uid);
     return new IsolatedCapturer(
       { ...config, caCertsPem },
       {
@@ -55,6 +55,7 @@ export async function createCapturer(
         software: `${service.serviceName} web capture (Chromium via playwright-core, warcio)`,
         service: { name: service.serviceName, version: SERVICE_VERSION },
         account,
+        ...(sandbox ? { sandbox } : {}),
         log: service.log,
       },
     );
@@ -71,16 +72,39 @@ export async function createCapturer(
   };
 }
 
-/** Why a production service that is not root refuses captures, and what to set. */
+/**
+ * The sandbox of a service that is not root (`CaptureSandbox`), hiding `DATA_DIR`, the service user's home and
+ * the signing certificate and key; undefined in development when bubblewrap cannot run here (with a warning).
+ * @throws AppError SERVICE_UNAVAILABLE in production when it cannot (`UNISOLATED_REFUSAL`, and why).
+ */
+async function unprivilegedSandbox(
+  config: CaptureSettings,
+  service: { production: boolean; log: Log; hiddenPaths?: readonly string[] },
+  uid: number | undefined,
+): Promise<CaptureSandbox | undefined> {
+  const problem = await sandboxProblem(config.bwrapPath);
+  if (problem === null) {
+    return { bwrapPath: config.bwrapPath, hiddenPaths: [os.homedir(), ...(service.hiddenPaths ?? [])] };
+  }
+  // Chromium's network service runs outside its own sandbox: a compromised one as the service's user could read
+  // the service's environment, DATA_DIR/secret, the WACZ signing key and the embedded database.
+  if (service.production) throw new AppError('SERVICE_UNAVAILABLE', `${UNISOLATED_REFUSAL} (${problem})`);
+  service.log.warn({ uid, problem }, UNISOLATED_WARNING);
+  return undefined;
+}
+
+/** Why a production service that is not root refuses captures when it cannot sandbox them, and what to set. */
 export const UNISOLATED_REFUSAL =
-  "Web capture is unavailable: the service does not run as root, so a capture would run as the service's own " +
-  'user and a captured page could reach what the service reads. Start the service as root with CAPTURE_USER ' +
-  '(an account of its own, e.g. useradd --system --no-create-home notary-capture): each capture then drops to it';
+  'Web capture is unavailable: the service does not run as root and bubblewrap cannot sandbox captures here, so ' +
+  "a capture would run as the service's own user and a captured page could reach what the service reads. " +
+  'Install bubblewrap (CAPTURE_BWRAP) where unprivileged user namespaces are allowed, or start the service as ' +
+  'root with CAPTURE_USER (an account of its own, e.g. useradd --system --no-create-home notary-capture)';
 
 /** The development warning of the same case (captures still run). */
 const UNISOLATED_WARNING =
-  'captures run as the service user: run the service as root with CAPTURE_USER, so that a captured page cannot ' +
-  'reach what the service can read (in production captures are refused this way)';
+  'captures run as the service user: install bubblewrap (CAPTURE_BWRAP) or run the service as root with ' +
+  'CAPTURE_USER, so that a captured page cannot reach what the service can read (in production captures are ' +
+  'refused this way)';
 
 /** The service's version (`server/package.json`), stated in each capture's record and provenance summary. */
 const SERVICE_VERSION = (

@@ -1,14 +1,21 @@
-import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, watch, writeFile } from 'node:fs/promises';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmod, chown, mkdtemp, readFile, rm, watch, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { silentLog } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
+import { SANDBOX_ID } from './sandbox';
 
 const STAND_IN = fileURLToPath(new URL('../child/capture-process.testing.ts', import.meta.url));
+const PROBE = fileURLToPath(new URL('./sandbox-probe.testing.ts', import.meta.url));
+const REPOSITORY = fileURLToPath(new URL('../../../../../', import.meta.url));
+const execFileAsync = promisify(execFile);
 const root = process.getuid?.() === 0;
 /** As the service would run them: as `nobody` when the tests run as root. */
 const account: CaptureAccount | undefined = root
@@ -118,5 +125,129 @@ describe('IsolatedCapturer against a capture process that a page took over', () 
     await expect(pending).rejects.toThrow('client went away');
     expect(alive(pid)).toBe(false);
     await rm(pidDir, { recursive: true, force: true });
+  });
+});
+
+/**
+ * A service that is not root has no account to start captures as: they run in a bubblewrap sandbox (Debian's
+ * `bubblewrap`, which the CI installs). A capture process a page took over tries to read the service's
+ * environment and its secret, both readable by the service's own user: it finds neither.
+ */
+describe('IsolatedCapturer in the user-namespace sandbox', () => {
+  let dataDir: string;
+  let secretFile: string;
+  const secret = 'data-dir-secret-that-must-not-leave';
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-data-'));
+    secretFile = path.join(dataDir, 'secret');
+    await writeFile(secretFile, secret, { mode: 0o600 });
+    process.env.NOTARY_CANARY_SECRET = secret;
+  });
+  afterAll(async () => {
+    delete process.env.NOTARY_CANARY_SECRET;
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const probe = (sandbox: boolean) =>
+    new IsolatedCapturer(
+      {
+        chromiumPath: '/nonexistent',
+        timeoutMs: 30_000,
+        concurrency: 1,
+        allowHosts: [],
+        caCertsPem: undefined,
+      },
+      {
+        userAgentProduct: 'test',
+        software: 'test',
+        account: undefined,
+        ...(sandbox ? { sandbox: { bwrapPath: '/usr/bin/bwrap', hiddenPaths: [dataDir] } } : {}),
+        log: silentLog,
+        entry: STAND_IN,
+        graceMs: 0,
+      },
+    ).capture(new URL(`http://stand-in/probe?pid=${process.pid}&file=${encodeURIComponent(secretFile)}`));
+
+  it('the capture process sees neither the service’s environment nor DATA_DIR, and runs as another uid', async () => {
+    const capture = await probe(true);
+    try {
+      const seen = JSON.parse(capture.record.title) as { environ: string; file: string; uid: number };
+      expect(seen.environ).toBe('ENOENT');
+      expect(seen.file).toBe('ENOENT');
+      expect(seen.uid).toBe(SANDBOX_ID);
+      // Its files are the service's outside the namespace, and read as usual.
+      const warc = Buffer.alloc(capture.warc.bytes);
+      await capture.warc.file.read(warc, 0, warc.length, 0);
+      expect(warc.toString()).toBe('warc');
+    } finally {
+      await capture.dispose();
+    }
+  });
+
+  it('a service started as an unprivileged user: its capture process reads neither; without the sandbox it reads both', async () => {
+    // The service's side runs as `nobody` when the tests are root (as in CI), else as the tests' own user.
+    const unprivileged = await mkdtemp(path.join(os.tmpdir(), 'notary-unprivileged-'));
+    await writeFile(path.join(unprivileged, 'secret'), secret, { mode: 0o600 });
+    if (account) await chown(path.join(unprivileged, 'secret'), account.uid, account.gid);
+    await chmod(unprivileged, 0o755);
+    const run = async (args: string[]) =>
+      JSON.parse(await unprivilegedService(args, unprivileged, { NOTARY_CANARY_SECRET: secret })) as {
+        environ: string;
+        file: string;
+        uid: number;
+      };
+    try {
+      const sandboxed = await run(['sandbox', STAND_IN, unprivileged]);
+      expect(sandboxed).toMatchObject({ environ: 'ENOENT', file: 'ENOENT', uid: SANDBOX_ID });
+      const bare = await run(['none', STAND_IN, unprivileged]);
+      expect(bare.environ).toContain(secret);
+      expect(bare.file).toBe(secret);
+    } finally {
+      await rm(unprivileged, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * Runs `sandbox-probe.testing.ts` with `args` as an unprivileged service would (as `nobody` when the tests are
+ * root, else as their own user), `home` its HOME; resolves to what it printed.
+ */
+async function unprivilegedService(
+  args: string[],
+  home: string,
+  env: Record<string, string> = {},
+): Promise<string> {
+  const node = [process.execPath, '--import', 'tsx', PROBE, ...args];
+  const command = account ? ['runuser', '-u', account.name, '--', ...node] : node;
+  const { stdout } = await execFileAsync(command[0] ?? '', command.slice(1), {
+    env: { PATH: process.env.PATH, HOME: home, ...env },
+    cwd: REPOSITORY,
+  });
+  return stdout;
+}
+
+describe('a real capture in the sandbox (Debian Chromium, the real capture process)', () => {
+  it('archives a loopback page from a service that is not root, Chromium’s own sandbox nested inside', async () => {
+    const page = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><title>Sandboxed capture</title><h1>inside bubblewrap</h1>');
+    });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    const home = await mkdtemp(path.join(os.tmpdir(), 'notary-unprivileged-'));
+    await chmod(home, 0o777);
+    try {
+      const { port } = page.address() as AddressInfo;
+      const seen = JSON.parse(await unprivilegedService(['chromium', `http://127.0.0.1:${port}/`], home)) as {
+        title: string;
+        warcBytes: number;
+      };
+      expect(seen.title).toBe('Sandboxed capture');
+      expect(seen.warcBytes).toBeGreaterThan(1000);
+    } finally {
+      page.closeAllConnections();
+      await new Promise<void>((resolve) => page.close(() => resolve()));
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

@@ -19,6 +19,7 @@ import {
   captureAnswerSchema,
 } from '../process-protocol';
 import type { CapturePartFile, CaptureParts, CapturePartsSource } from './archive';
+import { type CaptureSandbox, sandboxedCommand } from './sandbox';
 
 /**
  * Captures that may wait for a browser beyond those running, all tenants together; one more is refused with 429
@@ -53,6 +54,8 @@ export interface IsolatedCapturerOptions {
   service?: { name: string; version: string };
   /** The account capture processes drop to; undefined: they keep the service's own (not root). */
   account: CaptureAccount | undefined;
+  /** The user-namespace sandbox they start in when there is no account to drop to (`CaptureSandbox`). */
+  sandbox?: CaptureSandbox;
   log: Log;
   /** The capture process's entry module (tests: a stand-in); default `child/capture-process.ts`. */
   entry?: string;
@@ -67,7 +70,8 @@ const ENTRY = fileURLToPath(CAPTURE_PROCESS_ENTRY);
  * it, so that what renders a page a user names never shares memory, environment or privileges with the
  * service. The capture process gets a minimal environment (no key, no secret, no database or S3 credential:
  * `PATH`, `HOME` and `TMPDIR` pointing at its own work directory, a locale, UTC), runs as `account` when the
- * service is root (Chromium's sandbox then stays on, which it refuses as root), and answers with a record and
+ * service is root (Chromium's sandbox then stays on, which it refuses as root), else in `sandbox` (bubblewrap:
+ * namespaces of its own where the service's process and secrets are not visible), and answers with a record and
  * the manifest of the parts it left in its work directory (`CAPTURE_FILES`); the service validates the
  * answer, opens the parts without following links and only if they are plain files of that account of the
  * announced sizes, and hands them over (`CaptureParts`, packed by `assembleWacz`), the directory removed on
@@ -108,7 +112,13 @@ export class IsolatedCapturer implements CapturePartsSource {
           ...(this.options.service ? { service: this.options.service } : {}),
         },
       };
-      const answer = await this.inProcess(request, workDir, signal);
+      const entry = this.options.entry ?? ENTRY;
+      const node = [...loaderArgs(entry), entry];
+      const { sandbox } = this.options;
+      const command = sandbox
+        ? await sandboxedCommand(sandbox, workDir, process.execPath, node)
+        : { command: process.execPath, args: node };
+      const answer = await this.inProcess(command, request, workDir, signal);
       if (answer.type === 'failed') {
         throw new AppError(
           answer.code,
@@ -123,15 +133,15 @@ export class IsolatedCapturer implements CapturePartsSource {
     }
   }
 
-  /** Starts the capture process, sends `request`, and waits for its answer and its exit. */
+  /** Starts the capture process (`command`), sends `request`, and waits for its answer and its exit. */
   private inProcess(
+    command: { command: string; args: string[] },
     request: CaptureRequest,
     workDir: string,
     signal: AbortSignal | undefined,
   ): Promise<CaptureAnswer> {
     const { account, log } = this.options;
-    const entry = this.options.entry ?? ENTRY;
-    const child = spawn(process.execPath, [...loaderArgs(entry), entry], {
+    const child = spawn(command.command, command.args, {
       cwd: workDir,
       env: {
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',

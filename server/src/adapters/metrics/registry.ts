@@ -1,0 +1,156 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The service's metrics in the Prometheus exposition format (prom-client), scraped from a port of its own
+ * (`startMetricsServer`). Names follow Prometheus' conventions (base units, `_total` counters, a `notary_` prefix
+ * on the service's own); no label carries a tenant, a user, a document or a URL: routes are templates, queues and
+ * chains are names from a short fixed list.
+ */
+
+/** A queue whose state the metrics read at each scrape (`FairQueue.snapshot()`, or running and waiting alone). */
+export interface WatchedQueue {
+  snapshot(): { running: number; waiting: number; keys?: readonly { running: number; waiting: number }[] };
+}
+
+/** One chain's anchoring backlog at a scrape (`anchoringBacklog`). */
+export interface ChainBacklog {
+  chain: 'evm' | 'stacks';
+  /** Documents not yet registered on the chain (not deleted). */
+  pending: number;
+  /** When the oldest of them was notarized; null when none is pending. */
+  oldestPendingAt: Date | null;
+  /** Anchoring transactions in their final `failed` state. */
+  failedTransactions: number;
+}
+
+/** Read at each scrape; its failure leaves the gauges as they were and is counted (`notary_scrape_errors_total`). */
+export type BacklogReader = () => Promise<ChainBacklog[]>;
+
+/** The metrics of one service process. */
+export interface ServiceMetrics {
+  readonly registry: Registry;
+  /** Records one completed HTTP request: its method, route template, status and duration (seconds). */
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Reports `queue`'s depth and shares under `name` (`capture`, `ipfs-import`, `certificate-render`, ...). */
+  watchQueue(name: string, queue: WatchedQueue): void;
+  /** Reports the anchoring backlog read by `read` at each scrape. */
+  watchBacklog(read: BacklogReader): void;
+}
+
+/** Bucket bounds of request durations, seconds: from a cached verify (ms) to a large upload (minutes). */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120, 600];
+
+/**
+ * A fresh registry with the process' default metrics (CPU, resident memory, heap, event-loop lag, GC, handles:
+ * `collectDefaultMetrics`) and the service's own (see `ServiceMetrics`).
+ */
+export function createServiceMetrics(): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'notary_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'notary_http_request_duration_seconds',
+    help: 'Time from a request arriving to its answer ending (or the client leaving), by method and route template',
+    labelNames: ['method', 'route'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  return {
+    registry,
+    observeRequest(method, route, status, seconds) {
+      requests.inc({ method, route, status: String(status) });
+      durations.observe({ method, route }, seconds);
+    },
+    watchQueue: queueGauges(registry),
+    watchBacklog: backlogGauges(registry),
+  };
+}
+
+/** The queue gauges of `registry`, filled at each scrape from the queues watched. */
+function queueGauges(registry: Registry): (name: string, queue: WatchedQueue) => void {
+  const queues = new Map<string, WatchedQueue>();
+  const each = (
+    fill: (gauge: Gauge<'queue'>, name: string, state: ReturnType<WatchedQueue['snapshot']>) => void,
+  ) =>
+    function (this: Gauge<'queue'>) {
+      for (const [name, queue] of queues) fill(this, name, queue.snapshot());
+    };
+  const gauge = (name: string, help: string, fill: Parameters<typeof each>[0]) =>
+    new Gauge({ name, help, labelNames: ['queue'] as const, registers: [registry], collect: each(fill) });
+  gauge('notary_queue_running', 'Places of a shared queue in use', (g, queue, s) =>
+    g.set({ queue }, s.running),
+  );
+  gauge('notary_queue_waiting', 'Requests waiting for a place of a shared queue', (g, queue, s) =>
+    g.set({ queue }, s.waiting),
+  );
+  gauge(
+    'notary_queue_keys',
+    'Tenants (or client addresses) holding places of a shared queue',
+    (g, queue, s) => g.set({ queue }, s.keys?.length ?? 0),
+  );
+  gauge(
+    'notary_queue_largest_share',
+    'Places (running and waiting) held by the tenant or address holding the most of a shared queue',
+    (g, queue, s) => g.set({ queue }, Math.max(0, ...(s.keys ?? []).map((k) => k.running + k.waiting))),
+  );
+  return (name, queue) => {
+    queues.set(name, queue);
+  };
+}
+
+/**
+ * The anchoring gauges of `registry`, read from the database at each scrape: once per scrape, shared by the three
+ * (a registry collects its metrics all at once, so the first `collect` starts the read and the others join it).
+ */
+function backlogGauges(registry: Registry): (read: BacklogReader) => void {
+  let reader: BacklogReader | undefined;
+  let inFlight: Promise<ChainBacklog[] | undefined> | undefined;
+  const errors = new Counter({
+    name: 'notary_scrape_errors_total',
+    help: 'Scrapes during which the anchoring backlog could not be read (the database did not answer)',
+    registers: [registry],
+  });
+  const readOnce = (): Promise<ChainBacklog[] | undefined> => {
+    if (!reader) return Promise.resolve(undefined);
+    inFlight ??= reader()
+      .catch(() => {
+        errors.inc();
+        return undefined;
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
+  };
+  const gauge = (name: string, help: string, value: (b: ChainBacklog, now: number) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['chain'] as const,
+      registers: [registry],
+      async collect() {
+        const read = await readOnce();
+        const now = Date.now();
+        for (const b of read ?? []) this.set({ chain: b.chain }, value(b, now));
+      },
+    });
+  gauge('notary_anchoring_pending_documents', 'Documents not yet registered on a chain', (b) => b.pending);
+  gauge(
+    'notary_anchoring_oldest_pending_seconds',
+    'Age of the oldest document not yet registered on a chain (0 when none is pending)',
+    (b, now) => (b.oldestPendingAt ? (now - b.oldestPendingAt.getTime()) / 1000 : 0),
+  );
+  gauge(
+    'notary_anchoring_failed_transactions',
+    'Anchoring transactions in their final failed state, by chain',
+    (b) => b.failedTransactions,
+  );
+  return (read) => {
+    reader = read;
+  };
+}

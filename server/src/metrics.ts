@@ -1,0 +1,57 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { RequestObserver } from '@notary/platform/http/request-log';
+import { createServiceMetrics, type ServiceMetrics } from './adapters/metrics/registry';
+import { type MetricsServer, startMetricsServer } from './adapters/metrics/server';
+import type { AnchoringConfig } from './config/anchoring';
+import type { AppDeps } from './deps';
+import { anchoringBacklog } from './domain/anchoring/backlog';
+import { certificateRenders, publicCertificateRenders } from './http/certificates';
+import { routeTemplate } from './http/route-template';
+import type { ChainKind } from './ports/chains';
+
+/** The metrics of a running service: its registry, the request observer the HTTP app reports to, its server. */
+export interface RunningMetrics {
+  metrics: ServiceMetrics;
+  observeRequest: RequestObserver;
+  server: MetricsServer;
+}
+
+/**
+ * Starts the metrics of the service (`METRICS_PORT`, `METRICS_HOST`; docs/deployment.md, Metrics): HTTP requests by route
+ * template, the shared queues (captures, IPFS reads, certificate renders), the anchoring backlog of the chains
+ * `anchoring` names (read through `fork()` at each scrape), and the process' own metrics.
+ * @throws the metrics server's listen error.
+ */
+export async function startServiceMetrics(
+  where: { port: number; host: string },
+  deps: Pick<AppDeps, 'captureQueue' | 'ipfs'>,
+  anchoring: AnchoringConfig,
+  fork: () => EntityManager,
+): Promise<RunningMetrics> {
+  const metrics = createServiceMetrics();
+  metrics.watchQueue('capture', deps.captureQueue);
+  for (const [use, queue] of Object.entries(deps.ipfs.queues)) metrics.watchQueue(`ipfs-${use}`, queue);
+  metrics.watchQueue('certificate-render', certificateRenders);
+  metrics.watchQueue('public-certificate-render', {
+    snapshot: () => ({
+      running: publicCertificateRenders.running,
+      waiting: publicCertificateRenders.waiting,
+    }),
+  });
+  const chains = anchoredChains(anchoring);
+  if (chains.length > 0) metrics.watchBacklog(() => anchoringBacklog(fork(), chains));
+  const server = await startMetricsServer(metrics.registry, where);
+  return {
+    metrics,
+    server,
+    observeRequest: (req, res, seconds) =>
+      metrics.observeRequest(req.method, routeTemplate(req, res), res.statusCode, seconds),
+  };
+}
+
+/** The chains the service anchors on (both devnets with `ANCHORING=devnet`; none when off). */
+function anchoredChains(anchoring: AnchoringConfig): ChainKind[] {
+  if (anchoring.mode === 'off') return [];
+  if (anchoring.mode === 'devnet') return ['evm', 'stacks'];
+  return [...(anchoring.evm ? (['evm'] as const) : []), ...(anchoring.stacks ? (['stacks'] as const) : [])];
+}
