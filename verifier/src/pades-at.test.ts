@@ -51,6 +51,31 @@ async function file(bytes: Uint8Array, ext = 'pdf'): Promise<string> {
   return p;
 }
 
+/**
+ * A version 1 receipt of a one-byte file, with no Merkle proof, anchor or token: check 6 alone has something
+ * to judge. `sha256` defaults to the file's own.
+ */
+function anchorlessReceipt(id: string, serialNumber: string, file: Uint8Array, sha256?: string) {
+  return {
+    format: 'notary-receipt',
+    version: 1,
+    service: { name: 'Notary', url: 'http://localhost:3000' },
+    document: {
+      id,
+      serialNumber,
+      sha256: sha256 ?? createHash('sha256').update(file).digest('hex'),
+      fileName: 'f.bin',
+      fileSize: file.length,
+      mimeType: 'application/octet-stream',
+      registeredAt: '2026-01-01T00:00:00.000Z',
+    },
+    merkle: null,
+    evm: null,
+    stacks: null,
+    timestamp: null,
+  };
+}
+
 /** A fetch that records every call and answers none: offline judgements must not call it. */
 function fetchSpy(): { fetch: typeof fetch; calls: string[] } {
   const calls: string[] = [];
@@ -425,24 +450,7 @@ describe('check 6 at a time T, offline (one PKI)', () => {
   it('the command line asks the URLs a certificate names at public addresses only, unless --allow-private', async () => {
     // The receipt travels in the certificate, as the service's do, so the command line takes the PDF alone.
     const original = new Uint8Array([0]);
-    const receipt = {
-      format: 'notary-receipt',
-      version: 1,
-      service: { name: 'Notary', url: 'http://localhost:3000' },
-      document: {
-        id: '6f1c1d2e-0000-4000-8000-000000000002',
-        serialNumber: 'ABC-2',
-        sha256: createHash('sha256').update(original).digest('hex'),
-        fileName: 'f.bin',
-        fileSize: 1,
-        mimeType: 'application/octet-stream',
-        registeredAt: '2026-01-01T00:00:00.000Z',
-      },
-      merkle: null,
-      evm: null,
-      stacks: null,
-      timestamp: null,
-    };
+    const receipt = anchorlessReceipt('6f1c1d2e-0000-4000-8000-000000000002', 'ABC-2', original);
     const unsigned = await placeholderPdf({
       attach: {
         name: 'receipt.json',
@@ -509,24 +517,9 @@ describe('check 6 at a time T, offline (one PKI)', () => {
   });
 
   it('verify() and the command line take --at and --online', async () => {
-    const receipt = parseReceipt({
-      format: 'notary-receipt',
-      version: 1,
-      service: { name: 'Notary', url: 'http://localhost:3000' },
-      document: {
-        id: '6f1c1d2e-0000-4000-8000-000000000001',
-        serialNumber: 'ABC-1',
-        sha256: '0'.repeat(64),
-        fileName: 'f.bin',
-        fileSize: 1,
-        mimeType: 'application/octet-stream',
-        registeredAt: '2026-01-01T00:00:00.000Z',
-      },
-      merkle: null,
-      evm: null,
-      stacks: null,
-      timestamp: null,
-    });
+    const receipt = parseReceipt(
+      anchorlessReceipt('6f1c1d2e-0000-4000-8000-000000000001', 'ABC-1', new Uint8Array([0]), '0'.repeat(64)),
+    );
     const spy = fetchSpy();
     const at = new Date(Date.now() + HOUR);
     const report = await verify({

@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config';
 import { createCapturer, UNISOLATED_REFUSAL } from './index';
 
+/** A logger writing its warnings into `lines`. */
+const linesLog = (lines: string[]) =>
+  createLogger({ level: 'warn', format: 'json', destination: { write: (line: string) => lines.push(line) } });
+
 /**
  * A capture runs a real browser on a page anyone names: without an account of its own it would run as the service's
  * user. A service that is not root sandboxes captures with bubblewrap; where it cannot, it refuses captures in
@@ -19,11 +23,7 @@ describe('captures without a separate account nor a sandbox', () => {
   const service = (production: boolean, lines: string[]) => ({
     publicUrl: 'https://notary.example',
     serviceName: 'Notary',
-    log: createLogger({
-      level: 'warn',
-      format: 'json',
-      destination: { write: (line: string) => lines.push(line) },
-    }),
+    log: linesLog(lines),
     production,
     uid: () => 1000,
   });
@@ -63,11 +63,7 @@ describe('captures of a service that is not root, where bubblewrap runs', () => 
     const capturer = await createCapturer(config, {
       publicUrl: 'https://notary.example',
       serviceName: 'Notary',
-      log: createLogger({
-        level: 'warn',
-        format: 'json',
-        destination: { write: (line: string) => lines.push(line) },
-      }),
+      log: linesLog(lines),
       production: true,
       uid: () => 1000,
     });
