@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import {
   AddressPolicy,
   type AddressPolicyOptions,
@@ -330,6 +330,23 @@ describe('capture proxy: refusals without the resolved address, this machine ref
     }
     expect(proxy.servers).toEqual([]);
     expect(await viaProxy(url, `http://site.test:${origin.port}/x`)).toEqual({ status: 200, body: 'hello' });
+  });
+
+  it('a client that resets its CONNECT after the 407 (as Chromium does before asking again) does not end the proxy', async () => {
+    const { proxy, url } = await proxyWith('127.0.0.0/8', fixed({ 'site.test': ['127.0.0.1'] }), {
+      interfaceAddresses: () => [],
+    });
+    const port = Number(new URL(url).port);
+    for (let i = 0; i < 5; i++) {
+      const client = connect({ host: '127.0.0.1', port });
+      await once(client, 'connect');
+      client.write(`CONNECT site.test:${origin.port} HTTP/1.1\r\nHost: site.test:${origin.port}\r\n\r\n`);
+      // Reset at once: the proxy's answer meets a closed connection (ECONNRESET or EPIPE on its side).
+      client.resetAndDestroy();
+      await once(client, 'close');
+    }
+    expect(proxy.servers).toEqual([]);
+    expect(await connectVia(url, `site.test:${origin.port}`)).toBe(200);
   });
 
   it('reaches ports other than 80 and 443 only where the allow list names the host or its range', async () => {

@@ -141,6 +141,9 @@ export class CaptureProxy {
       this.forward(req, res).catch(() => res.destroy());
     });
     server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      // The HTTP server lets go of a CONNECT's socket: a reset (Chromium drops the connection a 407 answered,
+      // then asks again with the credential) must not be an unhandled 'error' that ends the capture process.
+      socket.on('error', () => socket.destroy());
       if (!this.authorized(req)) {
         socket.end(
           `HTTP/1.1 407 Proxy Authentication Required\r\n${PROXY_CHALLENGE}\r\nConnection: close\r\n\r\n`,
@@ -150,7 +153,10 @@ export class CaptureProxy {
       this.tunnel(req, socket, head).catch(() => socket.destroy());
     });
     // A WebSocket upgrade sent as a plain request (never by Chromium through a proxy): refused.
-    server.on('upgrade', (_req, socket: Duplex) => socket.destroy());
+    server.on('upgrade', (_req, socket: Duplex) => {
+      socket.on('error', () => undefined);
+      socket.destroy();
+    });
     server.on('connection', (s: Socket) => this.track(s));
     server.on('clientError', (_e, socket: Duplex) => socket.destroy());
     await new Promise<void>((resolve, reject) => {
