@@ -11,6 +11,9 @@ set -eu
 sh "$(dirname "$0")/apt-ensure.sh" validators \
   "poppler-utils qpdf libnss3-tools zbar-tools openssl chromium bubblewrap prometheus" \
   "pdfsig pdftoppm pdftotext qpdf certutil zbarimg openssl chromium bwrap prometheus promtool"
+# softhsm2 and opensc: a real PKCS#11 token (SoftHSM2) and pkcs11-tool to load a test chain into it, for the
+# desktop client's token signing test (test/harness/softhsm.ts).
+sh "$(dirname "$0")/apt-ensure.sh" pkcs11 "softhsm2 opensc" "softhsm2-util pkcs11-tool"
 sh "$(dirname "$0")/fetch-replaywebpage.sh"
 # colord-data: the sRGB ICC profile (/usr/share/color/icc/colord/sRGB.icc) of the PDF/A samples the independent
 # PDF/A-3b check is tested against (test/harness/pdfa/make_samples.py). Data, not an executable: checked by path.

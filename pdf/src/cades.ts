@@ -123,27 +123,10 @@ export async function buildCadesSignature(
   const certificates = signer.certificateChain.map((der) => pkijs.Certificate.fromBER(new Uint8Array(der)));
   const signerCert = certificates[0] as pkijs.Certificate;
 
-  const signedAttributes = sortedForDer([
-    new pkijs.Attribute({
-      type: OID.contentType,
-      values: [new asn1js.ObjectIdentifier({ value: OID.data })],
-    }),
-    new pkijs.Attribute({
-      type: OID.messageDigest,
-      values: [new asn1js.OctetString({ valueHex: sha256(data) })],
-    }),
-    new pkijs.Attribute({
-      type: OID.signingCertificateV2,
-      values: [signingCertificateV2(signerDer, signerCert)],
-    }),
-    ...(options.policy
-      ? [new pkijs.Attribute({ type: OID.sigPolicyId, values: [signaturePolicyId(options.policy)] })]
-      : []),
-  ]);
-  // RFC 5652 5.4: the signature covers the DER of the attributes as a SET OF (tag 0x31); they are stored in
-  // the SignerInfo as [0] IMPLICIT with the same content.
-  const signedAttrsDer = new Uint8Array(
-    new asn1js.Set({ value: signedAttributes.map((a) => a.toSchema()) }).toBER(false),
+  const { attributes: signedAttributes, der: signedAttrsDer } = cadesSignedAttributes(
+    data,
+    signerDer,
+    options,
   );
   const signature = await signer.sign(signedAttrsDer);
 
@@ -190,6 +173,43 @@ export async function buildCadesSignature(
     content: signedData.toSchema(true),
   });
   return new Uint8Array(contentInfo.toSchema().toBER(false));
+}
+
+/**
+ * The CAdES signed attributes `buildCadesSignature` signs over `data` for the signer certificate `signerDer`:
+ * contentType (id-data), messageDigest (SHA-256 of `data`), signingCertificateV2 and, with `options.policy`,
+ * the signature-policy-identifier, in DER order; `der` is their DER as the SET OF the signature covers
+ * (RFC 5652 5.4, tag 0x31). Deterministic: the same inputs give the same bytes, so a signature made elsewhere
+ * over `der` (deferred signing on a token) fits the CMS `buildCadesSignature` builds for the same inputs.
+ * @throws Error when `signerDer` does not parse.
+ */
+export function cadesSignedAttributes(
+  data: Uint8Array,
+  signerDer: Uint8Array,
+  options: CadesOptions = {},
+): { attributes: pkijs.Attribute[]; der: Uint8Array } {
+  const signerCert = pkijs.Certificate.fromBER(new Uint8Array(signerDer));
+  const attributes = sortedForDer([
+    new pkijs.Attribute({
+      type: OID.contentType,
+      values: [new asn1js.ObjectIdentifier({ value: OID.data })],
+    }),
+    new pkijs.Attribute({
+      type: OID.messageDigest,
+      values: [new asn1js.OctetString({ valueHex: sha256(data) })],
+    }),
+    new pkijs.Attribute({
+      type: OID.signingCertificateV2,
+      values: [signingCertificateV2(signerDer, signerCert)],
+    }),
+    ...(options.policy
+      ? [new pkijs.Attribute({ type: OID.sigPolicyId, values: [signaturePolicyId(options.policy)] })]
+      : []),
+  ]);
+  // RFC 5652 5.4: the signature covers the DER of the attributes as a SET OF (tag 0x31); they are stored in
+  // the SignerInfo as [0] IMPLICIT with the same content.
+  const der = new Uint8Array(new asn1js.Set({ value: attributes.map((a) => a.toSchema()) }).toBER(false));
+  return { attributes, der };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The long-term PDF work (`ltv.ts`: /DSS updates, the document timestamp field) in bounded worker threads
+ * The long-term PDF work (`ltv.ts`: /DSS updates, the document timestamp field, a further signer's field) in bounded worker threads
  * (`ltv-worker.ts`), for certificate PDFs that hold an uploaded original: parsing them is kept off the calling
  * thread, within the same bounds as stamping (`bounds.ts`: heap, CPU deadline, decoded stream sizes).
  */
@@ -36,4 +36,6 @@ export const boundedLtvWriter: LtvWriter = {
   appendValidationData: (pdf, material, vri, artifacts) =>
     pool.run({ kind: 'dss', pdf, material, vri, artifacts }),
   addDocumentTimestampField: (pdf, capacity) => pool.run({ kind: 'timestamp-field', pdf, capacity }),
+  addSignatureField: (pdf, capacity, options) =>
+    pool.run({ kind: 'signature-field', pdf, capacity, options }),
 };

@@ -10,8 +10,10 @@ import { serveBoundedJobs } from './bounded-worker';
 import { PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES } from './bounds';
 import {
   addDocumentTimestampField,
+  addSignatureField,
   appendValidationData,
   type IcpBrasilArtifacts,
+  type SignatureFieldOptions,
   type SignatureValidationData,
   type ValidationMaterial,
 } from './ltv';
@@ -25,7 +27,8 @@ export type LtvJob =
       vri: SignatureValidationData[] | undefined;
       artifacts?: IcpBrasilArtifacts | undefined;
     }
-  | { kind: 'timestamp-field'; pdf: Uint8Array; capacity: number };
+  | { kind: 'timestamp-field'; pdf: Uint8Array; capacity: number }
+  | { kind: 'signature-field'; pdf: Uint8Array; capacity: number; options: SignatureFieldOptions };
 
 const budget = boundPdfLibDecoding(PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES);
 
@@ -41,7 +44,9 @@ serveBoundedJobs<LtvJob, Uint8Array>(async (job) => {
     const pdf =
       job.kind === 'dss'
         ? await appendValidationData(job.pdf, job.material, job.vri, job.artifacts)
-        : await addDocumentTimestampField(job.pdf, job.capacity);
+        : job.kind === 'signature-field'
+          ? await addSignatureField(job.pdf, job.capacity, job.options)
+          : await addDocumentTimestampField(job.pdf, job.capacity);
     // An unchanged store answers the input itself: copy it so that moving it never detaches a caller's view.
     const own = pdf === job.pdf ? new Uint8Array(pdf) : pdf;
     return { output: own, transfer: movable(own) };

@@ -318,6 +318,7 @@ export interface LtvWriter {
     artifacts?: IcpBrasilArtifacts,
   ): Promise<Uint8Array>;
   addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array>;
+  addSignatureField(pdf: Uint8Array, capacity: number, options: SignatureFieldOptions): Promise<Uint8Array>;
 }
 
 /** Placeholder of /ByteRange as @signpdf writes it (filled in place, padded with spaces to its length). */
@@ -388,16 +389,71 @@ async function timestampAttempt(
  * @throws UnsoundPdfError as `appendValidationData`, and when the file has no page.
  */
 export async function addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array> {
+  return addSignatureFieldUpdate(pdf, capacity, {
+    value: { Type: 'DocTimeStamp', Filter: 'Adobe.PPKLite', SubFilter: 'ETSI.RFC3161' },
+    title: 'DocumentTimestamp',
+  });
+}
+
+/** What a second signer's field declares: its dictionary flavour and the /Name, /Reason and /M it states. */
+export interface SignatureFieldOptions {
+  /** `etsi`: /Adobe.PPKLite, /ETSI.CAdES.detached; `icp-brasil`: /PBAD_PAdES, /PBAD.PAdES (Tabela A.18). */
+  dictionary: 'etsi' | 'icp-brasil';
+  name: string;
+  reason: string;
+  /** The signing time the dictionary states (/M): PAdES puts it there, never in the CMS. */
+  signingTime: Date;
+}
+
+/**
+ * `pdf` plus an incremental update adding a signature field for one more signer (ISO 32000-1 12.8; a PDF
+ * already signed keeps its bytes, so its signatures stay valid), laid out as the document timestamp field
+ * (`addDocumentTimestampField`: invisible widget on the last page, a fresh /T, /SigFlags 3) with a value
+ * dictionary `/Type /Sig`, the filter of `options.dictionary`, /Name, /Reason, /M, a /ByteRange placeholder and
+ * a zeroed /Contents of `capacity` bytes. `fillSignatureByteRange` then fixes the range.
+ * @throws UnsoundPdfError as `appendValidationData`, and when the file has no page.
+ */
+export async function addSignatureField(
+  pdf: Uint8Array,
+  capacity: number,
+  options: SignatureFieldOptions,
+): Promise<Uint8Array> {
+  const icp = options.dictionary === 'icp-brasil';
+  return addSignatureFieldUpdate(pdf, capacity, {
+    value: {
+      Type: 'Sig',
+      Filter: icp ? 'PBAD_PAdES' : 'Adobe.PPKLite',
+      SubFilter: icp ? 'PBAD.PAdES' : 'ETSI.CAdES.detached',
+    },
+    strings: { Name: options.name, Reason: options.reason },
+    date: options.signingTime,
+    title: 'NotarySignature',
+  });
+}
+
+async function addSignatureFieldUpdate(
+  pdf: Uint8Array,
+  capacity: number,
+  kind: {
+    value: Record<string, string>;
+    strings?: Record<string, string>;
+    date?: Date;
+    title: string;
+  },
+): Promise<Uint8Array> {
   const { doc, update } = await beginUpdate(pdf);
   const { context, catalog } = doc;
   const page = doc.getPages().at(-1);
-  if (!page) throw new UnsoundPdfError('the PDF has no page to hold the document timestamp field');
+  if (!page) throw new UnsoundPdfError('the PDF has no page to hold the signature field');
 
   const byteRange = PDFArray.withContext(context);
   byteRange.push(PDFNumber.of(0));
   for (let i = 0; i < 3; i += 1) byteRange.push(name(BYTE_RANGE_PLACEHOLDER));
   // /ByteRange before /Contents: the filling below finds them in that order.
-  const value = context.obj({ Type: 'DocTimeStamp', Filter: 'Adobe.PPKLite', SubFilter: 'ETSI.RFC3161' });
+  const value = context.obj(kind.value);
+  for (const [key, text] of Object.entries(kind.strings ?? {}))
+    value.set(name(key), PDFHexString.fromText(text));
+  if (kind.date) value.set(name('M'), PDFString.fromDate(kind.date));
   value.set(name('ByteRange'), byteRange);
   value.set(name('Contents'), PDFHexString.of('0'.repeat(capacity * 2)));
   const valueRef = context.register(value);
@@ -415,8 +471,8 @@ export async function addDocumentTimestampField(pdf: Uint8Array, capacity: numbe
     const title = dict instanceof PDFDict ? dict.lookup(name('T')) : undefined;
     if (title instanceof PDFString || title instanceof PDFHexString) taken.add(title.decodeText());
   }
-  let title = 'DocumentTimestamp';
-  for (let i = 2; taken.has(title); i += 1) title = `DocumentTimestamp${i}`;
+  let title = kind.title;
+  for (let i = 2; taken.has(title); i += 1) title = `${kind.title}${i}`;
 
   // A merged field and widget (ISO 32000-1 12.7.3.1), invisible (/Rect [0 0 0 0]), flags Print + Locked, with
   // an empty normal appearance: PDF/A (ISO 19005-3 6.3.3) wants one on every widget, and the catalog (with its
@@ -447,7 +503,7 @@ export async function addDocumentTimestampField(pdf: Uint8Array, capacity: numbe
  * Fills the /ByteRange placeholder of the update (after `from`) in place: [0, start of /Contents' `<`, end
  * after its `>`, rest of the file], padded with spaces to the placeholder's length (@signpdf's layout).
  */
-function fillByteRange(pdf: Uint8Array, from: number): { bytes: Buffer; byteRange: number[] } {
+export function fillByteRange(pdf: Uint8Array, from: number): { bytes: Buffer; byteRange: number[] } {
   const bytes = Buffer.from(pdf);
   // The placeholder name, then its key: nothing else of the update carries that name.
   const placeholder = bytes.indexOf(`/${BYTE_RANGE_PLACEHOLDER}`, from, 'latin1');
@@ -466,4 +522,8 @@ function fillByteRange(pdf: Uint8Array, from: number): { bytes: Buffer; byteRang
 }
 
 /** The long-term PDF work in the calling thread. */
-export const inThreadLtvWriter: LtvWriter = { appendValidationData, addDocumentTimestampField };
+export const inThreadLtvWriter: LtvWriter = {
+  appendValidationData,
+  addDocumentTimestampField,
+  addSignatureField,
+};

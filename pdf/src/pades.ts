@@ -98,7 +98,11 @@ export async function signPdf(
   return (await signWithCms(pdfWithPlaceholder, signer, tsa)).pdf;
 }
 
-async function signWithCms(
+/**
+ * Signs `pdfWithPlaceholder` as `signPdf`, with `cadesOptions`, returning the CMS written into /Contents too.
+ * @throws as `signPdf`.
+ */
+export async function signWithCms(
   pdfWithPlaceholder: Uint8Array,
   signer: CmsSigner,
   tsa: SignatureTimestamper | undefined,
@@ -262,7 +266,7 @@ export async function expectedLevel(
 }
 
 /** What `gather` found for `chain`, the chain's certificates added, and the gaps as sentences. */
-async function validationData(
+export async function validationData(
   chain: Uint8Array[],
   gather: GatherValidationData,
 ): Promise<{ material: ValidationMaterial; shortfall: string[] }> {
@@ -288,7 +292,7 @@ async function validationData(
  * `tsa` as a `SignatureTimestamper`, keeping the verified chain of its last answer (`chain()`, undefined before
  * any answer): the writer asks for the token only, the long-term data needs the chain too.
  */
-function recordingChain(tsa: VerifiedTimestamper): SignatureTimestamper & {
+export function recordingChain(tsa: VerifiedTimestamper): SignatureTimestamper & {
   chain(): readonly Uint8Array[] | undefined;
 } {
   let last: readonly Uint8Array[] | undefined;
@@ -302,7 +306,8 @@ function recordingChain(tsa: VerifiedTimestamper): SignatureTimestamper & {
   };
 }
 
-function uniqueDer(blobs: readonly Uint8Array[]): Uint8Array[] {
+/** `blobs` without repeats (byte-equal), first occurrence kept. */
+export function uniqueDer(blobs: readonly Uint8Array[]): Uint8Array[] {
   const seen = new Set<string>();
   return blobs.filter((b) => {
     const key = Buffer.from(b).toString('base64');

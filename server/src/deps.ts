@@ -3,6 +3,7 @@ import type { Logger } from '@notary/platform/log';
 import type { Config, VerifyEndpoints } from './config';
 import type { Database } from './db';
 import type { AcervoFeedCache } from './domain/acervo/cache';
+import type { CertificateContext } from './domain/certificates/service';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { MembershipLookup } from './domain/tenancy/resolve';
 import type { AnchoringQueue } from './ports/anchoring-queue';
@@ -82,4 +83,23 @@ export interface AppDeps {
    * the configured public ones, and the devnets' once they run (`startService` adds them).
    */
   verifyEndpoints: VerifyEndpoints;
+}
+
+/**
+ * What issuing a certificate needs of the composition root (the same for the owner's and the public route, and
+ * for the tabelião's deferred signature).
+ */
+export function certificateContext(deps: AppDeps): CertificateContext {
+  return {
+    config: deps.config,
+    publicUrl: deps.publicUrl,
+    storage: deps.storage,
+    ipfs: deps.ipfs,
+    signer: deps.signer,
+    tsa: deps.tsa,
+    revocation: deps.revocation,
+    secret: deps.secret,
+    originalSignatures: deps.originalSignatures,
+    captureRecords: deps.captureRecords,
+  };
 }

@@ -110,6 +110,21 @@ export function isSelfSigned(cert: pkijs.Certificate): boolean {
   return cert.subject.isEqual(cert.issuer);
 }
 
+/** Key usage bits (RFC 5280 4.2.1.3) a signature of a document may rest on: digitalSignature, nonRepudiation. */
+const SIGNATURE_KEY_USAGE = 0x80 | 0x40;
+
+/**
+ * Whether the certificate's key usage (RFC 5280 4.2.1.3) allows signing documents: digitalSignature or
+ * nonRepudiation (contentCommitment) set; true when it has no key usage extension (no restriction stated).
+ */
+export function allowsSignatures(cert: pkijs.Certificate): boolean {
+  const ext = cert.extensions?.find((x) => x.extnID === '2.5.29.15');
+  if (!ext) return true;
+  const bits = (ext.parsedValue as { valueBlock?: { valueHexView?: Uint8Array } } | undefined)?.valueBlock
+    ?.valueHexView;
+  return ((bits?.[0] ?? 0) & SIGNATURE_KEY_USAGE) !== 0;
+}
+
 /** Whether two certificates are the same one (same DER). */
 export function sameCertificate(x: pkijs.Certificate, y: pkijs.Certificate): boolean {
   return derKey(x) === derKey(y);

@@ -11,6 +11,11 @@ const SettingsSchema = z.object({
   serverUrl: z.string().max(2048).default(DEFAULT_SERVER_URL),
   language: z.enum(['pt', 'en']).nullable().default(null),
   lastEmail: z.string().max(254).nullable().default(null),
+  /**
+   * The PKCS#11 module (driver) of the tabelião's A3 token, an absolute path (`token-signing.ts`; the common
+   * Brazilian drivers are named in docs/desktop.md); null until chosen.
+   */
+  tokenModulePath: z.string().max(4096).nullable().default(null),
 });
 export type StoredSettings = z.infer<typeof SettingsSchema>;
 

@@ -630,6 +630,34 @@ export const RetentionRefusal = defineEntity({
 });
 export type RetentionRefusalEntity = InferEntity<typeof RetentionRefusal>;
 
+/**
+ * A deferred signature by the tabelião's own certificate (`domain/certificates/notary-signature.ts`): the
+ * certificate prepared with the signer's field (`preparedPdf`), the CAdES signed attributes answered
+ * (`signedAttributes`, DER) for the announced chain (`certificates`, base64 DER, leaf first), bound to the member
+ * who asked and to the document, valid until `expiresAt`. Completing it sets `completedAt` once (a conditional
+ * UPDATE), with the signed file, its SHA-256 hex and the PAdES level reached; nothing else is written before.
+ */
+export const NotarySignatureSession = defineEntity({
+  name: 'NotarySignatureSession',
+  tableName: 'notary_signature_session',
+  properties: {
+    id: p.uuid().primary(),
+    document: () => p.manyToOne(Document).deleteRule('cascade').index(),
+    userId: p.string().length(128),
+    policy: p.enum(['icp-brasil-ad-rb', 'icp-brasil-ad-rt'] as const),
+    certificates: p.json<string[]>(),
+    signedAttributes: p.blob(),
+    preparedPdf: p.blob(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: p.datetime(),
+    completedAt: p.datetime().nullable(),
+    signedPdf: p.blob().nullable(),
+    signedPdfSha256: p.string().length(64).nullable(),
+    level: p.string().length(8).nullable(),
+  },
+});
+export type NotarySignatureSessionEntity = InferEntity<typeof NotarySignatureSession>;
+
 export const entities = [
   Tenant,
   TenantStorage,
@@ -652,4 +680,5 @@ export const entities = [
   RetentionHoldLift,
   RetentionRefusal,
   ServentiaChange,
+  NotarySignatureSession,
 ];

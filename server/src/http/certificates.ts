@@ -4,10 +4,9 @@ import { FairQueue } from '@notary/platform/fair-queue';
 import { AppError } from '@notary/shared';
 import type { Request, RequestHandler } from 'express';
 import { contentDispositionHeader } from '../adapters/storage/validate';
-import type { AppDeps } from '../deps';
+import { type AppDeps, certificateContext } from '../deps';
 import { issuePublicCertificate, PublicCertificates } from '../domain/certificates/public-certificate';
 import {
-  type CertificateContext,
   type IssuedCertificate,
   issueCertificate,
   pdfaHeader,
@@ -113,22 +112,6 @@ export function publicCertificateRoute(deps: AppDeps): RequestHandler {
     logShortfall(req, issued);
     sendCertificate(res, issued, 'inline');
   });
-}
-
-/** What issuing a certificate needs of the composition root (the same for the owner's and the public route). */
-function certificateContext(deps: AppDeps): CertificateContext {
-  return {
-    config: deps.config,
-    publicUrl: deps.publicUrl,
-    storage: deps.storage,
-    ipfs: deps.ipfs,
-    signer: deps.signer,
-    tsa: deps.tsa,
-    revocation: deps.revocation,
-    secret: deps.secret,
-    originalSignatures: deps.originalSignatures,
-    captureRecords: deps.captureRecords,
-  };
 }
 
 /** A signature below `SIGNING_LEVEL` (revocation data missing) is the operator's to know, not the client's. */

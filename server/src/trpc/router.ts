@@ -7,6 +7,8 @@ import { get } from './routers/documents/get';
 import { importIpfs } from './routers/documents/import-ipfs';
 import { lgpdDelete } from './routers/documents/lgpd-delete';
 import { list } from './routers/documents/list';
+import { notarySignatureComplete } from './routers/documents/notary-signature-complete';
+import { notarySignaturePrepare } from './routers/documents/notary-signature-prepare';
 import { publish } from './routers/documents/publish';
 import { receipt } from './routers/documents/receipt';
 import { verify } from './routers/documents/verify';
@@ -40,6 +42,8 @@ export const appRouter = router({
     verify,
     anchorProof,
     receipt,
+    notarySignaturePrepare,
+    notarySignatureComplete,
     publish,
     lgpdDelete,
     importIpfs,

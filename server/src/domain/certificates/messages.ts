@@ -16,6 +16,18 @@ const MESSAGES = {
     pt: (a) => `Certificado de notarização ${a.serial}`,
     en: (a) => `Notarization certificate ${a.serial}`,
   }),
+  /** The certificate's line naming both signers when the tabelião signs with their own certificate. */
+  notarySigners: message<{ service: string; notary: string; issuer: string; profile: string }>({
+    pt: (a) =>
+      `Assinado por ${a.service} (assinatura do serviço) e por ${a.notary} (certificado ICP-Brasil emitido por ${a.issuer}, política ${a.profile}), cada assinatura em seu próprio campo.`,
+    en: (a) =>
+      `Signed by ${a.service} (the service's signature) and by ${a.notary} (ICP-Brasil certificate issued by ${a.issuer}, policy ${a.profile}), each signature in its own field.`,
+  }),
+  /** `/Reason` of the tabelião's signature field. */
+  notaryReason: message<{ serial: string }>({
+    pt: (a) => `Assinatura do tabelião no certificado de notarização ${a.serial}`,
+    en: (a) => `The tabelião's signature of notarization certificate ${a.serial}`,
+  }),
   /** Attachment name of the certificate. */
   fileName: message<{ serial: string }>({
     pt: (a) => `certificado-${a.serial}.pdf`,

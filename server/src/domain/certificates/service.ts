@@ -150,7 +150,14 @@ export async function issueCertificateOf(
   ctx: CertificateContext,
   doc: DocumentEntity,
   tenantName: string,
-  request: { signed: boolean; lang: CertificateLanguage; signal?: AbortSignal; ipfsReadKey?: string },
+  request: {
+    signed: boolean;
+    lang: CertificateLanguage;
+    signal?: AbortSignal;
+    ipfsReadKey?: string;
+    /** Lines the page states after the others (the tabelião's deferred signature names its signers). */
+    notes?: string[];
+  },
 ): Promise<IssuedCertificate> {
   const { signal, lang } = request;
   const { renderCertificate, signAtLevel } = await pdfWriting();
@@ -175,7 +182,7 @@ export async function issueCertificateOf(
   const receipt = await buildReceipt(em, ctx, doc, originals ? { originalSignatures: originals } : {});
   // The act as the receipt states it: the page and the attached receipt say the same thing.
   if (receipt.act) data.act = { ...receipt.act, recordedAt: new Date(receipt.act.recordedAt) };
-  data.notes = [...(data.notes ?? []), receiptNote(lang, ctx.publicUrl)];
+  data.notes = [...(data.notes ?? []), receiptNote(lang, ctx.publicUrl), ...(request.notes ?? [])];
   /** The certificate, with the signature placeholder of `placeholder` when it is to be signed. */
   const render = (placeholder?: PlaceholderShape) =>
     renderCertificate(data, source.bytes, {
