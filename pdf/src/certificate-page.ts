@@ -570,7 +570,7 @@ export function createCertificatePages(
  */
 export function placeScreenshot(
   doc: PDFDocument,
-  data: CertificateData,
+  data: Pick<CertificateData, 'screenshot'>,
   how: 'decode' | 'header-only',
 ): ScreenshotPlacement | undefined {
   const png = data.screenshot;

@@ -1,3 +1,4 @@
+export * from './cpf';
 export * from './endpoint';
 export * from './error-message';
 export * from './errors';

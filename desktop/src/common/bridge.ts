@@ -8,6 +8,7 @@
  * Every method rejects with a `ClientError` (`common/errors.ts`). Type-only module: no runtime code.
  */
 import type {
+  AtaRequesterInput,
   DocumentDto,
   DocumentListDto,
   DocumentListQuery,
@@ -185,6 +186,11 @@ export interface Bridge {
 
   /** Certificate PDF (`?signed=1`: signed when the server has a signing certificate), saved where the user says. */
   saveCertificate(id: string, language: Language): Promise<SavedFile | null>;
+  /**
+   * Saves the ata notarial draft of web capture `id`: with `requester`, a new request (editors and up); with null,
+   * the last one again. Null when the user cancelled the dialog.
+   */
+  saveAtaDraft(id: string, requester: AtaRequesterInput | null): Promise<SavedFile | null>;
   /** Opens the certificate in the system's PDF viewer (browser: a new tab). */
   openCertificate(id: string, language: Language): Promise<SavedFile>;
   /** RFC 3161 timestamp token (`.tsr`) of the document's hash, saved where the user says. */

@@ -17,6 +17,7 @@
  */
 import type { AppRouter } from '@notary/server/router';
 import type {
+  AtaRequesterInput,
   DocumentDto,
   DocumentListDto,
   DocumentListQuery,
@@ -526,6 +527,22 @@ export class NotaryClient {
   }
 
   /**
+   * The ata notarial draft of a web capture (PDF/A-3b), named `minuta-ata-<serial>.pdf`: with `requester`, a new
+   * request (`POST /api/documents/:id/ata`, editors and up); without, the last one again (`GET`).
+   * @throws ClientError `invalid-content` when the answer does not start with `%PDF-`, or the server's error
+   *   (`bad-request` for an invalid CPF or a document that is no web capture, `not-found` before any request).
+   */
+  async ataDraft(id: string, requester?: AtaRequesterInput): Promise<BinaryFile> {
+    const { serialNumber } = await this.getDocument(id);
+    const route = `/api/documents/${encodeURIComponent(id)}/ata`;
+    const file = requester
+      ? await this.binary('POST', route, { requester })
+      : await this.binary('GET', route);
+    assertPdf(file.bytes);
+    return { ...file, fileName: `minuta-ata-${serialNumber}.pdf` };
+  }
+
+  /**
    * RFC 3161 timestamp response of the document's hash (DER `TimeStampResp`, `.tsr`), named `<serial>.tsr`.
    * @throws ClientError `invalid-content` when the answer is not one DER SEQUENCE, or the server's error.
    */
@@ -537,9 +554,20 @@ export class NotaryClient {
   }
 
   /** A binary answer of an authenticated route; its `Content-Disposition` is ignored (the caller names it). */
-  private binary(method: 'GET' | 'POST', path: string): Promise<Omit<BinaryFile, 'fileName'>> {
+  private binary(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<Omit<BinaryFile, 'fileName'>> {
     return this.authorized(async (jwt) => {
-      const res = await this.send(path, { method, headers: { authorization: `Bearer ${jwt}` } });
+      const res = await this.send(path, {
+        method,
+        headers: {
+          authorization: `Bearer ${jwt}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       if (!res.ok) {
         const text = await res.text();
         let json: unknown;

@@ -9,6 +9,7 @@
  * No runtime imports besides constants: the sandboxed preload bundles this file.
  */
 import type {
+  AtaRequesterInput,
   DocumentDto,
   DocumentListDto,
   DocumentListQuery,
@@ -61,6 +62,7 @@ export const CHANNELS = {
   certificateSave: 'certificate:save',
   certificateOpen: 'certificate:open',
   timestampSave: 'timestamp:save',
+  ataSave: 'ata:save',
   openExternal: 'shell:open-external',
 } as const;
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
@@ -112,6 +114,7 @@ export interface IpcContract {
   'certificate:save': { input: { id: string; language: Language }; output: SavedFile | null };
   'certificate:open': { input: { id: string; language: Language }; output: SavedFile };
   'timestamp:save': { input: { id: string }; output: SavedFile | null };
+  'ata:save': { input: { id: string; requester?: AtaRequesterInput }; output: SavedFile | null };
   'shell:open-external': { input: { url: string }; output: null };
 }
 

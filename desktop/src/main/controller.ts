@@ -279,6 +279,11 @@ export class MainController {
           throw new ClientError({ kind: 'file', message: `Could not open the certificate: ${error}` });
         return { fileName: path.basename(target), ...(file.signed ? { signed: file.signed } : {}) };
       },
+      'ata:save': async ({ id, requester }) =>
+        this.saveWithDialog(await (await this.client()).ataDraft(id, requester), {
+          name: 'PDF',
+          extensions: ['pdf'],
+        }),
       'timestamp:save': async ({ id }) =>
         this.saveWithDialog(await (await this.client()).timestamp(id), {
           name: 'RFC 3161 timestamp',

@@ -69,6 +69,8 @@ describe('certificate and timestamp files: client-chosen names, checked bytes', 
   let unregister: () => void;
   let certificateAnswer: Answer;
   let timestampAnswer: Answer;
+  /** The ata draft requests the stand-in server received: method and JSON body. */
+  const ataRequests: Array<{ method: string; body: string }> = [];
   const win = new BrowserWindow({});
 
   beforeAll(async () => {
@@ -95,7 +97,11 @@ describe('certificate and timestamp files: client-chosen names, checked bytes', 
     const now = Math.floor(Date.now() / 1000);
     const jwt = `${b64url({ alg: 'ES256' })}.${b64url({ exp: now + 300, iat: now })}.sig`;
     server = createServer((req, res) => {
-      req.resume();
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => {
+        body += chunk;
+      });
       const url = new URL(req.url ?? '/', 'http://x');
       const send = (a: Answer) => {
         res.writeHead(a.status, { 'content-length': String(a.body.byteLength), ...a.headers });
@@ -115,7 +121,12 @@ describe('certificate and timestamp files: client-chosen names, checked bytes', 
       else if (url.pathname === `/api/documents/${DOC_ID}/certificate`) send(certificateAnswer);
       else if (url.pathname === `/api/documents/${DOC_ID}/timestamp` && req.method === 'POST')
         send(timestampAnswer);
-      else res.writeHead(404).end();
+      else if (url.pathname === `/api/documents/${DOC_ID}/ata`) {
+        req.on('end', () => {
+          ataRequests.push({ method: req.method ?? '', body });
+          send(certificateAnswer);
+        });
+      } else res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -184,6 +195,25 @@ describe('certificate and timestamp files: client-chosen names, checked bytes', 
       path.join(documentsDir, `certificate-${SERIAL}.pdf`),
     ]);
     expect(new Uint8Array(await readFile(chosen))).toEqual(pdf);
+    await noEvil();
+  });
+
+  it('saves the ata draft: the requester posted as JSON, minuta-ata-<serial>.pdf suggested; the last one again by GET', async () => {
+    const chosen = path.join(documentsDir, 'ata.pdf');
+    dialog.nextSavePath = chosen;
+    const requester = { name: 'Maria', cpf: '529.982.247-25' };
+    const saved = await invoke<SavedFile>('ata:save', { id: DOC_ID, requester });
+    expect(saved).toEqual({ ok: true, value: { fileName: 'ata.pdf', signed: 'none' } });
+    expect(dialog.saveDialogs.map((d) => d.defaultPath)).toEqual([
+      path.join(documentsDir, `minuta-ata-${SERIAL}.pdf`),
+    ]);
+    expect(new Uint8Array(await readFile(chosen))).toEqual(pdf);
+    dialog.nextSavePath = path.join(documentsDir, 'again.pdf');
+    expect(await invoke<SavedFile>('ata:save', { id: DOC_ID })).toMatchObject({ ok: true });
+    expect(ataRequests).toEqual([
+      { method: 'POST', body: JSON.stringify({ requester }) },
+      { method: 'GET', body: '' },
+    ]);
     await noEvil();
   });
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ATA_REQUESTER_LIMITS } from '@notary/shared/cpf';
 import { z } from 'zod';
 import { isCaptureUrl, MAX_CAPTURE_URL_LENGTH } from '../common/capture-url';
 import { endpointProblem, MAX_ANCHOR_FILES, MAX_ENDPOINTS } from '../common/certificate-check';
@@ -132,5 +133,16 @@ export const IPC_SCHEMAS = {
   'certificate:save': z.strictObject({ id: ServerId, language: Language }),
   'certificate:open': z.strictObject({ id: ServerId, language: Language }),
   'timestamp:save': z.strictObject({ id: ServerId }),
+  'ata:save': z.strictObject({
+    id: ServerId,
+    requester: z
+      .strictObject({
+        name: z.string().max(ATA_REQUESTER_LIMITS.name),
+        cpf: z.string().max(20),
+        qualification: z.string().max(ATA_REQUESTER_LIMITS.qualification).optional(),
+        email: z.string().max(ATA_REQUESTER_LIMITS.email).optional(),
+      })
+      .optional(),
+  }),
   'shell:open-external': z.strictObject({ url: HttpUrl }),
 } as const satisfies { [C in Channel]: z.ZodType<IpcContract[C]['input']> };

@@ -74,6 +74,7 @@ const VALID: Record<Channel, unknown> = {
   'certificate:save': { id: UUID, language: 'pt' },
   'certificate:open': { id: UUID, language: 'pt' },
   'timestamp:save': { id: UUID },
+  'ata:save': { id: UUID, requester: { name: 'Maria', cpf: '529.982.247-25' } },
   'shell:open-external': { url: 'https://sepolia.etherscan.io/tx/0x01' },
 };
 

@@ -43,6 +43,7 @@ const api: PreloadApi = {
   certificateSave: invoke(CHANNELS.certificateSave),
   certificateOpen: invoke(CHANNELS.certificateOpen),
   timestampSave: invoke(CHANNELS.timestampSave),
+  ataSave: invoke(CHANNELS.ataSave),
   openExternal: invoke(CHANNELS.openExternal),
   dropFiles: (files: File[]) => {
     // A File built by script has no path (''): only files the user really dropped get through.

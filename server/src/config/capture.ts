@@ -18,6 +18,12 @@ export const CaptureEnv = z.object({
     .default('nobody'),
   CAPTURE_TENANT_MAX: z.coerce.number().int().min(1).max(1000).optional(),
   CAPTURE_BWRAP: z.string().default('/usr/bin/bwrap'),
+  ATA_ATTACH_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64 * 1024 * 1024)
+    .default(20 * 1024 * 1024),
 });
 export type CaptureEnv = z.infer<typeof CaptureEnv>;
 
@@ -56,6 +62,11 @@ export interface CaptureSettings {
    * half of the browsers and the waiting queue together, at least 1 (resolved where the capture queue is built).
    */
   tenantMax: number | undefined;
+  /**
+   * Largest WACZ attached to an ata notarial draft as an associated file (`ATA_ATTACH_MAX_BYTES`, default 20 MiB,
+   * at most 64 MiB, 0: never): a larger one is named on the draft by its SHA-256 and serial number only.
+   */
+  ataAttachMaxBytes: number;
 }
 
 /** The capture settings of `e`; file paths resolved against the working directory. */
@@ -70,5 +81,6 @@ export function captureSettings(e: CaptureEnv): CaptureSettings {
     user: e.CAPTURE_USER,
     bwrapPath: e.CAPTURE_BWRAP,
     tenantMax: e.CAPTURE_TENANT_MAX,
+    ataAttachMaxBytes: e.ATA_ATTACH_MAX_BYTES,
   };
 }

@@ -658,6 +658,28 @@ export const NotarySignatureSession = defineEntity({
 });
 export type NotarySignatureSessionEntity = InferEntity<typeof NotarySignatureSession>;
 
+/**
+ * The requester of a web capture's ata notarial draft (`domain/documents/ata.ts`): the form filled when the draft
+ * was asked for, kept with the document so that the same draft can be rendered again. Personal data (name, CPF,
+ * qualification, e-mail): an LGPD deletion of the document deletes the row. One per document: a new request
+ * replaces it. `cpf` holds the 11 digits.
+ */
+export const AtaRequest = defineEntity({
+  name: 'AtaRequest',
+  tableName: 'ata_request',
+  properties: {
+    document: () => p.oneToOne(Document).primary().deleteRule('cascade'),
+    name: p.string().length(200),
+    cpf: p.string().length(11),
+    qualification: p.string().length(500).nullable(),
+    email: p.string().length(254).nullable(),
+    /** User id of the member who asked. */
+    requestedBy: p.string().length(128),
+    requestedAt: p.datetime(),
+  },
+});
+export type AtaRequestEntity = InferEntity<typeof AtaRequest>;
+
 export const entities = [
   Tenant,
   TenantStorage,
@@ -681,4 +703,5 @@ export const entities = [
   RetentionRefusal,
   ServentiaChange,
   NotarySignatureSession,
+  AtaRequest,
 ];

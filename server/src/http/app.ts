@@ -10,7 +10,13 @@ import { errorHandler, sendError, toAppError } from '../trpc/errors';
 import { appRouter } from '../trpc/router';
 import { PUBLIC_VERIFY_PATH } from '../trpc/routers/public/verify';
 import { bodyDeadline, type LongBodyRoute } from './body-deadline';
-import { certificateRoute, publicCertificateRoute, timestampRoute } from './certificates';
+import {
+  ataReadRoute,
+  ataRequestRoute,
+  certificateRoute,
+  publicCertificateRoute,
+  timestampRoute,
+} from './certificates';
 import { corsPolicy } from './cors';
 import { countGlobalOnArrival } from './count-on-arrival';
 import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook';
@@ -129,6 +135,10 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   app.use(countGlobalOnArrival(deps));
   app.use(express.json({ limit: '256kb' }));
   app.use(rejectNulBytes);
+  // The ata notarial draft of a web capture: a JSON body in, a PDF out (certificates.ts). The POST's global count was
+  // taken on arrival (it announces a body); the GET is counted here.
+  app.post('/api/documents/:id/ata', ataRequestRoute(deps));
+  app.get('/api/documents/:id/ata', rateLimited(deps, ['global']), ataReadRoute(deps));
 
   let openapi: unknown;
   app.get(

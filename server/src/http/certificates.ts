@@ -1,10 +1,11 @@
 import type { CertificateLanguage } from '@notary/pdf/model';
 import { BoundedQueue, QueueFullError } from '@notary/pdf/render-queue';
 import { FairQueue } from '@notary/platform/fair-queue';
-import { AppError } from '@notary/shared';
+import { AppError, AtaRequestSchema } from '@notary/shared';
 import type { Request, RequestHandler } from 'express';
 import { contentDispositionHeader } from '../adapters/storage/validate';
 import { type AppDeps, certificateContext } from '../deps';
+import { type AtaContext, type AtaDraft, readAtaDraft, requestAtaDraft } from '../domain/certificates/ata';
 import { issuePublicCertificate, PublicCertificates } from '../domain/certificates/public-certificate';
 import {
   type IssuedCertificate,
@@ -180,4 +181,62 @@ export function certificateLanguage(req: Request): CertificateLanguage {
   if (lang !== undefined) throw new AppError('BAD_REQUEST', 'lang: use pt or en');
   if (!req.headers['accept-language']) return 'pt';
   return req.acceptsLanguages('pt', 'en') === 'en' ? 'en' : 'pt';
+}
+
+/** What the ata draft needs of the composition root. */
+export function ataContext(deps: AppDeps): AtaContext {
+  return {
+    config: deps.config,
+    publicUrl: deps.publicUrl,
+    secret: deps.secret,
+    storage: deps.storage,
+    captureRecords: deps.captureRecords,
+    attachMaxBytes: deps.config.capture.ataAttachMaxBytes,
+  };
+}
+
+/**
+ * `POST /api/documents/:id/ata` with `{requester: {name, cpf, qualification?, email?}}`: keeps the requester with
+ * the web capture and answers its ata notarial draft (`application/pdf` attachment, PDF/A-3b, `X-Pdfa`). Editors
+ * and up. Renders share the certificates' queue (`certificateRenders`).
+ * Statuses: 200; 400 invalid body (a CPF whose check digits do not match) or not a web capture; 401; 403 other
+ * tenant or below editor; 404; 410 LGPD-deleted; 429 render queue full.
+ */
+export function ataRequestRoute(deps: AppDeps): RequestHandler {
+  return route(deps, async ({ req, res, signal, em, actor }) => {
+    const input = AtaRequestSchema.parse(req.body ?? {});
+    const draft = await certificateRenders.run(
+      actor.tenant.id,
+      () => requestAtaDraft(em, ataContext(deps), actor, String(req.params.id), input),
+      signal,
+    );
+    sendDraft(res, draft);
+  });
+}
+
+/**
+ * `GET /api/documents/:id/ata`: the draft of the last request, rendered again from the kept requester. Any member.
+ * Statuses: 200; 400 not a web capture; 401; 403 other tenant; 404 no such document or no draft requested; 410
+ * LGPD-deleted; 429.
+ */
+export function ataReadRoute(deps: AppDeps): RequestHandler {
+  return route(deps, async ({ req, res, signal, em, actor }) => {
+    const draft = await certificateRenders.run(
+      actor.tenant.id,
+      () => readAtaDraft(em, ataContext(deps), actor, String(req.params.id)),
+      signal,
+    );
+    sendDraft(res, draft);
+  });
+}
+
+/** The draft as an `application/pdf` attachment, never cached. */
+function sendDraft(res: Parameters<RequestHandler>[1], draft: AtaDraft): void {
+  res.status(200);
+  res.setHeader('Content-Type', 'application/pdf');
+  res.setHeader('Content-Disposition', contentDispositionHeader('attachment', draft.fileName));
+  res.setHeader('Content-Length', String(draft.pdf.byteLength));
+  res.setHeader('X-Pdfa', 'PDF/A-3b');
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.end(draft.pdf);
 }

@@ -1,6 +1,7 @@
 import { accessRouter } from './routers/access';
 import { actsRouter } from './routers/acts';
 import { anchorProof } from './routers/documents/anchor-proof';
+import { ataEnotariado } from './routers/documents/ata-enotariado';
 import { capture } from './routers/documents/capture';
 import { download } from './routers/documents/download';
 import { get } from './routers/documents/get';
@@ -48,6 +49,7 @@ export const appRouter = router({
     lgpdDelete,
     importIpfs,
     capture,
+    ataEnotariado,
   }),
   acts: actsRouter,
   access: accessRouter,

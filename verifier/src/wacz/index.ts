@@ -54,6 +54,8 @@ export {
   type WaczReport,
   type WaczVerifyInput,
 } from './types.ts';
+/** WARC reading, for the service's ata draft that transcribes a captured page from its own archive. */
+export { gunzipAll, parseWarc, payloadOf, type WarcRecord } from './warc.ts';
 
 /**
  * Verifies a WACZ's signature, package and records (see the module's note). Runs in Node and in browsers;

@@ -69,6 +69,7 @@ export function electronBridge(api: PreloadApi): Bridge {
     captureWeb: (request) => unwrap(api.documentsCaptureWeb(request)),
     acceptInvitation: (invitationId) => unwrap(api.teamAcceptInvitation({ invitationId })),
     saveCertificate: (id, language) => unwrap(api.certificateSave({ id, language })),
+    saveAtaDraft: (id, requester) => unwrap(api.ataSave({ id, ...(requester ? { requester } : {}) })),
     openCertificate: (id, language) => unwrap(api.certificateOpen({ id, language })),
     saveTimestamp: (id) => unwrap(api.timestampSave({ id })),
     openExternal: async (url) => {

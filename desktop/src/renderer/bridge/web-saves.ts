@@ -16,7 +16,10 @@ function downloadBytes(bytes: Uint8Array, fileName: string, type: string): void 
 }
 
 /** The web bridge's save and open methods. */
-export type WebSaves = Pick<Bridge, 'saveCertificate' | 'openCertificate' | 'saveTimestamp' | 'openExternal'>;
+export type WebSaves = Pick<
+  Bridge,
+  'saveCertificate' | 'openCertificate' | 'saveTimestamp' | 'saveAtaDraft' | 'openExternal'
+>;
 
 /** Saves as browser downloads, opens in new tabs (only web links). */
 export function webSaves(client: NotaryClient): WebSaves {
@@ -42,6 +45,11 @@ export function webSaves(client: NotaryClient): WebSaves {
         tab?.close();
         throw e;
       }
+    },
+    saveAtaDraft: async (id, requester): Promise<SavedFile> => {
+      const file = await client.ataDraft(id, requester ?? undefined);
+      downloadBytes(file.bytes, file.fileName, 'application/pdf');
+      return { fileName: file.fileName };
     },
     saveTimestamp: async (id): Promise<SavedFile> => {
       const file = await client.timestamp(id);

@@ -4,6 +4,7 @@ import type { GatewayLink, LocalFile } from '../../common/bridge';
 import { cidOfSource } from '../../common/cid';
 import { isClientError } from '../../common/errors';
 import { useApp } from '../app-context';
+import { type AtaForm, ataRequest } from '../ata';
 import { explorerLinks, formatDateTime, formatSize, overallStatus, percent } from '../format';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
@@ -162,6 +163,12 @@ export function DocumentDetail({ id }: { id: string }) {
           <TimestampCard id={doc.id} />
         </div>
       </section>
+
+      {doc.sourceType === 'web-capture' && (
+        <section className="section">
+          <AtaCard id={doc.id} />
+        </section>
+      )}
 
       <section className="section">
         <h2>{t('detail.verifyLocal')}</h2>
@@ -350,6 +357,112 @@ function CertificateCard({ id }: { id: string }) {
           <Notice kind="ok">{result}</Notice>
         </div>
       )}
+      {error !== null && <ErrorNotice error={error} compact />}
+    </div>
+  );
+}
+
+/** The CPF problem's sentence. */
+const CPF_TEXT = {
+  empty: 'ata.cpfEmpty',
+  format: 'ata.cpfFormat',
+  'check-digits': 'ata.cpfCheckDigits',
+} as const;
+
+/**
+ * The ata notarial draft of a web capture: the requester's form (the CPF checked as typed, before anything is sent)
+ * and the draft's download; the last draft again without the form.
+ */
+function AtaCard({ id }: { id: string }) {
+  const { t } = useI18n();
+  const { bridge } = useApp();
+  const [form, setForm] = useState<AtaForm>({ name: '', cpf: '', qualification: '', email: '' });
+  const [touched, setTouched] = useState(false);
+  const [busy, setBusy] = useState<'request' | 'again' | null>(null);
+  const [result, setResult] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const check = ataRequest(form);
+  const field = (key: keyof AtaForm) => ({
+    value: form[key],
+    disabled: busy !== null,
+    'data-testid': `ata-${key}`,
+    onChange: (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value }),
+  });
+  const run = async (what: 'request' | 'again') => {
+    setTouched(true);
+    if (what === 'request' && !check.ok) return;
+    setBusy(what);
+    setError(null);
+    setResult(null);
+    try {
+      const saved = await bridge.saveAtaDraft(id, what === 'request' && check.ok ? check.request : null);
+      if (saved) setResult(t('ata.saved', { file: saved.fileName }));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
+  };
+  const nameProblem = !check.ok && touched ? check.name : null;
+  // The CPF is checked as it is typed, once it has 11 digits or the form was sent.
+  const cpfProblem = !check.ok && (touched || form.cpf.replace(/\D/g, '').length >= 11) ? check.cpf : null;
+  return (
+    <div className="card proof-card" data-testid="ata-card">
+      <h3>{t('ata.title')}</h3>
+      <p className="muted small">{t('ata.help')}</p>
+      <label className="field">
+        <span>{t('ata.name')}</span>
+        <input {...field('name')} maxLength={200} autoComplete="name" />
+        {nameProblem && (
+          <small className="field-problem" role="alert">
+            {t(nameProblem === 'empty' ? 'ata.nameEmpty' : 'ata.nameTooLong')}
+          </small>
+        )}
+      </label>
+      <label className="field">
+        <span>{t('ata.cpf')}</span>
+        <input
+          {...field('cpf')}
+          maxLength={14}
+          inputMode="numeric"
+          placeholder="000.000.000-00"
+          aria-invalid={cpfProblem !== null}
+        />
+        {cpfProblem && (
+          <small className="field-problem" role="alert" data-testid="ata-cpf-error">
+            {t(CPF_TEXT[cpfProblem])}
+          </small>
+        )}
+      </label>
+      <label className="field">
+        <span>{t('ata.qualification')}</span>
+        <input {...field('qualification')} maxLength={500} />
+      </label>
+      <label className="field">
+        <span>{t('ata.email')}</span>
+        <input {...field('email')} type="email" maxLength={254} autoComplete="email" />
+      </label>
+      <div className="button-row">
+        <button
+          type="button"
+          className="button button-primary"
+          data-testid="ata-request"
+          disabled={busy !== null}
+          onClick={() => void run('request')}
+        >
+          {busy === 'request' ? <Spinner /> : <Icon name="download" size={16} />} {t('ata.request')}
+        </button>
+        <button
+          type="button"
+          className="button"
+          data-testid="ata-again"
+          disabled={busy !== null}
+          onClick={() => void run('again')}
+        >
+          {busy === 'again' ? <Spinner /> : <Icon name="download" size={16} />} {t('ata.again')}
+        </button>
+      </div>
+      {result && <Notice kind="ok">{result}</Notice>}
       {error !== null && <ErrorNotice error={error} compact />}
     </div>
   );

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError, type LgpdDeletionDto } from '@notary/shared';
-import { AccessPolicy, DocumentDeletion } from '../../db/entities';
+import { AccessPolicy, AtaRequest, DocumentDeletion } from '../../db/entities';
 import type { ObjectStorage } from '../../ports/storage';
 import type { AcervoFeedCache } from '../acervo/cache';
 import { recordRefusal } from '../retention/audit';
@@ -129,6 +129,8 @@ export async function deleteDocumentUnderLgpd(
       throw new AppError('GONE', 'This document was deleted under the LGPD; only its hash remains on record');
     }
     await tx.nativeUpdate(AccessPolicy, { document: doc.id, revokedAt: null }, { revokedAt: deletedAt });
+    // The ata draft's requester (name, CPF, qualification) is personal data kept for this document only.
+    await tx.nativeDelete(AtaRequest, { document: doc.id });
     tx.create(DocumentDeletion, {
       id: crypto.randomUUID(),
       document: doc.id,
