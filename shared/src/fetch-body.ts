@@ -3,10 +3,13 @@ export class AnswerTooLarge extends Error {
   override name = 'AnswerTooLarge';
   /** The bound that was passed, in bytes. */
   readonly max: number;
+  /** The `content-length` the answer declared, when that is what was refused (bytes). */
+  readonly declared: number | undefined;
 
-  constructor(message: string, max: number) {
+  constructor(message: string, max: number, declared?: number) {
     super(message);
     this.max = max;
+    this.declared = declared;
   }
 }
 
@@ -23,7 +26,11 @@ export async function readBounded(res: Response, max: number): Promise<Uint8Arra
   const declared = Number(res.headers.get('content-length') ?? Number.NaN);
   if (declared > max) {
     await res.body?.cancel().catch(() => undefined);
-    throw new AnswerTooLarge(`the answer is larger than ${max} bytes (content-length ${declared})`, max);
+    throw new AnswerTooLarge(
+      `the answer is larger than ${max} bytes (content-length ${declared})`,
+      max,
+      declared,
+    );
   }
   if (!res.body) return new Uint8Array(0);
   const reader = res.body.getReader();

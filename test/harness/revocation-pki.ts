@@ -57,9 +57,10 @@ export type CrlReason =
  * - `lying`: answered from a copy of the index with every revocation removed (so a revoked certificate is
  *   "good"), signed by the rogue responder: only the responder-authority check can catch it.
  * - `no-eku`: the true answer signed by a certificate the CA did issue but without id-kp-OCSPSigning (the
- *   TSA certificate for the intermediate's answers, the intermediate's for the root's).
+ *   TSA certificate for the intermediate's answers, the intermediate's for the root's);
+ * - `unknown`: signed by the true responder, status unknown for every certificate (an empty index).
  */
-export type OcspMode = 'ok' | 'down' | 'refused' | 'lying' | 'no-eku';
+export type OcspMode = 'ok' | 'down' | 'refused' | 'lying' | 'no-eku' | 'unknown';
 export type CrlMode = 'ok' | 'down';
 
 export interface SignerPemFiles extends TestCertificate {
@@ -265,6 +266,11 @@ export async function startRevocationPki(): Promise<RevocationPki> {
     let index = file(`${ca}/index.txt`);
     let signer = ca === 'root' ? 'root' : 'ocsp-responder';
     if (mode === 'no-eku') signer = ca === 'root' ? 'intermediate' : 'tsa';
+    if (mode === 'unknown') {
+      // A responder whose index is empty knows no certificate: a signed answer with status unknown.
+      index = tmpName('txt');
+      await writeFile(index, '');
+    }
     if (mode === 'lying') {
       const clean = (await readFile(index, 'utf8'))
         .split('\n')

@@ -17,6 +17,7 @@ import { errorMessage } from '@notary/shared/error-message';
 import * as pkijs from 'pkijs';
 import { toArrayBuffer, toHex } from './bytes.ts';
 import { certificateDer, commonName, parseSignedData, signerCertificate } from './cms.ts';
+import { type TrustMessage, trustForeign, trustMsg, trustText } from './messages.ts';
 
 /** Most issuers added above a path or a chain: a path of CAs, not a search. */
 const MAX_ADDED_ISSUERS = 8;
@@ -34,7 +35,7 @@ export function pairs(path: pkijs.Certificate[]): [pkijs.Certificate, pkijs.Cert
  * basic constraints), through certificates of `pool`, leaf first; extended past an anchor that is not
  * self-signed to its issuer when `anchors` or `pool` carry it (so that its revocation is looked at too).
  * `anyTime`: ignore validity periods (a path for evidence only). `path` null when there is none, `message`
- * then says why (pkijs' words, or `no anchor`).
+ * then says why (pkijs' words, or `no anchor`), in English, and `detail` as data.
  */
 export async function buildPath(
   cert: pkijs.Certificate,
@@ -42,8 +43,8 @@ export async function buildPath(
   anchors: pkijs.Certificate[],
   t: Date,
   anyTime = false,
-): Promise<{ path: pkijs.Certificate[] | null; message: string }> {
-  if (anchors.length === 0) return { path: null, message: 'no anchor' };
+): Promise<PathFound | NoPath> {
+  if (anchors.length === 0) return noPath(trustMsg('trust.noAnchor'));
   const checkDate = anyTime
     ? new Date(Math.max(cert.notBefore.value.getTime(), Math.min(cert.notAfter.value.getTime(), t.getTime())))
     : t;
@@ -58,9 +59,26 @@ export async function buildPath(
     certificatePath: undefined,
   }));
   if (!result.result || !result.certificatePath) {
-    return { path: null, message: result.resultMessage || 'no valid path' };
+    return noPath(result.resultMessage ? trustForeign(result.resultMessage) : trustMsg('trust.noValidPath'));
   }
   return { path: await extendToRoot([...result.certificatePath], [...anchors, ...pool]), message: '' };
+}
+
+/** A path `buildPath` found (`message` empty). */
+export interface PathFound {
+  path: pkijs.Certificate[];
+  message: '';
+}
+
+/** No path: `detail` says why as data, `message` in English. */
+export interface NoPath {
+  path: null;
+  message: string;
+  detail: TrustMessage;
+}
+
+function noPath(detail: TrustMessage): NoPath {
+  return { path: null, message: trustText(detail), detail };
 }
 
 /**
@@ -175,23 +193,29 @@ export function parseTrustAnchors(trusted: readonly Uint8Array[]): pkijs.Certifi
 
 /**
  * Whether `cert` chains (through the `intermediates` a signature carries) to one of `trusted` (DER) at `at`
- * (RFC 5280 6.1, `buildPath`). Returns the engine's message when it does not; when it does, `path`: the
- * certificates of the path found, leaf first, the anchor (and its issuers at hand) included.
+ * (RFC 5280 6.1, `buildPath`). Returns the engine's message when it does not (English `message`, `detail` as
+ * data); when it does, `path`: the certificates of the path found, leaf first, the anchor (and its issuers at
+ * hand) included.
  */
 export async function chainsTo(
   cert: pkijs.Certificate,
   intermediates: pkijs.Certificate[],
   trusted: readonly Uint8Array[],
   at: Date,
-): Promise<{ ok: boolean; message: string; path?: pkijs.Certificate[] }> {
+): Promise<
+  | { ok: true; message: ''; path: pkijs.Certificate[] }
+  | { ok: false; message: string; detail: TrustMessage; path?: undefined }
+> {
   let anchors: pkijs.Certificate[];
   try {
     anchors = parseTrustAnchors(trusted);
   } catch (e) {
-    return { ok: false, message: `a trust anchor does not parse: ${errorMessage(e)}` };
+    const detail = trustMsg('trust.anchorDoesNotParse', { error: errorMessage(e) });
+    return { ok: false, message: trustText(detail), detail };
   }
   const found = await buildPath(cert, intermediates, anchors, at);
-  return found.path ? { ok: true, message: '', path: found.path } : { ok: false, message: found.message };
+  if (found.path) return { ok: true, message: '', path: found.path };
+  return { ok: false, message: found.message, detail: found.detail };
 }
 
 /**

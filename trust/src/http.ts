@@ -6,7 +6,7 @@
  */
 
 import { readBounded } from '@notary/shared/fetch-body';
-import { describeFetchError } from '@notary/shared/fetch-error';
+import { fetchProblem, TrustError, trustMsg } from './messages.ts';
 
 /** Largest answer read from an endpoint, bytes: JSON-RPC and Stacks API answers here are a few KB. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -19,8 +19,11 @@ export interface Transport {
   timeoutMs: number;
 }
 
-/** An endpoint answered something else than the API it claims (HTTP error, not JSON, a JSON-RPC error). */
-export class EndpointError extends Error {
+/**
+ * An endpoint answered something else than the API it claims (HTTP error, not JSON, a JSON-RPC error), or
+ * did not answer: `detail` says it as data, `message` in English.
+ */
+export class EndpointError extends TrustError {
   override name = 'EndpointError';
 }
 
@@ -40,25 +43,25 @@ export async function requestJson(
       signal: AbortSignal.timeout(t.timeoutMs),
     });
   } catch (e) {
-    throw new EndpointError(`unreachable: ${describeFetchError(e)}`);
+    throw new EndpointError(trustMsg('trust.unreachable', { problem: fetchProblem(e) }));
   }
   // A redirect answered despite `redirect: 'error'` (a fetch that does not honour it, `manual` semantics).
   if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
     await res.body?.cancel().catch(() => undefined);
-    throw new EndpointError(
-      `HTTP ${res.status}: redirects are not followed (ask the final endpoint directly)`,
-    );
+    throw new EndpointError(trustMsg('trust.httpRedirectAskFinal', { status: res.status }));
   }
   let text: string;
   try {
     text = await readText(res, MAX_RESPONSE_BYTES);
   } catch (e) {
-    throw new EndpointError(`unreachable: ${describeFetchError(e)}`);
+    throw new EndpointError(trustMsg('trust.unreachable', { problem: fetchProblem(e) }));
   }
   try {
     return { status: res.status, body: JSON.parse(text) as unknown };
   } catch {
-    throw new EndpointError(`HTTP ${res.status}, not JSON: ${text.slice(0, 120)}`);
+    throw new EndpointError(
+      trustMsg('trust.httpNotJson', { status: res.status, answer: text.slice(0, 120) }),
+    );
   }
 }
 
@@ -79,10 +82,14 @@ export async function jsonRpc(
   const answer = body as { result?: unknown; error?: { code?: number; message?: string } };
   if (answer.error) {
     throw new EndpointError(
-      `${method}: JSON-RPC error ${answer.error.code ?? ''} ${answer.error.message ?? ''}`,
+      trustMsg('trust.rpcError', {
+        method,
+        error: `${answer.error.code ?? ''} ${answer.error.message ?? ''}`,
+      }),
     );
   }
-  if (status !== 200 || !('result' in answer)) throw new EndpointError(`${method}: HTTP ${status}`);
+  if (status !== 200 || !('result' in answer))
+    throw new EndpointError(trustMsg('trust.rpcHttp', { method, status }));
   return answer.result;
 }
 

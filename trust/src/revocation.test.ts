@@ -161,6 +161,7 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
     ).toEqual({
       status: 'unknown',
       reason: 'none of the 0 OCSP answers and 0 CRLs is about this certificate',
+      detail: { code: 'trust.noAnswerAbout', params: { ocsps: 0, crls: 0 } },
     });
   });
 
@@ -326,7 +327,11 @@ describe('revocation data from the certificates’ own OCSP and CRL URLs', () =>
     });
     const gathered = await gatherValidationMaterial([new Uint8Array([1, 2, 3]), ...chain]);
     expect(gathered.missing).toEqual([
-      { subject: 'a certificate of the chain', reason: 'it does not parse' },
+      {
+        subject: 'a certificate of the chain',
+        reason: 'it does not parse',
+        detail: { code: 'trust.certificateDoesNotParse' },
+      },
     ]);
   });
 

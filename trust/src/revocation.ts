@@ -1,11 +1,18 @@
-import { errorMessage } from '@notary/shared/error-message';
 import { readBounded } from '@notary/shared/fetch-body';
-import { describeFetchError } from '@notary/shared/fetch-error';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer } from './bytes.ts';
 import { findIssuer, parseCertificate, sameCertificate, signedBy } from './cert-path.ts';
 import { certificateDer, subjectName } from './cms.ts';
+import {
+  fetchProblem,
+  problemOf,
+  TrustError,
+  type TrustMessage,
+  trustForeign,
+  trustMsg,
+  trustText,
+} from './messages.ts';
 
 /**
  * Revocation data of X.509 certificates: fetching it from the certificates' own AIA OCSP URL (RFC 6960) or
@@ -40,7 +47,14 @@ export interface GatherOptions {
 export type RevocationVerdict =
   | { status: 'good'; source: 'ocsp' | 'crl'; thisUpdate: Date; nextUpdate?: Date; producedAt?: Date }
   | { status: 'revoked'; source: 'ocsp' | 'crl'; revokedAt: Date; reason?: string }
-  | { status: 'unknown'; reason: string };
+  | { status: 'unknown'; reason: string; detail: TrustMessage };
+
+/** A certificate whose revocation data could not be had: why in English (`reason`) and as data (`detail`). */
+export interface MissingRevocation {
+  subject: string;
+  reason: string;
+  detail: TrustMessage;
+}
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -100,21 +114,23 @@ const OCSP_STATUS: Readonly<Record<number, string>> = {
  * 4.4.1 makes it optional): many responders serve pre-produced answers, and answers can then be cached.
  *
  * `material.certs` holds the chain and the responder certificates of the OCSP answers kept; `missing` names
- * each certificate for which nothing could be had and why. Never throws for network or answer errors; each
+ * each certificate for which nothing could be had and why (in English and as a `TrustMessage`). Never throws for network or answer errors; each
  * request is bounded by `timeoutMs` and `maxBytes`, and one call makes at most `maxRequests` requests (an
  * OCSP URL or a CRL URL is asked once per call).
  */
 export async function gatherValidationMaterial(
   chain: readonly Uint8Array[],
   options: GatherOptions = {},
-): Promise<{ material: ValidationMaterial; missing: { subject: string; reason: string }[] }> {
+): Promise<{ material: ValidationMaterial; missing: MissingRevocation[] }> {
   const now = options.now ?? new Date();
   const certs: pkijs.Certificate[] = [];
-  const missing: { subject: string; reason: string }[] = [];
+  const missing: MissingRevocation[] = [];
+  const miss = (subject: string, detail: TrustMessage) =>
+    missing.push({ subject, reason: trustText(detail), detail });
   for (const der of chain) {
     const cert = parseCertificate(der);
     if (cert) certs.push(cert);
-    else missing.push({ subject: 'a certificate of the chain', reason: 'it does not parse' });
+    else miss('a certificate of the chain', trustMsg('trust.certificateDoesNotParse'));
   }
   const fetcher = new BoundedFetcher(options);
   const crlsByUrl = new Map<string, Promise<Uint8Array>>();
@@ -124,7 +140,7 @@ export async function gatherValidationMaterial(
     if (hasExtension(cert, OID.ocspNoCheck)) return null;
     const issuer = await findIssuer(cert, certs);
     if (!issuer) return null;
-    const problems: string[] = [];
+    const problems: TrustMessage[] = [];
     for (const url of ocspUrls(cert)) {
       try {
         const request = new pkijs.OCSPRequest();
@@ -135,13 +151,13 @@ export async function gatherValidationMaterial(
           body: new Uint8Array(request.toSchema(true).toBER(false)),
         });
         const answer = await checkOcsp(der, cert, issuer, []);
-        if (!answer.ok) throw new Error(answer.reason);
-        if (answer.status === 'unknown') throw new Error('the responder does not know the certificate');
+        if (!answer.ok) throw new TrustError(answer.problem);
+        if (answer.status === 'unknown') throw new TrustError(trustMsg('trust.responderDoesNotKnow'));
         const stale = staleness(answer.thisUpdate, answer.nextUpdate, now);
-        if (stale) throw new Error(stale);
+        if (stale) throw new TrustError(stale);
         return { kind: 'ocsp' as const, der, responder: answer.responderCerts };
       } catch (e) {
-        problems.push(`OCSP ${url}: ${errorMessage(e)}`);
+        problems.push(trustMsg('trust.ocspAt', { url, problem: problemOf(e) }));
       }
     }
     for (const url of crlUrls(cert)) {
@@ -153,21 +169,18 @@ export async function gatherValidationMaterial(
         }
         const der = await pending;
         const answer = await checkCrl(der, cert, issuer);
-        if (!answer.ok) throw new Error(answer.reason);
+        if (!answer.ok) throw new TrustError(answer.problem);
         const stale = staleness(answer.thisUpdate, answer.nextUpdate, now);
-        if (stale) throw new Error(stale);
+        if (stale) throw new TrustError(stale);
         return { kind: 'crl' as const, der, responder: [] };
       } catch (e) {
-        problems.push(`CRL ${url}: ${errorMessage(e)}`);
+        problems.push(trustMsg('trust.crlAt', { url, problem: problemOf(e) }));
       }
     }
-    missing.push({
-      subject: subjectName(cert),
-      reason:
-        problems.length > 0
-          ? problems.join('; ')
-          : 'the certificate names no OCSP responder nor CRL (AIA, CRL DP)',
-    });
+    miss(
+      subjectName(cert),
+      problems.length > 0 ? trustMsg('trust.problems', { problems }) : trustMsg('trust.noResponderNorCrl'),
+    );
     return null;
   });
   const found = await Promise.all(jobs);
@@ -200,7 +213,8 @@ export async function gatherValidationMaterial(
  *   revocation time is after `at`. A good answer speaks only for times up to its `thisUpdate`: the one chosen
  *   is the earliest whose thisUpdate is at or after `at`, else the latest; the caller compares `thisUpdate`
  *   with the time it needs proven (for example the signature timestamp's time);
- * - `unknown` with the reason otherwise (no answer for that certificate, not signed by an authority, ...).
+ * - `unknown` with the reason otherwise (no answer for that certificate, not signed by an authority, ...), in
+ *   English (`reason`) and as data (`detail`).
  * @throws Error when `cert` or `issuer` does not parse.
  */
 export async function revocationStatus(
@@ -212,20 +226,20 @@ export async function revocationStatus(
   const c = pkijs.Certificate.fromBER(toArrayBuffer(cert));
   const i = pkijs.Certificate.fromBER(toArrayBuffer(issuer));
   const extra = material.certs.map(parseCertificate).filter((x): x is pkijs.Certificate => x !== null);
-  const problems: string[] = [];
+  const problems: TrustMessage[] = [];
   const answers: Answer[] = [];
   const certIds = new Map<string, Promise<pkijs.CertID>>();
   for (const der of material.ocsps) {
     const a = await checkOcsp(der, c, i, extra, certIds);
     if (!a.ok) {
-      if (a.forCertificate) problems.push(`an OCSP answer: ${a.reason}`);
-    } else if (a.status === 'unknown') problems.push('an OCSP answer says unknown');
+      if (a.forCertificate) problems.push(trustMsg('trust.anOcspAnswer', { problem: a.problem }));
+    } else if (a.status === 'unknown') problems.push(trustMsg('trust.ocspSaysUnknown'));
     else answers.push({ ...a, source: 'ocsp' });
   }
   for (const der of material.crls) {
     const a = await checkCrl(der, c, i);
     if (!a.ok) {
-      if (a.forIssuer) problems.push(`a CRL: ${a.reason}`);
+      if (a.forIssuer) problems.push(trustMsg('trust.aCrl', { problem: a.problem }));
     } else answers.push({ ...a, source: 'crl' });
   }
 
@@ -259,13 +273,11 @@ export async function revocationStatus(
     (a, b) => ocspFirst(a, b) || b.thisUpdate.getTime() - a.thisUpdate.getTime(),
   );
   if (latest[0]) return asGood(latest[0]);
-  return {
-    status: 'unknown',
-    reason:
-      problems.length > 0
-        ? problems.join('; ')
-        : `none of the ${material.ocsps.length} OCSP answers and ${material.crls.length} CRLs is about this certificate`,
-  };
+  const detail =
+    problems.length > 0
+      ? trustMsg('trust.problems', { problems })
+      : trustMsg('trust.noAnswerAbout', { ocsps: material.ocsps.length, crls: material.crls.length });
+  return { status: 'unknown', reason: trustText(detail), detail };
 }
 
 /** A checked answer about one certificate, OCSP or CRL. */
@@ -290,7 +302,7 @@ type OcspCheck =
       /** Certificates the answer carries (the responder's among them). */
       responderCerts: pkijs.Certificate[];
     }
-  | { ok: false; reason: string; forCertificate: boolean };
+  | { ok: false; problem: TrustMessage; forCertificate: boolean };
 
 /**
  * Checks one DER OCSPResponse (RFC 6960 4.2.1) as an answer about `cert` issued by `issuer`: status
@@ -306,7 +318,7 @@ async function checkOcsp(
   certIds: Map<string, Promise<pkijs.CertID>> = new Map(),
 ): Promise<OcspCheck> {
   const basic = parseOcsp(der);
-  if (typeof basic === 'string') return { ok: false, reason: basic, forCertificate: false };
+  if (isProblem(basic)) return { ok: false, problem: basic, forCertificate: false };
   const data = basic.tbsResponseData;
   let single: pkijs.SingleResponse | undefined;
   for (const r of data.responses) {
@@ -322,25 +334,27 @@ async function checkOcsp(
       break;
     }
   }
-  if (!single) return { ok: false, reason: 'no response for this certificate', forCertificate: false };
+  if (!single) {
+    return { ok: false, problem: trustMsg('trust.noResponseForCertificate'), forCertificate: false };
+  }
 
   const carried = basic.certs ?? [];
   const named = await responderCandidates(data.responderID, [issuer, ...carried, ...extra]);
   if (named.length === 0) {
-    return { ok: false, reason: 'the responder certificate is not in the answer', forCertificate: true };
+    return { ok: false, problem: trustMsg('trust.responderNotInAnswer'), forCertificate: true };
   }
   // Several certificates may carry the responder's name or key: the answer holds if one of them signed it
   // and is an authority for the issuer.
-  let refusal = '';
+  let refusal: TrustMessage | null = null;
   for (const signer of named) {
     const problem = await responderProblem(basic, signer, issuer);
     if (!problem) {
-      refusal = '';
+      refusal = null;
       break;
     }
-    refusal ||= problem;
+    refusal ??= problem;
   }
-  if (refusal) return { ok: false, reason: refusal, forCertificate: true };
+  if (refusal) return { ok: false, problem: refusal, forCertificate: true };
   const status = single.certStatus as asn1js.BaseBlock;
   const base = {
     ok: true as const,
@@ -358,7 +372,7 @@ async function checkOcsp(
     // RevokedInfo ::= SEQUENCE { revocationTime GeneralizedTime, revocationReason [0] EXPLICIT CRLReason OPTIONAL }
     const [time, reasonTag] = status.valueBlock.value;
     if (!(time instanceof asn1js.GeneralizedTime)) {
-      return { ok: false, reason: 'revoked status without a revocation time', forCertificate: true };
+      return { ok: false, problem: trustMsg('trust.revokedWithoutTime'), forCertificate: true };
     }
     const code =
       reasonTag instanceof asn1js.Constructed && reasonTag.valueBlock.value[0] instanceof asn1js.Enumerated
@@ -376,7 +390,7 @@ async function checkOcsp(
 
 type CrlCheck =
   | { ok: true; thisUpdate: Date; nextUpdate?: Date; revokedAt?: Date; reason?: string }
-  | { ok: false; reason: string; forIssuer: boolean };
+  | { ok: false; problem: TrustMessage; forIssuer: boolean };
 
 /**
  * Checks one DER CRL (RFC 5280 5, 6.3) as evidence about `cert` issued by `issuer`: issued and signed by
@@ -389,13 +403,13 @@ async function checkCrl(
   issuer: pkijs.Certificate,
 ): Promise<CrlCheck> {
   const crl = parseCrl(der);
-  if (typeof crl === 'string') return { ok: false, reason: crl, forIssuer: false };
+  if (isProblem(crl)) return { ok: false, problem: crl, forIssuer: false };
   if (!crl.issuer.isEqual(issuer.subject) || !cert.issuer.isEqual(issuer.subject)) {
-    return { ok: false, reason: 'not issued by the certificate issuer', forIssuer: false };
+    return { ok: false, problem: trustMsg('trust.crlOtherIssuer'), forIssuer: false };
   }
   const keyUsage = issuer.extensions?.find((x) => x.extnID === OID.keyUsage);
   if (keyUsage && !keyUsageBit(keyUsage, 6)) {
-    return { ok: false, reason: 'the issuer may not sign CRLs (no cRLSign key usage)', forIssuer: true };
+    return { ok: false, problem: trustMsg('trust.noCrlSign'), forIssuer: true };
   }
   let signatureOk = false;
   try {
@@ -410,20 +424,19 @@ async function checkCrl(
   } catch {
     signatureOk = false;
   }
-  if (!signatureOk)
-    return { ok: false, reason: 'its signature does not verify with the issuer key', forIssuer: true };
+  if (!signatureOk) return { ok: false, problem: trustMsg('trust.crlSignature'), forIssuer: true };
   const extensions = crl.crlExtensions?.extensions ?? [];
   if (extensions.some((x) => x.extnID === OID.deltaCrlIndicator)) {
-    return { ok: false, reason: 'a delta CRL (not complete)', forIssuer: true };
+    return { ok: false, problem: trustMsg('trust.deltaCrl'), forIssuer: true };
   }
   const idp = extensions.find((x) => x.extnID === OID.issuingDistributionPoint)?.parsedValue;
   if (idp instanceof pkijs.IssuingDistributionPoint) {
     const isCa = isCaCertificate(cert);
     if (idp.onlyContainsAttributeCerts || idp.indirectCRL || idp.onlySomeReasons !== undefined) {
-      return { ok: false, reason: 'a partial CRL (issuing distribution point scope)', forIssuer: true };
+      return { ok: false, problem: trustMsg('trust.partialCrl'), forIssuer: true };
     }
     if ((idp.onlyContainsUserCerts && isCa) || (idp.onlyContainsCACerts && !isCa)) {
-      return { ok: false, reason: 'the CRL does not cover this kind of certificate', forIssuer: true };
+      return { ok: false, problem: trustMsg('trust.crlScope'), forIssuer: true };
     }
   }
   const thisUpdate = crl.thisUpdate.value;
@@ -447,41 +460,46 @@ async function checkCrl(
 
 /**
  * Parsed answers by blob: one /DSS is judged many times (each certificate, each candidate time), its blobs
- * are parsed once. A string is why the blob is no usable answer.
+ * are parsed once. A `TrustMessage` is why the blob is no usable answer.
  */
-const parsedOcsps = new WeakMap<Uint8Array, pkijs.BasicOCSPResponse | string>();
-const parsedCrls = new WeakMap<Uint8Array, pkijs.CertificateRevocationList | string>();
+const parsedOcsps = new WeakMap<Uint8Array, pkijs.BasicOCSPResponse | TrustMessage>();
+const parsedCrls = new WeakMap<Uint8Array, pkijs.CertificateRevocationList | TrustMessage>();
+
+/** Whether a parse gave why there is no answer rather than the answer. */
+function isProblem<T extends object>(parsed: T | TrustMessage): parsed is TrustMessage {
+  return !(parsed instanceof pkijs.BasicOCSPResponse || parsed instanceof pkijs.CertificateRevocationList);
+}
 
 /** The BasicOCSPResponse of a successful OCSPResponse (RFC 6960 4.2.1), or why there is none. */
-function parseOcsp(der: Uint8Array): pkijs.BasicOCSPResponse | string {
+function parseOcsp(der: Uint8Array): pkijs.BasicOCSPResponse | TrustMessage {
   const known = parsedOcsps.get(der);
   if (known !== undefined) return known;
-  let out: pkijs.BasicOCSPResponse | string;
+  let out: pkijs.BasicOCSPResponse | TrustMessage;
   try {
     const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(der));
     const status = response.responseStatus.valueBlock.valueDec;
-    if (status !== 0) out = `response status ${OCSP_STATUS[status] ?? status}`;
+    if (status !== 0) out = trustMsg('trust.ocspStatus', { status: OCSP_STATUS[status] ?? status });
     else if (!response.responseBytes || response.responseBytes.responseType !== OID.ocspBasic) {
-      out = 'not a basic OCSP response';
+      out = trustMsg('trust.notBasicOcsp');
     } else
       out = pkijs.BasicOCSPResponse.fromBER(
         new Uint8Array(response.responseBytes.response.valueBlock.valueHexView),
       );
   } catch (e) {
-    out = `does not parse: ${errorMessage(e)}`;
+    out = trustMsg('trust.doesNotParse', { error: problemOf(e) });
   }
   parsedOcsps.set(der, out);
   return out;
 }
 
-function parseCrl(der: Uint8Array): pkijs.CertificateRevocationList | string {
+function parseCrl(der: Uint8Array): pkijs.CertificateRevocationList | TrustMessage {
   const known = parsedCrls.get(der);
   if (known !== undefined) return known;
-  let out: pkijs.CertificateRevocationList | string;
+  let out: pkijs.CertificateRevocationList | TrustMessage;
   try {
     out = pkijs.CertificateRevocationList.fromBER(toArrayBuffer(der));
   } catch (e) {
-    out = `does not parse: ${errorMessage(e)}`;
+    out = trustMsg('trust.doesNotParse', { error: problemOf(e) });
   }
   parsedCrls.set(der, out);
   return out;
@@ -494,22 +512,22 @@ function parseCrl(der: Uint8Array): pkijs.CertificateRevocationList | string {
  */
 export function nextUpdateOf(der: Uint8Array): number | undefined {
   const basic = parseOcsp(der);
-  if (typeof basic !== 'string') {
+  if (!isProblem(basic)) {
     const times = basic.tbsResponseData.responses.map((r) => r.nextUpdate?.getTime());
     if (times.length === 0 || times.some((t) => t === undefined)) return undefined;
     return Math.min(...(times as number[]));
   }
   const crl = parseCrl(der);
-  return typeof crl === 'string' ? undefined : crl.nextUpdate?.value.getTime();
+  return isProblem(crl) ? undefined : crl.nextUpdate?.value.getTime();
 }
 
 /** Why an answer is not fresh at `now` (RFC 5280 6.3.3 a, RFC 6960 4.2.2.1), or null. */
-function staleness(thisUpdate: Date, nextUpdate: Date | undefined, now: Date): string | null {
+function staleness(thisUpdate: Date, nextUpdate: Date | undefined, now: Date): TrustMessage | null {
   if (thisUpdate.getTime() > now.getTime() + CLOCK_SKEW_MS) {
-    return `thisUpdate ${thisUpdate.toISOString()} is in the future`;
+    return trustMsg('trust.thisUpdateFuture', { at: thisUpdate.toISOString() });
   }
   if (nextUpdate && nextUpdate.getTime() < now.getTime()) {
-    return `stale: nextUpdate ${nextUpdate.toISOString()} has passed`;
+    return trustMsg('trust.stale', { at: nextUpdate.toISOString() });
   }
   return null;
 }
@@ -528,12 +546,12 @@ class BoundedFetcher {
     this.left = o.maxRequests ?? DEFAULT_MAX_REQUESTS;
   }
 
-  /** The body of a 200 answer. @throws Error naming the cause (budget, unreachable, timeout, status, size). */
+  /** The body of a 200 answer. @throws TrustError naming the cause (budget, unreachable, timeout, status, size). */
   async get(
     url: string,
     init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: Uint8Array },
   ) {
-    if (this.left <= 0) throw new Error('request budget of this look-up spent');
+    if (this.left <= 0) throw new TrustError(trustMsg('trust.budgetSpent'));
     this.left -= 1;
     const signal = AbortSignal.timeout(this.timeoutMs);
     let res: Response;
@@ -547,17 +565,18 @@ class BoundedFetcher {
       });
     } catch (e) {
       // The caller's address policy (a fetch that refuses private destinations) speaks for itself.
-      if (e instanceof Error && e.name === 'AddressRefusedError') throw new Error(e.message);
-      throw new Error(`unreachable: ${describeFetchError(e)}`);
+      if (e instanceof Error && e.name === 'AddressRefusedError')
+        throw new TrustError(trustForeign(e.message));
+      throw new TrustError(trustMsg('trust.unreachable', { problem: fetchProblem(e) }));
     }
     if (res.status !== 200) {
       await res.body?.cancel().catch(() => undefined);
-      throw new Error(`HTTP ${res.status}`);
+      throw new TrustError(trustMsg('trust.http', { status: res.status }));
     }
     try {
       return await readBounded(res, this.maxBytes);
     } catch (e) {
-      throw new Error(describeFetchError(e));
+      throw new TrustError(fetchProblem(e));
     }
   }
 }
@@ -588,7 +607,7 @@ async function responderCandidates(
 }
 
 /**
- * Why `signer` cannot vouch for `basic` about certificates of `issuer`, or '' when it can (RFC 6960 4.2.2.2):
+ * Why `signer` cannot vouch for `basic` about certificates of `issuer`, or null when it can (RFC 6960 4.2.2.2):
  * its key verifies the signature, and it is the issuer itself or a certificate the issuer signed with the
  * id-kp-OCSPSigning EKU, valid at producedAt. The delegated responder's own revocation is not looked at (such
  * certificates carry id-pkix-ocsp-nocheck, RFC 6960 4.2.2.2.1).
@@ -597,7 +616,7 @@ async function responderProblem(
   basic: pkijs.BasicOCSPResponse,
   signer: pkijs.Certificate,
   issuer: pkijs.Certificate,
-): Promise<string> {
+): Promise<TrustMessage | null> {
   const data = basic.tbsResponseData;
   let signatureOk = false;
   try {
@@ -612,18 +631,18 @@ async function responderProblem(
   } catch {
     signatureOk = false;
   }
-  if (!signatureOk) return 'its signature does not verify';
-  if (sameCertificate(signer, issuer)) return '';
-  const who = subjectName(signer);
+  if (!signatureOk) return trustMsg('trust.ocspSignature');
+  if (sameCertificate(signer, issuer)) return null;
+  const name = subjectName(signer);
   if (!signer.issuer.isEqual(issuer.subject) || !(await signedBy(signer, issuer))) {
-    return `not signed by an authority: ${who} is neither the issuer nor a responder the issuer certified`;
+    return trustMsg('trust.notAnAuthority', { name });
   }
-  if (!ekuIncludes(signer, OID.kpOcspSigning)) return `responder ${who} lacks the id-kp-OCSPSigning EKU`;
+  if (!ekuIncludes(signer, OID.kpOcspSigning)) return trustMsg('trust.noOcspSigningEku', { name });
   const produced = data.producedAt.getTime();
   if (produced < signer.notBefore.value.getTime() || produced > signer.notAfter.value.getTime()) {
-    return `responder ${who} was not valid when the answer was produced (${data.producedAt.toISOString()})`;
+    return trustMsg('trust.responderNotValid', { name, at: data.producedAt.toISOString() });
   }
-  return '';
+  return null;
 }
 
 function hasExtension(cert: pkijs.Certificate, oid: string): boolean {

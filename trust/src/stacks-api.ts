@@ -4,6 +4,14 @@ import { stripHex } from '@notary/shared/hex';
 import { Cl, ClarityType, cvToString, hexToCV, serializeCV } from '@stacks/transactions';
 import { z } from 'zod';
 import { parseRetryAfter, type Transport } from './http.ts';
+import {
+  fetchProblem,
+  TrustError,
+  type TrustMessage,
+  trustForeign,
+  trustMsg,
+  trustText,
+} from './messages.ts';
 
 /**
  * One reader of the Stacks APIs for the service's Stacks adapter and the verifier's check 4 (the anchorer's
@@ -76,9 +84,9 @@ export type StacksApiFailure =
 /**
  * The endpoint gave no usable answer: unavailability, never evidence about a transaction. `message` names the
  * route (`GET /extended/v3/…`), not the base URL (the caller knows which endpoint it asked, and may hold a key
- * in it).
+ * in it); `detail` says the same as data. A caller's own English text is its `detail` as it is.
  */
-export class StacksApiUnavailable extends Error {
+export class StacksApiUnavailable extends TrustError {
   override name = 'StacksApiUnavailable';
   readonly reason: StacksApiFailure;
   /** The HTTP status, when one was answered. */
@@ -88,10 +96,10 @@ export class StacksApiUnavailable extends Error {
 
   constructor(
     reason: StacksApiFailure,
-    message: string,
+    detail: TrustMessage | string,
     extra: { status?: number; retryAfterMs?: number } = {},
   ) {
-    super(message);
+    super(typeof detail === 'string' ? trustForeign(detail) : detail);
     this.reason = reason;
     this.status = extra.status;
     this.retryAfterMs = extra.retryAfterMs;
@@ -104,8 +112,8 @@ export class StacksWrongKind extends StacksApiUnavailable {
   readonly expected: StacksApiKind;
   readonly found: StacksApiKind | 'none';
 
-  constructor(expected: StacksApiKind, found: StacksApiKind | 'none', message: string) {
-    super('wrong-kind', message);
+  constructor(expected: StacksApiKind, found: StacksApiKind | 'none', detail: TrustMessage) {
+    super('wrong-kind', detail);
     this.expected = expected;
     this.found = found;
   }
@@ -167,14 +175,14 @@ export class RequestBudget {
     const readyAt = this.reserve(now);
     if (readyAt > deadline) {
       if (this.rpm !== undefined) this.tokens += 1;
-      throw rateLimited(readyAt - now, 'the request budget');
+      throw rateLimited(readyAt - now, 'trust.budgetWait');
     }
     let at = readyAt;
     while (at > this.clock.now()) {
       await this.clock.sleep(at - this.clock.now());
       // A 429 answered meanwhile pauses those who reserved before it too.
       at = Math.max(at, this.pausedUntil);
-      if (at > deadline) throw rateLimited(at - this.clock.now(), 'the endpoint');
+      if (at > deadline) throw rateLimited(at - this.clock.now(), 'trust.endpointWait');
     }
   }
 
@@ -207,12 +215,11 @@ export class RequestBudget {
   }
 }
 
-function rateLimited(ms: number, what: string): StacksApiUnavailable {
-  return new StacksApiUnavailable(
-    'rate-limited',
-    `rate-limited: ${what} accepts the next request in ${Math.ceil(ms / 1000)} s`,
-    { status: 429, retryAfterMs: ms },
-  );
+function rateLimited(ms: number, who: 'trust.budgetWait' | 'trust.endpointWait'): StacksApiUnavailable {
+  return new StacksApiUnavailable('rate-limited', trustMsg(who, { seconds: Math.ceil(ms / 1000) }), {
+    status: 429,
+    retryAfterMs: ms,
+  });
 }
 
 export interface StacksApiOptions {
@@ -383,19 +390,15 @@ export class StacksApiClient {
       if ((await this.serves('/extended/v3/transactions/')) === 'yes') return 'hiro-v3';
       const v1 = await this.serves('/extended/v1/tx/');
       if (v1 === 'yes') return 'hiro-v1';
-      if (v1 === 'gone') throw v1Gone('and it has no /extended/v3 routes');
-      throw new StacksWrongKind(
-        'hiro-v3',
-        'none',
-        'a Hiro API (GET /extended) without transaction routes (/extended/v3/transactions, /extended/v1/tx)',
-      );
+      if (v1 === 'gone') throw v1Gone(trustMsg('trust.v1GoneNoV3'));
+      throw new StacksWrongKind('hiro-v3', 'none', trustMsg('trust.hiroWithoutTxRoutes'));
     }
     const info = await this.raw('GET', '/v2/info');
     if (info.status === 200 && NodeInfoSchema.safeParse(parseJson(info.text)).success) return 'node';
     throw new StacksWrongKind(
       'node',
       'none',
-      `neither a Hiro API (GET /extended: HTTP ${status.status}) nor a stacks-node (GET /v2/info: HTTP ${info.status})`,
+      trustMsg('trust.neitherKind', { extended: status.status, info: info.status }),
     );
   }
 
@@ -412,7 +415,7 @@ export class StacksApiClient {
     try {
       found = await this.detect();
     } catch (e) {
-      if (e instanceof StacksWrongKind) throw new StacksWrongKind(expected, e.found, e.message);
+      if (e instanceof StacksWrongKind) throw new StacksWrongKind(expected, e.found, e.detail);
       throw e;
     }
     if (found === expected || expected === 'node') return expected;
@@ -420,9 +423,9 @@ export class StacksApiClient {
       // A v3 API may still serve the deprecated v1 routes, until its operator disables them.
       const v1 = await this.serves('/extended/v1/tx/');
       if (v1 === 'yes') return expected;
-      if (v1 === 'gone') throw v1Gone('(its /extended/v3 routes answer)');
+      if (v1 === 'gone') throw v1Gone(trustMsg('trust.v1GoneV3Answers'));
     }
-    throw new StacksWrongKind(expected, found, describeStacksApiKind(found));
+    throw new StacksWrongKind(expected, found, stacksApiKindMessage(found));
   }
 
   /** `GET /v2/info`. */
@@ -444,7 +447,7 @@ export class StacksApiClient {
       throw new StacksWrongKind(
         'hiro-v3',
         'none',
-        `GET /extended: HTTP ${res.status}, not a Hiro API status`,
+        at('GET /extended', trustMsg('trust.notHiroStatus', { status: res.status })),
       );
     }
     return {
@@ -495,7 +498,7 @@ export class StacksApiClient {
   protected async indexed<T>(read: (kind: 'hiro-v3' | 'hiro-v1') => Promise<T>): Promise<T> {
     const kind = await this.kind();
     if (kind === 'node') {
-      throw new StacksWrongKind('hiro-v3', 'node', 'a stacks-node has no transaction index (/extended)');
+      throw new StacksWrongKind('hiro-v3', 'node', trustMsg('trust.nodeNoIndex'));
     }
     try {
       return await read(kind);
@@ -524,7 +527,7 @@ export class StacksApiClient {
 
   private notFound(res: RawAnswer, what: string): null {
     if (isRoute404(res)) {
-      throw new StacksWrongKind('hiro-v3', 'none', `${what}: HTTP 404, no such route on this endpoint`);
+      throw new StacksWrongKind('hiro-v3', 'none', at(what, trustMsg('trust.noSuchRoute')));
     }
     return null;
   }
@@ -547,10 +550,8 @@ export class StacksApiClient {
     if (value === undefined) {
       throw new StacksApiUnavailable(
         'not-json',
-        `${what}: HTTP ${res.status}, not JSON: ${snippet(res.text)}`,
-        {
-          status: res.status,
-        },
+        at(what, trustMsg('trust.httpNotJson', { status: res.status, answer: snippet(res.text) })),
+        { status: res.status },
       );
     }
     const parsed = schema.safeParse(value);
@@ -580,13 +581,16 @@ export class StacksApiClient {
           signal: AbortSignal.timeout(this.transport.timeoutMs),
         });
       } catch (e) {
-        throw new StacksApiUnavailable('unreachable', `${what}: unreachable: ${describeFetchError(e)}`);
+        throw new StacksApiUnavailable(
+          'unreachable',
+          at(what, trustMsg('trust.unreachable', { problem: fetchProblem(e) })),
+        );
       }
       if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
         await res.body?.cancel().catch(() => undefined);
         throw new StacksApiUnavailable(
           'http-error',
-          `${what}: HTTP ${res.status}: redirects are not followed (give the final URL)`,
+          at(what, trustMsg('trust.httpRedirectGiveFinal', { status: res.status })),
           { status: res.status },
         );
       }
@@ -601,7 +605,7 @@ export class StacksApiClient {
         if (answered429 >= MAX_429_PER_REQUEST || this.clock.now() + ms > deadline) {
           throw new StacksApiUnavailable(
             'rate-limited',
-            `${what}: HTTP 429 (rate-limited; Retry-After ${Math.ceil(ms / 1000)} s)`,
+            at(what, trustMsg('trust.http429', { seconds: Math.ceil(ms / 1000) })),
             { status: 429, retryAfterMs: ms },
           );
         }
@@ -613,16 +617,16 @@ export class StacksApiClient {
       } catch (e) {
         throw new StacksApiUnavailable(
           'unreachable',
-          `${what}: HTTP ${res.status}: ${describeFetchError(e)}`,
-          {
-            status: res.status,
-          },
+          at(what, trustMsg('trust.httpThen', { status: res.status, problem: fetchProblem(e) })),
+          { status: res.status },
         );
       }
       if (res.status === 410) {
-        throw new StacksApiUnavailable('gone', `${what}: HTTP 410 Gone: ${snippet(goneMessage(text))}`, {
-          status: 410,
-        });
+        throw new StacksApiUnavailable(
+          'gone',
+          at(what, trustMsg('trust.http410', { answer: snippet(goneMessage(text)) })),
+          { status: 410 },
+        );
       }
       return { status: res.status, text, contentType: res.headers.get('content-type') ?? '' };
     }
@@ -703,26 +707,35 @@ function goneMessage(text: string): string {
 
 /** `http-error`: `what` answered an HTTP status it should not have. */
 export function httpError(what: string, res: RawAnswer): StacksApiUnavailable {
-  return new StacksApiUnavailable('http-error', `${what}: HTTP ${res.status}: ${snippet(res.text)}`, {
-    status: res.status,
-  });
-}
-
-/** `bad-answer`: `what` answered 200 with a body that is not the expected answer (`field`: where). */
-export function badAnswer(what: string, res: RawAnswer, field?: string): StacksApiUnavailable {
   return new StacksApiUnavailable(
-    'bad-answer',
-    `${what}: HTTP ${res.status}, not the expected answer${field ? ` (${field})` : ''}: ${snippet(res.text)}`,
+    'http-error',
+    at(what, trustMsg('trust.httpAnswer', { status: res.status, answer: snippet(res.text) })),
     { status: res.status },
   );
 }
 
-function v1Gone(more: string): StacksApiUnavailable {
+/** `bad-answer`: `what` answered 200 with a body that is not the expected answer (`field`: where). */
+export function badAnswer(what: string, res: RawAnswer, field?: string): StacksApiUnavailable {
+  const answer = snippet(res.text);
   return new StacksApiUnavailable(
-    'gone',
-    `GET /extended/v1/tx answers 410 Gone: this Hiro API has disabled its deprecated v1 routes ${more}`,
-    { status: 410 },
+    'bad-answer',
+    at(
+      what,
+      field
+        ? trustMsg('trust.httpUnexpectedAt', { status: res.status, field, answer })
+        : trustMsg('trust.httpUnexpected', { status: res.status, answer }),
+    ),
+    { status: res.status },
   );
+}
+
+/** `problem` of the request `route` (`GET /v2/info`): `GET /v2/info: problem`. */
+function at(route: string, problem: TrustMessage): TrustMessage {
+  return trustMsg('trust.at', { route, problem });
+}
+
+function v1Gone(detail: TrustMessage): StacksApiUnavailable {
+  return new StacksApiUnavailable('gone', detail, { status: 410 });
 }
 
 /**
@@ -730,13 +743,18 @@ function v1Gone(more: string): StacksApiUnavailable {
  * with only the deprecated /extended/v1 routes (hiro-v1)` or `a stacks-node without a Hiro API (node)`.
  */
 export function describeStacksApiKind(kind: StacksApiKind): string {
+  return trustText(stacksApiKindMessage(kind));
+}
+
+/** What an endpoint of `kind` is, as a trust message (`describeStacksApiKind`'s English). */
+export function stacksApiKindMessage(kind: StacksApiKind): TrustMessage {
   switch (kind) {
     case 'hiro-v3':
-      return 'a Hiro API with /extended/v3 routes (hiro-v3)';
+      return trustMsg('trust.kindHiroV3');
     case 'hiro-v1':
-      return 'a Hiro API with only the deprecated /extended/v1 routes (hiro-v1)';
+      return trustMsg('trust.kindHiroV1');
     default:
-      return 'a stacks-node without a Hiro API (node)';
+      return trustMsg('trust.kindNode');
   }
 }
 
@@ -775,7 +793,10 @@ export async function readAnchor(
 ): Promise<AnchorRecord | null> {
   const answer = await api.callReadOnly(contractId, 'get-anchor', [rootArgument(rootHex)], sender);
   if (!answer.okay) {
-    throw new StacksApiUnavailable('bad-answer', `call-read get-anchor failed: ${snippet(answer.cause)}`);
+    throw new StacksApiUnavailable(
+      'bad-answer',
+      trustMsg('trust.getAnchorFailed', { answer: snippet(answer.cause) }),
+    );
   }
   let cv: ReturnType<typeof hexToCV>;
   try {
@@ -783,7 +804,7 @@ export async function readAnchor(
   } catch (e) {
     throw new StacksApiUnavailable(
       'bad-answer',
-      `get-anchor: undecodable Clarity value: ${describeFetchError(e)}`,
+      trustMsg('trust.getAnchorUndecodable', { error: describeFetchError(e) }),
     );
   }
   if (cv.type === ClarityType.OptionalNone) return null;
@@ -793,7 +814,10 @@ export async function readAnchor(
       return { height: Number(height.value), sender: who.value };
     }
   }
-  throw new StacksApiUnavailable('bad-answer', `get-anchor: unexpected ${cvToString(cv)}`);
+  throw new StacksApiUnavailable(
+    'bad-answer',
+    trustMsg('trust.getAnchorUnexpected', { value: cvToString(cv) }),
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { requestJson, type Transport } from '@notary/trust/http';
+import { problemOf } from '@notary/trust/messages';
 import { AbiCoder, getAddress, Interface, isAddress, keccak256, solidityPacked, ZeroHash } from 'ethers';
 import { errorMessage } from './error-message.ts';
 import { data, foreign, type Message, msg, render } from './messages/index.ts';
@@ -177,7 +178,7 @@ async function rpc(t: Transport, url: string, method: string, params: unknown[])
       body: { jsonrpc: '2.0', id: rpcId, method, params },
     });
   } catch (e) {
-    throw new Unavailable(msg('evm.methodError', { method, error: errorMessage(e) }));
+    throw new Unavailable(msg('evm.methodError', { method, error: problemOf(e) }));
   }
   const body = answer.body as { result?: unknown; error?: { code?: unknown; message?: unknown } } | null;
   if (answer.status !== 200) {

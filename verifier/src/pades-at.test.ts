@@ -23,6 +23,7 @@ import { pemCmsSigner, placeholderPdf } from '../../test/harness/pades-pdfs.ts';
 import { createTestPki, newKeyRequest, opensslIn, pemToDer, type TestPki } from '../../test/harness/pki.ts';
 import { type RevocationPki, startRevocationPki } from '../../test/harness/revocation-pki.ts';
 import { parseRfc3339, runCli } from './cli.ts';
+import { render } from './messages/index.ts';
 import { untranslatedTexts } from './messages/messages.testing.ts';
 import { checkPadesSignature } from './pades/index.ts';
 import { changesAfter, readPdfSignatures } from './pdf-signatures.ts';
@@ -514,6 +515,52 @@ describe('check 6 at a time T, offline (one PKI)', () => {
       expect(r.evidence).toContainEqual(expect.objectContaining({ label: 'source unavailable' }));
       expect(r.pades).toMatchObject({ level: 'B-T', online: true });
     }
+  });
+
+  it('in Portuguese, a responder unreachable, one that does not know the certificate and a path not found leave no English', async () => {
+    const bt = await signAt(pki, 'B-T');
+    const down = (async () => {
+      throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+    }) as typeof fetch;
+    const unreachable = await checkPadesSignature(bt, {
+      ...anchors,
+      at: new Date(),
+      online: true,
+      fetch: down,
+    });
+    pki.setOcsp('unknown');
+    pki.setCrl('down');
+    let unknown: CheckResult;
+    try {
+      unknown = await checkPadesSignature(bt, { ...anchors, at: new Date(), online: true });
+    } finally {
+      pki.setOcsp('ok');
+      pki.setCrl('ok');
+    }
+    // The signer's own certificate as the only anchor: no path from the TSA's certificate to it.
+    const noPath = await checkPadesSignature(bt, {
+      trustCa: anchors.trustCa,
+      tsaCa: [pki.signer.certDer],
+      at: new Date(),
+    });
+    const english = (r: CheckResult) =>
+      [r.summary, ...r.evidence.map((e) => `${e.label}: ${e.value}`)].join('\n');
+    expect(english(unreachable)).toMatch(/OCSP http:\/\/127\.0\.0\.1:\d+\/\S+: unreachable: ECONNREFUSED/);
+    expect(english(unknown)).toMatch(/the responder does not know the certificate/);
+    expect(noPath.status, english(noPath)).toBe('failed');
+    expect(english(noPath)).toMatch(/chain to --tsa-ca: /);
+    const pt = (r: CheckResult) =>
+      [r.summaryMessage, ...r.evidence.map((e) => e.valueMessage)]
+        .map((m) => (m ? render(m, 'pt') : ''))
+        .join('\n');
+    expect(pt(unreachable)).toMatch(/inalcançável: ECONNREFUSED/);
+    expect(pt(unknown)).toMatch(/o respondedor não conhece o certificado/);
+    // pkijs' own words for the path not found are shown as they are; the revocation verdicts are translated.
+    expect(pt(noPath)).toMatch(/Notary LTV TSA: No valid certificate paths found/);
+    expect(pt(noPath)).toMatch(
+      /desconhecido \(nenhuma das 0 respostas OCSP e 0 LCRs trata deste certificado\)/,
+    );
+    expect(untranslatedTexts([{ checks: [unreachable, unknown, noPath] }])).toEqual([]);
   });
 
   it('verify() and the command line take --at and --online', async () => {

@@ -1,4 +1,5 @@
 import type { Transport } from '@notary/trust/http';
+import { problemOf } from '@notary/trust/messages';
 import {
   type AnchorRecord,
   readAnchor,
@@ -8,9 +9,8 @@ import {
   type StacksApiKind,
   type StacksTx,
 } from '@notary/trust/stacks-api';
-import { errorMessage } from './error-message.ts';
 import { agreement, compareEndpoints, confirmationsEvidence } from './evm.ts';
-import { data, foreign, type Message, msg, render } from './messages/index.ts';
+import { data, type Message, msg, render } from './messages/index.ts';
 import type { Receipt } from './receipt.ts';
 import { CheckBuilder, type CheckResult, notRun } from './report.ts';
 
@@ -115,7 +115,7 @@ export async function checkStacks(
     try {
       read = await readEndpoint(api, leg, root);
     } catch (e) {
-      c.unavailable(url, e instanceof EndpointUnusable ? e.detail : foreign(errorMessage(e)));
+      c.unavailable(url, e instanceof EndpointUnusable ? e.detail : problemOf(e));
       continue;
     }
     c.answered(url);

@@ -101,7 +101,7 @@ export async function verifyTimestampToken(
     c.expect(
       trusted.ok,
       msg('tst.chainToTsaCa'),
-      trusted.ok ? msg('chain.trustedAt', { at: tst.genTime.toISOString() }) : foreign(trusted.message),
+      trusted.ok ? msg('chain.trustedAt', { at: tst.genTime.toISOString() }) : trusted.detail,
     );
   } else {
     c.skip(msg('tst.noTsaCa'));

@@ -1,8 +1,11 @@
+import { TRUST_EN } from '@notary/trust/messages';
+
 /**
  * The report's texts in English: one template per message code, `{name}` marking a parameter (data, or
- * another message rendered in the same language). The codes and their parameters are defined here; every
- * other language's table has the same codes (`pt.ts`). These are also the texts of the report JSON's
- * `summary`, `label` and `value` strings.
+ * another message rendered in the same language). The codes and their parameters are defined here, and for
+ * the trust library's problems and verdicts (`trust.*`) in `TRUST_EN`, whose English the library's own
+ * errors carry; every other language's table has the same codes (`pt.ts`). These are also the texts of the
+ * report JSON's `summary`, `label` and `value` strings.
  */
 export const en = {
   // Data shown as it is (a hash, a time, a name, a technical identifier).
@@ -236,6 +239,7 @@ export const en = {
   'pades.notRevokedAsOf': '{name}: not revoked as of {thisUpdate} ({source}), nothing newer for {at}',
   'pades.unknownStatus': '{name}: unknown ({reason})',
   'pades.noIssuerInFile': '{name} (no issuer in the file)',
+  'pades.tooManyLookups': 'too many revocation look-ups',
   'pades.aCertificate': 'a certificate',
   'pades.revocationOfOnline': 'the revocation of {subject} (--online)',
   'pades.signatureTimestamp': 'signature timestamp',
@@ -439,4 +443,6 @@ export const en = {
   'wacz.granted': 'granted',
   'wacz.notGranted': 'not granted ({status})',
   //@@NEXT
+  // The trust library's problems and verdicts (OCSP and CRL answers, certification paths, requests).
+  ...TRUST_EN,
 } as const;

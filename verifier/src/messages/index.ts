@@ -1,3 +1,4 @@
+import { fillMessage, type TemplateParams } from '@notary/shared/message-template';
 import { en } from './en.ts';
 import { pt } from './pt.ts';
 
@@ -5,8 +6,9 @@ import { pt } from './pt.ts';
  * The report's texts as data: a message is a code of the English table (`en.ts`) and its parameters. Each
  * language has one table of templates, `{name}` marking a parameter; a parameter is data (a hash, a URL, a
  * time, a count, a certificate's name, a library's own error text) shown as it is in every language, or
- * another message (rendered in the same language), or a list of messages (joined by `; `). Browser-safe: no
- * Node module.
+ * another message (rendered in the same language), or a list of messages (joined by `; `). The trust
+ * library's problems (`TrustMessage` of `@notary/trust/messages`, codes `trust.*`) are messages of these
+ * tables too. Browser-safe: no Node module.
  */
 
 /** The languages a report is rendered in: English (the command line's, and the report JSON's strings) and Brazilian Portuguese. */
@@ -15,10 +17,7 @@ export type Lang = 'en' | 'pt';
 /** Every message code (the keys of the English table). */
 export type MessageCode = keyof typeof en;
 
-/** The `{name}` parameters of template `T`, as a union of names (never when it has none). */
-export type TemplateParams<T extends string> = T extends `${string}{${infer P}}${infer Rest}`
-  ? P | TemplateParams<Rest>
-  : never;
+export type { TemplateParams };
 
 /** A language's table: a template for every code. */
 export type MessageTable = { readonly [K in MessageCode]: string };
@@ -70,8 +69,9 @@ export function commaList(items: readonly Message[]): Message {
 }
 
 /**
- * Text written by a library or another service (an exception's message, an endpoint's or a revocation
- * source's reason): shown as it is in every language, since only its author could translate it.
+ * Text written by a library or another service (an exception's message, an endpoint's own words): shown as
+ * it is in every language, since only its author could translate it. The trust library's problems are not
+ * such text: they are `trust.*` messages (`@notary/trust/messages`).
  */
 export function foreign(text: string): Message {
   return msg('foreign', { error: text });
@@ -91,23 +91,9 @@ const TABLES: Readonly<Record<Lang, MessageTable>> = { en, pt };
  */
 export function render(message: Message, lang: Lang): string {
   const table = TABLES[lang];
-  const template = Object.hasOwn(table, message.code) ? table[message.code] : undefined;
-  const params: Readonly<Record<string, Param>> = message.params ?? {};
-  if (template === undefined) return `${message.code} ${JSON.stringify(params)}`;
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
-    const value = params[name];
-    return value === undefined ? whole : renderParam(value, lang);
-  });
-}
-
-function renderParam(value: Param, lang: Lang): string {
-  if (typeof value === 'string' || typeof value === 'number') return String(value);
-  if (isMessageList(value)) return value.map((m) => render(m, lang)).join('; ');
-  return render(value, lang);
-}
-
-function isMessageList(value: Message | readonly Message[]): value is readonly Message[] {
-  return Array.isArray(value);
+  return fillMessage(message, (code) =>
+    Object.hasOwn(table, code) ? table[code as MessageCode] : undefined,
+  );
 }
 
 /** Whether `value` (read from a report's JSON) has the shape of a message: an object with a string `code`. */

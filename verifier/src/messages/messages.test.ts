@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { TRUST_CODES, TRUST_EN, trustMsg, trustText } from '@notary/trust/messages';
 import { describe, expect, it } from 'vitest';
 import { handWacz, tamperedWacz } from '../../../test/harness/hand-wacz.ts';
 import { parseReceipt, type Receipt } from '../receipt.ts';
@@ -61,6 +62,15 @@ describe('the message tables', () => {
         'icp.entryIs',
         'wacz.hashAndSize',
         'wacz.formValue',
+        // The trust library's: data, a library's text, a route or URL and what it answered.
+        'trust.foreign',
+        'trust.problems',
+        'trust.at',
+        'trust.http',
+        'trust.httpThen',
+        'trust.httpAnswer',
+        'trust.rpcHttp',
+        'trust.ocspAt',
       ].sort(),
     );
   });
@@ -80,6 +90,27 @@ describe('the message tables', () => {
     expect(renderSource('file', 'pt')).toBe('arquivo');
     expect(renderSource('constructor', 'pt')).toBe('constructor');
     expect(renderSource('http://127.0.0.1:8545', 'pt')).toBe('http://127.0.0.1:8545');
+  });
+
+  it('has every trust code, in English as the trust library writes it, with the parameters it declares', () => {
+    for (const code of TRUST_CODES) {
+      expect([code, en[code]]).toEqual([code, TRUST_EN[code]]);
+      expect([code, paramsOf(pt[code])]).toEqual([code, paramsOf(TRUST_EN[code])]);
+    }
+    const problem = trustMsg('trust.ocspAt', {
+      url: 'http://127.0.0.1:1/ocsp',
+      problem: trustMsg('trust.unreachable', { problem: trustMsg('trust.timedOut') }),
+    });
+    const both = trustMsg('trust.problems', {
+      problems: [problem, trustMsg('trust.crlAt', { url: 'u', problem: trustMsg('trust.deltaCrl') })],
+    });
+    expect(render(both, 'en')).toBe(trustText(both));
+    expect(render(both, 'en')).toBe(
+      'OCSP http://127.0.0.1:1/ocsp: unreachable: timed out; CRL u: a delta CRL (not complete)',
+    );
+    expect(render(both, 'pt')).toBe(
+      'OCSP http://127.0.0.1:1/ocsp: inalcançável: tempo esgotado; LCR u: uma LCR delta (incompleta)',
+    );
   });
 
   it('shows a report written before messages as it was written, and an unknown code as data', () => {
@@ -202,6 +233,67 @@ describe('every report, rendered in Portuguese, has no English left', () => {
           `${textOf(e.labelMessage, '', 'en')}: ${textOf(e.valueMessage, '', 'en')}`,
         );
     }
+  });
+
+  it('receipts whose endpoints are rate-limited or unreachable: the trust library speaks Portuguese too', async () => {
+    const file = new Uint8Array([5, 6, 7]);
+    const merkle = {
+      hashing: 'sha256-rfc6962' as const,
+      leafIndex: 0,
+      leafCount: 1,
+      siblings: [],
+      root: sha(file),
+    };
+    const evm = {
+      status: 'registered' as const,
+      network: 'hardhat',
+      chainId: 31337,
+      schema: 'bytes32 merkleRoot',
+      schemaUid: HEX32,
+      easAddress: `0x${'11'.repeat(20)}`,
+      schemaRegistryAddress: null,
+      attestationUid: HEX32,
+      attester: `0x${'22'.repeat(20)}`,
+      txHash: HEX32,
+      blockNumber: 5,
+      anchoredAt: '2026-01-01T00:00:00.000Z',
+    };
+    const stacks = {
+      status: 'registered' as const,
+      network: 'devnet' as const,
+      contractId: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM.notary',
+      txId: HEX32,
+      blockHeight: 5,
+      anchoredAt: '2026-01-01T00:00:00.000Z',
+    };
+    const endpoint = 'http://127.0.0.1:9';
+    const limited = (async () =>
+      new Response('', { status: 429, headers: { 'retry-after': '60' } })) as typeof fetch;
+    const down = (async () => {
+      throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+    }) as typeof fetch;
+    const reports = await Promise.all(
+      [limited, down].map((fetch) =>
+        verify({
+          file,
+          receipt: receipt(file, { merkle, evm, stacks }),
+          evmRpcUrls: [endpoint],
+          stacksApiUrls: [endpoint],
+          fetch,
+        }),
+      ),
+    );
+    const summaries = (lang: 'en' | 'pt') =>
+      reports.map((r) => r.checks.map((c) => textOf(c.summaryMessage, c.summary, lang)).join('\n'));
+    const [limitedEn, downEn] = summaries('en');
+    expect(limitedEn).toContain('(GET /extended: HTTP 429 (rate-limited; Retry-After 60 s))');
+    expect(downEn).toContain('(eth_chainId: unreachable: ECONNREFUSED)');
+    expect(downEn).toContain('(GET /extended: unreachable: ECONNREFUSED)');
+    const [limitedPt, downPt] = summaries('pt');
+    expect(limitedPt).toContain('(GET /extended: HTTP 429 (limite de pedidos atingido; Retry-After 60 s))');
+    expect(downPt).toContain('(eth_chainId: inalcançável: ECONNREFUSED)');
+    expect(downPt).toContain('(GET /extended: inalcançável: ECONNREFUSED)');
+    expect(untranslatedTexts(reports)).toEqual([]);
   });
 
   it('web captures: signed, tampered, unsigned, without record, with a bad index', async () => {

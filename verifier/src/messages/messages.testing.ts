@@ -12,9 +12,9 @@ interface ReportTexts {
 
 /**
  * Parameters whose data is a library's or an endpoint's own text (an exception's message, a revocation
- * source's reason): shown as it is in every language, so not looked at for English.
+ * source's reason, what an endpoint answered): shown as it is in every language, so not looked at for English.
  */
-const FOREIGN_TEXT_PARAMS = new Set(['error', 'reason']);
+const FOREIGN_TEXT_PARAMS = new Set(['error', 'reason', 'answer']);
 
 /** Words that only English prose has: data (hashes, URLs, names, times) never reads like this. */
 const ENGLISH = /\b(?:the|is|are|not|of|and|with|without|no|from|by|at|to|does|has|must|only)\b \w/i;

@@ -34,6 +34,12 @@ export interface CertificateVerdict {
   report(c: CheckBuilder, role: CertificateRole): void;
 }
 
+/**
+ * A revocation verdict as the checks read it: the trust library's, or an unknown one whose reason is the
+ * check's own (too many look-ups) or a library's error.
+ */
+type Verdict = Exclude<RevocationVerdict, { status: 'unknown' }> | { status: 'unknown'; detail: Message };
+
 /** Whose certificate is judged: the signer's or a TSA's. */
 export type CertificateRole = 'signer' | 'tsa';
 
@@ -62,14 +68,14 @@ export class Judge {
   private lookups = 0;
   private readonly fetched = new Map<string, ValidationMaterial>();
   /** Why `--online` got no usable revocation data for a certificate (by DER key): its responders' failures. */
-  private readonly fetchProblems = new Map<string, string>();
+  private readonly fetchProblems = new Map<string, Message>();
   /**
    * Certificates whose revocation at a time judged stays unknown because `--online` could not get it (a
    * responder unreachable, refusing, or answering what does not check out): subject to where and why. Not
    * evidence against the signature: check 6 is then partial (`CheckBuilder.partUnavailable`).
    */
-  readonly unreachable = new Map<string, { source: string; reason: string }>();
-  private readonly cache = new Map<string, Promise<RevocationVerdict>>();
+  readonly unreachable = new Map<string, { source: string; reason: Message }>();
+  private readonly cache = new Map<string, Promise<Verdict>>();
 
   private readonly material: ValidationMaterial;
   private readonly options: PadesCheckOptions;
@@ -179,7 +185,7 @@ export class Judge {
     for (const t of times) {
       const chain = await buildPath(cert, this.pool, pathAnchors, t);
       if (!chain.path) {
-        lastMessage = foreign(chain.message);
+        lastMessage = chain.detail;
         continue;
       }
       anyPath = chain.path;
@@ -225,7 +231,7 @@ export class Judge {
   private async describeRevocation(path: pkijs.Certificate[], times: Date[]): Promise<Message[]> {
     const out: Message[] = [];
     for (const [cert, issuer] of pairs(path)) {
-      let chosen: { v: RevocationVerdict; t: Date } | null = null;
+      let chosen: { v: Verdict; t: Date } | null = null;
       for (const t of times) {
         const v = await this.verdict(cert, issuer, t, true);
         if (!chosen) chosen = { v, t };
@@ -254,7 +260,7 @@ export class Judge {
               })
           : v.status === 'revoked'
             ? msg('pades.nameWhy', { name: who, why: revokedMessage(null, v) })
-            : msg('pades.unknownStatus', { name: who, reason: v.reason }),
+            : msg('pades.unknownStatus', { name: who, reason: v.detail }),
       );
     }
     return out;
@@ -304,7 +310,7 @@ export class Judge {
     issuer: pkijs.Certificate,
     t: Date,
     mayFetch: boolean,
-  ): Promise<RevocationVerdict> {
+  ): Promise<Verdict> {
     const fromFile = await this.lookup(cert, issuer, this.material, t);
     if (speaksFor(fromFile, t) || !mayFetch || !this.options.online) return fromFile;
     const key = derKey(cert);
@@ -323,7 +329,7 @@ export class Judge {
       this.fetched.set(key, fetched);
       const problem = missing.find((m) => m.subject === subjectName(cert));
       // A certificate that names no responder has nothing to fetch: that is not unavailability.
-      if (problem && urls.length > 0) this.fetchProblems.set(key, problem.reason);
+      if (problem && urls.length > 0) this.fetchProblems.set(key, problem.detail);
     }
     const online = await this.lookup(cert, issuer, fetched, t);
     const verdict = speaksFor(online, t) || fromFile.status === 'unknown' ? online : fromFile;
@@ -339,20 +345,17 @@ export class Judge {
     issuer: pkijs.Certificate,
     material: ValidationMaterial,
     t: Date,
-  ): Promise<RevocationVerdict> {
+  ): Promise<Verdict> {
     const certDer = certificateDer(cert);
     const issuerDer = certificateDer(issuer);
     const key = `${materialKey(material)}|${derKey(cert)}|${derKey(issuer)}|${t.getTime()}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
     if (++this.lookups > MAX_REVOCATION_LOOKUPS) {
-      return Promise.resolve({ status: 'unknown', reason: 'too many revocation look-ups' });
+      return Promise.resolve({ status: 'unknown', detail: msg('pades.tooManyLookups') });
     }
     const pending = revocationStatus(certDer, issuerDer, material, t).catch(
-      (e: unknown): RevocationVerdict => ({
-        status: 'unknown',
-        reason: errorMessage(e),
-      }),
+      (e: unknown): Verdict => ({ status: 'unknown', detail: foreign(errorMessage(e)) }),
     );
     this.cache.set(key, pending);
     return pending;
@@ -383,7 +386,7 @@ const FRESHNESS_SKEW_MS = 5 * 60_000;
  * Whether a verdict says something about time `t`: revoked at or before `t`, or good as of a thisUpdate not
  * before `t` (less the skew): a "good" answer speaks only for times up to its thisUpdate.
  */
-function speaksFor(v: RevocationVerdict, t: Date): boolean {
+function speaksFor(v: Verdict, t: Date): boolean {
   if (v.status === 'revoked') return v.revokedAt.getTime() <= t.getTime();
   if (v.status === 'good') return v.thisUpdate.getTime() >= t.getTime() - FRESHNESS_SKEW_MS;
   return false;

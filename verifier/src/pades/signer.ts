@@ -1,6 +1,6 @@
 /** The signer's certificate and its path, judged at T (RFC 5280 6.1; revocation as `Judge` reads it). */
 import type { pkijs } from '@notary/trust/asn1';
-import { foreign, msg } from '../messages/index.ts';
+import { msg } from '../messages/index.ts';
 import type { CheckBuilder } from '../report.ts';
 import type { CertificateVerdict, Judge } from './judge.ts';
 import type { PadesCheckOptions } from './options.ts';
@@ -21,7 +21,7 @@ export async function checkSignerCertificate(
   const signer = await judge.certificate(cert, options.trustCa, options.at, poes, '--trust-ca');
   signer.report(c, 'signer');
   for (const [subject, { source, reason }] of judge.unreachable) {
-    c.partUnavailable(msg('pades.revocationOfOnline', { subject }), source, foreign(reason));
+    c.partUnavailable(msg('pades.revocationOfOnline', { subject }), source, reason);
   }
   return signer;
 }

@@ -122,7 +122,7 @@ async function checkValidity(
     c.expect(
       trusted.ok,
       msg('pades.chainToTrustCa'),
-      trusted.ok ? msg('chain.trustedAt', { at: at.toISOString() }) : asIs(trusted.message),
+      trusted.ok ? msg('chain.trustedAt', { at: at.toISOString() }) : trusted.detail,
     );
   } else {
     c.skip(msg('wacz.domainChainNotChecked'));
