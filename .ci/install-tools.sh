@@ -3,14 +3,15 @@
 # pdftotext), qpdf, libnss3-tools (certutil, the NSS database pdfsig trusts), zbar-tools (zbarimg, QR codes),
 # openssl, chromium (Playwright drives it; web captures trust CAPTURE_CA_CERTS through an NSS database certutil
 # makes), bubblewrap (bwrap: the sandbox of captures by a service that is not root), prometheus (promtool and a
-# real server scraping /metrics), colord-data (an sRGB ICC profile for the PDF/A samples) and python3-pikepdf
-# (the PAdES long-term and ICP-Brasil profile tests read /DSS and the signature dictionaries with it through
-# Debian's /usr/bin/python3; the PDF/A-3b check reads files with it); then ReplayWeb.page's built player for the
-# replay test (fetch-replaywebpage.sh). Idempotent: does nothing when everything is there.
+# real server scraping /metrics; its alert rules checked with promtool), postgresql-client (pg_dump, pg_restore,
+# psql: the operator's backup and restore), colord-data (an sRGB ICC profile for the PDF/A samples) and
+# python3-pikepdf (the PAdES long-term and ICP-Brasil profile tests read /DSS and the signature dictionaries with
+# it through Debian's /usr/bin/python3; the PDF/A-3b check reads files with it); softhsm2 and opensc (below); then
+# ReplayWeb.page's built player for the replay test (fetch-replaywebpage.sh). Idempotent: does nothing when everything is there.
 set -eu
 sh "$(dirname "$0")/apt-ensure.sh" validators \
-  "poppler-utils qpdf libnss3-tools zbar-tools openssl chromium bubblewrap prometheus" \
-  "pdfsig pdftoppm pdftotext qpdf certutil zbarimg openssl chromium bwrap prometheus promtool"
+  "poppler-utils qpdf libnss3-tools zbar-tools openssl chromium bubblewrap prometheus postgresql-client" \
+  "pdfsig pdftoppm pdftotext qpdf certutil zbarimg openssl chromium bwrap prometheus promtool pg_dump pg_restore psql"
 # softhsm2 and opensc: a real PKCS#11 token (SoftHSM2) and pkcs11-tool to load a test chain into it, for the
 # desktop client's token signing test (test/harness/softhsm.ts).
 sh "$(dirname "$0")/apt-ensure.sh" pkcs11 "softhsm2 opensc" "softhsm2-util pkcs11-tool"

@@ -50,6 +50,9 @@ import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
 import type { ObjectStorage } from './ports/storage';
 import { resolveSecret } from './secret';
 
+/** The captures' own signing key under `DATA_DIR` (no `SIGNING_CERT`): what a backup names to keep apart. */
+export { ANONYMOUS_KEY_FILE } from './adapters/capture/service/wacz-signing';
+
 /** The running service: what `main.ts`, the CLI and the tests hold. */
 export interface Service {
   deps: AppDeps;

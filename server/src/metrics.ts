@@ -1,5 +1,11 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { RequestObserver } from '@notary/platform/http/request-log';
+import {
+  instrumentCapturer,
+  instrumentIpfs,
+  instrumentRevocation,
+  instrumentTsa,
+} from './adapters/metrics/instrument';
 import { createServiceMetrics, type ServiceMetrics } from './adapters/metrics/registry';
 import { type MetricsServer, startMetricsServer } from './adapters/metrics/server';
 import type { AnchoringConfig } from './config/anchoring';
@@ -19,16 +25,34 @@ export interface RunningMetrics {
 /**
  * Starts the metrics of the service (`METRICS_PORT`, `METRICS_HOST`; docs/deployment.md, Metrics): HTTP requests by route
  * template, the shared queues (captures, IPFS reads, certificate renders), the anchoring backlog of the chains
- * `anchoring` names (read through `fork()` at each scrape), and the process' own metrics.
+ * `anchoring` names (read through `fork()` at each scrape), the free space of the volumes against the disk floor,
+ * and the process' own metrics. The ports that call outside services (`tsa`, `revocation`, `ipfs`, `capturer`)
+ * are replaced in `deps` by their counted and timed wrappers, so every request served from then on is counted:
+ * call it before the HTTP app and the workers are made from `deps`.
  * @throws the metrics server's listen error.
  */
 export async function startServiceMetrics(
   where: { port: number; host: string },
-  deps: Pick<AppDeps, 'captureQueue' | 'ipfs'>,
+  deps: Pick<AppDeps, 'captureQueue' | 'ipfs' | 'tsa' | 'revocation' | 'capturer' | 'freeSpace' | 'config'>,
   anchoring: AnchoringConfig,
   fork: () => EntityManager,
 ): Promise<RunningMetrics> {
   const metrics = createServiceMetrics();
+  if (deps.tsa) deps.tsa = instrumentTsa(deps.tsa, metrics);
+  deps.revocation = instrumentRevocation(deps.revocation, metrics);
+  deps.ipfs = instrumentIpfs(deps.ipfs, metrics);
+  deps.capturer = instrumentCapturer(deps.capturer, metrics);
+  const { freeSpace } = deps;
+  metrics.watchDisk(
+    async () =>
+      Promise.all(
+        (['data', 'temp'] as const).map(async (volume) => ({
+          volume,
+          freeBytes: await freeSpace.freeBytes(volume),
+        })),
+      ),
+    deps.config.diskFreeFloorBytes,
+  );
   metrics.watchQueue('capture', deps.captureQueue);
   for (const [use, queue] of Object.entries(deps.ipfs.queues)) metrics.watchQueue(`ipfs-${use}`, queue);
   metrics.watchQueue('certificate-render', certificateRenders);
@@ -39,7 +63,9 @@ export async function startServiceMetrics(
     }),
   });
   const chains = anchoredChains(anchoring);
-  if (chains.length > 0) metrics.watchBacklog(() => anchoringBacklog(fork(), chains));
+  if (anchoring.mode !== 'off' && chains.length > 0) {
+    metrics.watchBacklog(() => anchoringBacklog(fork(), chains), anchoring.batchSeconds);
+  }
   const server = await startMetricsServer(metrics.registry, where);
   return {
     metrics,

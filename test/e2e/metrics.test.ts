@@ -81,6 +81,11 @@ describe('metrics scraped by Prometheus', () => {
       'notary_queue_largest_share{queue="certificate-render"}',
       'notary_anchoring_pending_documents{chain="evm"}',
       'notary_anchoring_oldest_pending_seconds{chain="stacks"}',
+      'notary_anchoring_batch_seconds 3600',
+      'notary_dependency_requests_total{dependency="tsa",outcome="ok"} 0',
+      'notary_captures_total{outcome="ok"} 0',
+      'notary_disk_free_bytes{volume="data"}',
+      'notary_disk_floor_bytes',
     ]) {
       expect(text).toContain(name);
     }

@@ -6,6 +6,7 @@ import { createCore, publicUrlFor, serviceLogger } from '../bootstrap';
 import { loadConfig } from '../config';
 import { type OperatorCommand, runOperatorCommand } from '../domain/operator/commands';
 import { sendAdminCommand } from './admin-socket';
+import { backup, restore } from './backup';
 import { devnetInfo } from './devnet-info';
 
 const USAGE = `Usage: npm run notary -- <command> [options]
@@ -48,6 +49,14 @@ const USAGE = `Usage: npm run notary -- <command> [options]
                                                 remove it; recorded with NAME, the reason and the time; prints
                                                 "serventia <tenant id> retention <n> years|permanent" or
                                                 "serventia <tenant id> removed"
+  backup --to DIR                               back the service up into DIR (new or empty): the database (pg_dump
+                                                while the service runs; the embedded one with the service stopped),
+                                                then every stored object; prints "database <kind>",
+                                                "objects <n> <bytes>", then "keep-apart <what> <where>" per secret
+                                                or key the backup does not hold (keep them elsewhere)
+  restore --from DIR                            restore a backup into the fresh database and object store of the
+                                                configuration (the service stopped; SECRET or DATA_DIR/secret put
+                                                back first); prints "database <kind>", "objects <n> <bytes>"
 
 Lists are tab-separated, one line per row, no header.
 
@@ -132,6 +141,17 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'devnet:info' && process.argv.length === 3) {
     // Read from the running service's data directory: no database is opened.
     process.stdout.write(await devnetInfo(loadConfig().dataDir));
+    return;
+  }
+  const [verb, ...args] = process.argv.slice(2);
+  if (verb === 'backup' || verb === 'restore') {
+    const { values } = parseArgs({ args, options: { to: { type: 'string' }, from: { type: 'string' } } });
+    const dir = verb === 'backup' ? values.to : values.from;
+    if (!dir) throw new Error(`${verb}: --${verb === 'backup' ? 'to' : 'from'} is required\n\n${USAGE}`);
+    const config = loadConfig();
+    const log = serviceLogger(config, 'stderr');
+    const output = verb === 'backup' ? await backup(config, dir, log) : await restore(config, dir, log);
+    process.stdout.write(`${output}\n`);
     return;
   }
   const command = parse(process.argv.slice(2));

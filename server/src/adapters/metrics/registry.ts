@@ -26,6 +26,22 @@ export interface ChainBacklog {
 /** Read at each scrape; its failure leaves the gauges as they were and is counted (`notary_scrape_errors_total`). */
 export type BacklogReader = () => Promise<ChainBacklog[]>;
 
+/** The outside services the service asks on a request's behalf, each counted by outcome and timed. */
+export type Dependency = 'tsa' | 'revocation' | 'ipfs';
+
+/**
+ * How a call ended: `ok`; `incomplete` (revocation data gathered for part of a chain only); otherwise the
+ * service's error code in lower case (`bad_gateway`, `gateway_timeout`, ...), or `error` for anything else.
+ */
+export type Outcome = string;
+
+/** One volume's free space at a scrape, with the floor intakes keep free (`DISK_FREE_FLOOR_BYTES`). */
+export interface DiskReading {
+  volume: 'data' | 'temp';
+  /** Free bytes; `Number.POSITIVE_INFINITY` when nothing of the service writes there (left out of the gauge). */
+  freeBytes: number;
+}
+
 /** The metrics of one service process. */
 export interface ServiceMetrics {
   readonly registry: Registry;
@@ -33,8 +49,20 @@ export interface ServiceMetrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   /** Reports `queue`'s depth and shares under `name` (`capture`, `ipfs-import`, `certificate-render`, ...). */
   watchQueue(name: string, queue: WatchedQueue): void;
-  /** Reports the anchoring backlog read by `read` at each scrape. */
-  watchBacklog(read: BacklogReader): void;
+  /**
+   * Reports the anchoring backlog read by `read` at each scrape, and the batching window (`ANCHOR_BATCH_SECONDS`)
+   * the alert on a stuck backlog counts in.
+   */
+  watchBacklog(read: BacklogReader, batchSeconds: number): void;
+  /** Records one call to an outside service: which, how it ended, and how long it took (seconds). */
+  observeDependency(dependency: Dependency, outcome: Outcome, seconds: number): void;
+  /** Records one web capture (its queue wait left out): how it ended, and how long it took (seconds). */
+  observeCapture(outcome: Outcome, seconds: number): void;
+  /**
+   * Reports the volumes' free space read by `read` at each scrape, and the floor (bytes; 0: no guard) intakes
+   * keep free on each.
+   */
+  watchDisk(read: () => Promise<DiskReading[]>, floorBytes: number): void;
 }
 
 /** Bucket bounds of request durations, seconds: from a cached verify (ms) to a large upload (minutes). */
@@ -68,6 +96,80 @@ export function createServiceMetrics(): ServiceMetrics {
     },
     watchQueue: queueGauges(registry),
     watchBacklog: backlogGauges(registry),
+    ...outcomeMetrics(registry),
+    watchDisk: diskGauges(registry),
+  };
+}
+
+/** Bucket bounds of outside calls and captures, seconds: from a cached OCSP answer to a capture's deadline. */
+const CALL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/** The counters and histograms of outside calls and captures in `registry`. */
+function outcomeMetrics(registry: Registry): Pick<ServiceMetrics, 'observeDependency' | 'observeCapture'> {
+  const calls = new Counter({
+    name: 'notary_dependency_requests_total',
+    help: 'Calls to an outside service (tsa, revocation, ipfs), by outcome',
+    labelNames: ['dependency', 'outcome'] as const,
+    registers: [registry],
+  });
+  const callDurations = new Histogram({
+    name: 'notary_dependency_request_duration_seconds',
+    help: 'Duration of calls to an outside service (tsa, revocation, ipfs)',
+    labelNames: ['dependency'] as const,
+    buckets: CALL_BUCKETS,
+    registers: [registry],
+  });
+  const captures = new Counter({
+    name: 'notary_captures_total',
+    help: 'Web captures run (queue wait left out), by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const captureDurations = new Histogram({
+    name: 'notary_capture_duration_seconds',
+    help: 'Duration of web captures (queue wait left out)',
+    buckets: CALL_BUCKETS,
+    registers: [registry],
+  });
+  // Zero from the start: a rate over a counter that appears at its first failure misses that failure.
+  for (const dependency of ['tsa', 'revocation', 'ipfs'] as const) {
+    calls.inc({ dependency, outcome: 'ok' }, 0);
+  }
+  captures.inc({ outcome: 'ok' }, 0);
+  return {
+    observeDependency(dependency, outcome, seconds) {
+      calls.inc({ dependency, outcome });
+      callDurations.observe({ dependency }, seconds);
+    },
+    observeCapture(outcome, seconds) {
+      captures.inc({ outcome });
+      captureDurations.observe(seconds);
+    },
+  };
+}
+
+/** The disk gauges of `registry`: each volume's free bytes, read at each scrape, and the floor. */
+function diskGauges(registry: Registry): ServiceMetrics['watchDisk'] {
+  let reader: (() => Promise<DiskReading[]>) | undefined;
+  new Gauge({
+    name: 'notary_disk_free_bytes',
+    help: 'Free bytes of a volume the service writes intakes to (data: DATA_DIR and stored files; temp: captures)',
+    labelNames: ['volume'] as const,
+    registers: [registry],
+    async collect() {
+      const read = await reader?.().catch(() => undefined);
+      for (const r of read ?? [])
+        if (Number.isFinite(r.freeBytes)) this.set({ volume: r.volume }, r.freeBytes);
+    },
+  });
+  const floor = new Gauge({
+    name: 'notary_disk_floor_bytes',
+    help: 'Free bytes intakes keep on each volume (DISK_FREE_FLOOR_BYTES; 0: no guard)',
+    registers: [registry],
+  });
+  return (read, floorBytes) => {
+    reader = read;
+    floor.set(floorBytes);
   };
 }
 
@@ -107,7 +209,7 @@ function queueGauges(registry: Registry): (name: string, queue: WatchedQueue) =>
  * The anchoring gauges of `registry`, read from the database at each scrape: once per scrape, shared by the three
  * (a registry collects its metrics all at once, so the first `collect` starts the read and the others join it).
  */
-function backlogGauges(registry: Registry): (read: BacklogReader) => void {
+function backlogGauges(registry: Registry): ServiceMetrics['watchBacklog'] {
   let reader: BacklogReader | undefined;
   let inFlight: Promise<ChainBacklog[] | undefined> | undefined;
   const errors = new Counter({
@@ -150,7 +252,13 @@ function backlogGauges(registry: Registry): (read: BacklogReader) => void {
     'Anchoring transactions in their final failed state, by chain',
     (b) => b.failedTransactions,
   );
-  return (read) => {
+  const window = new Gauge({
+    name: 'notary_anchoring_batch_seconds',
+    help: 'The anchoring batch window (ANCHOR_BATCH_SECONDS)',
+    registers: [registry],
+  });
+  return (read, batchSeconds) => {
     reader = read;
+    window.set(batchSeconds);
   };
 }
