@@ -18,6 +18,8 @@ export const CaptureEnv = z.object({
     .default('nobody'),
   CAPTURE_TENANT_MAX: z.coerce.number().int().min(1).max(1000).optional(),
   CAPTURE_BWRAP: z.string().default('/usr/bin/bwrap'),
+  MONITOR_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(3600),
+  MONITOR_MAX_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
 });
 export type CaptureEnv = z.infer<typeof CaptureEnv>;
 
@@ -56,6 +58,12 @@ export interface CaptureSettings {
    * half of the browsers and the waiting queue together, at least 1 (resolved where the capture queue is built).
    */
   tenantMax: number | undefined;
+  /**
+   * Monitorings (the certidão de permanência, docs/api.md, Monitoring): the shortest interval between two runs
+   * in seconds (`MONITOR_MIN_INTERVAL_SECONDS`, default 3600) and the longest period in days
+   * (`MONITOR_MAX_DAYS`, default 90).
+   */
+  monitor: { minIntervalSeconds: number; maxDays: number };
 }
 
 /** The capture settings of `e`; file paths resolved against the working directory. */
@@ -70,5 +78,6 @@ export function captureSettings(e: CaptureEnv): CaptureSettings {
     user: e.CAPTURE_USER,
     bwrapPath: e.CAPTURE_BWRAP,
     tenantMax: e.CAPTURE_TENANT_MAX,
+    monitor: { minIntervalSeconds: e.MONITOR_MIN_INTERVAL_SECONDS, maxDays: e.MONITOR_MAX_DAYS },
   };
 }

@@ -107,6 +107,26 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
           },
         },
       },
+      '/api/monitors/{id}/certidao': {
+        get: {
+          operationId: 'monitors-certidao',
+          tags: ['monitors'],
+          summary:
+            'The certidão de permanência of a monitoring (PDF/A-3b, Portuguese, the run chain attached as monitor-chain.json): the one issued after the last run, else issued now and notarized',
+          security: [{ bearerAuth: [] }],
+          requestParams: { path: z.object({ id: z.string() }) },
+          responses: {
+            '200': {
+              description: 'The certidão (PDF); header `X-Serial-Number` is its document’s serial',
+              content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } },
+            },
+            '401': errorResponse('Missing or invalid session token'),
+            '403': errorResponse('A reader, when a new certidão must be issued'),
+            '404': errorResponse('No such monitoring in the active workspace'),
+            '413': errorResponse('The workspace is at its storage quota'),
+          },
+        },
+      },
       '/api/public/documents/{serial}/certificate': {
         get: {
           operationId: 'public-certificate',
