@@ -34,19 +34,22 @@ import type { AppDeps } from './deps';
 import { AcervoFeedCache } from './domain/acervo/cache';
 import { createCaptureQueue } from './domain/documents/capture-share';
 import { PublicVerifyCache } from './domain/documents/verify-cache';
+import { runMonitor } from './domain/monitors/run';
 import { runOperatorCommand } from './domain/operator/commands';
 import { applyHttpTimeouts, createHttpApp } from './http/app';
 import { capConnectionsPerAddress, trustedProxy } from './http/connection-cap';
 import { createSignedFileRoute } from './http/files';
 import { answerWhileStarting } from './http/starting';
 import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
-import { startJobQueue } from './jobs/boss';
+import { type JobQueue, startJobQueue } from './jobs/boss';
+import { startMonitorRuns } from './jobs/monitor-runs';
 import { startOrgDeletionJob } from './jobs/org-deletion';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
 import { startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
 import { startServiceMetrics } from './metrics';
 import { type AnchoringQueue, idleAnchoringQueue } from './ports/anchoring-queue';
 import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
+import { idleMonitorQueue, type MonitorQueue } from './ports/monitor-queue';
 import type { ObjectStorage } from './ports/storage';
 import { resolveSecret } from './secret';
 
@@ -109,7 +112,7 @@ export function serviceLogger(config: Config, stream: 'stdout' | 'stderr' = 'std
 export async function createCore(
   config: Config,
   publicUrl: string,
-  options: { anchoringQueue?: AnchoringQueue; log?: Logger } = {},
+  options: { anchoringQueue?: AnchoringQueue; monitorQueue?: MonitorQueue; log?: Logger } = {},
 ): Promise<Core> {
   const log = options.log ?? serviceLogger(config);
   await ensurePrivateDataDir(config.dataDir, lifecycleLogger(log, 'notary'));
@@ -204,6 +207,7 @@ export async function createCore(
       db,
       storage,
       anchoringQueue: options.anchoringQueue ?? idleAnchoringQueue,
+      monitorQueue: options.monitorQueue ?? idleMonitorQueue,
       tokens: identity.verifier,
       memberships: identity.admin,
       directory: identity.directory,
@@ -324,6 +328,38 @@ export function publicUrlFor(config: Config, port: number): string {
 }
 
 /**
+ * The monitorings' runs (`jobs/monitor-runs.ts`) on `jobQueue`, or on a job queue started here when anchoring
+ * started none; what it starts is handed to `stack`, the runs in progress stopped before the queue.
+ * @returns the queue monitorings schedule their runs through.
+ */
+async function startMonitoring(
+  stack: AsyncDisposableStack,
+  core: Core,
+  jobQueue: JobQueue | undefined,
+  log: Logger,
+): Promise<MonitorQueue> {
+  const { config } = core;
+  let queue = jobQueue;
+  if (!queue) {
+    const started = await startJobQueue(core.db, config.databaseUrl, {
+      onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, 'pg-boss error'),
+    });
+    stack.defer(() => started.stop());
+    queue = started;
+  }
+  const monitorLog = log.child({ module: 'monitor' });
+  const runs = await startMonitorRuns(
+    queue,
+    (job, signal) => runMonitor(core.db.fork(), { ...core.deps, log: monitorLog }, job, { signal }),
+    // A run is one capture (CAPTURE_TIMEOUT_MS), its notarization and, for the last, the certidão.
+    { log: monitorLog, expireInSeconds: Math.ceil(config.capture.timeoutMs / 1000) + 120 },
+  );
+  // Before the queue stops: a run in progress fails now, while the database is open, and is retried later.
+  stack.defer(() => runs.stop());
+  return runs.queue;
+}
+
+/**
  * Starts the service: listens on `config.host:config.port` (0 picks a free port), then builds the core with
  * the resolved URL (`PUBLIC_URL` when set). Resolves once it accepts requests. `log` is the root logger
  * (default: `serviceLogger(config)`).
@@ -354,7 +390,13 @@ export async function startService(config: Config, options: { log?: Logger } = {
     // nothing is enqueued and the batcher's sweep finds the pending documents.
     let jobs: AnchoringQueue = idleAnchoringQueue;
     const anchoringQueue: AnchoringQueue = { enqueueAnchoring: (tx) => jobs.enqueueAnchoring(tx) };
-    const core = await createCore(config, url, { anchoringQueue, log });
+    // Monitorings schedule their runs in the job queue once it runs (below).
+    let monitorJobs: MonitorQueue = idleMonitorQueue;
+    const monitorQueue: MonitorQueue = {
+      scheduleRun: (tx, id, run, at) => monitorJobs.scheduleRun(tx, id, run, at),
+    };
+    const core = await createCore(config, url, { anchoringQueue, monitorQueue, log });
+    let jobQueue: JobQueue | undefined;
     stack.defer(() => core.close());
     const metrics = config.metrics
       ? await startServiceMetrics(config.metrics, core.deps, config.anchoring, () => core.db.fork())
@@ -411,6 +453,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
         onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, 'pg-boss error'),
       });
       stack.defer(() => queue.stop());
+      jobQueue = queue;
       // The document that makes ANCHOR_BATCH_MAX pending requests a collection at once: a burst of uploads is
       // cut by count, not split by the clock.
       await queue.registerAnchoring(
@@ -420,6 +463,9 @@ export async function startService(config: Config, options: { log?: Logger } = {
       );
       jobs = queue;
     }
+    // Monitorings' runs are jobs with a start time in the same queue (with ANCHORING=off too): a restart finds
+    // them where they were, and the next due run goes ahead.
+    monitorJobs = await startMonitoring(stack, core, jobQueue, log);
     // Organization deletions confirmed but cut short (the process running one died): finished here.
     const orgDeletions = startOrgDeletionJob({
       fork: () => core.db.fork(),

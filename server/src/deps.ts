@@ -13,6 +13,7 @@ import type { FreeSpace } from './ports/free-space';
 import type { TokenVerifier } from './ports/identity';
 import type { IpfsGateways } from './ports/ipfs';
 import type { Mailer } from './ports/mail';
+import type { MonitorQueue } from './ports/monitor-queue';
 import type { OriginalSignatureReader } from './ports/original-signatures';
 import type { QuotaCounter, RateLimiter } from './ports/rate-limit';
 import type { RevocationSource } from './ports/revocation';
@@ -45,6 +46,11 @@ export interface AppDeps {
    * anchoring runs (`startService` attaches it), else nothing is taken (operator CLI, `ANCHORING=off`).
    */
   anchoringQueue: AnchoringQueue;
+  /**
+   * Where monitorings schedule their runs (pg-boss jobs with a start time), in the transaction that records
+   * them: the job queue once it runs (`startService` attaches it), else a queue that refuses (operator CLI).
+   */
+  monitorQueue: MonitorQueue;
   tokens: TokenVerifier;
   memberships: MembershipLookup;
   /** Organizations, members and invitations as the identity provider keeps them (better-auth or Clerk). */

@@ -9,6 +9,7 @@ export * from './format-bytes';
 export * from './hex';
 export * from './limits';
 export * from './loopback';
+export * from './monitor';
 export * from './notarial-act';
 export * from './roles';
 export * from './schemas';

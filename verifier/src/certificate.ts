@@ -61,6 +61,29 @@ export async function extractReceipt(pdf: Uint8Array): Promise<AttachedReceipt> 
 }
 
 async function readReceipt(pdf: Uint8Array): Promise<AttachedReceipt> {
+  return readAttached(pdf, RECEIPT_FILE_NAME, MAX_RECEIPT_BYTES);
+}
+
+/**
+ * The file attached to `pdf` under `name` (the name tree's entry; the newest catalog's), decoded to at most
+ * `max` bytes, with how it is associated. Another document's attachment read the same way as the receipt
+ * (the certidão de permanência's `monitor-chain.json`).
+ * @throws CertificateError as `extractReceipt`.
+ */
+export async function extractAttachment(
+  pdf: Uint8Array,
+  name: string,
+  max: number,
+): Promise<AttachedReceipt> {
+  try {
+    return await readAttached(pdf, name, max);
+  } catch (e) {
+    if (e instanceof CertificateError) throw e;
+    throw new CertificateError(`the document is not a readable PDF: ${errorMessage(e)}`);
+  }
+}
+
+async function readAttached(pdf: Uint8Array, name: string, max: number): Promise<AttachedReceipt> {
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
@@ -70,21 +93,20 @@ async function readReceipt(pdf: Uint8Array): Promise<AttachedReceipt> {
   const context = doc.context;
   const names = doc.catalog.lookup(PDFName.of('Names'));
   const tree = names instanceof PDFDict ? names.lookup(PDFName.of('EmbeddedFiles')) : undefined;
-  const specRef = tree instanceof PDFDict ? findName(tree, RECEIPT_FILE_NAME) : undefined;
+  const specRef = tree instanceof PDFDict ? findName(tree, name) : undefined;
   const spec = specRef === undefined ? undefined : context.lookup(specRef);
-  if (!(spec instanceof PDFDict))
-    throw new CertificateError(`the certificate has no attached ${RECEIPT_FILE_NAME}`);
+  if (!(spec instanceof PDFDict)) throw new CertificateError(`the document has no attached ${name}`);
   const ef = spec.lookup(PDFName.of('EF'));
   const stream =
     ef instanceof PDFDict ? (ef.lookup(PDFName.of('F')) ?? ef.lookup(PDFName.of('UF'))) : undefined;
   if (!(stream instanceof PDFRawStream)) {
-    throw new CertificateError(`the attached ${RECEIPT_FILE_NAME} has no embedded file stream`);
+    throw new CertificateError(`the attached ${name} has no embedded file stream`);
   }
   let bytes: Uint8Array;
   try {
-    bytes = decodeAtMost(stream, MAX_RECEIPT_BYTES);
+    bytes = decodeAtMost(stream, max);
   } catch (e) {
-    throw new CertificateError(`the attached ${RECEIPT_FILE_NAME} does not decode: ${errorMessage(e)}`);
+    throw new CertificateError(`the attached ${name} does not decode: ${errorMessage(e)}`);
   }
   const af = doc.catalog.lookup(PDFName.of('AF'));
   const inAssociatedFiles =

@@ -5,6 +5,7 @@
  *     [--stacks-api URL]... [--tsa-ca ca.pem] [--trust-ca ca.pem] [--trust icp-brasil] [--at RFC3339]
  *     [--online] [--confirmations N] [--json]
  *   notary-verify --dir folder/ [--csv FILE] [the same options]   (batch.ts, batch-dir.ts)
+ *   notary-verify chain <certidao.pdf> [--json]   (chain-cli.ts: a certidão de permanência's run chain)
  *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts; alias `augment`)
  *   notary-verify <capture.wacz> [--trust-ca ca.pem] [--tsa-ca ca.pem] [--trust icp-brasil] [--json] (wacz-cli.ts)
  *
@@ -75,6 +76,9 @@ and "reason".
 notary-verify extend <signed.pdf> --tsa URL adds fresh validation data and a document timestamp (extend -h;
 \`augment\`, ETSI EN 319 142-1's word for it, is the same command).
 
+notary-verify chain <certidao.pdf> checks the run chain a certidão de permanência carries (monitor-chain.json):
+each run names the WACZ SHA-256 of the one before it, so a run removed or reordered is a break (exit 1).
+
 notary-verify <capture.wacz> [--trust-ca ca.pem] [--tsa-ca ca.pem] [--trust icp-brasil] checks a web
 capture's archive on its own (WACZ Signing and Verification 0.1.0): the package hashes, the digest of
 datapackage.json, the signature, the signer's certificate and the time signature (chained to the anchors
@@ -94,6 +98,8 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
   // (see bin/notary-verify.js).
   if (argv[0] === 'extend' || argv[0] === 'augment')
     return (await import('./extend.ts')).runExtendCli(argv.slice(1), options);
+  // The run chain of a certidão de permanência (chain-cli.ts).
+  if (argv[0] === 'chain') return (await import('./chain-cli.ts')).runChainCli(argv.slice(1));
   let values: ReturnType<typeof parse>['values'];
   let positionals: string[];
   try {

@@ -24,6 +24,8 @@ export const CaptureEnv = z.object({
     .min(0)
     .max(64 * 1024 * 1024)
     .default(20 * 1024 * 1024),
+  MONITOR_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(3600),
+  MONITOR_MAX_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
 });
 export type CaptureEnv = z.infer<typeof CaptureEnv>;
 
@@ -67,6 +69,12 @@ export interface CaptureSettings {
    * at most 64 MiB, 0: never): a larger one is named on the draft by its SHA-256 and serial number only.
    */
   ataAttachMaxBytes: number;
+  /**
+   * Monitorings (the certidão de permanência, docs/api.md, Monitoring): the shortest interval between two runs
+   * in seconds (`MONITOR_MIN_INTERVAL_SECONDS`, default 3600) and the longest period in days
+   * (`MONITOR_MAX_DAYS`, default 90).
+   */
+  monitor: { minIntervalSeconds: number; maxDays: number };
 }
 
 /** The capture settings of `e`; file paths resolved against the working directory. */
@@ -82,5 +90,6 @@ export function captureSettings(e: CaptureEnv): CaptureSettings {
     bwrapPath: e.CAPTURE_BWRAP,
     tenantMax: e.CAPTURE_TENANT_MAX,
     ataAttachMaxBytes: e.ATA_ATTACH_MAX_BYTES,
+    monitor: { minIntervalSeconds: e.MONITOR_MIN_INTERVAL_SECONDS, maxDays: e.MONITOR_MAX_DAYS },
   };
 }

@@ -680,6 +680,69 @@ export const AtaRequest = defineEntity({
 });
 export type AtaRequestEntity = InferEntity<typeof AtaRequest>;
 
+/**
+ * A monitoring of one URL (`POST /api/monitors`; the certidão de permanência, docs/cartorios.md): runs every
+ * `intervalSeconds` from `startsAt` until `endsAt`, each scheduled as a pg-boss job with its start time (never a
+ * timer), so the state survives restarts. `plannedRuns` is the period over the interval plus the first run.
+ * `certidao` is the last certidão issued (an ordinary document of the tenant). Runs by `createdBy`, whose role is
+ * read again at each run.
+ */
+export const Monitor = defineEntity({
+  name: 'Monitor',
+  tableName: 'monitor',
+  properties: {
+    id: p.uuid().primary(),
+    tenant: () => p.manyToOne(Tenant).deleteRule('cascade').index(),
+    createdBy: p.string().length(128),
+    createdByEmail: p.string().length(254).nullable(),
+    url: p.text(),
+    /** The ISO 8601 durations as asked, and their seconds. */
+    interval: p.string().length(32),
+    period: p.string().length(32),
+    intervalSeconds: p.integer(),
+    periodSeconds: p.integer(),
+    plannedRuns: p.integer(),
+    state: p.enum(['active', 'finished', 'cancelled', 'failed'] as const),
+    failure: p.text().nullable(),
+    consentAt: p.datetime(),
+    createdAt: p.datetime(),
+    startsAt: p.datetime(),
+    endsAt: p.datetime(),
+    endedAt: p.datetime().nullable(),
+    certidao: () => p.manyToOne(Document).deleteRule('set null').nullable(),
+  },
+});
+export type MonitorEntity = InferEntity<typeof Monitor>;
+
+/**
+ * One run of a monitoring, unique by `(monitor, run)` so a job delivered twice records it once: `seen` (the
+ * capture's document, serial and WACZ hash) or `unavailable` (the cause and detail). `previousWaczSha256` is the
+ * WACZ hash of the last run seen before it, as the run's signed record states it.
+ */
+export const MonitorRun = defineEntity({
+  name: 'MonitorRun',
+  tableName: 'monitor_run',
+  properties: {
+    id: p.uuid().primary(),
+    monitor: () => p.manyToOne(Monitor).deleteRule('cascade'),
+    run: p.integer(),
+    dueAt: p.datetime(),
+    observedAt: p.datetime(),
+    outcome: p.enum(['seen', 'unavailable'] as const),
+    cause: p
+      .enum(['dns', 'tls', 'http-status', 'timeout', 'unreachable', 'refused', 'error'] as const)
+      .nullable(),
+    detail: p.text().nullable(),
+    httpStatus: p.integer().nullable(),
+    document: () => p.manyToOne(Document).deleteRule('set null').nullable(),
+    serialNumber: p.string().length(32).nullable(),
+    waczSha256: p.string().length(64).nullable(),
+    previousWaczSha256: p.string().length(64).nullable(),
+  },
+  uniques: [{ properties: ['monitor', 'run'] }],
+});
+export type MonitorRunEntity = InferEntity<typeof MonitorRun>;
+
 export const entities = [
   Tenant,
   TenantStorage,
@@ -704,4 +767,6 @@ export const entities = [
   ServentiaChange,
   NotarySignatureSession,
   AtaRequest,
+  Monitor,
+  MonitorRun,
 ];

@@ -21,6 +21,7 @@ import { corsPolicy } from './cors';
 import { countGlobalOnArrival } from './count-on-arrival';
 import { IDENTITY_WEBHOOK_PATH, identityWebhookRoute } from './identity-webhook';
 import { rejectNulBytes } from './input';
+import { certidaoRoute } from './monitors';
 import { buildOpenApiDocument } from './openapi';
 import { publicVerifyLane, publicVerifyRoute } from './public-verify';
 import { rateLimited } from './rate-limit';
@@ -130,6 +131,7 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   app.post(IDENTITY_WEBHOOK_PATH, identityWebhookRoute(deps));
   app.get('/api/documents/:id/certificate', rateLimited(deps, ['global']), certificateRoute(deps));
   app.post('/api/documents/:id/timestamp', rateLimited(deps, ['global', 'timestamp']), timestampRoute(deps));
+  app.get('/api/monitors/:id/certidao', rateLimited(deps, ['global']), certidaoRoute(deps));
 
   // The global limit is counted before the body parser reads a byte: a caller over it is refused at once.
   app.use(countGlobalOnArrival(deps));

@@ -31,6 +31,7 @@ export function corsPolicy(
       'X-Pdfa',
       'Content-Disposition',
       'X-Request-Id',
+      'X-Serial-Number',
     ],
     maxAge: 600,
   });

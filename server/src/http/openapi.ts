@@ -113,45 +113,7 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
           },
         },
       },
-      '/api/documents/{id}/ata': {
-        post: {
-          operationId: 'documents-ata-request',
-          tags: ['documents'],
-          summary:
-            'Ata notarial draft (minuta) of a web capture, PDF/A-3b in Portuguese, for a tabelião to review and sign; the requester is kept with the document (an LGPD deletion removes it). Editors and up',
-          security: [{ bearerAuth: [] }],
-          requestParams: { path: z.object({ id: z.string() }) },
-          requestBody: { required: true, content: { 'application/json': { schema: AtaRequestSchema } } },
-          responses: {
-            '200': ataPdf,
-            '400': errorResponse(
-              'Invalid requester (a CPF whose check digits do not match), or not a web capture',
-            ),
-            '401': errorResponse('Missing or invalid session token'),
-            '403': errorResponse('Document of another tenant, or a role below editor'),
-            '404': errorResponse('No such document'),
-            '410': errorResponse('Deleted under the LGPD'),
-            '429': errorResponse('Too many renders: try again shortly (Retry-After)'),
-          },
-        },
-        get: {
-          operationId: 'documents-ata-read',
-          tags: ['documents'],
-          summary:
-            'The ata notarial draft of the last POST, rendered again from the kept requester. Any member',
-          security: [{ bearerAuth: [] }],
-          requestParams: { path: z.object({ id: z.string() }) },
-          responses: {
-            '200': ataPdf,
-            '400': errorResponse('Not a web capture'),
-            '401': errorResponse('Missing or invalid session token'),
-            '403': errorResponse('Document of another tenant'),
-            '404': errorResponse('No such document, or no draft requested for it'),
-            '410': errorResponse('Deleted under the LGPD'),
-            '429': errorResponse('Too many renders: try again shortly (Retry-After)'),
-          },
-        },
-      },
+      ...notarialPaths(),
       '/api/public/documents/{serial}/certificate': {
         get: {
           operationId: 'public-certificate',
@@ -222,4 +184,72 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
   }
   // 201 Created where the procedure answers it (spec, Endpoints: invitations, access policies, imports, captures).
   return withRestStatuses(document, appRouter);
+}
+
+/**
+ * The hand-written paths of the notarial documents that answer a PDF (not tRPC procedures): the ata notarial
+ * draft of a web capture and the certidão de permanência of a monitoring (docs/cartorios.md).
+ */
+function notarialPaths(): NonNullable<Parameters<typeof generateOpenApiDocument>[1]['paths']> {
+  return {
+    '/api/documents/{id}/ata': {
+      post: {
+        operationId: 'documents-ata-request',
+        tags: ['documents'],
+        summary:
+          'Ata notarial draft (minuta) of a web capture, PDF/A-3b in Portuguese, for a tabelião to review and sign; the requester is kept with the document (an LGPD deletion removes it). Editors and up',
+        security: [{ bearerAuth: [] }],
+        requestParams: { path: z.object({ id: z.string() }) },
+        requestBody: { required: true, content: { 'application/json': { schema: AtaRequestSchema } } },
+        responses: {
+          '200': ataPdf,
+          '400': errorResponse(
+            'Invalid requester (a CPF whose check digits do not match), or not a web capture',
+          ),
+          '401': errorResponse('Missing or invalid session token'),
+          '403': errorResponse('Document of another tenant, or a role below editor'),
+          '404': errorResponse('No such document'),
+          '410': errorResponse('Deleted under the LGPD'),
+          '429': errorResponse('Too many renders: try again shortly (Retry-After)'),
+        },
+      },
+      get: {
+        operationId: 'documents-ata-read',
+        tags: ['documents'],
+        summary:
+          'The ata notarial draft of the last POST, rendered again from the kept requester. Any member',
+        security: [{ bearerAuth: [] }],
+        requestParams: { path: z.object({ id: z.string() }) },
+        responses: {
+          '200': ataPdf,
+          '400': errorResponse('Not a web capture'),
+          '401': errorResponse('Missing or invalid session token'),
+          '403': errorResponse('Document of another tenant'),
+          '404': errorResponse('No such document, or no draft requested for it'),
+          '410': errorResponse('Deleted under the LGPD'),
+          '429': errorResponse('Too many renders: try again shortly (Retry-After)'),
+        },
+      },
+    },
+    '/api/monitors/{id}/certidao': {
+      get: {
+        operationId: 'monitors-certidao',
+        tags: ['monitors'],
+        summary:
+          'The certidão de permanência of a monitoring (PDF/A-3b, Portuguese, the run chain attached as monitor-chain.json): the one issued after the last run, else issued now and notarized',
+        security: [{ bearerAuth: [] }],
+        requestParams: { path: z.object({ id: z.string() }) },
+        responses: {
+          '200': {
+            description: 'The certidão (PDF); header `X-Serial-Number` is its document’s serial',
+            content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } },
+          },
+          '401': errorResponse('Missing or invalid session token'),
+          '403': errorResponse('A reader, when a new certidão must be issued'),
+          '404': errorResponse('No such monitoring in the active workspace'),
+          '413': errorResponse('The workspace is at its storage quota'),
+        },
+      },
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager } from '@mikro-orm/core';
 import type { PgliteConnection } from '@mikro-orm/pglite';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { type Db, fromKysely, fromPglite, PgBoss } from 'pg-boss';
+import { type Db, fromKysely, fromPglite, PgBoss, type SendOptions } from 'pg-boss';
 import type { Database } from '../db';
 import type { AnchoringQueue } from '../ports/anchoring-queue';
 
@@ -57,6 +57,11 @@ export interface JobQueue extends AnchoringQueue {
    * document of a window opens it, the ones after it ride along.
    */
   requestCollect(em: EntityManager, afterSeconds: number): Promise<void>;
+  /**
+   * Sends a job of `queue` with `data` inside the transaction of `em` (the transaction's EntityManager), routed
+   * as `requestCollect` is: the job commits or rolls back with the rows written in that transaction.
+   */
+  sendInTransaction(em: EntityManager, queue: string, data: object, options: SendOptions): Promise<void>;
   /**
    * Runs `handler` for every `anchor-collect` job (one at a time) and makes `enqueueAnchoring` request a collection
    * `batchSeconds` after the first document of a window. Besides, so that a burst is cut by count rather than split by
@@ -166,11 +171,16 @@ export async function startJobQueue(
 
   const queue: JobQueue = {
     boss,
-    requestCollect: async (em, afterSeconds) => {
+    requestCollect: (em, afterSeconds) =>
+      queue.sendInTransaction(
+        em,
+        ANCHOR_COLLECT_QUEUE,
+        {},
+        { startAfter: Math.max(0, Math.round(afterSeconds)) },
+      ),
+    sendInTransaction: async (em, name, data, sendOptions) => {
       const tx = fromKysely((em as SqlEntityManager).getKysely());
-      await sendingIn.run(tx, () =>
-        boss.send(ANCHOR_COLLECT_QUEUE, {}, { db: tx, startAfter: Math.max(0, Math.round(afterSeconds)) }),
-      );
+      await sendingIn.run(tx, () => boss.send(name, data, { ...sendOptions, db: tx }));
     },
     registerAnchoring: async (handler, seconds, max) => {
       collect = handler;

@@ -186,6 +186,17 @@ export interface CaptureRecord {
   /** The page's title as the browser had it at the end. */
   title: string;
   /**
+   * The page's visible text as the browser rendered it at the end (`innerText` of the body), at most
+   * 100 000 characters (`visibleTextTruncated` then). Absent in records made before.
+   */
+  visibleText?: string;
+  visibleTextTruncated?: boolean;
+  /**
+   * A monitoring's run (the certidão de permanência): written by the service into the signed record, so the
+   * link to the previous run is inside what is signed, hashed and anchored. Absent for a single capture.
+   */
+  monitoring?: CaptureMonitoring;
+  /**
    * How the service signed the WACZ (Webrecorder's WACZ Signing and Verification 0.1.0), written by the
    * service after the capture; absent in records made before archives were signed.
    */
@@ -220,6 +231,24 @@ export interface WaczSignatureFacts {
     | { status: 'not-applicable' };
 }
 
+/**
+ * What a monitoring run's record states: the monitoring, the run's number, and the SHA-256 (hex) of the WACZ of
+ * the last run that saw the page before it (null for the first): each run names the one before, so the runs
+ * form a chain nobody can reorder or shorten without a link breaking.
+ */
+export interface CaptureMonitoring {
+  monitorId: string;
+  run: number;
+  previousWaczSha256: string | null;
+}
+
+/** What a capture is asked besides its URL. */
+export interface CaptureOptions {
+  signal?: AbortSignal;
+  /** Set for a monitoring's run: stated in the signed record (`CaptureRecord.monitoring`). */
+  monitoring?: CaptureMonitoring;
+}
+
 /** One finished capture, on local disk until `dispose`. */
 export interface WebCapture {
   /** The WACZ (a zip), read once: a stream of its bytes. */
@@ -243,7 +272,7 @@ export interface WebCapturer {
    *   reached (DNS, TCP, TLS); GATEWAY_TIMEOUT when the capture did not finish within `CAPTURE_TIMEOUT_MS`;
    *   PAYLOAD_TOO_LARGE past the archive's bound. `signal`'s reason once it aborts.
    */
-  capture(url: URL, options?: { signal?: AbortSignal }): Promise<WebCapture>;
+  capture(url: URL, options?: CaptureOptions): Promise<WebCapture>;
 }
 
 /**

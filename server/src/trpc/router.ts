@@ -14,6 +14,7 @@ import { publish } from './routers/documents/publish';
 import { receipt } from './routers/documents/receipt';
 import { verify } from './routers/documents/verify';
 import { view } from './routers/documents/view';
+import { monitorsRouter } from './routers/monitors';
 import { orgRouter } from './routers/org';
 import { publicAcervo } from './routers/public/acervo';
 import { publicDocumentByMne } from './routers/public/act';
@@ -52,6 +53,7 @@ export const appRouter = router({
     ataEnotariado,
   }),
   acts: actsRouter,
+  monitors: monitorsRouter,
   access: accessRouter,
   settings: settingsRouter,
   session: router({ me }),

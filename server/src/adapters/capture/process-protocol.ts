@@ -25,6 +25,9 @@ export type {
   ServerContact,
 } from '../../ports/capture';
 
+/** Most characters of a page's visible text a capture record keeps (`CaptureRecord.visibleText`). */
+export const CAPTURE_VISIBLE_TEXT_MAX = 100_000;
+
 /**
  * The parts a capture leaves in its work directory, for the service to pack into the archive it signs: the
  * WARC (one gzip member per record), its CDXJ index, the screenshot as Chromium rendered it, the PDF
@@ -166,6 +169,8 @@ const captureRecordSchema: z.ZodType<CaptureRecord> = z.object({
   viewport: z.object({ width: z.number().int(), height: z.number().int() }),
   screenshot: z.object({ width: z.number().int(), height: z.number().int(), truncated: z.boolean() }),
   title: text,
+  visibleText: z.string().max(CAPTURE_VISIBLE_TEXT_MAX).optional(),
+  visibleTextTruncated: z.boolean().optional(),
 });
 
 /**

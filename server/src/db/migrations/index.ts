@@ -14,7 +14,8 @@ import { Migration20261126170300 as m11 } from './Migration20261126170300';
 import { Migration20261129080000 as m12 } from './Migration20261129080000';
 import { Migration20261129080100 as m13 } from './Migration20261129080100';
 import { Migration20261129140000 as m14 } from './Migration20261129140000';
-import { Migration20261129143000 as m15 } from './Migration20261129143000';
+import { Migration20261129142419 as m15 } from './Migration20261129142419';
+import { Migration20261129143000 as m16 } from './Migration20261129143000';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -33,5 +34,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129080000', class: m12 },
   { name: 'Migration20261129080100', class: m13 },
   { name: 'Migration20261129140000', class: m14 },
-  { name: 'Migration20261129143000', class: m15 },
+  { name: 'Migration20261129142419', class: m15 },
+  { name: 'Migration20261129143000', class: m16 },
 ];

@@ -5,7 +5,7 @@ import type { FairQueue } from '@notary/platform/fair-queue';
 import { silentLog } from '@notary/platform/log';
 import { AppError, type DocumentDto, type WebCaptureInput } from '@notary/shared';
 import { type DocumentEntity, DocumentTimestamp } from '../../db/entities';
-import type { WebCapture, WebCapturer } from '../../ports/capture';
+import type { CaptureMonitoring, CaptureRecord, WebCapture, WebCapturer } from '../../ports/capture';
 import type { TimestampAuthority } from '../../ports/tsa';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';
@@ -50,12 +50,49 @@ export async function captureWebPage(
   }
   const consentAt = new Date();
   const url = parseCaptureUrl(input.url);
+  const { doc } = await captureAndNotarize(em, deps, actor, url, {
+    consentAt,
+    ...(input.fileName ? { fileName: input.fileName } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  return toDocumentDto(doc, await screenshotUrl(deps.storage, doc));
+}
+
+/** How `captureAndNotarize` is asked: consent, the archive's name, a monitoring's run, the caller's signal. */
+export interface CaptureRequest {
+  /** When the person consented (LGPD Art. 7 I): the request, or the creation of a monitoring. */
+  consentAt: Date;
+  /** The archive's name; default `<host>-<yyyymmddThhmmssZ>.wacz`. */
+  fileName?: string;
+  /** A monitoring's run: stated in the signed record (`CaptureRecord.monitoring`). */
+  monitoring?: CaptureMonitoring;
+  signal?: AbortSignal;
+}
+
+/**
+ * The capture itself, for a caller whose role and URL are already checked (`captureWebPage`, a monitoring's
+ * run): the disk floor, the tenant's share of the capture queue, the capture, the screenshot stored, the WACZ
+ * notarized (`notarize`, which checks the role again and the storage quota), the RFC 3161 token when configured.
+ * @returns the new Document and the capture's record as signed in its WACZ.
+ * @throws AppError as `captureWebPage` documents.
+ */
+export async function captureAndNotarize(
+  em: EntityManager,
+  deps: CaptureDeps,
+  actor: Actor,
+  url: URL,
+  request: CaptureRequest,
+): Promise<{ doc: DocumentEntity; record: CaptureRecord }> {
   await assertDiskRoom(deps, ['data', 'temp']);
+  const options = {
+    ...(request.signal ? { signal: request.signal } : {}),
+    ...(request.monitoring ? { monitoring: request.monitoring } : {}),
+  };
   // Served in turn across workspaces, each within its share: a few cannot hold the browsers for everyone.
   const capture = await deps.captureQueue.run(
     actor.tenant.id,
-    () => deps.capturer.capture(url, signal ? { signal } : {}),
-    signal,
+    () => deps.capturer.capture(url, options),
+    request.signal,
   );
   try {
     const screenshotKey = `${actor.tenant.id}/${randomUUID()}`;
@@ -65,12 +102,12 @@ export async function captureWebPage(
       origin: { sourceType: 'web-capture', sourceUri: url.href, screenshotKey },
       source: waczSource(
         capture,
-        input.fileName ?? defaultFileName(url, capture.record.startedAt),
-        consentAt,
+        request.fileName ?? defaultFileName(url, capture.record.startedAt),
+        request.consentAt,
       ),
     });
     if (deps.tsa) await timestampCapture(em, deps, doc);
-    return toDocumentDto(doc, await screenshotUrl(deps.storage, doc));
+    return { doc, record: capture.record };
   } finally {
     await capture.dispose();
   }

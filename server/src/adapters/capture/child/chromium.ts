@@ -18,6 +18,7 @@ import {
 import {
   type BlockedRequest,
   CAPTURE_FILES,
+  CAPTURE_VISIBLE_TEXT_MAX,
   type CapturedTls,
   type CaptureFileSizes,
   type CaptureRecord,
@@ -54,6 +55,8 @@ export const SCREENSHOT_MAX_HEIGHT = CAPTURE_SCREENSHOT.maxHeight;
 /** Run in the page (a string: the server's TypeScript has no DOM types): the document's height in CSS px. */
 const PAGE_HEIGHT_SCRIPT =
   'Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)';
+/** The page's visible text, as a reader sees it (layout-aware `innerText`), empty without a body. */
+const VISIBLE_TEXT_SCRIPT = 'document.body ? document.body.innerText : ""';
 /** Scrolling for lazy content: at most this many steps of most of a screen, and at most this long (ms). */
 export const SCROLL_MAX_STEPS = 60;
 export const SCROLL_MAX_MS = 10_000;
@@ -236,6 +239,9 @@ interface PageShot {
   png: Buffer;
   pdf: Buffer | undefined;
   title: string;
+  /** The body's `innerText` (what a reader sees), cut at `CAPTURE_VISIBLE_TEXT_MAX`. */
+  visibleText: string;
+  visibleTextTruncated: boolean;
   unfinished: string[];
   origins: Awaited<ReturnType<TlsRecorder['finish']>>;
   harPath: string;
@@ -326,10 +332,27 @@ async function capturePage(
   });
   const pdf = await bounded(page.pdf({ printBackground: true, format: 'A4' }), left()).catch(() => undefined);
   const title = await bounded(page.title(), left()).catch(() => '');
+  const fullText = await bounded(page.evaluate<string>(VISIBLE_TEXT_SCRIPT), left()).catch(() => '');
+  const visibleText = typeof fullText === 'string' ? fullText.slice(0, CAPTURE_VISIBLE_TEXT_MAX) : '';
+  const visibleTextTruncated = typeof fullText === 'string' && fullText.length > CAPTURE_VISIBLE_TEXT_MAX;
   const unfinished = [...session.pending].map((r) => r.url());
   const origins = await recorder.finish(Math.min(TLS_FINISH_MS, left()));
   await bounded(context.close(), left());
-  return { session, version, userAgent, height, shotHeight, png, pdf, title, unfinished, origins, harPath };
+  return {
+    session,
+    version,
+    userAgent,
+    height,
+    shotHeight,
+    png,
+    pdf,
+    title,
+    visibleText,
+    visibleTextTruncated,
+    unfinished,
+    origins,
+    harPath,
+  };
 }
 
 /** The capture's own settings as its record states them (`CaptureRecord.settings`). */
@@ -401,6 +424,8 @@ function captureRecordOf(
       truncated: shot.height > shot.shotHeight,
     },
     title: shot.title,
+    visibleText: shot.visibleText,
+    ...(shot.visibleTextTruncated ? { visibleTextTruncated: true } : {}),
   };
 }
 

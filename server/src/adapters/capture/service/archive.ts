@@ -10,7 +10,7 @@ import { sha256HexSync } from '@notary/platform/sha256';
 import { AppError, LIMITS } from '@notary/shared';
 import { Zip, ZipPassThrough } from 'fflate';
 import { z } from 'zod';
-import type { CaptureRecord, WebCapture, WebCapturer } from '../../../ports/capture';
+import type { CaptureMonitoring, CaptureRecord, WebCapture, WebCapturer } from '../../../ports/capture';
 import {
   PROVENANCE_FILES,
   PROVENANCE_PAGE_TITLE,
@@ -68,6 +68,8 @@ export interface CapturePartsSource {
 export interface ArchiveOptions {
   software: string;
   log: Log;
+  /** A monitoring's run: stated in the signed record (`CaptureRecord.monitoring`). */
+  monitoring?: CaptureMonitoring;
 }
 
 /** Bytes read from a capture's file at a time. */
@@ -273,7 +275,11 @@ async function signedEntries(
 ): Promise<{ record: CaptureRecord; screenshot: Buffer; entries: Array<[string, Buffer]> }> {
   let facts = signer.facts;
   for (;;) {
-    const record: CaptureRecord = { ...parts.record, signature: facts };
+    const record: CaptureRecord = {
+      ...parts.record,
+      ...(options.monitoring ? { monitoring: options.monitoring } : {}),
+      signature: facts,
+    };
     const screenshot = withCaptureRecord(parts.screenshot, record);
     const json = Buffer.from(JSON.stringify(record, null, 2));
     const created = waczDate(new Date());
@@ -395,9 +401,13 @@ export function archivingCapturer(
 ): WebCapturer {
   return {
     capture: async (url, captureOptions) => {
-      const parts = await source.capture(url, captureOptions);
+      const parts = await source.capture(
+        url,
+        captureOptions?.signal ? { signal: captureOptions.signal } : {},
+      );
       try {
-        return await assembleWacz(parts, signer, options);
+        const monitoring = captureOptions?.monitoring;
+        return await assembleWacz(parts, signer, monitoring ? { ...options, monitoring } : options);
       } catch (e) {
         if (e instanceof AppError) throw e;
         options.log.error({ err: e, url: url.href }, 'capture archive could not be assembled');
