@@ -128,6 +128,7 @@ function certificateContext(deps: AppDeps): CertificateContext {
     secret: deps.secret,
     originalSignatures: deps.originalSignatures,
     captureRecords: deps.captureRecords,
+    transparencyLog: deps.transparencyLog,
   };
 }
 

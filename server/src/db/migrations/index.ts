@@ -13,6 +13,7 @@ import { Migration20261126170200 as m10 } from './Migration20261126170200';
 import { Migration20261126170300 as m11 } from './Migration20261126170300';
 import { Migration20261129080000 as m12 } from './Migration20261129080000';
 import { Migration20261129080100 as m13 } from './Migration20261129080100';
+import { Migration20261129150000 as m14 } from './Migration20261129150000';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126170300', class: m11 },
   { name: 'Migration20261129080000', class: m12 },
   { name: 'Migration20261129080100', class: m13 },
+  { name: 'Migration20261129150000', class: m14 },
 ];
