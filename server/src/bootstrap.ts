@@ -17,6 +17,7 @@ import { type AnchoringChains, startChains } from './adapters/chains';
 import { statfsFreeSpace } from './adapters/free-space/statfs';
 import { createBetterAuthIdentity } from './adapters/identity/better-auth';
 import { createIpfsGateways } from './adapters/ipfs';
+import { fileLogSigner, logOriginFor } from './adapters/log-key/file';
 import { createMailer } from './adapters/mail';
 import { createOriginalSignatureReader } from './adapters/original-signatures';
 import { createRateLimiter } from './adapters/rate-limit/limiter';
@@ -34,6 +35,7 @@ import type { AppDeps } from './deps';
 import { AcervoFeedCache } from './domain/acervo/cache';
 import { createCaptureQueue } from './domain/documents/capture-share';
 import { PublicVerifyCache } from './domain/documents/verify-cache';
+import { TransparencyLog } from './domain/log/transparency-log';
 import { runMonitor } from './domain/monitors/run';
 import { runOperatorCommand } from './domain/operator/commands';
 import { applyHttpTimeouts, createHttpApp } from './http/app';
@@ -199,6 +201,14 @@ export async function createCore(
       await createWaczSigner({ signer, tsa, tsaUrl: config.tsa?.url, dataDir: config.dataDir, software }),
       { software, log: captureLog },
     );
+    // The log's Ed25519 key and origin are made on first start and kept in DATA_DIR, like the WACZ key.
+    const transparencyLog = new TransparencyLog(
+      () => db.fork(),
+      await fileLogSigner(config.dataDir, logOriginFor(publicUrl)),
+      secret,
+      log.child({ module: 'transparency-log' }),
+    );
+    stack.defer(() => transparencyLog.close());
     const deps: AppDeps = {
       config,
       log,
@@ -213,6 +223,7 @@ export async function createCore(
       directory: identity.directory,
       mailer,
       verifyCache: new PublicVerifyCache(bus),
+      transparencyLog,
       acervoCache: new AcervoFeedCache(bus),
       signer,
       tsa,
@@ -398,6 +409,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const core = await createCore(config, url, { anchoringQueue, monitorQueue, log });
     let jobQueue: JobQueue | undefined;
     stack.defer(() => core.close());
+    // The log's first checkpoint, and whatever a stop left pending, before the first request.
+    await core.deps.transparencyLog.integrate();
     const metrics = config.metrics
       ? await startServiceMetrics(config.metrics, core.deps, config.anchoring, () => core.db.fork())
       : undefined;

@@ -5,6 +5,7 @@ import type { Database } from './db';
 import type { AcervoFeedCache } from './domain/acervo/cache';
 import type { CertificateContext } from './domain/certificates/service';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
+import type { TransparencyLog } from './domain/log/transparency-log';
 import type { MembershipLookup } from './domain/tenancy/resolve';
 import type { AnchoringQueue } from './ports/anchoring-queue';
 import type { CaptureRecordReader, WebCapturer } from './ports/capture';
@@ -57,6 +58,11 @@ export interface AppDeps {
   directory: OrganizationDirectory;
   mailer: Mailer;
   verifyCache: PublicVerifyCache;
+  /**
+   * The transparency log (`domain/log/`): each record's leaf written in its transaction, the sequencer, the
+   * checkpoints and tiles served at `/log`; its key in `DATA_DIR/transparency-log-key.pem`.
+   */
+  transparencyLog: TransparencyLog;
   /** Acervo feed pages, 5 minutes (`domain/acervo/cache.ts`). */
   acervoCache: AcervoFeedCache;
   /** PAdES signing key of certificates (`SIGNING_CERT`); undefined: certificates are unsigned. */
@@ -107,5 +113,6 @@ export function certificateContext(deps: AppDeps): CertificateContext {
     secret: deps.secret,
     originalSignatures: deps.originalSignatures,
     captureRecords: deps.captureRecords,
+    transparencyLog: deps.transparencyLog,
   };
 }

@@ -40,6 +40,9 @@
  *
  * `npm run bench -- verify`: part 2 with a 1 MiB file uploaded once in place of part 1's rounds (printed only).
  *
+ * `npm run bench -- tlog [--leaves N]` (`tlog.ts`): the transparency log at 1,000,000 leaves (integration, proofs,
+ * tiles, one more entry); printed, `results.json` left as it is.
+ *
  * `npm run bench -- anchor-cost` (`anchor-cost.ts`): what one anchoring batch costs on a real network (EVM gas,
  * Stacks bytes and API requests), measured on the devnets; printed, `results.json` left as it is.
  *
@@ -84,6 +87,7 @@ import {
 } from './lib';
 import { scaleCommand } from './scale';
 import { seedCommand } from './seed';
+import { benchTransparencyLog } from './tlog';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
@@ -650,6 +654,10 @@ async function main(): Promise<void> {
         childEnv,
       });
       console.log(`\n${reportCertificates(certificates)}\n`);
+      return;
+    }
+    if (process.argv[2] === 'tlog') {
+      await benchTransparencyLog(process.argv.slice(3));
       return;
     }
     if (process.argv[2] === 'anchor-cost') {

@@ -53,7 +53,7 @@ describe('GET /api/documents/:id/receipt (devnet anchoring, loopback TSA)', () =
     if (!devnets) throw new Error('no devnets');
     expect(receipt).toMatchObject({
       format: 'notary-receipt',
-      version: 2,
+      version: 3,
       service: { name: 'Notary Test', url: t.service.deps.publicUrl },
       document: {
         id: doc.id,

@@ -32,6 +32,13 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
+/** Standard base64 of `bytes` (with padding). */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
 /** Constant-length comparison of two byte strings. */
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

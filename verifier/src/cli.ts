@@ -7,6 +7,7 @@
  *   notary-verify --dir folder/ [--csv FILE] [the same options]   (batch.ts, batch-dir.ts)
  *   notary-verify chain <certidao.pdf> [--json]   (chain-cli.ts: a certidão de permanência's run chain)
  *   notary-verify extend <signed.pdf> --tsa URL [--out file] [--tsa-ca ca.pem]   (extend.ts; alias `augment`)
+ *   notary-verify monitor <log URL>... --log-key VKEY [--state FILE] [--prefix SERIAL]   (monitor-cli.ts)
  *   notary-verify <capture.wacz> [--trust-ca ca.pem] [--tsa-ca ca.pem] [--trust icp-brasil] [--json] (wacz-cli.ts)
  *
  * Exit status (`EXIT_CODES` of report.ts): 0 when every applicable check passed, 1 when a check failed, 2 when
@@ -40,6 +41,8 @@ Options:
   --stacks-api-key KEY a Hiro API key, sent as x-api-key to every --stacks-api endpoint
   --tsa-ca FILE        PEM certificates the RFC 3161 tokens must chain to
   --trust-ca FILE      PEM certificates the certificate's signer must chain to
+  --log-key VKEY       the transparency log's verifier key (C2SP signed-note), obtained apart from the
+                       receipt: the receipt's checkpoint must be signed by it (repeatable)
   --trust icp-brasil   also trust the ICP-Brasil roots shipped with the verifier (v2, v5, v12, the anchors
                        of DOC-ICP-15.03's PAdES policies) for the signer and the timestamps
   --at TIME            judge the certificate's signature at TIME (RFC 3339, e.g. 2031-05-01T12:00:00Z;
@@ -96,6 +99,7 @@ export interface CliResult {
 export async function runCli(argv: string[], options: { fetch?: typeof fetch } = {}): Promise<CliResult> {
   // Loaded only for `extend` (`augment`, ETSI's word): it brings the PDF writer, which plain Node cannot load
   // (see bin/notary-verify.js).
+  if (argv[0] === 'monitor') return (await import('./monitor-cli.ts')).runMonitorCli(argv.slice(1), options);
   if (argv[0] === 'extend' || argv[0] === 'augment')
     return (await import('./extend.ts')).runExtendCli(argv.slice(1), options);
   // The run chain of a certidão de permanência (chain-cli.ts).
@@ -146,6 +150,7 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
       confirmations,
       ...(at ? { at } : {}),
       online: values.online === true,
+      ...(values['log-key'] ? { logKeys: values['log-key'] } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(await revocationFetchOf(values, options)),
     };
@@ -191,6 +196,7 @@ function parse(argv: string[]) {
       'stacks-api-key': { type: 'string' },
       'tsa-ca': { type: 'string' },
       'trust-ca': { type: 'string' },
+      'log-key': { type: 'string', multiple: true },
       trust: { type: 'string' },
       confirmations: { type: 'string' },
       at: { type: 'string' },

@@ -9,6 +9,7 @@ import {
   type VerifyReport,
 } from './report.ts';
 import { withBrasiliaTimes } from './time.ts';
+import { logLines } from './transparency-log.ts';
 
 const MARK: Readonly<Record<CheckStatus, string>> = {
   passed: 'PASSED',
@@ -43,6 +44,7 @@ export function formatReport(report: VerifyReport, verbose = true): string {
     `Document ${report.document.serialNumber} (${report.document.fileName}), SHA-256 ${report.document.sha256}`,
     `Issued by ${report.service.name} (${report.service.url})`,
     ...(report.act ? actLines(report.act) : []),
+    ...(report.transparencyLog ? logLines(report.transparencyLog) : []),
     '',
   ];
   lines.push(...checksAndVerdict(report, verbose, (tally) => incompleteLine(report, tally)));

@@ -18,11 +18,13 @@ import { errorMessage } from './error-message.ts';
 
 /**
  * The receipt format version the server writes. Version 2 added the optional `act` (the document's notarial
- * act); this package reads both, a version 1 receipt being exactly a version 2 receipt without `act`.
+ * act); version 3 the optional `transparencyLog` (the document's leaf in the service's transparency log, its
+ * inclusion proof and the signed checkpoint). This package reads all three, each older one being the newer one
+ * without what it added.
  */
-export const RECEIPT_VERSION = 2;
+export const RECEIPT_VERSION = 3;
 /** Every receipt version this package reads. */
-export const RECEIPT_VERSIONS = [1, 2] as const;
+export const RECEIPT_VERSIONS = [1, 2, 3] as const;
 /** Value of `format`: identifies a receipt whatever file name it travels under. */
 export const RECEIPT_FORMAT = 'notary-receipt';
 /** Name of the attachment in certificate PDFs. */
@@ -262,13 +264,52 @@ export const ReceiptActSchema = z
   })
   .strict();
 
+const Base64 = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/)
+  .meta({ description: 'Standard base64 with padding' });
+
+/**
+ * The document's leaf in the service's transparency log (version 3): an append-only Merkle tree (RFC 9162 hashing)
+ * of one leaf per notarization, published as C2SP tlog-checkpoint signed notes and C2SP tlog-tiles (docs/verify.md,
+ * The transparency log).
+ */
+export const ReceiptTransparencyLogSchema = z
+  .object({
+    origin: z
+      .string()
+      .min(1)
+      .meta({ description: "The log's origin, also its key's name (C2SP tlog-checkpoint)" }),
+    url: z
+      .string()
+      .min(1)
+      .meta({ description: 'URL prefix of the log: <url>/checkpoint, <url>/tile/... (C2SP tlog-tiles)' }),
+    verifierKey: z.string().min(1).meta({
+      description:
+        "The log's Ed25519 verifier key as the log announces it (C2SP signed-note); check against one obtained independently (--log-key)",
+    }),
+    leafIndex: Count.meta({ description: 'Index of the leaf, 0-based' }),
+    entry: Base64.meta({
+      description:
+        'The leaf bytes (notary-log-leaf/1 text: serial, sha256, time, tenant commitment); leaf hash SHA-256(0x00 || entry)',
+    }),
+    inclusionProof: z
+      .array(Base64)
+      .max(64)
+      .meta({ description: 'Sibling hashes (32 bytes each, base64), bottom-up (RFC 9162, 2.1.3)' }),
+    checkpoint: z.string().min(1).meta({
+      description: 'The signed checkpoint the proof leads to (C2SP signed-note of a C2SP tlog-checkpoint)',
+    }),
+  })
+  .strict();
+
 /** The receipt (see the module comment). */
 export const ReceiptSchema = z
   .object({
     format: z.literal(RECEIPT_FORMAT),
     version: z
-      .union([z.literal(1), z.literal(2)])
-      .meta({ description: 'Format version: 2 (1 is 2 without `act`)' }),
+      .union([z.literal(1), z.literal(2), z.literal(3)])
+      .meta({ description: 'Format version: 3 (2 is 3 without `transparencyLog`, 1 is 2 without `act`)' }),
     service: z
       .object({
         name: z.string().min(1),
@@ -300,6 +341,10 @@ export const ReceiptSchema = z
       description:
         'The notarial act recorded for the document (version 2); absent when none was recorded when the receipt was made',
     }),
+    transparencyLog: ReceiptTransparencyLogSchema.optional().meta({
+      description:
+        "The document's leaf in the transparency log (version 3); absent while the leaf is pending or for a record made before the log",
+    }),
   })
   .strict()
   .meta({
@@ -317,6 +362,7 @@ export type ReceiptTimestamp = z.infer<typeof TimestampSchema>;
 export type ReceiptOriginalSignatures = z.infer<typeof OriginalSignaturesSchema>;
 export type ReceiptOriginalSignature = z.infer<typeof OriginalSignatureSchema>;
 export type ReceiptAct = z.infer<typeof ReceiptActSchema>;
+export type ReceiptTransparencyLog = z.infer<typeof ReceiptTransparencyLogSchema>;
 
 /** Thrown by `parseReceipt` for input that is not a receipt this version reads. */
 export class ReceiptFormatError extends Error {
@@ -344,7 +390,7 @@ export function parseReceipt(input: unknown): Receipt {
     !(RECEIPT_VERSIONS as readonly unknown[]).includes(value.version)
   ) {
     throw new ReceiptFormatError(
-      `receipt version ${String(value.version)} is not supported (this verifier reads versions ${RECEIPT_VERSIONS.join(' and ')})`,
+      `receipt version ${String(value.version)} is not supported (this verifier reads versions ${RECEIPT_VERSIONS.join(', ')})`,
     );
   }
   const parsed = ReceiptSchema.safeParse(value);

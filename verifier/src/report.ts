@@ -14,6 +14,7 @@
 
 import { data, type Message, msg, render, sourceParam } from './messages/index.ts';
 import type { MneCheck } from './mne.ts';
+import type { LogReport } from './transparency-log.ts';
 
 /** 1 file hash, 2 Merkle proof, 3 EVM attestation, 4 Stacks anchor, 5 RFC 3161 token, 6 PAdES signature. */
 export type CheckId = 1 | 2 | 3 | 4 | 5 | 6;
@@ -140,6 +141,8 @@ export interface VerifyReport {
    * change the outcome, which is about the file's proof: an MNE is confirmed at e-Notariado.
    */
   act?: ActReport;
+  /** The receipt's transparency-log leaf as checked offline (receipt version 3); absent when it has none. */
+  transparencyLog?: LogReport;
 }
 
 /** The notarial act of a receipt, as the report shows it. */

@@ -32,11 +32,11 @@ import { verify } from './verify.ts';
 
 const SRC = import.meta.dirname;
 /**
- * Files that may use Node: the command line wrapper and its parts that read files (`--dir`, a WACZ), `extend`
- * (it writes with @notary/pdf), the schema writers, tests.
+ * Files that may use Node: the command line wrapper and its parts that read files (`--dir`, a WACZ, a log to
+ * monitor, a certidão's run chain), `extend` (it writes with @notary/pdf), the schema writers, tests.
  */
 const NODE_ONLY =
-  /^(cli|cli-files|batch-dir|wacz-cli|extend|write-schema|write-icp-brasil-roots)\.ts$|\.test\.ts$/;
+  /^(cli|cli-files|batch-dir|wacz-cli|monitor-cli|chain-cli|extend|write-schema|write-icp-brasil-roots)\.ts$|\.test\.ts$/;
 
 const sha = (...parts: (Buffer | Uint8Array)[]) => {
   const h = createHash('sha256');
@@ -114,7 +114,7 @@ describe('receipt schema', () => {
 
   it('refuses another version, a non-receipt and extra fields, naming the problem', () => {
     const good = receiptFor(new Uint8Array([1, 2, 3]));
-    expect(() => parseReceipt({ ...good, version: 3 })).toThrow(/version 3 is not supported/);
+    expect(() => parseReceipt({ ...good, version: 4 })).toThrow(/version 4 is not supported/);
     expect(() => parseReceipt('not json')).toThrow(ReceiptFormatError);
     expect(() => parseReceipt({ ...good, document: { ...good.document, sha256: 'ABC' } })).toThrow(
       /document\.sha256/,

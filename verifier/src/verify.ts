@@ -12,12 +12,14 @@ import {
   CheckBuilder,
   type CheckId,
   type CheckResult,
+  EXIT_CODES,
   notRun,
   outcomeOf,
   type VerifyReport,
 } from './report.ts';
 import { checkStacks } from './stacks.ts';
 import { checkTimestamp } from './timestamp.ts';
+import { checkLogProof } from './transparency-log.ts';
 
 /**
  * `notary-verify`'s checking core: runs in Node and in browsers (fetch, WebCrypto; no Node module). It
@@ -77,6 +79,11 @@ export interface VerifyInput {
    * anchor, and the desktop client runs 5 and 6 apart, in a worker, and merges them.
    */
   checks?: readonly CheckId[];
+  /**
+   * Verifier keys of the service's transparency log (`--log-key`, C2SP signed-note), obtained apart from the
+   * receipt: the receipt's checkpoint must be signed by one of them (`transparency-log.ts`).
+   */
+  logKeys?: readonly string[];
 }
 
 /**
@@ -137,8 +144,15 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
       }),
     ),
   ];
+  const transparencyLog = await checkLogProof(receipt, input.logKeys ?? []);
+  const outcome = outcomeOf(checks);
+  // A leaf that contradicts the receipt, or a checkpoint the log key did not sign, fails the verification.
+  if (transparencyLog?.status === 'failed') {
+    Object.assign(outcome, { outcome: 'failed', exitCode: EXIT_CODES.failed, ok: false });
+  }
   return {
-    ...outcomeOf(checks),
+    ...outcome,
+    ...(transparencyLog ? { transparencyLog } : {}),
     document: {
       serialNumber: receipt.document.serialNumber,
       sha256: receipt.document.sha256,

@@ -743,6 +743,55 @@ export const MonitorRun = defineEntity({
 });
 export type MonitorRunEntity = InferEntity<typeof MonitorRun>;
 
+/**
+ * One leaf of the transparency log (`domain/log/`): `entry` is the leaf's bytes (what the log commits to: serial,
+ * SHA-256, time and tenant commitment, `domain/log/entry.ts`), written in the transaction of its document.
+ * `leafIndex` is null while the entry is pending and set once, in order and without gaps, when the sequencer
+ * integrates it into the tree. `documentId` maps the leaf back to its record; it has no foreign key (the log
+ * outlives any deletion). The migration adds a partial index on `id` where `leaf_index` is null: the sequencer's
+ * read of the pending entries.
+ */
+export const LogEntry = defineEntity({
+  name: 'LogEntry',
+  tableName: 'log_entry',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    documentId: p.uuid().nullable().index(),
+    entry: p.blob(),
+    leafIndex: p.bigint('number').nullable().unique(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type LogEntryEntity = InferEntity<typeof LogEntry>;
+
+/**
+ * A tile of the log's tree (C2SP tlog-tiles): the hashes at `level` (each the root of 256^level leaves) numbered
+ * `idx * 256` onwards, 32 bytes each; a partial tile grows until it holds 256.
+ */
+export const LogTile = defineEntity({
+  name: 'LogTile',
+  tableName: 'log_tile',
+  properties: {
+    level: p.smallint().primary(),
+    idx: p.bigint('number').primary(),
+    hashes: p.blob(),
+  },
+});
+export type LogTileEntity = InferEntity<typeof LogTile>;
+
+/** A signed checkpoint of the log (C2SP tlog-checkpoint in a signed-note), one per tree size it was made at. */
+export const LogCheckpoint = defineEntity({
+  name: 'LogCheckpoint',
+  tableName: 'log_checkpoint',
+  properties: {
+    size: p.bigint('number').primary(),
+    root: p.blob(),
+    note: p.text(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type LogCheckpointEntity = InferEntity<typeof LogCheckpoint>;
+
 export const entities = [
   Tenant,
   TenantStorage,
@@ -769,4 +818,7 @@ export const entities = [
   AtaRequest,
   Monitor,
   MonitorRun,
+  LogEntry,
+  LogTile,
+  LogCheckpoint,
 ];

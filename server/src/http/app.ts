@@ -26,6 +26,7 @@ import { buildOpenApiDocument } from './openapi';
 import { publicVerifyLane, publicVerifyRoute } from './public-verify';
 import { rateLimited } from './rate-limit';
 import { publicRoute } from './route';
+import { transparencyLogRouter } from './transparency-log';
 import { uploadRoute } from './upload';
 import { PUBLIC_SERIAL_PATH, validarCors, validarRoute } from './validar';
 import { verifierRouter } from './verifier-files';
@@ -116,6 +117,8 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
     rateLimited(deps, ['global', 'publicVerify']),
     publicCertificateRoute(deps),
   );
+  // The transparency log's checkpoint and tiles, readable from any origin (transparency-log.ts).
+  app.use('/log', rejectNulBytes, transparencyLogRouter(deps));
   // The service's own origin (PUBLIC_URL, or the computed one) is always allowed: the web client at /app/.
   app.use(cors);
   // The busiest public route, ahead of the routes and parsers it does not use (public-verify.ts).

@@ -27,7 +27,7 @@ import type { ObjectStorage } from '../../ports/storage';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 import type { MerkleProof } from '../anchoring/merkle';
 import { originalSignaturesOf, readAtMost } from '../documents/original-signatures';
-import { buildReceipt } from '../documents/receipt';
+import { buildReceipt, type ReceiptContext } from '../documents/receipt';
 import { findDocumentInTenant, ipfsCidOf } from '../documents/service';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
@@ -61,6 +61,8 @@ export interface CertificateContext {
   originalSignatures: OriginalSignatureReader;
   /** Reads a web capture's record from its stored screenshot (what its certificate states). */
   captureRecords: CaptureRecordReader;
+  /** The transparency log whose proof the embedded receipt carries (`ReceiptContext`). */
+  transparencyLog?: ReceiptContext['transparencyLog'];
 }
 
 export interface IssuedCertificate {

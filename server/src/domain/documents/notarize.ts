@@ -7,6 +7,7 @@ import type { DocumentEntity } from '../../db/entities';
 import type { AnchoringQueue } from '../../ports/anchoring-queue';
 import type { FreeSpace } from '../../ports/free-space';
 import type { ObjectStorage } from '../../ports/storage';
+import type { LogAppender } from '../log/transparency-log';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';
 import { assertDiskRoom, diskFloorGate } from './disk-floor';
@@ -88,6 +89,8 @@ export interface NotarizeDeps {
   log?: Log;
   /** The public verify cache, told of each new document (an unknown-hash answer for it must go). */
   verifyCache?: PublicVerifyCache;
+  /** The transparency log, which gets each record's leaf in its transaction; absent: no leaf (unit tests). */
+  transparencyLog?: LogAppender;
 }
 
 /** `doc` is committed: the public verify caches drop what they said of its hash (`PublicVerifyCache`). */
@@ -169,7 +172,7 @@ export async function notarize(
           ? { sourceUri: origin.sourceUri, screenshotKey: origin.screenshotKey }
           : {}),
       },
-      { anchoring: deps.anchoringQueue, quotaBytes },
+      { anchoring: deps.anchoringQueue, quotaBytes, log: deps.transparencyLog },
     );
     return published(deps, doc);
   } catch (e) {
@@ -219,7 +222,7 @@ async function notarizeReference(
       sourceType: intake.sourceType,
       sourceUri: intake.sourceUri,
     },
-    { anchoring: deps.anchoringQueue },
+    { anchoring: deps.anchoringQueue, log: deps.transparencyLog },
   );
 }
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError } from '@notary/shared';
+import { toBase64 } from '@notary/trust/bytes';
 import {
   MERKLE_HASHING,
   RECEIPT_FORMAT,
@@ -10,6 +11,7 @@ import {
   type ReceiptOriginalSignatures,
   ReceiptSchema,
   type ReceiptStacksAnchor,
+  type ReceiptTransparencyLog,
 } from '@notary/verify/receipt';
 import { computeAddress, getAddress, hexlify, Transaction } from 'ethers';
 import type { Config } from '../../config';
@@ -26,6 +28,7 @@ import { DEVNET_EAS_CONTRACTS, DEVNET_EVM_NETWORK, EAS_SCHEMA, EAS_SCHEMA_UID } 
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
 import type { ObjectStorage } from '../../ports/storage';
 import type { MerkleProof } from '../anchoring/merkle';
+import type { TransparencyLog } from '../log/transparency-log';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
 import { storedOriginalSignatures } from './original-signatures';
@@ -36,6 +39,8 @@ export interface ReceiptContext {
   config: Pick<Config, 'anchoring' | 'serviceName'>;
   /** Base URL of the service, no trailing slash. */
   publicUrl: string;
+  /** The transparency log whose proof the receipt carries (absent: no `transparencyLog` block). */
+  transparencyLog?: Pick<TransparencyLog, 'proofFor' | 'identity'> | undefined;
 }
 
 /** What the receipt served alone also needs: the stored original and its signature reader. */
@@ -68,7 +73,9 @@ export async function getReceipt(
  *   registration (hash, attestation UID, time); a leg not registered is `pending` with what is known;
  * - the first RFC 3161 token issued over the document's hash (`DocumentTimestamp`), if any;
  * - `originalSignatures`, when given: the signatures the original PDF carried (`original-signatures.ts`);
- * - `act`, when the tenant recorded one: the document's notarial act (type, MNE, selo, book, page, when).
+ * - `act`, when the tenant recorded one: the document's notarial act (type, MNE, selo, book, page, when);
+ * - `transparencyLog`, once the document's leaf is in the log: the leaf, its inclusion proof and the latest
+ *   signed checkpoint (the proof changes as the log grows; any later checkpoint is consistent with it).
  * @throws AppError INTERNAL when the rows make a receipt that fails its own schema (a bug, never the caller's).
  */
 export async function buildReceipt(
@@ -85,6 +92,7 @@ export async function buildReceipt(
     { orderBy: { genTime: 'asc' }, limit: 1 },
   );
   const act = await em.findOne(NotarialAct, { document: doc.id });
+  const transparencyLog = ctx.transparencyLog ? await logBlock(ctx, ctx.transparencyLog, doc.id) : undefined;
   let merkle: Receipt['merkle'] = null;
   if (anchor) {
     const proof = anchor.proof as MerkleProof;
@@ -125,12 +133,32 @@ export async function buildReceipt(
       : null,
     ...(extra.originalSignatures ? { originalSignatures: extra.originalSignatures } : {}),
     ...(act ? { act: receiptAct(act) } : {}),
+    ...(transparencyLog ? { transparencyLog } : {}),
   };
   const checked = ReceiptSchema.safeParse(receipt);
   if (!checked.success) {
     throw new AppError('INTERNAL', `the receipt of ${doc.id} fails its schema: ${checked.error.message}`);
   }
   return checked.data;
+}
+
+/** The receipt's `transparencyLog` block, or undefined while the document's leaf is pending. */
+async function logBlock(
+  ctx: ReceiptContext,
+  log: NonNullable<ReceiptContext['transparencyLog']>,
+  documentId: string,
+): Promise<ReceiptTransparencyLog | undefined> {
+  const proof = await log.proofFor(documentId);
+  if (!proof) return undefined;
+  return {
+    origin: log.identity.origin,
+    url: `${ctx.publicUrl}/log`,
+    verifierKey: log.identity.verifierKey,
+    leafIndex: proof.leafIndex,
+    entry: toBase64(proof.entry),
+    inclusionProof: proof.proof.map(toBase64),
+    checkpoint: proof.checkpoint.note,
+  };
 }
 
 /** The receipt's `act` block of a document's notarial act. */

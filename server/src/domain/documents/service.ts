@@ -16,6 +16,7 @@ import { Document, type DocumentEntity } from '../../db/entities';
 import type { AnchoringQueue } from '../../ports/anchoring-queue';
 import type { IpfsGateways } from '../../ports/ipfs';
 import type { ObjectStorage } from '../../ports/storage';
+import type { LogAppender } from '../log/transparency-log';
 import type { Actor } from '../tenancy/actor';
 import { TENANT_FILTER } from '../tenancy/scope';
 import { screenshotUrl, toDocumentDto, toPublicDto } from './projection';
@@ -53,17 +54,19 @@ export interface StoredFile {
  * A record with stored bytes adds its size to the tenant's used-bytes counter in the same transaction, last
  * (`chargeStorage`: its row lock is held only until the commit), refused there when `quotaBytes` (0 or absent:
  * none) would be passed; a reference-only record stores nothing, counts nothing and is never refused by it.
+ * The record's transparency-log entry (`log`) is written pending in the same transaction, and the log's sequencer
+ * woken after the commit (`domain/log/transparency-log.ts`).
  * @throws AppError('PAYLOAD_TOO_LARGE') when the file does not fit in the quota.
  */
 export async function recordUploadedDocument(
   em: EntityManager,
   actor: Actor,
   file: StoredFile,
-  options: { anchoring: AnchoringQueue; quotaBytes?: number },
+  options: { anchoring: AnchoringQueue; quotaBytes?: number; log?: LogAppender | undefined },
 ): Promise<DocumentEntity> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await em.transactional(async (tx) => {
+      const recorded = await em.transactional(async (tx) => {
         const doc = tx.create(Document, {
           id: crypto.randomUUID(),
           tenant: actor.tenant.id,
@@ -82,12 +85,15 @@ export async function recordUploadedDocument(
           uploaderIp: actor.ip,
         });
         await tx.flush();
+        await options.log?.append(tx, doc);
         await options.anchoring.enqueueAnchoring(tx);
         if (file.storageKey !== null) {
           await chargeStorage(tx, actor.tenant.id, options.quotaBytes ?? 0, file.fileSize);
         }
         return doc;
       });
+      options.log?.appended();
+      return recorded;
     } catch (e) {
       if (e instanceof UniqueConstraintViolationException && attempt < 4) continue;
       throw e;

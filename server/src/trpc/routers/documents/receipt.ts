@@ -31,6 +31,7 @@ export const receipt = authedProcedure
         publicUrl: ctx.deps.publicUrl,
         storage: ctx.deps.storage,
         originalSignatures: ctx.deps.originalSignatures,
+        transparencyLog: ctx.deps.transparencyLog,
       },
       ctx.actor,
       input.id,

@@ -1,0 +1,98 @@
+/**
+ * `npm run bench -- tlog [--leaves N]` (default 1,000,000): the transparency log at scale on the embedded database
+ * (PGlite in memory). N pending entries are written by SQL (what N notarizations leave), the sequencer integrates
+ * them (batches of 4,096, one checkpoint each), then: the time of an inclusion proof for random leaves (as a receipt
+ * asks it), of serving a level-0 tile, a partial tile and an entry bundle, and of integrating one more entry (what
+ * an upload costs the sequencer). Printed; `results.json` is left as it is.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import { fileLogSigner } from '@notary/server/adapters/log-key/file';
+import { openDatabase } from '@notary/server/db/index';
+import { TransparencyLog } from '@notary/server/domain/log/transparency-log';
+import { leafHash, verifyInclusion } from '@notary/trust/tlog';
+
+const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+
+/** Runs the bench (see the module comment) and prints its figures. */
+export async function benchTransparencyLog(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { leaves: { type: 'string' } } });
+  const leaves = Number(values.leaves ?? 1_000_000);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tlog-bench-'));
+  const db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+  try {
+    const log = new TransparencyLog(
+      () => db.fork(),
+      await fileLogSigner(dir, 'bench.example/log'),
+      'b'.repeat(40),
+    );
+    const sql = db.fork() as SqlEntityManager;
+    let start = process.hrtime.bigint();
+    await sql.execute(
+      `insert into log_entry (document_id, entry, created_at)
+       select gen_random_uuid(), convert_to(format(E'notary-log-leaf/1\\nserial BENCH-%s\\nsha256 %s\\ntime 2026-01-01T00:00:00.000Z\\ntenant %s\\n',
+                lpad(n::text, 10, '0'), encode(sha256(n::text::bytea), 'hex'), repeat('ab', 32)), 'UTF8'), now()
+         from generate_series(1, ?) as n`,
+      [leaves],
+    );
+    const inserted = ms(start);
+    start = process.hrtime.bigint();
+    const head = await log.integrate();
+    const integrated = ms(start);
+    const ids: { document_id: string }[] = await sql.execute(
+      'select document_id from log_entry where leaf_index in (0, ?, ?, ?)',
+      [Math.floor(leaves / 3), Math.floor(leaves / 2), leaves - 1],
+    );
+    const proofTimes: number[] = [];
+    for (const { document_id } of ids) {
+      start = process.hrtime.bigint();
+      const proof = await log.proofFor(document_id);
+      proofTimes.push(ms(start));
+      if (
+        !proof ||
+        !verifyInclusion(leafHash(proof.entry), proof.leafIndex, head.size, proof.proof, head.root)
+      ) {
+        throw new Error(`the proof of ${document_id} does not verify`);
+      }
+    }
+    const timed = async (name: Parameters<TransparencyLog['tile']>[0]) => {
+      const t0 = process.hrtime.bigint();
+      const bytes = await log.tile(name);
+      if (!bytes) throw new Error(`tile ${JSON.stringify(name)} not served`);
+      return ms(t0);
+    };
+    const fullTile = await timed({ level: 0, index: 1000 % Math.max(1, Math.floor(leaves / 256)) });
+    const partialWidth = leaves % 256;
+    const partialTile =
+      partialWidth > 0 ? await timed({ level: 0, index: Math.floor(leaves / 256), width: partialWidth }) : 0;
+    const bundle = await timed({ level: 'entries', index: 0 });
+    await sql.execute(
+      `insert into log_entry (document_id, entry, created_at) values (gen_random_uuid(), convert_to('one more', 'UTF8'), now())`,
+    );
+    start = process.hrtime.bigint();
+    await log.integrate();
+    const oneMore = ms(start);
+    const rows = [
+      ['leaves', String(head.size)],
+      ['pending entries written by SQL', `${inserted.toFixed(0)} ms`],
+      [
+        'integration (tiles, indexes, checkpoints)',
+        `${integrated.toFixed(0)} ms (${((integrated * 1000) / leaves).toFixed(1)} µs a leaf)`,
+      ],
+      ['inclusion proof (read tiles, build)', proofTimes.map((t) => `${t.toFixed(1)} ms`).join(', ')],
+      ['full level-0 tile', `${fullTile.toFixed(1)} ms`],
+      ['partial level-0 tile', `${partialTile.toFixed(1)} ms`],
+      ['entry bundle (256 entries)', `${bundle.toFixed(1)} ms`],
+      ['integrating one more entry', `${oneMore.toFixed(1)} ms`],
+    ];
+    console.log(
+      `\n| transparency log | |\n|---|---|\n${rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n')}\n`,
+    );
+  } finally {
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
