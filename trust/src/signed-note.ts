@@ -4,8 +4,8 @@
  * browsers); browser-safe.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { equalBytes, fromBase64, toArrayBuffer, toBase64, toHex } from './bytes';
-import { HASH_SIZE } from './tlog';
+import { equalBytes, fromBase64, toArrayBuffer, toBase64, toHex } from './bytes.ts';
+import { HASH_SIZE } from './tlog.ts';
 
 /** Signature type byte of Ed25519 signed-note keys (C2SP signed-note, Signature types). */
 export const ED25519_TYPE = 0x01;

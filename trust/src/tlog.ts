@@ -5,7 +5,7 @@
  * SHA-256 (`@noble/hashes`), so that a proof over millions of leaves costs microseconds; browser-safe.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { equalBytes } from './bytes';
+import { equalBytes } from './bytes.ts';
 
 /** Bytes of a SHA-256 tree hash. */
 export const HASH_SIZE = 32;

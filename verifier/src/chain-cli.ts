@@ -4,10 +4,10 @@
  * file is unusable (not a PDF, no chain attached).
  */
 import { parseArgs } from 'node:util';
-import type { CliResult } from './cli';
-import { readCliFile } from './cli-files';
-import { errorMessage } from './error-message';
-import { checkCertidaoChain, formatChainReport } from './monitor-chain';
+import type { CliResult } from './cli.ts';
+import { readCliFile } from './cli-files.ts';
+import { errorMessage } from './error-message.ts';
+import { checkCertidaoChain, formatChainReport } from './monitor-chain.ts';
 
 export const CHAIN_USAGE = `Usage: notary-verify chain <certidao.pdf> [--json]
 

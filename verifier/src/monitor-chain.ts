@@ -10,8 +10,8 @@ import {
   type MonitorChain,
   MonitorChainSchema,
 } from '@notary/shared/monitor';
-import { extractAttachment } from './certificate';
-import { errorMessage } from './error-message';
+import { extractAttachment } from './certificate.ts';
+import { errorMessage } from './error-message.ts';
 
 /** The chain's file name inside the certidão. */
 export const MONITOR_CHAIN_FILE = 'monitor-chain.json';
