@@ -223,11 +223,11 @@ describe.each(DATABASE_KINDS)('notarial acts on %s', (kind) => {
     expect((await req('GET', `/api/public/acts/${mneOf(424242)}`)).status).toBe(404);
   });
 
-  it('puts the act in the receipt (version 2), which notary-verify reads and whose MNE it checks', async () => {
+  it('puts the act in the receipt (version 2 on, today 3 with the transparency log), which notary-verify reads and whose MNE it checks', async () => {
     const res = await req('GET', `/api/documents/${doc.id}/receipt`, { token: tok(reader) });
     expect(res.status).toBe(200);
     const receipt = parseReceipt(res.body);
-    expect(receipt.version).toBe(2);
+    expect(receipt.version).toBe(3);
     expect(receipt.act).toMatchObject({
       type: 'escritura',
       mne: REAL_MNE,
