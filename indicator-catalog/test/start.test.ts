@@ -89,7 +89,10 @@ describe('npm run start:catalog (indicator-catalog/src/main.ts)', () => {
       await sleep(100);
     }
     expect(health).toEqual({ status: 200, body: { status: 'ok' } });
-    expect(log.text()).toContain('[sync] startup sync of ibge-referencia: ok');
+    // The line is written before /health says ok, but the pipe may deliver it after the HTTP answer arrives.
+    await expect
+      .poll(() => log.text(), { timeout: 10_000 })
+      .toContain('[sync] startup sync of ibge-referencia: ok');
 
     const search = (await (
       await fetch(`${url}/api/search?q=popula%C3%A7%C3%A3o&city=Manaus&limit=1`)

@@ -193,6 +193,9 @@ describe.skipIf(!radosgwAvailable())(
       // Anchoring resumes: what was pending at the dump (and the new upload) is anchored by the restored service,
       // in batches of its own; a document anchored at the dump keeps its batch and gets no second attestation.
       const em = restored.service.deps.db.fork();
+      // What was pending at the dump is collected now, not at the next safety sweep (30 s): the wait below is for
+      // the anchoring itself.
+      await restored.service.anchoring?.triggerCollection();
       await allRegistered(restored, await em.count(Document, {}));
       const anchors = await em.find(
         DocumentAnchor,
@@ -218,7 +221,7 @@ describe.skipIf(!radosgwAvailable())(
 async function allRegistered(t: TestService, count: number): Promise<void> {
   await expect
     .poll(() => t.service.deps.db.fork().count(Document, { onchainStatus: 'registered' }), {
-      timeout: 60_000,
+      timeout: 120_000,
       interval: 200,
     })
     .toBeGreaterThanOrEqual(count);

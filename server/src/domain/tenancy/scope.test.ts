@@ -7,12 +7,16 @@ import {
   AccessPolicy,
   AcervoToken,
   AnchorBatch,
+  AtaRequest,
   Document,
   DocumentAnchor,
   DocumentDeletion,
   DocumentTimestamp,
+  Monitor,
+  MonitorRun,
   NotarialAct,
   NotarialActHistory,
+  NotarySignatureSession,
   OrgDeletion,
   RetentionHoldLift,
   RetentionRefusal,
@@ -43,15 +47,25 @@ const ENTITY: Record<string, EntityName> = {
   RetentionHoldLift,
   RetentionRefusal,
   ServentiaChange,
+  AtaRequest,
+  NotarySignatureSession,
+  Monitor,
+  MonitorRun,
 };
 
-/** Entities that are shared on purpose (no tenant): the anchoring pipeline, identity plumbing, replay guards. */
+/**
+ * Entities that are shared on purpose (no tenant): the anchoring pipeline, identity plumbing, replay guards, the
+ * public transparency log (its leaves carry a tenant commitment, never a tenant id).
+ */
 const NOT_TENANT_OWNED = [
   'Tenant',
   'IdentityWebhookDelivery',
   'AnchorBatch',
   'AnchorTx',
   'WalletSignatureUse',
+  'LogEntry',
+  'LogTile',
+  'LogCheckpoint',
 ];
 
 describe('tenant scope by construction (PGlite)', () => {
@@ -142,6 +156,25 @@ describe('tenant scope by construction (PGlite)', () => {
           at: new Date(),
         });
         record('NotarialActHistory', actChange.id);
+        const session = em.create(NotarySignatureSession, {
+          id: randomUUID(),
+          document: doc,
+          userId: `user-${i}`,
+          policy: 'icp-brasil-ad-rb',
+          certificates: [],
+          signedAttributes: new Uint8Array([0x31, 0x00]),
+          preparedPdf: new Uint8Array([0x25]),
+          expiresAt: new Date(Date.now() + 600_000),
+        });
+        record('NotarySignatureSession', session.id);
+        em.create(AtaRequest, {
+          document: doc,
+          name: `Requester ${i}`,
+          cpf: '52998224725',
+          requestedBy: `user-${i}`,
+          requestedAt: new Date(),
+        });
+        record('AtaRequest', doc.id);
         if (d === 1) {
           const deletion = em.create(DocumentDeletion, {
             id: randomUUID(),
@@ -201,6 +234,33 @@ describe('tenant scope by construction (PGlite)', () => {
         changedAt: new Date(),
       });
       record('ServentiaChange', change.id);
+      const now = new Date();
+      const monitor = em.create(Monitor, {
+        id: randomUUID(),
+        tenant,
+        createdBy: `user-${i}`,
+        url: 'https://example.org/',
+        interval: 'PT1H',
+        period: 'P1D',
+        intervalSeconds: 3600,
+        periodSeconds: 86_400,
+        plannedRuns: 24,
+        state: 'active',
+        consentAt: now,
+        createdAt: now,
+        startsAt: now,
+        endsAt: new Date(now.getTime() + 86_400_000),
+      });
+      record('Monitor', monitor.id);
+      const run = em.create(MonitorRun, {
+        id: randomUUID(),
+        monitor,
+        run: 1,
+        dueAt: now,
+        observedAt: now,
+        outcome: 'seen',
+      });
+      record('MonitorRun', run.id);
     }
     await em.flush();
     tenants = [ids[0] ?? '', ids[1] ?? ''];
@@ -227,7 +287,7 @@ describe('tenant scope by construction (PGlite)', () => {
         const entity = ENTITY[name] as EntityName;
         const em = scopeToTenant(orm.em.fork(), mine);
         const pk =
-          name === 'DocumentAnchor'
+          name === 'DocumentAnchor' || name === 'AtaRequest'
             ? 'document'
             : name === 'TenantStorage' || name === 'Serventia'
               ? 'tenant'

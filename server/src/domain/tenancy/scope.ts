@@ -3,12 +3,16 @@ import {
   AccessLogEntry,
   AccessPolicy,
   AcervoToken,
+  AtaRequest,
   Document,
   DocumentAnchor,
   DocumentDeletion,
   DocumentTimestamp,
+  Monitor,
+  MonitorRun,
   NotarialAct,
   NotarialActHistory,
+  NotarySignatureSession,
   OrgDeletion,
   RetentionHoldLift,
   RetentionRefusal,
@@ -44,6 +48,10 @@ export const TENANT_OWNED = {
   RetentionHoldLift: (tenantId: string) => ({ tenantId }),
   RetentionRefusal: (tenantId: string) => ({ tenantId }),
   ServentiaChange: (tenantId: string) => ({ tenantId }),
+  AtaRequest: (tenantId: string) => ({ document: { tenant: tenantId } }),
+  NotarySignatureSession: (tenantId: string) => ({ document: { tenant: tenantId } }),
+  Monitor: (tenantId: string) => ({ tenant: tenantId }),
+  MonitorRun: (tenantId: string) => ({ monitor: { tenant: tenantId } }),
 } as const satisfies Record<string, (tenantId: string) => FilterQuery<object>>;
 
 const ENTITIES: EntityName[] = [
@@ -63,6 +71,10 @@ const ENTITIES: EntityName[] = [
   RetentionHoldLift,
   RetentionRefusal,
   ServentiaChange,
+  AtaRequest,
+  NotarySignatureSession,
+  Monitor,
+  MonitorRun,
 ];
 
 /**
