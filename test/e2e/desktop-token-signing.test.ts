@@ -13,7 +13,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { asn1js } from '@notary/trust/asn1';
 import { pemCertificates } from '@notary/trust/bytes';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { NotarySignedRecord, TokenCertificateInfo } from '../../desktop/src/common/bridge';
+import type { IpcResult } from '../../desktop/src/common/ipc';
+import { MainController } from '../../desktop/src/main/controller';
+import { BrowserWindow, ipcMain } from '../../desktop/src/main/electron-stand-in.testing';
+import { registerIpcHandlers } from '../../desktop/src/main/ipc';
+import { isAppUrl } from '../../desktop/src/main/navigation';
 import {
   listSigningCertificates,
   signCertificateWithToken,
@@ -22,6 +28,7 @@ import {
   tokenErrorSentence,
 } from '../../desktop/src/main/token-signing';
 import { NotarySignatureSession } from '../../server/src/db/entities';
+import { mailbox, mailedCode } from '../harness/dev-mailbox';
 import { FIXTURES_DIR } from '../harness/fixtures';
 import { uploadFile } from '../harness/http';
 import { createTestPki, type TestPki } from '../harness/pki';
@@ -29,7 +36,10 @@ import { type RevocationPki, startRevocationPki } from '../harness/revocation-pk
 import { startTestService, type TestService } from '../harness/service';
 import { createTestToken, SOFTHSM_MODULE, type TestToken } from '../harness/softhsm';
 
+vi.mock('electron', () => import('../../desktop/src/main/electron-stand-in.testing'));
+
 const run = promisify(execFile);
+const APP = 'app://notary/index.html';
 let pki: TestPki;
 let rpki: RevocationPki;
 let token: TestToken;
@@ -59,6 +69,7 @@ beforeAll(async () => {
     TSA_URL: rpki.tsaUrl,
     TSA_CA_CERTS: rpki.caChainPath,
     REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
+    MAIL_DEV: '1',
   });
   alice = await t.token('tabeliao@example.com');
   const upload = await uploadFile(t.url, alice, path.join(FIXTURES_DIR, 'files/contrato.txt'));
@@ -196,5 +207,74 @@ describe('the tabelião signs on a PKCS#11 token (SoftHSM2)', () => {
     );
     expect(sig.stdout.split('Signature #2')[0]).toContain('Signature Validation: Signature is Valid.');
     expect(sig.stdout).toContain('Signature Field Name: NotarySignature');
+  }, 60_000);
+});
+
+describe("the desktop app's screens through IPC: main lists the token, takes the PIN as bytes, signs", () => {
+  let userData: string;
+  let unregister: (() => void) | undefined;
+  let controller: MainController;
+  let otherDoc: string;
+
+  /** `ipcRenderer.invoke` from the app's page: the envelope as the renderer gets it. */
+  const invoke = <T>(channel: string, payload?: unknown) =>
+    (payload === undefined ? ipcMain.invoke(channel, APP) : ipcMain.invoke(channel, APP, payload)) as Promise<
+      IpcResult<T>
+    >;
+
+  beforeAll(async () => {
+    userData = await mkdtemp(path.join(os.tmpdir(), 'notary-desktop-token-'));
+    const win = new BrowserWindow({});
+    controller = new MainController({
+      userDataDir: userData,
+      tempDir: userData,
+      documentsDir: userData,
+      window: () => win as unknown as Electron.BrowserWindow,
+    });
+    unregister = registerIpcHandlers(controller.handlers(), (e) => isAppUrl(e.senderFrame?.url ?? ''));
+    const upload = await uploadFile(t.url, alice, path.join(FIXTURES_DIR, 'pdfs/tracemonkey.pdf'));
+    otherDoc = String(upload.body.id);
+    await invoke('settings:set-server-url', { url: t.url });
+    const known = await mailbox(t.dataDir);
+    await invoke('auth:request-code', { email: 'tabeliao@example.com' });
+    const code = await mailedCode(t.dataDir, 'tabeliao@example.com', known);
+    expect(await invoke('auth:sign-in', { email: 'tabeliao@example.com', code })).toMatchObject({ ok: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    unregister?.();
+    controller?.close();
+    if (userData) await rm(userData, { recursive: true, force: true });
+  });
+
+  it('refuses a wrong PIN with its sentence, then signs with the right one; both PINs are zeroed', async () => {
+    await invoke('settings:set-token-module', { path: SOFTHSM_MODULE });
+    const listed = await invoke<TokenCertificateInfo[]>('token:certificates', { language: 'pt' });
+    if (!listed.ok) throw new Error(listed.error.message);
+    const chosen = listed.value.find((c) => c.label === 'Tabelião de Teste');
+    expect(chosen?.chainLength).toBe(3);
+    const request = (pin: Uint8Array) => ({
+      documentId: otherDoc,
+      slot: chosen?.slot,
+      id: chosen?.id,
+      policy: 'icp-brasil-ad-rb',
+      pin,
+      language: 'pt',
+    });
+    const wrongPin = pinOf('9999');
+    const wrong = await invoke('token:sign', request(wrongPin));
+    expect(wrong).toMatchObject({ ok: false, error: { kind: 'signing' } });
+    expect(!wrong.ok && wrong.error.message).toMatch(/^PIN incorreto\./);
+    expect(wrongPin.every((b) => b === 0)).toBe(true);
+
+    const pin = pinOf(token.pin);
+    const signed = await invoke<NotarySignedRecord>('token:sign', request(pin));
+    if (!signed.ok) throw new Error(signed.error.message);
+    expect(pin.every((b) => b === 0)).toBe(true);
+    expect(signed.value.documentId).toBe(otherDoc);
+    expect(signed.value.signers).toEqual([
+      expect.objectContaining({ role: 'service' }),
+      expect.objectContaining({ role: 'notary', name: expect.stringContaining('Notary LTV Signer') }),
+    ]);
   }, 60_000);
 });

@@ -29,6 +29,8 @@ export interface AppSettings {
   language: Language | null;
   /** False in the browser: the web client always talks to the server that served it. */
   serverUrlEditable: boolean;
+  /** The PKCS#11 module (driver) of the tabelião's A3 token, an absolute path; null until chosen, and in the browser. */
+  tokenModulePath: string | null;
 }
 
 /** An organization the user belongs to (from the identity provider). */
@@ -102,6 +104,52 @@ export interface WebCaptureRequest {
   fileName?: string;
   /** The LGPD consent checkbox, ticked (a literal: the UI never calls without it). */
   consent: true;
+}
+
+/** The ICP-Brasil signature policy the tabelião signs under: AD-RB, or AD-RT (with the service's timestamp). */
+export type NotaryPolicy = 'icp-brasil-ad-rb' | 'icp-brasil-ad-rt';
+
+/** A certificate of the tabelião's token that may sign (desktop app only): what the screen lists and names back. */
+export interface TokenCertificateInfo {
+  /** The slot holding it and its CKA_ID, both hex: the certificate's name in `signWithToken`. */
+  slot: string;
+  id: string;
+  label: string;
+  subject: string;
+  /** ISO 8601. */
+  notAfter: string;
+  /** How many certificates of its chain the token holds, itself included. */
+  chainLength: number;
+}
+
+/** The signed certificate's record the service answers the completion (`PUT …/notary-signature/{sessionId}`). */
+export interface NotarySignedRecord {
+  sessionId: string;
+  documentId: string;
+  completedAt: string;
+  level: string;
+  sha256: string;
+  size: number;
+  signers: { role: 'service' | 'notary'; name: string; policy?: NotaryPolicy }[];
+}
+
+/** What signing a certificate with the token needs; `pin` (UTF-8 bytes) is zeroed once sent. */
+export interface TokenSignRequest {
+  documentId: string;
+  certificate: Pick<TokenCertificateInfo, 'slot' | 'id'>;
+  policy: NotaryPolicy;
+  pin: Uint8Array;
+  /** The language of the failure's sentence. */
+  language: Language;
+}
+
+/** What signing a certificate with an A1 file needs (web client): the file and its password stay in the page. */
+export interface Pkcs12SignRequest {
+  documentId: string;
+  file: File;
+  password: string;
+  policy: NotaryPolicy;
+  language: Language;
 }
 
 export interface Bridge {
@@ -197,4 +245,28 @@ export interface Bridge {
   saveTimestamp(id: string): Promise<SavedFile | null>;
   /** Opens an http(s) link in the system browser (only links the app allows: explorers, the server). */
   openExternal(url: string): Promise<void>;
+
+  /**
+   * Electron only: the token's PKCS#11 module path (absolute), or null to forget it. Rejects with
+   * `invalid-input` for a path refused by main's schema.
+   */
+  setTokenModule(path: string | null): Promise<AppSettings>;
+  /**
+   * Electron only: the certificates of the tokens present that may sign (no PIN asked). Rejects with `signing`
+   * (the sentence in `language`: no module chosen or loadable, no token).
+   */
+  tokenCertificates(language: Language): Promise<TokenCertificateInfo[]>;
+  /**
+   * Electron only: the tabelião's signature of document `documentId`'s certificate on the token (deferred
+   * signing: prepare, sign in main, complete). The PIN goes only to main and is zeroed here once sent. Rejects
+   * with `signing` (wrong PIN with tries left, PIN locked, token removed, no signing key, certificate expired:
+   * a sentence in `language`) or the service's refusal.
+   */
+  signWithToken(request: TokenSignRequest): Promise<NotarySignedRecord>;
+  /**
+   * Web client only: the same with an A1 `.pfx`/`.p12` opened in the page (pkijs, WebCrypto): the key is
+   * imported non-extractable and signs in the page; only the chain and the signature value are sent. Rejects
+   * with `signing` (wrong password, unreadable or legacy-encrypted file, no key, certificate expired).
+   */
+  signWithPkcs12(request: Pkcs12SignRequest): Promise<NotarySignedRecord>;
 }

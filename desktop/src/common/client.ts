@@ -31,6 +31,8 @@ import type {
   GatewayLink,
   IpfsImportRequest,
   Language,
+  NotaryPolicy,
+  NotarySignedRecord,
   Organization,
   SessionInfo,
   WebCaptureRequest,
@@ -480,6 +482,43 @@ export class NotaryClient {
     return this.call(() =>
       this.api.documents.capture.mutate({ url, consent, ...(fileName ? { fileName } : {}) }),
     );
+  }
+
+  /**
+   * tRPC `documents.notarySignaturePrepare` (REST `POST /api/documents/{id}/notary-signature`): the service
+   * prepares the tabelião's own signature of the certificate for the announced chain (base64 DER, leaf first)
+   * and policy, and answers what must be signed: the CAdES signed attributes (base64 DER), to be signed with
+   * SHA-256, before `expiresAt` (docs/certificates.md).
+   * @throws ClientError `bad-request` (chain incomplete, expired, no key usage for signatures), `forbidden`
+   *   (another tenant's document, below editor), `unavailable` (AD-RT without a TSA).
+   */
+  prepareNotarySignature(request: {
+    id: string;
+    certificates: string[];
+    policy: NotaryPolicy;
+    lang: Language;
+  }): Promise<{
+    sessionId: string;
+    signedAttributes: string;
+    digestAlgorithm: 'SHA-256';
+    expiresAt: string;
+  }> {
+    return this.call(() => this.api.documents.notarySignaturePrepare.mutate(request));
+  }
+
+  /**
+   * tRPC `documents.notarySignatureComplete` (REST `PUT /api/documents/{id}/notary-signature/{sessionId}`):
+   * hands in the signature value (base64) of a prepared session; the service checks and embeds it.
+   * @returns the signed certificate's record, naming both signers.
+   * @throws ClientError `bad-request` (a value that does not verify, a revoked certificate), `gone` or
+   *   `not-found` (an expired, completed or unknown session), `forbidden`.
+   */
+  completeNotarySignature(request: {
+    id: string;
+    sessionId: string;
+    signature: string;
+  }): Promise<NotarySignedRecord> {
+    return this.call(() => this.api.documents.notarySignatureComplete.mutate(request));
   }
 
   /**

@@ -29,6 +29,7 @@ export const ERROR_KINDS = [
   'file', // a local file could not be read
   'invalid-content', // the server sent a file that is not what was asked for (not a PDF, not DER): not saved
   'insecure-url', // a server URL with plain http beyond loopback: the session token would travel in clear
+  'signing', // the tabelião's token or A1 file refused to sign: `message` is the sentence for the person
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 

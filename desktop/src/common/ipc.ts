@@ -24,9 +24,12 @@ import type {
   IpfsImportRequest,
   Language,
   LocalFile,
+  NotaryPolicy,
+  NotarySignedRecord,
   SavedFile,
   SessionInfo,
   SessionState,
+  TokenCertificateInfo,
   WebCaptureRequest,
 } from './bridge';
 import type { CertificateCheck, ChainEndpoints, CheckOptions } from './certificate-check';
@@ -37,6 +40,7 @@ export const CHANNELS = {
   settingsGet: 'settings:get',
   settingsSetServerUrl: 'settings:set-server-url',
   settingsSetLanguage: 'settings:set-language',
+  settingsSetTokenModule: 'settings:set-token-module',
   serverCheck: 'server:check',
   authRequestCode: 'auth:request-code',
   authSignIn: 'auth:sign-in',
@@ -64,6 +68,8 @@ export const CHANNELS = {
   timestampSave: 'timestamp:save',
   ataSave: 'ata:save',
   openExternal: 'shell:open-external',
+  tokenCertificates: 'token:certificates',
+  tokenSign: 'token:sign',
 } as const;
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 
@@ -116,6 +122,20 @@ export interface IpcContract {
   'timestamp:save': { input: { id: string }; output: SavedFile | null };
   'ata:save': { input: { id: string; requester?: AtaRequesterInput }; output: SavedFile | null };
   'shell:open-external': { input: { url: string }; output: null };
+  'settings:set-token-module': { input: { path: string | null }; output: AppSettings };
+  'token:certificates': { input: { language: Language }; output: TokenCertificateInfo[] };
+  /** The PIN travels as bytes, so that both sides can zero their copy once used. */
+  'token:sign': {
+    input: {
+      documentId: string;
+      slot: string;
+      id: string;
+      policy: NotaryPolicy;
+      pin: Uint8Array;
+      language: Language;
+    };
+    output: NotarySignedRecord;
+  };
 }
 
 type Invoke<C extends Channel> = IpcContract[C]['input'] extends undefined

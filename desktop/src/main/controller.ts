@@ -2,16 +2,24 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DocumentSchema, type OnchainInfoDto } from '@notary/shared';
 import { type BrowserWindow, dialog, shell } from 'electron';
-import type { SavedFile, SessionState } from '../common/bridge';
+import type {
+  AppSettings,
+  Language,
+  NotarySignedRecord,
+  SavedFile,
+  SessionState,
+  TokenCertificateInfo,
+} from '../common/bridge';
 import { type BinaryFile, NotaryClient } from '../common/client';
 import { ClientError, isClientError } from '../common/errors';
-import { EVENTS, type ProgressEvent } from '../common/ipc';
+import { EVENTS, type IpcContract, type ProgressEvent } from '../common/ipc';
 import { CertificateChecker } from './certificate-check';
 import { FileRegistry } from './files';
 import { hashFile } from './hash';
 import type { IpcHandlers } from './ipc';
 import { isExternalAllowed } from './navigation';
-import { normalizeServerUrl, SettingsStore } from './settings';
+import { normalizeServerUrl, SettingsStore, type StoredSettings } from './settings';
+import type { Pkcs11Factory, TokenCertificate } from './token-signing';
 import { EncryptedTokenStore } from './token-store';
 import { uploadFile } from './upload';
 
@@ -29,7 +37,26 @@ export interface ControllerOptions {
    * `certificate-worker.cjs` beside `index.cjs`; default the TypeScript source beside this module.
    */
   certificateWorker?: URL;
+  /** The PKCS#11 binding the token's module is loaded into (tests: a stand-in session); default `pkcs11js`. */
+  pkcs11?: Pkcs11Factory;
 }
+
+/** What the renderer learns of the settings. */
+function appSettings(s: StoredSettings): AppSettings {
+  return {
+    serverUrl: s.serverUrl,
+    language: s.language,
+    serverUrlEditable: true,
+    tokenModulePath: s.tokenModulePath,
+  };
+}
+
+/**
+ * The token's module, loaded on first use only: `pkcs11js` is a native addon outside the bundle and an
+ * optional dependency, so an app without it starts, and only the token's screen says why it cannot sign.
+ */
+const tokenSigning = () => import('./token-signing');
+type TokenSigning = Awaited<ReturnType<typeof tokenSigning>>;
 
 /**
  * A name safe to write under a folder we choose: the last path segment, no control characters or
@@ -61,6 +88,8 @@ export class MainController {
   private gatewayLinks: string[] = [];
   private serverUrl = '';
   private checker: CertificateChecker | undefined;
+  /** The token's certificates last listed, by `slot:id`: signing names one, main keeps its chain. */
+  private tokenListed = new Map<string, TokenCertificate>();
 
   constructor(private readonly options: ControllerOptions) {
     this.settings = new SettingsStore(path.join(options.userDataDir, 'settings.json'));
@@ -151,13 +180,110 @@ export class MainController {
     return { fileName: path.basename(choice.filePath), ...(file.signed ? { signed: file.signed } : {}) };
   }
 
+  /** The chosen module path; a `signing` error in `language` when none was chosen. */
+  private async tokenModulePath(signing: TokenSigning): Promise<string> {
+    const { tokenModulePath } = await this.settings.get();
+    if (tokenModulePath) return tokenModulePath;
+    throw new signing.TokenError('module', 'no module path in the settings');
+  }
+
+  /** `token:certificates`: lists and remembers the token's certificates that may sign. */
+  private async listTokenCertificates(language: Language): Promise<TokenCertificateInfo[]> {
+    return this.withTokenSigning(language, async (signing) => {
+      const modulePath = await this.tokenModulePath(signing);
+      const listed = signing.listSigningCertificates(modulePath, this.options.pkcs11);
+      this.tokenListed = new Map(listed.map((c) => [`${c.slot}:${c.id}`, c]));
+      return listed.map(({ slot, id, label, subject, notAfter, chain }) => ({
+        slot,
+        id,
+        label,
+        subject,
+        notAfter,
+        chainLength: chain.length,
+      }));
+    });
+  }
+
+  /**
+   * `token:sign`: the certificate (one listed before) is checked current, the service prepares the session with
+   * its chain, the token signs the attributes, the service completes. The PIN is zeroed whatever happens.
+   */
+  private async signWithToken(request: IpcContract['token:sign']['input']): Promise<NotarySignedRecord> {
+    const { pin, language } = request;
+    try {
+      return await this.withTokenSigning(language, async (signing) => {
+        const modulePath = await this.tokenModulePath(signing);
+        const certificate = this.tokenListed.get(`${request.slot}:${request.id}`);
+        if (!certificate) {
+          throw new signing.TokenError('token-removed', 'the certificate is not among those last listed');
+        }
+        // Before anything is sent: the service would refuse an expired certificate only after the round trip.
+        signing.assertCurrent(certificate);
+        const client = await this.client();
+        const prepared = await client.prepareNotarySignature({
+          id: request.documentId,
+          certificates: certificate.chain.map((der) => Buffer.from(der).toString('base64')),
+          policy: request.policy,
+          lang: language,
+        });
+        const signature = signing.signOnToken({
+          modulePath,
+          certificate,
+          pin,
+          data: new Uint8Array(Buffer.from(prepared.signedAttributes, 'base64')),
+          ...(this.options.pkcs11 ? { pkcs11: this.options.pkcs11 } : {}),
+        });
+        return client.completeNotarySignature({
+          id: request.documentId,
+          sessionId: prepared.sessionId,
+          signature: Buffer.from(signature).toString('base64'),
+        });
+      });
+    } finally {
+      pin.fill(0);
+    }
+  }
+
+  /**
+   * Runs `work` with the token's module loaded; a token's failure becomes a `signing` error carrying its
+   * sentence in `language`, and so does an app installed without the native addon.
+   */
+  private async withTokenSigning<T>(
+    language: Language,
+    work: (signing: TokenSigning) => Promise<T>,
+  ): Promise<T> {
+    let signing: TokenSigning;
+    try {
+      signing = await tokenSigning();
+    } catch (e) {
+      throw new ClientError(
+        {
+          kind: 'signing',
+          message:
+            language === 'pt'
+              ? 'Esta instalação não tem o suporte a tokens PKCS#11 (pkcs11js): reinstale o aplicativo.'
+              : 'This installation lacks PKCS#11 token support (pkcs11js): reinstall the app.',
+        },
+        { cause: e },
+      );
+    }
+    try {
+      return await work(signing);
+    } catch (e) {
+      if (e instanceof signing.TokenError) {
+        throw new ClientError(
+          { kind: 'signing', message: signing.tokenErrorSentence(e, language) },
+          { cause: e },
+        );
+      }
+      throw e;
+    }
+  }
+
   /** The IPC handlers (`registerIpcHandlers`). */
   handlers(): IpcHandlers {
     return {
-      'settings:get': async () => {
-        const s = await this.settings.get();
-        return { serverUrl: s.serverUrl, language: s.language, serverUrlEditable: true };
-      },
+      'settings:get': async () => appSettings(await this.settings.get()),
       'settings:set-server-url': async ({ url }) => {
         // Refused with a sentence saying why (ClientError invalid-input / insecure-url).
         const serverUrl = normalizeServerUrl(url);
@@ -167,9 +293,14 @@ export class MainController {
           this.clientValue?.close();
           await this.tokens.save(new URL(previous.serverUrl).origin, null);
         }
-        const s = await this.settings.update({ serverUrl });
-        return { serverUrl: s.serverUrl, language: s.language, serverUrlEditable: true };
+        return appSettings(await this.settings.update({ serverUrl }));
       },
+      'settings:set-token-module': async ({ path: modulePath }) => {
+        this.tokenListed.clear();
+        return appSettings(await this.settings.update({ tokenModulePath: modulePath }));
+      },
+      'token:certificates': async ({ language }) => this.listTokenCertificates(language),
+      'token:sign': async (request) => this.signWithToken(request),
       'settings:set-language': async ({ language }) => {
         await this.settings.update({ language });
         return null;

@@ -80,6 +80,19 @@ export const LocalPath = z
   .refine((p) => path.isAbsolute(p), 'must be absolute')
   .refine((p) => path.normalize(p) === p && !p.split(/[\\/]/).includes('..'), 'must be normalized');
 
+/** A PKCS#11 slot handle or CKA_ID as `token-signing.ts` writes them: lower-case hex, bounded. */
+const TokenHandle = z
+  .string()
+  .max(128)
+  .regex(/^(?:[0-9a-f]{2})*$/, 'must be lower-case hex');
+/**
+ * The token's PIN as UTF-8 bytes (a typed array, so both sides can zero their copy); PKCS#11 tokens take 4 to
+ * 64 characters. The refusal never echoes the bytes.
+ */
+const Pin = z
+  .instanceof(Uint8Array, { message: 'must be bytes' })
+  .refine((b) => b.length >= 4 && b.length <= 64, 'must be 4 to 64 bytes');
+
 /** `undefined`: the channel takes no payload. */
 export const IPC_SCHEMAS = {
   'settings:get': z.undefined(),
@@ -145,4 +158,14 @@ export const IPC_SCHEMAS = {
       .optional(),
   }),
   'shell:open-external': z.strictObject({ url: HttpUrl }),
+  'settings:set-token-module': z.strictObject({ path: LocalPath.nullable() }),
+  'token:certificates': z.strictObject({ language: Language }),
+  'token:sign': z.strictObject({
+    documentId: ServerId,
+    slot: TokenHandle.min(2),
+    id: TokenHandle,
+    policy: z.enum(['icp-brasil-ad-rb', 'icp-brasil-ad-rt']),
+    pin: Pin,
+    language: Language,
+  }),
 } as const satisfies { [C in Channel]: z.ZodType<IpcContract[C]['input']> };

@@ -76,7 +76,23 @@ const VALID: Record<Channel, unknown> = {
   'timestamp:save': { id: UUID },
   'ata:save': { id: UUID, requester: { name: 'Maria', cpf: '529.982.247-25' } },
   'shell:open-external': { url: 'https://sepolia.etherscan.io/tx/0x01' },
+  'settings:set-token-module': { path: '/usr/lib/libeTPkcs11.so' },
+  'token:certificates': { language: 'pt' },
+  'token:sign': {
+    documentId: UUID,
+    slot: '0100000000000000',
+    id: '01',
+    policy: 'icp-brasil-ad-rt',
+    pin: new Uint8Array([49, 50, 51, 52]),
+    language: 'pt',
+  },
 };
+
+/** A valid token signing payload with `patch` over it. */
+const tokenSign = (patch: Record<string, unknown>) => ({
+  ...(VALID['token:sign'] as Record<string, unknown>),
+  ...patch,
+});
 
 const huge = 'x'.repeat(1024 * 1024);
 const polluted = () => JSON.parse('{"__proto__": {"polluted": "yes"}, "email": "ana@cartorio.example"}');
@@ -263,6 +279,17 @@ const HOSTILE: [string, Channel, unknown[]][] = [
   ],
   ['a capture URL without scheme', 'documents:capture-web', [{ url: 'example.com', consent: true }]],
   ['a 1 MB capture URL', 'documents:capture-web', [{ url: `https://example.com/${huge}`, consent: true }]],
+  ['a relative token module path', 'settings:set-token-module', [{ path: 'libeTPkcs11.so' }]],
+  ['a token module path with ..', 'settings:set-token-module', [{ path: '/usr/lib/../../tmp/evil.so' }]],
+  ['a PIN as a string (it could not be zeroed)', 'token:sign', [tokenSign({ pin: '1234' })]],
+  ['a PIN as an array of numbers', 'token:sign', [tokenSign({ pin: [49, 50, 51, 52] })]],
+  ['a PIN of 3 bytes', 'token:sign', [tokenSign({ pin: new Uint8Array(3) })]],
+  ['a PIN of 65 bytes', 'token:sign', [tokenSign({ pin: new Uint8Array(65) })]],
+  ['a slot that is not hex', 'token:sign', [tokenSign({ slot: '../0' })]],
+  ['an odd-length key id', 'token:sign', [tokenSign({ id: '123' })]],
+  ['a policy that is not ICP-Brasil', 'token:sign', [tokenSign({ policy: 'pades-b-b' })]],
+  ['a token signing without a document', 'token:sign', [tokenSign({ documentId: undefined })]],
+  ['an extra key in a token signing', 'token:sign', [tokenSign({ modulePath: '/tmp/evil.so' })]],
   [
     'an extra key in a capture',
     'documents:capture-web',

@@ -13,6 +13,8 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { errorMessage } from '@notary/shared';
 import { allowsSignatures, parseCertificate } from '@notary/trust/cert-path';
 import pkcs11js from 'pkcs11js';
+import type { NotarySignedRecord } from '../common/bridge';
+import { ecdsaRawToDer } from '../common/ecdsa';
 
 /** What went wrong, as a person meets it. */
 export type TokenFailure =
@@ -102,9 +104,21 @@ const CKF_USER_PIN_COUNT_LOW = 0x10000;
 const CKF_USER_PIN_FINAL_TRY = 0x20000;
 const CKF_USER_PIN_LOCKED = 0x40000;
 
+/**
+ * Makes the PKCS#11 binding a module is loaded into: `pkcs11js`'s own by default; tests hand in a stand-in
+ * session to reach what a software token never answers (a PIN the token locked).
+ */
+export type Pkcs11Factory = () => pkcs11js.PKCS11;
+
+const nativePkcs11: Pkcs11Factory = () => new pkcs11js.PKCS11();
+
 /** Runs `work` with the module at `modulePath` loaded and initialized, finalized after. */
-function withModule<T>(modulePath: string, work: (p11: pkcs11js.PKCS11) => T): T {
-  const p11 = new pkcs11js.PKCS11();
+function withModule<T>(
+  modulePath: string,
+  work: (p11: pkcs11js.PKCS11) => T,
+  make: Pkcs11Factory = nativePkcs11,
+): T {
+  const p11 = make();
   try {
     p11.load(modulePath);
     p11.C_Initialize();
@@ -147,49 +161,58 @@ function find(p11: pkcs11js.PKCS11, session: Buffer, template: pkcs11js.Template
  * holds its AC's certificates too). No PIN is asked: certificates are public objects.
  * @throws TokenError `module` (the module does not load), `no-token` (no token present).
  */
-export function listSigningCertificates(modulePath: string): TokenCertificate[] {
-  return withModule(modulePath, (p11) => {
-    const slots = initializedSlots(p11);
-    if (slots.length === 0) throw new TokenError('no-token', 'no slot has an initialized token');
-    const found: { slot: Buffer; id: Buffer; label: string; der: Uint8Array }[] = [];
-    for (const slot of slots) {
-      const session = p11.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION);
-      try {
-        for (const h of find(p11, session, [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_CERTIFICATE }])) {
-          const [value, id, label] = p11.C_GetAttributeValue(session, h, [
-            { type: pkcs11js.CKA_VALUE },
-            { type: pkcs11js.CKA_ID },
-            { type: pkcs11js.CKA_LABEL },
-          ]);
-          if (!Buffer.isBuffer(value?.value)) continue;
-          found.push({
-            slot,
-            id: Buffer.isBuffer(id?.value) ? id.value : Buffer.alloc(0),
-            label: Buffer.isBuffer(label?.value) ? label.value.toString('utf8') : '',
-            der: new Uint8Array(value.value),
-          });
+export function listSigningCertificates(
+  modulePath: string,
+  make: Pkcs11Factory = nativePkcs11,
+): TokenCertificate[] {
+  return withModule(
+    modulePath,
+    (p11) => {
+      const slots = initializedSlots(p11);
+      if (slots.length === 0) throw new TokenError('no-token', 'no slot has an initialized token');
+      const found: { slot: Buffer; id: Buffer; label: string; der: Uint8Array }[] = [];
+      for (const slot of slots) {
+        const session = p11.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION);
+        try {
+          for (const h of find(p11, session, [
+            { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_CERTIFICATE },
+          ])) {
+            const [value, id, label] = p11.C_GetAttributeValue(session, h, [
+              { type: pkcs11js.CKA_VALUE },
+              { type: pkcs11js.CKA_ID },
+              { type: pkcs11js.CKA_LABEL },
+            ]);
+            if (!Buffer.isBuffer(value?.value)) continue;
+            found.push({
+              slot,
+              id: Buffer.isBuffer(id?.value) ? id.value : Buffer.alloc(0),
+              label: Buffer.isBuffer(label?.value) ? label.value.toString('utf8') : '',
+              der: new Uint8Array(value.value),
+            });
+          }
+        } finally {
+          p11.C_CloseSession(session);
         }
-      } finally {
-        p11.C_CloseSession(session);
       }
-    }
-    const all = found.map((f) => f.der);
-    return found.flatMap((f) => {
-      const x509 = new X509Certificate(f.der);
-      const parsed = parseCertificate(f.der);
-      if (x509.ca || !parsed || !allowsSignatures(parsed)) return [];
-      return [
-        {
-          slot: f.slot.toString('hex'),
-          id: f.id.toString('hex'),
-          label: f.label,
-          subject: x509.subject.replace(/\n/g, ', '),
-          notAfter: new Date(x509.validTo).toISOString(),
-          chain: chainOf(f.der, all),
-        },
-      ];
-    });
-  });
+      const all = found.map((f) => f.der);
+      return found.flatMap((f) => {
+        const x509 = new X509Certificate(f.der);
+        const parsed = parseCertificate(f.der);
+        if (x509.ca || !parsed || !allowsSignatures(parsed)) return [];
+        return [
+          {
+            slot: f.slot.toString('hex'),
+            id: f.id.toString('hex'),
+            label: f.label,
+            subject: x509.subject.replace(/\n/g, ', '),
+            notAfter: new Date(x509.validTo).toISOString(),
+            chain: chainOf(f.der, all),
+          },
+        ];
+      });
+    },
+    make,
+  );
 }
 
 /** `leaf`, then each issuer among `pool` (by name, proven by signature) up to a self-signed one. */
@@ -207,6 +230,17 @@ function chainOf(leaf: Uint8Array, pool: readonly Uint8Array[]): Uint8Array[] {
   return chain;
 }
 
+/**
+ * Refuses a certificate past its `notAfter` (ISO 8601) at `now`: checked before the PIN is used or anything is
+ * sent, since the service would refuse the signature anyway (RFC 5280 4.1.2.5).
+ * @throws TokenError `certificate-expired`.
+ */
+export function assertCurrent(certificate: Pick<TokenCertificate, 'notAfter'>, now = new Date()): void {
+  if (new Date(certificate.notAfter).getTime() < now.getTime()) {
+    throw new TokenError('certificate-expired', `valid until ${certificate.notAfter}`);
+  }
+}
+
 /** What signing on the token needs. */
 export interface TokenSignRequest {
   modulePath: string;
@@ -216,6 +250,7 @@ export interface TokenSignRequest {
   /** The bytes to sign with SHA-256: the CAdES signed attributes the service answered. */
   data: Uint8Array;
   now?: Date;
+  pkcs11?: Pkcs11Factory;
 }
 
 /**
@@ -228,24 +263,26 @@ export interface TokenSignRequest {
 export function signOnToken(request: TokenSignRequest): Uint8Array {
   const { pin } = request;
   try {
-    if (new Date(request.certificate.notAfter).getTime() < (request.now ?? new Date()).getTime()) {
-      throw new TokenError('certificate-expired', `valid until ${request.certificate.notAfter}`);
-    }
-    return withModule(request.modulePath, (p11) => {
-      const slot = initializedSlots(p11).find((s) => s.toString('hex') === request.certificate.slot);
-      if (!slot) throw new TokenError('token-removed', 'the slot of the certificate has no token');
-      const session = openSession(p11, slot);
-      try {
-        login(p11, slot, session, pin);
+    assertCurrent(request.certificate, request.now);
+    return withModule(
+      request.modulePath,
+      (p11) => {
+        const slot = initializedSlots(p11).find((s) => s.toString('hex') === request.certificate.slot);
+        if (!slot) throw new TokenError('token-removed', 'the slot of the certificate has no token');
+        const session = openSession(p11, slot);
         try {
-          return signWithKey(p11, session, Buffer.from(request.certificate.id, 'hex'), request.data);
+          login(p11, slot, session, pin);
+          try {
+            return signWithKey(p11, session, Buffer.from(request.certificate.id, 'hex'), request.data);
+          } finally {
+            quietly(() => p11.C_Logout(session));
+          }
         } finally {
-          quietly(() => p11.C_Logout(session));
+          quietly(() => p11.C_CloseSession(session));
         }
-      } finally {
-        quietly(() => p11.C_CloseSession(session));
-      }
-    });
+      },
+      request.pkcs11,
+    );
   } finally {
     pin.fill(0);
   }
@@ -287,27 +324,13 @@ function signWithKey(p11: pkcs11js.PKCS11, session: Buffer, id: Buffer, data: Ui
     if (keyType === pkcs11js.CKK_EC) {
       p11.C_SignInit(session, { mechanism: pkcs11js.CKM_ECDSA }, key);
       const digest = createHash('sha256').update(data).digest();
-      return ecdsaDer(p11.C_Sign(session, digest, Buffer.alloc(132)));
+      return ecdsaRawToDer(p11.C_Sign(session, digest, Buffer.alloc(132)));
     }
     p11.C_SignInit(session, { mechanism: pkcs11js.CKM_SHA256_RSA_PKCS }, key);
     return new Uint8Array(p11.C_Sign(session, Buffer.from(data), Buffer.alloc(1024)));
   } catch (e) {
     throw asTokenError(e);
   }
-}
-
-/** A raw ECDSA value r‖s (PKCS#11 CKM_ECDSA) as DER `SEQUENCE { INTEGER r, INTEGER s }` (RFC 3279 2.2.3). */
-function ecdsaDer(raw: Buffer): Uint8Array {
-  const half = raw.length / 2;
-  const integer = (bytes: Buffer) => {
-    let i = 0;
-    while (i < bytes.length - 1 && bytes[i] === 0) i += 1;
-    const trimmed = bytes.subarray(i);
-    const body = (trimmed[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), trimmed]) : trimmed;
-    return Buffer.concat([Buffer.from([0x02, body.length]), body]);
-  };
-  const seq = Buffer.concat([integer(raw.subarray(0, half)), integer(raw.subarray(half))]);
-  return new Uint8Array(Buffer.concat([Buffer.from([0x30, seq.length]), seq]));
 }
 
 /** A PKCS#11 failure as the person's error; a `TokenError` as it is. */
@@ -336,16 +359,7 @@ function quietly<T>(work: () => T): T | undefined {
   }
 }
 
-/** The signed certificate's record as the service answers the completion (`PUT …/notary-signature/{sessionId}`). */
-export interface NotarySignedRecord {
-  sessionId: string;
-  documentId: string;
-  completedAt: string;
-  level: string;
-  sha256: string;
-  size: number;
-  signers: { role: 'service' | 'notary'; name: string; policy?: string }[];
-}
+export type { NotarySignedRecord };
 
 /** What signing a document's certificate with the token needs. */
 export interface TokenCertificateSigning {
@@ -373,9 +387,7 @@ export interface TokenCertificateSigning {
 export async function signCertificateWithToken(job: TokenCertificateSigning): Promise<NotarySignedRecord> {
   const { pin } = job;
   try {
-    if (new Date(job.certificate.notAfter).getTime() < (job.now ?? new Date()).getTime()) {
-      throw new TokenError('certificate-expired', `valid until ${job.certificate.notAfter}`);
-    }
+    assertCurrent(job.certificate, job.now);
     const base = `${job.serverUrl}/api/documents/${encodeURIComponent(job.documentId)}/notary-signature`;
     const prepared = await callService<{ sessionId: string; signedAttributes: string }>(job, base, 'POST', {
       certificates: job.certificate.chain.map((der) => Buffer.from(der).toString('base64')),

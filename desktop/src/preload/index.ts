@@ -19,6 +19,7 @@ const api: PreloadApi = {
   settingsGet: invoke(CHANNELS.settingsGet),
   settingsSetServerUrl: invoke(CHANNELS.settingsSetServerUrl),
   settingsSetLanguage: invoke(CHANNELS.settingsSetLanguage),
+  settingsSetTokenModule: invoke(CHANNELS.settingsSetTokenModule),
   serverCheck: invoke(CHANNELS.serverCheck),
   authRequestCode: invoke(CHANNELS.authRequestCode),
   authSignIn: invoke(CHANNELS.authSignIn),
@@ -45,6 +46,8 @@ const api: PreloadApi = {
   timestampSave: invoke(CHANNELS.timestampSave),
   ataSave: invoke(CHANNELS.ataSave),
   openExternal: invoke(CHANNELS.openExternal),
+  tokenCertificates: invoke(CHANNELS.tokenCertificates),
+  tokenSign: invoke(CHANNELS.tokenSign),
   dropFiles: (files: File[]) => {
     // A File built by script has no path (''): only files the user really dropped get through.
     const paths = Array.from(files, (f) => webUtils.getPathForFile(f)).filter((p) => p.length > 0);

@@ -333,6 +333,30 @@ const pt = {
   'settings.signedInAs': 'Conectado como {email}',
   'settings.check': 'Testar conexão',
   'settings.checkOk': 'Servidor respondeu.',
+  'settings.token': 'Token do tabelião (certificado A3)',
+  'settings.tokenHelp':
+    'Caminho do módulo PKCS#11 (driver) instalado pelo fabricante do token, por exemplo /usr/lib/libeTPkcs11.so (SafeNet eToken), /usr/lib/libaetpkss.so (SafeSign, GD Burti), /usr/lib/watchdata/lib/libwdpkcs.so (Watchdata).',
+  'settings.tokenPath': 'Módulo PKCS#11',
+  'settings.tokenClear': 'Esquecer',
+  'sign.title': 'Assinatura do tabelião',
+  'sign.help':
+    'Assine o certificado com o seu próprio certificado ICP-Brasil, além da assinatura do serviço.',
+  'sign.policy': 'Política',
+  'sign.policyRb': 'AD-RB (referência básica)',
+  'sign.policyRt': 'AD-RT (com carimbo do tempo)',
+  'sign.noModule': 'Escolha o módulo PKCS#11 do token nas Configurações.',
+  'sign.list': 'Ler certificados do token',
+  'sign.none': 'O token não tem certificado que possa assinar.',
+  'sign.certificate': 'Certificado',
+  'sign.validUntil': 'válido até {date}',
+  'sign.pin': 'PIN do token',
+  'sign.file': 'Arquivo do certificado A1 (.pfx ou .p12)',
+  'sign.password': 'Senha do arquivo',
+  'sign.fileNote':
+    'O arquivo e a senha não saem deste navegador: só a assinatura e o certificado são enviados.',
+  'sign.submit': 'Assinar certificado',
+  'sign.signing': 'Assinando…',
+  'sign.done': 'Certificado assinado por: {signers}.',
 
   'join.title': 'Convite para organização',
   'join.accept': 'Aceitar convite',
@@ -701,6 +725,29 @@ const en: Record<MessageKey, string> = {
   'settings.signedInAs': 'Signed in as {email}',
   'settings.check': 'Test connection',
   'settings.checkOk': 'The server answered.',
+  'settings.token': "The tabelião's token (A3 certificate)",
+  'settings.tokenHelp':
+    "Path of the PKCS#11 module (driver) the token maker's installer wrote, e.g. /usr/lib/libeTPkcs11.so (SafeNet eToken), /usr/lib/libaetpkss.so (SafeSign, GD Burti), /usr/lib/watchdata/lib/libwdpkcs.so (Watchdata).",
+  'settings.tokenPath': 'PKCS#11 module',
+  'settings.tokenClear': 'Forget',
+  'sign.title': "The tabelião's signature",
+  'sign.help': "Sign the certificate with your own ICP-Brasil certificate, besides the service's signature.",
+  'sign.policy': 'Policy',
+  'sign.policyRb': 'AD-RB (basic reference)',
+  'sign.policyRt': 'AD-RT (with timestamp)',
+  'sign.noModule': "Choose the token's PKCS#11 module in Settings.",
+  'sign.list': "Read the token's certificates",
+  'sign.none': 'The token holds no certificate that may sign.',
+  'sign.certificate': 'Certificate',
+  'sign.validUntil': 'valid until {date}',
+  'sign.pin': "Token's PIN",
+  'sign.file': 'A1 certificate file (.pfx or .p12)',
+  'sign.password': "File's password",
+  'sign.fileNote':
+    'The file and its password never leave this browser: only the signature and the certificate are sent.',
+  'sign.submit': 'Sign the certificate',
+  'sign.signing': 'Signing…',
+  'sign.done': 'Certificate signed by: {signers}.',
 
   'join.title': 'Organization invitation',
   'join.accept': 'Accept invitation',
@@ -802,6 +849,9 @@ export function errorText(t: Translate, e: ClientError, serverUrl: string): stri
       return t('err.invalidContent');
     case 'insecure-url':
       return t('err.insecureUrl');
+    case 'signing':
+      // The token's or the A1 file's own sentence, already in the language asked (token-signing.ts, web-pkcs12.ts).
+      return e.message;
     default:
       return t('err.server');
   }

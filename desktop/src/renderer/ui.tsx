@@ -141,7 +141,8 @@ export function ErrorNotice({
   const { settings, onSessionLost } = useApp();
   const e: ClientError = isClientError(error) ? error : toClientError(error);
   const headline = headlineOverride ?? errorText(t, e, settings.serverUrl);
-  const showDetail = e.message && !['offline', 'session-expired', 'cancelled'].includes(e.kind);
+  // A signing failure's message is already the person's sentence: it is the headline.
+  const showDetail = e.message && !['offline', 'session-expired', 'cancelled', 'signing'].includes(e.kind);
   return (
     <div className={`notice notice-error${compact ? ' notice-compact' : ''}`} role="alert" data-kind={e.kind}>
       <Icon name="alert" />

@@ -1,5 +1,5 @@
 import type { Bridge, ProgressListener } from '../../common/bridge';
-import { clientErrorFrom } from '../../common/errors';
+import { ClientError, clientErrorFrom } from '../../common/errors';
 import type { IpcResult, PreloadApi } from '../../common/ipc';
 
 async function unwrap<T>(result: Promise<IpcResult<T>>): Promise<T> {
@@ -74,6 +74,27 @@ export function electronBridge(api: PreloadApi): Bridge {
     saveTimestamp: (id) => unwrap(api.timestampSave({ id })),
     openExternal: async (url) => {
       await unwrap(api.openExternal({ url }));
+    },
+    setTokenModule: (path) => unwrap(api.settingsSetTokenModule({ path })),
+    tokenCertificates: (language) => unwrap(api.tokenCertificates({ language })),
+    signWithToken: async ({ documentId, certificate, policy, pin, language }) => {
+      const sent = api.tokenSign({
+        documentId,
+        slot: certificate.slot,
+        id: certificate.id,
+        policy,
+        pin,
+        language,
+      });
+      // IPC has copied the bytes into main's message: this side's copy is no longer needed.
+      pin.fill(0);
+      return unwrap(sent);
+    },
+    signWithPkcs12: async () => {
+      throw new ClientError({
+        kind: 'invalid-input',
+        message: 'An A1 file is signed in the web client; the desktop app signs with the token',
+      });
     },
   };
 }

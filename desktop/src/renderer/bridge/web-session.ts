@@ -60,6 +60,7 @@ export function webSession(
       serverUrl,
       language: (storageGet(STORAGE.language) as Language | null) ?? null,
       serverUrlEditable: false,
+      tokenModulePath: null,
     }),
     setServerUrl: async () => {
       throw new ClientError({

@@ -1,9 +1,10 @@
 import type { Bridge } from '../../common/bridge';
 import { NotaryClient } from '../../common/client';
-import { isClientError } from '../../common/errors';
+import { ClientError, isClientError } from '../../common/errors';
 import { webCertificateCheck } from './web-certificate-check';
 import { webDocuments } from './web-documents';
 import { fileRegistry, webFiles } from './web-files';
+import { webPkcs12Signing } from './web-pkcs12';
 import { webSaves } from './web-saves';
 import { webSession } from './web-session';
 
@@ -36,7 +37,26 @@ export function webBridge(): Bridge {
     ...webCertificateCheck(files),
     ...webDocuments(client),
     ...webSaves(client),
+    ...webPkcs12Signing(client),
+    ...desktopOnlyToken,
   };
+}
+
+/** A browser cannot reach PKCS#11: the A3 token is the desktop app's. */
+const desktopOnlyToken: Pick<Bridge, 'setTokenModule' | 'tokenCertificates' | 'signWithToken'> = {
+  setTokenModule: () => Promise.reject(tokenInBrowser()),
+  tokenCertificates: () => Promise.reject(tokenInBrowser()),
+  signWithToken: async ({ pin }) => {
+    pin.fill(0);
+    throw tokenInBrowser();
+  },
+};
+
+function tokenInBrowser(): ClientError {
+  return new ClientError({
+    kind: 'invalid-input',
+    message: 'A token (A3) is reached by the desktop app only; the web client signs with an A1 file',
+  });
 }
 
 /** True for errors that mean "sign in again". */

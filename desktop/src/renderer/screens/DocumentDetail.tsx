@@ -19,6 +19,7 @@ import {
   Spinner,
   StatusBadge,
 } from '../ui';
+import { NotarySignatureCard } from './NotarySignature';
 
 /** How often a document still being anchored is re-read (ms). */
 const LIVE_REFRESH_MS = 2000;
@@ -161,6 +162,7 @@ export function DocumentDetail({ id }: { id: string }) {
         <div className="grid-2">
           <CertificateCard id={doc.id} />
           <TimestampCard id={doc.id} />
+          <NotarySignatureCard id={doc.id} />
         </div>
       </section>
 

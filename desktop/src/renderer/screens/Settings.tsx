@@ -65,6 +65,7 @@ export function Settings({ onLanguage }: { onLanguage: (language: Language) => v
         {message && <Notice kind="ok">{message}</Notice>}
         {error !== null && <ErrorNotice error={error} compact />}
       </section>
+      {settings.serverUrlEditable && <TokenModule />}
       <section className="card section-card">
         <h2>{t('settings.language')}</h2>
         <div className="segmented">
@@ -87,5 +88,64 @@ export function Settings({ onLanguage }: { onLanguage: (language: Language) => v
         </section>
       )}
     </div>
+  );
+}
+
+/** The token's PKCS#11 module path (Electron: the browser cannot reach a token). */
+function TokenModule() {
+  const { t } = useI18n();
+  const { bridge, settings, setSettings } = useApp();
+  const [modulePath, setModulePath] = useState(settings.tokenModulePath ?? '');
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const save = async (next: string | null) => {
+    setError(null);
+    setMessage(null);
+    try {
+      const saved = await bridge.setTokenModule(next);
+      setSettings(saved);
+      setModulePath(saved.tokenModulePath ?? '');
+      setMessage(t('settings.saved'));
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <section className="card section-card">
+      <h2>{t('settings.token')}</h2>
+      <p className="muted small">{t('settings.tokenHelp')}</p>
+      <form
+        className="form-row"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          void save(modulePath.trim() || null);
+        }}
+      >
+        <input
+          type="text"
+          value={modulePath}
+          maxLength={4096}
+          spellCheck={false}
+          placeholder="/usr/lib/libeTPkcs11.so"
+          onChange={(e) => setModulePath(e.target.value)}
+          aria-label={t('settings.tokenPath')}
+          data-testid="token-module"
+        />
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={modulePath.trim() === (settings.tokenModulePath ?? '')}
+        >
+          {t('settings.save')}
+        </button>
+        {settings.tokenModulePath && (
+          <button type="button" className="button" onClick={() => void save(null)}>
+            {t('settings.tokenClear')}
+          </button>
+        )}
+      </form>
+      {message && <Notice kind="ok">{message}</Notice>}
+      {error !== null && <ErrorNotice error={error} compact />}
+    </section>
   );
 }
