@@ -11,6 +11,7 @@ export * from './limits';
 export * from './loopback';
 export * from './monitor';
 export * from './notarial-act';
+export * from './notary-signature';
 export * from './roles';
 export * from './schemas';
 export * from './serial-prefix';

@@ -11,7 +11,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { asn1js } from '@notary/trust/asn1';
 import { pemCertificates } from '@notary/trust/bytes';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NotarySignedRecord, TokenCertificateInfo } from '../../desktop/src/common/bridge';
@@ -31,6 +30,7 @@ import { NotarySignatureSession } from '../../server/src/db/entities';
 import { mailbox, mailedCode } from '../harness/dev-mailbox';
 import { FIXTURES_DIR } from '../harness/fixtures';
 import { uploadFile } from '../harness/http';
+import { opensslVerifySignature } from '../harness/pdf-cms';
 import { createTestPki, type TestPki } from '../harness/pki';
 import { type RevocationPki, startRevocationPki } from '../harness/revocation-pki';
 import { startTestService, type TestService } from '../harness/service';
@@ -164,42 +164,9 @@ describe('the tabelião signs on a PKCS#11 token (SoftHSM2)', () => {
       .findOneOrFail(NotarySignatureSession, { id: record.sessionId });
     const pdf = Buffer.from(row.signedPdf as Buffer);
 
-    const ranges = [...pdf.toString('latin1').matchAll(/\/ByteRange \[(\d+) (\d+) (\d+) (\d+) *\]/g)];
-    const [, , b, c, d] = (ranges[1] ?? []).map(Number) as [number, number, number, number, number];
-    const padded = Buffer.from(pdf.subarray(b + 1, c - 1).toString('latin1'), 'hex');
-    const cms = padded.subarray(0, asn1js.fromBER(padded).offset);
-    await writeFile(
-      path.join(tmp, 'content.bin'),
-      Buffer.concat([pdf.subarray(0, b), pdf.subarray(c, c + d)]),
-    );
-    await writeFile(path.join(tmp, 'notary.p7s'), cms);
-    await run('openssl', [
-      'cms',
-      '-verify',
-      '-binary',
-      '-inform',
-      'DER',
-      '-in',
-      path.join(tmp, 'notary.p7s'),
-      '-content',
-      path.join(tmp, 'content.bin'),
-      '-CAfile',
-      rpki.caChainPath,
-      '-purpose',
-      'any',
-      '-out',
-      '/dev/null',
-    ]);
-    const printed = await run('openssl', [
-      'cms',
-      '-cmsout',
-      '-print',
-      '-inform',
-      'DER',
-      '-in',
-      path.join(tmp, 'notary.p7s'),
-    ]);
-    expect(printed.stdout).toContain('2.16.76.1.7.1.12.1');
+    // The service's signature first, then the tabelião's.
+    const printed = await opensslVerifySignature(pdf, 1, rpki.caChainPath, tmp);
+    expect(printed).toContain('2.16.76.1.7.1.12.1');
 
     await writeFile(path.join(tmp, 'both.pdf'), pdf);
     const sig = await run('pdfsig', ['-nssdir', `sql:${pki.nssDir}`, path.join(tmp, 'both.pdf')]).catch(

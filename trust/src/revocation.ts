@@ -2,7 +2,7 @@ import { readBounded } from '@notary/shared/fetch-body';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer } from './bytes.ts';
-import { findIssuer, parseCertificate, sameCertificate, signedBy } from './cert-path.ts';
+import { derKey, findIssuer, parseCertificate, sameCertificate, signedBy } from './cert-path.ts';
 import { certificateDer, subjectName } from './cms.ts';
 import {
   fetchProblem,
@@ -65,6 +65,7 @@ const CLOCK_SKEW_MS = 5 * 60_000;
 const OID = {
   authorityInfoAccess: '1.3.6.1.5.5.7.1.1',
   adOcsp: '1.3.6.1.5.5.7.48.1',
+  adCaIssuers: '1.3.6.1.5.5.7.48.2',
   ocspBasic: '1.3.6.1.5.5.7.48.1.1',
   ocspNoCheck: '1.3.6.1.5.5.7.48.1.5',
   crlDistributionPoints: '2.5.29.31',
@@ -682,6 +683,87 @@ export function ocspUrls(cert: pkijs.Certificate): string[] {
   return uris(
     aia.accessDescriptions.filter((d) => d.accessMethod === OID.adOcsp).map((d) => d.accessLocation),
   );
+}
+
+/** AIA id-ad-caIssuers URLs (RFC 5280 4.2.2.1): where the certificate's issuer is published. */
+export function caIssuersUrls(cert: pkijs.Certificate): string[] {
+  const aia = cert.extensions?.find((x) => x.extnID === OID.authorityInfoAccess)?.parsedValue;
+  if (!(aia instanceof pkijs.InfoAccess)) return [];
+  return uris(
+    aia.accessDescriptions.filter((d) => d.accessMethod === OID.adCaIssuers).map((d) => d.accessLocation),
+  );
+}
+
+/** Most issuers `fetchMissingIssuers` adds to one chain (ICP-Brasil paths have one or two intermediates). */
+export const MAX_FETCHED_ISSUERS = 4;
+
+/**
+ * `chain` (DER, leaf first) completed with the issuers it lacks, fetched from the AIA id-ad-caIssuers URLs of
+ * its certificates (RFC 5280 4.2.2.1: a DER certificate, or a certs-only CMS of RFC 5652 whose certificates
+ * are candidates): while a certificate that is not self-issued has no issuer in the chain, each of its URLs is
+ * asked in turn, and a candidate is added only when its subject is that certificate's issuer and its key
+ * verifies that certificate's signature; at most `MAX_FETCHED_ISSUERS` are added. Requests are bounded as
+ * `gatherValidationMaterial`'s (`options`: the address policy's fetch, timeout, answer size, request count).
+ * Returns the chain (the given certificates first, then those added) and, for a certificate whose issuer could
+ * not be had, its subject and why. Never throws for network or answer errors.
+ */
+export async function fetchMissingIssuers(
+  chain: readonly Uint8Array[],
+  options: GatherOptions = {},
+): Promise<{ chain: Uint8Array[]; missing: MissingRevocation[] }> {
+  const out = [...chain];
+  const certs = chain.map(parseCertificate).filter((c): c is pkijs.Certificate => c !== null);
+  const fetcher = new BoundedFetcher(options);
+  const missing: MissingRevocation[] = [];
+  const asked = new Set<string>();
+  // One certificate looked after per round, found or not: at most MAX_FETCHED_ISSUERS rounds.
+  for (let round = 0; round < MAX_FETCHED_ISSUERS; round += 1) {
+    let lacking: pkijs.Certificate | undefined;
+    for (const c of certs) {
+      if (asked.has(derKey(c)) || (await isSelfIssued(c)) || (await findIssuer(c, certs))) continue;
+      lacking = c;
+      break;
+    }
+    if (!lacking) break;
+    asked.add(derKey(lacking));
+    const problems: TrustMessage[] = [];
+    let found: pkijs.Certificate | undefined;
+    for (const url of caIssuersUrls(lacking)) {
+      try {
+        const der = await fetcher.get(url, {
+          method: 'GET',
+          headers: { accept: 'application/pkix-cert, application/pkcs7-mime' },
+        });
+        found = await findIssuer(lacking, issuerCandidates(der));
+        if (found) break;
+        throw new TrustError(trustMsg('trust.notTheIssuer'));
+      } catch (e) {
+        problems.push(trustMsg('trust.caIssuersAt', { url, problem: problemOf(e) }));
+      }
+    }
+    if (!found) {
+      const detail =
+        problems.length > 0 ? trustMsg('trust.problems', { problems }) : trustMsg('trust.noCaIssuers');
+      missing.push({ subject: subjectName(lacking), reason: trustText(detail), detail });
+      continue;
+    }
+    certs.push(found);
+    out.push(certificateDer(found));
+  }
+  return { chain: out, missing };
+}
+
+/** The certificates of a caIssuers answer: one DER certificate, or those of a certs-only CMS; none else. */
+function issuerCandidates(der: Uint8Array): pkijs.Certificate[] {
+  const single = parseCertificate(der);
+  if (single) return [single];
+  try {
+    const info = pkijs.ContentInfo.fromBER(toArrayBuffer(der));
+    const signed = new pkijs.SignedData({ schema: info.content });
+    return (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+  } catch {
+    return [];
+  }
 }
 
 /** CRL distribution point full-name URLs (RFC 5280 4.2.1.13); points with a cRLIssuer (indirect) skipped. */

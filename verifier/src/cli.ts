@@ -29,7 +29,7 @@ export const USAGE = `Usage: notary-verify <file> (--certificate cert.pdf | --re
 Checks a notarized file against its receipt (or the receipt attached to its certificate), in order:
   1 the file's SHA-256          4 the Stacks anchor (Stacks API call-read get-anchor, transaction)
   2 the Merkle proof            5 the RFC 3161 timestamp token, when present
-  3 the EAS attestation (EVM)   6 the certificate's PAdES signature, when signed
+  3 the EAS attestation (EVM)   6 the certificate's PAdES signatures (each signer's), when signed
 It contacts only the endpoints given here; with several for a chain, each is asked and those that answer
 must agree.
 
@@ -40,7 +40,7 @@ Options:
   --stacks-api URL     a Stacks API endpoint (node /v2 + Hiro /extended routes) (repeatable)
   --stacks-api-key KEY a Hiro API key, sent as x-api-key to every --stacks-api endpoint
   --tsa-ca FILE        PEM certificates the RFC 3161 tokens must chain to
-  --trust-ca FILE      PEM certificates the certificate's signer must chain to
+  --trust-ca FILE      PEM certificates the certificate's signers must chain to
   --log-key VKEY       the transparency log's verifier key (C2SP signed-note), obtained apart from the
                        receipt: the receipt's checkpoint must be signed by it (repeatable)
   --trust icp-brasil   also trust the ICP-Brasil roots shipped with the verifier (v2, v5, v12, the anchors

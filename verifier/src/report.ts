@@ -118,6 +118,31 @@ export interface PadesReport {
   online: boolean;
   /** The signature policy the signature declares (e.g. `AD-RB v1.3 (2.16.76.1.7.1.11.1.3)`), null when none. */
   policy: string | null;
+  /**
+   * Every signature of the certificate, oldest first (the service's, then the tabelião's when they signed
+   * too), each judged on its own; the fields above are the newest one's. Absent in earlier reports.
+   */
+  signers?: PadesSignerReport[];
+}
+
+/** One signature of the certificate as check 6 judged it. */
+export interface PadesSignerReport {
+  /** Its position among the certificate's signatures, 1 the oldest. */
+  index: number;
+  /** The signer certificate's common name (else the signature dictionary's `/Name`); null when neither reads. */
+  name: string | null;
+  /** The signer certificate's subject (`CN=…, O=…, C=…`); null when the CMS does not read. */
+  subject: string | null;
+  /** The ICP-Brasil policy it declares (as `PadesReport.policy`), null when none. */
+  policy: string | null;
+  /** The level it reached; null when it failed. */
+  level: PadesLevel | null;
+  /** Its own verdict: `passed`, `failed` or `partial` (with `reason`), as a check's. */
+  status: CheckStatus;
+  reason?: CheckReason;
+  /** Its one-line summary in English, and as a message. */
+  summary: string;
+  summaryMessage?: Message;
 }
 
 export interface VerifyReport {

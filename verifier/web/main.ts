@@ -14,7 +14,7 @@ import { type BatchItem, type BatchOutcome, type BatchResult, verifyBatch } from
 import { errorMessage } from '../src/error-message.ts';
 import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
 import { type Message, renderSource, textOf } from '../src/messages/index.ts';
-import type { CheckResult, VerifyReport } from '../src/report.ts';
+import type { CheckResult, PadesSignerReport, VerifyReport } from '../src/report.ts';
 import { formatBrasiliaAndUtc, withBrasiliaTimes } from '../src/time.ts';
 import type { WaczCheckResult, WaczReport } from '../src/wacz/index.ts';
 import {
@@ -831,6 +831,9 @@ function checkRow(check: CheckResult | WaczCheckResult, name: string): HTMLEleme
             : null,
         )
       : null,
+    'pades' in check && check.pades?.signers && check.pades.signers.length > 1
+      ? signerList(check.pades.signers, check.pades.at)
+      : null,
     check.evidence.length > 0
       ? h(
           'details',
@@ -856,6 +859,33 @@ function checkRow(check: CheckResult | WaczCheckResult, name: string): HTMLEleme
 }
 
 // ---- Helpers ----
+
+/**
+ * Check 6's signers (the service's signature and the tabelião's), oldest first: each one's verdict, name,
+ * policy, level and certificate subject.
+ */
+function signerList(signers: readonly PadesSignerReport[], at: string): HTMLElement {
+  return h(
+    'ul',
+    { class: 'evidence', 'data-testid': 'pades-signers' },
+    ...signers.map((s) =>
+      h(
+        'li',
+        {
+          class: s.status === 'failed' ? 'bad' : 'ok',
+          'data-testid': 'pades-signer',
+          'data-status': s.status,
+        },
+        h('span', { class: `badge badge-check-${s.status}` }, t(`status.${s.status}`)),
+        ' ',
+        h('strong', {}, s.name ?? '—'),
+        s.policy ? ` · ${s.policy}` : '',
+        ` · ${t('check.level', { level: s.level ?? '—', at: when(at) })}`,
+        s.subject ? h('span', { class: 'muted' }, ` · ${s.subject}`) : null,
+      ),
+    ),
+  );
+}
 
 /** Why check 6 does not reach the next PAdES level, each reason in the page's language. */
 function notHigher(pades: NonNullable<CheckResult['pades']>): string[] {

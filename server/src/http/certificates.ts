@@ -6,6 +6,10 @@ import type { Request, RequestHandler } from 'express';
 import { contentDispositionHeader } from '../adapters/storage/validate';
 import { type AppDeps, certificateContext } from '../deps';
 import { type AtaContext, type AtaDraft, readAtaDraft, requestAtaDraft } from '../domain/certificates/ata';
+import {
+  notarySignedCertificate,
+  type StoredNotarySignedCertificate,
+} from '../domain/certificates/notary-signature';
 import { issuePublicCertificate, PublicCertificates } from '../domain/certificates/public-certificate';
 import {
   type IssuedCertificate,
@@ -58,7 +62,8 @@ export const publicCertificates = new PublicCertificates();
  * `GET /api/documents/:id/certificate[?signed=1][&lang=pt|en]` (spec, Documents: rule 5): the certificate as an
  * `application/pdf` attachment with `X-Service-Signed: pades | none`, and when signed `X-Signature-Level` (the
  * PAdES level reached). Language: `lang`, else the best of Accept-Language among pt and en, else Portuguese.
- * Any member of the tenant may fetch it (reader included).
+ * Any member of the tenant may fetch it (reader included). With `signed=1`, once a tabelião has signed the
+ * certificate (`notary-signature`), the newest file they signed is served as stored (`X-Notary-Signed: pades`).
  * Renders go through `certificateRenders`: `MAX_CONCURRENT_RENDERS` at once, `MAX_WAITING_RENDERS` waiting,
  * 429 beyond; a client that disconnects leaves the queue, or has its running render stopped.
  * Statuses: 200; 401; 403 other tenant; 404; 429 queue full (`Retry-After`); 502 when the TSA of a B-T or
@@ -71,6 +76,14 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
       throw new AppError('BAD_REQUEST', 'signed: use 1 to request a PAdES signature');
     }
     const lang = certificateLanguage(req);
+    if (signedParam === '1') {
+      // Signed by the tabelião too: the stored file, since a new issue would not carry their signature.
+      const stored = await notarySignedCertificate(em, actor, { id: String(req.params.id), lang });
+      if (stored) {
+        sendNotarySigned(res, stored);
+        return;
+      }
+    }
     const issued = await certificateRenders.run(
       actor.tenant.id,
       () =>
@@ -154,6 +167,22 @@ function sendCertificate(
   res.setHeader('X-Pdfa', pdfaHeader(issued));
   res.setHeader('Cache-Control', 'private, no-store');
   res.end(issued.pdf);
+}
+
+/**
+ * A certificate the tabelião signed, as stored when it was signed: `X-Service-Signed: pades`, `X-Notary-Signed:
+ * pades`, `X-Signature-Level` the level its signatures reached; never cached.
+ */
+function sendNotarySigned(res: Parameters<RequestHandler>[1], stored: StoredNotarySignedCertificate): void {
+  res.status(200);
+  res.setHeader('Content-Type', 'application/pdf');
+  res.setHeader('Content-Disposition', contentDispositionHeader('attachment', stored.fileName));
+  res.setHeader('Content-Length', String(stored.pdf.byteLength));
+  res.setHeader('X-Service-Signed', 'pades');
+  res.setHeader('X-Notary-Signed', 'pades');
+  res.setHeader('X-Signature-Level', stored.level);
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.end(stored.pdf);
 }
 
 /**

@@ -28,6 +28,7 @@ export function corsPolicy(
     exposedHeaders: [
       'X-Service-Signed',
       'X-Signature-Level',
+      'X-Notary-Signed',
       'X-Pdfa',
       'Content-Disposition',
       'X-Request-Id',

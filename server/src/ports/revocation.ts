@@ -15,4 +15,11 @@ export interface RevocationSource {
     material: { certs: Uint8Array[]; ocsps: Uint8Array[]; crls: Uint8Array[] };
     missing: { subject: string; reason: string }[];
   }>;
+  /**
+   * `chain` (DER, leaf first) with the issuers it lacks, fetched from its certificates' AIA caIssuers URLs
+   * (RFC 5280 4.2.2.1) through the same address policy and bounds as `gather`, each added only when its key
+   * verifies the certificate it issues; the given certificates first. Never throws for network or answer
+   * errors: an issuer that cannot be had is simply not added.
+   */
+  withIssuers(chain: readonly Uint8Array[]): Promise<Uint8Array[]>;
 }

@@ -252,6 +252,9 @@ export const en = {
   'pades.digestOfRanges': '{alg} of the signed ranges',
   'pades.digestMismatch': 'differs from the digest of the signed ranges',
   'pades.essNamesSigner': 'names the signer certificate',
+  'pades.summaryMany': '{count} signatures: {signers}',
+  'pades.signerLine': 'signature {index} ({signer}): {verdict}',
+  'pades.signatureOf': 'signature {index} ({signer}): {label}',
   'pades.summary':
     'signed by {signer}, covering {covering} (SHA-256 {sha256} of the signed ranges), {level} level at {at}',
   'pades.signerAt': '{name} at {at}',

@@ -71,6 +71,7 @@ describe('the message tables', () => {
         'trust.httpAnswer',
         'trust.rpcHttp',
         'trust.ocspAt',
+        'trust.caIssuersAt',
       ].sort(),
     );
   });

@@ -10,21 +10,22 @@ import { changesAfter, type PdfSignature, type PdfSignatures } from '../pdf-sign
 import { type CheckBuilder, type CheckResult, notRun } from '../report.ts';
 
 /**
- * The certificate's own signature (`ours`): the last `/Type /Sig` after the notarized `original`'s bytes
- * (`mine`: every signature and document timestamp after them). Signatures of the original are noted, not
- * judged. `result` instead when there is none: not run (unsigned) or failed (document timestamps only).
+ * The certificate's own signatures (`signatures`, oldest first: the service's, then the tabelião's when they
+ * signed too): the `/Type /Sig` after the notarized `original`'s bytes (`mine`: every signature and document
+ * timestamp after them). Signatures of the original are noted, not judged. `result` instead when there is
+ * none: not run (unsigned) or failed (document timestamps only).
  */
 export function selectSignature(
   c: CheckBuilder,
   certificate: Uint8Array,
   read: PdfSignatures,
   original: Uint8Array | undefined,
-): { ours: PdfSignature; mine: PdfSignature[] } | { result: CheckResult } {
+): { signatures: PdfSignature[]; mine: PdfSignature[] } | { result: CheckResult } {
   const originalEnd = original && startsWith(certificate, original) ? original.length : 0;
   const inOriginal = read.signatures.filter((s) => s.coverage.end <= originalEnd);
   const mine = read.signatures.filter((s) => s.coverage.end > originalEnd);
-  const ours = mine.filter((s) => !s.documentTimestamp).at(-1);
-  if (!ours) {
+  const signatures = mine.filter((s) => !s.documentTimestamp);
+  if (signatures.length === 0) {
     if (mine.length === 0) return { result: notRun(6, 'not-applicable', msg('pades.notSigned')) };
     c.fail(msg('pades.signature'), msg('pades.onlyDocumentTimestamps'));
     return { result: c.result(data('')) };
@@ -37,7 +38,7 @@ export function selectSignature(
       }),
     );
   }
-  return { ours, mine };
+  return { signatures, mine };
 }
 
 /**

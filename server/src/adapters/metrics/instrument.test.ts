@@ -46,7 +46,10 @@ describe('the counted ports', () => {
     const metrics = createServiceMetrics();
     const material = { certs: [], ocsps: [], crls: [] };
     let missing: { subject: string; reason: string }[] = [];
-    const source: RevocationSource = { gather: async () => ({ material, missing }) };
+    const source: RevocationSource = {
+      gather: async () => ({ material, missing }),
+      withIssuers: async (chain) => [...chain],
+    };
     const counted = instrumentRevocation(source, metrics);
     await counted.gather([]);
     missing = [{ subject: 'CN=TSA', reason: 'OCSP responder unreachable' }];

@@ -63,6 +63,8 @@ export function instrumentRevocation(source: RevocationSource, metrics: ServiceM
         (r) => (r.missing.length === 0 ? 'ok' : 'incomplete'),
         (o, s) => metrics.observeDependency('revocation', o, s),
       ),
+    // Fetching issuers is counted with the gathering that follows it for the same chain.
+    withIssuers: (chain) => source.withIssuers(chain),
   };
 }
 

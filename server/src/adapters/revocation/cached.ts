@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { AddressPolicy, type AllowEntry } from '@notary/platform/net/address-policy';
 import { policedFetch } from '@notary/platform/net/policed-fetch';
 import { readBounded } from '@notary/shared';
-import { gatherValidationMaterial, nextUpdateOf } from '@notary/trust/revocation';
+import { fetchMissingIssuers, gatherValidationMaterial, nextUpdateOf } from '@notary/trust/revocation';
 import type { RevocationSource } from '../../ports/revocation';
 
 export interface CachedRevocationSourceOptions {
@@ -64,6 +64,13 @@ export class CachedRevocationSource implements RevocationSource {
   /** Entries kept now (for tests and diagnostics). */
   get size(): number {
     return this.cache.size;
+  }
+
+  /** `RevocationSource.withIssuers`: not cached (a chain is completed once per signing session). */
+  async withIssuers(chain: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    const { fetch, timeoutMs, maxBytes } = this.options;
+    const completed = await fetchMissingIssuers(chain, { fetch, timeoutMs, maxBytes, maxRequests: 8 });
+    return completed.chain;
   }
 
   async gather(chain: readonly Uint8Array[]): ReturnType<RevocationSource['gather']> {

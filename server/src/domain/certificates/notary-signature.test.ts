@@ -6,24 +6,29 @@
  * with the AD-RT policy attribute and the signature timestamp), and each refusal leaves the session unsigned.
  */
 import { execFile } from 'node:child_process';
-import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { asn1js } from '@notary/trust/asn1';
 import { pemCertificates } from '@notary/trust/bytes';
+import { runCli } from '@notary/verify/cli';
 import { checkPadesSignature } from '@notary/verify/pades/index';
+import type { VerifyReport } from '@notary/verify/report';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../test/harness/fixtures';
 import { uploadFile } from '../../../../test/harness/http';
+import { nthSignature, opensslVerifySignature } from '../../../../test/harness/pdf-cms';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
 import { type RevocationPki, startRevocationPki } from '../../../../test/harness/revocation-pki';
 import { startTestService, type TestService } from '../../../../test/harness/service';
+import { freshEmail, makeOrg } from '../../../../test/harness/tenants';
 import { NotarySignatureSession } from '../../db/entities';
+import { certificateContext } from '../../deps';
 import { createInnerContext } from '../../trpc/context';
 import { createCaller } from '../../trpc/router';
-import { checkSignerChain } from './notary-signature';
+import { authenticate } from '../tenancy/authenticate';
+import { checkSignerChain, completeNotarySignature, NOTARY_SESSION_MINUTES } from './notary-signature';
 
 const run = promisify(execFile);
 let pki: TestPki;
@@ -78,21 +83,6 @@ async function row(sessionId: string) {
   return t.service.deps.db.fork().findOneOrFail(NotarySignatureSession, { id: sessionId });
 }
 
-/** The covered bytes and the CMS (its DER, without the padding) of the file's `index`-th signature. */
-function nthSignature(pdf: Uint8Array, index: number): { content: Buffer; cms: Buffer } {
-  const buf = Buffer.from(pdf);
-  const ranges = [...buf.toString('latin1').matchAll(/\/ByteRange \[(\d+) (\d+) (\d+) (\d+) *\]/g)];
-  const m = ranges[index];
-  if (!m) throw new Error(`no signature #${index}`);
-  const [, b, c, d] = m.slice(1, 5).map(Number) as [number, number, number, number];
-  const padded = Buffer.from(buf.subarray(b + 1, c - 1).toString('latin1'), 'hex');
-  const parsed = asn1js.fromBER(padded);
-  return {
-    content: Buffer.concat([buf.subarray(0, b), buf.subarray(c, c + d)]),
-    cms: padded.subarray(0, parsed.offset),
-  };
-}
-
 describe('the tabelião signs too (deferred signing)', () => {
   it('AD-RT: prepared, signed elsewhere, completed once; both signatures hold', async () => {
     const prepared = await prepare();
@@ -120,53 +110,30 @@ describe('the tabelião signs too (deferred signing)', () => {
     expect(sig.stdout.split('Signature #2')[0]).toContain('Signature Validation: Signature is Valid.');
 
     // The service's signature first, then the tabelião's, then the document timestamp.
-    const { content, cms } = nthSignature(pdf, 1);
-    await writeFile(path.join(tmp, 'content.bin'), content);
-    await writeFile(path.join(tmp, 'notary.p7s'), cms);
-    await run('openssl', [
-      'cms',
-      '-verify',
-      '-binary',
-      '-inform',
-      'DER',
-      '-in',
-      path.join(tmp, 'notary.p7s'),
-      '-content',
-      path.join(tmp, 'content.bin'),
-      '-CAfile',
-      rpki.caChainPath,
-      '-purpose',
-      'any',
-      '-out',
-      '/dev/null',
-    ]);
-    const printed = await run('openssl', [
-      'cms',
-      '-cmsout',
-      '-print',
-      '-inform',
-      'DER',
-      '-in',
-      path.join(tmp, 'notary.p7s'),
-    ]);
-    expect(printed.stdout).toContain('2.16.76.1.7.1.12.1');
-    expect(printed.stdout).toContain('id-smime-aa-timeStampToken');
+    const printed = await opensslVerifySignature(pdf, 1, rpki.caChainPath, tmp);
+    expect(printed).toContain('2.16.76.1.7.1.12.1');
+    expect(printed).toContain('id-smime-aa-timeStampToken');
 
-    // notary-verify's check 6 judges the last signature of the file: the tabelião's, to its own root. Its
-    // signature, policy, chain and revocation hold; the one row it fails is Tabela A.16 on this test TSA's own
-    // tokens (`openssl ts` signs a signingTime attribute), not on the signature.
+    // notary-verify's check 6 judges both signatures, each to its own root. The tabelião's signature, policy,
+    // chain and revocation hold; the one row it fails is Tabela A.16 on this test TSA's own tokens (`openssl ts`
+    // signs a signingTime attribute), not on the signature; the service's signature is untouched by it.
     const check6 = await checkPadesSignature(pdf, {
       at: new Date(),
-      trustCa: [pemCertificates(rpki.signer.chainPem).at(-1) as Uint8Array],
+      trustCa: [pki.root.certDer, pemCertificates(rpki.signer.chainPem).at(-1) as Uint8Array],
       tsaCa: pemCertificates(rpki.caChainPem),
     });
-    const evidence = (label: string) => check6.evidence.filter((e) => e.label === label);
+    const notaryLabel = (label: string) => `signature 2 (Notary LTV Signer): ${label}`;
+    const evidence = (label: string) => check6.evidence.filter((e) => e.label === notaryLabel(label));
     expect(evidence('signature')).toEqual([expect.objectContaining({ value: 'valid', ok: true })]);
     expect(evidence('signature policy')[0]?.value).toMatch(/^AD-RT/);
     expect(evidence('chain to --trust-ca')).toEqual([expect.objectContaining({ ok: true })]);
     expect(evidence('signer revocation')[0]?.value).toMatch(/Notary LTV Signer: good/);
     expect(check6.evidence.filter((e) => e.ok === false).map((e) => e.label)).toEqual([
-      'Tabela A.16 id-signingTime',
+      notaryLabel('Tabela A.16 id-signingTime'),
+    ]);
+    expect(check6.pades?.signers?.map((x) => [x.name, x.status])).toEqual([
+      ['Notary Test Signer', 'passed'],
+      ['Notary LTV Signer', 'failed'],
     ]);
 
     // A replayed completion: refused, the record unchanged.
@@ -211,10 +178,11 @@ describe('the tabelião signs too (deferred signing)', () => {
   }, 60_000);
 
   it('refuses an incomplete chain and an expired signer when preparing', async () => {
+    // The test PKI's signer names no caIssuers URL: its issuer cannot be fetched.
     await expect(
       as(alice).documents.notarySignaturePrepare({
         id: docId,
-        certificates: [b64(rpki.signer.certDer)],
+        certificates: [b64(pki.rsa.certDer)],
         policy: 'icp-brasil-ad-rb',
       }),
     ).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/chain is incomplete/) });
@@ -233,7 +201,7 @@ describe('the tabelião signs too (deferred signing)', () => {
     const res = await fetch(`${t.url}/api/documents/${docId}/notary-signature`, {
       method: 'POST',
       headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ certificates: [b64(rpki.signer.certDer)], policy: 'icp-brasil-ad-rb' }),
+      body: JSON.stringify({ certificates: [b64(pki.rsa.certDer)], policy: 'icp-brasil-ad-rb' }),
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toMatch(/chain is incomplete/);
@@ -257,4 +225,133 @@ describe('the tabelião signs too (deferred signing)', () => {
     ).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/revoked/) });
     expect((await row(prepared.sessionId)).completedAt).toBeNull();
   }, 60_000);
+  it('AD-RB: the certificate route serves the signed file; notary-verify passes both signers, a tampered one fails alone', async () => {
+    const prepared = await prepare('icp-brasil-ad-rb');
+    const record = await as(alice).documents.notarySignatureComplete({
+      id: docId,
+      sessionId: prepared.sessionId,
+      signature: signWith(rpki.signer.keyPem, prepared.signedAttributes),
+    });
+    const res = await fetch(`${t.url}/api/documents/${docId}/certificate?signed=1`, {
+      headers: { authorization: `Bearer ${alice}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-notary-signed')).toBe('pades');
+    expect(res.headers.get('x-signature-level')).toBe(record.level);
+    const pdf = new Uint8Array(await res.arrayBuffer());
+    expect(createHash('sha256').update(pdf).digest('hex')).toBe(record.sha256);
+
+    const certificatePath = path.join(tmp, 'ad-rb.pdf');
+    const anchors = path.join(tmp, 'anchors.pem');
+    await writeFile(certificatePath, pdf);
+    await writeFile(anchors, `${pki.root.certPem}\n${rpki.root.certPem}`);
+    const argv = [
+      path.join(FIXTURES_DIR, 'files/contrato.txt'),
+      '--certificate',
+      certificatePath,
+      '--trust-ca',
+      anchors,
+      '--tsa-ca',
+      rpki.caChainPath,
+    ];
+    const json = await runCli([...argv, '--json']);
+    const report = JSON.parse(json.stdout) as VerifyReport;
+    const check = (id: number) => report.checks.find((c) => c.id === id);
+    // Check 5 is the receipt's own RFC 3161 token (none here, it is asked for apart); each signature's
+    // timestamps are judged within check 6.
+    expect(check(5)?.status).not.toBe('failed');
+    expect(check(6)).toMatchObject({ status: 'passed', pades: { level: record.level } });
+    expect(
+      check(6)?.pades?.signers?.map((x) => ({
+        name: x.name,
+        status: x.status,
+        policy: x.policy?.slice(0, 5),
+      })),
+    ).toEqual([
+      { name: 'Notary Test Signer', status: 'passed', policy: undefined },
+      { name: 'Notary LTV Signer', status: 'passed', policy: 'AD-RB' },
+    ]);
+    const text = await runCli(argv);
+    expect(text.stdout).toMatch(/signature 1 \(Notary Test Signer\)/);
+    expect(text.stdout).toMatch(/signature 2 \(Notary LTV Signer\)/);
+
+    // The tabelião's revision with one byte of its signature value changed (AD-RB: the CMS ends with it),
+    // without the later validation data and document timestamp that cover it.
+    const notary = nthSignature(pdf, 1);
+    const tampered = Buffer.from(pdf.subarray(0, notary.end));
+    const digit = notary.hexAt + 2 * (notary.cms.length - 1);
+    tampered[digit] = tampered[digit] === 0x30 ? 0x31 : 0x30;
+    const bad = await checkPadesSignature(tampered, {
+      at: new Date(),
+      trustCa: pemCertificates(await readFile(anchors, 'utf8')),
+      tsaCa: pemCertificates(rpki.caChainPem),
+    });
+    expect(bad.status).toBe('failed');
+    expect(bad.pades?.signers?.map((x) => x.status)).toEqual(['passed', 'failed']);
+    expect(bad.evidence.filter((e) => e.ok === false).map((e) => e.label)).toEqual([
+      'signature 2 (Notary LTV Signer): signature',
+    ]);
+  }, 90_000);
+
+  it('fetches a missing intermediate from the signer AIA caIssuers URL, proven by its signature', async () => {
+    const asked = rpki.requests.caIssuers;
+    const prepared = await as(alice).documents.notarySignaturePrepare({
+      id: docId,
+      certificates: [b64(rpki.signer.certDer), b64(rpki.root.certDer)],
+      policy: 'icp-brasil-ad-rb',
+    });
+    expect(rpki.requests.caIssuers).toBe(asked + 1);
+    expect((await row(prepared.sessionId)).certificates).toEqual(
+      [rpki.signer.certDer, rpki.root.certDer, rpki.intermediate.certDer].map(b64),
+    );
+  }, 60_000);
+
+  it('refuses a reader preparing, another member of the organization completing, an expired session', async () => {
+    const [owner, editor, reader] = [freshEmail('owner'), freshEmail('editor'), freshEmail('reader')];
+    const org = await makeOrg(t, 'Cartório', [
+      [owner, 'owner'],
+      [editor, 'editor'],
+      [reader, 'reader'],
+    ]);
+    const token = (email: string) => org.tokens[email] as string;
+    const upload = await uploadFile(t.url, token(owner), path.join(FIXTURES_DIR, 'files/contrato.txt'));
+    expect(upload.status).toBe(201);
+    const id = String(upload.body.id);
+    const request = {
+      id,
+      certificates: pemCertificates(rpki.signer.chainPem).map(b64),
+      policy: 'icp-brasil-ad-rb' as const,
+    };
+    await expect(as(token(reader)).documents.notarySignaturePrepare(request)).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    const prepared = await as(token(owner)).documents.notarySignaturePrepare(request);
+    const input = {
+      id,
+      sessionId: prepared.sessionId,
+      signature: signWith(rpki.signer.keyPem, prepared.signedAttributes),
+    };
+    for (const other of [editor, reader]) {
+      await expect(as(token(other)).documents.notarySignatureComplete(input)).rejects.toMatchObject({
+        code: 'FORBIDDEN',
+      });
+    }
+    // The session's clock: one second past its expiry, refused; one second before it, completed, once.
+    const em = t.service.deps.db.fork();
+    const actor = await authenticate(em, t.service.deps, token(owner), null);
+    const expiresAt = Date.parse(prepared.expiresAt);
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(NOTARY_SESSION_MINUTES * 60_000);
+    const at = (ms: number) => ({ ...certificateContext(t.service.deps), now: () => new Date(ms) });
+    await expect(completeNotarySignature(em, at(expiresAt + 1000), actor, input)).rejects.toMatchObject({
+      code: 'GONE',
+    });
+    expect((await row(prepared.sessionId)).completedAt).toBeNull();
+    const record = await completeNotarySignature(em, at(expiresAt - 1000), actor, input);
+    await expect(completeNotarySignature(em.fork(), at(expiresAt - 500), actor, input)).rejects.toMatchObject(
+      {
+        code: 'CONFLICT',
+      },
+    );
+    expect((await row(prepared.sessionId)).signedPdfSha256).toBe(record.sha256);
+  }, 90_000);
 });

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { CertificateLanguage } from '@notary/pdf/model';
 import { sha256HexSync } from '@notary/platform/sha256';
-import { AppError, errorMessage } from '@notary/shared';
+import { AppError, errorMessage, type NotarySignedCertificate } from '@notary/shared';
 import { fromBase64 } from '@notary/trust/bytes';
 import { allowsSignatures, parseCertificate, withoutIssuer } from '@notary/trust/cert-path';
 import { commonName } from '@notary/trust/cms';
-import { firstRevoked } from '@notary/trust/revocation';
+import { firstRevoked, MAX_FETCHED_ISSUERS } from '@notary/trust/revocation';
 import type * as pkijs from 'pkijs';
 import { NotarySignatureSession, type NotarySignatureSessionEntity } from '../../db/entities';
 import { findDocumentInTenant } from '../documents/service';
@@ -33,19 +33,8 @@ export interface PreparedNotarySignature {
   expiresAt: string;
 }
 
-/** The record of a certificate signed by the tabelião (`PUT /api/documents/{id}/notary-signature/{sessionId}`). */
-export interface NotarySignedCertificate {
-  sessionId: string;
-  documentId: string;
-  /** ISO 8601. */
-  completedAt: string;
-  /** The PAdES level the file reached (B-LTA when the TSA and revocation data allowed). */
-  level: string;
-  /** SHA-256 hex of the signed file. */
-  sha256: string;
-  size: number;
-  signers: { role: 'service' | 'notary'; name: string; policy?: NotaryPolicy }[];
-}
+/** The record of a certificate signed by the tabelião (`NotarySignedCertificateSchema` in `@notary/shared`). */
+export type { NotarySignedCertificate };
 
 /** The `pdf` modules, loaded at the first signing (as `service.ts` loads its own). */
 async function pdfSigning() {
@@ -58,7 +47,9 @@ async function pdfSigning() {
 
 /**
  * Prepares the tabelião's signature of a document's certificate (docs/certificates.md, The tabelião's own
- * signature): checks the announced chain (`checkSignerChain`), issues the certificate as the owner's route does
+ * signature): completes the announced chain with the issuers it lacks from their AIA caIssuers URLs (with a
+ * revocation source: `RevocationSource.withIssuers`, the same address policy and bounds), checks it
+ * (`checkSignerChain`), issues the certificate as the owner's route does
  * (signed by the service when a signing key is configured, its page naming both signers), adds the tabelião's
  * field as an incremental update and keeps the session (`NotarySignatureSession`) for `NOTARY_SESSION_MINUTES`.
  * Editor or higher.
@@ -76,8 +67,10 @@ export async function prepareNotarySignature(
   if (input.policy === 'icp-brasil-ad-rt' && !ctx.tsa) {
     throw new AppError('SERVICE_UNAVAILABLE', 'AD-RT needs a Time-Stamping Authority (TSA_URL): use AD-RB');
   }
-  const now = new Date();
-  const chain = decodeChain(input.certificates);
+  const now = ctx.now?.() ?? new Date();
+  // A client may send the signer alone: its missing issuers come from the certificates' AIA caIssuers URLs.
+  const announced = decodeChain(input.certificates, NOTARY_MAX_CERTIFICATES);
+  const chain = ctx.revocation ? await ctx.revocation.withIssuers(announced) : announced;
   const leaf = await checkSignerChain(chain, now);
   const { prepareDeferredSignature, icpBrasilSignaturePolicy } = await pdfSigning();
   const notary = commonName(leaf);
@@ -107,7 +100,7 @@ export async function prepareNotarySignature(
     document: doc.id,
     userId: actor.userId,
     policy: input.policy,
-    certificates: input.certificates,
+    certificates: chain.map((der) => Buffer.from(der).toString('base64')),
     signedAttributes: Buffer.from(prepared.signedAttributes),
     preparedPdf: Buffer.from(prepared.pdf),
     expiresAt,
@@ -145,11 +138,11 @@ export async function completeNotarySignature(
     throw new AppError('FORBIDDEN', 'This signing session was prepared by another member');
   }
   if (session.completedAt) throw new AppError('CONFLICT', 'This signing session was already completed');
-  const now = new Date();
+  const now = ctx.now?.() ?? new Date();
   if (session.expiresAt.getTime() <= now.getTime()) {
     throw new AppError('GONE', 'This signing session expired: prepare the signature again');
   }
-  const chain = decodeChain(session.certificates);
+  const chain = decodeChain(session.certificates, NOTARY_MAX_CERTIFICATES + MAX_FETCHED_ISSUERS);
   const leaf = await checkSignerChain(chain, now);
   const signature = decodeBase64(input.signature, 'signature');
   const { completeDeferredSignature, extendToLta, signatureVerifies, icpBrasilSignaturePolicy } =
@@ -186,7 +179,7 @@ export async function completeNotarySignature(
     if (extended.level === 'B-LTA') level = 'B-LTA';
   }
   const sha256 = sha256HexSync(pdf);
-  const completedAt = new Date();
+  const completedAt = ctx.now?.() ?? new Date();
   const updated = await em.nativeUpdate(
     NotarySignatureSession,
     { id: session.id, completedAt: null },
@@ -207,12 +200,48 @@ export async function completeNotarySignature(
   };
 }
 
-/** The announced certificates as DER. @throws AppError BAD_REQUEST when empty, too many or not base64. */
-function decodeChain(certificates: readonly string[]): Uint8Array[] {
+/** A certificate the tabelião signed, as stored when its session completed. */
+export interface StoredNotarySignedCertificate {
+  pdf: Uint8Array;
+  /** The PAdES level the file reached (`B-B` to `B-LTA`). */
+  level: string;
+  completedAt: Date;
+  /** Attachment name, as the certificate route names it. */
+  fileName: string;
+}
+
+/**
+ * The newest certificate of the document (of the caller's tenant) that a tabelião signed, null when none was:
+ * the certificate route serves it for `signed=1`, since issuing again would leave the tabelião's signature out.
+ * Any member of the tenant may read it, as the certificate route allows.
+ * @throws AppError NOT_FOUND / FORBIDDEN as `findDocumentInTenant`.
+ */
+export async function notarySignedCertificate(
+  em: EntityManager,
+  actor: Actor,
+  input: { id: string; lang: CertificateLanguage },
+): Promise<StoredNotarySignedCertificate | null> {
+  const doc = await findDocumentInTenant(em, actor, input.id);
+  const session = await em.findOne(
+    NotarySignatureSession,
+    { document: doc.id, completedAt: { $ne: null }, signedPdf: { $ne: null } },
+    { orderBy: { completedAt: 'desc' } },
+  );
+  if (!session?.signedPdf || !session.completedAt) return null;
+  return {
+    pdf: new Uint8Array(session.signedPdf),
+    level: session.level ?? 'B-B',
+    completedAt: session.completedAt,
+    fileName: certificateText(input.lang, 'fileName', { serial: doc.serialNumber }),
+  };
+}
+
+/** The certificates as DER. @throws AppError BAD_REQUEST when empty, more than `max` or not base64. */
+function decodeChain(certificates: readonly string[], max: number): Uint8Array[] {
   if (certificates.length === 0)
     throw new AppError('BAD_REQUEST', 'certificates: the signer certificate first');
-  if (certificates.length > NOTARY_MAX_CERTIFICATES) {
-    throw new AppError('BAD_REQUEST', `certificates: at most ${NOTARY_MAX_CERTIFICATES}`);
+  if (certificates.length > max) {
+    throw new AppError('BAD_REQUEST', `certificates: at most ${max}`);
   }
   return certificates.map((c, i) => decodeBase64(c, `certificates[${i}]`));
 }
@@ -259,7 +288,7 @@ export async function checkSignerChain(chain: readonly Uint8Array[], now: Date):
     const names = incomplete.map((c) => `"${c.commonName}"`).join(', ');
     throw new AppError(
       'BAD_REQUEST',
-      `The chain is incomplete: send the signer certificate and every issuer up to the root (no issuer for ${names})`,
+      `The chain is incomplete: send the signer certificate and every issuer up to the root (no issuer for ${names}, and none could be fetched from its AIA caIssuers URL)`,
     );
   }
   if (!allowsSignatures(leaf)) {

@@ -63,6 +63,8 @@ export interface CertificateContext {
   captureRecords: CaptureRecordReader;
   /** The transparency log whose proof the embedded receipt carries (`ReceiptContext`). */
   transparencyLog?: ReceiptContext['transparencyLog'];
+  /** The current time of the tabelião's signing sessions (their expiry); default the system clock. */
+  now?: (() => Date) | undefined;
 }
 
 export interface IssuedCertificate {

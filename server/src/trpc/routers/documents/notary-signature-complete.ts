@@ -1,4 +1,4 @@
-import { ResourceId } from '@notary/shared';
+import { NotarySignedCertificateSchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { certificateContext } from '../../../deps';
 import { completeNotarySignature } from '../../../domain/certificates/notary-signature';
@@ -10,22 +10,6 @@ export const NotarySignatureCompleteInput = z.object({
   sessionId: z.uuid(),
   /** The signature value (base64): RSA PKCS#1 v1.5 bytes or a DER ECDSA value; 4096-bit RSA is 512 bytes. */
   signature: z.string().min(1).max(4096),
-});
-
-export const NotarySignedCertificateSchema = z.object({
-  sessionId: z.uuid(),
-  documentId: z.uuid(),
-  completedAt: z.string(),
-  level: z.string(),
-  sha256: z.string(),
-  size: z.number().int(),
-  signers: z.array(
-    z.object({
-      role: z.enum(['service', 'notary']),
-      name: z.string(),
-      policy: z.enum(['icp-brasil-ad-rb', 'icp-brasil-ad-rt']).optional(),
-    }),
-  ),
 });
 
 /**

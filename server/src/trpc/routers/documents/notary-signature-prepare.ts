@@ -1,4 +1,4 @@
-import { ResourceId } from '@notary/shared';
+import { NotaryPolicySchema, ResourceId } from '@notary/shared';
 import { z } from 'zod';
 import { certificateContext } from '../../../deps';
 import {
@@ -15,7 +15,7 @@ const Base64Der = z.string().min(1).max(65_536);
 export const NotarySignaturePrepareInput = z.object({
   id: ResourceId,
   certificates: z.array(Base64Der).min(1).max(NOTARY_MAX_CERTIFICATES),
-  policy: z.enum(['icp-brasil-ad-rb', 'icp-brasil-ad-rt']),
+  policy: NotaryPolicySchema,
   lang: z.enum(['pt', 'en']).default('pt'),
 });
 
