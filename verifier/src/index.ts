@@ -61,6 +61,7 @@ export {
   outcomeOf,
   type PadesLevel,
   type PadesReport,
+  type PadesSignerReport,
   type VerifyOutcome,
   type VerifyReport,
 } from './report.ts';

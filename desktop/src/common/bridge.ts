@@ -14,6 +14,8 @@ import type {
   DocumentListQuery,
   HashComparisonDto,
   MeDto,
+  NotaryPolicyName,
+  NotarySignedCertificate,
   OnchainInfoDto,
   PublicDocumentDto,
   VerifyByHashDto,
@@ -107,7 +109,7 @@ export interface WebCaptureRequest {
 }
 
 /** The ICP-Brasil signature policy the tabelião signs under: AD-RB, or AD-RT (with the service's timestamp). */
-export type NotaryPolicy = 'icp-brasil-ad-rb' | 'icp-brasil-ad-rt';
+export type NotaryPolicy = NotaryPolicyName;
 
 /** A certificate of the tabelião's token that may sign (desktop app only): what the screen lists and names back. */
 export interface TokenCertificateInfo {
@@ -123,15 +125,7 @@ export interface TokenCertificateInfo {
 }
 
 /** The signed certificate's record the service answers the completion (`PUT …/notary-signature/{sessionId}`). */
-export interface NotarySignedRecord {
-  sessionId: string;
-  documentId: string;
-  completedAt: string;
-  level: string;
-  sha256: string;
-  size: number;
-  signers: { role: 'service' | 'notary'; name: string; policy?: NotaryPolicy }[];
-}
+export type NotarySignedRecord = NotarySignedCertificate;
 
 /** What signing a certificate with the token needs; `pin` (UTF-8 bytes) is zeroed once sent. */
 export interface TokenSignRequest {

@@ -1,5 +1,5 @@
 import { withBrasiliaTimes } from '@notary/shared/time';
-import type { CheckResult, VerifyOutcome, VerifyReport } from '@notary/verify';
+import type { CheckResult, PadesSignerReport, VerifyOutcome, VerifyReport } from '@notary/verify';
 import { type Message, renderSource, textOf } from '@notary/verify/messages/index';
 import { isIncomplete } from '@notary/verify/report';
 import { useEffect, useRef, useState } from 'react';
@@ -296,6 +296,29 @@ export function checkBadge(check: Pick<CheckResult, 'status' | 'reason'>): {
   };
 }
 
+/**
+ * Check 6's signers when the certificate carries more than the service's signature (the tabelião's own, made
+ * with their ICP-Brasil certificate), oldest first: each one's verdict, name, policy, level and subject.
+ */
+function SignerList({ signers, at }: { signers: readonly PadesSignerReport[]; at: string }) {
+  const { t, language } = useI18n();
+  return (
+    <ul className="evidence" data-testid="pades-signers">
+      {signers.map((s) => {
+        const badge = checkBadge(s);
+        return (
+          <li key={s.index} data-testid="pades-signer" data-status={s.status}>
+            <span className={badge.className}>{t(badge.label)}</span> <strong>{s.name ?? '—'}</strong>
+            {s.policy ? ` · ${s.policy}` : ''}
+            {` · ${t('verify.cert.level', { level: s.level ?? '—', at: withBrasiliaTimes(at, language) })}`}
+            {s.subject && <span className="muted"> · {s.subject}</span>}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
 /** `anchored`: the run had trust anchors (without, checks 5 and 6 say their chains were not checked). */
 function ReportView({ report, anchored }: { report: VerifyReport; anchored: boolean }) {
   const { t } = useI18n();
@@ -381,6 +404,9 @@ function CheckRow({ check, anchored }: { check: CheckResult; anchored: boolean }
             </span>
           )}
         </p>
+      )}
+      {check.pades?.signers && check.pades.signers.length > 1 && (
+        <SignerList signers={check.pades.signers} at={check.pades.at} />
       )}
       {chainNotChecked && (
         <p className="small check-note" data-testid={`chain-not-checked-${check.id}`}>
