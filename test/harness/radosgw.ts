@@ -28,6 +28,13 @@ export interface RadosgwServer {
   secretAccessKey: string;
   /** Stops every daemon (SIGTERM, then SIGKILL after 5 s) and removes the temp directory. Idempotent. */
   stop(): Promise<void>;
+  /**
+   * An outage of the S3 endpoint alone: `stopGateway` kills the gateway (SIGKILL: connections cut, the port
+   * refuses), the cluster keeps its objects; `startGateway` starts it again on the same port and resolves once
+   * it answers.
+   */
+  stopGateway(): Promise<void>;
+  startGateway(): Promise<void>;
 }
 
 /** Executables the harness runs; `ceph` and `monmaptool` come from ceph-common/ceph-base. */
@@ -137,7 +144,7 @@ async function startOnce(timeoutMs: number): Promise<RadosgwServer> {
     cluster.spawn(`osd.${osdId}`, 'ceph-osd', ['-c', conf, '-i', osdId, '-f']);
 
     await mkdir(path.join(dir, 'rgw', 'client.rgw.a'));
-    cluster.spawn('client.rgw.a', 'radosgw', [
+    const gatewayArgs = [
       '-c',
       conf,
       '-n',
@@ -145,7 +152,8 @@ async function startOnce(timeoutMs: number): Promise<RadosgwServer> {
       '-f',
       '--rgw-frontends',
       `beast endpoint=127.0.0.1:${rgwPort}`,
-    ]);
+    ];
+    cluster.spawn('client.rgw.a', 'radosgw', gatewayArgs);
     const endpoint = `http://127.0.0.1:${rgwPort}`;
     await cluster.whileAlive(waitForHttp(endpoint, deadline), deadline);
 
@@ -164,7 +172,18 @@ async function startOnce(timeoutMs: number): Promise<RadosgwServer> {
       `--access-key=${accessKeyId}`,
       `--secret-key=${secretAccessKey}`,
     ]);
-    return { endpoint, region: 'us-east-1', accessKeyId, secretAccessKey, stop: () => cluster.stop() };
+    return {
+      endpoint,
+      region: 'us-east-1',
+      accessKeyId,
+      secretAccessKey,
+      stop: () => cluster.stop(),
+      stopGateway: () => cluster.kill('client.rgw.a'),
+      startGateway: async () => {
+        cluster.spawn('client.rgw.a', 'radosgw', gatewayArgs);
+        await cluster.whileAlive(waitForHttp(endpoint, Date.now() + 60_000), Date.now() + 60_000);
+      },
+    };
   } catch (e) {
     const logs = await cluster.logTails();
     await cluster.stop();
@@ -244,6 +263,18 @@ class Cluster {
     });
     if (proc.pid !== undefined) writeFileSync(path.join(this.dir, 'pids'), `${proc.pid}\n`, { flag: 'a' });
     this.children.push({ name, proc });
+  }
+
+  /** SIGKILLs the daemon `name` and forgets it; resolves once it has exited. */
+  async kill(name: string): Promise<void> {
+    const at = this.children.findIndex((c) => c.name === name);
+    const child = this.children[at];
+    if (!child) return;
+    this.children.splice(at, 1);
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
+    child.proc.kill('SIGKILL');
+    await exited;
   }
 
   /** Races `work` against the death of any daemon and the deadline. */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import type { MikroORM as PostgresORM } from '@mikro-orm/postgresql';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { Pool, PoolClient } from 'pg';
 import { acquireDirectoryLock, type DirectoryLock, type LockHolder } from './dir-lock';
 import type { ServiceOrmOptions } from './orm-options';
 import type { PgliteWorker } from './pglite-worker';
@@ -62,7 +63,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // Each driver is loaded once chosen: a service keeps only its own database's code in memory.
   if (options.databaseUrl) {
     const postgres = await import('@mikro-orm/postgresql');
-    const orm = await postgres.MikroORM.init({ ...options.ormOptions, clientUrl: options.databaseUrl });
+    const orm = await postgres.MikroORM.init({
+      ...options.ormOptions,
+      clientUrl: options.databaseUrl,
+      driverOptions: { onPoolCreated: releaseBrokenConnections },
+    });
     try {
       if (migrate) await migratePostgres(orm, options.databaseUrl, options.migrationLockKey);
     } catch (e) {
@@ -119,6 +124,30 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     await lock?.release();
     throw e;
   }
+}
+
+/**
+ * Gives a pooled connection that dies while it is checked out (PostgreSQL restarting or unreachable under a
+ * transaction) back to its pool as broken, so the pool drops it and opens another. Kysely's rollback of a
+ * transaction releases the connection only when the ROLLBACK succeeds, which on a dead connection it never
+ * does: without this, every transaction a restart cuts keeps its connection checked out for ever, until the
+ * pool (node-postgres' default: 10 connections) is exhausted, every query waits and closing the service hangs.
+ * A later release of the same checkout does nothing. node-postgres emits `error` on the client for a dead
+ * socket and an unexpected end alike; `pg-pool` emits `acquire` and `release` around each checkout.
+ */
+function releaseBrokenConnections(pool: Pool): void {
+  const checkedOut = new WeakSet<PoolClient>();
+  pool.on('acquire', (client) => checkedOut.add(client));
+  pool.on('release', (_err, client) => checkedOut.delete(client));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => {
+      if (!checkedOut.has(client)) return;
+      checkedOut.delete(client);
+      const release = client.release;
+      client.release = () => undefined;
+      release(err);
+    });
+  });
 }
 
 async function migratePostgres(orm: PostgresORM, databaseUrl: string, lockKey: number): Promise<void> {

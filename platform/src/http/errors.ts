@@ -10,6 +10,12 @@ export type RestErrorBody = ErrorBody & { fields?: string[] };
 export interface HttpErrorOptions {
   /** The service's BAD_REQUEST for invalid input (its wording of zod's issues). */
   fromZod: (error: ZodError) => AppError;
+  /**
+   * The service's reading of a failure its own code did not turn into an `AppError` (a database connection
+   * lost while PostgreSQL restarts): an `AppError` to answer instead of INTERNAL, or undefined to leave it
+   * INTERNAL.
+   */
+  fromUnknown?: (error: unknown) => AppError | undefined;
 }
 
 /** An error answer as `sendError` writes it. */
@@ -23,8 +29,8 @@ export interface ErrorAnswer {
 export interface HttpErrors {
   /**
    * Normalizes anything thrown into an `AppError`: `AppError`s as they are, zod validation through `fromZod`,
-   * tRPC errors by code (their `AppError` or `ZodError` cause first), everything else INTERNAL with the message
-   * hidden (the original kept as `cause`).
+   * tRPC errors by code (their `AppError` or `ZodError` cause first), what `fromUnknown` recognizes as it says,
+   * everything else INTERNAL with the message hidden (the original kept as `cause`).
    */
   toAppError(error: unknown): AppError;
   /**
@@ -72,10 +78,14 @@ export function httpErrors(options: HttpErrorOptions): HttpErrors {
     if (error instanceof TRPCError) {
       if (isAppError(error.cause)) return error.cause;
       if (error.cause instanceof ZodError) return options.fromZod(error.cause);
+      const known = error.cause === undefined ? undefined : options.fromUnknown?.(error.cause);
+      if (known) return known;
       const code = TRPC_TO_APP[error.code] ?? 'INTERNAL';
       return new AppError(code, code === 'INTERNAL' ? 'Internal error' : error.message, { cause: error });
     }
     if (error instanceof ZodError) return options.fromZod(error);
+    const known = options.fromUnknown?.(error);
+    if (known) return known;
     return new AppError('INTERNAL', 'Internal error', { cause: error });
   };
 

@@ -5,13 +5,16 @@ import { TRPCError } from '@trpc/server';
  * The body of a service's error-mapping middleware (`t.middleware(async ({ next }) => mapAppError(await
  * next()))`): a failed call whose cause is an `AppError` is thrown again as a `TRPCError` with the error
  * table's tRPC code and the AppError's message, the AppError staying as `cause` (which the HTTP error mapping
- * and the error formatter read). Any other result is returned as it is.
+ * and the error formatter read). A cause that is no `AppError` is first offered to `fromUnknown` (the service's
+ * reading of a dependency's failure, as `HttpErrorOptions.fromUnknown`). Any other result is returned as it is.
  * @throws TRPCError as above.
  */
 export function mapAppError<Result extends { ok: boolean; error?: { cause?: unknown } }>(
   result: Result,
+  fromUnknown?: (error: unknown) => AppError | undefined,
 ): Result {
-  const cause = result.ok ? undefined : result.error?.cause;
+  const thrown = result.ok ? undefined : result.error?.cause;
+  const cause = thrown === undefined || isAppError(thrown) ? thrown : (fromUnknown?.(thrown) ?? thrown);
   if (isAppError(cause)) {
     throw new TRPCError({ code: ERROR_TABLE[cause.code].trpc, message: cause.message, cause });
   }

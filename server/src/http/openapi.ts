@@ -87,6 +87,9 @@ export function buildOpenApiDocument(appRouter: AnyRouter, baseUrl: string): Ope
             '401': errorResponse('Missing or invalid session token'),
             '403': errorResponse('Role below editor in the active organization'),
             '413': errorResponse('File over 250 MB'),
+            '503': errorResponse(
+              'The database or the object store is unavailable (Retry-After): nothing was kept, send it again',
+            ),
           },
         },
       },

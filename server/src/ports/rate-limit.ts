@@ -37,8 +37,9 @@ export interface RateLimiter {
   readonly kind: 'off' | 'memory' | 'redis';
   /**
    * Counts one call of `caller` (its user, else its address) against each of `limits` (each limit its own
-   * counter) and says whether every one of them is still within its budget. A store failure (Redis down) lets
-   * the call through and is logged: the limits protect availability, they must not take it away.
+   * counter) and says whether every one of them is still within its budget. A store failure (Redis down)
+   * counts the call in this instance's memory instead, and is logged: the limits protect availability, they
+   * must not take it away.
    */
   consume(limits: readonly RateLimitName[], caller: RateLimitCaller): Promise<RateLimitDecision>;
 }

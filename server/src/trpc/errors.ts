@@ -1,6 +1,7 @@
 import { httpErrors } from '@notary/platform/http/errors';
 import { AppError } from '@notary/shared';
 import type { ZodError } from 'zod';
+import { databaseUnavailable } from '../db/unavailable';
 
 /** Invalid input as BAD_REQUEST, the first issue in the message (`path: message`). */
 function fromZod(error: ZodError): AppError {
@@ -15,8 +16,10 @@ function fromZod(error: ZodError): AppError {
  * `toAppError` normalizes anything thrown, `sendError` writes the REST error body `{message, code}` with the
  * error table's status (spec, Errors: the service's AppErrors carry no `fields`), `errorAnswer` is that answer
  * for a caller that writes it itself, `errorHandler` is the Express last resort. INTERNAL errors are logged as
- * `internal error` through the request's logger (module `http`).
+ * `internal error` through the request's logger (module `http`). The database away (PostgreSQL restarting or
+ * unreachable) is 503 with `Retry-After` (`databaseUnavailable`), not INTERNAL.
  */
 export const { toAppError, sendError, errorAnswer, errorHandler } = httpErrors({
   fromZod,
+  fromUnknown: databaseUnavailable,
 });

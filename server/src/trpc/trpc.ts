@@ -1,6 +1,7 @@
 import { formatTrpcError, mapAppError } from '@notary/platform/trpc/errors';
 import { initTrpc } from '@notary/platform/trpc/init';
 import type { RateLimitName } from '@notary/shared';
+import { databaseUnavailable } from '../db/unavailable';
 import type { Actor } from '../domain/tenancy/actor';
 import { authenticate } from '../domain/tenancy/authenticate';
 import type { Context } from './context';
@@ -24,7 +25,7 @@ const t = initTrpc<Context, ProcedureMeta>().create({
 });
 
 /** Turns domain `AppError`s into `TRPCError`s with the table's tRPC code; the AppError stays as `cause`. */
-const errorMapping = t.middleware(async ({ next }) => mapAppError(await next()));
+const errorMapping = t.middleware(async ({ next }) => mapAppError(await next(), databaseUnavailable));
 
 /**
  * Every call counts against the global limit and its procedure's own (`meta.rateLimit`), whichever face it came

@@ -2,7 +2,7 @@ import type { Log } from '@notary/platform/log';
 import { RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS, type RateLimitName } from '@notary/shared';
 import { ipKeyGenerator, MemoryStore, type Options, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
-import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limit';
+import type { RateLimitCaller, RateLimitDecision, RateLimiter } from '../../ports/rate-limit';
 import type { RedisConnection } from '../redis/client';
 
 /** The subject of a call: `user:<id>` with a valid session token, else `ip:<address or IPv6 /56>`. */
@@ -19,13 +19,20 @@ const ALLOWED: RateLimitDecision = {
 
 /**
  * A limiter over an express-rate-limit `Store` (its `MemoryStore`, or rate-limit-redis's `RedisStore`), so the
- * counting itself is the library's: one fixed 60 s window per key `<limit>:<subject>`.
+ * counting itself is the library's: one fixed 60 s window per key `<limit>:<subject>`. When the store fails
+ * (Redis down) the call is counted by `options.fallback` when given (this instance's own counters), else allowed;
+ * `onStoreError` hears of every failure, `onStoreBack` of the first success after one.
  */
 export function storeRateLimiter(
   store: Store,
   kind: 'memory' | 'redis',
-  options: { onStoreError: (e: unknown) => void },
+  options: {
+    onStoreError: (e: unknown) => void;
+    onStoreBack?: () => void;
+    fallback?: RateLimiter;
+  },
 ): RateLimiter {
+  let failing = false;
   // Both stores read only `windowMs` of the middleware's options.
   const storeOptions: Pick<Options, 'windowMs'> = { windowMs: RATE_LIMIT_WINDOW_SECONDS * 1000 };
   const ready = Promise.resolve(store.init?.(storeOptions as Options)).catch(options.onStoreError);
@@ -41,10 +48,14 @@ export function storeRateLimiter(
   return {
     enabled: true,
     kind,
-    consume: (limits, caller) => inTurn(() => count(limits, rateLimitSubject(caller.userId, caller.ip))),
+    consume: (limits, caller) => inTurn(() => count(limits, caller)),
   };
 
-  async function count(limits: readonly RateLimitName[], subject: string): Promise<RateLimitDecision> {
+  async function count(
+    limits: readonly RateLimitName[],
+    caller: RateLimitCaller,
+  ): Promise<RateLimitDecision> {
+    const subject = rateLimitSubject(caller.userId, caller.ip);
     await ready;
     let counts: { name: RateLimitName; hits: number; resetSeconds: number }[];
     try {
@@ -59,8 +70,13 @@ export function storeRateLimiter(
         }),
       );
     } catch (e) {
+      failing = true;
       options.onStoreError(e);
-      return ALLOWED;
+      return options.fallback ? options.fallback.consume(limits, caller) : ALLOWED;
+    }
+    if (failing) {
+      failing = false;
+      options.onStoreBack?.();
     }
     const headers = {
       'RateLimit-Policy': counts
@@ -87,7 +103,8 @@ export const rateLimitsOff: RateLimiter = {
 
 /**
  * Builds the limiter the configuration asks for: off, in process, or in Redis over `redis` (one budget for
- * every instance sharing it; keys prefixed `notary:rl:`).
+ * every instance sharing it; keys prefixed `notary:rl:`). While Redis does not answer, each instance counts
+ * the calls it sees in its own memory (the limits still hold per instance; nothing is refused for Redis).
  */
 export function createRateLimiter(
   config: { enabled: boolean },
@@ -101,5 +118,19 @@ export function createRateLimiter(
     prefix: 'notary:rl:',
     sendCommand: (...args: string[]) => redis.sendCommand(args),
   });
-  return storeRateLimiter(store, 'redis', { onStoreError });
+  // Redis away: each instance counts on its own until it answers again (one line each way, not one per call).
+  let away = false;
+  const fallback = storeRateLimiter(new MemoryStore(), 'memory', { onStoreError });
+  return storeRateLimiter(store, 'redis', {
+    fallback,
+    onStoreError: (e) => {
+      if (away) return;
+      away = true;
+      log.error({ err: e }, 'Redis unreachable: limits counted by this instance alone until it answers');
+    },
+    onStoreBack: () => {
+      away = false;
+      log.info('Redis answers again: limits shared by every instance');
+    },
+  });
 }

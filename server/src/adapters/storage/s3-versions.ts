@@ -13,12 +13,31 @@ import { AppError } from '@notary/shared';
 /** Most keys one DeleteObjects request may name (S3 API limit). */
 const DELETE_OBJECTS_MAX = 1000;
 
-const statusOf = (e: unknown): number | undefined =>
+/** HTTP status of an SDK error, when the server answered. */
+export const statusOf = (e: unknown): number | undefined =>
   e instanceof S3ServiceException ? e.$metadata.httpStatusCode : undefined;
 
-function storageError(e: unknown, what: string): AppError {
+/** Seconds a client is told to wait while the object store is away: a gateway restart takes some. */
+export const STORAGE_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Wraps an S3 or network failure as the service's error, keeping the SDK error as cause: the store
+ * unreachable (no HTTP answer: refused, reset, timed out) or answering 5xx (RFC 9110 section 15.6; S3's
+ * `ServiceUnavailable`, `SlowDown`, `InternalError`) is 503 SERVICE_UNAVAILABLE with
+ * `retryAfterSeconds` 10, since the same request succeeds once it is back; any other answer (403 credentials,
+ * 400) is 502 BAD_GATEWAY, which waiting does not fix. An `AppError` is returned as it is.
+ */
+export function storageError(e: unknown, what: string): AppError {
   if (e instanceof AppError) return e;
   const name = e instanceof Error ? e.name : 'Error';
+  const status = statusOf(e);
+  if (status === undefined || status >= 500) {
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      `Object storage is unavailable: ${what} (${name}); try again in ${STORAGE_RETRY_AFTER_SECONDS} s`,
+      { cause: e, retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS },
+    );
+  }
   return new AppError('BAD_GATEWAY', `Object storage: ${what} (${name})`, { cause: e });
 }
 

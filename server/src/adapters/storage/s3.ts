@@ -17,7 +17,7 @@ import { type Log, silentLog } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import type { StorageConfig } from '../../config';
 import type { ObjectStorage, PresignOptions, StoredObjectInfo } from '../../ports/storage';
-import { deleteEveryVersion, refuseObjectLock } from './s3-versions';
+import { deleteEveryVersion, refuseObjectLock, statusOf, storageError } from './s3-versions';
 import {
   abortReason,
   assertValidKey,
@@ -102,19 +102,19 @@ export class S3ObjectStorage implements ObjectStorage {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
       return;
     } catch (e) {
-      if (statusOf(e) !== 404) throw s3Error(e, `bucket ${this.bucket} is not accessible`);
+      if (statusOf(e) !== 404) throw storageError(e, `bucket ${this.bucket} is not accessible`);
     }
     try {
       await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }));
     } catch (e) {
       // Another instance created it first: fine if it is ours (HeadBucket decides).
       if (!(e instanceof S3ServiceException) || !/^BucketAlready(OwnedByYou|Exists)$/.test(e.name)) {
-        throw s3Error(e, `cannot create bucket ${this.bucket}`);
+        throw storageError(e, `cannot create bucket ${this.bucket}`);
       }
       try {
         await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
       } catch (e2) {
-        throw s3Error(e2, `bucket ${this.bucket} exists but is not accessible`);
+        throw storageError(e2, `bucket ${this.bucket} exists but is not accessible`);
       }
     }
   }
@@ -127,7 +127,7 @@ export class S3ObjectStorage implements ObjectStorage {
    * promise rejects with `signal.reason` (aborted) or the stream's error.
    * Keys are expected to be unique per put (`<tenantId>/<uuid>`): cleanup never touches another upload.
    * @returns the object's size in bytes.
-   * @throws AppError('BAD_REQUEST') for an invalid key; AppError('BAD_GATEWAY') when S3 fails.
+   * @throws AppError('BAD_REQUEST') for an invalid key; AppError SERVICE_UNAVAILABLE or BAD_GATEWAY when S3 fails (`storageError`).
    */
   async put(
     key: string,
@@ -175,7 +175,7 @@ export class S3ObjectStorage implements ObjectStorage {
       if (upload.uploadId) await this.abortMultipart(key, upload.uploadId);
       if (signal?.aborted) throw abortReason(signal);
       if (streamError !== undefined) throw streamError;
-      throw s3Error(e, 'upload failed');
+      throw storageError(e, 'upload failed');
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -189,14 +189,14 @@ export class S3ObjectStorage implements ObjectStorage {
 
   /**
    * Removes the object with every version and delete marker it has, so that nothing of it stays restorable on
-   * a versioned bucket (`deleteEveryVersion`). Idempotent. @throws AppError('BAD_GATEWAY') when S3 fails.
+   * a versioned bucket (`deleteEveryVersion`). Idempotent. @throws AppError SERVICE_UNAVAILABLE or BAD_GATEWAY when S3 fails (`storageError`).
    */
   async delete(key: string): Promise<void> {
     assertValidKey(key);
     await deleteEveryVersion(this.client, this.bucket, key);
   }
 
-  /** HeadObject: true on 200, false on 404. @throws AppError('BAD_GATEWAY') on any other S3 failure. */
+  /** HeadObject: true on 200, false on 404. @throws AppError SERVICE_UNAVAILABLE or BAD_GATEWAY on any other S3 failure (`storageError`). */
   async exists(key: string): Promise<boolean> {
     assertValidKey(key);
     try {
@@ -204,13 +204,13 @@ export class S3ObjectStorage implements ObjectStorage {
       return true;
     } catch (e) {
       if (statusOf(e) === 404) return false;
-      throw s3Error(e, 'head failed');
+      throw storageError(e, 'head failed');
     }
   }
 
   /**
    * GetObject as a Node stream (the response socket: consume or destroy it).
-   * @throws AppError('NOT_FOUND') when the object does not exist; AppError('BAD_GATEWAY') on S3 failure.
+   * @throws AppError('NOT_FOUND') when the object does not exist; AppError SERVICE_UNAVAILABLE or BAD_GATEWAY on S3 failure (`storageError`).
    */
   async get(key: string): Promise<Readable> {
     assertValidKey(key);
@@ -220,19 +220,19 @@ export class S3ObjectStorage implements ObjectStorage {
       return out.Body;
     } catch (e) {
       if (statusOf(e) === 404) throw new AppError('NOT_FOUND', 'Object not found', { cause: e });
-      throw s3Error(e, 'get failed');
+      throw storageError(e, 'get failed');
     }
   }
 
   /**
    * Keys under `prefix` in S3's lexicographic order, paginating ListObjectsV2 (1000 keys a page).
-   * @throws AppError('BAD_GATEWAY') when S3 fails.
+   * @throws AppError SERVICE_UNAVAILABLE or BAD_GATEWAY when S3 fails (`storageError`).
    */
   async *list(prefix = ''): AsyncIterable<string> {
     for await (const o of this.listObjects(prefix)) yield o.key;
   }
 
-  /** As `list`, with each object's `Size` and `LastModified`. @throws AppError('BAD_GATEWAY') when S3 fails. */
+  /** As `list`, with each object's `Size` and `LastModified`. @throws AppError SERVICE_UNAVAILABLE or BAD_GATEWAY when S3 fails (`storageError`). */
   async *listObjects(prefix = ''): AsyncIterable<StoredObjectInfo> {
     assertValidPrefix(prefix);
     let token: string | undefined;
@@ -241,7 +241,7 @@ export class S3ObjectStorage implements ObjectStorage {
       try {
         page = await this.listPage(prefix, token);
       } catch (e) {
-        throw s3Error(e, 'list failed');
+        throw storageError(e, 'list failed');
       }
       for (const o of page.Contents ?? []) {
         if (o.Key === undefined) continue;
@@ -254,7 +254,7 @@ export class S3ObjectStorage implements ObjectStorage {
   /**
    * Aborts multipart uploads initiated before `startedBefore` (ListMultipartUploads, paginated): the parts of
    * an upload whose process died are billed and invisible to ListObjects until aborted.
-   * @throws AppError('BAD_GATEWAY') when S3 fails to list.
+   * @throws AppError SERVICE_UNAVAILABLE or BAD_GATEWAY when S3 fails to list (`storageError`).
    */
   async removeIncompleteUploads(startedBefore: Date): Promise<number> {
     let removed = 0;
@@ -271,7 +271,7 @@ export class S3ObjectStorage implements ObjectStorage {
           }),
         );
       } catch (e) {
-        throw s3Error(e, 'listing multipart uploads failed');
+        throw storageError(e, 'listing multipart uploads failed');
       }
       for (const u of page.Uploads ?? []) {
         if (!u.Key || !u.UploadId || !u.Initiated || u.Initiated >= startedBefore) continue;
@@ -325,18 +325,6 @@ export class S3ObjectStorage implements ObjectStorage {
         this.log.warn({ err: e }, `cannot abort multipart upload ${uploadId} of ${key}`);
     }
   }
-}
-
-/** HTTP status of an SDK error, when it has one. */
-function statusOf(e: unknown): number | undefined {
-  return e instanceof S3ServiceException ? e.$metadata.httpStatusCode : undefined;
-}
-
-/** Wraps an S3/network failure as 502 (the upstream storage failed), keeping the SDK error as cause. */
-function s3Error(e: unknown, what: string): AppError {
-  if (e instanceof AppError) return e;
-  const name = e instanceof Error ? e.name : 'Error';
-  return new AppError('BAD_GATEWAY', `Object storage: ${what} (${name})`, { cause: e });
 }
 
 function toError(reason: unknown): Error {

@@ -21,6 +21,12 @@ import {
 } from '@notary/trust/tsa-client';
 import type { TimestampAuthority, TimestampResult } from '../../ports/tsa';
 
+/**
+ * Seconds a client is told to wait (`Retry-After` on the 502) when the TSA is away: unreachable, timed out or
+ * answering 5xx. Nothing waits on the service's side: timestamps and certificates are made when asked for.
+ */
+export const TSA_RETRY_AFTER_SECONDS = 30;
+
 export interface HttpTimestampAuthorityOptions {
   /** The TSA endpoint (HTTP POST of `application/timestamp-query`). */
   url: string;
@@ -38,7 +44,8 @@ export interface HttpTimestampAuthorityOptions {
  * `TimestampAuthority` that POSTs an RFC 3161 `TimeStampReq` (version 1, SHA-256 imprint, random 63-bit
  * nonce, certReq true) to `url` and verifies the `TimeStampResp`.
  *
- * Every failure is `AppError('BAD_GATEWAY', message)` whose message names the cause: unreachable / timeout,
+ * Every failure is `AppError('BAD_GATEWAY', message)` whose message names the cause (with `retryAfterSeconds`
+ * when the TSA is away: unreachable, timeout, HTTP 5xx): unreachable / timeout,
  * HTTP status, a redirect (never followed), does not parse, status rejected (with statusString and failInfo),
  * no token, TSTInfo, message imprint, nonce, signature, chain (not trusted), extended key usage, ESS signing
  * certificate, genTime skew.
@@ -124,7 +131,8 @@ export class HttpTimestampAuthority implements TimestampAuthority {
       }
       if (!response.ok) {
         await response.body?.cancel();
-        throw this.bad(`TSA ${this.shownUrl} answered HTTP ${response.status} ${response.statusText}`.trim());
+        const failed = `TSA ${this.shownUrl} answered HTTP ${response.status} ${response.statusText}`.trim();
+        throw response.status >= 500 ? this.away(failed) : this.bad(failed);
       }
       return {
         // A TimeStampResp is a few KB: a TSA (or whoever answers for it over http) cannot make the service hold more.
@@ -135,9 +143,9 @@ export class HttpTimestampAuthority implements TimestampAuthority {
       if (e instanceof AppError) throw e;
       if (e instanceof AnswerTooLarge) throw this.bad(`TSA ${this.shownUrl}: ${e.message}`, e);
       if (e instanceof Error && e.name === 'TimeoutError') {
-        throw this.bad(`TSA ${this.shownUrl} did not answer within ${this.timeoutMs} ms`, e);
+        throw this.away(`TSA ${this.shownUrl} did not answer within ${this.timeoutMs} ms`, e);
       }
-      throw this.bad(`TSA ${this.shownUrl} is unreachable: ${describeFetchError(e)}`, e);
+      throw this.away(`TSA ${this.shownUrl} is unreachable: ${describeFetchError(e)}`, e);
     }
   }
 
@@ -145,13 +153,17 @@ export class HttpTimestampAuthority implements TimestampAuthority {
    * The service's error for a failed TSA call, its message and cause redacted of this TSA's secrets (a TSA or a
    * library may echo the URL it was called at, key included).
    */
-  private bad(message: string, cause?: unknown): AppError {
+  private bad(message: string, cause?: unknown, retryAfterSeconds?: number): AppError {
     const redacted = redactText(message, this.secrets);
-    return new AppError(
-      'BAD_GATEWAY',
-      redacted,
-      cause === undefined ? undefined : { cause: redactError(cause, this.secrets) },
-    );
+    return new AppError('BAD_GATEWAY', redacted, {
+      ...(cause === undefined ? {} : { cause: redactError(cause, this.secrets) }),
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    });
+  }
+
+  /** `bad` for a TSA that is away (unreachable, timed out, 5xx): the same request may succeed later. */
+  private away(message: string, cause?: unknown): AppError {
+    return this.bad(message, cause, TSA_RETRY_AFTER_SECONDS);
   }
 }
 
