@@ -12,8 +12,11 @@
  * ratio to a ~2 ms load+save says little; its absolute time is the figure to watch. Peak memory is the case
  * process's maximum RSS (Node and the modules included; the baseline row shows that floor).
  */
+import { stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { createTestPki } from '../harness/pki';
+import { startRevocationPki } from '../harness/revocation-pki';
 import { runCommand } from './lib';
 
 const RUNS = 5;
@@ -110,5 +113,158 @@ export function reportCertificates(r: CertificateResults): string {
     '',
     `Worst certificate ratio on the 352-page source ${f(r.summary.worstRatio, 2)} ` +
       `(goal ≤ ${CERTIFICATE_GOALS.ratio} ${r.summary.ratioGoalMet ? '✅' : '❌'}); on 1 page the fixed cost of the certificate dominates.`,
+  ].join('\n');
+}
+
+const LTA_MODES = [
+  { mode: 'lta-sign', label: 'ours: signing stage (signAtLevel)' },
+  { mode: 'libpdf-lta', label: '@libpdf/core: load + sign B-LTA' },
+  { mode: 'lta-whole', label: 'ours: whole certificate (render + sign)' },
+] as const;
+/** Default timed runs per case of `npm run bench -- certificate`; each case also has one warm-up run. */
+export const LTA_RUNS = 5;
+/** `tracemonkey.pdf`: a 1 MB, 14-page paper. */
+export const LTA_SOURCE = 'tracemonkey.pdf';
+export const LTA_GOALS = { signingRatio: 1 };
+
+export interface LtaCase {
+  mode: (typeof LTA_MODES)[number]['mode'];
+  label: string;
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  outputBytes: number;
+  maxRssMB: number;
+  /** 1-minute load average right after the case. */
+  loadAverage: number;
+  /** Requests to the loopback responders per certificate (warm-up included in the average). */
+  requests: { ocsp: number; crl: number; caIssuers: number; tsa: number };
+}
+
+export interface LtaResults {
+  date: string;
+  source: { file: string; bytes: number };
+  runs: number;
+  /** 1-minute load average before the first case. */
+  loadBefore: number;
+  cases: LtaCase[];
+  /** Our signing stage's median / @libpdf/core's median (goal ≤ 1). */
+  signingRatio: number;
+}
+
+/**
+ * `npm run bench -- certificate [--runs N] [--pdf FILE]`: a B-LTA certificate of the same PDF, ours against
+ * `@libpdf/core`, both with the same loopback TSA (`openssl ts`) and OCSP responders (`openssl ocsp`) of the
+ * revocation test PKI (`test/harness/revocation-pki.ts`), whose signer certificate names them in its AIA.
+ * Each mode runs in its own process (`certificate-case.ts`: one warm-up, then `runs` timed runs): median,
+ * min–max, output size, peak RSS. Throws when a case fails or either side falls short of B-LTA.
+ */
+export async function benchCertificateLta(options: {
+  root: string;
+  node: string;
+  addCleanup: (label: string, run: () => Promise<void>) => void;
+  childEnv: (extra: Record<string, string>) => NodeJS.ProcessEnv;
+  args: string[];
+}): Promise<LtaResults> {
+  const runsArg = options.args.indexOf('--runs');
+  const pdfArg = options.args.indexOf('--pdf');
+  const runs = runsArg >= 0 ? Number(options.args[runsArg + 1]) : LTA_RUNS;
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs wants a positive integer');
+  const file =
+    pdfArg >= 0
+      ? path.resolve(options.args[pdfArg + 1] ?? '')
+      : path.resolve(options.root, '../shared/fixtures/pdfs', LTA_SOURCE);
+  const loadBefore = os.loadavg()[0] ?? 0;
+  const pki = await startRevocationPki();
+  options.addCleanup('revocation pki', () => pki.stop());
+  // Both sides read the same PKCS#12: key, signer, intermediate and root.
+  const p12Path = path.join(pki.dir, 'bench-signer.p12');
+  const password = 'bench';
+  const made = await runCommand(
+    'openssl',
+    ['pkcs12', '-export', '-inkey', pki.signer.keyPath, '-in', pki.signer.chainPath, '-out', p12Path].concat([
+      '-passout',
+      `pass:${password}`,
+    ]),
+    { cwd: options.root },
+  );
+  if (made.code !== 0) throw new Error(`openssl pkcs12 -export failed: ${made.stderr}`);
+  const cases: LtaCase[] = [];
+  for (const { mode, label } of LTA_MODES) {
+    console.log(`[bench] certificate B-LTA ${path.basename(file)} ${mode} (${runs} runs)`);
+    const before = { ...pki.requests };
+    const r = await runCommand(
+      options.node,
+      ['--import', 'tsx', 'test/bench/certificate-case.ts', mode, file, String(runs)],
+      {
+        cwd: options.root,
+        env: options.childEnv({
+          BENCH_P12: p12Path,
+          BENCH_P12_PASSWORD: password,
+          BENCH_TSA_URL: pki.tsaUrl,
+          BENCH_TSA_ROOT: pki.root.certPath,
+          BENCH_REVOCATION_ALLOW_HOSTS: pki.allowHosts,
+        }),
+        timeoutMs: 600_000,
+      },
+    );
+    const line = r.stdout.trim().split('\n').pop() ?? '';
+    if (r.code !== 0 || !line.startsWith('{')) {
+      throw new Error(`certificate case ${mode} failed (${r.code}):\n${r.stderr}${r.stdout.slice(-2000)}`);
+    }
+    const m = JSON.parse(line) as {
+      medianMs: number;
+      timesMs: number[];
+      maxRssMB: number;
+      outputBytes: number;
+    };
+    cases.push({
+      mode,
+      label,
+      medianMs: m.medianMs,
+      minMs: Math.min(...m.timesMs),
+      maxMs: Math.max(...m.timesMs),
+      outputBytes: m.outputBytes,
+      maxRssMB: m.maxRssMB,
+      loadAverage: os.loadavg()[0] ?? 0,
+      requests: {
+        ocsp: (pki.requests.ocsp - before.ocsp) / (runs + 1),
+        crl: (pki.requests.crl - before.crl) / (runs + 1),
+        caIssuers: (pki.requests.caIssuers - before.caIssuers) / (runs + 1),
+        tsa: (pki.requests.tsa - before.tsa) / (runs + 1),
+      },
+    });
+  }
+  const median = (mode: LtaCase['mode']) => cases.find((c) => c.mode === mode)?.medianMs ?? Number.NaN;
+  return {
+    date: new Date().toISOString(),
+    source: { file: path.basename(file), bytes: (await stat(file)).size },
+    runs,
+    loadBefore,
+    cases,
+    signingRatio: median('lta-sign') / median('libpdf-lta'),
+  };
+}
+
+/** The B-LTA comparison as a markdown table, with the machine's load beside it. */
+export function reportCertificateLta(r: LtaResults): string {
+  const f = (n: number, d: number) => n.toFixed(d);
+  const libpdf = r.cases.find((c) => c.mode === 'libpdf-lta')?.medianMs ?? Number.NaN;
+  return [
+    `Certificate B-LTA, ${r.date}, ${r.source.file} (${f(r.source.bytes / 1024, 0)} KB), ${os.cpus().length} × ` +
+      `${os.cpus()[0]?.model ?? 'unknown CPU'}, load average ${f(r.loadBefore, 2)} before`,
+    '',
+    `| B-LTA (median of ${r.runs}) | time (ms) | min–max (ms) | ratio to @libpdf/core | output (KB) | peak RSS (MB) | requests OCSP / CRL / CA / TSA | load avg after |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...r.cases.map(
+      (c) =>
+        `| ${c.label} | ${f(c.medianMs, 0)} | ${f(c.minMs, 0)}–${f(c.maxMs, 0)} | ${f(c.medianMs / libpdf, 2)} | ` +
+        `${f(c.outputBytes / 1024, 0)} | ${f(c.maxRssMB, 0)} | ` +
+        `${[c.requests.ocsp, c.requests.crl, c.requests.caIssuers, c.requests.tsa].map((n) => f(n, 1)).join(' / ')} | ` +
+        `${f(c.loadAverage, 2)} |`,
+    ),
+    '',
+    `Signing stage ratio (ours / @libpdf/core) ${f(r.signingRatio, 2)} (goal ≤ ${LTA_GOALS.signingRatio} ` +
+      `${r.signingRatio <= LTA_GOALS.signingRatio ? '✅' : '❌'}).`,
   ].join('\n');
 }

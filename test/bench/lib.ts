@@ -325,28 +325,46 @@ export async function uploadFile(
  * Content-Length, a fresh connection) sent by `curl -F`, a client whose own cost is far below Node's
  * `http.request` loop. Without `Expect: 100-continue` (curl asks for it above 1 MiB), so neither receiver
  * pays a round trip the other does not. `wallMs` is curl's own `time_total` (connect to last response byte,
- * curl's start-up excluded). The token, when given, travels as `Authorization: Bearer`.
+ * curl's start-up excluded). The token, when given, travels as `Authorization: Bearer`. `serverTiming`: the
+ * answer's `Server-Timing` stages, ms (empty unless the service runs with `SERVER_TIMING=on`).
  */
 export async function curlUpload(
   baseUrl: string,
   file: string,
   options: { token?: string; cwd: string; timeoutMs?: number },
-): Promise<{ status: number; body: string; wallMs: number }> {
+): Promise<{ status: number; body: string; wallMs: number; serverTiming: Record<string, number> }> {
   const url = new URL('/api/documents/upload', baseUrl);
-  const args = ['-sS', '-H', 'Expect:', '-w', '\n%{http_code} %{time_total}', '-F', 'consent=true'];
+  const args = ['-sS', '-H', 'Expect:', '-w', '\n%{http_code} %{time_total} %header{server-timing}'];
+  args.push('-F', 'consent=true');
   args.push('-F', `file=@${file};type=application/octet-stream`);
   if (options.token) args.push('-H', `Authorization: Bearer ${options.token}`);
   args.push(url.href);
   const r = await runCommand('curl', args, { cwd: options.cwd, timeoutMs: options.timeoutMs ?? 120_000 });
   const nl = r.stdout.lastIndexOf('\n');
-  const [code, seconds] = r.stdout
+  const [code, seconds, ...timing] = r.stdout
     .slice(nl + 1)
     .trim()
     .split(' ');
   if (r.code !== 0 || !code || !seconds) {
     throw new Error(`curl upload to ${url.href} failed (${r.code}): ${r.stderr}${r.stdout.slice(0, 500)}`);
   }
-  return { status: Number(code), body: r.stdout.slice(0, nl), wallMs: Number(seconds) * 1000 };
+  return {
+    status: Number(code),
+    body: r.stdout.slice(0, nl),
+    wallMs: Number(seconds) * 1000,
+    serverTiming: parseServerTiming(timing.join(' ')),
+  };
+}
+
+/** `Server-Timing: a;dur=1.5, b;dur=2` as `{ a: 1.5, b: 2 }` (ms); entries without `dur` are left out. */
+export function parseServerTiming(header: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of header.split(',')) {
+    const [name, ...params] = entry.trim().split(';');
+    const dur = params.map((p) => /^\s*dur=([\d.]+)\s*$/.exec(p)?.[1]).find((d) => d !== undefined);
+    if (name && dur !== undefined) out[name] = Number(dur);
+  }
+  return out;
 }
 
 export interface LoadResult {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import type { MikroORM as PostgresORM } from '@mikro-orm/postgresql';
@@ -78,25 +79,55 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   let lock: DirectoryLock | undefined;
   let dbName = 'memory://';
+  let fresh = false;
   if (!options.memory) {
     const dir = path.join(options.dataDir, 'pglite');
     lock = await acquireDirectoryLock(dir, { lockedMessage: options.lockedMessage });
     dbName = dir;
+    fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   }
-  let pglite: PgliteWorker | undefined;
   try {
-    const [{ PGlite }, embedded, { openPgliteWorker }] = await Promise.all([
-      import('@electric-sql/pglite'),
-      import('@mikro-orm/pglite'),
-      import('./pglite-worker'),
-    ]);
-    // PGlite runs in its own thread (pglite-worker.ts): its start and its statements never hold up this
-    // thread's event loop. MikroORM is handed that instance; closing it stays ours (`close` below).
-    const worker = await openPgliteWorker({
-      dataDir: dbName,
-      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
-    });
-    pglite = worker;
+    let opened = await openPglite(options, dbName, migrate);
+    if (fresh) {
+      // initdb and the first migrations grow PGlite's WebAssembly memory, which never shrinks: started again
+      // on the directory they wrote, the database idles as after any restart (about 80 MB less).
+      await opened.close();
+      opened = await openPglite(options, dbName, false);
+    }
+    const { orm, close } = opened;
+    return {
+      orm,
+      kind: 'pglite',
+      fork: () => orm.em.fork(),
+      close: async () => {
+        await close();
+        await lock?.release();
+      },
+    };
+  } catch (e) {
+    await lock?.release();
+    throw e;
+  }
+}
+
+/** PGlite in its worker thread with MikroORM over it, migrated when `migrate`; closed again on failure. */
+async function openPglite(
+  options: OpenDatabaseOptions,
+  dbName: string,
+  migrate: boolean,
+): Promise<{ orm: PgliteORM; close: () => Promise<void> }> {
+  const [{ PGlite }, embedded, { openPgliteWorker }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@mikro-orm/pglite'),
+    import('./pglite-worker'),
+  ]);
+  // PGlite runs in its own thread (pglite-worker.ts): its start and its statements never hold up this
+  // thread's event loop. MikroORM is handed that instance; closing it stays ours (`close` below).
+  const worker: PgliteWorker = await openPgliteWorker({
+    dataDir: dbName,
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+  });
+  try {
     // A factory, not the object: MikroORM copies plain option values, which a class instance does not survive.
     const orm = await embedded.MikroORM.init({
       ...options.ormOptions,
@@ -111,17 +142,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     }
     return {
       orm,
-      kind: 'pglite',
-      fork: () => orm.em.fork(),
       close: async () => {
         await orm.close();
         await worker.close();
-        await lock?.release();
       },
     };
   } catch (e) {
-    await pglite?.close().catch(() => undefined);
-    await lock?.release();
+    await worker.close().catch(() => undefined);
     throw e;
   }
 }

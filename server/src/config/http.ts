@@ -14,6 +14,7 @@ export const HttpEnv = z.object({
   HTTP_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(64),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().default('127.0.0.1'),
+  SERVER_TIMING: z.enum(['on', 'off']).default('off'),
 });
 export type HttpEnv = z.infer<typeof HttpEnv>;
 
@@ -46,6 +47,11 @@ export interface HttpSettings {
    * `127.0.0.1`): a port of its own, never the public one, so the operator's view is not published by accident.
    */
   metrics: { port: number; host: string } | undefined;
+  /**
+   * `SERVER_TIMING=on` (default off): an upload's answer carries `Server-Timing` with the wall time of each of
+   * its stages (the upload bench reads it to say which stage was slow); off, nothing is measured.
+   */
+  serverTiming: boolean;
 }
 
 /** The HTTP settings of `e` (`env` picks the default listen address). */
@@ -66,6 +72,7 @@ export function httpSettings(e: HttpEnv, env: NodeEnv): HttpSettings {
     },
     maxConnectionsPerIp: e.HTTP_MAX_CONNECTIONS_PER_IP,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
+    serverTiming: e.SERVER_TIMING === 'on',
   };
 }
 

@@ -1,3 +1,4 @@
+import { StageTimes, timed } from '@notary/platform/stage-times';
 import { bearerFrom } from '@notary/platform/trpc/context';
 import { AppError, type DocumentDto, errorMessage } from '@notary/shared';
 import busboy from 'busboy';
@@ -24,20 +25,25 @@ const MULTIPART_OVERHEAD = 1024 * 1024;
  * Statuses: 201 Document; 400 missing file or consent, not multipart; 401; 403 role below editor in an
  * organization; 413 over 250 MB or over the tenant's storage quota. Answers given before the body is read
  * (401, 403, 413 by Content-Length or a full quota) reach the client and close the connection (`answerEarly`).
- * A client that disconnects mid-upload leaves nothing behind.
+ * A client that disconnects mid-upload leaves nothing behind. With `SERVER_TIMING=on` a 201 carries
+ * `Server-Timing` (W3C Server Timing, ms): `auth`, then `notarize`'s stages (see `NotarizeDeps.stages`).
  */
 export function uploadRoute(deps: AppDeps): RequestHandler {
   return async (req, res) => {
     try {
+      const stages = deps.config.serverTiming ? new StageTimes() : undefined;
       const em = deps.db.fork();
-      const actor = await authenticate(em, deps, bearerFrom(req.headers.authorization), req.ip ?? null);
+      const actor = await timed(stages, 'auth', () =>
+        authenticate(em, deps, bearerFrom(req.headers.authorization), req.ip ?? null),
+      );
       // The request's logger: a failed removal is logged with the request id.
-      const doc = await notarize(em, { ...deps, log: req.log }, actor, {
+      const doc = await notarize(em, { ...deps, log: req.log, stages }, actor, {
         kind: 'stored',
         origin: { sourceType: 'upload' },
         source: multipartSource(req),
       });
       const body: DocumentDto = toDocumentDto(doc);
+      if (stages) res.setHeader('Server-Timing', stages.header());
       res.status(201).setHeader('Cache-Control', 'private, no-store').json(body);
     } catch (e) {
       // A client that hung up gets no answer (its socket is gone); everyone else gets the error body.

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { type Readable, Transform, type TransformCallback, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { StageTimes } from '@notary/platform/stage-times';
 import type { ObjectStorage } from '../../ports/storage';
 import { SNIFF_BYTES } from './mime';
 
@@ -39,6 +41,7 @@ class HashingTap extends Transform {
     private readonly maxBytes: number,
     private readonly onLimit: (refusal?: unknown) => void,
     private readonly gate?: IngestGate,
+    private readonly stages?: StageTimes,
   ) {
     super();
   }
@@ -70,7 +73,13 @@ class HashingTap extends Transform {
   }
 
   private pass(chunk: Buffer, callback: TransformCallback): void {
-    this.hash.update(chunk);
+    if (this.stages) {
+      const startedAt = performance.now();
+      this.hash.update(chunk);
+      this.stages.since('hash', startedAt);
+    } else {
+      this.hash.update(chunk);
+    }
     this.size += chunk.length;
     if (this.headLength < SNIFF_BYTES) {
       const part = chunk.subarray(0, SNIFF_BYTES - this.headLength);
@@ -106,6 +115,8 @@ export async function ingestStream(
     maxBytes?: number;
     tooLarge?: () => Error;
     gate?: IngestGate | undefined;
+    /** Measures `hash` and `store-tail` (last byte passed to the object stored) when given. */
+    stages?: StageTimes | undefined;
   },
 ): Promise<IngestResult> {
   // Past `maxBytes` the put is aborted with `tooLarge()`, the same way as an abort of the caller's `signal`;
@@ -116,7 +127,10 @@ export async function ingestStream(
     (refusal) =>
       limit.abort(refusal ?? options.tooLarge?.() ?? new Error(`More than ${options.maxBytes} bytes`)),
     options.gate,
+    options.stages,
   );
+  let lastByteAt = 0;
+  if (options.stages) tap.once('end', () => (lastByteAt = performance.now()));
   source.on('error', (e) => tap.destroy(e));
   // When storage gives up (abort, error), keep reading the source into the void so the request finishes and
   // the client gets its answer instead of a stalled upload.
@@ -131,6 +145,7 @@ export async function ingestStream(
     signal: AbortSignal.any([options.signal, limit.signal]),
     ...(options.contentType ? { contentType: options.contentType } : {}),
   });
+  if (options.stages && lastByteAt > 0) options.stages.since('store-tail', lastByteAt);
   return { size: tap.size, sha256Hash: tap.digest(), head: tap.head() };
 }
 

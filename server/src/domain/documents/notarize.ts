@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import { type Log, silentLog } from '@notary/platform/log';
+import { type StageTimes, timed } from '@notary/platform/stage-times';
 import { AppError, LIMITS } from '@notary/shared';
 import type { DocumentEntity } from '../../db/entities';
 import type { AnchoringQueue } from '../../ports/anchoring-queue';
@@ -91,6 +92,14 @@ export interface NotarizeDeps {
   verifyCache?: PublicVerifyCache;
   /** The transparency log, which gets each record's leaf in its transaction; absent: no leaf (unit tests). */
   transparencyLog?: LogAppender;
+  /**
+   * Wall time per stage of a stored intake, for `Server-Timing` (absent: nothing measured): `disk-floor`,
+   * `quota` (the early check), `body` (first byte read to last byte stored: parsing, hashing and writing at
+   * the client's pace), within it `hash` (SHA-256 alone) and `store-tail` (last byte hashed to object stored:
+   * flush, fsync, rename), then `media-type` and `record` (the row's transaction), within it `tlog`,
+   * `anchoring-enqueue`, `quota-charge` and `commit`.
+   */
+  stages?: StageTimes | undefined;
 }
 
 /** `doc` is committed: the public verify caches drop what they said of its hash (`PublicVerifyCache`). */
@@ -140,13 +149,18 @@ export async function notarize(
       throw new AppError('PAYLOAD_TOO_LARGE', 'The file exceeds the 250 MB limit');
     }
     // The disk as a whole, whatever the quota: below the floor nothing new comes in (507).
-    await assertDiskRoom(deps, ['data'], announced ?? 0);
+    const { stages } = deps;
+    await timed(stages, 'disk-floor', () => assertDiskRoom(deps, ['data'], announced ?? 0));
     const quotaBytes = deps.config.tenantStorageQuotaBytes;
     // Early 413 when the quota is already full or the announced file cannot fit; the exact check runs again
     // under a lock when the row is written (concurrent uploads).
-    const room = await assertStorageRoom(em, actor.tenant.id, quotaBytes, Math.max(1, announced ?? 0));
+    const room = await timed(stages, 'quota', () =>
+      assertStorageRoom(em, actor.tenant.id, quotaBytes, Math.max(1, announced ?? 0)),
+    );
     const key = `${actor.tenant.id}/${randomUUID()}`;
-    const received = await receive(deps, intake.source, key, Math.min(LIMITS.maxUploadBytes, room));
+    const received = await timed(stages, 'body', () =>
+      receive(deps, intake.source, key, Math.min(LIMITS.maxUploadBytes, room)),
+    );
     if (!received.file)
       throw new AppError('BAD_REQUEST', 'Missing file: send it in the multipart field `file`');
     stored = key;
@@ -155,25 +169,29 @@ export async function notarize(
     if (!consentAt) {
       throw new AppError('BAD_REQUEST', 'Consent is required (LGPD Art. 7 I): send the field `consent=true`');
     }
-    const mimeType = await detectMimeType(result.head, declaredType, fileName);
-    const origin = intake.origin;
-    const doc = await recordUploadedDocument(
-      em,
-      actor,
-      {
-        storageKey: key,
-        fileName,
-        fileSize: result.size,
-        mimeType,
-        sha256Hash: result.sha256Hash,
-        consentTimestamp: consentAt,
-        sourceType: origin.sourceType,
-        ...(origin.sourceType === 'web-capture'
-          ? { sourceUri: origin.sourceUri, screenshotKey: origin.screenshotKey }
-          : {}),
-      },
-      { anchoring: deps.anchoringQueue, quotaBytes, log: deps.transparencyLog },
+    const mimeType = await timed(stages, 'media-type', () =>
+      detectMimeType(result.head, declaredType, fileName),
     );
+    const origin = intake.origin;
+    const record = () =>
+      recordUploadedDocument(
+        em,
+        actor,
+        {
+          storageKey: key,
+          fileName,
+          fileSize: result.size,
+          mimeType,
+          sha256Hash: result.sha256Hash,
+          consentTimestamp: consentAt,
+          sourceType: origin.sourceType,
+          ...(origin.sourceType === 'web-capture'
+            ? { sourceUri: origin.sourceUri, screenshotKey: origin.screenshotKey }
+            : {}),
+        },
+        { anchoring: deps.anchoringQueue, quotaBytes, log: deps.transparencyLog, stages },
+      );
+    const doc = await timed(stages, 'record', record);
     return published(deps, doc);
   } catch (e) {
     // No object without its row.
@@ -320,6 +338,7 @@ async function receive(
         signal: abort.signal,
         maxBytes,
         gate,
+        stages: deps.stages,
         tooLarge: () => {
           tooLarge = true;
           return tooLargeError();

@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { type StageTimes, timed } from '@notary/platform/stage-times';
 import {
   AppError,
   type DocumentDto,
@@ -62,10 +64,18 @@ export async function recordUploadedDocument(
   em: EntityManager,
   actor: Actor,
   file: StoredFile,
-  options: { anchoring: AnchoringQueue; quotaBytes?: number; log?: LogAppender | undefined },
+  options: {
+    anchoring: AnchoringQueue;
+    quotaBytes?: number;
+    log?: LogAppender | undefined;
+    /** Measures `tlog`, `anchoring-enqueue`, `quota-charge` and `commit` when given (`Server-Timing`). */
+    stages?: StageTimes | undefined;
+  },
 ): Promise<DocumentEntity> {
+  const { stages } = options;
   for (let attempt = 0; ; attempt++) {
     try {
+      let bodyDoneAt = 0;
       const recorded = await em.transactional(async (tx) => {
         const doc = tx.create(Document, {
           id: crypto.randomUUID(),
@@ -84,14 +94,18 @@ export async function recordUploadedDocument(
           uploaderUserId: actor.userId,
           uploaderIp: actor.ip,
         });
-        await tx.flush();
-        await options.log?.append(tx, doc);
-        await options.anchoring.enqueueAnchoring(tx);
+        await timed(stages, 'insert', () => tx.flush());
+        await timed(stages, 'tlog', async () => options.log?.append(tx, doc));
+        await timed(stages, 'anchoring-enqueue', () => options.anchoring.enqueueAnchoring(tx));
         if (file.storageKey !== null) {
-          await chargeStorage(tx, actor.tenant.id, options.quotaBytes ?? 0, file.fileSize);
+          await timed(stages, 'quota-charge', () =>
+            chargeStorage(tx, actor.tenant.id, options.quotaBytes ?? 0, file.fileSize),
+          );
         }
+        if (stages) bodyDoneAt = performance.now();
         return doc;
       });
+      if (stages) stages.since('commit', bodyDoneAt);
       options.log?.appended();
       return recorded;
     } catch (e) {

@@ -1,0 +1,54 @@
+/**
+ * The benches run end to end on a small input and print their tables, so that they cannot rot. Timings are
+ * not judged here (the machine is shared): only that each bench finishes and prints its table's header and a
+ * row per case. The time limits only catch a hang: on a quiet machine each bench takes well under a minute,
+ * under a heavy shared load several.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCommand } from '../bench/lib';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
+const SMALL_PDF = path.resolve(ROOT, '../shared/fixtures/pdfs/alphatrans.pdf');
+
+/** `npm run bench -- <args>` as its script runs it; rejects on a non-zero exit with the output. */
+async function bench(args: string[], timeoutMs: number): Promise<string> {
+  const r = await runCommand(NODE, ['--import', 'tsx', 'test/bench/run.ts', ...args], {
+    cwd: ROOT,
+    timeoutMs,
+  });
+  if (r.code !== 0) throw new Error(`bench ${args.join(' ')} exited ${r.code}:\n${r.stderr}\n${r.stdout}`);
+  return r.stdout;
+}
+
+describe('benches, smoke', () => {
+  it('certificate: ours and @libpdf/core at B-LTA, one run each on a 1-page PDF', async () => {
+    const out = await bench(['certificate', '--runs', '1', '--pdf', SMALL_PDF], 590_000);
+    expect(out).toMatch(/Certificate B-LTA, .*alphatrans\.pdf .*load average/);
+    expect(out).toContain('| B-LTA (median of 1) | time (ms) |');
+    expect(out).toMatch(/\| ours: signing stage \(signAtLevel\) \| \d+ \|/);
+    expect(out).toMatch(/\| @libpdf\/core: load \+ sign B-LTA \| \d+ \|/);
+    expect(out).toMatch(/\| ours: whole certificate \(render \+ sign\) \| \d+ \|/);
+    expect(out).toMatch(/Signing stage ratio \(ours \/ @libpdf\/core\) \d+\.\d\d/);
+  }, 600_000);
+
+  it('ingest: one 2 MB round to the receiver and the service, with a line per upload stage', async () => {
+    const out = await bench(['ingest', '--runs', '1', '--mb', '2'], 590_000);
+    expect(out).toMatch(/Notary ingest bench, .*load average/);
+    expect(out).toMatch(
+      /\| ingest ratio \(receiver time \/ service time, same round\), median of 1 \(min–max\) \| \d+\.\d\d/,
+    );
+    expect(out).toContain("| upload stage (service's Server-Timing), median of 1 | ms |");
+    for (const stage of [
+      'session token checked',
+      'quota check (early)',
+      '↳ SHA-256',
+      '↳ anchoring enqueue',
+      '↳ commit',
+    ]) {
+      expect(out).toMatch(new RegExp(`\\| ${stage.replace(/[()]/g, '\\$&')} \\| \\d+\\.\\d \\|`));
+    }
+  }, 600_000);
+});
