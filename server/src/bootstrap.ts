@@ -49,6 +49,7 @@ import { startOrgDeletionJob } from './jobs/org-deletion';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
 import { startReconcileJob, subscribeMembershipEvents } from './jobs/reconcile';
 import { startServiceMetrics } from './metrics';
+import { quietActivity } from './ports/activity';
 import { type AnchoringQueue, idleAnchoringQueue } from './ports/anchoring-queue';
 import { type InvalidationBus, localInvalidationBus } from './ports/cache-bus';
 import { idleMonitorQueue, type MonitorQueue } from './ports/monitor-queue';
@@ -253,6 +254,7 @@ export async function createCore(
         evmRpcUrls: [...config.verifyEndpoints.evmRpcUrls],
         stacksApiUrls: [...config.verifyEndpoints.stacksApiUrls],
       },
+      activity: quietActivity,
     };
     // The operator's view of the shared queues: each refusal is logged with who held the places.
     logQueueRefusals('capture', deps.captureQueue, captureLog);
@@ -441,6 +443,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
         chains: chains.entries,
         fork: () => core.db.fork(),
         log: anchorLog,
+        activity: core.deps.activity,
         // Batch windows are opened by the pg-boss job each upload enqueues; the timer is only the safety sweep.
         sweepSeconds: Math.max(30, config.anchoring.batchSeconds * 5),
       });

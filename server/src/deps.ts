@@ -7,6 +7,7 @@ import type { CertificateContext } from './domain/certificates/service';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { TransparencyLog } from './domain/log/transparency-log';
 import type { MembershipLookup } from './domain/tenancy/resolve';
+import type { ServiceActivity } from './ports/activity';
 import type { AnchoringQueue } from './ports/anchoring-queue';
 import type { CaptureRecordReader, WebCapturer } from './ports/capture';
 import type { OrganizationDirectory } from './ports/directory';
@@ -95,6 +96,11 @@ export interface AppDeps {
    * the configured public ones, and the devnets' once they run (`startService` adds them).
    */
   verifyEndpoints: VerifyEndpoints;
+  /**
+   * Where the domain reports documents notarized, certificates issued and anchoring batches settled: the metrics'
+   * counters once `/metrics` runs (`startServiceMetrics` replaces it), else nobody (`quietActivity`).
+   */
+  activity: ServiceActivity;
 }
 
 /**
@@ -114,5 +120,6 @@ export function certificateContext(deps: AppDeps): CertificateContext {
     originalSignatures: deps.originalSignatures,
     captureRecords: deps.captureRecords,
     transparencyLog: deps.transparencyLog,
+    activity: deps.activity,
   };
 }

@@ -27,13 +27,17 @@ export interface RunningMetrics {
  * template, the shared queues (captures, IPFS reads, certificate renders), the anchoring backlog of the chains
  * `anchoring` names (read through `fork()` at each scrape), the free space of the volumes against the disk floor,
  * and the process' own metrics. The ports that call outside services (`tsa`, `revocation`, `ipfs`, `capturer`)
- * are replaced in `deps` by their counted and timed wrappers, so every request served from then on is counted:
- * call it before the HTTP app and the workers are made from `deps`.
+ * are replaced in `deps` by their counted and timed wrappers, and `activity` by the counters of documents,
+ * certificates and anchoring batches, so everything done from then on is counted: call it before the HTTP app and
+ * the workers are made from `deps`.
  * @throws the metrics server's listen error.
  */
 export async function startServiceMetrics(
   where: { port: number; host: string },
-  deps: Pick<AppDeps, 'captureQueue' | 'ipfs' | 'tsa' | 'revocation' | 'capturer' | 'freeSpace' | 'config'>,
+  deps: Pick<
+    AppDeps,
+    'captureQueue' | 'ipfs' | 'tsa' | 'revocation' | 'capturer' | 'freeSpace' | 'config' | 'activity'
+  >,
   anchoring: AnchoringConfig,
   fork: () => EntityManager,
 ): Promise<RunningMetrics> {
@@ -42,6 +46,7 @@ export async function startServiceMetrics(
   deps.revocation = instrumentRevocation(deps.revocation, metrics);
   deps.ipfs = instrumentIpfs(deps.ipfs, metrics);
   deps.capturer = instrumentCapturer(deps.capturer, metrics);
+  deps.activity = metrics.activity;
   const { freeSpace } = deps;
   metrics.watchDisk(
     async () =>
@@ -63,6 +68,7 @@ export async function startServiceMetrics(
     }),
   });
   const chains = anchoredChains(anchoring);
+  metrics.activity.anchorsOn(chains);
   if (anchoring.mode !== 'off' && chains.length > 0) {
     metrics.watchBacklog(() => anchoringBacklog(fork(), chains), anchoring.batchSeconds);
   }

@@ -2,22 +2,20 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import type { S3ObjectStorage } from '@notary/server/adapters/storage/s3';
 import { sweepOrphanedObjects } from '@notary/server/domain/documents/orphans';
 import type { DocumentDto } from '@notary/shared';
 import { errorMessage } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Child, freePort, startChild } from '../bench/lib';
+import { type Child, freePort } from '../bench/lib';
 import { api } from '../harness/http';
+import { startNpmStart } from '../harness/npm-start';
 import { createTestDatabase } from '../harness/postgres';
 import { type RadosgwServer, radosgwAvailable, startRadosgw } from '../harness/radosgw';
 import { startTestService, type TestService } from '../harness/service';
 import { freshEmail } from '../harness/tenants';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
 const MB = 1024 * 1024;
 
 async function upload(base: string, token: string, bytes: Uint8Array, name: string) {
@@ -35,7 +33,8 @@ async function upload(base: string, token: string, bytes: Uint8Array, name: stri
 /**
  * An instance killed with SIGKILL in the middle of an upload: every upload it answered 201 is intact on the other
  * instance (row, bytes, hash), the interrupted one left no row, and what it left in the bucket (an incomplete multipart
- * upload) is removed by the sweep.
+ * upload) is removed by the sweep. Kills at random moments under concurrent uploads, restarted each time, with
+ * anchoring on both chains: chaos.test.ts.
  */
 describe.skipIf(!radosgwAvailable())('SIGKILL mid-upload on one of two instances', () => {
   let rgw: RadosgwServer;
@@ -63,18 +62,7 @@ describe.skipIf(!radosgwAvailable())('SIGKILL mid-upload on one of two instances
     // The survivor creates the schema and the bucket; the victim is its own process, so it can be killed.
     survivor = await startTestService('postgresql', env);
     const port = await freePort();
-    victim = startChild('victim', NODE, ['--import', 'tsx', 'server/src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...env,
-        NODE_ENV: 'test',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-      },
-    });
+    victim = startNpmStart(dataDir, port, { ...env, NODE_ENV: 'test' });
     await victim.waitForLine(/\[notary\] listening on/, 120_000);
     victimUrl = `http://127.0.0.1:${port}`;
   }, 240_000);

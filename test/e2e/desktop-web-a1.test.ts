@@ -196,4 +196,25 @@ describe('the A1 file signs in the web client (Chromium) against the real servic
     expect(calls[0]?.body).toContain(leafBase64.slice(0, 60));
     expect(calls[1]?.body).toMatch(/"signature":"[A-Za-z0-9+/=]{300,}"/);
   });
+
+  it('the verify screen lists both signers of the certificate the tabelião signed', async () => {
+    const pdfPath = path.join(tmp, 'both.pdf');
+    const anonymous = await browser.newContext({ locale: 'pt-BR' });
+    const pub = await anonymous.newPage();
+    pub.setDefaultTimeout(30_000);
+    await pub.goto(`${t.url}/app/`);
+    await pub.getByRole('button', { name: 'Verificar um arquivo sem entrar' }).click();
+    const pickInto = async (zone: string, button: string, file: string) => {
+      const chooser = pub.waitForEvent('filechooser');
+      await pub.getByTestId(zone).getByRole('button', { name: button }).click();
+      await (await chooser).setFiles(file);
+    };
+    await pickInto('verify-dropzone', 'Escolher arquivo', path.join(FIXTURES_DIR, 'files/contrato.txt'));
+    await pickInto('certificate-dropzone', 'Escolher certificado', pdfPath);
+    const signers = pub.getByTestId('pades-signer');
+    await expect.poll(() => signers.count(), { timeout: 60_000 }).toBe(2);
+    expect(await signers.nth(1).textContent()).toContain('Notary LTV Signer');
+    expect(await signers.nth(1).textContent()).toMatch(/AD-R[BT]/);
+    await anonymous.close();
+  }, 120_000);
 });

@@ -86,6 +86,12 @@ describe('metrics scraped by Prometheus', () => {
       'notary_captures_total{outcome="ok"} 0',
       'notary_disk_free_bytes{volume="data"}',
       'notary_disk_floor_bytes',
+      'notary_documents_notarized_total{source="upload"} 0',
+      'notary_certificates_total{level="unsigned",outcome="ok"} 0',
+      'notary_anchoring_batches_total{chain="evm",outcome="confirmed"} 0',
+      'notary_anchoring_batches_total{chain="stacks",outcome="failed"} 0',
+      'notary_anchoring_attempt_failures_total{chain="evm"} 0',
+      'notary_anchoring_confirmation_seconds_count{chain="stacks"} 0',
     ]) {
       expect(text).toContain(name);
     }
@@ -103,12 +109,20 @@ describe('metrics scraped by Prometheus', () => {
     expect(problems, checked.out).toEqual([]);
   });
 
-  it('Prometheus sees the uploads by route template, and the backlog they make on both chains', async () => {
+  it('Prometheus sees the uploads by route template, the documents and certificates, and the backlog on both chains', async () => {
     const token = await t.token('metrics@example.com');
+    const ids: string[] = [];
     for (const name of ['contrato.txt', 'diagram.png']) {
       const up = await uploadFile(t.url, token, path.join(FIXTURES_DIR, 'files', name));
       expect(up.status).toBe(201);
+      ids.push(String(up.body.id));
     }
+    // A certificate of the first (no signing key here: unsigned).
+    const certificate = await fetch(`${t.url}/api/documents/${ids[0]}/certificate`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(certificate.status).toBe(200);
+    await certificate.arrayBuffer();
     await fetch(`${t.url}/api/documents/00000000-0000-4000-8000-000000000000`, {
       headers: { authorization: `Bearer ${token}` },
     });
@@ -128,6 +142,20 @@ describe('metrics scraped by Prometheus', () => {
       })
       .toBe(2);
     expect(await query('notary_anchoring_oldest_pending_seconds{chain="evm"}')).toBeGreaterThan(0);
+    await expect
+      .poll(() => query('sum(notary_documents_notarized_total{source="upload"})'), {
+        timeout: 30_000,
+        interval: 500,
+      })
+      .toBe(2);
+    await expect
+      .poll(() => query('sum(notary_certificates_total{level="unsigned",outcome="ok"})'), {
+        timeout: 30_000,
+        interval: 500,
+      })
+      .toBe(1);
+    // Nothing anchored yet (an hour's window): the batch counters are there, at zero.
+    expect(await query('sum(notary_anchoring_batches_total{outcome="confirmed"})')).toBe(0);
     // A document's id is never a label: the lookup is its route's template.
     await expect
       .poll(() => query('sum(notary_http_requests_total{route="/api/documents/:id"})'), {
@@ -136,5 +164,10 @@ describe('metrics scraped by Prometheus', () => {
       })
       .toBeGreaterThanOrEqual(1);
     expect(await query('count(notary_http_requests_total{route=~".*00000000.*"})')).toBeUndefined();
+    // Nor is any of the new counters' labels a document's, a user's or a tenant's.
+    expect(await query('count(count by (source) (notary_documents_notarized_total))')).toBe(1);
+    expect(
+      await query(`count({__name__=~"notary_.*", id!=""} or {__name__=~"notary_.*", tenant!=""})`),
+    ).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { startStacksDevnet } from '@notary/server/adapters/chains/devnets/stacks-devnet';
-import { startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
+import { type StacksDevnet, startStacksDevnet } from '@notary/server/adapters/chains/devnets/stacks-devnet';
+import { type HardhatDevnet, startHardhatDevnet } from '@notary/server/adapters/chains/hardhat-devnet';
 import { createTestDatabase } from './postgres';
 import { startRadosgw } from './radosgw';
 
@@ -12,6 +12,8 @@ export interface ProductionStandIns {
    * `PUBLIC_URL`. Add `DATA_DIR`, `PORT`, `HOST` and whatever the caller tests.
    */
   env: Record<string, string>;
+  /** The chains the service anchors on, for tests that count what reached them. */
+  chains: { evm: HardhatDevnet; stacks: StacksDevnet };
   /** Stops every stand-in and drops the database (idempotent). */
   stop(): Promise<void>;
 }
@@ -48,6 +50,7 @@ export async function startProductionStandIns(
   }
   let stopping: Promise<void> | undefined;
   return {
+    chains: { evm: evm.value, stacks: stacks.value },
     env: {
       NODE_ENV: 'production',
       PUBLIC_URL: options.publicUrl ?? 'http://notary.test',

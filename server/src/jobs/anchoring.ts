@@ -104,6 +104,8 @@ export interface StartAnchoringOptions {
   sweepSeconds?: number;
   /** The clock the cut rule compares with the documents' `created_at` (tests; default the system clock). */
   now?: () => Date;
+  /** Where the workers count batches confirmed or failed and failed attempts (`/metrics`); absent: not counted. */
+  activity?: WorkerOptions['activity'];
 }
 
 /**
@@ -129,7 +131,14 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
   };
 
   const startWorker = (chain: AnchorChain, confirmations: number): void => {
-    const workerOptions: WorkerOptions = { chain, fork, log, confirmations, ...tuning };
+    const workerOptions: WorkerOptions = {
+      chain,
+      fork,
+      log,
+      confirmations,
+      ...tuning,
+      ...(options.activity ? { activity: options.activity } : {}),
+    };
     const worker = new AnchorWorker(workerOptions);
     chains.push(chain);
     workers.push(worker);

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { type ActivityMetrics, activityMetrics } from './activity';
 
 /**
  * The service's metrics in the Prometheus exposition format (prom-client), scraped from a port of its own
@@ -45,6 +46,8 @@ export interface DiskReading {
 /** The metrics of one service process. */
 export interface ServiceMetrics {
   readonly registry: Registry;
+  /** Where the domain counts documents notarized, certificates issued and anchoring batches (`ServiceActivity`). */
+  readonly activity: ActivityMetrics;
   /** Records one completed HTTP request: its method, route template, status and duration (seconds). */
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   /** Reports `queue`'s depth and shares under `name` (`capture`, `ipfs-import`, `certificate-render`, ...). */
@@ -98,6 +101,7 @@ export function createServiceMetrics(): ServiceMetrics {
     watchBacklog: backlogGauges(registry),
     ...outcomeMetrics(registry),
     watchDisk: diskGauges(registry),
+    activity: activityMetrics(registry),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   quietWorker,
   startEvmPipeline,
 } from '../../jobs/evm-pipeline.testing';
+import { recordingActivity } from '../../ports/activity.testing';
 import type { AnchorChain } from '../../ports/chains';
 import type { AnchorWorker, WorkerOptions } from './anchor-worker';
 import { collectBatch } from './batch-cut';
@@ -155,9 +156,11 @@ describe('anchoring pipeline faults on Hardhat + EAS', () => {
       expect(batchIds).toHaveLength(3);
       const nonceBefore = await chain.chainNonce();
       let signedCount = 0;
+      const counted = recordingActivity();
       // The first batch goes out normally; the proxy dies right after the second is signed (its broadcast is
       // `unreachable`); the third cannot even read its nonce.
       const w = worker(viaProxy, {
+        activity: counted.activity,
         afterSignedCommit: () => {
           if (++signedCount === 2) proxy.down();
         },
@@ -179,6 +182,10 @@ describe('anchoring pipeline faults on Hardhat + EAS', () => {
       expect(new Set(rows.map((r) => r.txHash)).size).toBe(3);
       await expectRegistered(batchIds);
       expect(await chain.chainNonce()).toBe(nonceBefore + 3n); // no double anchoring
+      // The outage is counted as failed attempts, never as a failed batch; each batch confirmed once.
+      expect(counted.lines.filter((l) => l === 'confirmed evm')).toHaveLength(3);
+      expect(counted.lines.filter((l) => l === 'attempt evm').length).toBeGreaterThanOrEqual(1);
+      expect(counted.lines.filter((l) => l.startsWith('failed'))).toEqual([]);
     } finally {
       viaProxy.close();
       await proxy.close();
@@ -353,9 +360,18 @@ describe('anchoring pipeline faults on the Stacks devnet', () => {
     });
     await addDocuments(1);
     const [batchId] = await collectAll('stacks');
-    await drain(worker(stacks, { maxAttempts: 2 }), [batchId as string]);
+    const failedRows = () => orm.em.fork().count(AnchorTx, { chain: 'stacks', state: 'failed' });
+    const failedBefore = await failedRows();
+    const counted = recordingActivity();
+    await drain(worker(stacks, { maxAttempts: 2, activity: counted.activity }), [batchId as string]);
     const [row] = await rowsOf([batchId as string]);
     expect(row?.state).toBe('failed');
+    // Refusals before the last are attempts retried; the last fails the batch: each batch this worker failed
+    // (earlier tests' leftovers on the chain too) is counted once as failed.
+    expect(counted.lines).toContain('attempt stacks');
+    expect(counted.lines.filter((l) => l !== 'attempt stacks')).toEqual(
+      Array.from({ length: (await failedRows()) - failedBefore }, () => 'failed stacks'),
+    );
     expect(row?.lastError).toMatch(/^rejected: NotEnoughFunds/);
     expect((await orm.em.fork().findOneOrFail(AnchorBatch, { id: batchId as string })).status).toBe('failed');
   }, 60_000);

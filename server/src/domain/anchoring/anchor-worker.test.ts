@@ -5,6 +5,7 @@ import type { EvmEasChain } from '../../adapters/chains/evm-eas';
 import type { HardhatDevnet } from '../../adapters/chains/hardhat-devnet';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../../db/entities';
 import { type EvmPipelineFixture, quietWorker, startEvmPipeline } from '../../jobs/evm-pipeline.testing';
+import { recordingActivity } from '../../ports/activity.testing';
 import type { AnchorChain } from '../../ports/chains';
 import type { AnchorWorker, WorkerOptions } from './anchor-worker';
 import { collectBatch } from './batch-cut';
@@ -49,10 +50,15 @@ describe('anchoring pipeline on Hardhat + EAS', () => {
     expect(await collectBatch(orm.em.fork(), { chains: ['evm'], maxBatchSize: 1000 })).toMatchObject({
       leafCount: 0,
     });
-    await drain(worker(chain));
+    const counted = recordingActivity();
+    await drain(worker(chain, { activity: counted.activity }));
     const em = orm.em.fork();
     const tx = await em.findOneOrFail(AnchorTx, { batch: r.batchId as string });
     expect(tx.state).toBe('confirmed');
+    // One batch confirmed, counted once, its lag measured from the cut.
+    expect(counted.lines).toEqual(['confirmed evm']);
+    expect(counted.lags[0]).toBeGreaterThanOrEqual(0);
+    expect(counted.lags[0]).toBeLessThan(60);
     const batch = await em.findOneOrFail(AnchorBatch, { id: r.batchId as string });
     expect(batch.status).toBe('anchored');
     const status = await chain.getStatus(tx.txHash as string);

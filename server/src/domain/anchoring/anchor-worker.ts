@@ -4,6 +4,7 @@ import type { Log } from '@notary/platform/log';
 import { redactText } from '@notary/platform/redact';
 import { errorMessage } from '@notary/shared';
 import { AnchorTx, type AnchorTxEntity, Document, DocumentAnchor } from '../../db/entities';
+import type { ServiceActivity } from '../../ports/activity';
 import {
   type AnchorChain,
   type ChainKind,
@@ -69,6 +70,8 @@ export interface WorkerOptions {
   /** How long a claimed row is leased to this worker. */
   leaseMs: number;
   now?: () => Date;
+  /** Where batches confirmed or failed and failed attempts are counted (`/metrics`); absent: not counted. */
+  activity?: Pick<ServiceActivity, 'anchorBatchConfirmed' | 'anchorBatchFailed' | 'anchorAttemptFailed'>;
   /** Test hook: runs right after the signed bytes are committed, before the broadcast (crash injection). */
   afterSignedCommit?: (row: { id: string; txHash: string }) => Promise<void> | void;
 }
@@ -382,6 +385,8 @@ export class AnchorWorker {
     txHash: string,
     status: Extract<TxStatus, { state: 'included' }>,
   ): Promise<void> {
+    // Counted once committed: a rolled-back transaction settled nothing.
+    let settled: { confirmedAfterMs: number } | 'failed' | undefined;
     await em.transactional(async (tx) => {
       const row = await tx.findOneOrFail(AnchorTx, { id }, { populate: ['batch'] });
       if (status.anchoredRoot.toLowerCase() !== `0x${row.batch.root}`) {
@@ -389,6 +394,7 @@ export class AnchorWorker {
         row.lastError = `anchored ${status.anchoredRoot}, expected 0x${row.batch.root}`;
         row.batch.status = 'failed';
         this.log.error({ batch: row.batch.id, reason: row.lastError }, 'another root anchored');
+        settled = 'failed';
         return;
       }
       const wasIncluded = row.state === 'included' || row.state === 'confirmed';
@@ -415,6 +421,8 @@ export class AnchorWorker {
       }
       if (status.confirmations >= this.o.confirmations) {
         row.state = 'confirmed';
+        // From the cut (the row is made with its batch) to the confirmation: what a receipt waits for its anchor.
+        settled = { confirmedAfterMs: this.now().getTime() - row.createdAt.getTime() };
         await tx.flush();
         const open = await tx.count(AnchorTx, { batch: row.batch.id, state: { $ne: 'confirmed' } });
         if (open === 0) row.batch.status = 'anchored';
@@ -423,6 +431,10 @@ export class AnchorWorker {
         row.nextAttemptAt = new Date(this.now().getTime() + this.o.pollMs);
       }
     });
+    const kind = this.o.chain.kind;
+    if (settled === 'failed') this.o.activity?.anchorBatchFailed(kind);
+    else if (settled)
+      this.o.activity?.anchorBatchConfirmed(kind, Math.max(0, settled.confirmedAfterMs) / 1000);
   }
 
   /** Sets (or, with `undefined`, clears) the chain's registration on every document of the batch. */
@@ -464,7 +476,8 @@ export class AnchorWorker {
     row.raw = null;
     if (row.txHash) row.replacedTxHashes = [...(row.replacedTxHashes ?? []), row.txHash];
     row.txHash = null;
-    if (refusal && row.refusals >= this.o.maxAttempts) {
+    const failed = refusal && row.refusals >= this.o.maxAttempts;
+    if (failed) {
       row.state = 'failed';
       row.batch.status = 'failed';
       this.log.error({ batch: row.batch.id, reason }, 'batch failed');
@@ -474,6 +487,8 @@ export class AnchorWorker {
       this.log.error({ batch: row.batch.id, reason }, 'batch refused; re-signing');
     }
     await em.flush();
+    if (failed) this.o.activity?.anchorBatchFailed(row.chain);
+    else this.o.activity?.anchorAttemptFailed(row.chain);
   }
 
   /**
@@ -501,6 +516,7 @@ export class AnchorWorker {
     row.lastError = reason;
     row.nextAttemptAt = new Date(this.now().getTime() + this.backoff(row.attempts));
     await em.flush();
+    this.o.activity?.anchorAttemptFailed(row.chain);
     this.log.error({ err: error, tx: row.id, state: row.state, reason }, 'attempt failed; retrying');
   }
 

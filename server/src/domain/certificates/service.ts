@@ -17,6 +17,7 @@ import {
   type DocumentEntity,
   DocumentTimestamp,
 } from '../../db/entities';
+import type { ServiceActivity } from '../../ports/activity';
 import type { CaptureRecordReader, WaczSignatureFacts } from '../../ports/capture';
 import { EAS_SCHEMA, EAS_SCHEMA_UID } from '../../ports/chains';
 import type { IpfsGateways } from '../../ports/ipfs';
@@ -65,6 +66,8 @@ export interface CertificateContext {
   transparencyLog?: ReceiptContext['transparencyLog'];
   /** The current time of the tabelião's signing sessions (their expiry); default the system clock. */
   now?: (() => Date) | undefined;
+  /** Where each certificate request's end is counted for the operator (`/metrics`); absent: not counted. */
+  activity?: Pick<ServiceActivity, 'certificateIssued'>;
 }
 
 export interface IssuedCertificate {
@@ -148,20 +151,46 @@ function pdfWriting(): Promise<PdfWriting> {
 /**
  * The certificate of `doc` (of the tenant named `tenantName`), as `issueCertificate` describes; for a caller
  * that found the document itself (the owner's route through `issueCertificate`, the public route by serial).
+ * Each request's end, issued or failed, is counted in `ctx.activity` by level and outcome.
+ * @throws what `issueCertificate` throws.
  */
 export async function issueCertificateOf(
   em: EntityManager,
   ctx: CertificateContext,
   doc: DocumentEntity,
   tenantName: string,
-  request: {
-    signed: boolean;
-    lang: CertificateLanguage;
-    signal?: AbortSignal;
-    ipfsReadKey?: string;
-    /** Lines the page states after the others (the tabelião's deferred signature names its signers). */
-    notes?: string[];
-  },
+  request: CertificateRequest,
+): Promise<IssuedCertificate> {
+  // Counted by the level asked when it fails, by the level reached when it is issued.
+  const asked = request.signed && ctx.signer ? (ctx.config.signing?.level ?? 'signed') : 'unsigned';
+  try {
+    const issued = await issueCertificateUncounted(em, ctx, doc, tenantName, request);
+    const shortfall = issued.signed && issued.levelShortfall.length > 0;
+    ctx.activity?.certificateIssued(issued.level ?? 'unsigned', shortfall ? 'shortfall' : 'ok');
+    return issued;
+  } catch (e) {
+    ctx.activity?.certificateIssued(asked, request.signal?.aborted ? 'aborted' : { error: e });
+    throw e;
+  }
+}
+
+/** What `issueCertificateOf` is asked for. */
+interface CertificateRequest {
+  signed: boolean;
+  lang: CertificateLanguage;
+  signal?: AbortSignal;
+  ipfsReadKey?: string;
+  /** Lines the page states after the others (the tabelião's deferred signature names its signers). */
+  notes?: string[];
+}
+
+/** `issueCertificateOf` without the counting. */
+async function issueCertificateUncounted(
+  em: EntityManager,
+  ctx: CertificateContext,
+  doc: DocumentEntity,
+  tenantName: string,
+  request: CertificateRequest,
 ): Promise<IssuedCertificate> {
   const { signal, lang } = request;
   const { renderCertificate, signAtLevel } = await pdfWriting();

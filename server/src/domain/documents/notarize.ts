@@ -5,6 +5,7 @@ import { type Log, silentLog } from '@notary/platform/log';
 import { type StageTimes, timed } from '@notary/platform/stage-times';
 import { AppError, LIMITS } from '@notary/shared';
 import type { DocumentEntity } from '../../db/entities';
+import type { ServiceActivity } from '../../ports/activity';
 import type { AnchoringQueue } from '../../ports/anchoring-queue';
 import type { FreeSpace } from '../../ports/free-space';
 import type { ObjectStorage } from '../../ports/storage';
@@ -100,10 +101,16 @@ export interface NotarizeDeps {
    * `anchoring-enqueue`, `quota-charge` and `commit`.
    */
   stages?: StageTimes | undefined;
+  /** Where each committed record is counted for the operator (`/metrics`); absent: not counted. */
+  activity?: Pick<ServiceActivity, 'documentNotarized'>;
 }
 
-/** `doc` is committed: the public verify caches drop what they said of its hash (`PublicVerifyCache`). */
+/**
+ * `doc` is committed: it is counted (`activity`), and the public verify caches drop what they said of its hash
+ * (`PublicVerifyCache`).
+ */
 function published(deps: NotarizeDeps, doc: DocumentEntity): DocumentEntity {
+  deps.activity?.documentNotarized(doc.sourceType);
   try {
     deps.verifyCache?.invalidate(doc.sha256Hash);
   } catch (e) {
