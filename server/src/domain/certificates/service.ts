@@ -63,6 +63,8 @@ export interface CertificateContext {
   captureRecords: CaptureRecordReader;
   /** The transparency log whose proof the embedded receipt carries (`ReceiptContext`). */
   transparencyLog?: ReceiptContext['transparencyLog'];
+  /** The log's witnesses whose cosignatures the embedded receipt's checkpoint carries (`ReceiptContext`). */
+  logWitnessing?: ReceiptContext['logWitnessing'];
 }
 
 export interface IssuedCertificate {
