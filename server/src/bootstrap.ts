@@ -27,6 +27,8 @@ import { createRevocationSource } from './adapters/revocation';
 import { createSigner } from './adapters/signer';
 import { FsObjectStorage } from './adapters/storage/fs';
 import { createTimestampAuthority } from './adapters/tsa';
+import { httpWitnessClient } from './adapters/witness-client/http';
+import { fileCosigner, keptWitnessName } from './adapters/witness-key/file';
 import { startAdminSocket } from './cli/admin-socket';
 import { devnetEndpointLines, forgetDevnetEndpoints, recordDevnetEndpoints } from './cli/devnet-info';
 import type { Config } from './config';
@@ -36,6 +38,8 @@ import { AcervoFeedCache } from './domain/acervo/cache';
 import { createCaptureQueue } from './domain/documents/capture-share';
 import { PublicVerifyCache } from './domain/documents/verify-cache';
 import { TransparencyLog } from './domain/log/transparency-log';
+import { Witness } from './domain/log/witness';
+import { LogWitnessing } from './domain/log/witnessing';
 import { runMonitor } from './domain/monitors/run';
 import { runOperatorCommand } from './domain/operator/commands';
 import { applyHttpTimeouts, createHttpApp } from './http/app';
@@ -44,6 +48,7 @@ import { createSignedFileRoute } from './http/files';
 import { answerWhileStarting } from './http/starting';
 import { type AnchoringRunner, startAnchoring } from './jobs/anchoring';
 import { type JobQueue, startJobQueue } from './jobs/boss';
+import { startLogWitnessing } from './jobs/log-witnessing';
 import { startMonitorRuns } from './jobs/monitor-runs';
 import { startOrgDeletionJob } from './jobs/org-deletion';
 import { startOrphanSweepJob } from './jobs/orphan-sweep';
@@ -210,6 +215,7 @@ export async function createCore(
       log.child({ module: 'transparency-log' }),
     );
     stack.defer(() => transparencyLog.close());
+    const { logWitnessing, witness } = await witnessingOf(config, db, transparencyLog, publicUrl, log);
     const deps: AppDeps = {
       config,
       log,
@@ -225,6 +231,8 @@ export async function createCore(
       mailer,
       verifyCache: new PublicVerifyCache(bus),
       transparencyLog,
+      logWitnessing,
+      witness,
       acervoCache: new AcervoFeedCache(bus),
       signer,
       tsa,
@@ -272,6 +280,37 @@ export async function createCore(
     await releaseAfterFailedStart(stack, log);
     throw e;
   }
+}
+
+/**
+ * The log's witnessing (`LOG_WITNESSES`) and this service as a witness of other logs (`WITNESS_LOGS`, its own
+ * Ed25519 key kept like the log's); each undefined when not configured.
+ */
+async function witnessingOf(
+  config: Config,
+  db: Database,
+  transparencyLog: TransparencyLog,
+  publicUrl: string,
+  log: Logger,
+): Promise<{ logWitnessing: LogWitnessing | undefined; witness: Witness | undefined }> {
+  const { logWitnesses } = config;
+  const logWitnessing =
+    logWitnesses.witnesses.length === 0
+      ? undefined
+      : new LogWitnessing(
+          () => db.fork(),
+          transparencyLog,
+          logWitnesses.witnesses,
+          logWitnesses.quorum,
+          httpWitnessClient(),
+          log.child({ module: 'witnessing' }),
+        );
+  if (!config.witness) return { logWitnessing, witness: undefined };
+  const name =
+    config.witness.name ??
+    (await keptWitnessName(config.dataDir, logOriginFor(publicUrl).replace(/\/log$/, '/witness')));
+  const cosigner = await fileCosigner(config.witness.keyFile, name);
+  return { logWitnessing, witness: new Witness(() => db.fork(), cosigner, config.witness.logs) };
 }
 
 /**
@@ -343,14 +382,14 @@ export function publicUrlFor(config: Config, port: number): string {
 /**
  * The monitorings' runs (`jobs/monitor-runs.ts`) on `jobQueue`, or on a job queue started here when anchoring
  * started none; what it starts is handed to `stack`, the runs in progress stopped before the queue.
- * @returns the queue monitorings schedule their runs through.
+ * @returns the queue monitorings schedule their runs through, and the job queue (the one given or started).
  */
 async function startMonitoring(
   stack: AsyncDisposableStack,
   core: Core,
   jobQueue: JobQueue | undefined,
   log: Logger,
-): Promise<MonitorQueue> {
+): Promise<{ runs: MonitorQueue; jobs: JobQueue }> {
   const { config } = core;
   let queue = jobQueue;
   if (!queue) {
@@ -369,7 +408,27 @@ async function startMonitoring(
   );
   // Before the queue stops: a run in progress fails now, while the database is open, and is retried later.
   stack.defer(() => runs.stop());
-  return runs.queue;
+  return { runs: runs.queue, jobs: queue };
+}
+
+/**
+ * The log's witnessing (`jobs/log-witnessing.ts`) on `jobs`, when `LOG_WITNESSES` names any: asked after every
+ * checkpoint the log makes, and once now for whatever a stop left short of its quorum.
+ */
+async function startWitnessing(core: Core, jobs: JobQueue, log: Logger): Promise<void> {
+  const witnessing = core.deps.logWitnessing;
+  if (!witnessing) return;
+  const witnessLog = log.child({ module: 'witnessing' });
+  const { request } = await startLogWitnessing(jobs, witnessing, {
+    retrySeconds: core.config.logWitnesses.retrySeconds,
+    log: witnessLog,
+    onState: (state) => {
+      if (state.final)
+        witnessLog.info({ size: state.size, cosignedBy: state.cosignedBy }, 'checkpoint cosigned');
+    },
+  });
+  core.deps.transparencyLog.onCheckpoint(request);
+  request();
 }
 
 /**
@@ -411,6 +470,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const core = await createCore(config, url, { anchoringQueue, monitorQueue, log });
     let jobQueue: JobQueue | undefined;
     stack.defer(() => core.close());
+    // The key other services' logs configure for this witness (LOG_WITNESSES there), at every LOG_LEVEL.
+    if (core.deps.witness) notary.info(`witness verifier key ${core.deps.witness.verifierKey}`);
     // The log's first checkpoint, and whatever a stop left pending, before the first request.
     await core.deps.transparencyLog.integrate();
     const metrics = config.metrics
@@ -481,7 +542,9 @@ export async function startService(config: Config, options: { log?: Logger } = {
     }
     // Monitorings' runs are jobs with a start time in the same queue (with ANCHORING=off too): a restart finds
     // them where they were, and the next due run goes ahead.
-    monitorJobs = await startMonitoring(stack, core, jobQueue, log);
+    const monitoring = await startMonitoring(stack, core, jobQueue, log);
+    monitorJobs = monitoring.runs;
+    await startWitnessing(core, monitoring.jobs, log);
     // Organization deletions confirmed but cut short (the process running one died): finished here.
     const orgDeletions = startOrgDeletionJob({
       fork: () => core.db.fork(),

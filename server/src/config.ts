@@ -16,6 +16,7 @@ import { LimitsEnv, type LimitsSettings, limitsSettings } from './config/limits'
 import { type MailConfig, MailEnv, mailConfig } from './config/mail';
 import { SigningEnv, type SigningSettings, signingSettings } from './config/signing';
 import { StorageEnv, type StorageSettings, storageSettings } from './config/storage';
+import { WitnessEnv, type WitnessSettings, witnessSettings } from './config/witness';
 
 /*
  * Service configuration, parsed once from the environment with zod. This module is the only reader of
@@ -60,6 +61,7 @@ const EnvSchema = z.object({
   ...CaptureEnv.shape,
   ...LimitsEnv.shape,
   ...IpfsEnv.shape,
+  ...WitnessEnv.shape,
 });
 
 /** The service's configuration as `loadConfig` builds it: every area's part (`config/<area>.ts`) in one object. */
@@ -68,7 +70,8 @@ export interface Config
     StorageSettings,
     IdentitySettings,
     SigningSettings,
-    LimitsSettings {
+    LimitsSettings,
+    WitnessSettings {
   env: 'development' | 'production' | 'test';
   dataDir: string;
   /** `undefined` selects the embedded PGlite database under `dataDir/pglite`. */
@@ -130,5 +133,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     capture: captureSettings(e),
     verifyEndpoints: verifyEndpoints(e),
     ipfs: ipfsConfig(e),
+    ...witnessSettings(e, dataDir),
   };
 }

@@ -6,6 +6,8 @@ import type { AcervoFeedCache } from './domain/acervo/cache';
 import type { CertificateContext } from './domain/certificates/service';
 import type { PublicVerifyCache } from './domain/documents/verify-cache';
 import type { TransparencyLog } from './domain/log/transparency-log';
+import type { Witness } from './domain/log/witness';
+import type { LogWitnessing } from './domain/log/witnessing';
 import type { MembershipLookup } from './domain/tenancy/resolve';
 import type { ServiceActivity } from './ports/activity';
 import type { AnchoringQueue } from './ports/anchoring-queue';
@@ -64,6 +66,10 @@ export interface AppDeps {
    * checkpoints and tiles served at `/log`; its key in `DATA_DIR/transparency-log-key.pem`.
    */
   transparencyLog: TransparencyLog;
+  /** The log's witnesses (`LOG_WITNESSES`; `domain/log/witnessing.ts`); undefined when none is configured. */
+  logWitnessing?: LogWitnessing | undefined;
+  /** This service as a witness of other logs (`WITNESS_LOGS`; `domain/log/witness.ts`); undefined: none. */
+  witness?: Witness | undefined;
   /** Acervo feed pages, 5 minutes (`domain/acervo/cache.ts`). */
   acervoCache: AcervoFeedCache;
   /** PAdES signing key of certificates (`SIGNING_CERT`); undefined: certificates are unsigned. */
@@ -121,5 +127,6 @@ export function certificateContext(deps: AppDeps): CertificateContext {
     captureRecords: deps.captureRecords,
     transparencyLog: deps.transparencyLog,
     activity: deps.activity,
+    logWitnessing: deps.logWitnessing,
   };
 }

@@ -15,7 +15,7 @@ export interface VerifierKey {
   name: string;
   /** The 4-byte key ID. */
   id: Uint8Array;
-  /** Signature type byte (0x01: Ed25519). */
+  /** Signature type byte (0x01: Ed25519; 0x04: Ed25519 cosignature/v1). */
   type: number;
   /** The public key material (Ed25519: 32 bytes, RFC 8032). */
   publicKey: Uint8Array;
@@ -36,13 +36,16 @@ export interface SignedNote {
 
 const encoder = new TextEncoder();
 
-/** Key ID of an Ed25519 key: SHA-256(name || 0x0A || 0x01 || public key)[:4] (C2SP signed-note). */
-export function ed25519KeyId(name: string, publicKey: Uint8Array): Uint8Array {
+/**
+ * Key ID of an Ed25519 key: SHA-256(name || 0x0A || type || public key)[:4] (C2SP signed-note); `type` 0x01 for
+ * note signatures, 0x04 for cosignature/v1 (C2SP tlog-cosignature).
+ */
+export function ed25519KeyId(name: string, publicKey: Uint8Array, type: number = ED25519_TYPE): Uint8Array {
   const nameBytes = encoder.encode(name);
   const data = new Uint8Array(nameBytes.length + 2 + publicKey.length);
   data.set(nameBytes);
   data[nameBytes.length] = 0x0a;
-  data[nameBytes.length + 1] = ED25519_TYPE;
+  data[nameBytes.length + 1] = type;
   data.set(publicKey, nameBytes.length + 2);
   return sha256(data).subarray(0, 4);
 }
@@ -60,32 +63,48 @@ function validKeyName(name: string): boolean {
   return name.length > 0 && !/[\s+]/.test(name) && !hasControl(name, false);
 }
 
-/** The verifier key text of an Ed25519 public key (32 bytes). @throws TypeError for a bad name or key. */
-export function ed25519VerifierKey(name: string, publicKey: Uint8Array): string {
+/**
+ * The verifier key text of an Ed25519 public key (32 bytes) of signature `type` (0x01 note signatures, 0x04
+ * cosignature/v1). @throws TypeError for a bad name or key.
+ */
+export function ed25519VerifierKey(name: string, publicKey: Uint8Array, type: number = ED25519_TYPE): string {
   if (!validKeyName(name)) throw new TypeError(`not a key name: "${name}"`);
   if (publicKey.length !== 32) throw new TypeError('an Ed25519 public key is 32 bytes');
   const material = new Uint8Array(33);
-  material[0] = ED25519_TYPE;
+  material[0] = type;
   material.set(publicKey, 1);
-  return `${name}+${toHex(ed25519KeyId(name, publicKey))}+${toBase64(material)}`;
+  return `${name}+${toHex(ed25519KeyId(name, publicKey, type))}+${toBase64(material)}`;
 }
 
 /**
- * Parses a verifier key. Only Ed25519 keys are accepted, and their ID must be the one their name and key give.
+ * Parses a verifier key of an Ed25519 note signer (type 0x01).
  * @throws TypeError naming what is wrong.
  */
 export function parseVerifierKey(vkey: string): VerifierKey {
+  return parseEd25519VerifierKey(vkey, ED25519_TYPE);
+}
+
+/**
+ * Parses a verifier key of signature `type` (0x01 Ed25519 note signatures, 0x04 cosignature/v1 witness keys).
+ * Only Ed25519 keys are accepted, and their ID must be the one their name and key give.
+ * @throws TypeError naming what is wrong.
+ */
+export function parseEd25519VerifierKey(vkey: string, type: number): VerifierKey {
   // The base64 key may itself hold `+`: the name ends at the first one, the ID is the 8 hex digits after it.
   const m = /^([^+]+)\+([^+]*)\+(.+)$/.exec(vkey.trim());
   if (!m) throw new TypeError('a verifier key is <name>+<hex key ID>+<base64 key>');
   const [, name = '', idHex = '', material = ''] = m;
   if (!validKeyName(name) || !/^[0-9a-f]{8}$/.test(idHex)) throw new TypeError('bad verifier key name or ID');
   const bytes = fromBase64(material);
-  if (bytes[0] !== ED25519_TYPE || bytes.length !== 33) throw new TypeError('not an Ed25519 verifier key');
+  if (bytes[0] !== type || bytes.length !== 33) {
+    throw new TypeError(
+      type === ED25519_TYPE ? 'not an Ed25519 verifier key' : `not an Ed25519 key of type 0x0${type}`,
+    );
+  }
   const publicKey = bytes.subarray(1);
-  const id = ed25519KeyId(name, publicKey);
+  const id = ed25519KeyId(name, publicKey, type);
   if (toHex(id) !== idHex) throw new TypeError('the verifier key ID does not match its name and key');
-  return { name, id, type: ED25519_TYPE, publicKey };
+  return { name, id, type, publicKey };
 }
 
 /** The signature line of a note for `signature` made by key `name`/`id` (C2SP signed-note, Signatures). */
@@ -124,7 +143,8 @@ export function parseSignedNote(note: string): SignedNote {
   return { text, signatures };
 }
 
-async function ed25519Verify(
+/** Whether `signature` (64 bytes) is `publicKey`'s Ed25519 signature of `message` (RFC 8032), by WebCrypto. */
+export async function ed25519Verify(
   publicKey: Uint8Array,
   signature: Uint8Array,
   message: Uint8Array,

@@ -43,6 +43,9 @@ Options:
   --trust-ca FILE      PEM certificates the certificate's signers must chain to
   --log-key VKEY       the transparency log's verifier key (C2SP signed-note), obtained apart from the
                        receipt: the receipt's checkpoint must be signed by it (repeatable)
+  --witness VKEY       a witness's verifier key (C2SP tlog-cosignature, Ed25519 cosignature/v1): the
+                       receipt's checkpoint must carry its cosignature (repeatable)
+  --witness-quorum N   how many of the --witness keys must have cosigned (default: all of them)
   --trust icp-brasil   also trust the ICP-Brasil roots shipped with the verifier (v2, v5, v12, the anchors
                        of DOC-ICP-15.03's PAdES policies) for the signer and the timestamps
   --at TIME            judge the certificate's signature at TIME (RFC 3339, e.g. 2031-05-01T12:00:00Z;
@@ -137,6 +140,12 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
     return usage('--confirmations: a whole number >= 1');
   const at = values.at === undefined ? undefined : parseRfc3339(values.at);
   if (at === null) return usage('--at: an RFC 3339 date-time, e.g. 2031-05-01T12:00:00Z');
+  const witnessQuorum = values['witness-quorum'] === undefined ? undefined : Number(values['witness-quorum']);
+  if (
+    witnessQuorum !== undefined &&
+    !(Number.isInteger(witnessQuorum) && witnessQuorum >= 1 && witnessQuorum <= (values.witness?.length ?? 0))
+  )
+    return usage('--witness-quorum: a whole number from 1 to the number of --witness keys');
   if (values.trust !== undefined && values.trust !== 'icp-brasil') return usage('--trust: only icp-brasil');
   if (values['allow-private'] && !values.online) return usage('--allow-private goes with --online');
   try {
@@ -151,6 +160,8 @@ export async function runCli(argv: string[], options: { fetch?: typeof fetch } =
       ...(at ? { at } : {}),
       online: values.online === true,
       ...(values['log-key'] ? { logKeys: values['log-key'] } : {}),
+      ...(values.witness ? { witnessKeys: values.witness } : {}),
+      ...(witnessQuorum === undefined ? {} : { witnessQuorum }),
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(await revocationFetchOf(values, options)),
     };
@@ -197,6 +208,8 @@ function parse(argv: string[]) {
       'tsa-ca': { type: 'string' },
       'trust-ca': { type: 'string' },
       'log-key': { type: 'string', multiple: true },
+      witness: { type: 'string', multiple: true },
+      'witness-quorum': { type: 'string' },
       trust: { type: 'string' },
       confirmations: { type: 'string' },
       at: { type: 'string' },

@@ -1,4 +1,5 @@
 import { fromBase64, toHex } from '@notary/trust/bytes';
+import { parseCosignerKey, verifyCosignatures } from '@notary/trust/cosignature';
 import { type Checkpoint, parseVerifierKey, verifyCheckpoint } from '@notary/trust/signed-note';
 import { leafHash, verifyInclusion } from '@notary/trust/tlog';
 import { decodeLeaf } from '@notary/trust/tlog-leaf';
@@ -21,6 +22,11 @@ export interface LogReport {
   treeSize: number | null;
   /** Whether the checkpoint's signature was checked against a key the user gave. */
   keyChecked: boolean;
+  /**
+   * The witnesses' cosignatures (C2SP tlog-cosignature) checked against the witness keys given (`--witness`):
+   * the names of those whose cosignature verified and the quorum asked for; absent when no key was given.
+   */
+  witnesses?: { cosignedBy: string[]; quorum: number };
   /** What contradicts the receipt, in English; empty when passed. */
   problems: string[];
 }
@@ -28,10 +34,13 @@ export interface LogReport {
 /**
  * Checks `receipt.transparencyLog` (see `LogReport`); undefined when the receipt has none.
  * @param logKeys verifier keys (`<name>+<hex id>+<base64 key>`) the user trusts for the log; empty: none given.
+ * @param witnesses witness verifier keys (type 0x04) the user trusts (`--witness`) and how many of them must have
+ *   cosigned the checkpoint (`--witness-quorum`, default all); no keys: cosignatures are not checked.
  */
 export async function checkLogProof(
   receipt: Receipt,
   logKeys: readonly string[],
+  witnesses: { keys: readonly string[]; quorum?: number } = { keys: [] },
 ): Promise<LogReport | undefined> {
   const block = receipt.transparencyLog;
   if (!block) return undefined;
@@ -46,6 +55,9 @@ export async function checkLogProof(
   } catch (e) {
     problems.push(`checkpoint: ${errorMessage(e)}`);
   }
+  const cosigned =
+    witnesses.keys.length > 0 ? await checkCosignatures(block.checkpoint, witnesses) : undefined;
+  if (cosigned?.problem) problems.push(cosigned.problem);
   const entry = fromBase64(block.entry);
   const leaf = decodeLeaf(entry);
   if (!leaf) problems.push('the leaf is not a notary-log-leaf/1 entry');
@@ -70,8 +82,31 @@ export async function checkLogProof(
     leafIndex: block.leafIndex,
     treeSize: checkpoint?.size ?? null,
     keyChecked,
+    ...(cosigned ? { witnesses: cosigned.report } : {}),
     problems,
   };
+}
+
+/**
+ * The cosignatures of `note` against the witness keys given: a known witness's cosignature that fails to verify,
+ * or fewer than the quorum, is the problem returned.
+ */
+async function checkCosignatures(
+  note: string,
+  witnesses: { keys: readonly string[]; quorum?: number },
+): Promise<{ report: { cosignedBy: string[]; quorum: number }; problem?: string }> {
+  const quorum = witnesses.quorum ?? witnesses.keys.length;
+  try {
+    const verified = await verifyCosignatures(note, witnesses.keys.map(parseCosignerKey));
+    const report = { cosignedBy: verified.map((v) => v.name), quorum };
+    if (verified.length >= quorum) return { report };
+    return {
+      report,
+      problem: `witnesses: ${verified.length} of the witnesses given cosigned the checkpoint, ${quorum} required`,
+    };
+  } catch (e) {
+    return { report: { cosignedBy: [], quorum }, problem: `witnesses: ${errorMessage(e)}` };
+  }
 }
 
 /** The report's lines for the log (English, as the notarial act's). */
@@ -85,6 +120,11 @@ export function logLines(log: LogReport): string[] {
         ? '  checkpoint signed by the log key given (--log-key)'
         : '  checkpoint signed by the key the receipt names only: give --log-key to check it against the log',
     );
+    if (log.witnesses) {
+      lines.push(
+        `  cosigned by ${log.witnesses.cosignedBy.length} of the witnesses given (quorum ${log.witnesses.quorum}): ${log.witnesses.cosignedBy.join(', ')}`,
+      );
+    }
   }
   for (const p of log.problems) lines.push(`  ${p}`);
   return lines;

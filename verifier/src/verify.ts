@@ -84,6 +84,10 @@ export interface VerifyInput {
    * receipt: the receipt's checkpoint must be signed by one of them (`transparency-log.ts`).
    */
   logKeys?: readonly string[];
+  /** Witness verifier keys (`--witness`, C2SP tlog-cosignature): the receipt's checkpoint must be cosigned. */
+  witnessKeys?: readonly string[];
+  /** How many of `witnessKeys` must have cosigned (`--witness-quorum`; default all of them). */
+  witnessQuorum?: number;
 }
 
 /**
@@ -144,7 +148,10 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
       }),
     ),
   ];
-  const transparencyLog = await checkLogProof(receipt, input.logKeys ?? []);
+  const transparencyLog = await checkLogProof(receipt, input.logKeys ?? [], {
+    keys: input.witnessKeys ?? [],
+    ...(input.witnessQuorum === undefined ? {} : { quorum: input.witnessQuorum }),
+  });
   const outcome = outcomeOf(checks);
   // A leaf that contradicts the receipt, or a checkpoint the log key did not sign, fails the verification.
   if (transparencyLog?.status === 'failed') {

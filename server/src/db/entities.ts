@@ -792,6 +792,50 @@ export const LogCheckpoint = defineEntity({
 });
 export type LogCheckpointEntity = InferEntity<typeof LogCheckpoint>;
 
+/** A witness of this log (its verifier key's name) and the tree size it last cosigned (C2SP tlog-witness). */
+export const LogWitness = defineEntity({
+  name: 'LogWitness',
+  tableName: 'log_witness',
+  properties: {
+    witness: p.text().primary(),
+    size: p.bigint('number'),
+    updatedAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type LogWitnessEntity = InferEntity<typeof LogWitness>;
+
+/** A witness's cosignature line (C2SP tlog-cosignature) of this log's checkpoint of `size`. */
+export const LogCosignature = defineEntity({
+  name: 'LogCosignature',
+  tableName: 'log_cosignature',
+  properties: {
+    size: p.bigint('number').primary(),
+    witness: p.text().primary(),
+    /** The root cosigned: a checkpoint of the same size made after a rollback does not inherit the line. */
+    root: p.blob(),
+    line: p.text(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type LogCosignatureEntity = InferEntity<typeof LogCosignature>;
+
+/**
+ * As a witness of another log: the latest checkpoint of `origin` it cosigned (size, root, and the note with the
+ * log's signature and this witness's cosignature), what the next `add-checkpoint` must be consistent with.
+ */
+export const WitnessLog = defineEntity({
+  name: 'WitnessLog',
+  tableName: 'witness_log',
+  properties: {
+    origin: p.text().primary(),
+    size: p.bigint('number'),
+    root: p.blob(),
+    note: p.text(),
+    updatedAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type WitnessLogEntity = InferEntity<typeof WitnessLog>;
+
 export const entities = [
   Tenant,
   TenantStorage,
@@ -821,4 +865,7 @@ export const entities = [
   LogEntry,
   LogTile,
   LogCheckpoint,
+  LogWitness,
+  LogCosignature,
+  WitnessLog,
 ];

@@ -31,6 +31,7 @@ import { uploadRoute } from './upload';
 import { PUBLIC_SERIAL_PATH, validarCors, validarRoute } from './validar';
 import { verifierRouter } from './verifier-files';
 import { webClientRouter } from './web-client';
+import { witnessRouter } from './witness';
 
 /** The one route whose body may take the whole request timeout to arrive: a 250 MB upload on a slow line. */
 const UPLOAD_ROUTE: LongBodyRoute = { method: 'POST', path: '/api/documents/upload' };
@@ -119,6 +120,8 @@ export function createHttpApp(deps: AppDeps, options: HttpOptions): Express {
   );
   // The transparency log's checkpoint and tiles, readable from any origin (transparency-log.ts).
   app.use('/log', rejectNulBytes, transparencyLogRouter(deps));
+  // The witness API for other notaries' logs (witness.ts), when WITNESS_LOGS names any.
+  if (deps.witness) app.use('/witness', rejectNulBytes, witnessRouter(deps));
   // The service's own origin (PUBLIC_URL, or the computed one) is always allowed: the web client at /app/.
   app.use(cors);
   // The busiest public route, ahead of the routes and parsers it does not use (public-verify.ts).

@@ -10,7 +10,7 @@ const CHECKPOINT_MAX_AGE_SECONDS = 5;
 
 /**
  * The transparency log's static API (C2SP tlog-tiles), mounted at `/log`: `GET /log/checkpoint` (the signed
- * checkpoint, text, cached 5 s), `GET /log/tile/<L>/<N>[.p/<W>]` (Merkle tree tiles) and
+ * checkpoint with the witnesses' cosignatures collected so far, text, cached 5 s), `GET /log/tile/<L>/<N>[.p/<W>]` (Merkle tree tiles) and
  * `GET /log/tile/entries/<N>[.p/<W>]` (entry bundles), binary and immutable (cached a year by any CDN). Readable
  * from any origin: monitors and verify pages elsewhere follow the log. A resource the log does not hold yet is 404.
  */
@@ -26,7 +26,8 @@ export function transparencyLogRouter(deps: AppDeps): Router {
       const checkpoint = await deps.transparencyLog.checkpoint();
       if (!checkpoint) throw new AppError('NOT_FOUND', 'The log has no checkpoint yet');
       res.setHeader('Cache-Control', `public, max-age=${CHECKPOINT_MAX_AGE_SECONDS}`);
-      res.type('text/plain; charset=utf-8').send(checkpoint.note);
+      const note = deps.logWitnessing ? await deps.logWitnessing.cosigned(checkpoint) : checkpoint.note;
+      res.type('text/plain; charset=utf-8').send(note);
     }),
   );
   router.get(

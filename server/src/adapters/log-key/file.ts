@@ -11,7 +11,7 @@ export const LOG_KEY_FILE = 'transparency-log-key.pem';
 export const LOG_NAME_FILE = 'transparency-log-name';
 
 /** Reads `file`, or writes `make()` there first (mode 0600; a file another start wrote meanwhile wins). */
-async function readOrCreate(file: string, make: () => string): Promise<string> {
+export async function readOrCreate(file: string, make: () => string): Promise<string> {
   const existing = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return undefined;
     throw e;

@@ -68,6 +68,8 @@ export interface CertificateContext {
   now?: (() => Date) | undefined;
   /** Where each certificate request's end is counted for the operator (`/metrics`); absent: not counted. */
   activity?: Pick<ServiceActivity, 'certificateIssued'>;
+  /** The log's witnesses whose cosignatures the embedded receipt's checkpoint carries (`ReceiptContext`). */
+  logWitnessing?: ReceiptContext['logWitnessing'];
 }
 
 export interface IssuedCertificate {

@@ -29,6 +29,7 @@ import type { OriginalSignatureReader } from '../../ports/original-signatures';
 import type { ObjectStorage } from '../../ports/storage';
 import type { MerkleProof } from '../anchoring/merkle';
 import type { TransparencyLog } from '../log/transparency-log';
+import type { LogWitnessing } from '../log/witnessing';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
 import { storedOriginalSignatures } from './original-signatures';
@@ -41,6 +42,8 @@ export interface ReceiptContext {
   publicUrl: string;
   /** The transparency log whose proof the receipt carries (absent: no `transparencyLog` block). */
   transparencyLog?: Pick<TransparencyLog, 'proofFor' | 'identity'> | undefined;
+  /** The log's witnesses (`LOG_WITNESSES`): the receipt's checkpoint carries the cosignatures collected. */
+  logWitnessing?: Pick<LogWitnessing, 'cosigned'> | undefined;
 }
 
 /** What the receipt served alone also needs: the stored original and its signature reader. */
@@ -75,7 +78,8 @@ export async function getReceipt(
  * - `originalSignatures`, when given: the signatures the original PDF carried (`original-signatures.ts`);
  * - `act`, when the tenant recorded one: the document's notarial act (type, MNE, selo, book, page, when);
  * - `transparencyLog`, once the document's leaf is in the log: the leaf, its inclusion proof and the latest
- *   signed checkpoint (the proof changes as the log grows; any later checkpoint is consistent with it).
+ *   signed checkpoint with the witnesses' cosignatures collected so far (the proof changes as the log grows; any
+ *   later checkpoint is consistent with it).
  * @throws AppError INTERNAL when the rows make a receipt that fails its own schema (a bug, never the caller's).
  */
 export async function buildReceipt(
@@ -157,7 +161,9 @@ async function logBlock(
     leafIndex: proof.leafIndex,
     entry: toBase64(proof.entry),
     inclusionProof: proof.proof.map(toBase64),
-    checkpoint: proof.checkpoint.note,
+    checkpoint: ctx.logWitnessing
+      ? await ctx.logWitnessing.cosigned(proof.checkpoint)
+      : proof.checkpoint.note,
   };
 }
 

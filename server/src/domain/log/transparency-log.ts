@@ -74,6 +74,7 @@ export class TransparencyLog implements LogAppender {
   private running: Promise<unknown> = Promise.resolve();
   private scheduled = false;
   private closed = false;
+  private readonly listeners: ((checkpoint: StoredCheckpoint) => void)[] = [];
 
   constructor(
     private readonly em: () => EntityManager,
@@ -120,7 +121,10 @@ export class TransparencyLog implements LogAppender {
     const run = this.running.then(async () => {
       for (;;) {
         const { checkpoint, more } = await this.em().transactional((tx) => this.integrateBatch(tx));
-        if (!more) return checkpoint;
+        if (!more) {
+          for (const listener of this.listeners) listener(checkpoint);
+          return checkpoint;
+        }
       }
     });
     this.running = run.catch(() => undefined);
@@ -173,6 +177,14 @@ export class TransparencyLog implements LogAppender {
       new Date(),
     ]);
     return { checkpoint: { size: newSize, root, note }, more: pending.length === INTEGRATE_BATCH };
+  }
+
+  /**
+   * Calls `listener` with the latest checkpoint after every integration (committed; it may be the one before when
+   * nothing was pending). Must not throw: the witnesses are asked from here.
+   */
+  onCheckpoint(listener: (checkpoint: StoredCheckpoint) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Stops waking the sequencer and waits for a running integration (before the database closes). */

@@ -32,6 +32,7 @@ export const receipt = authedProcedure
         storage: ctx.deps.storage,
         originalSignatures: ctx.deps.originalSignatures,
         transparencyLog: ctx.deps.transparencyLog,
+        logWitnessing: ctx.deps.logWitnessing,
       },
       ctx.actor,
       input.id,
