@@ -10,7 +10,11 @@ import {
   notarySignedCertificate,
   type StoredNotarySignedCertificate,
 } from '../domain/certificates/notary-signature';
-import { issuePublicCertificate, PublicCertificates } from '../domain/certificates/public-certificate';
+import {
+  issuePublicCertificate,
+  PublicCertificates,
+  publicNotarySignedCertificate,
+} from '../domain/certificates/public-certificate';
 import {
   type IssuedCertificate,
   issueCertificate,
@@ -109,17 +113,24 @@ export function certificateRoute(deps: AppDeps): RequestHandler {
  * when a signing certificate is configured (`X-Service-Signed: pades`, else `none`), `inline` as VALIDAR
  * fetches it. No session: the access code printed on the certificate is the credential. Served from
  * `publicCertificates` while the document's state is unchanged, signed through `publicCertificateRenders`
- * otherwise; limits: global and public verification (spec, Limits).
+ * otherwise. Once a tabelião signed the certificate, their stored file instead (`X-Notary-Signed: pades`); limits: global and public verification (spec, Limits).
  * Statuses: 200; 400 malformed serial or lang; 401 wrong or missing code; 404 unknown serial; 429; 502 TSA.
  */
 export function publicCertificateRoute(deps: AppDeps): RequestHandler {
   return publicRoute(async ({ req, res }) => {
     const input = ValidarQuery.parse({ serial: req.params.serial, _secretCode: req.query._secretCode });
     const lang = certificateLanguage(req);
+    const em = deps.db.fork();
+    const request = { serialNumber: input.serial, code: input._secretCode, lang };
+    const signedByNotary = await publicNotarySignedCertificate(em, deps.secret, request);
+    if (signedByNotary) {
+      sendNotarySigned(res, signedByNotary, 'inline');
+      return;
+    }
     const issued = await issuePublicCertificate(
-      deps.db.fork(),
+      em,
       certificateContext(deps),
-      { serialNumber: input.serial, code: input._secretCode, lang, caller: req.ip ?? 'unknown' },
+      { ...request, caller: req.ip ?? 'unknown' },
       publicCertificates,
       (sign) => publicCertificateRenders.run(sign).catch(queueFull),
     );
@@ -173,10 +184,14 @@ function sendCertificate(
  * A certificate the tabelião signed, as stored when it was signed: `X-Service-Signed: pades`, `X-Notary-Signed:
  * pades`, `X-Signature-Level` the level its signatures reached; never cached.
  */
-function sendNotarySigned(res: Parameters<RequestHandler>[1], stored: StoredNotarySignedCertificate): void {
+function sendNotarySigned(
+  res: Parameters<RequestHandler>[1],
+  stored: StoredNotarySignedCertificate,
+  disposition: 'attachment' | 'inline' = 'attachment',
+): void {
   res.status(200);
   res.setHeader('Content-Type', 'application/pdf');
-  res.setHeader('Content-Disposition', contentDispositionHeader('attachment', stored.fileName));
+  res.setHeader('Content-Disposition', contentDispositionHeader(disposition, stored.fileName));
   res.setHeader('Content-Length', String(stored.pdf.byteLength));
   res.setHeader('X-Service-Signed', 'pades');
   res.setHeader('X-Notary-Signed', 'pades');

@@ -7,7 +7,11 @@ import { allowsSignatures, parseCertificate, withoutIssuer } from '@notary/trust
 import { commonName } from '@notary/trust/cms';
 import { firstRevoked, MAX_FETCHED_ISSUERS } from '@notary/trust/revocation';
 import type * as pkijs from 'pkijs';
-import { NotarySignatureSession, type NotarySignatureSessionEntity } from '../../db/entities';
+import {
+  type DocumentEntity,
+  NotarySignatureSession,
+  type NotarySignatureSessionEntity,
+} from '../../db/entities';
 import { findDocumentInTenant } from '../documents/service';
 import type { Actor } from '../tenancy/actor';
 import { requirePermission } from '../tenancy/permissions';
@@ -221,7 +225,19 @@ export async function notarySignedCertificate(
   actor: Actor,
   input: { id: string; lang: CertificateLanguage },
 ): Promise<StoredNotarySignedCertificate | null> {
-  const doc = await findDocumentInTenant(em, actor, input.id);
+  return newestNotarySigned(em, await findDocumentInTenant(em, actor, input.id), input.lang);
+}
+
+/**
+ * The newest certificate of `doc` a tabelião signed, null when none was; no access check (callers check: the
+ * tenant's members, or VALIDAR's access code on the public route). `lang` names the file only: the stored bytes
+ * are in the language the session prepared.
+ */
+export async function newestNotarySigned(
+  em: EntityManager,
+  doc: Pick<DocumentEntity, 'id' | 'serialNumber'>,
+  lang: CertificateLanguage,
+): Promise<StoredNotarySignedCertificate | null> {
   const session = await em.findOne(
     NotarySignatureSession,
     { document: doc.id, completedAt: { $ne: null }, signedPdf: { $ne: null } },
@@ -232,7 +248,7 @@ export async function notarySignedCertificate(
     pdf: new Uint8Array(session.signedPdf),
     level: session.level ?? 'B-B',
     completedAt: session.completedAt,
-    fileName: certificateText(input.lang, 'fileName', { serial: doc.serialNumber }),
+    fileName: certificateText(lang, 'fileName', { serial: doc.serialNumber }),
   };
 }
 

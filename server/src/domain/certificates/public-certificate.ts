@@ -4,6 +4,7 @@ import type { CertificateLanguage } from '@notary/pdf/model';
 import { LRUCache } from 'lru-cache';
 import { type DocumentEntity, Tenant } from '../../db/entities';
 import { buildReceipt } from '../documents/receipt';
+import { newestNotarySigned, type StoredNotarySignedCertificate } from './notary-signature';
 import { type CertificateContext, type IssuedCertificate, issueCertificateOf } from './service';
 import { documentForValidar } from './validar';
 
@@ -108,4 +109,19 @@ export async function issuePublicCertificate(
       }),
     ),
   );
+}
+
+/**
+ * What VALIDAR downloads for `serialNumber` once a tabelião signed its certificate: that stored file (the act's
+ * signature is theirs; a new issue would leave it out); null when no tabelião signed, and the route issues the
+ * service's certificate (`issuePublicCertificate`).
+ * @throws as `documentForValidar` (404 unknown serial, 401 wrong or missing access code).
+ */
+export async function publicNotarySignedCertificate(
+  em: EntityManager,
+  secret: string,
+  request: { serialNumber: string; code: string | undefined; lang: CertificateLanguage },
+): Promise<StoredNotarySignedCertificate | null> {
+  const doc = await documentForValidar(em, secret, request.serialNumber, request.code);
+  return newestNotarySigned(em, doc, request.lang);
 }
