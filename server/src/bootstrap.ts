@@ -353,6 +353,7 @@ async function startMonitoring(
   let queue = jobQueue;
   if (!queue) {
     const started = await startJobQueue(core.db, config.databaseUrl, {
+      pollingIntervalSeconds: config.jobPollingIntervalSeconds,
       onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, 'pg-boss error'),
     });
     stack.defer(() => started.stop());
@@ -363,7 +364,11 @@ async function startMonitoring(
     queue,
     (job, signal) => runMonitor(core.db.fork(), { ...core.deps, log: monitorLog }, job, { signal }),
     // A run is one capture (CAPTURE_TIMEOUT_MS), its notarization and, for the last, the certidão.
-    { log: monitorLog, expireInSeconds: Math.ceil(config.capture.timeoutMs / 1000) + 120 },
+    {
+      log: monitorLog,
+      expireInSeconds: Math.ceil(config.capture.timeoutMs / 1000) + 120,
+      pollingIntervalSeconds: config.jobPollingIntervalSeconds,
+    },
   );
   // Before the queue stops: a run in progress fails now, while the database is open, and is retried later.
   stack.defer(() => runs.stop());
@@ -463,6 +468,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       // The upload's transaction enqueues a pg-boss job that opens a batch window (the job commits or rolls
       // back with the Document); the runner's timer stays as the sweep that finds anything a lost job left.
       const queue = await startJobQueue(core.db, config.databaseUrl, {
+        pollingIntervalSeconds: config.jobPollingIntervalSeconds,
         onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, 'pg-boss error'),
       });
       stack.defer(() => queue.stop());

@@ -62,6 +62,7 @@ const VALID: Record<Channel, unknown> = {
     trust: { kind: 'files', fileIds: [UUID] },
     at: '2026-11-26T10:00:00.000Z',
   },
+  'public:check-chain': { fileId: UUID },
   'public:document': { serial: 'CARTORIO-7K2M9Q4XTB' },
   'public:onchain-info': undefined,
   'documents:list': undefined,
@@ -75,6 +76,11 @@ const VALID: Record<Channel, unknown> = {
   'certificate:open': { id: UUID, language: 'pt' },
   'timestamp:save': { id: UUID },
   'ata:save': { id: UUID, requester: { name: 'Maria', cpf: '529.982.247-25' } },
+  'monitors:list': undefined,
+  'monitors:get': { id: UUID },
+  'monitors:create': { url: 'https://example.com/page', interval: 'PT6H', period: 'P30D' },
+  'monitors:cancel': { id: UUID },
+  'certidao:save': { id: UUID },
   'shell:open-external': { url: 'https://sepolia.etherscan.io/tx/0x01' },
 };
 

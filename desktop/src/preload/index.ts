@@ -31,6 +31,7 @@ const api: PreloadApi = {
   jobsCancel: invoke(CHANNELS.jobsCancel),
   publicVerify: invoke(CHANNELS.publicVerify),
   publicCheckCertificate: invoke(CHANNELS.publicCheckCertificate),
+  publicCheckChain: invoke(CHANNELS.publicCheckChain),
   publicDocument: invoke(CHANNELS.publicDocument),
   onchainInfo: invoke(CHANNELS.onchainInfo),
   documentsList: invoke(CHANNELS.documentsList),
@@ -44,6 +45,11 @@ const api: PreloadApi = {
   certificateOpen: invoke(CHANNELS.certificateOpen),
   timestampSave: invoke(CHANNELS.timestampSave),
   ataSave: invoke(CHANNELS.ataSave),
+  monitorsList: invoke(CHANNELS.monitorsList),
+  monitorsGet: invoke(CHANNELS.monitorsGet),
+  monitorsCreate: invoke(CHANNELS.monitorsCreate),
+  monitorsCancel: invoke(CHANNELS.monitorsCancel),
+  certidaoSave: invoke(CHANNELS.certidaoSave),
   openExternal: invoke(CHANNELS.openExternal),
   dropFiles: (files: File[]) => {
     // A File built by script has no path (''): only files the user really dropped get through.
