@@ -380,6 +380,56 @@ export function publicUrlFor(config: Config, port: number): string {
 }
 
 /**
+ * The periodic jobs every instance runs (organization deletions cut short, the orphan sweep, the membership
+ * reconcile) and, on the embedded database, the operator CLI's socket; each handed to `stack` to stop.
+ */
+async function startHousekeeping(
+  stack: AsyncDisposableStack,
+  core: Core,
+  config: Config,
+  log: Logger,
+): Promise<void> {
+  // Organization deletions confirmed but cut short (the process running one died): finished here.
+  const orgDeletions = startOrgDeletionJob({
+    fork: () => core.db.fork(),
+    ports: { storage: core.deps.storage, mailer: core.deps.mailer, directory: core.deps.directory },
+    log: log.child({ module: 'org-deletion' }),
+  });
+  stack.defer(() => orgDeletions.stop());
+  // Bytes of uploads whose process died before the row committed (orphaned objects).
+  const orphanSweep = startOrphanSweepJob({
+    fork: () => core.db.fork(),
+    storage: core.deps.storage,
+    intervalHours: config.orphanSweepHours,
+    log: log.child({ module: 'storage' }),
+  });
+  stack.defer(() => orphanSweep.stop());
+  // Repairs what membership events missed (events plus a periodic reconcile).
+  const reconcile = startReconcileJob({
+    fork: () => core.db.fork(),
+    directory: core.deps.directory,
+    intervalSeconds: config.reconcileIntervalSeconds,
+    log: log.child({ module: 'reconcile' }),
+  });
+  stack.defer(() => reconcile.stop());
+  // The embedded database admits one process: the operator CLI reaches it through this socket.
+  if (core.db.kind === 'pglite') {
+    const admin = await startAdminSocket(path.join(config.dataDir, 'admin.sock'), (command) =>
+      runOperatorCommand(
+        {
+          em: core.db.fork(),
+          identity: core.identity.admin,
+          directory: core.deps.directory,
+          storage: core.deps.storage,
+        },
+        command,
+      ),
+    );
+    stack.defer(() => admin.close());
+  }
+}
+
+/**
  * The monitorings' runs (`jobs/monitor-runs.ts`) on `jobQueue`, or on a job queue started here when anchoring
  * started none; what it starts is handed to `stack`, the runs in progress stopped before the queue.
  * @returns the queue monitorings schedule their runs through, and the job queue (the one given or started).
@@ -394,6 +444,7 @@ async function startMonitoring(
   let queue = jobQueue;
   if (!queue) {
     const started = await startJobQueue(core.db, config.databaseUrl, {
+      pollingIntervalSeconds: config.jobPollingIntervalSeconds,
       onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, 'pg-boss error'),
     });
     stack.defer(() => started.stop());
@@ -404,7 +455,11 @@ async function startMonitoring(
     queue,
     (job, signal) => runMonitor(core.db.fork(), { ...core.deps, log: monitorLog }, job, { signal }),
     // A run is one capture (CAPTURE_TIMEOUT_MS), its notarization and, for the last, the certidão.
-    { log: monitorLog, expireInSeconds: Math.ceil(config.capture.timeoutMs / 1000) + 120 },
+    {
+      log: monitorLog,
+      expireInSeconds: Math.ceil(config.capture.timeoutMs / 1000) + 120,
+      pollingIntervalSeconds: config.jobPollingIntervalSeconds,
+    },
   );
   // Before the queue stops: a run in progress fails now, while the database is open, and is retried later.
   stack.defer(() => runs.stop());
@@ -527,6 +582,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       // The upload's transaction enqueues a pg-boss job that opens a batch window (the job commits or rolls
       // back with the Document); the runner's timer stays as the sweep that finds anything a lost job left.
       const queue = await startJobQueue(core.db, config.databaseUrl, {
+        pollingIntervalSeconds: config.jobPollingIntervalSeconds,
         onError: (e) => log.child({ module: 'jobs' }).error({ err: e }, 'pg-boss error'),
       });
       stack.defer(() => queue.stop());
@@ -545,44 +601,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const monitoring = await startMonitoring(stack, core, jobQueue, log);
     monitorJobs = monitoring.runs;
     await startWitnessing(core, monitoring.jobs, log);
-    // Organization deletions confirmed but cut short (the process running one died): finished here.
-    const orgDeletions = startOrgDeletionJob({
-      fork: () => core.db.fork(),
-      ports: { storage: core.deps.storage, mailer: core.deps.mailer, directory: core.deps.directory },
-      log: log.child({ module: 'org-deletion' }),
-    });
-    stack.defer(() => orgDeletions.stop());
-    // Bytes of uploads whose process died before the row committed (orphaned objects).
-    const orphanSweep = startOrphanSweepJob({
-      fork: () => core.db.fork(),
-      storage: core.deps.storage,
-      intervalHours: config.orphanSweepHours,
-      log: log.child({ module: 'storage' }),
-    });
-    stack.defer(() => orphanSweep.stop());
-    // Repairs what membership events missed (events plus a periodic reconcile).
-    const reconcile = startReconcileJob({
-      fork: () => core.db.fork(),
-      directory: core.deps.directory,
-      intervalSeconds: config.reconcileIntervalSeconds,
-      log: log.child({ module: 'reconcile' }),
-    });
-    stack.defer(() => reconcile.stop());
-    // The embedded database admits one process: the operator CLI reaches it through this socket.
-    if (core.db.kind === 'pglite') {
-      const admin = await startAdminSocket(path.join(config.dataDir, 'admin.sock'), (command) =>
-        runOperatorCommand(
-          {
-            em: core.db.fork(),
-            identity: core.identity.admin,
-            directory: core.deps.directory,
-            storage: core.deps.storage,
-          },
-          command,
-        ),
-      );
-      stack.defer(() => admin.close());
-    }
+    await startHousekeeping(stack, core, config, log);
     // Last in, so first out at shutdown: HTTP stops accepting before anything a request needs goes away.
     stack.defer(() => closeServer(server));
     const resources = stack.move();

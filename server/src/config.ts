@@ -44,6 +44,7 @@ const CoreEnv = z.object({
   NODE_ENV: nodeEnv,
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: optionalString,
+  JOB_POLLING_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   SECRET: optionalString,
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   SERVICE_NAME: z.string().trim().min(1).max(80).default('Notary'),
@@ -76,6 +77,11 @@ export interface Config
   dataDir: string;
   /** `undefined` selects the embedded PGlite database under `dataDir/pglite`. */
   databaseUrl: string | undefined;
+  /**
+   * How often an idle job-queue worker (pg-boss: anchoring windows, monitoring runs) looks for due jobs, in
+   * seconds (`JOB_POLLING_INTERVAL_SECONDS`, default 2, pg-boss's least 0.5): how late at most a due job starts.
+   */
+  jobPollingIntervalSeconds: number;
   /** Secret for HMAC-signed file URLs and the identity provider; generated and kept in dataDir when unset. */
   secret: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -120,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: e.NODE_ENV,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    jobPollingIntervalSeconds: e.JOB_POLLING_INTERVAL_SECONDS,
     secret: e.SECRET,
     logLevel: e.LOG_LEVEL,
     serviceName: e.SERVICE_NAME,

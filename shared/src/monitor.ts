@@ -123,6 +123,26 @@ export const MonitorSchema = z
   .meta({ id: 'Monitor' });
 export type MonitorDto = z.infer<typeof MonitorSchema>;
 
+/** Most monitorings `GET /api/monitors` lists (the newest). */
+export const MONITOR_LIST_MAX = 100;
+
+/** A monitoring in the list: its state without its runs, and how far it got (its last run). */
+export const MonitorSummarySchema = MonitorSchema.omit({ runs: true })
+  .extend({
+    /** Runs recorded so far (they are numbered 1, 2, … without gap). */
+    runsDone: z.number().int().nonnegative(),
+    /** The last run recorded; null before the first. */
+    lastRun: MonitorRunSchema.nullable(),
+  })
+  .meta({ id: 'MonitorSummary' });
+export type MonitorSummaryDto = z.infer<typeof MonitorSummarySchema>;
+
+/** `GET /api/monitors`: the workspace's monitorings, newest first, at most `MONITOR_LIST_MAX`. */
+export const MonitorListSchema = z
+  .object({ monitors: z.array(MonitorSummarySchema) })
+  .meta({ id: 'MonitorList' });
+export type MonitorListDto = z.infer<typeof MonitorListSchema>;
+
 /** Format name of the run chain attached to a certidão de permanência. */
 export const MONITOR_CHAIN_FORMAT = 'notary-monitor-chain/1';
 
@@ -160,6 +180,11 @@ export interface ChainBreak {
   /** `numbering` (a run number missing or out of order), `link` (the previous hash names another run). */
   kind: 'numbering' | 'link';
   message: string;
+  /** `numbering`: the place (1-based) the run stands at. */
+  place?: number;
+  /** `link`: the previous archive hash the run names and the one the chain has (null: none); absent for a seen run without its own hash. */
+  named?: string | null;
+  expected?: string | null;
 }
 
 /**
@@ -173,13 +198,20 @@ export function checkMonitorChain(runs: readonly MonitorChainRun[]): ChainBreak[
   let previous: string | null = null;
   for (const [i, r] of runs.entries()) {
     if (r.run !== i + 1) {
-      breaks.push({ run: r.run, kind: 'numbering', message: `run ${r.run} stands at place ${i + 1}` });
+      breaks.push({
+        run: r.run,
+        kind: 'numbering',
+        message: `run ${r.run} stands at place ${i + 1}`,
+        place: i + 1,
+      });
     }
     if (r.previousWaczSha256 !== previous) {
       breaks.push({
         run: r.run,
         kind: 'link',
         message: `run ${r.run} names ${r.previousWaczSha256 ?? 'no'} previous archive, the chain has ${previous ?? 'none'}`,
+        named: r.previousWaczSha256,
+        expected: previous,
       });
     }
     if (r.outcome === 'seen' && !r.waczSha256) {

@@ -4,7 +4,9 @@
  * number says whatever the clock). The service is stopped after run 3 and started again on the same data: the
  * runs go on from the job queue with none lost or doubled. The certidão states the windows, the gap's cause and
  * the change; `notary-verify chain` accepts its chain, and refuses one issued after a run was removed or two were
- * swapped in the database. Caps and roles are refused clearly.
+ * swapped in the database. Caps, roles and the storage quota are refused clearly: a reader may fetch the certidão
+ * already issued but not cause a new one, and a run past the quota is recorded as refused. The job queue polls
+ * every 0.5 s (`JOB_POLLING_INTERVAL_SECONDS`), so each run starts as soon as it is due.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,10 +14,11 @@ import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { SqlEntityManager } from '@mikro-orm/sql';
 import { type Service, startService } from '@notary/server/bootstrap';
 import { loadConfig } from '@notary/server/config';
 import { Monitor, MonitorRun } from '@notary/server/db/entities';
-import type { MonitorDto } from '@notary/shared';
+import type { MonitorDto, MonitorListDto } from '@notary/shared';
 import { runCli } from '@notary/verify/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../harness/http';
@@ -26,6 +29,8 @@ import { startSite, type TestSite } from '../harness/web-site';
 const exec = promisify(execFile);
 const CHROMIUM = '/usr/bin/chromium';
 const RUNS = 7;
+/** A quota no run of this test comes near: only a workspace whose counter is set to it is over. */
+const QUOTA = 1024 ** 3;
 
 /** The page at its `n`th load: the price changes at 3, 404 at 5 and 6, back at 7. */
 function siteHandler(): http.RequestListener {
@@ -71,6 +76,10 @@ describe('monitoring and the certidão de permanência', () => {
     CAPTURE_ALLOW_HOSTS: '127.0.0.1',
     MONITOR_MIN_INTERVAL_SECONDS: '1',
     MONITOR_MAX_DAYS: '2',
+    JOB_POLLING_INTERVAL_SECONDS: '0.5',
+    // A loopback page loads in a second; the bound only keeps a busy shared machine from faking a gap.
+    CAPTURE_TIMEOUT_MS: '120000',
+    TENANT_STORAGE_QUOTA_BYTES: String(QUOTA),
   });
 
   beforeAll(async () => {
@@ -97,12 +106,12 @@ describe('monitoring and the certidão de permanência', () => {
   const reader = () => org.tokens['reader@monitor.test'] ?? '';
   const get = (id: string, token = owner()) => api<MonitorDto>(url, `/api/monitors/${id}`, { token });
   /** Waits for `done` on the monitoring, polling its state with a deadline. */
-  const until = async (id: string, done: (m: MonitorDto) => boolean) => {
+  const until = async (id: string, done: (m: MonitorDto) => boolean, token = owner()) => {
     let last: unknown;
     await expect
       .poll(
         async () => {
-          const res = await get(id);
+          const res = await get(id, token);
           last = {
             status: res.status,
             state: res.body.state,
@@ -117,10 +126,10 @@ describe('monitoring and the certidão de permanência', () => {
         throw new Error(`${String(e)}; last seen ${JSON.stringify(last)}`);
       });
   };
+  const fetchCertidao = (id: string, token: string) =>
+    fetch(`${url}/api/monitors/${id}/certidao`, { headers: { authorization: `Bearer ${token}` } });
   const certidao = async (id: string, name: string) => {
-    const res = await fetch(`${url}/api/monitors/${id}/certidao`, {
-      headers: { authorization: `Bearer ${owner()}` },
-    });
+    const res = await fetchCertidao(id, owner());
     expect(res.status).toBe(200);
     const file = path.join(dir, `${name}.pdf`);
     await writeFile(file, Buffer.from(await res.arrayBuffer()));
@@ -156,6 +165,37 @@ describe('monitoring and the certidão de permanência', () => {
     expect(byReader.status).toBe(403);
   });
 
+  it('refuses a monitoring to a workspace at its quota, and records a run past it as refused', async () => {
+    const full = await makeOrg(t, 'Full', [['full@monitor.test', 'owner']]);
+    const token = full.tokens['full@monitor.test'] ?? '';
+    // The counter the quota reads (a new workspace has no row yet).
+    const setUsed = (usedBytes: number) =>
+      (service.deps.db.fork() as SqlEntityManager).execute(
+        `insert into tenant_storage (tenant_id, used_bytes, updated_at) values (?, ?, now())
+          on conflict (tenant_id) do update set used_bytes = excluded.used_bytes`,
+        [full.tenantId, usedBytes],
+      );
+    // Another path of the site: the page's own loads count the main monitoring's runs.
+    const body = { url: `${site.origin}/elsewhere`, interval: 'PT1H', period: 'P1D' };
+    await setUsed(QUOTA);
+    const refused = await api(url, '/api/monitors', { method: 'POST', token, body });
+    expect(refused.status).toBe(413);
+    expect(JSON.stringify(refused.body)).toContain('storage quota');
+    // Room for the request, not for the run's archive: the run is recorded as refused, not dropped.
+    await setUsed(QUOTA - 1);
+    const created = await api<MonitorDto>(url, '/api/monitors', { method: 'POST', token, body });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await until(created.body.id, (m) => m.state !== 'active', token);
+    const ended = (await get(created.body.id, token)).body;
+    expect(ended.state).toBe('failed');
+    expect(ended.failure).toContain('quota');
+    expect(ended.runs).toMatchObject([
+      { run: 1, outcome: 'unavailable', cause: 'refused', serialNumber: null },
+    ]);
+    // Nor can a certidão be issued into the full workspace.
+    expect((await fetchCertidao(created.body.id, token)).status).toBe(413);
+  }, 180_000);
+
   it('captures every run as a chained capture, survives a restart, and issues a certidão that notary-verify checks', async () => {
     const created = await api<MonitorDto>(url, '/api/monitors', {
       method: 'POST',
@@ -170,6 +210,9 @@ describe('monitoring and the certidão de permanência', () => {
     expect((await get(id, await t.token(freshEmail('stranger')))).status).toBe(404);
     expect((await api(url, `/api/monitors/${id}`, { method: 'DELETE', token: reader() })).status).toBe(403);
 
+    await until(id, (m) => m.runs.length >= 1);
+    // A reader may not cause a certidão to be issued (none is yet).
+    expect((await fetchCertidao(id, reader())).status).toBe(403);
     await until(id, (m) => m.runs.length >= 3);
     // A restart in the middle: the queued run is in the database, not in a timer of the process that stops.
     const port = Number(new URL(url).port);
@@ -190,6 +233,18 @@ describe('monitoring and the certidão de permanência', () => {
       'seen',
     ]);
     expect(done.runs[4]).toMatchObject({ cause: 'http-status', httpStatus: 404 });
+    // The workspace's list: every member sees it with how far it got; another workspace's list does not.
+    const listed = await api<MonitorListDto>(url, '/api/monitors', { token: reader() });
+    expect(listed.status).toBe(200);
+    expect(listed.body.monitors.find((m) => m.id === id)).toMatchObject({
+      state: 'finished',
+      runsDone: RUNS,
+      lastRun: { run: RUNS, outcome: 'seen' },
+    });
+    const strangers = await api<MonitorListDto>(url, '/api/monitors', {
+      token: await t.token(freshEmail('stranger')),
+    });
+    expect(strangers.body.monitors).toEqual([]);
     for (const [i, r] of done.runs.entries()) {
       expect(r.waczSha256).toMatch(/^[0-9a-f]{64}$/);
       expect(r.previousWaczSha256).toBe(i === 0 ? null : done.runs[i - 1]?.waczSha256);
@@ -197,6 +252,10 @@ describe('monitoring and the certidão de permanência', () => {
 
     const issued = await certidao(id, 'certidao');
     expect(issued.serial).toBe(done.certidaoSerialNumber ?? issued.serial);
+    // The one issued after the last run is served to a reader as it is: no new issuance.
+    const byReader = await fetchCertidao(id, reader());
+    expect(byReader.status).toBe(200);
+    expect(byReader.headers.get('x-serial-number')).toBe(issued.serial);
     const text = (await exec('pdftotext', [issued.file, '-'])).stdout.replace(/\s+/g, ' ');
     expect(text).toContain('CERTIDÃO DE PERMANÊNCIA');
     expect(text).toContain('Disponível (capturas 1 a 4)');

@@ -12,6 +12,7 @@ import {
 } from '@notary/shared/monitor';
 import { extractAttachment } from './certificate.ts';
 import { errorMessage } from './error-message.ts';
+import { foreign, type Message, msg } from './messages/index.ts';
 
 /** The chain's file name inside the certidão. */
 export const MONITOR_CHAIN_FILE = 'monitor-chain.json';
@@ -60,4 +61,57 @@ export function formatChainReport(report: ChainReport): string {
       : 'chain: BROKEN, a run was removed, added or reordered',
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** One run of the chain as the verify page shows it: its line and whether its link holds. */
+export interface ChainRunLine {
+  run: number;
+  holds: boolean;
+  line: Message;
+}
+
+/** The report as message codes (`messages/`), for the verify page: the summary, a line per run, the breaks, the verdict. */
+export interface ChainMessages {
+  summary: Message;
+  runs: ChainRunLine[];
+  breaks: Message[];
+  verdict: Message;
+}
+
+/** `report` in message codes (rendered in either language); undefined `summary` parts when the chain is unreadable. */
+export function chainMessages(report: ChainReport): ChainMessages {
+  const chain = report.chain;
+  if (!chain) {
+    const verdict = msg('chain.unreadable', { error: foreign(report.unreadable ?? '') });
+    return { summary: verdict, runs: [], breaks: [], verdict };
+  }
+  const none = msg('chain.none');
+  const broken = new Set(report.breaks.map((b) => b.run));
+  const runs = chain.runs.map((r): ChainRunLine => {
+    const common = {
+      run: r.run,
+      time: r.observedAt,
+      serial: r.serialNumber ?? '-',
+      hash: r.waczSha256 ?? '-',
+    };
+    return {
+      run: r.run,
+      holds: !broken.has(r.run),
+      line:
+        r.outcome === 'seen'
+          ? msg('chain.run.seen', common)
+          : msg('chain.run.unavailable', { ...common, cause: r.cause ?? '-' }),
+    };
+  });
+  const breaks = report.breaks.map((b): Message => {
+    if (b.kind === 'numbering') return msg('chain.break.numbering', { run: b.run, place: b.place ?? 0 });
+    if (b.named === undefined) return msg('chain.break.noHash', { run: b.run });
+    return msg('chain.break.link', { run: b.run, named: b.named ?? none, expected: b.expected ?? none });
+  });
+  return {
+    summary: msg('chain.summary', { monitorId: chain.monitorId, url: chain.url, count: chain.runs.length }),
+    runs,
+    breaks,
+    verdict: report.breaks.length === 0 ? msg('chain.ok') : msg('chain.broken'),
+  };
 }

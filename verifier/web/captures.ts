@@ -15,6 +15,7 @@ import {
 import { errorMessage } from '../src/error-message.ts';
 import { EXIT_CODES, type ExitCode } from '../src/report.ts';
 import { MAX_WACZ_BYTES, verifyWacz, WaczFormatError, type WaczReport } from '../src/wacz/index.ts';
+import type { ChainItem } from './certidoes.ts';
 
 /** Whether the page checks `name` as a web capture (`.wacz`, any case) rather than as a file or proof. */
 export function isWacz(name: string): boolean {
@@ -46,6 +47,8 @@ export interface CaptureItem {
  */
 export interface PageResult extends BatchResult {
   captures: CaptureItem[];
+  /** The run chains of the certidões de permanência among the files (`certidoes.ts`). */
+  chains: ChainItem[];
 }
 
 /** The trust anchors of checks 4 and 5 (`--trust-ca`, `--tsa-ca`), DER. */
@@ -117,13 +120,18 @@ function unusable(file: string, kind: CaptureProblemKind, problem: string): Capt
  * captures: the batch's items and skipped files, the captures, and the outcome over all of them (see
  * `BatchResult.outcome`).
  */
-export function pageResult(batch: BatchResult | null, captures: CaptureItem[]): PageResult {
+export function pageResult(
+  batch: BatchResult | null,
+  captures: CaptureItem[],
+  chains: ChainItem[] = [],
+): PageResult {
   const items = batch?.items ?? [];
   return {
     items,
     skipped: batch?.skipped ?? [],
     captures,
-    ...batchOutcome([...items, ...captures]),
+    chains,
+    ...batchOutcome([...items, ...captures, ...chains]),
   };
 }
 

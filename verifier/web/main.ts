@@ -13,7 +13,8 @@ import { pemCertificates } from '@notary/trust/bytes';
 import { type BatchItem, type BatchOutcome, type BatchResult, verifyBatch } from '../src/batch.ts';
 import { errorMessage } from '../src/error-message.ts';
 import { ICP_BRASIL_ROOTS_PEM } from '../src/icp-brasil-roots.ts';
-import { type Message, renderSource, textOf } from '../src/messages/index.ts';
+import { type Message, msg, render, renderSource, textOf } from '../src/messages/index.ts';
+import { chainMessages } from '../src/monitor-chain.ts';
 import type { CheckResult, PadesSignerReport, VerifyReport } from '../src/report.ts';
 import { formatBrasiliaAndUtc, withBrasiliaTimes } from '../src/time.ts';
 import type { WaczCheckResult, WaczReport } from '../src/wacz/index.ts';
@@ -25,6 +26,7 @@ import {
   pageResult,
   verifyCaptures,
 } from './captures.ts';
+import { type ChainItem, verifyCertidoes } from './certidoes.ts';
 import { type Language, type MessageKey, message, preferredLanguage } from './i18n.ts';
 
 declare const __NOTARY_VERIFY_VERSION__: string;
@@ -491,7 +493,11 @@ async function run(): Promise<void> {
         renderStatus();
       },
     );
-    state.result = pageResult(batch, captureItems);
+    const chains = await verifyCertidoes(
+      others.map((f) => ({ name: f.name, size: f.size })),
+      read,
+    );
+    state.result = pageResult(batch, captureItems, chains);
   } catch (e) {
     state.error =
       e instanceof PageProblem
@@ -527,7 +533,7 @@ function renderResults(): void {
         'p',
         {},
         t('result.tally', {
-          checked: result.items.length + result.captures.length,
+          checked: result.items.length + result.captures.length + result.chains.length,
           passed: c.passed,
           failed: c.failed,
           incomplete: c.incomplete,
@@ -552,6 +558,7 @@ function renderResults(): void {
     ),
     ...result.items.map(itemCard),
     ...result.captures.map(captureCard),
+    ...result.chains.map(chainCard),
     ...(result.skipped.length > 0
       ? [
           h(
@@ -593,7 +600,7 @@ function cardShell(
   failedAt: number | null,
   proof: string,
   body: HTMLElement,
-  kind?: 'wacz',
+  kind?: 'wacz' | 'chain',
 ): HTMLElement {
   return h(
     'article',
@@ -713,6 +720,42 @@ function captureCard(item: CaptureItem): HTMLElement {
           h('p', { class: 'muted small' }, t('capture.exit', { name: item.file, code: item.exitCode })),
         ),
     'wacz',
+  );
+}
+
+/**
+ * A certidão de permanência's run chain, as `notary-verify chain` checks it: the monitoring, one line per run
+ * with whether its link holds, the breaks, the verdict; every text a message code rendered in the page's language.
+ */
+function chainCard(item: ChainItem): HTMLElement {
+  const m = chainMessages(item.report);
+  const text = (message: Message) => render(message, state.lang);
+  return cardShell(
+    item,
+    null,
+    text(msg('chain.proof')),
+    h(
+      'div',
+      { 'data-testid': 'chain' },
+      h('p', { 'data-testid': 'chain-summary', class: 'break' }, text(m.summary)),
+      h(
+        'ol',
+        { class: 'checks' },
+        ...m.runs.map((r) =>
+          h(
+            'li',
+            { 'data-testid': 'chain-run', 'data-run': String(r.run), 'data-holds': String(r.holds) },
+            h('span', { class: 'break' }, withBrasiliaTimes(text(r.line), state.lang)),
+            ' · ',
+            h('strong', {}, text(msg(r.holds ? 'chain.link.ok' : 'chain.link.break'))),
+          ),
+        ),
+      ),
+      ...m.breaks.map((b) => h('p', { class: 'problem break', 'data-testid': 'chain-break' }, text(b))),
+      h('p', { 'data-testid': 'chain-verdict' }, h('strong', {}, text(m.verdict))),
+      h('p', { class: 'muted small' }, t('chain.exit', { name: item.file, code: item.exitCode })),
+    ),
+    'chain',
   );
 }
 

@@ -14,12 +14,16 @@ import type {
   DocumentListQuery,
   HashComparisonDto,
   MeDto,
+  MonitorDto,
+  MonitorInput,
+  MonitorListDto,
   NotaryPolicyName,
   NotarySignedCertificate,
   OnchainInfoDto,
   PublicDocumentDto,
   VerifyByHashDto,
 } from '@notary/shared';
+import type { ChainReport } from '@notary/verify/monitor-chain';
 import type { CertificateCheck, ChainEndpoints, CheckOptions } from './certificate-check';
 
 export type Language = 'pt' | 'en';
@@ -208,6 +212,12 @@ export interface Bridge {
     endpoints: ChainEndpoints,
     options: CheckOptions,
   ): Promise<CertificateCheck>;
+  /**
+   * The run chain of a certidão de permanência (a PDF carrying `monitor-chain.json`), checked as
+   * `notary-verify chain` does, in the page (web) or in main's bounded PDF worker (Electron); `chain` undefined
+   * (with `unreadable`) for a PDF that carries none. Rejects with `too-large` past 266 MB, `file` when unreadable.
+   */
+  checkCertidaoChain(fileId: string): Promise<ChainReport>;
   publicDocument(serial: string): Promise<PublicDocumentDto>;
   onchainInfo(): Promise<OnchainInfoDto>;
   /**
@@ -223,6 +233,18 @@ export interface Bridge {
    * `bad-request` for a document of another source. In Electron the link may then be opened outside.
    */
   gatewayLink(id: string): Promise<GatewayLink>;
+  /** The workspace's monitorings, newest first, without their runs (`monitors.list`). */
+  listMonitors(): Promise<MonitorListDto>;
+  /** One monitoring with its state and every run (`monitors.get`). */
+  getMonitor(id: string): Promise<MonitorDto>;
+  /**
+   * Schedules a monitoring (`monitors.create`, `interval` and `period` as ISO 8601 durations). Rejects with
+   * `bad-request` (the URL, or under the operator's minimum interval / over the maximum period: the message
+   * says which), `forbidden` (below editor), `too-large` (storage quota full), `rate-limited`.
+   */
+  createMonitor(request: MonitorInput): Promise<MonitorDto>;
+  /** Cancels a monitoring (`monitors.cancel`; editors and up); its runs stay. */
+  cancelMonitor(id: string): Promise<MonitorDto>;
   /** Joins an organization from an invitation link (`#/join/<id>`); returns the organization id. */
   acceptInvitation(invitationId: string): Promise<string>;
 
@@ -233,6 +255,11 @@ export interface Bridge {
    * the last one again. Null when the user cancelled the dialog.
    */
   saveAtaDraft(id: string, requester: AtaRequesterInput | null): Promise<SavedFile | null>;
+  /**
+   * Saves the certidão de permanência of monitoring `id`: the one issued after its last run, else one issued now
+   * (editors and up; a reader gets `forbidden`). Null when the user cancelled the dialog.
+   */
+  saveCertidao(id: string): Promise<SavedFile | null>;
   /** Opens the certificate in the system's PDF viewer (browser: a new tab). */
   openCertificate(id: string, language: Language): Promise<SavedFile>;
   /** RFC 3161 timestamp token (`.tsr`) of the document's hash, saved where the user says. */

@@ -23,6 +23,9 @@ import type {
   DocumentListQuery,
   HashComparisonDto,
   MeDto,
+  MonitorDto,
+  MonitorInput,
+  MonitorListDto,
   PublicDocumentDto,
 } from '@notary/shared';
 import { createTRPCClient, httpLink, type TRPCClient, TRPCClientError } from '@trpc/client';
@@ -38,7 +41,13 @@ import type {
   WebCaptureRequest,
 } from './bridge';
 import { cidOfSource } from './cid';
-import { assertDerSequence, assertPdf, certificateFileName, timestampFileName } from './downloads';
+import {
+  assertDerSequence,
+  assertPdf,
+  certidaoFileName,
+  certificateFileName,
+  timestampFileName,
+} from './downloads';
 import {
   ClientError,
   errorFromResponse,
@@ -81,6 +90,8 @@ export interface BinaryFile {
   contentType: string;
   /** `X-Service-Signed` of certificates. */
   signed?: 'pades' | 'none';
+  /** `X-Serial-Number` of answers that name their document (the certidão de permanência). */
+  serialNumber?: string;
 }
 
 const OrganizationListSchema = z.array(
@@ -581,6 +592,42 @@ export class NotaryClient {
     return { ...file, fileName: `minuta-ata-${serialNumber}.pdf` };
   }
 
+  /** `monitors.list` (`GET /api/monitors`): the workspace's monitorings, newest first, without their runs. */
+  async listMonitors(): Promise<MonitorListDto> {
+    return this.call(() => this.api.monitors.list.query());
+  }
+
+  /** `monitors.get` (`GET /api/monitors/:id`): a monitoring with its state and every run. */
+  async getMonitor(id: string): Promise<MonitorDto> {
+    return this.call(() => this.api.monitors.get.query({ id }));
+  }
+
+  /**
+   * `monitors.create` (`POST /api/monitors`): `interval` and `period` as ISO 8601 durations. Rejects with
+   * `bad-request` (URL, or under the operator's minimum / over the maximum: the server's message names it),
+   * `forbidden` (below editor), `too-large` (the workspace is at its storage quota), `rate-limited`.
+   */
+  async createMonitor(input: MonitorInput): Promise<MonitorDto> {
+    return this.call(() => this.api.monitors.create.mutate(input));
+  }
+
+  /** `monitors.cancel` (`DELETE /api/monitors/:id`): the runs made stay; editors and up. */
+  async cancelMonitor(id: string): Promise<MonitorDto> {
+    return this.call(() => this.api.monitors.cancel.mutate({ id }));
+  }
+
+  /**
+   * The certidão de permanência of a monitoring (`GET /api/monitors/:id/certidao`, PDF/A-3b), named
+   * `certidao-permanencia-<serial>.pdf` after `X-Serial-Number` (`certidaoFileName`): the one issued after the last run, or one
+   * issued now (editors and up; a reader then gets `forbidden`).
+   * @throws ClientError `invalid-content` when the answer does not start with `%PDF-`, or the server's error.
+   */
+  async certidao(id: string): Promise<BinaryFile> {
+    const file = await this.binary('GET', `/api/monitors/${encodeURIComponent(id)}/certidao`);
+    assertPdf(file.bytes);
+    return { ...file, fileName: certidaoFileName(file.serialNumber ?? null) };
+  }
+
   /**
    * RFC 3161 timestamp response of the document's hash (DER `TimeStampResp`, `.tsr`), named `<serial>.tsr`.
    * @throws ClientError `invalid-content` when the answer is not one DER SEQUENCE, or the server's error.
@@ -619,10 +666,12 @@ export class NotaryClient {
       }
       const bytes = new Uint8Array(await res.arrayBuffer());
       const signed = res.headers.get('x-service-signed');
+      const serialNumber = res.headers.get('x-serial-number');
       return {
         bytes,
         contentType: res.headers.get('content-type') ?? 'application/octet-stream',
         ...(signed === 'pades' || signed === 'none' ? { signed } : {}),
+        ...(serialNumber ? { serialNumber } : {}),
       };
     });
   }

@@ -38,6 +38,15 @@ export function timestampFileName(serial: string): string {
 }
 
 /**
+ * File name of a certidão de permanência: `certidao-permanencia-<serial>.pdf` after its document's serial
+ * (`X-Serial-Number`), else `certidao-permanencia.pdf`.
+ */
+export function certidaoFileName(serial: string | null): string {
+  const s = serial === null ? null : safeSerial(serial);
+  return s ? `certidao-permanencia-${s}.pdf` : 'certidao-permanencia.pdf';
+}
+
+/**
  * Checks that `bytes` is a PDF: it starts with `%PDF-`.
  * @throws ClientError `invalid-content` otherwise (nothing must be written).
  */

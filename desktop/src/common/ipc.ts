@@ -14,10 +14,14 @@ import type {
   DocumentListDto,
   DocumentListQuery,
   HashComparisonDto,
+  MonitorDto,
+  MonitorInput,
+  MonitorListDto,
   OnchainInfoDto,
   PublicDocumentDto,
   VerifyByHashDto,
 } from '@notary/shared';
+import type { ChainReport } from '@notary/verify/monitor-chain';
 import type {
   AppSettings,
   GatewayLink,
@@ -54,6 +58,7 @@ export const CHANNELS = {
   jobsCancel: 'jobs:cancel',
   publicVerify: 'public:verify',
   publicCheckCertificate: 'public:check-certificate',
+  publicCheckChain: 'public:check-chain',
   publicDocument: 'public:document',
   onchainInfo: 'public:onchain-info',
   documentsList: 'documents:list',
@@ -67,6 +72,11 @@ export const CHANNELS = {
   certificateOpen: 'certificate:open',
   timestampSave: 'timestamp:save',
   ataSave: 'ata:save',
+  monitorsList: 'monitors:list',
+  monitorsGet: 'monitors:get',
+  monitorsCreate: 'monitors:create',
+  monitorsCancel: 'monitors:cancel',
+  certidaoSave: 'certidao:save',
   openExternal: 'shell:open-external',
   tokenCertificates: 'token:certificates',
   tokenSign: 'token:sign',
@@ -108,6 +118,7 @@ export interface IpcContract {
     input: { fileId: string; certificateId: string; endpoints: ChainEndpoints } & CheckOptions;
     output: CertificateCheck;
   };
+  'public:check-chain': { input: { fileId: string }; output: ChainReport };
   'public:document': { input: { serial: string }; output: PublicDocumentDto };
   'public:onchain-info': { input: undefined; output: OnchainInfoDto };
   'documents:list': { input: DocumentListQuery | undefined; output: DocumentListDto };
@@ -121,6 +132,11 @@ export interface IpcContract {
   'certificate:open': { input: { id: string; language: Language }; output: SavedFile };
   'timestamp:save': { input: { id: string }; output: SavedFile | null };
   'ata:save': { input: { id: string; requester?: AtaRequesterInput }; output: SavedFile | null };
+  'monitors:list': { input: undefined; output: MonitorListDto };
+  'monitors:get': { input: { id: string }; output: MonitorDto };
+  'monitors:create': { input: MonitorInput; output: MonitorDto };
+  'monitors:cancel': { input: { id: string }; output: MonitorDto };
+  'certidao:save': { input: { id: string }; output: SavedFile | null };
   'shell:open-external': { input: { url: string }; output: null };
   'settings:set-token-module': { input: { path: string | null }; output: AppSettings };
   'token:certificates': { input: { language: Language }; output: TokenCertificateInfo[] };

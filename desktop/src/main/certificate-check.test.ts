@@ -6,7 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { deflatePrefixAndZeros, objectStreamBombPdf } from '@notary/pdf/hostile-pdfs.testing';
+import { MONITOR_CHAIN_FORMAT } from '@notary/shared';
 import type { VerifyReport } from '@notary/verify';
+import type { ChainReport } from '@notary/verify/monitor-chain';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES_DIR } from '../../../test/harness/fixtures';
 import { createTestPki, type TestPki } from '../../../test/harness/pki';
@@ -157,6 +160,53 @@ describe('certificate check in Electron main: decode bounds and no redirects', (
     expect(result).toMatchObject({ ok: true, value: { kind: 'no-receipt' } });
     const message = result.ok && result.value.kind === 'no-receipt' ? result.value.message : '';
     expect(message).toMatch(/receipt\.json does not decode: it decodes to more than 1048576 bytes/);
+  });
+
+  it("a certidão de permanência's run chain is read and checked in the worker: whole, broken, absent, or a bomb", async () => {
+    const hash = (c: string) => c.repeat(64);
+    const run = (n: number, own: string, previous: string | null) => ({
+      run: n,
+      observedAt: `2026-11-29T0${n}:00:00.000Z`,
+      outcome: 'seen',
+      cause: null,
+      serialNumber: `ACME-${n}K2M9Q4XTB`,
+      waczSha256: hash(own),
+      previousWaczSha256: previous === null ? null : hash(previous),
+    });
+    const certidao = async (runs: unknown[]) => {
+      const doc = await PDFDocument.create();
+      doc.addPage();
+      const chain = {
+        format: MONITOR_CHAIN_FORMAT,
+        monitorId: 'm-1',
+        url: 'https://example.com/',
+        issuedAt: '2026-11-29T12:00:00.000Z',
+        runs,
+      };
+      await doc.attach(new TextEncoder().encode(JSON.stringify(chain)), 'monitor-chain.json', {
+        mimeType: 'application/json',
+      });
+      return doc.save();
+    };
+    const chainOf = async (file: LocalFile) => {
+      const r = await invoke<ChainReport>('public:check-chain', { fileId: file.id });
+      if (!r.ok) throw new Error(JSON.stringify(r));
+      return r.value;
+    };
+    const whole = await chainOf(
+      await pick('certidao.pdf', await certidao([run(1, 'a', null), run(2, 'b', 'a')])),
+    );
+    expect(whole.breaks).toEqual([]);
+    expect(whole.chain?.runs.map((r) => r.run)).toEqual([1, 2]);
+    // The first run removed: the second stands first and names an archive the chain never had.
+    const broken = await chainOf(await pick('removida.pdf', await certidao([run(2, 'b', 'a')])));
+    expect(broken.breaks.map((b) => b.kind)).toEqual(['numbering', 'link']);
+    const plain = await chainOf(await pick('contrato.pdf', await pdfWithReceiptStream(new Uint8Array(8))));
+    expect(plain.chain).toBeUndefined();
+    expect(plain.unreadable).toMatch(/no attached monitor-chain\.json/);
+    const bomb = await chainOf(await pick('bomba.pdf', await objectStreamBombPdf(96 * 1024 * 1024)));
+    expect(bomb.chain).toBeUndefined();
+    expect(bomb.unreadable).toMatch(/decodes? to more than \d+ bytes/);
   });
 
   it('a certificate that grew past its limit after it was picked is refused before it is read', async () => {

@@ -7,6 +7,7 @@ import {
 } from '@notary/pdf/bounds';
 import { errorMessage } from '@notary/shared';
 import { foreign, msg, render } from '@notary/verify/messages/index';
+import type { ChainReport } from '@notary/verify/monitor-chain';
 import { evidenceOf } from '@notary/verify/report';
 import {
   AnchorFileError,
@@ -81,6 +82,33 @@ export class CertificateChecker {
     return run;
   }
 
+  /**
+   * The run chain of the certidão de permanência at `filePath` (`monitor-chain.json`), checked as
+   * `notary-verify chain` does, parsed only in the bounded worker; `unreadable` says why there is none (not a
+   * certidão, or past a bound).
+   * @throws ClientError `too-large` past `MAX_CERTIFICATE_BYTES`, `file` when it cannot be read.
+   */
+  checkChain(filePath: string): Promise<ChainReport> {
+    const run = this.queue.then(async (): Promise<ChainReport> => {
+      const read = await readFileAtMost(filePath, MAX_CERTIFICATE_BYTES);
+      try {
+        const outcome = await this.pool.run(
+          { certificate: read, chain: true },
+          { transfer: [read.buffer as ArrayBuffer] },
+        );
+        if (outcome.kind === 'chain') return outcome.report;
+        return { chain: undefined, breaks: [], unreadable: 'no chain read' };
+      } catch (e) {
+        if (e instanceof WorkerBoundError) {
+          return { chain: undefined, breaks: [], unreadable: `not a readable PDF: it ${e.message}` };
+        }
+        throw e;
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   /** Ends the workers. */
   close(): Promise<void> {
     return this.pool.close();
@@ -115,7 +143,9 @@ export class CertificateChecker {
       }
       throw e;
     }
-    if (outcome.kind === 'none') return { kind: 'no-receipt', message: outcome.message };
+    if (outcome.kind !== 'receipt') {
+      return { kind: 'no-receipt', message: outcome.kind === 'none' ? outcome.message : 'no receipt read' };
+    }
     const result = await checkAgainstCertificate(outcome.file ?? file, outcome.certificate, endpoints, {
       fetch: withoutRedirects(this.fetchFn),
       attachedReceipt: outcome.receipt,

@@ -6,7 +6,8 @@
  * stream itself is read to at most `MAX_RECEIPT_BYTES` (`@notary/verify/certificate`). The answer is the
  * attached receipt (a few KB) or why there is none, and the results of the offline checks (5, the RFC 3161
  * token; 6, the certificate's PAdES signature), which parse the certificate's CMS and validation data and so
- * run here too, with no network; the network checks (1 to 4) run in main on that receipt.
+ * run here too, with no network; the network checks (1 to 4) run in main on that receipt. A certidão de
+ * permanência's run chain (`monitor-chain.json`) is read and checked here too, under the same bounds.
  */
 import { boundPdfLibDecoding } from '@notary/pdf/bounded-decode';
 import { serveBoundedJobs } from '@notary/pdf/bounded-worker';
@@ -14,6 +15,7 @@ import { PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES } from '@nota
 import { errorMessage } from '@notary/shared';
 import type { CheckResult } from '@notary/verify';
 import { type AttachedReceipt, CertificateError, extractReceipt } from '@notary/verify/certificate';
+import { type ChainReport, checkCertidaoChain } from '@notary/verify/monitor-chain';
 import { checkAgainstCertificate, OFFLINE_CHECKS } from '../common/certificate-check';
 
 /**
@@ -25,6 +27,8 @@ import { checkAgainstCertificate, OFFLINE_CHECKS } from '../common/certificate-c
 export interface ReceiptJob {
   certificate: Uint8Array;
   offline?: { file: Uint8Array; anchors: Uint8Array[] | null; at: string | null };
+  /** Read `certificate` as a certidão de permanência instead: its run chain, checked (`notary-verify chain`). */
+  chain?: boolean;
 }
 
 /**
@@ -39,6 +43,7 @@ export type ReceiptJobOutcome = (
       offline?: { checks: CheckResult[] } | { error: string };
     }
   | { kind: 'none'; message: string }
+  | { kind: 'chain'; report: ChainReport }
 ) & { certificate: Uint8Array; file?: Uint8Array };
 
 /** The offline checks make no request: any attempt is refused. */
@@ -80,8 +85,22 @@ function movable(bytes: Uint8Array): ArrayBuffer[] {
 
 const budget = boundPdfLibDecoding(PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES);
 
-serveBoundedJobs<ReceiptJob, ReceiptJobOutcome>(async ({ certificate, offline }) => {
+serveBoundedJobs<ReceiptJob, ReceiptJobOutcome>(async ({ certificate, offline, chain }) => {
   budget.reset();
+  if (chain) {
+    const report = await checkCertidaoChain(certificate);
+    const exceeded = budget.exceeded;
+    return {
+      output: {
+        kind: 'chain',
+        report: exceeded
+          ? { chain: undefined, breaks: [], unreadable: `not a readable PDF: ${exceeded.message}` }
+          : report,
+        certificate,
+      },
+      transfer: movable(certificate),
+    };
+  }
   const file = offline ? { file: offline.file } : {};
   let outcome: ReceiptJobOutcome;
   try {

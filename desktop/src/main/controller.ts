@@ -380,6 +380,8 @@ export class MainController {
           this.files.get(id),
         );
       },
+      'public:check-chain': async ({ fileId }) =>
+        this.certificateChecker().checkChain(this.files.get(fileId).path),
       'public:document': async ({ serial }) => (await this.client()).publicDocument(serial.trim()),
       'public:onchain-info': async () => this.rememberPrefixes(await (await this.client()).onchainInfo()),
       'documents:list': async (request) => (await this.client()).listDocuments(request),
@@ -415,6 +417,12 @@ export class MainController {
           name: 'PDF',
           extensions: ['pdf'],
         }),
+      'monitors:list': async () => (await this.client()).listMonitors(),
+      'monitors:get': async ({ id }) => (await this.client()).getMonitor(id),
+      'monitors:create': async (request) => (await this.client()).createMonitor(request),
+      'monitors:cancel': async ({ id }) => (await this.client()).cancelMonitor(id),
+      'certidao:save': async ({ id }) =>
+        this.saveWithDialog(await (await this.client()).certidao(id), { name: 'PDF', extensions: ['pdf'] }),
       'timestamp:save': async ({ id }) =>
         this.saveWithDialog(await (await this.client()).timestamp(id), {
           name: 'RFC 3161 timestamp',

@@ -30,6 +30,7 @@ const run = promisify(execFile);
 const APP = 'app://notary/index.html';
 const DOC_ID = '0b6f2c1e-7d5a-4e8b-9c3f-2a1d4e5f6a7b';
 const SERIAL = 'ACME-7K2M9Q4XTB';
+const MONITOR_ID = '5f0c3c1e-7d5a-4e8b-9c3f-2a1d4e5f6a7c';
 const HOSTILE = `attachment; filename="../../evil.sh"; filename*=UTF-8''..%2F..%2Fevil.sh`;
 const SCRIPT = new TextEncoder().encode('#!/bin/sh\necho pwned > ~/pwned\n');
 
@@ -69,6 +70,8 @@ describe('certificate and timestamp files: client-chosen names, checked bytes', 
   let unregister: () => void;
   let certificateAnswer: Answer;
   let timestampAnswer: Answer;
+  /** `X-Serial-Number` of the certidão the stand-in serves (a lying server may name a path there too). */
+  let certidaoSerial = SERIAL;
   /** The ata draft requests the stand-in server received: method and JSON body. */
   const ataRequests: Array<{ method: string; body: string }> = [];
   const win = new BrowserWindow({});
@@ -125,6 +128,16 @@ describe('certificate and timestamp files: client-chosen names, checked bytes', 
         req.on('end', () => {
           ataRequests.push({ method: req.method ?? '', body });
           send(certificateAnswer);
+        });
+      } else if (url.pathname === `/api/monitors/${MONITOR_ID}/certidao`) {
+        send({
+          status: 200,
+          headers: {
+            'content-type': 'application/pdf',
+            'content-disposition': HOSTILE,
+            'x-serial-number': certidaoSerial,
+          },
+          body: pdf,
         });
       } else res.writeHead(404).end();
     });
@@ -214,6 +227,25 @@ describe('certificate and timestamp files: client-chosen names, checked bytes', 
       { method: 'POST', body: JSON.stringify({ requester }) },
       { method: 'GET', body: '' },
     ]);
+    await noEvil();
+  });
+
+  it('saves the certidão de permanência as certidao-permanencia-<serial>.pdf, never under a name the server chose', async () => {
+    const chosen = path.join(documentsDir, 'certidao.pdf');
+    dialog.nextSavePath = chosen;
+    expect(await invoke<SavedFile>('certidao:save', { id: MONITOR_ID })).toEqual({
+      ok: true,
+      value: { fileName: 'certidao.pdf' },
+    });
+    expect(new Uint8Array(await readFile(chosen))).toEqual(pdf);
+    certidaoSerial = '../../evil.sh';
+    dialog.nextSavePath = path.join(documentsDir, 'again.pdf');
+    expect(await invoke<SavedFile>('certidao:save', { id: MONITOR_ID })).toMatchObject({ ok: true });
+    expect(dialog.saveDialogs.map((d) => d.defaultPath)).toEqual([
+      path.join(documentsDir, `certidao-permanencia-${SERIAL}.pdf`),
+      path.join(documentsDir, 'certidao-permanencia.pdf'),
+    ]);
+    certidaoSerial = SERIAL;
     await noEvil();
   });
 

@@ -120,6 +120,7 @@ export const IPC_SCHEMAS = {
     trust: TrustChoice,
     at: JudgeAt,
   }),
+  'public:check-chain': z.strictObject({ fileId: LocalId }),
   'public:document': z.strictObject({ serial: Serial }),
   'public:onchain-info': z.undefined(),
   'documents:list': z
@@ -157,6 +158,15 @@ export const IPC_SCHEMAS = {
       })
       .optional(),
   }),
+  'monitors:list': z.undefined(),
+  'monitors:get': z.strictObject({ id: ServerId }),
+  'monitors:create': z.strictObject({
+    url: CaptureUrl,
+    interval: z.string().max(32),
+    period: z.string().max(32),
+  }),
+  'monitors:cancel': z.strictObject({ id: ServerId }),
+  'certidao:save': z.strictObject({ id: ServerId }),
   'shell:open-external': z.strictObject({ url: HttpUrl }),
   'settings:set-token-module': z.strictObject({ path: LocalPath.nullable() }),
   'token:certificates': z.strictObject({ language: Language }),

@@ -7,6 +7,7 @@ import { navigate, type Route, routeHref, useRoute } from './router';
 import { DocumentDetail } from './screens/DocumentDetail';
 import { Documents } from './screens/Documents';
 import { Join } from './screens/Join';
+import { MonitorDetail, Monitors } from './screens/Monitors';
 import { Notarize } from './screens/Notarize';
 import { Settings } from './screens/Settings';
 import { SignIn } from './screens/SignIn';
@@ -177,6 +178,10 @@ function Screen({ route, onLanguage }: { route: Route; onLanguage: (l: Language)
       return <DocumentDetail key={key} id={route.id} />;
     case 'notarize':
       return <Notarize key={key} />;
+    case 'monitors':
+      return <Monitors key={key} />;
+    case 'monitor':
+      return <MonitorDetail key={key} id={route.id} />;
     case 'verify':
       return <Verify key={key} />;
     case 'settings':
@@ -191,10 +196,11 @@ function Screen({ route, onLanguage }: { route: Route; onLanguage: (l: Language)
 const NAV: {
   route: Route;
   icon: IconName;
-  label: 'nav.documents' | 'nav.notarize' | 'nav.verify' | 'nav.settings';
+  label: 'nav.documents' | 'nav.notarize' | 'nav.monitors' | 'nav.verify' | 'nav.settings';
 }[] = [
   { route: { name: 'documents' }, icon: 'documents', label: 'nav.documents' },
   { route: { name: 'notarize' }, icon: 'notarize', label: 'nav.notarize' },
+  { route: { name: 'monitors' }, icon: 'clock', label: 'nav.monitors' },
   { route: { name: 'verify' }, icon: 'verify', label: 'nav.verify' },
   { route: { name: 'settings' }, icon: 'settings', label: 'nav.settings' },
 ];
@@ -248,7 +254,7 @@ function Shell({
   const { bridge, queue, setSession } = useApp();
   const [switching, setSwitching] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const active = route.name === 'document' ? 'documents' : route.name;
+  const active = route.name === 'document' ? 'documents' : route.name === 'monitor' ? 'monitors' : route.name;
 
   const switchTenant = async (value: string) => {
     setSwitching(true);

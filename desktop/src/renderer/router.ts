@@ -5,6 +5,8 @@ export type Route =
   | { name: 'documents' }
   | { name: 'document'; id: string }
   | { name: 'notarize' }
+  | { name: 'monitors' }
+  | { name: 'monitor'; id: string }
   | { name: 'verify' }
   | { name: 'settings' }
   | { name: 'join'; invitationId: string };
@@ -16,6 +18,8 @@ export function parseRoute(hash: string): Route {
       return parts[1] ? { name: 'document', id: parts[1] } : { name: 'documents' };
     case 'notarize':
       return { name: 'notarize' };
+    case 'monitors':
+      return parts[1] ? { name: 'monitor', id: parts[1] } : { name: 'monitors' };
     case 'verify':
       return { name: 'verify' };
     case 'settings':
@@ -31,6 +35,8 @@ export function routeHref(route: Route): string {
   switch (route.name) {
     case 'document':
       return `#/documents/${encodeURIComponent(route.id)}`;
+    case 'monitor':
+      return `#/monitors/${encodeURIComponent(route.id)}`;
     case 'join':
       return `#/join/${encodeURIComponent(route.invitationId)}`;
     default:

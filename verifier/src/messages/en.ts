@@ -445,6 +445,20 @@ export const en = {
   'wacz.notTheTsaThatSigned': '{name}, not the TSA that signed',
   'wacz.granted': 'granted',
   'wacz.notGranted': 'not granted ({status})',
+  // The run chain of a certidão de permanência (monitor-chain.json; `notary-verify chain`).
+  'chain.proof': 'certidão de permanência: its attached run chain (monitor-chain.json)',
+  'chain.summary': 'monitoring {monitorId} of {url}: {count} runs',
+  'chain.run.seen': 'run {run}, {time}: seen; {serial}, archive {hash}',
+  'chain.run.unavailable': 'run {run}, {time}: unavailable ({cause}); {serial}, archive {hash}',
+  'chain.link.ok': 'link holds',
+  'chain.link.break': 'BREAK',
+  'chain.break.numbering': 'run {run} stands at place {place}',
+  'chain.break.link': 'run {run} names previous archive {named}, the chain has {expected}',
+  'chain.break.noHash': 'run {run} was seen but has no archive hash',
+  'chain.none': 'none',
+  'chain.ok': 'every run names the archive of the one before it',
+  'chain.broken': 'a run was removed, added or reordered',
+  'chain.unreadable': 'no run chain could be read from it: {error}',
   //@@NEXT
   // The trust library's problems and verdicts (OCSP and CRL answers, certification paths, requests).
   ...TRUST_EN,

@@ -57,6 +57,7 @@ export function electronBridge(api: PreloadApi): Bridge {
       await unwrap(api.jobsCancel({ jobId }));
     },
     publicVerify: (hash) => unwrap(api.publicVerify({ hash })),
+    checkCertidaoChain: (fileId) => unwrap(api.publicCheckChain({ fileId })),
     checkCertificate: (fileId, certificateId, endpoints, options) =>
       unwrap(api.publicCheckCertificate({ fileId, certificateId, endpoints, ...options })),
     publicDocument: (serial) => unwrap(api.publicDocument({ serial })),
@@ -68,6 +69,11 @@ export function electronBridge(api: PreloadApi): Bridge {
     gatewayLink: (id) => unwrap(api.documentsGatewayLink({ id })),
     captureWeb: (request) => unwrap(api.documentsCaptureWeb(request)),
     acceptInvitation: (invitationId) => unwrap(api.teamAcceptInvitation({ invitationId })),
+    listMonitors: () => unwrap(api.monitorsList()),
+    getMonitor: (id) => unwrap(api.monitorsGet({ id })),
+    createMonitor: (request) => unwrap(api.monitorsCreate(request)),
+    cancelMonitor: (id) => unwrap(api.monitorsCancel({ id })),
+    saveCertidao: (id) => unwrap(api.certidaoSave({ id })),
     saveCertificate: (id, language) => unwrap(api.certificateSave({ id, language })),
     saveAtaDraft: (id, requester) => unwrap(api.ataSave({ id, ...(requester ? { requester } : {}) })),
     openCertificate: (id, language) => unwrap(api.certificateOpen({ id, language })),

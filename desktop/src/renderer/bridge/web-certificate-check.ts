@@ -1,3 +1,4 @@
+import { checkCertidaoChain } from '@notary/verify/monitor-chain';
 import type { Bridge } from '../../common/bridge';
 import {
   AnchorFileError,
@@ -30,8 +31,15 @@ async function readBlob(blob: Blob): Promise<Uint8Array> {
  */
 export function webCertificateCheck({
   fileById,
-}: Pick<FileRegistry, 'fileById'>): Pick<Bridge, 'checkCertificate'> {
+}: Pick<FileRegistry, 'fileById'>): Pick<Bridge, 'checkCertificate' | 'checkCertidaoChain'> {
   return {
+    checkCertidaoChain: async (fileId) => {
+      const file = fileById(fileId);
+      if (file.size > MAX_CERTIFICATE_BYTES) {
+        throw new ClientError({ kind: 'too-large', message: 'The file exceeds the 250 MB limit' });
+      }
+      return checkCertidaoChain(await readBlob(file));
+    },
     checkCertificate: async (fileId, certificateId, endpoints: ChainEndpoints, options: CheckOptions) => {
       // The same checks as Electron main's IPC schema.
       const urls = [...endpoints.evmRpcUrls, ...endpoints.stacksApiUrls];

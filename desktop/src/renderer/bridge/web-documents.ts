@@ -17,6 +17,10 @@ export type WebDocuments = Pick<
   | 'gatewayLink'
   | 'captureWeb'
   | 'acceptInvitation'
+  | 'listMonitors'
+  | 'getMonitor'
+  | 'createMonitor'
+  | 'cancelMonitor'
 >;
 
 /**
@@ -47,5 +51,15 @@ export function webDocuments(client: NotaryClient): WebDocuments {
       return client.captureWeb(request);
     },
     acceptInvitation: (invitationId) => client.acceptInvitation(invitationId),
+    listMonitors: () => client.listMonitors(),
+    getMonitor: (id) => client.getMonitor(id),
+    createMonitor: async (request) => {
+      // As for a capture: a non-http(s) address never reaches the server.
+      if (!isCaptureUrl(request.url)) {
+        throw new ClientError({ kind: 'invalid-input', message: 'Not an http(s) URL without credentials' });
+      }
+      return client.createMonitor(request);
+    },
+    cancelMonitor: (id) => client.cancelMonitor(id),
   };
 }

@@ -18,7 +18,7 @@ function downloadBytes(bytes: Uint8Array, fileName: string, type: string): void 
 /** The web bridge's save and open methods. */
 export type WebSaves = Pick<
   Bridge,
-  'saveCertificate' | 'openCertificate' | 'saveTimestamp' | 'saveAtaDraft' | 'openExternal'
+  'saveCertificate' | 'openCertificate' | 'saveTimestamp' | 'saveAtaDraft' | 'saveCertidao' | 'openExternal'
 >;
 
 /** Saves as browser downloads, opens in new tabs (only web links). */
@@ -48,6 +48,11 @@ export function webSaves(client: NotaryClient): WebSaves {
     },
     saveAtaDraft: async (id, requester): Promise<SavedFile> => {
       const file = await client.ataDraft(id, requester ?? undefined);
+      downloadBytes(file.bytes, file.fileName, 'application/pdf');
+      return { fileName: file.fileName };
+    },
+    saveCertidao: async (id): Promise<SavedFile> => {
+      const file = await client.certidao(id);
       downloadBytes(file.bytes, file.fileName, 'application/pdf');
       return { fileName: file.fileName };
     },

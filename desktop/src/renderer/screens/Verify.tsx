@@ -15,6 +15,7 @@ import {
   ProgressBar,
   StatusBadge,
 } from '../ui';
+import { CertidaoChainPanel } from './CertidaoChain';
 import { CertificateCheckPanel } from './CertificateCheck';
 
 type Outcome =
@@ -128,6 +129,7 @@ export function Verify() {
         </div>
       )}
       {outcome?.kind === 'found' && <PublicRecord doc={outcome.doc} fileName={outcome.fileName} />}
+      <CertidaoChainPanel file={chosen} />
       <CertificateCheckPanel file={chosen} />
     </div>
   );

@@ -3,8 +3,10 @@ import type { EntityManager } from '@mikro-orm/core';
 import {
   AppError,
   isoDurationSeconds,
+  MONITOR_LIST_MAX,
   type MonitorDto,
   type MonitorInput,
+  type MonitorListDto,
   type MonitorRunDto,
 } from '@notary/shared';
 import { Document, Monitor, type MonitorEntity, MonitorRun, type MonitorRunEntity } from '../../db/entities';
@@ -137,6 +139,27 @@ export function monitorRuns(em: EntityManager, monitor: MonitorEntity): Promise<
 export async function getMonitor(em: EntityManager, actor: Actor, id: string): Promise<MonitorDto> {
   const monitor = await findMonitor(em, actor, id);
   return toMonitorDto(monitor, await monitorRuns(em, monitor), await certidaoSerial(em, monitor));
+}
+
+/**
+ * `GET /api/monitors`: the actor's tenant's monitorings, newest first (at most `MONITOR_LIST_MAX`), each with
+ * its state, how many runs it recorded and its last run, for any member (the runs themselves: `getMonitor`).
+ */
+export async function listMonitors(em: EntityManager, actor: Actor): Promise<MonitorListDto> {
+  const monitors = await em.find(
+    Monitor,
+    { tenant: actor.tenant.id },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: MONITOR_LIST_MAX },
+  );
+  const items = await Promise.all(
+    monitors.map(async (m) => {
+      // Runs are numbered without gap, so the last one's number is how many were recorded.
+      const last = await em.findOne(MonitorRun, { monitor: m.id }, { orderBy: { run: 'desc' } });
+      const { runs: _runs, ...dto } = toMonitorDto(m, last ? [last] : [], await certidaoSerial(em, m));
+      return { ...dto, runsDone: last?.run ?? 0, lastRun: last ? toMonitorRunDto(last) : null };
+    }),
+  );
+  return { monitors: items };
 }
 
 /**
