@@ -442,6 +442,13 @@ export const en = {
   'wacz.notTheTsaThatSigned': '{name}, not the TSA that signed',
   'wacz.granted': 'granted',
   'wacz.notGranted': 'not granted ({status})',
+  'log.online.consistent':
+    "the log at {url} now holds {size} leaves, and its tree extends the receipt's checkpoint ({receiptSize} leaves): consistent",
+  'log.online.fork':
+    "FORK: the log at {url} signed a tree of {size} leaves that does not extend the receipt's checkpoint ({receiptSize} leaves): keep both signed checkpoints as evidence",
+  'log.online.rolledBack':
+    "FORK: the log at {url} serves {size} leaves, fewer than the receipt's checkpoint ({receiptSize} leaves), rolled back: keep both signed checkpoints as evidence",
+  'log.online.unavailable': 'the log at {url} could not be checked online: {reason}',
   //@@NEXT
   // The trust library's problems and verdicts (OCSP and CRL answers, certification paths, requests).
   ...TRUST_EN,

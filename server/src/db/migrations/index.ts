@@ -17,6 +17,7 @@ import { Migration20261129140000 as m14 } from './Migration20261129140000';
 import { Migration20261129142419 as m15 } from './Migration20261129142419';
 import { Migration20261129143000 as m16 } from './Migration20261129143000';
 import { Migration20261129150000 as m17 } from './Migration20261129150000';
+import { Migration20261129172000 as m18 } from './Migration20261129172000';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129142419', class: m15 },
   { name: 'Migration20261129143000', class: m16 },
   { name: 'Migration20261129150000', class: m17 },
+  { name: 'Migration20261129172000', class: m18 },
 ];
