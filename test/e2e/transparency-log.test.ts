@@ -1,5 +1,5 @@
 import { createPrivateKey, sign } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import {
   parseVerifierKey,
 } from '@notary/trust/signed-note';
 import { entryBundle, parseTilePath, TILE_WIDTH, tileWidth, treeRoot } from '@notary/trust/tlog';
+import { runCli } from '@notary/verify/cli';
 import { runMonitorCli } from '@notary/verify/monitor-cli';
 import { parseReceipt, type Receipt } from '@notary/verify/receipt';
 import { checkLogProof } from '@notary/verify/transparency-log';
@@ -25,7 +26,8 @@ import { startTestService, type TestService } from '../harness/service';
  * proves its leaf offline against the log key, `notary-verify monitor` follows the served checkpoint and tiles and
  * lists a tenant's entries; tampering with the database (a leaf changed, a rollback) is reported by the monitor while
  * the receipts already issued still verify; a split view (one checkpoint served here, another of the same size,
- * also signed by the log key, served elsewhere) is reported as a fork with both signed checkpoints.
+ * also signed by the log key, served elsewhere) is reported as a fork with both signed checkpoints. Online,
+ * `notary-verify --online` finds the log consistent with a receipt, and reports the rolled-back log as a fork.
  */
 
 const DOCS = 24;
@@ -71,7 +73,7 @@ describe('the transparency log of a running service', () => {
   let token: string;
   let vkey: string;
   const receipts: Receipt[] = [];
-  const docs: { id: string; serialNumber: string }[] = [];
+  const docs: { id: string; serialNumber: string; text: string }[] = [];
 
   beforeAll(async () => {
     t = await startTestService('pglite');
@@ -88,7 +90,10 @@ describe('the transparency log of a running service', () => {
   };
 
   it('proves every notarization offline from its receipt, and the monitor finds the log consistent', async () => {
-    for (let i = 0; i < DOCS; i++) docs.push(await upload(t, token, `document ${i} ${Date.now()}`));
+    for (let i = 0; i < DOCS; i++) {
+      const text = `document ${i} ${Date.now()}`;
+      docs.push({ ...(await upload(t, token, text)), text });
+    }
     await expect.poll(checkpointSize, { timeout: 20_000 }).toBe(DOCS);
     const cp = await fetch(`${t.url}/log/checkpoint`);
     expect(cp.headers.get('content-type')).toBe('text/plain; charset=utf-8');
@@ -131,7 +136,27 @@ describe('the transparency log of a running service', () => {
     const report = JSON.parse(run.stdout) as { entries: { serial: string }[]; latest: { size: number } };
     expect(report.entries.map((e) => e.serial)).toEqual(docs.map((d) => d.serialNumber));
     expect(report.latest.size).toBe(DOCS);
+
+    // Online, the log the receipt names still holds the receipt's tree.
+    const online = await verifyOnline(0);
+    expect(online.transparencyLog.online).toMatchObject({ status: 'consistent', servedSize: DOCS });
   });
+
+  /** `notary-verify <file> --receipt ... --log-key ... --online --json` on the `i`-th document, its report. */
+  const verifyOnline = async (i: number) => {
+    const file = path.join(t.dataDir, `online-${i}.txt`);
+    const receiptFile = path.join(t.dataDir, `online-${i}.receipt.json`);
+    await writeFile(file, docs[i]?.text ?? '');
+    await writeFile(receiptFile, JSON.stringify(receipts[i]));
+    // The service is on loopback: the caller's fetch stands for `--allow-private`.
+    const run = await runCli([file, '--receipt', receiptFile, '--log-key', vkey, '--online', '--json'], {
+      fetch,
+    });
+    return JSON.parse(run.stdout) as {
+      exitCode: number;
+      transparencyLog: { status: string; online?: { status: string; servedSize: number; evidence?: object } };
+    };
+  };
 
   it('reports a split view as a fork with both signed checkpoints', async () => {
     // The operator, holding the log key, signs another tree of the same size for someone else.
@@ -207,5 +232,12 @@ describe('the transparency log of a running service', () => {
     for (const receipt of receipts) {
       expect((await checkLogProof(receipt, [vkey]))?.status).toBe('passed');
     }
+    // Online, the rebuilt log (leaf 3 changed) no longer extends what the receipts were given: a fork, evidenced.
+    const online = await verifyOnline(DOCS - 1);
+    expect(online.exitCode).toBe(1);
+    expect(online.transparencyLog).toMatchObject({
+      status: 'failed',
+      online: { status: 'fork', evidence: { receipt: receipts[DOCS - 1]?.transparencyLog?.checkpoint } },
+    });
   });
 });

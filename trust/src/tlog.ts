@@ -241,6 +241,23 @@ export function tileReader(tile: (level: number, index: number) => Uint8Array): 
   };
 }
 
+/**
+ * The tiles (C2SP tlog-tiles) a computation over the tree reads, as `{ level, idx }`: `compute` is run once against
+ * a reader that notes each tile asked for and answers zero hashes (the shape of a proof depends only on sizes and
+ * indexes, never on hash values). Fetch or load those, then run the computation again over them.
+ */
+export function tilesRead(compute: (read: SubtreeReader) => unknown): Array<{ level: number; idx: number }> {
+  const seen = new Map<string, { level: number; idx: number }>();
+  const zero = new Uint8Array(TILE_WIDTH * HASH_SIZE);
+  compute(
+    tileReader((level, idx) => {
+      seen.set(`${level}/${idx}`, { level, idx });
+      return zero;
+    }),
+  );
+  return [...seen.values()];
+}
+
 /** `<N>` of a tile path: zero-padded 3-digit elements, all but the last prefixed `x` (`1234067` → `x001/x234/067`). */
 export function tileIndexPath(index: number): string {
   let digits = String(index);

@@ -51,8 +51,11 @@ Options:
   --at TIME            judge the certificate's signature at TIME (RFC 3339, e.g. 2031-05-01T12:00:00Z;
                        default now), with only the validation data the certificate carries
   --online             check 6 may fetch revocation data the certificate lacks from its certificates'
-                       OCSP and CRL URLs (without it, check 6 makes no request); public addresses only,
-                       each redirect checked: anyone can write a URL into a certificate
+                       OCSP and CRL URLs (without it, check 6 makes no request), and the receipt's
+                       transparency log is read at its URL: its current checkpoint must extend the
+                       receipt's (consistency proof from its tiles), else a FORK is reported with both
+                       signed checkpoints; public addresses only, each redirect checked: anyone can
+                       write a URL into a certificate or a receipt
   --allow-private      with --online, also ask responders at private, loopback and link-local addresses
                        (a private CA's); cloud metadata addresses stay refused
   --confirmations N    blocks required on each chain, the inclusion block counting as 1 (default 1)

@@ -13,6 +13,7 @@ import {
 } from '@notary/trust/tlog';
 import { decodeLeaf, type NotaryLeaf } from '@notary/trust/tlog-leaf';
 import { errorMessage } from './error-message.ts';
+import { indentNote } from './transparency-log.ts';
 
 /**
  * `notary-verify monitor`: follows a notary's transparency log from its static resources (C2SP tlog-tiles) as any
@@ -248,19 +249,12 @@ export function formatMonitorReport(report: MonitorReport): string {
     lines.push(
       `FORK: ${fork.reason}`,
       `  from ${fork.a.url}:`,
-      ...indent(fork.a.note),
+      ...indentNote(fork.a.note),
       `  from ${fork.b.url}:`,
-      ...indent(fork.b.note),
+      ...indentNote(fork.b.note),
     );
   }
   for (const e of report.entries) lines.push(`entry ${e.index}: ${e.serial} ${e.sha256} ${e.time}`);
   lines.push(report.ok ? 'The log is consistent.' : 'The log is NOT consistent: keep the evidence above.');
   return `${lines.join('\n')}\n`;
-}
-
-function indent(note: string): string[] {
-  return note
-    .trimEnd()
-    .split('\n')
-    .map((l) => `    ${l}`);
 }

@@ -1,9 +1,27 @@
-import { fromBase64, toHex } from '@notary/trust/bytes';
+import { readBounded } from '@notary/shared/fetch-body';
+import { equalBytes, fromBase64, toHex } from '@notary/trust/bytes';
 import { parseCosignerKey, verifyCosignatures } from '@notary/trust/cosignature';
-import { type Checkpoint, parseVerifierKey, verifyCheckpoint } from '@notary/trust/signed-note';
-import { leafHash, verifyInclusion } from '@notary/trust/tlog';
+import {
+  type Checkpoint,
+  parseVerifierKey,
+  type VerifierKey,
+  verifyCheckpoint,
+} from '@notary/trust/signed-note';
+import {
+  consistencyProof,
+  HASH_SIZE,
+  leafHash,
+  TILE_WIDTH,
+  tilePath,
+  tileReader,
+  tilesRead,
+  tileWidth,
+  verifyConsistency,
+  verifyInclusion,
+} from '@notary/trust/tlog';
 import { decodeLeaf } from '@notary/trust/tlog-leaf';
 import { errorMessage } from './error-message.ts';
+import { foreign, type Message, msg, render } from './messages/index.ts';
 import type { Receipt } from './receipt.ts';
 
 /**
@@ -29,6 +47,31 @@ export interface LogReport {
   witnesses?: { cosignedBy: string[]; quorum: number };
   /** What contradicts the receipt, in English; empty when passed. */
   problems: string[];
+  /** With `--online`: the log's current checkpoint compared with the receipt's. */
+  online?: OnlineLogReport;
+}
+
+/**
+ * The receipt's checkpoint against the one the log serves now (`--online`): the newer tree must contain the
+ * receipt's as a prefix (RFC 9162, 2.1.4), the consistency proof built from the log's tiles (C2SP tlog-tiles) and
+ * checked against both signed roots, so nothing the log serves is trusted but what its key signed.
+ * - `consistent`: the log has only grown since the receipt;
+ * - `fork`: the log signed a tree the receipt's is not a prefix of (a leaf changed, removed or inserted, or a
+ *   rollback): `evidence` holds both signed checkpoints;
+ * - `unavailable`: the log could not be read (unreachable, a tile missing, a checkpoint its key did not sign).
+ */
+export interface OnlineLogReport {
+  status: 'consistent' | 'fork' | 'unavailable';
+  /** The log's URL prefix asked. */
+  url: string;
+  /** The tree size the log serves now, when its checkpoint verified. */
+  servedSize: number | null;
+  /** The outcome in English. */
+  reason: string;
+  /** `reason` as a message. */
+  reasonMessage: Message;
+  /** With a fork: the receipt's signed checkpoint and the one served, as they were read. */
+  evidence?: { receipt: string; served: string };
 }
 
 /**
@@ -36,20 +79,23 @@ export interface LogReport {
  * @param logKeys verifier keys (`<name>+<hex id>+<base64 key>`) the user trusts for the log; empty: none given.
  * @param witnesses witness verifier keys (type 0x04) the user trusts (`--witness`) and how many of them must have
  *   cosigned the checkpoint (`--witness-quorum`, default all); no keys: cosignatures are not checked.
+ * @param online with `--online`: the fetch that reads the log's current checkpoint and tiles (`checkOnline`).
  */
 export async function checkLogProof(
   receipt: Receipt,
   logKeys: readonly string[],
   witnesses: { keys: readonly string[]; quorum?: number } = { keys: [] },
+  online?: { fetch: typeof fetch },
 ): Promise<LogReport | undefined> {
   const block = receipt.transparencyLog;
   if (!block) return undefined;
   const problems: string[] = [];
   const keyChecked = logKeys.length > 0;
   let checkpoint: Checkpoint | undefined;
+  let key: VerifierKey | undefined;
   try {
     const keys = (keyChecked ? logKeys : [block.verifierKey]).map(parseVerifierKey);
-    const key = keys.find((k) => k.name === block.origin);
+    key = keys.find((k) => k.name === block.origin);
     if (!key) throw new TypeError(`no key given for the log ${block.origin}`);
     checkpoint = await verifyCheckpoint(block.checkpoint, key);
   } catch (e) {
@@ -75,8 +121,12 @@ export async function checkLogProof(
       );
     }
   }
+  const current =
+    online && checkpoint && key
+      ? await checkOnline(online.fetch, block.url, key, { checkpoint, note: block.checkpoint })
+      : undefined;
   return {
-    status: problems.length === 0 ? 'passed' : 'failed',
+    status: problems.length === 0 && current?.status !== 'fork' ? 'passed' : 'failed',
     origin: block.origin,
     url: block.url,
     leafIndex: block.leafIndex,
@@ -84,6 +134,7 @@ export async function checkLogProof(
     keyChecked,
     ...(cosigned ? { witnesses: cosigned.report } : {}),
     problems,
+    ...(current ? { online: current } : {}),
   };
 }
 
@@ -109,6 +160,95 @@ async function checkCosignatures(
   }
 }
 
+/** How long one request to the log may take, in milliseconds. */
+const LOG_TIMEOUT_MS = 15_000;
+
+/** The most a checkpoint or tile can take (a full tile is 8 KiB; a note with many cosignatures a few). */
+const LOG_MAX_BYTES = 64 * 1024;
+
+/** A resource of the log, bounded in time and size: anyone can write a log URL into a receipt. */
+async function fetchLog(f: typeof fetch, url: string): Promise<Uint8Array> {
+  const res = await f(url, { signal: AbortSignal.timeout(LOG_TIMEOUT_MS) });
+  if (!res.ok) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new Error(`${url}: HTTP ${res.status}`);
+  }
+  return readBounded(res, LOG_MAX_BYTES);
+}
+
+/**
+ * Compares the receipt's verified checkpoint with the one `url` serves now (see `OnlineLogReport`): reads
+ * `<url>/checkpoint`, verifies it with the same key, then fetches only the tiles the consistency proof between
+ * the two sizes reads (C2SP tlog-tiles, at the widths the newer tree has) and checks the proof. Never throws.
+ */
+export async function checkOnline(
+  f: typeof fetch,
+  url: string,
+  key: VerifierKey,
+  receipt: { checkpoint: Checkpoint; note: string },
+): Promise<OnlineLogReport> {
+  const base = url.replace(/\/+$/, '');
+  const old = receipt.checkpoint;
+  const result = (
+    status: OnlineLogReport['status'],
+    servedSize: number | null,
+    message: Message,
+    served?: string,
+  ): OnlineLogReport => ({
+    status,
+    url: base,
+    servedSize,
+    reason: render(message, 'en'),
+    reasonMessage: message,
+    ...(served !== undefined ? { evidence: { receipt: receipt.note, served } } : {}),
+  });
+  let note: string;
+  let now: Checkpoint;
+  try {
+    note = new TextDecoder().decode(await fetchLog(f, `${base}/checkpoint`));
+    now = await verifyCheckpoint(note, key);
+  } catch (e) {
+    return result(
+      'unavailable',
+      null,
+      msg('log.online.unavailable', { url: base, reason: foreign(errorMessage(e)) }),
+    );
+  }
+  const sizes = { size: now.size, receiptSize: old.size, url: base };
+  if (now.size < old.size) return result('fork', now.size, msg('log.online.rolledBack', sizes), note);
+  let proof: Uint8Array[];
+  try {
+    const tiles = new Map<string, Uint8Array>();
+    for (const { level, idx } of tilesRead((read) => consistencyProof(old.size, now.size, read))) {
+      const width = tileWidth(level, idx, now.size);
+      const bytes = await fetchLog(
+        f,
+        `${base}/${tilePath({ level, index: idx, ...(width < TILE_WIDTH ? { width } : {}) })}`,
+      );
+      if (bytes.length !== width * HASH_SIZE) throw new Error(`tile ${level}/${idx}: ${bytes.length} bytes`);
+      tiles.set(`${level}/${idx}`, bytes);
+    }
+    proof = consistencyProof(
+      old.size,
+      now.size,
+      tileReader((level, index) => tiles.get(`${level}/${index}`) ?? new Uint8Array(0)),
+    );
+  } catch (e) {
+    return result(
+      'unavailable',
+      now.size,
+      msg('log.online.unavailable', { url: base, reason: foreign(errorMessage(e)) }),
+    );
+  }
+  const consistent =
+    now.size === old.size
+      ? equalBytes(now.root, old.root)
+      : verifyConsistency(old.size, now.size, proof, old.root, now.root);
+  return consistent
+    ? result('consistent', now.size, msg('log.online.consistent', sizes))
+    : result('fork', now.size, msg('log.online.fork', sizes), note);
+}
+
 /** The report's lines for the log (English, as the notarial act's). */
 export function logLines(log: LogReport): string[] {
   const lines = [
@@ -127,5 +267,25 @@ export function logLines(log: LogReport): string[] {
     }
   }
   for (const p of log.problems) lines.push(`  ${p}`);
+  if (log.online) {
+    lines.push(`  ${log.online.reason}`);
+    const evidence = log.online.evidence;
+    if (evidence) {
+      lines.push(
+        "  the receipt's checkpoint:",
+        ...indentNote(evidence.receipt),
+        '  the checkpoint served:',
+        ...indentNote(evidence.served),
+      );
+    }
+  }
   return lines;
+}
+
+/** A signed note's lines, indented under the line that names it (the text reports' evidence). */
+export function indentNote(note: string): string[] {
+  return note
+    .trimEnd()
+    .split('\n')
+    .map((l) => `    ${l}`);
 }

@@ -63,14 +63,16 @@ export interface VerifyInput {
    */
   at?: Date;
   /**
-   * Check 6 may fetch revocation data the certificate does not carry from its certificates' OCSP and CRL URLs
-   * (`--online`). Default false: check 6 makes no request.
+   * Check 6 may fetch revocation data the certificate does not carry from its certificates' OCSP and CRL URLs,
+   * and the transparency log's current checkpoint and tiles are read from the receipt's log URL to prove the log
+   * still extends the receipt's checkpoint (`--online`). Default false: neither makes a request.
    */
   online?: boolean;
   /**
-   * The `fetch` of those OCSP and CRL URLs (`online`), default `fetch`. Anyone can write a URL into a
-   * certificate, so the command line passes the address policy's fetch (public addresses only, each redirect
-   * hop checked) unless `--allow-private`; the EVM and Stacks endpoints are the user's own and keep `fetch`.
+   * The `fetch` of those OCSP and CRL URLs and of the log's URL (`online`), default `fetch`. Anyone can write a
+   * URL into a certificate or a receipt, so the command line passes the address policy's fetch (public addresses
+   * only, each redirect hop checked) unless `--allow-private`; the EVM and Stacks endpoints are the user's own
+   * and keep `fetch`.
    */
   revocationFetch?: typeof fetch;
   /**
@@ -148,14 +150,23 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
       }),
     ),
   ];
-  const transparencyLog = await checkLogProof(receipt, input.logKeys ?? [], {
-    keys: input.witnessKeys ?? [],
-    ...(input.witnessQuorum === undefined ? {} : { quorum: input.witnessQuorum }),
-  });
+  const transparencyLog = await checkLogProof(
+    receipt,
+    input.logKeys ?? [],
+    {
+      keys: input.witnessKeys ?? [],
+      ...(input.witnessQuorum === undefined ? {} : { quorum: input.witnessQuorum }),
+    },
+    input.online === true ? { fetch: input.revocationFetch ?? transport.fetch } : undefined,
+  );
   const outcome = outcomeOf(checks);
-  // A leaf that contradicts the receipt, or a checkpoint the log key did not sign, fails the verification.
+  // A leaf that contradicts the receipt, a checkpoint the log key did not sign, or a log that no longer extends
+  // the receipt's checkpoint (a fork) fails the verification; a log that could not be read online leaves it
+  // incomplete, as an endpoint that does not answer.
   if (transparencyLog?.status === 'failed') {
     Object.assign(outcome, { outcome: 'failed', exitCode: EXIT_CODES.failed, ok: false });
+  } else if (transparencyLog?.online?.status === 'unavailable' && outcome.outcome === 'passed') {
+    Object.assign(outcome, { outcome: 'incomplete', exitCode: EXIT_CODES.incomplete });
   }
   return {
     ...outcome,

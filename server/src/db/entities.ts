@@ -748,8 +748,8 @@ export type MonitorRunEntity = InferEntity<typeof MonitorRun>;
  * SHA-256, time and tenant commitment, `domain/log/entry.ts`), written in the transaction of its document.
  * `leafIndex` is null while the entry is pending and set once, in order and without gaps, when the sequencer
  * integrates it into the tree. `documentId` maps the leaf back to its record; it has no foreign key (the log
- * outlives any deletion). The migration adds a partial index on `id` where `leaf_index` is null: the sequencer's
- * read of the pending entries.
+ * outlives any deletion). The migrations add a partial index on `id` where `leaf_index` is null (the sequencer's
+ * read of the pending entries) and make `leaf_index` unique among the integrated entries only.
  */
 export const LogEntry = defineEntity({
   name: 'LogEntry',
@@ -758,11 +758,35 @@ export const LogEntry = defineEntity({
     id: p.bigint('number').primary().autoincrement(),
     documentId: p.uuid().nullable().index(),
     entry: p.blob(),
-    leafIndex: p.bigint('number').nullable().unique(),
+    leafIndex: p.bigint('number').nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
+  indexes: [
+    {
+      name: 'log_entry_leaf_index_unique',
+      expression:
+        'create unique index "log_entry_leaf_index_unique" on "log_entry" ("leaf_index") where "leaf_index" is not null',
+    },
+  ],
 });
 export type LogEntryEntity = InferEntity<typeof LogEntry>;
+
+/**
+ * Where the log's sequencer starts reading pending entries (`domain/log/pending-bound.ts`): one row (`id` 1).
+ * Every entry up to `safeId` is final; `candidateId` becomes the bound once the oldest running transaction is
+ * past `candidateXid` (a PostgreSQL 64-bit transaction id).
+ */
+export const LogSequencer = defineEntity({
+  name: 'LogSequencer',
+  tableName: 'log_sequencer',
+  properties: {
+    id: p.smallint().primary(),
+    safeId: p.bigint('number'),
+    candidateId: p.bigint('number').nullable(),
+    candidateXid: p.bigint('string').nullable(),
+  },
+});
+export type LogSequencerEntity = InferEntity<typeof LogSequencer>;
 
 /**
  * A tile of the log's tree (C2SP tlog-tiles): the hashes at `level` (each the root of 256^level leaves) numbered
@@ -868,4 +892,5 @@ export const entities = [
   LogWitness,
   LogCosignature,
   WitnessLog,
+  LogSequencer,
 ];

@@ -459,6 +459,13 @@ export const en = {
   'chain.ok': 'every run names the archive of the one before it',
   'chain.broken': 'a run was removed, added or reordered',
   'chain.unreadable': 'no run chain could be read from it: {error}',
+  'log.online.consistent':
+    "the log at {url} now holds {size} leaves, and its tree extends the receipt's checkpoint ({receiptSize} leaves): consistent",
+  'log.online.fork':
+    "FORK: the log at {url} signed a tree of {size} leaves that does not extend the receipt's checkpoint ({receiptSize} leaves): keep both signed checkpoints as evidence",
+  'log.online.rolledBack':
+    "FORK: the log at {url} serves {size} leaves, fewer than the receipt's checkpoint ({receiptSize} leaves), rolled back: keep both signed checkpoints as evidence",
+  'log.online.unavailable': 'the log at {url} could not be checked online: {reason}',
   //@@NEXT
   // The trust library's problems and verdicts (OCSP and CRL answers, certification paths, requests).
   ...TRUST_EN,

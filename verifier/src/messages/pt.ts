@@ -432,6 +432,13 @@ export const pt = {
   'wacz.notTheTsaThatSigned': '{name}, não a TSA que assinou',
   'wacz.granted': 'concedido',
   'wacz.notGranted': 'não concedido ({status})',
+  'log.online.consistent':
+    'o log em {url} tem agora {size} folhas, e sua árvore estende o checkpoint do recibo ({receiptSize} folhas): consistente',
+  'log.online.fork':
+    'BIFURCAÇÃO: o log em {url} assinou uma árvore de {size} folhas que não estende o checkpoint do recibo ({receiptSize} folhas): guarde os dois checkpoints assinados como prova',
+  'log.online.rolledBack':
+    'BIFURCAÇÃO: o log em {url} serve {size} folhas, menos que o checkpoint do recibo ({receiptSize} folhas), foi revertido: guarde os dois checkpoints assinados como prova',
+  'log.online.unavailable': 'o log em {url} não pôde ser verificado online: {reason}',
   // The trust library's problems and verdicts (OCSP and CRL answers, certification paths, requests).
   'trust.foreign': '{error}',
   'trust.problems': '{problems}',

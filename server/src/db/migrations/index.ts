@@ -18,6 +18,7 @@ import { Migration20261129142419 as m15 } from './Migration20261129142419';
 import { Migration20261129143000 as m16 } from './Migration20261129143000';
 import { Migration20261129150000 as m17 } from './Migration20261129150000';
 import { Migration20261129171500 as m18 } from './Migration20261129171500';
+import { Migration20261129172000 as m19 } from './Migration20261129172000';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -40,4 +41,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129143000', class: m16 },
   { name: 'Migration20261129150000', class: m17 },
   { name: 'Migration20261129171500', class: m18 },
+  { name: 'Migration20261129172000', class: m19 },
 ];

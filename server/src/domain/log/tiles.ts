@@ -99,18 +99,4 @@ export function edgeTiles(size: number): Array<{ level: number; idx: number }> {
   return out;
 }
 
-/**
- * The tiles a computation over the tree reads: `compute` is run once against a reader that notes each tile asked
- * for and answers zero hashes (the shape of a proof depends only on sizes and indexes, never on hash values).
- */
-export function tilesRead(compute: (read: SubtreeReader) => unknown): Array<{ level: number; idx: number }> {
-  const seen = new Map<string, { level: number; idx: number }>();
-  const zero = new Uint8Array(TILE_WIDTH * HASH_SIZE);
-  compute(
-    tileReader((level, idx) => {
-      seen.set(`${level}/${idx}`, { level, idx });
-      return zero;
-    }),
-  );
-  return [...seen.values()];
-}
+export { tilesRead } from '@notary/trust/tlog';

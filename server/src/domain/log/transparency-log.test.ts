@@ -172,6 +172,64 @@ describe.each<Kind>(['pglite', 'postgresql'])('the transparency log on %s', (kin
     expect(await tlog.tile({ level: 0, index: 0, width: head.size + 1 })).toBeUndefined();
   });
 
+  it.runIf(kind === 'postgresql')(
+    'integrates an entry numbered before others but committed after them, however often the sequencer ran meanwhile',
+    async () => {
+      const start = await tlog.integrate();
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let entered = () => {};
+      const inside = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      // The straggler's transaction holds its entry (numbered, uncommitted) until released.
+      const straggler = recordUploadedDocument(
+        db.fork(),
+        actor,
+        {
+          storageKey: null,
+          fileName: 'late.txt',
+          fileSize: 1,
+          mimeType: 'text/plain',
+          sha256Hash: toHex(leafHash(new TextEncoder().encode(`late ${randomUUID()}`))),
+          consentTimestamp: new Date(),
+        },
+        {
+          anchoring: {
+            enqueueAnchoring: async () => {
+              entered();
+              await gate;
+            },
+          },
+          log: tlog,
+        },
+      );
+      await inside;
+      const later = [];
+      for (let i = 0; i < 3; i++) {
+        later.push(await record(2000 + i));
+        await tlog.integrate();
+      }
+      const during = await tlog.integrate();
+      expect(during.size).toBe(start.size + later.length);
+      release();
+      const late = await straggler;
+      const after = await tlog.integrate();
+      expect(after.size).toBe(during.size + 1);
+      const proof = await tlog.proofFor(late.id);
+      expect(proof?.leafIndex).toBe(during.size);
+      const sql = db.fork() as SqlEntityManager;
+      const [ids]: { late: string; first: string }[] = await sql.execute(
+        `select (select id from log_entry where document_id = ?) as late,
+                (select id from log_entry where document_id = ?) as first`,
+        [late.id, later[0]?.id],
+      );
+      expect(Number(ids?.late)).toBeLessThan(Number(ids?.first));
+    },
+  );
+
   it('cannot join a rewritten history to the checkpoints already published; issued proofs still verify', async () => {
     const key = parseVerifierKey(tlog.identity.verifierKey);
     const before = await tlog.integrate();
@@ -227,4 +285,63 @@ describe.each<Kind>(['pglite', 'postgresql'])('the transparency log on %s', (kin
       );
     }
   });
+});
+
+describe('appending to the transparency log', () => {
+  let db: Database;
+  let dir: string;
+  let tlog: TransparencyLog;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'tlog-cost-'));
+    db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+    tlog = new TransparencyLog(() => db.fork(), await fileLogSigner(dir, 'notary.test/log'), 'c'.repeat(40));
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Pages of the log's tables and indexes the database read or found in its cache (its own statistics). */
+  const pagesRead = async (): Promise<number> => {
+    const sql = db.fork() as SqlEntityManager;
+    await sql.execute('select pg_stat_force_next_flush()');
+    const [row]: { pages: string }[] = await sql.execute(
+      `select sum(coalesce(heap_blks_hit, 0) + coalesce(heap_blks_read, 0) + coalesce(idx_blks_hit, 0)
+                + coalesce(idx_blks_read, 0) + coalesce(toast_blks_hit, 0) + coalesce(toast_blks_read, 0)
+                + coalesce(tidx_blks_hit, 0) + coalesce(tidx_blks_read, 0))::text as pages
+         from pg_statio_user_tables where relname like 'log\\_%'`,
+    );
+    return Number(row?.pages ?? 0);
+  };
+
+  /** Grows the log to `size` leaves (entries written by SQL, as many uploads leave them), then appends one. */
+  const costOfOneAt = async (size: number): Promise<number> => {
+    const sql = db.fork() as SqlEntityManager;
+    const head = await tlog.integrate();
+    await sql.execute(
+      `insert into log_entry (entry, created_at)
+       select convert_to('entry ' || n, 'UTF8'), now() from generate_series(?, ?) as n`,
+      [head.size + 1, size],
+    );
+    // Twice: the bound the sequencer reads from moves once the entries it noted are integrated.
+    await tlog.integrate();
+    await tlog.integrate();
+    await sql.execute(
+      `insert into log_entry (entry, created_at) values (convert_to('one more', 'UTF8'), now())`,
+    );
+    const before = await pagesRead();
+    const after = await tlog.integrate();
+    expect(after.size).toBe(size + 1);
+    return (await pagesRead()) - before;
+  };
+
+  it('reads as many pages to append one entry at 20,000 leaves as at 1,000 (no scan of what is integrated)', async () => {
+    const small = await costOfOneAt(1_000);
+    const large = await costOfOneAt(20_000);
+    expect(small).toBeGreaterThan(0);
+    // A tile more at most: the tree is one level taller (a level-1 tile at 65,536 leaves is not reached here).
+    expect(large).toBeLessThanOrEqual(small + 8);
+  }, 120_000);
 });

@@ -16,6 +16,7 @@ import {
 import { encodeLeaf } from '@notary/trust/tlog-leaf';
 import type { DocumentEntity } from '../../db/entities';
 import type { LogSigner } from '../../ports/log-signer';
+import { advanceBound, pendingBound } from './pending-bound';
 import { edgeTiles, TileSet, tilesRead } from './tiles';
 
 /** Entries integrated per transaction of the sequencer: a checkpoint at least every this many leaves. */
@@ -95,8 +96,10 @@ export class TransparencyLog implements LogAppender {
       time: doc.createdAt.toISOString(),
       tenant: tenantCommitment(this.secret, doc.tenant.id),
     });
+    // The condition gives the transaction its id before the entry takes its number: what lets the sequencer know
+    // when every entry up to a number is final (pending-bound.ts).
     await (tx as SqlEntityManager).execute(
-      'insert into log_entry (document_id, entry, created_at) values (?, ?, ?)',
+      'insert into log_entry (document_id, entry, created_at) select ?, ?, ? where pg_current_xact_id() is not null',
       [doc.id, Buffer.from(entry), new Date()],
     );
   }
@@ -136,9 +139,12 @@ export class TransparencyLog implements LogAppender {
     await sql.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['notary:transparency-log']);
     const head = await latestCheckpoint(tx);
     const size = head?.size ?? 0;
+    // From the bound on, not from the table's start: what lies below it was integrated, and reading it again
+    // would cost as much as the log is long.
+    const bound = await pendingBound(sql, head === undefined);
     const pending: { id: string | number; entry: unknown }[] = await sql.execute(
-      'select id, entry from log_entry where leaf_index is null order by id limit ?',
-      [INTEGRATE_BATCH],
+      'select id, entry from log_entry where id > ? and leaf_index is null order by id limit ?',
+      [bound, INTEGRATE_BATCH],
     );
     if (head && pending.length === 0) return { checkpoint: head, more: false };
     const tiles = await loadTiles(tx, edgeTiles(size));
@@ -163,6 +169,7 @@ export class TransparencyLog implements LogAppender {
         [t.level, t.idx, Buffer.from(t.hashes)],
       );
     }
+    await advanceBound(sql);
     const newSize = size + pending.length;
     const root = treeRoot(newSize, tiles.reader());
     const text = formatCheckpoint({ origin: this.signer.origin, size: newSize, root, extensions: [] });
