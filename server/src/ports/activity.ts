@@ -1,4 +1,5 @@
-import type { DocumentEntity } from '../db/entities';
+import type { SourceType } from '@notary/shared';
+import type { z } from 'zod';
 import type { ChainKind } from './chains';
 
 /**
@@ -9,7 +10,7 @@ import type { ChainKind } from './chains';
  */
 export interface ServiceActivity {
   /** One document recorded with its serial (committed), by how its bytes came in (`Document.sourceType`). */
-  documentNotarized(sourceType: DocumentEntity['sourceType']): void;
+  documentNotarized(sourceType: z.infer<typeof SourceType>): void;
   /**
    * One certificate request that ended: `level` is the PAdES level reached (`B-B` to `B-LTA`) or `unsigned`,
    * or, when it failed, the level it was asked at; `ended` says how (`ok`; `shortfall`: signed below the level

@@ -8,6 +8,7 @@
  * Sources: RFC 7292 (PKCS#12: PFX, AuthenticatedSafe, SafeBags, MAC), RFC 8018 (PBES2), RFC 8017 8.2
  * (RSASSA-PKCS1-v1_5), RFC 3279 2.2.3 and RFC 5753 (ECDSA in CMS), RFC 5280 4.1.2.5 (validity).
  */
+import { errorMessage } from '@notary/shared';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { Bridge, Language, NotarySignedRecord } from '../../common/bridge';
@@ -113,7 +114,7 @@ async function readBags(
   try {
     await pfx.parseInternalValues({ password, checkIntegrity: true });
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     throw new Pkcs12Error(/integrity/i.test(message) ? 'wrong-password' : 'unreadable', message);
   }
   const authSafe = pfx.parsedValue?.authenticatedSafe;
@@ -128,7 +129,7 @@ async function readBags(
   try {
     await authSafe.parseInternalValues({ safeContents: authSafe.safeContents.map(() => ({ password })) });
   } catch (e) {
-    throw new Pkcs12Error('unreadable', e instanceof Error ? e.message : String(e));
+    throw new Pkcs12Error('unreadable', errorMessage(e));
   }
   const parsed = authSafe.parsedValue as { safeContents: { value: pkijs.SafeContents }[] };
   const keys: Uint8Array[] = [];
