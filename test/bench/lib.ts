@@ -399,3 +399,11 @@ export async function loadTest(url: string, connections: number, seconds: number
     timeouts: r.timeouts,
   };
 }
+
+/** The middle value of `values` (the mean of the two middle ones for an even count); NaN when empty. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}

@@ -56,6 +56,10 @@
  * `npm run bench -- certificate [--runs N] [--pdf FILE]` (`certificates.ts`): a B-LTA certificate of a 1 MB PDF,
  * ours against `@libpdf/core`, with the same loopback TSA and OCSP responders (printed only).
  *
+ * `npm run bench -- capture [--runs N]` (`capture.ts`): a loopback page captured by the service's capture path
+ * against a bare Playwright launch + `goto` + full-page screenshot in the same Chromium, with each stage's share
+ * (printed only).
+ *
  * `npm run bench -- certificates` runs part 4 alone, `npm run bench:catalog` part 5 (results printed,
  * `results.json` left as it is).
  *
@@ -71,6 +75,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchAnchorCost, reportAnchorCost } from './anchor-cost';
 import { type AnchoringResults, benchAnchoring, reportAnchoring } from './anchoring';
+import { benchCapture, reportCapture } from './capture';
 import { benchCatalog, type CatalogBenchResults, reportCatalog } from './catalog';
 import {
   benchCertificateLta,
@@ -87,6 +92,7 @@ import {
   type LoadResult,
   loadTest,
   MiB,
+  median,
   readCpuSeconds,
   readRss,
   readThrough,
@@ -510,14 +516,6 @@ function summarizeIngest(receiverRuns: ReceiverRun[], uploads: UploadRun[]): Ing
   };
 }
 
-/** The middle value of `values` (the mean of the two middle ones for an even count); NaN when empty. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
 /**
  * Parts 1 and 2: see the file's comment. `verify`: part 2 alone in substance (`npm run bench -- verify`): a
  * 1 MiB file uploaded once instead of the 200 MB rounds, so the verify figures come in about a minute.
@@ -795,6 +793,14 @@ async function main(): Promise<void> {
         args: process.argv.slice(3),
       });
       console.log(`\n${reportCertificateLta(lta)}\n`);
+      return;
+    }
+    if (process.argv[2] === 'capture') {
+      const capture = await benchCapture({
+        addCleanup: (label, run) => cleanup.add(label, run),
+        args: process.argv.slice(3),
+      });
+      console.log(`\n${reportCapture(capture)}\n`);
       return;
     }
     if (process.argv[2] === 'tlog') {

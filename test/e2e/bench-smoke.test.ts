@@ -51,4 +51,25 @@ describe('benches, smoke', () => {
       expect(out).toMatch(new RegExp(`\\| ${stage.replace(/[()]/g, '\\$&')} \\| \\d+\\.\\d \\|`));
     }
   }, 600_000);
+
+  it('capture: ours and a bare Playwright capture of the loopback page, one round, with each stage of ours', async () => {
+    const out = await bench(['capture', '--runs', '1'], 590_000);
+    expect(out).toMatch(/Capture, .*loopback page .*load average/);
+    expect(out).toContain('| capture (median of 1) | time (ms) |');
+    expect(out).toMatch(/\| ours: capture process, WACZ, provenance, signature \| \d+ \|/);
+    expect(out).toMatch(/\| bare Playwright: launch, goto, full-page screenshot \| \d+ \|/);
+    for (const stage of [
+      'capture process',
+      '↳ navigate',
+      '↳ screenshot',
+      '↳ PDF',
+      '↳ WARC writing',
+      'WACZ packing',
+    ]) {
+      expect(out).toMatch(new RegExp(`\\| ${stage} \\| \\d+ \\| \\d+–\\d+ \\| \\d+ % \\|`));
+    }
+    expect(out).toMatch(/\| ↳ provenance \| \d+ \|/);
+    expect(out).toMatch(/\| ↳ signing \| \d+ \|/);
+    expect(out).toMatch(/Capture ratio \(ours \/ bare, medians\) \d+\.\d\d/);
+  }, 600_000);
 });

@@ -60,6 +60,8 @@ export const captureRequestSchema = z.object({
     userAgentProduct: z.string(),
     software: z.string(),
     service: z.object({ name: z.string(), version: z.string() }).optional(),
+    /** Report each stage's wall time in the answer (`stages`): a bench asks, the service does not. */
+    timing: z.boolean().optional(),
   }),
 });
 export type CaptureRequest = z.infer<typeof captureRequestSchema>;
@@ -214,6 +216,8 @@ export const captureAnswerSchema = z.discriminatedUnion('type', [
     record: captureRecordSchema,
     files: captureFilesSchema,
     refusals,
+    /** Wall time of each stage of the capture process, ms, when the request asked for it (`timing`). */
+    stages: z.record(z.string().max(64), z.number().nonnegative()).optional(),
   }),
   z.object({
     type: z.literal('failed'),

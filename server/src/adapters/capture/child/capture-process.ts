@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { parseAllowEntry } from '@notary/platform/net/address-policy';
+import { StageTimes } from '@notary/platform/stage-times';
 import { AppError } from '@notary/shared';
 import { MAX_REQUEST_BYTES, readJsonLine, writeAnswer } from '../process-pipes';
 import { type CaptureAnswer, captureRequestSchema } from '../process-protocol';
@@ -43,14 +45,18 @@ async function answerRequest(message: unknown): Promise<void> {
       caCertsPem: request.config.caCertsPem,
       egressIp: request.config.egressIp,
     };
+    const { timing, ...options } = request.options;
+    const times = timing ? new StageTimes() : undefined;
+    // Node's start, the loader and the modules, up to the request: the process's own fixed cost.
+    times?.add('process start', performance.now());
     const result = await captureInBrowser(
       new URL(request.url),
       config,
-      { ...request.options, onRefusal },
+      { ...options, onRefusal, ...(times ? { times } : {}) },
       request.workDir,
       abort.signal,
     );
-    answer = { type: 'done', ...result, refusals };
+    answer = { type: 'done', ...result, refusals, ...(times ? { stages: times.entries() } : {}) };
   } catch (e) {
     if (e instanceof AppError) {
       answer = {

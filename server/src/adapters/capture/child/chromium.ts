@@ -5,6 +5,7 @@ import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { AddressPolicy, type AllowEntry } from '@notary/platform/net/address-policy';
+import { type StageTimes, timed } from '@notary/platform/stage-times';
 import { AppError, errorMessage, LIMITS } from '@notary/shared';
 import { CAPTURE_SCREENSHOT } from '@notary/shared/limits';
 import {
@@ -107,6 +108,11 @@ export interface BrowserCaptureOptions {
   resolve?: Resolver;
   /** Told of each destination refused by address, with what it resolved to (for the operator's log only). */
   onRefusal?: (refused: RefusedDestination) => void;
+  /**
+   * Each stage's wall time (browser start, navigate, screenshot, PDF, HAR and TLS, browser close, WARC writing),
+   * for a bench.
+   */
+  times?: StageTimes;
 }
 
 export { CAPTURE_FILES };
@@ -189,18 +195,21 @@ export async function captureInBrowser(
   };
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const proxyUrl = await proxy.start();
-    const browser = await launchBrowser(
-      config.chromiumPath,
-      home,
-      { server: proxyUrl, ...proxy.credential },
-      time.left(),
-    );
+    const stageTimes = options.times;
+    const browser = await timed(stageTimes, 'browser start', async () => {
+      const proxyUrl = await proxy.start();
+      return launchBrowser(config.chromiumPath, home, { server: proxyUrl, ...proxy.credential }, time.left());
+    });
     run.browser = browser;
-    const shot = await capturePage(browser, url, options.userAgentProduct, workDir, proxy, time, config);
-    await browser.close();
-    run.browser = undefined;
-    await proxy.close();
+    const shot = await capturePage(browser, url, options.userAgentProduct, workDir, proxy, time, {
+      ...config,
+      times: stageTimes,
+    });
+    await timed(stageTimes, 'browser close', async () => {
+      await browser.close();
+      run.browser = undefined;
+      await proxy.close();
+    });
     if (run.timedOut) throw timeoutError(config.timeoutMs);
     if (proxy.overLimit) throw new AppError('PAYLOAD_TOO_LARGE', 'The page exceeds the 250 MB archive bound');
 
@@ -208,7 +217,9 @@ export async function captureInBrowser(
     await rm(shot.harPath, { force: true });
     const times = { started, finished: new Date() };
     const record = captureRecordOf(url, shot, har.log.entries, proxy, { config, options, trustedCas, times });
-    return await writeCaptureFiles(workDir, record, shot, har.log.entries, proxy, options.software);
+    return await timed(stageTimes, 'WARC writing', () =>
+      writeCaptureFiles(workDir, record, shot, har.log.entries, proxy, options.software),
+    );
   } catch (e) {
     await run.browser?.close().catch(() => undefined);
     await proxy.close();
@@ -296,9 +307,10 @@ async function capturePage(
   workDir: string,
   proxy: CaptureProxy,
   time: PageTime,
-  config: Pick<CaptureConfig, 'timeoutMs'>,
+  config: Pick<CaptureConfig, 'timeoutMs'> & { times?: StageTimes | undefined },
 ): Promise<PageShot> {
   const { left } = time;
+  const { times } = config;
   const version = browser.version();
   const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36 ${userAgentProduct}`;
   const harPath = path.join(workDir, 'capture.har');
@@ -314,30 +326,37 @@ async function capturePage(
   });
   const navigations: string[] = [];
   const recorder = new TlsRecorder();
-  const session = await browse(context, url, navigations, recorder, time, config.timeoutMs).catch(
-    (e: unknown) => {
-      throw refusedNavigation(navigations, proxy.blocked, proxy.failed) ?? e;
-    },
-  );
+  const session = await timed(times, 'navigate', () =>
+    browse(context, url, navigations, recorder, time, config.timeoutMs),
+  ).catch((e: unknown) => {
+    throw refusedNavigation(navigations, proxy.blocked, proxy.failed) ?? e;
+  });
   const { page } = session;
   const height = await bounded(page.evaluate<number>(PAGE_HEIGHT_SCRIPT), left()).catch(
     () => CAPTURE_VIEWPORT.height,
   );
   const shotHeight = Math.max(1, Math.min(height, SCREENSHOT_MAX_HEIGHT));
-  const png = await page.screenshot({
-    fullPage: true,
-    clip: { x: 0, y: 0, width: CAPTURE_VIEWPORT.width, height: shotHeight },
-    timeout: left(),
-    animations: 'disabled',
-  });
-  const pdf = await bounded(page.pdf({ printBackground: true, format: 'A4' }), left()).catch(() => undefined);
+  const png = await timed(times, 'screenshot', () =>
+    page.screenshot({
+      fullPage: true,
+      clip: { x: 0, y: 0, width: CAPTURE_VIEWPORT.width, height: shotHeight },
+      timeout: left(),
+      animations: 'disabled',
+    }),
+  );
+  const pdf = await timed(times, 'PDF', () =>
+    bounded(page.pdf({ printBackground: true, format: 'A4' }), left()),
+  ).catch(() => undefined);
   const title = await bounded(page.title(), left()).catch(() => '');
   const fullText = await bounded(page.evaluate<string>(VISIBLE_TEXT_SCRIPT), left()).catch(() => '');
   const visibleText = typeof fullText === 'string' ? fullText.slice(0, CAPTURE_VISIBLE_TEXT_MAX) : '';
   const visibleTextTruncated = typeof fullText === 'string' && fullText.length > CAPTURE_VISIBLE_TEXT_MAX;
   const unfinished = [...session.pending].map((r) => r.url());
-  const origins = await recorder.finish(Math.min(TLS_FINISH_MS, left()));
-  await bounded(context.close(), left());
+  const origins = await timed(times, 'HAR and TLS', async () => {
+    const finished = await recorder.finish(Math.min(TLS_FINISH_MS, left()));
+    await bounded(context.close(), left());
+    return finished;
+  });
   return {
     session,
     version,

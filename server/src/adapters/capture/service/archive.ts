@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Log } from '@notary/platform/log';
 import { sha256HexSync } from '@notary/platform/sha256';
+import { type StageTimes, timed } from '@notary/platform/stage-times';
 import { AppError, LIMITS } from '@notary/shared';
 import { Zip, ZipPassThrough } from 'fflate';
 import { z } from 'zod';
@@ -60,8 +61,11 @@ export interface CaptureParts {
 
 /** Runs one capture and hands over its parts (`IsolatedCapturer`). */
 export interface CapturePartsSource {
-  /** @throws AppError as `WebCapturer.capture` documents. */
-  capture(url: URL, options?: { signal?: AbortSignal }): Promise<CaptureParts>;
+  /**
+   * `times`, when given, gets each stage's wall time (the capture process's and its own stages inside it).
+   * @throws AppError as `WebCapturer.capture` documents.
+   */
+  capture(url: URL, options?: { signal?: AbortSignal; times?: StageTimes }): Promise<CaptureParts>;
 }
 
 /** What the service says of the archives it assembles: who wrote them (`software`), and where to log. */
@@ -70,6 +74,8 @@ export interface ArchiveOptions {
   log: Log;
   /** A monitoring's run: stated in the signed record (`CaptureRecord.monitoring`). */
   monitoring?: CaptureMonitoring;
+  /** Each stage's wall time (capture, WACZ packing, provenance, signing) for a bench; unset in the service. */
+  times?: StageTimes;
 }
 
 /** Bytes read from a capture's file at a time. */
@@ -300,7 +306,7 @@ async function signedEntries(
       created,
     );
     const hash = `sha256:${sha256HexSync(datapackage)}`;
-    const outcome = await signer.sign(hash, created, facts);
+    const outcome = await timed(options.times, 'signing', () => signer.sign(hash, created, facts));
     if ('unavailable' in outcome) {
       options.log.warn(
         { url: record.requestedUrl, timeSignature: outcome.unavailable.timeSignature },
@@ -334,7 +340,16 @@ async function signedEntries(
  * @throws AppError PAYLOAD_TOO_LARGE past the archive bound; Error when a part is not what the capture
  *   process writes.
  */
-export async function assembleWacz(
+export function assembleWacz(
+  parts: CaptureParts,
+  signer: WaczSigner,
+  options: ArchiveOptions,
+): Promise<WebCapture> {
+  return timed(options.times, 'WACZ packing', () => packWacz(parts, signer, options));
+}
+
+/** `assembleWacz`'s work. */
+async function packWacz(
   parts: CaptureParts,
   signer: WaczSigner,
   options: ArchiveOptions,
@@ -346,11 +361,13 @@ export async function assembleWacz(
   try {
     const { record, pdf } = parts;
     // The summary states the screenshot as rendered and the PDF: what the archive holds, the record chunk aside.
-    const summary = renderProvenanceSummary(record, {
-      screenshot: { sha256: sha256HexSync(parts.screenshot), bytes: parts.screenshot.length },
-      pdf: pdf ? { sha256: await hashPart(pdf), bytes: pdf.bytes } : undefined,
+    const { summary, own } = await timed(options.times, 'provenance', async () => {
+      const summary = renderProvenanceSummary(record, {
+        screenshot: { sha256: sha256HexSync(parts.screenshot), bytes: parts.screenshot.length },
+        pdf: pdf ? { sha256: await hashPart(pdf), bytes: pdf.bytes } : undefined,
+      });
+      return { summary, own: await summaryRecord(summary, record, parts.warc.bytes) };
     });
-    const own = await summaryRecord(summary, record, parts.warc.bytes);
     const warcChunks = async function* () {
       yield* chunksOf(parts.warc);
       yield own.member;
@@ -401,10 +418,10 @@ export function archivingCapturer(
 ): WebCapturer {
   return {
     capture: async (url, captureOptions) => {
-      const parts = await source.capture(
-        url,
-        captureOptions?.signal ? { signal: captureOptions.signal } : {},
-      );
+      const parts = await source.capture(url, {
+        ...(captureOptions?.signal ? { signal: captureOptions.signal } : {}),
+        ...(options.times ? { times: options.times } : {}),
+      });
       try {
         const monitoring = captureOptions?.monitoring;
         return await assembleWacz(parts, signer, monitoring ? { ...options, monitoring } : options);

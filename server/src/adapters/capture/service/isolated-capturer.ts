@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Log } from '@notary/platform/log';
+import { type StageTimes, timed } from '@notary/platform/stage-times';
 import { AppError, LIMITS } from '@notary/shared';
 import { runsFromSource } from '@notary/shared/module-entry';
 import type { CaptureConfig } from '../child/chromium';
@@ -85,11 +86,15 @@ export class IsolatedCapturer implements CapturePartsSource {
     private readonly options: IsolatedCapturerOptions,
   ) {}
 
-  capture(url: URL, options: { signal?: AbortSignal } = {}): Promise<CaptureParts> {
-    return this.run(url, options.signal);
+  capture(url: URL, options: { signal?: AbortSignal; times?: StageTimes } = {}): Promise<CaptureParts> {
+    return this.run(url, options.signal, options.times);
   }
 
-  private async run(url: URL, signal: AbortSignal | undefined): Promise<CaptureParts> {
+  private async run(
+    url: URL,
+    signal: AbortSignal | undefined,
+    times: StageTimes | undefined,
+  ): Promise<CaptureParts> {
     signal?.throwIfAborted();
     const { account } = this.options;
     const workDir = await mkdtemp(path.join(os.tmpdir(), 'notary-capture-'));
@@ -110,6 +115,7 @@ export class IsolatedCapturer implements CapturePartsSource {
           userAgentProduct: this.options.userAgentProduct,
           software: this.options.software,
           ...(this.options.service ? { service: this.options.service } : {}),
+          ...(times ? { timing: true } : {}),
         },
       };
       const entry = this.options.entry ?? ENTRY;
@@ -118,7 +124,13 @@ export class IsolatedCapturer implements CapturePartsSource {
       const command = sandbox
         ? await sandboxedCommand(sandbox, workDir, process.execPath, node)
         : { command: process.execPath, args: node };
-      const answer = await this.inProcess(command, request, workDir, signal);
+      const answer = await timed(times, 'capture process', () =>
+        this.inProcess(command, request, workDir, signal),
+      );
+      // The process's own figures, shown to a bench only: never read unless the bench asked for them.
+      if (times && answer.type === 'done') {
+        for (const [stage, ms] of Object.entries(answer.stages ?? {})) times.add(stage, ms);
+      }
       if (answer.type === 'failed') {
         throw new AppError(
           answer.code,
