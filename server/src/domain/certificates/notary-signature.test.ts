@@ -23,12 +23,13 @@ import { createTestPki, type TestPki } from '../../../../test/harness/pki';
 import { type RevocationPki, startRevocationPki } from '../../../../test/harness/revocation-pki';
 import { startTestService, type TestService } from '../../../../test/harness/service';
 import { freshEmail, makeOrg } from '../../../../test/harness/tenants';
-import { NotarySignatureSession } from '../../db/entities';
+import { Document, NotarySignatureSession } from '../../db/entities';
 import { certificateContext } from '../../deps';
 import { createInnerContext } from '../../trpc/context';
 import { createCaller } from '../../trpc/router';
 import { authenticate } from '../tenancy/authenticate';
 import { checkSignerChain, completeNotarySignature, NOTARY_SESSION_MINUTES } from './notary-signature';
+import { validarAccessCode } from './validar';
 
 const run = promisify(execFile);
 let pki: TestPki;
@@ -240,6 +241,20 @@ describe('the tabelião signs too (deferred signing)', () => {
     expect(res.headers.get('x-signature-level')).toBe(record.level);
     const pdf = new Uint8Array(await res.arrayBuffer());
     expect(createHash('sha256').update(pdf).digest('hex')).toBe(record.sha256);
+    // VALIDAR downloads the same file through the public route, with the access code printed on it, and only so.
+    const { serialNumber } = await t.service.deps.db.fork().findOneOrFail(Document, { id: docId });
+    const publicUrl = (code: string) =>
+      `${t.url}/api/public/documents/${encodeURIComponent(serialNumber)}/certificate?_secretCode=${code}`;
+    const pub = await fetch(publicUrl(validarAccessCode(t.service.deps.secret, serialNumber)));
+    expect(pub.status).toBe(200);
+    expect(pub.headers.get('x-notary-signed')).toBe('pades');
+    expect(pub.headers.get('content-disposition')).toMatch(/^inline/);
+    expect(
+      createHash('sha256')
+        .update(new Uint8Array(await pub.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(record.sha256);
+    expect((await fetch(publicUrl('WRONG-CODE'))).status).toBe(401);
 
     const certificatePath = path.join(tmp, 'ad-rb.pdf');
     const anchors = path.join(tmp, 'anchors.pem');
