@@ -11,7 +11,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { asn1js } from '@notary/trust/asn1';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotarySignatureSession } from '../../server/src/db/entities';
@@ -19,6 +18,7 @@ import { launchChromium } from '../harness/chromium';
 import { mailbox, mailedCode } from '../harness/dev-mailbox';
 import { FIXTURES_DIR } from '../harness/fixtures';
 import { uploadFile } from '../harness/http';
+import { opensslVerifySignature } from '../harness/pdf-cms';
 import { createTestPki, type TestPki } from '../harness/pki';
 import { type RevocationPki, startRevocationPki } from '../harness/revocation-pki';
 import { startTestService, type TestService } from '../harness/service';
@@ -130,42 +130,9 @@ describe('the A1 file signs in the web client (Chromium) against the real servic
     expect(sig.stdout).toContain('Signature Field Name: NotarySignature');
 
     // The tabelião's CMS over its byte range, to the ICP-Brasil-like root, with the policy attribute.
-    const ranges = [...pdf.toString('latin1').matchAll(/\/ByteRange \[(\d+) (\d+) (\d+) (\d+) *\]/g)];
-    const [, , b, c, d] = (ranges[1] ?? []).map(Number) as [number, number, number, number, number];
-    const padded = Buffer.from(pdf.subarray(b + 1, c - 1).toString('latin1'), 'hex');
-    await writeFile(
-      path.join(tmp, 'content.bin'),
-      Buffer.concat([pdf.subarray(0, b), pdf.subarray(c, c + d)]),
-    );
-    await writeFile(path.join(tmp, 'notary.p7s'), padded.subarray(0, asn1js.fromBER(padded).offset));
-    await run('openssl', [
-      'cms',
-      '-verify',
-      '-binary',
-      '-inform',
-      'DER',
-      '-in',
-      path.join(tmp, 'notary.p7s'),
-      '-content',
-      path.join(tmp, 'content.bin'),
-      '-CAfile',
-      rpki.caChainPath,
-      '-purpose',
-      'any',
-      '-out',
-      '/dev/null',
-    ]);
-    const printed = await run('openssl', [
-      'cms',
-      '-cmsout',
-      '-print',
-      '-inform',
-      'DER',
-      '-in',
-      path.join(tmp, 'notary.p7s'),
-    ]);
+    const printed = await opensslVerifySignature(pdf, 1, rpki.caChainPath, tmp);
     // AD-RT, the policy the form starts on.
-    expect(printed.stdout).toContain('2.16.76.1.7.1.12.1');
+    expect(printed).toContain('2.16.76.1.7.1.12.1');
   });
 
   it('no request body holds the password, the file or the private key; the chain and value went', async () => {

@@ -32,7 +32,22 @@ export async function readOrCreate(file: string, make: () => string): Promise<st
  * @throws Error naming the file when it holds something else than an Ed25519 private key.
  */
 export async function fileLogSigner(dataDir: string, origin: string): Promise<LogSigner> {
-  const keyFile = path.join(dataDir, LOG_KEY_FILE);
+  const { key, publicKey } = await ed25519KeyFile(path.join(dataDir, LOG_KEY_FILE));
+  const name = (await readOrCreate(path.join(dataDir, LOG_NAME_FILE), () => `${origin}\n`)).trim();
+  return {
+    origin: name,
+    verifierKey: ed25519VerifierKey(name, publicKey),
+    keyId: ed25519KeyId(name, publicKey),
+    sign: (text) => new Uint8Array(sign(null, Buffer.from(text, 'utf8'), key)),
+  };
+}
+
+/**
+ * The Ed25519 key of `keyFile` (PKCS#8 PEM), made on first use; a file readable by others is set to 0600, like the
+ * WACZ signing key. `publicKey` is the raw 32-byte public key (RFC 8032). The log's key and the witness's key.
+ * @throws Error naming the file when it holds something else than an Ed25519 private key.
+ */
+export async function ed25519KeyFile(keyFile: string): Promise<{ key: KeyObject; publicKey: Uint8Array }> {
   const pem = await readOrCreate(keyFile, () =>
     generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   );
@@ -45,15 +60,8 @@ export async function fileLogSigner(dataDir: string, origin: string): Promise<Lo
     throw new Error(`${keyFile}: not a private key (${errorMessage(e)}); remove it to have a new one made`);
   }
   if (key.asymmetricKeyType !== 'ed25519') throw new Error(`${keyFile}: not an Ed25519 key`);
-  const name = (await readOrCreate(path.join(dataDir, LOG_NAME_FILE), () => `${origin}\n`)).trim();
   const jwk = createPublicKey(key).export({ format: 'jwk' });
-  const publicKey = new Uint8Array(Buffer.from(jwk.x ?? '', 'base64url'));
-  return {
-    origin: name,
-    verifierKey: ed25519VerifierKey(name, publicKey),
-    keyId: ed25519KeyId(name, publicKey),
-    sign: (text) => new Uint8Array(sign(null, Buffer.from(text, 'utf8'), key)),
-  };
+  return { key, publicKey: new Uint8Array(Buffer.from(jwk.x ?? '', 'base64url')) };
 }
 
 /** The origin a log at `publicUrl` takes: the scheme-less URL prefix of `<publicUrl>/log` (C2SP tlog-tiles). */

@@ -1,11 +1,9 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { chmod, stat } from 'node:fs/promises';
+import { sign } from 'node:crypto';
 import path from 'node:path';
-import { errorMessage } from '@notary/shared';
 import { COSIGNATURE_V1_TYPE } from '@notary/trust/cosignature';
 import { ed25519KeyId, ed25519VerifierKey } from '@notary/trust/signed-note';
 import type { Cosigner } from '../../ports/cosigner';
-import { readOrCreate } from '../log-key/file';
+import { ed25519KeyFile, readOrCreate } from '../log-key/file';
 
 /** The witness key's default file under `DATA_DIR` (Ed25519, PKCS#8 PEM, mode 0600). */
 export const WITNESS_KEY_FILE = 'witness-key.pem';
@@ -16,20 +14,7 @@ export const WITNESS_KEY_FILE = 'witness-key.pem';
  * @throws Error naming the file when it holds something else than an Ed25519 private key.
  */
 export async function fileCosigner(keyFile: string, name: string): Promise<Cosigner> {
-  const pem = await readOrCreate(keyFile, () =>
-    generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  );
-  const { mode } = await stat(keyFile);
-  if ((mode & 0o077) !== 0) await chmod(keyFile, 0o600);
-  let key: KeyObject;
-  try {
-    key = createPrivateKey(pem);
-  } catch (e) {
-    throw new Error(`${keyFile}: not a private key (${errorMessage(e)}); remove it to have a new one made`);
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`${keyFile}: not an Ed25519 key`);
-  const jwk = createPublicKey(key).export({ format: 'jwk' });
-  const publicKey = new Uint8Array(Buffer.from(jwk.x ?? '', 'base64url'));
+  const { key, publicKey } = await ed25519KeyFile(keyFile);
   return {
     name,
     verifierKey: ed25519VerifierKey(name, publicKey, COSIGNATURE_V1_TYPE),
