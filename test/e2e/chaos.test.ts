@@ -122,7 +122,7 @@ async function chaosRounds(
     await Promise.all(Array.from({ length: UPLOADERS }, (_, n) => uploader(n)));
     expect(await child.exited).toBe('SIGKILL');
     console.info(
-      `[chaos] round ${round + 1}: killed ${delayMs} ms after its ${killAfter} answered uploads; ` +
+      `round ${round + 1}: killed ${delayMs} ms after its ${killAfter} answered uploads; ` +
         `${outcome.acked.length} answered, ${outcome.cut.size} cut so far`,
     );
   }
@@ -260,7 +260,7 @@ async function expectRecordsIntact(reader: TestService, run: ChaosOutcome): Prom
   const acked = new Set(run.acked.map((a) => a.doc.id));
   const unanswered = rows.filter((r) => !acked.has(r.id));
   for (const r of unanswered) expect(run.cut.has(r.sha256_hash), `a record nobody sent: ${r.id}`).toBe(true);
-  console.info(`[chaos] ${unanswered.length} of ${run.cut.size} cut uploads committed before the kill`);
+  console.info(`${unanswered.length} of ${run.cut.size} cut uploads committed before the kill`);
   const storage = reader.service.deps.storage;
   for (const r of rows) {
     const chunks: Buffer[] = [];
@@ -272,7 +272,7 @@ async function expectRecordsIntact(reader: TestService, run: ChaosOutcome): Prom
     now: new Date(Date.now() + 24 * 3600_000),
   });
   console.info(
-    `[chaos] sweep: ${report.removed.length} orphaned objects, ${report.incompleteUploads} incomplete uploads`,
+    `sweep: ${report.removed.length} orphaned objects, ${report.incompleteUploads} incomplete uploads`,
   );
   const keys = new Set(rows.map((r) => r.storage_key));
   const left = (await storedKeys(reader)).filter((k) => !keys.has(k) && !k.startsWith('.'));
@@ -333,7 +333,7 @@ async function expectAnchoredOnce(
   }
   expect(await stacks.chainNonce()).toBe(stacksNonceBefore + BigInt(roots.size));
   for (const root of roots) expect(await stacks.readAnchor(root), `root ${root} on Stacks`).toBeDefined();
-  console.info(`[chaos] ${documents} documents in ${roots.size} batches, one anchor each per chain`);
+  console.info(`${documents} documents in ${roots.size} batches, one anchor each per chain`);
 }
 
 /**

@@ -32,7 +32,7 @@ import { FIXTURES_DIR } from '../harness/fixtures';
 import { uploadFile } from '../harness/http';
 import { opensslVerifySignature } from '../harness/pdf-cms';
 import { createTestPki, type TestPki } from '../harness/pki';
-import { type RevocationPki, startRevocationPki } from '../harness/revocation-pki';
+import { notarySigningEnv, type RevocationPki, startRevocationPki } from '../harness/revocation-pki';
 import { startTestService, type TestService } from '../harness/service';
 import { createTestToken, SOFTHSM_MODULE, type TestToken } from '../harness/softhsm';
 
@@ -63,12 +63,7 @@ beforeAll(async () => {
   // A certificate whose key is not on the token.
   await token.addCertificate(rpki.shortLived.certDer, '04', 'Sem chave');
   t = await startTestService('pglite', {
-    SIGNING_CERT: pki.rsa.p12Path,
-    SIGNING_CERT_PASSWORD: pki.p12Password,
-    SIGNING_LEVEL: 'B-T',
-    TSA_URL: rpki.tsaUrl,
-    TSA_CA_CERTS: rpki.caChainPath,
-    REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
+    ...notarySigningEnv(pki, rpki),
     MAIL_DEV: '1',
   });
   alice = await t.token('tabeliao@example.com');

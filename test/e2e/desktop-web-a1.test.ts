@@ -20,7 +20,7 @@ import { FIXTURES_DIR } from '../harness/fixtures';
 import { uploadFile } from '../harness/http';
 import { opensslVerifySignature } from '../harness/pdf-cms';
 import { createTestPki, type TestPki } from '../harness/pki';
-import { type RevocationPki, startRevocationPki } from '../harness/revocation-pki';
+import { notarySigningEnv, type RevocationPki, startRevocationPki } from '../harness/revocation-pki';
 import { startTestService, type TestService } from '../harness/service';
 import { freshEmail } from '../harness/tenants';
 
@@ -59,12 +59,7 @@ describe('the A1 file signs in the web client (Chromium) against the real servic
       p12Path,
     ]);
     t = await startTestService('pglite', {
-      SIGNING_CERT: pki.rsa.p12Path,
-      SIGNING_CERT_PASSWORD: pki.p12Password,
-      SIGNING_LEVEL: 'B-T',
-      TSA_URL: rpki.tsaUrl,
-      TSA_CA_CERTS: rpki.caChainPath,
-      REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
+      ...notarySigningEnv(pki, rpki),
       MAIL_DEV: '1',
     });
     const bearer = await t.token(email);

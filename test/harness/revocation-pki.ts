@@ -543,3 +543,21 @@ export async function startRevocationPki(): Promise<RevocationPki> {
     throw e;
   }
 }
+
+/**
+ * The settings of a service whose certificates a tabelião signs too (deferred signing): the service's own RSA
+ * signer from `pki` at B-T, this PKI's TSA and its OCSP responders reachable on loopback.
+ */
+export function notarySigningEnv(
+  pki: { rsa: { p12Path: string }; p12Password: string },
+  rpki: RevocationPki,
+): Record<string, string> {
+  return {
+    SIGNING_CERT: pki.rsa.p12Path,
+    SIGNING_CERT_PASSWORD: pki.p12Password,
+    SIGNING_LEVEL: 'B-T',
+    TSA_URL: rpki.tsaUrl,
+    TSA_CA_CERTS: rpki.caChainPath,
+    REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
+  };
+}

@@ -159,20 +159,38 @@ function NewMonitor({ readerOnly, onCreated }: { readerOnly: boolean; onCreated:
     }
   };
   const refusal = error === null ? undefined : limitRefusal(error);
-  const unitSelect = (key: 'intervalUnit' | 'periodUnit') => (
-    <select
-      data-testid={`monitor-${key}`}
-      value={form[key]}
-      disabled={busy}
-      onChange={(e) => setForm({ ...form, [key]: e.target.value as DurationUnit })}
-    >
-      {UNITS.map((u) => (
-        <option key={u} value={u}>
-          {t(`monitor.unitName.${u}`)}
-        </option>
-      ))}
-    </select>
-  );
+  /** An amount and its unit, for the interval between runs or the whole period. */
+  const durationField = (kind: 'interval' | 'period') => {
+    const amount = kind === 'interval' ? 'intervalAmount' : 'periodAmount';
+    const unit = kind === 'interval' ? 'intervalUnit' : 'periodUnit';
+    return (
+      <label className="field">
+        <span>{t(`monitor.${kind}`)}</span>
+        <span className="button-row">
+          <input
+            data-testid={`monitor-${amount}`}
+            inputMode="numeric"
+            value={form[amount]}
+            maxLength={6}
+            disabled={busy}
+            onChange={(e) => setForm({ ...form, [amount]: e.target.value })}
+          />
+          <select
+            data-testid={`monitor-${unit}`}
+            value={form[unit]}
+            disabled={busy}
+            onChange={(e) => setForm({ ...form, [unit]: e.target.value as DurationUnit })}
+          >
+            {UNITS.map((u) => (
+              <option key={u} value={u}>
+                {t(`monitor.unitName.${u}`)}
+              </option>
+            ))}
+          </select>
+        </span>
+      </label>
+    );
+  };
   return (
     <form
       className="card ipfs-import"
@@ -203,34 +221,8 @@ function NewMonitor({ readerOnly, onCreated }: { readerOnly: boolean; onCreated:
             {urlProblem ?? t('capture.urlHint')}
           </span>
         </label>
-        <label className="field">
-          <span>{t('monitor.interval')}</span>
-          <span className="button-row">
-            <input
-              data-testid="monitor-intervalAmount"
-              inputMode="numeric"
-              value={form.intervalAmount}
-              maxLength={6}
-              disabled={busy}
-              onChange={(e) => setForm({ ...form, intervalAmount: e.target.value })}
-            />
-            {unitSelect('intervalUnit')}
-          </span>
-        </label>
-        <label className="field">
-          <span>{t('monitor.period')}</span>
-          <span className="button-row">
-            <input
-              data-testid="monitor-periodAmount"
-              inputMode="numeric"
-              value={form.periodAmount}
-              maxLength={6}
-              disabled={busy}
-              onChange={(e) => setForm({ ...form, periodAmount: e.target.value })}
-            />
-            {unitSelect('periodUnit')}
-          </span>
-        </label>
+        {durationField('interval')}
+        {durationField('period')}
       </div>
       {durationProblem ? (
         <small className="field-problem" role="alert" data-testid="monitor-duration-problem">

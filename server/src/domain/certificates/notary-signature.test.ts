@@ -20,7 +20,11 @@ import { FIXTURES_DIR } from '../../../../test/harness/fixtures';
 import { uploadFile } from '../../../../test/harness/http';
 import { nthSignature, opensslVerifySignature } from '../../../../test/harness/pdf-cms';
 import { createTestPki, type TestPki } from '../../../../test/harness/pki';
-import { type RevocationPki, startRevocationPki } from '../../../../test/harness/revocation-pki';
+import {
+  notarySigningEnv,
+  type RevocationPki,
+  startRevocationPki,
+} from '../../../../test/harness/revocation-pki';
 import { startTestService, type TestService } from '../../../../test/harness/service';
 import { freshEmail, makeOrg } from '../../../../test/harness/tenants';
 import { Document, NotarySignatureSession } from '../../db/entities';
@@ -49,12 +53,7 @@ beforeAll(async () => {
   [pki, rpki] = await Promise.all([createTestPki(), startRevocationPki()]);
   tmp = await mkdtemp(path.join(os.tmpdir(), 'notary-signature-'));
   t = await startTestService('pglite', {
-    SIGNING_CERT: pki.rsa.p12Path,
-    SIGNING_CERT_PASSWORD: pki.p12Password,
-    SIGNING_LEVEL: 'B-T',
-    TSA_URL: rpki.tsaUrl,
-    TSA_CA_CERTS: rpki.caChainPath,
-    REVOCATION_ALLOW_HOSTS: rpki.allowHosts,
+    ...notarySigningEnv(pki, rpki),
   });
   alice = await t.token('alice@example.com');
   bob = await t.token('bob@example.com');
