@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '@notary/platform/log';
 import { type Service, startService } from '@notary/server/bootstrap';
 import { loadConfig } from '@notary/server/config';
 import { runOperatorCommand } from '@notary/server/domain/operator/commands';
+import { seedPglite, testTempRoot } from './pglite-template';
 import { createTestDatabase } from './postgres';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
@@ -35,9 +35,11 @@ export async function startTestService(
   env: Record<string, string> = {},
   options: { log?: Logger } = {},
 ): Promise<TestService> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-test-'));
+  const dataDir = await mkdtemp(path.join(testTempRoot(), 'notary-test-'));
   // A `DATABASE_URL` in `env` is a database the caller owns (several instances on one database).
   const database = kind === 'postgresql' && !env.DATABASE_URL ? await createTestDatabase() : undefined;
+  // A migrated copy, not initdb and every migration again (pglite-template.ts).
+  if (kind === 'pglite' && !env.DATABASE_URL) await seedPglite(dataDir);
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',

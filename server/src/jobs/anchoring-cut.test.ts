@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { recordingLog } from '@notary/platform/log.testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestPglite } from '../../../test/harness/pglite-template';
 import { type AnchoringChains, startChains } from '../adapters/chains';
 import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
-import { type Database, openDatabase } from '../db';
+import type { Database } from '../db';
 import { AnchorBatch, AnchorTx, Document, Tenant } from '../db/entities';
 import { addPendingDocument } from '../domain/anchoring/pending-documents.testing';
 import { type AnchoringRunner, BATCH_MAX_WAIT_WINDOWS, startAnchoring } from './anchoring';
@@ -27,10 +28,7 @@ let offsetMs = 0;
 const log = recordingLog();
 
 beforeAll(async () => {
-  [db, devnet] = await Promise.all([
-    openDatabase({ databaseUrl: undefined, dataDir: '', memory: true }),
-    startHardhatDevnet(),
-  ]);
+  [db, devnet] = await Promise.all([openTestPglite(), startHardhatDevnet()]);
   const em = db.fork();
   tenantId = randomUUID();
   em.create(Tenant, { id: tenantId, kind: 'personal', externalId: 'u1', name: 'T', serialPrefix: 'RC' });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestPglite } from '../../../test/harness/pglite-template';
 import { createTestDatabase } from '../../../test/harness/postgres';
 import { type Database, openDatabase } from '../db';
 import { Document, Tenant } from '../db/entities';
@@ -18,7 +19,7 @@ async function openKind(
   kind: Kind,
 ): Promise<{ db: Database; url: string | undefined; dispose(): Promise<void> }> {
   if (kind === 'pglite') {
-    const db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+    const db = await openTestPglite();
     return { db, url: undefined, dispose: () => db.close() };
   }
   const pg = await createTestDatabase();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestPglite } from '../../../../test/harness/pglite-template';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { type Database, openDatabase } from '../../db';
 import { AnchorBatch, Document, DocumentAnchor, Tenant } from '../../db/entities';
@@ -51,7 +52,7 @@ describe.each<Kind>(['pglite', 'postgresql'])('collectBatch with the cut rule on
 
   beforeAll(async () => {
     if (kind === 'pglite') {
-      db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+      db = await openTestPglite();
       dispose = () => db.close();
     } else {
       const pg = await createTestDatabase();

@@ -7,9 +7,10 @@ import { finished } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestPglite } from '../../../../test/harness/pglite-template';
 import { simulatedDisk, usedBytes } from '../../adapters/free-space/simulated.testing';
 import { FsObjectStorage } from '../../adapters/storage/fs';
-import { type Database, openDatabase } from '../../db';
+import type { Database } from '../../db';
 import { Document, Tenant, type TenantEntity } from '../../db/entities';
 import type { AnchoringQueue } from '../../ports/anchoring-queue';
 import type { FreeSpace } from '../../ports/free-space';
@@ -84,7 +85,7 @@ describe('notarize', () => {
   };
 
   beforeAll(async () => {
-    db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+    db = await openTestPglite();
     dir = await mkdtemp(path.join(os.tmpdir(), 'notary-notarize-'));
     storage = new FsObjectStorage({ root: dir, secret: 's', publicBaseUrl: () => 'http://localhost' });
     const em = db.fork();

@@ -5,10 +5,11 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestPglite } from '../../../../test/harness/pglite-template';
 import { type RadosgwServer, startRadosgw } from '../../../../test/harness/radosgw';
 import { FsObjectStorage } from '../../adapters/storage/fs';
 import { S3ObjectStorage } from '../../adapters/storage/s3';
-import { type Database, openDatabase } from '../../db';
+import type { Database } from '../../db';
 import { Tenant } from '../../db/entities';
 import type { ObjectStorage } from '../../ports/storage';
 import { sweepOrphanedObjects } from './orphans';
@@ -27,7 +28,7 @@ describe.each(['fs', 's3 (radosgw)'] as const)('orphan sweep over many pages: %s
   let tenantId: string;
 
   beforeAll(async () => {
-    db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+    db = await openTestPglite();
     dir = await mkdtemp(path.join(os.tmpdir(), 'notary-orphans-'));
     if (kind === 'fs') {
       storage = new FsObjectStorage({ root: dir, secret: 's', publicBaseUrl: () => 'http://localhost' });

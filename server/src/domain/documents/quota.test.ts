@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestPglite } from '../../../../test/harness/pglite-template';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { FsObjectStorage } from '../../adapters/storage/fs';
 import { type Database, openDatabase } from '../../db';
@@ -48,6 +49,7 @@ async function freshDatabase(
   migrate = true,
 ): Promise<{ db: Database; drop: () => Promise<void> }> {
   if (kind === 'pglite') {
+    if (migrate) return { db: await openTestPglite(), drop: async () => {} };
     const db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true, migrate });
     return { db, drop: async () => {} };
   }

@@ -18,6 +18,7 @@ import {
 import { naiveRoot } from '@notary/trust/tlog.testing';
 import { decodeLeaf } from '@notary/trust/tlog-leaf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestPglite } from '../../../../test/harness/pglite-template';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { fileLogSigner } from '../../adapters/log-key/file';
 import { type Database, openDatabase } from '../../db';
@@ -71,7 +72,7 @@ describe.each<Kind>(['pglite', 'postgresql'])('the transparency log on %s', (kin
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'tlog-'));
     if (kind === 'pglite') {
-      db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+      db = await openTestPglite();
       drop = async () => {};
     } else {
       const pg = await createTestDatabase();
@@ -294,7 +295,7 @@ describe('appending to the transparency log', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'tlog-cost-'));
-    db = await openDatabase({ databaseUrl: undefined, dataDir: '', memory: true });
+    db = await openTestPglite();
     tlog = new TransparencyLog(() => db.fork(), await fileLogSigner(dir, 'notary.test/log'), 'c'.repeat(40));
   }, 60_000);
 

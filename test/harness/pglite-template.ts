@@ -1,0 +1,94 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Database, openDatabase } from '@notary/server/db/index';
+import { startJobQueue } from '@notary/server/jobs/boss';
+
+/**
+ * A migrated embedded database (PGlite's data directory), made once per schema and copied for each test that
+ * needs a fresh one. initdb and the service's migrations cost seconds of WebAssembly work on every open; a copy
+ * of the 40 MB directory they leave costs a fraction of one, and opening it then runs no migration. The copy is
+ * the same cluster the service would have made itself, so what a test sees does not change; tests of the first
+ * start itself (initdb, the reopen after it) start on an empty directory instead.
+ *
+ * The template also holds the job queue's schema, which pg-boss makes on its first start.
+ *
+ * The template lives in the system's temporary directory under a key of everything that shapes it (the
+ * migrations' sources, the PGlite release, this file): a changed migration makes a new one. Test workers that
+ * ask at once may each build one; the first rename into place wins and the others are discarded.
+ */
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const MIGRATIONS = path.join(root, 'server/src/db/migrations');
+
+let template: Promise<string> | undefined;
+
+/**
+ * Where test data directories go: `NOTARY_TEST_TMPDIR`, else Linux's memory-backed `/dev/shm` when it is there,
+ * else the system's temporary directory. A service's data directory holds a thousand small files of PGlite's:
+ * made in memory they cost a fifth of what they cost on the disk.
+ */
+export function testTempRoot(): string {
+  const chosen = process.env.NOTARY_TEST_TMPDIR;
+  if (chosen) return chosen;
+  return existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
+}
+
+async function templateKey(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const name of (await readdir(MIGRATIONS)).sort()) {
+    hash.update(name).update(await readFile(path.join(MIGRATIONS, name)));
+  }
+  const pglite = path.join(root, 'node_modules/@electric-sql/pglite/package.json');
+  hash.update(await readFile(pglite)).update(await readFile(fileURLToPath(import.meta.url)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function buildTemplate(): Promise<string> {
+  const target = path.join(testTempRoot(), `notary-pglite-template-${await templateKey()}`);
+  if (existsSync(path.join(target, 'pglite', 'PG_VERSION'))) return target;
+  const build = await mkdtemp(path.join(testTempRoot(), 'notary-pglite-build-'));
+  try {
+    const db = await openDatabase({ databaseUrl: undefined, dataDir: build });
+    // pg-boss makes its own schema on its first start: every service starts a job queue.
+    const jobs = await startJobQueue(db, undefined);
+    await jobs.stop();
+    await db.close();
+    await rename(build, target);
+  } catch (e) {
+    await rm(build, { recursive: true, force: true });
+    // Another worker renamed its build into place first: theirs is as good as ours.
+    if (!existsSync(path.join(target, 'pglite', 'PG_VERSION'))) throw e;
+  }
+  return target;
+}
+
+/**
+ * Puts a migrated embedded database in `dataDir` (as `dataDir/pglite`, where the service opens it), copied from
+ * the template. `dataDir` must not hold one yet.
+ */
+export async function seedPglite(dataDir: string): Promise<void> {
+  template ??= buildTemplate();
+  await cp(path.join(await template, 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
+}
+
+/**
+ * A fresh, migrated embedded database of the service in its own temporary directory (PGlite in its worker
+ * thread, as the service runs it); `close()` closes it and removes the directory.
+ */
+export async function openTestPglite(): Promise<Database> {
+  const dataDir = await mkdtemp(path.join(testTempRoot(), `notary-db-${randomBytes(3).toString('hex')}-`));
+  await seedPglite(dataDir);
+  const db = await openDatabase({ databaseUrl: undefined, dataDir });
+  return {
+    ...db,
+    close: async () => {
+      await db.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
