@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
 import { type Database, openDatabase } from '@notary/server/db/index';
 import { startJobQueue } from '@notary/server/jobs/boss';
 
@@ -24,6 +25,8 @@ import { startJobQueue } from '@notary/server/jobs/boss';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const MIGRATIONS = path.join(root, 'server/src/db/migrations');
+
+const DUMP = 'pglite.tar';
 
 let template: Promise<string> | undefined;
 
@@ -58,6 +61,11 @@ async function buildTemplate(): Promise<string> {
     const jobs = await startJobQueue(db, undefined);
     await jobs.stop();
     await db.close();
+    // The same cluster as a tar, for PGlite in memory (`loadDataDir`).
+    const pglite = await PGlite.create({ dataDir: path.join(build, 'pglite') });
+    const dump = await pglite.dumpDataDir('none');
+    await pglite.close();
+    await writeFile(path.join(build, DUMP), Buffer.from(await dump.arrayBuffer()));
     await rename(build, target);
   } catch (e) {
     await rm(build, { recursive: true, force: true });
@@ -74,6 +82,12 @@ async function buildTemplate(): Promise<string> {
 export async function seedPglite(dataDir: string): Promise<void> {
   template ??= buildTemplate();
   await cp(path.join(await template, 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
+}
+
+/** The template as PGlite's own tar dump (`dumpDataDir`), for `PGlite.create({ loadDataDir })` in memory. */
+export async function templateDump(): Promise<Blob> {
+  template ??= buildTemplate();
+  return new Blob([await readFile(path.join(await template, DUMP))]);
 }
 
 /**
