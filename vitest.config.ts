@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/sequencing/sequencer';
 
 export default defineConfig({
   test: {
@@ -12,5 +13,7 @@ export default defineConfig({
     maxWorkers: 3,
     // Stacks devnets answer within the pinned stacks-core/Hiro schemas, or the test fails.
     setupFiles: ['test/harness/stacks-devnet-guard.ts'],
+    // Longest files first (recorded durations): the last file to start is a short one.
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

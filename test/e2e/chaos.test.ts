@@ -26,7 +26,7 @@ import { freshEmail } from '../harness/tenants';
  * at that moment: in a body, between the object and its row, between a signed transaction and its broadcast.
  */
 
-const ROUNDS = 4;
+const ROUNDS = 3;
 const UPLOADERS = 6;
 const KiB = 1024;
 
