@@ -13,6 +13,8 @@ export default defineConfig({
     maxWorkers: 3,
     // Stacks devnets answer within the pinned stacks-core/Hiro schemas, or the test fails.
     setupFiles: ['test/harness/stacks-devnet-guard.ts'],
+    // The migrated database templates the tests copy, built once before the workers start.
+    globalSetup: ['test/harness/global-setup.ts'],
     // Longest files first (recorded durations): the last file to start is a short one.
     sequence: { sequencer: LongestFirstSequencer },
   },

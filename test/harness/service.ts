@@ -5,8 +5,7 @@ import type { Logger } from '@notary/platform/log';
 import { type Service, startService } from '@notary/server/bootstrap';
 import { loadConfig } from '@notary/server/config';
 import { runOperatorCommand } from '@notary/server/domain/operator/commands';
-import { seedPglite, testTempRoot } from './pglite-template';
-import { createTestDatabase } from './postgres';
+import { createMigratedTestDatabase, seedPglite, testTempRoot } from './db-templates';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 export const DATABASE_KINDS: DatabaseKind[] = ['pglite', 'postgresql'];
@@ -37,8 +36,9 @@ export async function startTestService(
 ): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(testTempRoot(), 'notary-test-'));
   // A `DATABASE_URL` in `env` is a database the caller owns (several instances on one database).
-  const database = kind === 'postgresql' && !env.DATABASE_URL ? await createTestDatabase() : undefined;
-  // A migrated copy, not initdb and every migration again (pglite-template.ts).
+  const database =
+    kind === 'postgresql' && !env.DATABASE_URL ? await createMigratedTestDatabase() : undefined;
+  // A migrated copy, not initdb and every migration again (db-templates.ts).
   if (kind === 'pglite' && !env.DATABASE_URL) await seedPglite(dataDir);
   const config = loadConfig({
     NODE_ENV: 'test',

@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { LoggerNamespace } from '@mikro-orm/core';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
-import { templateDump } from '../../../test/harness/pglite-template';
+import { templateDump } from '../../../test/harness/db-templates';
 import { baseOrmOptions } from './orm-config';
 
 /**
@@ -14,7 +14,7 @@ import { baseOrmOptions } from './orm-config';
 export async function openMemoryOrm(
   options: { debug?: LoggerNamespace[]; logger?: (message: string) => void } = {},
 ): Promise<PgliteORM> {
-  // Loaded from the migrated template rather than initdb and every migration (test/harness/pglite-template.ts).
+  // Loaded from the migrated template rather than initdb and every migration (test/harness/db-templates.ts).
   const pglite = await PGlite.create({ loadDataDir: await templateDump(), extensions: { pg_trgm } });
   const orm = await PgliteORM.init({
     ...baseOrmOptions,

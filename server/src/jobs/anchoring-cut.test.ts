@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordingLog } from '@notary/platform/log.testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPglite } from '../../../test/harness/pglite-template';
+import { openTestPglite } from '../../../test/harness/db-templates';
 import { type AnchoringChains, startChains } from '../adapters/chains';
 import { type HardhatDevnet, startHardhatDevnet } from '../adapters/chains/hardhat-devnet';
 import type { Database } from '../db';

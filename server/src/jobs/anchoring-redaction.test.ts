@@ -6,7 +6,7 @@ import { createLogger } from '@notary/platform/log';
 import { privateKeyToAddress, randomPrivateKey } from '@stacks/transactions';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPglite } from '../../../test/harness/pglite-template';
+import { openTestPglite } from '../../../test/harness/db-templates';
 import { startChains } from '../adapters/chains';
 import { EvmEasChain } from '../adapters/chains/evm-eas';
 import { StacksNotaryChain } from '../adapters/chains/stacks';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPglite } from '../../../test/harness/pglite-template';
+import { openTestPglite } from '../../../test/harness/db-templates';
 import { createTestDatabase } from '../../../test/harness/postgres';
 import { type Database, openDatabase } from '../db';
 import { Document, Tenant } from '../db/entities';

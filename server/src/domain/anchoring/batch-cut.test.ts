@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPglite } from '../../../../test/harness/pglite-template';
+import { openTestPglite } from '../../../../test/harness/db-templates';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { type Database, openDatabase } from '../../db';
 import { AnchorBatch, Document, DocumentAnchor, Tenant } from '../../db/entities';

@@ -7,7 +7,7 @@ import { finished } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/core';
 import { AppError, type Role } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPglite } from '../../../../test/harness/pglite-template';
+import { openTestPglite } from '../../../../test/harness/db-templates';
 import { simulatedDisk, usedBytes } from '../../adapters/free-space/simulated.testing';
 import { FsObjectStorage } from '../../adapters/storage/fs';
 import type { Database } from '../../db';

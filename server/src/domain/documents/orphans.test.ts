@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPglite } from '../../../../test/harness/pglite-template';
+import { openTestPglite } from '../../../../test/harness/db-templates';
 import { type RadosgwServer, startRadosgw } from '../../../../test/harness/radosgw';
 import { FsObjectStorage } from '../../adapters/storage/fs';
 import { S3ObjectStorage } from '../../adapters/storage/s3';

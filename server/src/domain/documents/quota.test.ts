@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPglite } from '../../../../test/harness/pglite-template';
+import { openTestPglite } from '../../../../test/harness/db-templates';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { FsObjectStorage } from '../../adapters/storage/fs';
 import { type Database, openDatabase } from '../../db';

@@ -18,7 +18,7 @@ import {
 import { naiveRoot } from '@notary/trust/tlog.testing';
 import { decodeLeaf } from '@notary/trust/tlog-leaf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPglite } from '../../../../test/harness/pglite-template';
+import { openTestPglite } from '../../../../test/harness/db-templates';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { fileLogSigner } from '../../adapters/log-key/file';
 import { type Database, openDatabase } from '../../db';

@@ -7,19 +7,24 @@ import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { type Database, openDatabase } from '@notary/server/db/index';
 import { startJobQueue } from '@notary/server/jobs/boss';
+import pg from 'pg';
+import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from './postgres';
 
 /**
- * A migrated embedded database (PGlite's data directory), made once per schema and copied for each test that
- * needs a fresh one. initdb and the service's migrations cost seconds of WebAssembly work on every open; a copy
+ * Migrated databases for tests, made once per schema and copied for each test that needs a fresh one.
+ *
+ * The embedded database (PGlite's data directory). initdb and the service's migrations cost seconds of WebAssembly work on every open; a copy
  * of the 40 MB directory they leave costs a fraction of one, and opening it then runs no migration. The copy is
  * the same cluster the service would have made itself, so what a test sees does not change; tests of the first
  * start itself (initdb, the reopen after it) start on an empty directory instead.
  *
  * The template also holds the job queue's schema, which pg-boss makes on its first start.
  *
- * The template lives in the system's temporary directory under a key of everything that shapes it (the
- * migrations' sources, the PGlite release, this file): a changed migration makes a new one. Test workers that
- * ask at once may each build one; the first rename into place wins and the others are discarded.
+ * PostgreSQL: a template database (`CREATE DATABASE … TEMPLATE`), migrated once, with the job queue's schema.
+ *
+ * Each template is named by a key of everything that shapes it (the migrations' sources, the PGlite release,
+ * this file): a changed migration makes a new one. Test workers that ask at once may each build one; the first
+ * rename into place wins and the others are discarded.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -51,8 +56,8 @@ async function templateKey(): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
-async function buildTemplate(): Promise<string> {
-  const target = path.join(testTempRoot(), `notary-pglite-template-${await templateKey()}`);
+async function buildPgliteTemplate(): Promise<string> {
+  const target = path.join(testTempRoot(), `notary-db-templates-${await templateKey()}`);
   if (existsSync(path.join(target, 'pglite', 'PG_VERSION'))) return target;
   const build = await mkdtemp(path.join(testTempRoot(), 'notary-pglite-build-'));
   try {
@@ -80,13 +85,13 @@ async function buildTemplate(): Promise<string> {
  * the template. `dataDir` must not hold one yet.
  */
 export async function seedPglite(dataDir: string): Promise<void> {
-  template ??= buildTemplate();
+  template ??= buildPgliteTemplate();
   await cp(path.join(await template, 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
 }
 
 /** The template as PGlite's own tar dump (`dumpDataDir`), for `PGlite.create({ loadDataDir })` in memory. */
 export async function templateDump(): Promise<Blob> {
-  template ??= buildTemplate();
+  template ??= buildPgliteTemplate();
   return new Blob([await readFile(path.join(await template, DUMP))]);
 }
 
@@ -105,4 +110,56 @@ export async function openTestPglite(): Promise<Database> {
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+let pgTemplate: Promise<string> | undefined;
+
+async function buildPostgresTemplate(): Promise<string> {
+  const target = `notary_template_${await templateKey()}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [target]);
+    if (found.rowCount) return target;
+    const build = `notary_tbuild_${randomBytes(6).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${build}`);
+    try {
+      const url = new URL(PG_ADMIN_URL);
+      url.pathname = `/${build}`;
+      const db = await openDatabase({ databaseUrl: url.toString(), dataDir: '' });
+      const jobs = await startJobQueue(db, url.toString());
+      await jobs.stop();
+      await db.close();
+      // A pool's last connection may still be closing: nothing else may be connected for the rename.
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [build]);
+      await admin.query(`ALTER DATABASE ${build} RENAME TO ${target}`);
+    } catch (e) {
+      await admin.query(`DROP DATABASE IF EXISTS ${build} WITH (FORCE)`);
+      // Another worker renamed its build into place first: theirs is as good as ours.
+      const won = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [target]);
+      if (!won.rowCount) throw e;
+    }
+    return target;
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * A throwaway PostgreSQL database at the service's latest schema, copied from the migrated template
+ * (`createTestDatabase`'s shape: `drop()` removes it).
+ */
+export function createMigratedTestDatabase(): Promise<TestDatabase> {
+  pgTemplate ??= buildPostgresTemplate();
+  return createTestDatabase({ template: pgTemplate });
+}
+
+/**
+ * Builds both templates before the suite's workers start (vitest's `globalSetup`), so that they do not each
+ * build their own at once. PostgreSQL not running is not an error here: the tests that need it say so.
+ */
+export async function buildTemplates(): Promise<void> {
+  template ??= buildPgliteTemplate();
+  pgTemplate ??= buildPostgresTemplate();
+  await Promise.all([template, pgTemplate.catch(() => undefined)]);
 }
