@@ -122,8 +122,9 @@ export interface BrowserCaptureOptions {
   /** Told of each destination refused by address, with what it resolved to (for the operator's log only). */
   onRefusal?: (refused: RefusedDestination) => void;
   /**
-   * Each stage's wall time (browser start, navigate and within it load, scroll and quiet, screenshot, PDF, HAR
-   * and TLS, browser close, WARC writing), for a bench.
+   * Each stage's wall time (browser start, new context, navigate and within it page open, load, scroll, quiet,
+   * redirects and headers, then screenshot, PDF, HAR and TLS, WARC writing, and browser close as far as it
+   * outlasts the writing), for a bench.
    */
   times?: StageTimes;
 }
@@ -167,9 +168,10 @@ export const CHROMIUM_ARGS = [
  * context (no profile, no cookies, downloads refused, service workers blocked, permissions denied, fixed
  * viewport, locale, time zone and a user agent naming the service); the page loaded, scrolled to its end for
  * lazy content (bounded in steps and time) until its requests settle, and recorded (HAR with bodies, the TLS
- * of every origin: `TlsRecorder`), then a full-page screenshot and a PDF rendering; browser and proxy are gone
- * before the capture's parts are written to `workDir` (`CAPTURE_FILES`: WARC, index, screenshot, PDF, every
- * origin's certificates), which the service packs into the archive it signs.
+ * of every origin: `TlsRecorder`), then a full-page screenshot and a PDF rendering; the page's context and the
+ * proxy are closed before the capture's parts are written to `workDir` (`CAPTURE_FILES`: WARC, index,
+ * screenshot, PDF, every origin's certificates), which the service packs into the archive it signs, and the
+ * browser is gone before the capture answers (its shutdown runs beside the writing).
  * @throws AppError as `WebCapturer.capture` documents; `signal`'s reason once it aborts.
  */
 export async function captureInBrowser(
@@ -218,11 +220,11 @@ export async function captureInBrowser(
       ...config,
       times: stageTimes,
     });
-    await timed(stageTimes, 'browser close', async () => {
-      await browser.close();
-      run.browser = undefined;
-      await proxy.close();
-    });
+    // The page is gone and its HAR written (its context closed): nothing reaches the network any more once the
+    // proxy is closed, and the browser's own shutdown runs beside the writing of the parts, finished before the
+    // capture answers.
+    await proxy.close();
+    const closing = browser.close();
     if (run.timedOut) throw timeoutError(config.timeoutMs);
     if (proxy.overLimit) throw new AppError('PAYLOAD_TOO_LARGE', 'The page exceeds the 250 MB archive bound');
 
@@ -230,9 +232,13 @@ export async function captureInBrowser(
     await rm(shot.harPath, { force: true });
     const times = { started, finished: new Date() };
     const record = captureRecordOf(url, shot, har.log.entries, proxy, { config, options, trustedCas, times });
-    return await timed(stageTimes, 'WARC writing', () =>
+    const written = await timed(stageTimes, 'WARC writing', () =>
       writeCaptureFiles(workDir, record, shot, har.log.entries, proxy, options.software),
     );
+    // What the browser's shutdown takes beyond the writing.
+    await timed(stageTimes, 'browser close', () => closing);
+    run.browser = undefined;
+    return written;
   } catch (e) {
     await run.browser?.close().catch(() => undefined);
     await proxy.close();
@@ -327,16 +333,18 @@ async function capturePage(
   const version = browser.version();
   const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36 ${userAgentProduct}`;
   const harPath = path.join(workDir, 'capture.har');
-  const context = await browser.newContext({
-    viewport: CAPTURE_VIEWPORT,
-    userAgent,
-    locale: CAPTURE_LOCALE,
-    timezoneId: CAPTURE_TIMEZONE,
-    acceptDownloads: false,
-    serviceWorkers: 'block',
-    permissions: [],
-    recordHar: { path: harPath, content: 'embed', mode: 'full' },
-  });
+  const context = await timed(times, 'new context', () =>
+    browser.newContext({
+      viewport: CAPTURE_VIEWPORT,
+      userAgent,
+      locale: CAPTURE_LOCALE,
+      timezoneId: CAPTURE_TIMEZONE,
+      acceptDownloads: false,
+      serviceWorkers: 'block',
+      permissions: [],
+      recordHar: { path: harPath, content: 'embed', mode: 'full' },
+    }),
+  );
   const navigations: string[] = [];
   const recorder = new TlsRecorder();
   const session = await timed(times, 'navigate', () =>
