@@ -193,17 +193,20 @@ export async function createCore(
     // Verification 0.1.0): with the certificate signer and the TSA when configured, else with the service's
     // own key, made here on first start.
     const software = captureSoftware(config.serviceName);
+    const captureProcesses = await createCapturer(config.capture, {
+      publicUrl,
+      serviceName: config.serviceName,
+      log: captureLog,
+      production: config.env === 'production',
+      hiddenPaths: [
+        config.dataDir,
+        ...(config.signing ? [config.signing.certPath, config.signing.keyPath ?? ''] : []),
+      ].filter((p) => p !== ''),
+    });
+    // The capture process started ahead for the next capture ends with the service.
+    stack.defer(() => captureProcesses.close());
     const capturer = archivingCapturer(
-      await createCapturer(config.capture, {
-        publicUrl,
-        serviceName: config.serviceName,
-        log: captureLog,
-        production: config.env === 'production',
-        hiddenPaths: [
-          config.dataDir,
-          ...(config.signing ? [config.signing.certPath, config.signing.keyPath ?? ''] : []),
-        ].filter((p) => p !== ''),
-      }),
+      captureProcesses,
       await createWaczSigner({ signer, tsa, tsaUrl: config.tsa?.url, dataDir: config.dataDir, software }),
       { software, log: captureLog },
     );

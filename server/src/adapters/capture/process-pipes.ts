@@ -2,15 +2,19 @@ import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 
 /**
- * The channel between the service and a capture process: the request as one JSON line on the process's stdin
- * (kept open while the service waits: its end means the service is gone), the answer as one JSON line on file
- * descriptor `ANSWER_FD`. Pipes rather than Node's IPC channel because the service reads what a process that a
+ * The channel between the service and a capture process: `READY_LINE` on the process's stdout once it can take
+ * its request (a process may be started ahead of the capture it will serve), the request as one JSON line on its
+ * stdin (kept open while the service waits: its end means the service is gone), the answer as one JSON line on
+ * file descriptor `ANSWER_FD`. Pipes rather than Node's IPC channel because the service reads what a process that a
  * page may have taken over sends: IPC would buffer a message of any size before anyone could refuse it; here the
  * service stops reading past `MAX_ANSWER_BYTES`.
  */
 
 /** The capture process's descriptor for its answer (after stdin, stdout and stderr). */
 export const ANSWER_FD = 3;
+
+/** What a capture process writes on its stdout once its modules are loaded and it listens for its request. */
+export const READY_LINE = 'ready\n';
 
 /** Largest answer read, bytes: a record at its schema's bounds (1,000 refusals, 500 name answers, TLS chains). */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -48,6 +52,13 @@ export function readJsonLine(stream: Readable, max: number): Promise<unknown> {
     const onError = (e: Error) => done(e);
     stream.on('data', onData).once('end', onEnd).once('error', onError);
   });
+}
+
+/** Says `READY_LINE` on stdout (the capture process, listening for its request). */
+export function signalReady(): void {
+  // A service that stopped reading it is no reason to fail the capture.
+  process.stdout.once('error', () => undefined);
+  process.stdout.write(READY_LINE);
 }
 
 /** Writes `answer` as one JSON line on `ANSWER_FD` (the capture process answering) and resolves once it is out. */

@@ -2,14 +2,14 @@ import { createWriteStream } from 'node:fs';
 import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { testCaptureRecord } from '../../../../../test/harness/capture-record';
-import { ANSWER_FD, MAX_REQUEST_BYTES, readJsonLine, writeAnswer } from '../process-pipes';
+import { ANSWER_FD, MAX_REQUEST_BYTES, readJsonLine, signalReady, writeAnswer } from '../process-pipes';
 import { CAPTURE_FILES, captureRequestSchema } from '../process-protocol';
 
 /**
  * A stand-in for the capture process in tests of `IsolatedCapturer`: it behaves as a capture process that a
  * page took over might, chosen by the requested URL's path:
  * - `/environment`: a well-formed answer (its WARC the bytes `warc`) whose record's title is the process's
- *   environment names and uid;
+ *   environment names, uid, pid, start (epoch ms) and work directory;
  * - `/symlink`: answers done, but its WARC is a link to a file of the service (`?target=&size=`);
  * - `/garbage`: answers something that is not an answer;
  * - `/flood`: answers without end (more than the service reads);
@@ -31,6 +31,8 @@ const record = (title: string) =>
     screenshot: { width: 1, height: 1, truncated: false },
     title,
   });
+
+const startedAt = Date.now();
 
 void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown) => {
   const request = captureRequestSchema.parse(message);
@@ -77,7 +79,13 @@ void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown
           file: await attempt(url.searchParams.get('file') ?? ''),
           uid: process.getuid?.(),
         })
-      : JSON.stringify({ env: Object.keys(process.env).sort(), uid: process.getuid?.() });
+      : JSON.stringify({
+          env: Object.keys(process.env).sort(),
+          uid: process.getuid?.(),
+          pid: process.pid,
+          startedAt,
+          workDir: request.workDir,
+        });
   await writeAnswer({
     type: 'done',
     record: record(title),
@@ -86,6 +94,7 @@ void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown
   });
   process.exit(0);
 });
+signalReady();
 
 /** The text of `file`, or the code of the error reading it gave (`ENOENT`, `EACCES`). */
 function attempt(file: string): Promise<string> {

@@ -1,14 +1,14 @@
-import { performance } from 'node:perf_hooks';
 import { parseAllowEntry } from '@notary/platform/net/address-policy';
 import { StageTimes } from '@notary/platform/stage-times';
 import { AppError } from '@notary/shared';
-import { MAX_REQUEST_BYTES, readJsonLine, writeAnswer } from '../process-pipes';
+import { MAX_REQUEST_BYTES, readJsonLine, signalReady, writeAnswer } from '../process-pipes';
 import { type CaptureAnswer, captureRequestSchema } from '../process-protocol';
 import { captureInBrowser } from './chromium';
 import type { RefusedDestination } from './proxy';
 
 /**
- * Entry point of a capture process (started by `IsolatedCapturer`, one per capture): it reads one
+ * Entry point of a capture process (started by `IsolatedCapturer`, one per capture, possibly ahead of it): once
+ * its modules are loaded it says it is ready (`signalReady`), then it reads one
  * `CaptureRequest` on stdin (`process-pipes.ts`), captures in a sandboxed Chromium, writes the capture's parts
  * (`CAPTURE_FILES`: WARC, index, screenshot, PDF, TLS material) into the work directory it was given, answers
  * once on its answer pipe with the record and the parts' sizes, and exits; the service packs and signs the
@@ -28,6 +28,8 @@ readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(
   },
   () => process.exit(1),
 );
+// Every module is loaded by now (static imports): what is left of a capture is the capture itself.
+signalReady();
 
 /** Captures what `message` asks, answers on the answer pipe and exits. */
 async function answerRequest(message: unknown): Promise<void> {
@@ -47,8 +49,6 @@ async function answerRequest(message: unknown): Promise<void> {
     };
     const { timing, ...options } = request.options;
     const times = timing ? new StageTimes() : undefined;
-    // Node's start, the loader and the modules, up to the request: the process's own fixed cost.
-    times?.add('process start', performance.now());
     const result = await captureInBrowser(
       new URL(request.url),
       config,

@@ -3,6 +3,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { AddressPolicy, type AllowEntry } from '@notary/platform/net/address-policy';
 import { type StageTimes, timed } from '@notary/platform/stage-times';
@@ -61,19 +62,31 @@ const VISIBLE_TEXT_SCRIPT = 'document.body ? document.body.innerText : ""';
 /** Scrolling for lazy content: at most this many steps of most of a screen, and at most this long (ms). */
 export const SCROLL_MAX_STEPS = 60;
 export const SCROLL_MAX_MS = 10_000;
-/** Pause after each scroll step, ms: time for intersection observers and `loading="lazy"` to start loads. */
+/**
+ * Longest pause after each scroll step, ms: it ends sooner, after two rendered frames (by then the step's layout
+ * is done, intersection observers and `loading="lazy"` have seen it and started their loads), when the page
+ * renders frames at all.
+ */
 const SCROLL_PAUSE_MS = 150;
-/** The network counts as settled after this long without a request running, ms. */
-const QUIET_MS = 500;
+/**
+ * The network counts as settled once no request has started or ended for this long, ms (counted from the last
+ * one, so the quiet that passed during the scroll counts): the gap a page leaves between one load and the next
+ * it starts from script (an observer's fetch, then the image its answer names).
+ */
+const QUIET_MS = 300;
 /**
  * Run in the page: scrolls down by most of a screen at a time to the end of the page (as far as the height
- * cap), pausing between steps so lazy content (`loading="lazy"`, intersection observers) starts loading; at
+ * cap), pausing between steps (two frames, at most `SCROLL_PAUSE_MS`) so lazy content (`loading="lazy"`,
+ * intersection observers) starts loading; at
  * the end it waits once more in case the page grew, then goes back to the top. Bounded in steps and time
  * (and from outside by the page phase's deadline).
  */
 const SCROLL_SCRIPT = `(async () => {
   const until = Date.now() + ${SCROLL_MAX_MS};
-  const pause = () => new Promise((r) => setTimeout(r, ${SCROLL_PAUSE_MS}));
+  const pause = () => new Promise((r) => {
+    const bound = setTimeout(r, ${SCROLL_PAUSE_MS});
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(bound); setTimeout(r, 0); }));
+  });
   const end = () => Math.max(0, Math.min(document.documentElement.scrollHeight, ${SCREENSHOT_MAX_HEIGHT}) - window.innerHeight);
   const step = Math.max(200, Math.floor(window.innerHeight * 0.8));
   let y = 0;
@@ -109,8 +122,9 @@ export interface BrowserCaptureOptions {
   /** Told of each destination refused by address, with what it resolved to (for the operator's log only). */
   onRefusal?: (refused: RefusedDestination) => void;
   /**
-   * Each stage's wall time (browser start, navigate, screenshot, PDF, HAR and TLS, browser close, WARC writing),
-   * for a bench.
+   * Each stage's wall time (browser start, new context, navigate and within it page open, load, scroll, quiet,
+   * redirects and headers, then screenshot, PDF, HAR and TLS, WARC writing, and browser close as far as it
+   * outlasts the writing), for a bench.
    */
   times?: StageTimes;
 }
@@ -154,9 +168,10 @@ export const CHROMIUM_ARGS = [
  * context (no profile, no cookies, downloads refused, service workers blocked, permissions denied, fixed
  * viewport, locale, time zone and a user agent naming the service); the page loaded, scrolled to its end for
  * lazy content (bounded in steps and time) until its requests settle, and recorded (HAR with bodies, the TLS
- * of every origin: `TlsRecorder`), then a full-page screenshot and a PDF rendering; browser and proxy are gone
- * before the capture's parts are written to `workDir` (`CAPTURE_FILES`: WARC, index, screenshot, PDF, every
- * origin's certificates), which the service packs into the archive it signs.
+ * of every origin: `TlsRecorder`), then a full-page screenshot and a PDF rendering; the page's context and the
+ * proxy are closed before the capture's parts are written to `workDir` (`CAPTURE_FILES`: WARC, index,
+ * screenshot, PDF, every origin's certificates), which the service packs into the archive it signs, and the
+ * browser is gone before the capture answers (its shutdown runs beside the writing).
  * @throws AppError as `WebCapturer.capture` documents; `signal`'s reason once it aborts.
  */
 export async function captureInBrowser(
@@ -205,11 +220,11 @@ export async function captureInBrowser(
       ...config,
       times: stageTimes,
     });
-    await timed(stageTimes, 'browser close', async () => {
-      await browser.close();
-      run.browser = undefined;
-      await proxy.close();
-    });
+    // The page is gone and its HAR written (its context closed): nothing reaches the network any more once the
+    // proxy is closed, and the browser's own shutdown runs beside the writing of the parts, finished before the
+    // capture answers.
+    await proxy.close();
+    const closing = browser.close();
     if (run.timedOut) throw timeoutError(config.timeoutMs);
     if (proxy.overLimit) throw new AppError('PAYLOAD_TOO_LARGE', 'The page exceeds the 250 MB archive bound');
 
@@ -217,9 +232,13 @@ export async function captureInBrowser(
     await rm(shot.harPath, { force: true });
     const times = { started, finished: new Date() };
     const record = captureRecordOf(url, shot, har.log.entries, proxy, { config, options, trustedCas, times });
-    return await timed(stageTimes, 'WARC writing', () =>
+    const written = await timed(stageTimes, 'WARC writing', () =>
       writeCaptureFiles(workDir, record, shot, har.log.entries, proxy, options.software),
     );
+    // What the browser's shutdown takes beyond the writing.
+    await timed(stageTimes, 'browser close', () => closing);
+    run.browser = undefined;
+    return written;
   } catch (e) {
     await run.browser?.close().catch(() => undefined);
     await proxy.close();
@@ -314,20 +333,22 @@ async function capturePage(
   const version = browser.version();
   const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36 ${userAgentProduct}`;
   const harPath = path.join(workDir, 'capture.har');
-  const context = await browser.newContext({
-    viewport: CAPTURE_VIEWPORT,
-    userAgent,
-    locale: CAPTURE_LOCALE,
-    timezoneId: CAPTURE_TIMEZONE,
-    acceptDownloads: false,
-    serviceWorkers: 'block',
-    permissions: [],
-    recordHar: { path: harPath, content: 'embed', mode: 'full' },
-  });
+  const context = await timed(times, 'new context', () =>
+    browser.newContext({
+      viewport: CAPTURE_VIEWPORT,
+      userAgent,
+      locale: CAPTURE_LOCALE,
+      timezoneId: CAPTURE_TIMEZONE,
+      acceptDownloads: false,
+      serviceWorkers: 'block',
+      permissions: [],
+      recordHar: { path: harPath, content: 'embed', mode: 'full' },
+    }),
+  );
   const navigations: string[] = [];
   const recorder = new TlsRecorder();
   const session = await timed(times, 'navigate', () =>
-    browse(context, url, navigations, recorder, time, config.timeoutMs),
+    browse(context, url, navigations, recorder, time, { timeoutMs: config.timeoutMs, times }),
   ).catch((e: unknown) => {
     throw refusedNavigation(navigations, proxy.blocked, proxy.failed) ?? e;
   });
@@ -604,9 +625,11 @@ async function browse(
   navigations: string[],
   recorder: TlsRecorder,
   time: PageTime,
-  timeoutMs: number,
+  { timeoutMs, times }: { timeoutMs: number; times: StageTimes | undefined },
 ) {
   const pending = new Set<Request>();
+  const opened = performance.now();
+  const traffic: Traffic = { pending, lastActivity: opened };
   const failed: Array<{ url: string; reason: string }> = [];
   const blocked: BlockedRequest[] = [];
   const page: Page = await context.newPage();
@@ -625,11 +648,16 @@ async function browse(
   });
   page.on('request', (r) => {
     pending.add(r);
+    traffic.lastActivity = performance.now();
     if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navigations.push(r.url());
   });
-  page.on('requestfinished', (r) => pending.delete(r));
+  page.on('requestfinished', (r) => {
+    pending.delete(r);
+    traffic.lastActivity = performance.now();
+  });
   page.on('requestfailed', (r) => {
     pending.delete(r);
+    traffic.lastActivity = performance.now();
     const reason = r.failure()?.errorText ?? 'failed';
     if (/^(file|chrome|about|data|blob):/.test(r.url()) || reason === 'net::ERR_ACCESS_DENIED')
       blocked.push({ url: r.url(), ip: null, reason: `not loaded: ${reason}`, rule: 'local-resource' });
@@ -648,6 +676,8 @@ async function browse(
   });
 
   let response: Awaited<ReturnType<Page['goto']>>;
+  times?.since('page open', opened);
+  const loadStarted = performance.now();
   try {
     // Committed is enough to go on: a page whose parsing never ends (a blocking script) is still captured
     // as far as it got, or cut by the deadline when its renderer is stuck.
@@ -660,9 +690,13 @@ async function browse(
     .waitForLoadState('domcontentloaded', { timeout: time.left(time.pageDeadline) })
     .catch(() => undefined);
   await page.waitForLoadState('load', { timeout: time.left(time.pageDeadline) }).catch(() => undefined);
-  await bounded(page.evaluate(SCROLL_SCRIPT), time.left(time.pageDeadline)).catch(() => undefined);
+  times?.since('load', loadStarted);
+  await timed(times, 'scroll', () =>
+    bounded(page.evaluate(SCROLL_SCRIPT), time.left(time.pageDeadline)).catch(() => undefined),
+  );
   // What the scrolling started (lazy images, content an observer fetches) is waited for, not a fixed time.
-  await settled(page, pending, time.pageDeadline);
+  await timed(times, 'quiet', () => settled(page, traffic, time.pageDeadline));
+  const quietEnded = performance.now();
 
   const redirects: CaptureRecord['redirects'] = [];
   const chain: Request[] = [];
@@ -680,6 +714,7 @@ async function browse(
     .filter((h) => !/^(connection|keep-alive|proxy-connection)$/i.test(h.name))
     .map((h): [string, string] => [h.name, h.value]);
   const finalUrl = response.url();
+  times?.since('redirects and headers', quietEnded);
   return {
     page,
     pending,
@@ -692,16 +727,24 @@ async function browse(
   };
 }
 
+/** The page's requests running, and when one last started or ended (`performance.now()`). */
+interface Traffic {
+  pending: Set<Request>;
+  lastActivity: number;
+}
+
 /**
- * Resolves once no request of the page has run for `QUIET_MS`, or at `deadline` (epoch ms): `pending` is kept
- * by the page's own listeners, registered before these, so it is current when they run.
+ * Resolves once no request of the page is running and none has started or ended for `QUIET_MS`, or at
+ * `deadline` (epoch ms): `traffic` is kept by the page's own listeners, registered before these, so it is
+ * current when they run.
  */
-function settled(page: Page, pending: Set<Request>, deadline: number): Promise<void> {
+function settled(page: Page, traffic: Traffic, deadline: number): Promise<void> {
   return new Promise((resolve) => {
     let quiet: NodeJS.Timeout | undefined;
     const arm = () => {
       clearTimeout(quiet);
-      if (pending.size === 0) quiet = setTimeout(done, QUIET_MS);
+      if (traffic.pending.size > 0) return;
+      quiet = setTimeout(done, Math.max(0, QUIET_MS - (performance.now() - traffic.lastActivity)));
     };
     const busy = () => clearTimeout(quiet);
     const hard = setTimeout(done, Math.max(0, deadline - Date.now()));

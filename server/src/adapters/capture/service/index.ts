@@ -7,8 +7,7 @@ import type { Log } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
 import { repositoryFile } from '@notary/shared/module-entry';
 import type { CaptureSettings } from '../../../config';
-import type { CapturePartsSource } from './archive';
-import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
+import { type CaptureAccount, type CaptureProcessSource, IsolatedCapturer } from './isolated-capturer';
 import { type CaptureSandbox, sandboxProblem } from './sandbox';
 
 /**
@@ -18,7 +17,8 @@ import { type CaptureSandbox, sandboxProblem } from './sandbox';
  * (`CaptureSandbox`); a service that is not root and cannot sandbox refuses captures in production
  * (`UNISOLATED_REFUSAL`, 503) and warns in development.
  * Chromium and the account are looked for at the first capture, so the service starts without them (the route
- * then answers 503 saying what is missing).
+ * then answers 503 saying what is missing); from then on the next capture's process is started ahead
+ * (`IsolatedCapturer`, `spare`), ended by `close`.
  * @throws Error when `CAPTURE_CA_CERTS` cannot be read or holds no certificate.
  */
 export async function createCapturer(
@@ -34,7 +34,7 @@ export async function createCapturer(
     /** What a sandboxed capture process must not see beside the service user's home (`DATA_DIR`, key files). */
     hiddenPaths?: readonly string[];
   },
-): Promise<CapturePartsSource> {
+): Promise<CaptureProcessSource> {
   let caCertsPem: string | undefined;
   if (config.caCertsPath) {
     caCertsPem = await readFile(config.caCertsPath, 'utf8');
@@ -42,8 +42,8 @@ export async function createCapturer(
       throw new Error(`CAPTURE_CA_CERTS ${config.caCertsPath}: no certificate`);
     }
   }
-  let capturer: Promise<CapturePartsSource> | undefined;
-  const load = async (): Promise<CapturePartsSource> => {
+  let capturer: Promise<CaptureProcessSource> | undefined;
+  const load = async (): Promise<CaptureProcessSource> => {
     const uid = (service.uid ?? (() => process.getuid?.()))();
     const account = uid === 0 ? await captureAccount(config.user) : undefined;
     const sandbox = account ? undefined : await unprivilegedSandbox(config, service, uid);
@@ -57,6 +57,9 @@ export async function createCapturer(
         account,
         ...(sandbox ? { sandbox } : {}),
         log: service.log,
+        // The next capture's process waits ready once a capture has run: a service that captures once
+        // pays Node's start only once.
+        spare: true,
       },
     );
   };
@@ -69,6 +72,8 @@ export async function createCapturer(
       });
       return (await capturer).capture(url, options);
     },
+    ready: async () => (await capturer?.catch(() => undefined))?.ready(),
+    close: async () => (await capturer?.catch(() => undefined))?.close(),
   };
 }
 

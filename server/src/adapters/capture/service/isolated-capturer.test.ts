@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chmod, chown, mkdtemp, readFile, rm, watch, writeFile } from 'node:fs/promises';
+import { access, chmod, chown, mkdtemp, readdir, readFile, rm, watch, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -26,11 +26,34 @@ const account: CaptureAccount | undefined = root
     }
   : undefined;
 
-function capturer(timeoutMs = 30_000) {
+function capturer(timeoutMs = 30_000, spare = false) {
   return new IsolatedCapturer(
     { chromiumPath: '/nonexistent', timeoutMs, concurrency: 2, allowHosts: [], caCertsPem: undefined },
-    { userAgentProduct: 'test', software: 'test', account, log: silentLog, entry: STAND_IN, graceMs: 0 },
+    {
+      userAgentProduct: 'test',
+      software: 'test',
+      account,
+      log: silentLog,
+      entry: STAND_IN,
+      graceMs: 0,
+      spare,
+    },
   );
+}
+
+/** The pids of this process's children that run the stand-in (`/proc/<pid>/stat`'s parent, its command line). */
+async function standIns(): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    // The parent's pid is the second field after the command's closing parenthesis.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (parent !== process.pid) continue;
+    const command = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (command.includes(STAND_IN)) found.push(Number(name));
+  }
+  return found;
 }
 
 function alive(pid: number): boolean {
@@ -72,6 +95,41 @@ describe('IsolatedCapturer against a capture process that a page took over', () 
     } finally {
       await capture.dispose();
     }
+  });
+
+  it('starts the next capture’s process ahead once a capture has run: as isolated, in a work directory of its own, ended by close', async () => {
+    const spared = capturer(30_000, true);
+    type Seen = { env: string[]; uid: number; pid: number; startedAt: number; workDir: string };
+    const captureOnce = async (): Promise<Seen> => {
+      const capture = await spared.capture(new URL('http://stand-in/environment'));
+      try {
+        return JSON.parse(capture.record.title) as Seen;
+      } finally {
+        await capture.dispose();
+      }
+    };
+    try {
+      const first = await captureOnce();
+      await spared.ready();
+      const requested = Date.now();
+      const second = await captureOnce();
+      // Started before it was asked for, another process in another directory, the same environment and account.
+      expect(second.startedAt).toBeLessThanOrEqual(requested);
+      expect(second.pid).not.toBe(first.pid);
+      expect(second.workDir).not.toBe(first.workDir);
+      expect(second.env).toEqual(['HOME', 'LANG', 'PATH', 'TMPDIR', 'TZ']);
+      if (account) expect(second.uid).toBe(account.uid);
+      // Used once: its work directory is gone with the capture.
+      await expect(access(second.workDir)).rejects.toThrow();
+      await spared.ready();
+      expect(await standIns()).toHaveLength(1);
+    } finally {
+      await spared.close();
+    }
+    expect(await standIns()).toEqual([]);
+    // Closed: a capture still runs (its process started for it), and none is started after it.
+    await captureOnce();
+    expect(await standIns()).toEqual([]);
   });
 
   it('refuses a part that is a link to a file of the service', async () => {

@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { chown, type FileHandle, mkdtemp, open, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Log } from '@notary/platform/log';
 import { type StageTimes, timed } from '@notary/platform/stage-times';
@@ -12,7 +11,6 @@ import { AppError, LIMITS } from '@notary/shared';
 import { runsFromSource } from '@notary/shared/module-entry';
 import type { CaptureConfig } from '../child/chromium';
 import { CAPTURE_PROCESS_ENTRY } from '../child/process-entry';
-import { ANSWER_FD, collectAnswer } from '../process-pipes';
 import {
   CAPTURE_FILES,
   type CaptureAnswer,
@@ -21,6 +19,7 @@ import {
 } from '../process-protocol';
 import type { CapturePartFile, CaptureParts, CapturePartsSource } from './archive';
 import { type CaptureSandbox, sandboxedCommand } from './sandbox';
+import { holdOpen, killGroup, type StartedProcess, startProcess, stopProcess } from './started-process';
 
 /**
  * Captures that may wait for a browser beyond those running, all tenants together; one more is refused with 429
@@ -29,16 +28,12 @@ import { type CaptureSandbox, sandboxedCommand } from './sandbox';
 export const CAPTURE_QUEUE_MAX = 4;
 /** Time a capture process gets beyond `CAPTURE_TIMEOUT_MS` to start Node and to exit, ms. */
 const PROCESS_GRACE_MS = 15_000;
-/** Time between asking a capture process to stop (SIGTERM: it closes its browser) and killing it, ms. */
-const STOP_GRACE_MS = 3_000;
 /** The largest screenshot the service reads back, bytes (a 1280 x 16384 PNG is a few MB at most). */
 const MAX_SCREENSHOT_BYTES = 64 * 1024 * 1024;
 /** The largest CDXJ index the service reads back, bytes (a line of a few hundred bytes per archived response). */
 const MAX_INDEX_BYTES = 32 * 1024 * 1024;
 /** The largest `tls.json` the service reads back, bytes (chains are bounded at 4 MiB of DER: `TLS_LIMITS`). */
 const MAX_TLS_BYTES = 16 * 1024 * 1024;
-/** How much of a capture process's standard error the service keeps for its log, bytes. */
-const STDERR_KEPT = 8 * 1024;
 
 /** The account capture processes run as: resolved from `CAPTURE_USER` when the service runs as root. */
 export interface CaptureAccount {
@@ -62,32 +57,65 @@ export interface IsolatedCapturerOptions {
   entry?: string;
   /** Time the capture process gets beyond `CAPTURE_TIMEOUT_MS` to start and exit, ms (default 15 000). */
   graceMs?: number;
+  /** Start the process for the next capture ahead, once a capture has run (`IsolatedCapturer`); default off. */
+  spare?: boolean;
 }
 
 const ENTRY = fileURLToPath(CAPTURE_PROCESS_ENTRY);
 
 /**
- * The web capturer (`WebCapturer`): each capture runs in a process of its own, started for it and gone after
+ * A capturer whose processes the service keeps: `ready` resolves once the process started ahead for the next
+ * capture (if any) can take it (a bench waits for it so that starting it is not measured against anything
+ * else), `close` ends that process (at the service's shutdown).
+ */
+export interface CaptureProcessSource extends CapturePartsSource {
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The web capturer (`WebCapturer`): each capture runs in a process of its own, used for it alone and gone after
  * it, so that what renders a page a user names never shares memory, environment or privileges with the
  * service. The capture process gets a minimal environment (no key, no secret, no database or S3 credential:
- * `PATH`, `HOME` and `TMPDIR` pointing at its own work directory, a locale, UTC), runs as `account` when the
- * service is root (Chromium's sandbox then stays on, which it refuses as root), else in `sandbox` (bubblewrap:
- * namespaces of its own where the service's process and secrets are not visible), and answers with a record and
- * the manifest of the parts it left in its work directory (`CAPTURE_FILES`); the service validates the
- * answer, opens the parts without following links and only if they are plain files of that account of the
- * announced sizes, and hands them over (`CaptureParts`, packed by `assembleWacz`), the directory removed on
- * `dispose`. How many run at once
- * is the capture queue's business (the domain's, shared fairly across tenants); the process is stopped at the
- * deadline or when the client goes away.
+ * `PATH`, `HOME` and `TMPDIR` pointing at its own work directory, a locale, UTC: `startProcess`), runs as
+ * `account` when the service is root (Chromium's sandbox then stays on, which it refuses as root), else in
+ * `sandbox` (bubblewrap: namespaces of its own where the service's process and secrets are not visible), and
+ * answers with a record and the manifest of the parts it left in its work directory (`CAPTURE_FILES`); the
+ * service validates the answer, opens the parts without following links and only if they are plain files of
+ * that account of the announced sizes, and hands them over (`CaptureParts`, packed by `assembleWacz`), the
+ * directory removed on `dispose`.
+ * With `spare`, once a capture has run, the process for the next one is started ahead and waits, its modules
+ * loaded and no browser started, for its request (one at most): Node's start and the loading of the browser
+ * driver are then no part of a capture's time. It is the same process, as the same account in the same kind of
+ * sandbox with its own fresh work directory, given one capture only; its deadline counts from its request.
+ * How many run at once is the capture queue's business (the domain's, shared fairly across tenants); the process
+ * is stopped at the deadline or when the client goes away.
  */
-export class IsolatedCapturer implements CapturePartsSource {
+export class IsolatedCapturer implements CaptureProcessSource {
+  /** The process started ahead for the next capture (`spare`), until a capture takes it. */
+  private spare: Promise<StartedProcess | undefined> | undefined;
+  private closed = false;
+
   constructor(
     private readonly config: CaptureConfig,
     private readonly options: IsolatedCapturerOptions,
   ) {}
 
   capture(url: URL, options: { signal?: AbortSignal; times?: StageTimes } = {}): Promise<CaptureParts> {
-    return this.run(url, options.signal, options.times);
+    return this.run(url, options.signal, options.times).finally(() => this.startSpare());
+  }
+
+  async ready(): Promise<void> {
+    const spare = await this.spare;
+    await spare?.ready;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const spare = this.spare;
+    this.spare = undefined;
+    const started = await spare;
+    if (started) await discard(started);
   }
 
   private async run(
@@ -97,13 +125,13 @@ export class IsolatedCapturer implements CapturePartsSource {
   ): Promise<CaptureParts> {
     signal?.throwIfAborted();
     const { account } = this.options;
-    const workDir = await mkdtemp(path.join(os.tmpdir(), 'notary-capture-'));
-    const dispose = () => rm(workDir, { recursive: true, force: true });
+    const begun = performance.now();
+    const started = await this.take();
+    const dispose = () => rm(started.workDir, { recursive: true, force: true });
     try {
-      if (account) await chown(workDir, account.uid, account.gid);
       const request: CaptureRequest = {
         url: url.href,
-        workDir,
+        workDir: started.workDir,
         config: {
           chromiumPath: this.config.chromiumPath,
           timeoutMs: this.config.timeoutMs,
@@ -118,15 +146,10 @@ export class IsolatedCapturer implements CapturePartsSource {
           ...(times ? { timing: true } : {}),
         },
       };
-      const entry = this.options.entry ?? ENTRY;
-      const node = [...loaderArgs(entry), entry];
-      const { sandbox } = this.options;
-      const command = sandbox
-        ? await sandboxedCommand(sandbox, workDir, process.execPath, node)
-        : { command: process.execPath, args: node };
-      const answer = await timed(times, 'capture process', () =>
-        this.inProcess(command, request, workDir, signal),
-      );
+      const answer = await timed(times, 'capture process', () => this.inProcess(started, request, signal));
+      // Node's start, the loader and the modules, as far as this capture waited for them (nothing when the
+      // process was started ahead and ready): `readyAt` is known once the process has ended.
+      times?.add('process start', Math.max(0, (started.readyAt ?? begun) - begun));
       // The process's own figures, shown to a bench only: never read unless the bench asked for them.
       if (times && answer.type === 'done') {
         for (const [stage, ms] of Object.entries(answer.stages ?? {})) times.add(stage, ms);
@@ -138,115 +161,141 @@ export class IsolatedCapturer implements CapturePartsSource {
           answer.retryAfterSeconds ? { retryAfterSeconds: answer.retryAfterSeconds } : {},
         );
       }
-      return await partsIn(workDir, account?.uid ?? process.getuid?.(), answer, dispose);
+      return await partsIn(started.workDir, account?.uid ?? process.getuid?.(), answer, dispose);
     } catch (e) {
+      if (started.alive()) killGroup(started.child);
       await dispose();
       throw e;
     }
   }
 
-  /** Starts the capture process (`command`), sends `request`, and waits for its answer and its exit. */
-  private inProcess(
-    command: { command: string; args: string[] },
-    request: CaptureRequest,
-    workDir: string,
-    signal: AbortSignal | undefined,
-  ): Promise<CaptureAnswer> {
-    const { account, log } = this.options;
-    const child = spawn(command.command, command.args, {
-      cwd: workDir,
-      env: {
-        PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-        HOME: workDir,
-        TMPDIR: workDir,
-        LANG: 'C.UTF-8',
-        TZ: 'UTC',
-      },
-      ...(account ? { uid: account.uid, gid: account.gid } : {}),
-      // Its own process group: the service can end the capture process and what it started together.
-      detached: true,
-      // The request on stdin, the answer on a pipe of its own (`process-pipes.ts`): no IPC channel, whose
-      // messages would be buffered whole, whatever their size.
-      stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
+  /** The process for a capture: the one started ahead when it is still there, else one started now. */
+  private async take(): Promise<StartedProcess> {
+    const spare = this.spare;
+    this.spare = undefined;
+    const started = await spare;
+    if (started?.alive()) {
+      holdOpen(started, true);
+      return started;
+    }
+    if (started) await discard(started);
+    return this.start();
+  }
+
+  /**
+   * Starts the process for the next capture ahead (`spare`), unless one is there or the capturer is closed. One
+   * that ends before a capture takes it (its stdin closed, a crash) is dropped with its work directory.
+   */
+  private startSpare(): void {
+    if (!this.options.spare || this.closed || this.spare) return;
+    const spare = this.start().catch((e: unknown) => {
+      this.options.log.warn({ err: e }, 'capture process could not be started ahead');
+      return undefined;
     });
-    let stderr = '';
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-STDERR_KEPT);
-    });
-    return new Promise<CaptureAnswer>((resolve, reject) => {
-      let answer: CaptureAnswer | undefined;
-      let invalid = false;
-      let timedOut = false;
-      const stop = () => stopProcess(child);
-      const deadline = setTimeout(
-        () => {
-          timedOut = true;
-          stop();
-        },
-        this.config.timeoutMs + (this.options.graceMs ?? PROCESS_GRACE_MS),
-      );
-      const onAbort = () => stop();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const answerPipe = child.stdio[ANSWER_FD] as Readable | null | undefined;
-      const written = answerPipe ? collectAnswer(answerPipe, stop) : undefined;
-      // The answer is read once the process has exited: one line, within MAX_ANSWER_BYTES, of the answer's schema.
-      const readAnswer = (): void => {
-        const text = written?.text();
-        if (written?.overflow || text === undefined) {
-          invalid = written?.overflow ?? false;
-          return;
-        }
-        let message: unknown;
-        try {
-          message = JSON.parse(text);
-        } catch {
-          invalid = true;
-          return;
-        }
-        const parsed = captureAnswerSchema.safeParse(message);
-        if (parsed.success) answer = parsed.data;
-        else invalid = true;
-      };
-      child.once('error', (e) => {
-        log.error({ err: e }, 'capture process could not start');
+    this.spare = spare;
+    void spare.then((started) => {
+      if (started) holdOpen(started, false);
+      return started?.closed.then(async () => {
+        if (this.spare !== spare) return;
+        this.spare = undefined;
+        await discard(started);
       });
-      child.once('close', (code, exitSignal) => {
-        clearTimeout(deadline);
-        child.stdin?.destroy();
-        readAnswer();
-        signal?.removeEventListener('abort', onAbort);
-        // Whatever it left running (a browser helper that outlived it) ends with it.
-        killGroup(child);
-        if (signal?.aborted) return reject(signal.reason);
-        if (answer && !invalid) {
-          if (answer.refusals.length > 0) {
-            log.warn({ url: request.url, refusals: answer.refusals }, 'capture refused destinations');
-          }
-          if (answer.type === 'failed' && answer.code === 'INTERNAL') {
-            log.error({ stderr, url: request.url }, 'capture failed');
-          }
-          return resolve(answer);
-        }
-        if (timedOut) {
-          return reject(
-            new AppError(
-              'GATEWAY_TIMEOUT',
-              `The capture did not finish within ${this.config.timeoutMs} ms (CAPTURE_TIMEOUT_MS)`,
-            ),
-          );
-        }
-        log.error(
-          { code, signal: exitSignal, stderr, invalidAnswer: invalid },
-          'capture process ended without a valid answer',
-        );
-        reject(new AppError('INTERNAL', 'The capture failed'));
-      });
-      // stdin stays open while the service waits: its end tells the process the service is gone.
-      child.stdin?.on('error', () => stop());
-      child.stdin?.write(`${JSON.stringify(request)}\n`);
     });
   }
+
+  /** Starts a capture process in a fresh work directory, as the capture account or in the sandbox. */
+  private async start(): Promise<StartedProcess> {
+    const { account, sandbox, log } = this.options;
+    const workDir = await mkdtemp(path.join(os.tmpdir(), 'notary-capture-'));
+    try {
+      if (account) await chown(workDir, account.uid, account.gid);
+      const entry = this.options.entry ?? ENTRY;
+      const node = [...loaderArgs(entry), entry];
+      const command = sandbox
+        ? await sandboxedCommand(sandbox, workDir, process.execPath, node)
+        : { command: process.execPath, args: node };
+      const started = startProcess(command, workDir, account);
+      started.child.once('error', (e) => log.error({ err: e }, 'capture process could not start'));
+      return started;
+    } catch (e) {
+      await rm(workDir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** Sends `request` to the started process and waits for its answer and its exit, within the deadline. */
+  private async inProcess(
+    started: StartedProcess,
+    request: CaptureRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<CaptureAnswer> {
+    const { log } = this.options;
+    const { child } = started;
+    let timedOut = false;
+    const stop = () => stopProcess(child);
+    const deadline = setTimeout(
+      () => {
+        timedOut = true;
+        stop();
+      },
+      this.config.timeoutMs + (this.options.graceMs ?? PROCESS_GRACE_MS),
+    );
+    signal?.addEventListener('abort', stop, { once: true });
+    // stdin stays open while the service waits: its end tells the process the service is gone.
+    child.stdin?.on('error', stop);
+    child.stdin?.write(`${JSON.stringify(request)}\n`);
+    const { code, signal: exitSignal } = await started.closed;
+    clearTimeout(deadline);
+    child.stdin?.destroy();
+    signal?.removeEventListener('abort', stop);
+    // Whatever it left running (a browser helper that outlived it) ends with it.
+    killGroup(child);
+    signal?.throwIfAborted();
+    // The answer is read once the process has exited: one line, within MAX_ANSWER_BYTES, of the answer's schema.
+    const answer = parseAnswer(started.answer);
+    if (answer) {
+      if (answer.refusals.length > 0) {
+        log.warn({ url: request.url, refusals: answer.refusals }, 'capture refused destinations');
+      }
+      if (answer.type === 'failed' && answer.code === 'INTERNAL') {
+        log.error({ stderr: started.stderr(), url: request.url }, 'capture failed');
+      }
+      return answer;
+    }
+    if (timedOut) {
+      throw new AppError(
+        'GATEWAY_TIMEOUT',
+        `The capture did not finish within ${this.config.timeoutMs} ms (CAPTURE_TIMEOUT_MS)`,
+      );
+    }
+    log.error(
+      { code, signal: exitSignal, stderr: started.stderr(), invalidAnswer: true },
+      'capture process ended without a valid answer',
+    );
+    throw new AppError('INTERNAL', 'The capture failed');
+  }
+}
+
+/** The answer a capture process wrote (one JSON line of `captureAnswerSchema`), or undefined when it is none. */
+function parseAnswer(written: StartedProcess['answer']): CaptureAnswer | undefined {
+  const text = written.text();
+  if (written.overflow || text === undefined) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = captureAnswerSchema.safeParse(message);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Ends a process no capture will use, and removes its work directory. */
+async function discard(started: StartedProcess): Promise<void> {
+  killGroup(started.child);
+  // Its pipes close once it is gone; only then is its work directory no longer written to.
+  if (started.alive()) await started.closed;
+  await rm(started.workDir, { recursive: true, force: true });
 }
 
 /**
@@ -260,22 +309,6 @@ function loaderArgs(entry: string): string[] {
     args.push('--import', pathToFileURL(tsx).href);
   }
   return args;
-}
-
-/** Asks the capture process to stop (it closes its browser), then kills its group after a grace period. */
-function stopProcess(child: ChildProcess): void {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  setTimeout(() => killGroup(child), STOP_GRACE_MS).unref();
-}
-
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
 
 /**
