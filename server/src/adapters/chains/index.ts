@@ -15,6 +15,9 @@ export interface DevnetChains {
   stop(): Promise<void>;
 }
 
+/** Request timeout of the Stacks chain on the devnet, whose first request starts it (devnet-worker.ts). */
+const STACKS_DEVNET_TIMEOUT_MS = 120_000;
+
 type ConfiguredAnchoring = Extract<AnchoringConfig, { mode: 'configured' }>;
 
 /**
@@ -128,6 +131,8 @@ export async function startDevnetChains(
     contractId: stacksNet.contractId,
     network: 'devnet',
     explorerTxPrefix: '',
+    // The first request waits for the devnet's start (seconds, more on a loaded machine): not a node down.
+    timeoutMs: STACKS_DEVNET_TIMEOUT_MS,
   });
   // Not probed at start: the devnet is the service's own, and a probe would start it (its first use is the
   // first anchoring, a control, or a verifier's request).
