@@ -9,7 +9,8 @@
  *    divided among their users, the honest sum) are read. Twice: a first start on the empty `DATA_DIR`
  *    (initdb and every migration included) and a restart on the same one. Goals: `/health` ok within 10 s of a
  *    first start and 5 s of a restart; every probe answered (503 `starting`, then 200) within 1 s, as an
- *    orchestrator's liveness probe waits; idle RSS under 400 MB.
+ *    orchestrator's liveness probe waits; idle RSS under 600 MB after the first start and under 400 MB after
+ *    the restart.
  * 2. The breakdown: each part alone in its own process (`idle-part.ts`), with the node flags of the start
  *    script, its memory read once its modules are loaded and again once it runs (both idle): Node with the tsx
  *    loader, the service's module graph, PGlite opened and migrated, the Hardhat (EDR) devnet, the Clarity VM
@@ -42,6 +43,8 @@ import { freePort, runCommand } from './lib';
 
 export const IDLE_GOALS = {
   rssMB: 400,
+  /** A first start (initdb and every migration) idles higher: PGlite's WebAssembly memory never shrinks. */
+  firstStartRssMB: 600,
   firstStartS: 10,
   restartS: 5,
   productionRestartS: 2,
@@ -111,6 +114,9 @@ export interface IdleResults {
     idlePssMB: number;
     rssGoalMB: number;
     rssGoalMet: boolean;
+    firstStartRssMB: number;
+    firstStartRssGoalMB: number;
+    firstStartRssGoalMet: boolean;
     startGoalsMet: boolean;
     /** Every `/health` probe of both starts answered (503 `starting` or 200) within `IDLE_GOALS.probeMs`. */
     probeGoalMet: boolean;
@@ -361,7 +367,7 @@ export async function benchIdle(options: {
   const pglite = await run('PGlite', 'pglite');
   const liftoff = await run('PGlite, --liftoff-only', 'pglite', ['--liftoff-only']);
   const evm = await run('EVM devnet (Hardhat, EDR)', 'evm');
-  const stacks = await run('Clarity VM devnet', 'stacks');
+  const stacks = await run('Clarity VM devnet (started on first use: not in the idle service)', 'stacks');
   const service = await run('whole service in one process', 'service');
   const parts = [loader, modules, pglite, liftoff, evm, stacks, service];
 
@@ -406,6 +412,9 @@ export async function benchIdle(options: {
       idlePssMB: again.pssMB,
       rssGoalMB: IDLE_GOALS.rssMB,
       rssGoalMet: idleRssMB < IDLE_GOALS.rssMB,
+      firstStartRssMB: first.rssMB,
+      firstStartRssGoalMB: IDLE_GOALS.firstStartRssMB,
+      firstStartRssGoalMet: first.rssMB < IDLE_GOALS.firstStartRssMB,
       startGoalsMet: first.healthS < IDLE_GOALS.firstStartS && again.healthS < IDLE_GOALS.restartS,
       probeGoalMet: Math.max(first.slowestProbeMs, again.slowestProbeMs) < IDLE_GOALS.probeMs,
       productionFirstS: prodFirst?.healthS ?? null,
@@ -493,7 +502,7 @@ export function reportIdle(r: IdleResults): string {
     `Memory and start-up of \`npm start\` (\`${r.startScript}\`), embedded defaults, all processes counted:`,
     '',
     ...startRows(r.starts, 1),
-    `| goal | < ${IDLE_GOALS.firstStartS} first, < ${IDLE_GOALS.restartS} restart ${s.startGoalsMet ? '✅' : '❌'} | < ${IDLE_GOALS.probeMs} ${s.probeGoalMet ? '✅' : '❌'} | | < ${s.rssGoalMB} (restart) ${s.rssGoalMet ? '✅' : '❌'} | |`,
+    `| goal | < ${IDLE_GOALS.firstStartS} first, < ${IDLE_GOALS.restartS} restart ${s.startGoalsMet ? '✅' : '❌'} | < ${IDLE_GOALS.probeMs} ${s.probeGoalMet ? '✅' : '❌'} | | < ${s.firstStartRssGoalMB} first ${s.firstStartRssGoalMet ? '✅' : '❌'}, < ${s.rssGoalMB} restart ${s.rssGoalMet ? '✅' : '❌'} | |`,
     '',
     ...productionLines(r.production, s.productionGoalsMet),
     '| process (restart) | RSS (MB) | PSS (MB) |',

@@ -96,6 +96,11 @@ describe.each(DATABASE_KINDS)('anchoring on the devnets, %s', (kind) => {
   });
 
   it('an upload is registered on both chains within seconds; the attestation holds the root, the proof recomputes it', async () => {
+    // The Stacks devnet starts on its first use (seconds, more under load): started here, so the time below is
+    // the anchoring's own.
+    const stacksApi = (info: OnchainInfoDto) => info.verification.stacksApiUrls[0] as string;
+    const info = await api<OnchainInfoDto>(t.url, '/api/onchain/info');
+    expect((await fetch(`${stacksApi(info.body)}/v2/info`)).status).toBe(200);
     const bytes = randomBytes(1000);
     const started = Date.now();
     const doc = await upload(t, token, bytes, 'one.bin');

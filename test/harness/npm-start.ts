@@ -13,7 +13,7 @@ export const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
  * process's environment. Wait for it with `waitForLine(/\[notary\] listening on/)`.
  */
 export function startNpmStart(dataDir: string, port: number, env: NodeJS.ProcessEnv = {}): Child {
-  return startChild('notary', NODE, ['--max-semi-space-size=16', '--import', 'tsx', 'server/src/main.ts'], {
+  return startChild('notary', NODE, ['--optimize-for-size', '--import', 'tsx', 'server/src/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -1,8 +1,10 @@
+import net from 'node:net';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { SMALL_WORKER_HEAP, workerExecArgv } from '@notary/platform/worker-exec-argv';
 import { awaitWorkerStart } from '@notary/platform/worker-start';
 import { errorMessage } from '@notary/shared';
 import { moduleEntry } from '@notary/shared/module-entry';
+import { privateKeyToAddress, randomPrivateKey } from '@stacks/transactions';
 import type { StacksDevnet, StacksDevnetControls, StacksDevnetOptions } from './devnets/stacks-devnet';
 
 /**
@@ -137,6 +139,110 @@ export async function startStacksDevnetWorker(
     return stopping;
   };
   return { ...endpoint, controls, stop };
+}
+
+/** The Stacks devnet of `startLazyStacksDevnet`: the endpoint, and whether its thread has started yet. */
+export type LazyStacksDevnetEndpoint = StacksDevnetEndpoint & {
+  /** True once a request or a control has started the devnet's thread. */
+  started(): boolean;
+};
+
+/**
+ * The Stacks devnet started on its first use (`ANCHORING=devnet`): its Clarity VM holds about 110 MB of
+ * memory (the clarinet-sdk's WebAssembly and the simnet session) plus its thread's own heap, which a service
+ * that has not anchored anything yet does not need. Its two addresses listen from the start, in this thread,
+ * so they can be printed, announced to verifiers and recorded; the first connection to either, or the first
+ * control call, starts the devnet in its worker thread (`startStacksDevnetWorker`, with the sender key chosen
+ * here) and every connection is then forwarded to the devnet's own server, bytes as they are. A failed start is
+ * reported to `onStartError` and the connection closed, as a node that is down; the next use tries again.
+ */
+export async function startLazyStacksDevnet(
+  options: Omit<StacksDevnetOptions, 'onViolation'> = {},
+  onStartError: (e: unknown) => void = () => {},
+): Promise<LazyStacksDevnetEndpoint> {
+  const senderKey = options.senderKey ?? randomPrivateKey();
+  const senderAddress = privateKeyToAddress(senderKey, 'devnet');
+  let devnet: Promise<StacksDevnetEndpoint> | undefined;
+  let running: StacksDevnetEndpoint | undefined;
+  let stopped = false;
+  const start = (): Promise<StacksDevnetEndpoint> => {
+    if (stopped) return Promise.reject(new Error('the Stacks devnet is stopped'));
+    devnet ??= startStacksDevnetWorker({ ...options, senderKey }).then(
+      (d) => {
+        running = d;
+        return d;
+      },
+      (e: unknown) => {
+        devnet = undefined;
+        onStartError(e);
+        throw e;
+      },
+    );
+    return devnet;
+  };
+  const sockets = new Set<net.Socket>();
+  const forward = (target: (d: StacksDevnetEndpoint) => string) => (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    start().then(
+      (d) => {
+        if (socket.destroyed) return;
+        const upstream = net.connect(Number(new URL(target(d)).port), '127.0.0.1');
+        sockets.add(upstream);
+        upstream.on('close', () => {
+          sockets.delete(upstream);
+          socket.destroy();
+        });
+        upstream.on('error', () => upstream.destroy());
+        socket.on('close', () => upstream.destroy());
+        socket.pipe(upstream).pipe(socket);
+      },
+      () => socket.destroy(),
+    );
+  };
+  const listen = async (target: (d: StacksDevnetEndpoint) => string): Promise<net.Server> => {
+    const server = net.createServer({ pauseOnConnect: true }, forward(target));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    // As the devnet's own servers: a running devnet keeps no process alive.
+    server.unref();
+    return server;
+  };
+  const node = await listen((d) => d.url);
+  const indexer = await listen((d) => d.indexerUrl);
+  const urlOf = (server: net.Server) => `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const controls = Object.fromEntries(
+    CONTROL_NAMES.map((name) => [
+      name,
+      async (...args: unknown[]) => {
+        const d = await start();
+        return (d.controls[name] as (...a: unknown[]) => Promise<unknown>)(...args);
+      },
+    ]),
+  ) as RemoteControls<StacksDevnetControls>;
+  const contractName = options.contractName ?? 'notary';
+  return {
+    url: urlOf(node),
+    indexerUrl: urlOf(indexer),
+    network: 'devnet',
+    contractId: `${senderAddress}.${contractName}`,
+    senderKey,
+    senderAddress,
+    controls,
+    started: () => running !== undefined,
+    stop: async () => {
+      stopped = true;
+      const closed = [node, indexer].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+      // `close` waits for the open connections: kept-alive clients' are cut here.
+      for (const socket of sockets) socket.destroy();
+      await Promise.all(closed);
+      const d = await devnet?.catch(() => undefined);
+      await d?.stop();
+    },
+  };
 }
 
 /**

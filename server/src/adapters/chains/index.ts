@@ -1,6 +1,6 @@
 import type { AnchoringConfig } from '../../config';
 import { type ChainEntry, DEVNET_EVM_NETWORK } from '../../ports/chains';
-import type { StacksDevnetEndpoint } from './devnet-worker';
+import type { LazyStacksDevnetEndpoint } from './devnet-worker';
 import { EvmEasChain } from './evm-eas';
 import type { HardhatDevnet } from './hardhat-devnet';
 import { StacksConfigError, StacksNotaryChain } from './stacks';
@@ -10,10 +10,13 @@ export type { ChainEntry } from '../../ports/chains';
 /** The devnets (the Stacks one in a worker thread) and the chains on them (`ANCHORING=devnet`). */
 export interface DevnetChains {
   readonly entries: ChainEntry[];
-  readonly devnets: { evm: HardhatDevnet; stacks: StacksDevnetEndpoint };
+  readonly devnets: { evm: HardhatDevnet; stacks: LazyStacksDevnetEndpoint };
   /** Stops the devnets. */
   stop(): Promise<void>;
 }
+
+/** Request timeout of the Stacks chain on the devnet, whose first request starts it (devnet-worker.ts). */
+const STACKS_DEVNET_TIMEOUT_MS = 120_000;
 
 type ConfiguredAnchoring = Extract<AnchoringConfig, { mode: 'configured' }>;
 
@@ -87,21 +90,23 @@ export function configuredChains(config: ConfiguredAnchoring): ChainEntry[] {
 
 /**
  * Starts the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract deployed,
- * in a worker thread: devnet-worker.ts) and builds the chains on them. If either devnet fails to start, the other is stopped again.
+ * in a worker thread started on first use: devnet-worker.ts, `startLazyStacksDevnet`) and builds the chains on
+ * them. If either devnet fails to start, the other is stopped again. `onError` hears a Stacks devnet whose
+ * start, on first use, failed.
  * @throws the devnet's own error.
  */
-export async function startDevnetChains(confirmations: {
-  evm: number;
-  stacks: number;
-}): Promise<DevnetChains> {
+export async function startDevnetChains(
+  confirmations: { evm: number; stacks: number },
+  onError: (message: string, e: unknown) => void = () => {},
+): Promise<DevnetChains> {
   // Loaded here: a service anchoring on configured chains never holds Hardhat's code.
-  const [{ startHardhatDevnet }, { startStacksDevnetWorker }] = await Promise.all([
+  const [{ startHardhatDevnet }, { startLazyStacksDevnet }] = await Promise.all([
     import('./hardhat-devnet'),
     import('./devnet-worker'),
   ]);
   const [evmStart, stacksStart] = await Promise.allSettled([
     startHardhatDevnet({ chainId: DEVNET_EVM_NETWORK.chainId }),
-    startStacksDevnetWorker(),
+    startLazyStacksDevnet({}, (e) => onError('the Stacks devnet failed to start', e)),
   ]);
   if (evmStart.status === 'rejected' || stacksStart.status === 'rejected') {
     if (evmStart.status === 'fulfilled') await evmStart.value.stop();
@@ -126,9 +131,14 @@ export async function startDevnetChains(confirmations: {
     contractId: stacksNet.contractId,
     network: 'devnet',
     explorerTxPrefix: '',
+    // The first request waits for the devnet's start (seconds, more on a loaded machine): not a node down.
+    timeoutMs: STACKS_DEVNET_TIMEOUT_MS,
   });
+  // Not probed at start: the devnet is the service's own, and a probe would start it (its first use is the
+  // first anchoring, a control, or a verifier's request).
+  const stacksChain: ChainEntry = { ...stacksEntry(stacks, confirmations.stacks), prepare: undefined };
   return {
-    entries: [evmEntry(evm, confirmations.evm), stacksEntry(stacks, confirmations.stacks)],
+    entries: [evmEntry(evm, confirmations.evm), stacksChain],
     devnets: { evm: evmNet, stacks: stacksNet },
     stop: async () => {
       await stacksNet.stop();
@@ -159,7 +169,7 @@ export async function startChains(
 ): Promise<AnchoringChains> {
   const started =
     config.mode === 'devnet'
-      ? await startDevnetChains({ evm: config.evmConfirmations, stacks: config.stacksConfirmations })
+      ? await startDevnetChains({ evm: config.evmConfirmations, stacks: config.stacksConfirmations }, onError)
       : undefined;
   const entries = config.mode === 'devnet' ? (started?.entries ?? []) : configuredChains(config);
   return {

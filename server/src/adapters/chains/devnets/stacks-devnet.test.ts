@@ -10,7 +10,7 @@ import {
   serializeCV,
 } from '@stacks/transactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStacksDevnetWorker } from '../devnet-worker.js';
+import { startLazyStacksDevnet, startStacksDevnetWorker } from '../devnet-worker.js';
 import { MAX_PENDING_PER_SENDER, type StacksDevnet, startStacksDevnet } from './stacks-devnet.js';
 
 /**
@@ -644,6 +644,41 @@ describe('Stacks devnet: held to the schemas (strict)', () => {
     } finally {
       await dev.stop();
     }
+  });
+});
+
+describe("Stacks devnet started on first use (the service's ANCHORING=devnet)", () => {
+  it('listens at once, starts its thread on the first request, then answers as the devnet on both addresses', async () => {
+    const dev = await startLazyStacksDevnet({ blockTimeMs: 0 });
+    try {
+      expect(dev.started()).toBe(false);
+      expect(dev.contractId).toBe(`${dev.senderAddress}.notary`);
+      const info = await http(`${dev.url}/v2/info`);
+      expect(info.status).toBe(200);
+      expect(dev.started()).toBe(true);
+      const tip = await dev.controls.mine(2);
+      expect((await http(`${dev.url}/v2/info`)).json.stacks_tip_height).toBe(tip);
+      expect((await http(`${dev.indexerUrl}/extended`)).status).toBe(200);
+      // The sender chosen before the start is the devnet's funded deployer.
+      const account = await http(`${dev.url}/v2/accounts/${dev.senderAddress}?proof=0`);
+      expect(BigInt(account.json.balance as string)).toBeGreaterThan(0n);
+    } finally {
+      await dev.stop();
+    }
+  });
+
+  it('a control starts it too; stopped before any use, it never starts', async () => {
+    const used = await startLazyStacksDevnet({ blockTimeMs: 0 });
+    try {
+      expect(await used.controls.mine(1)).toBeGreaterThan(0);
+      expect(used.started()).toBe(true);
+    } finally {
+      await used.stop();
+    }
+    const unused = await startLazyStacksDevnet({ blockTimeMs: 0 });
+    await unused.stop();
+    expect(unused.started()).toBe(false);
+    await expect(unused.controls.mine(1)).rejects.toThrow(/stopped/);
   });
 });
 
