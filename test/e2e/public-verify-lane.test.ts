@@ -83,6 +83,20 @@ describe('public verify lane', () => {
     }
   }
 
+  it('a known hash without Origin: the headers the route has always sent, in that order', async () => {
+    const lane = await answer(`${t.url}/api/public/verify?hash=${known}`);
+    expect(lane.status).toBe(200);
+    expect(lane.headers).toEqual([
+      'X-Content-Type-Options: nosniff',
+      'Referrer-Policy: no-referrer',
+      'Vary: Origin',
+      'Cache-Control: public, max-age=60',
+      'Content-Type: application/json; charset=utf-8',
+      'Connection: close',
+      `Content-Length: ${Buffer.byteLength(lane.body)}`,
+    ]);
+  });
+
   it('a client-sent request id is echoed by both', async () => {
     const id = `bench-${randomBytes(4).toString('hex')}`;
     const lane = await answer(`${t.url}/api/public/verify?hash=${known}`, { 'X-Request-Id': id });
