@@ -16,10 +16,13 @@ export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
  */
 export const ResourceId = z.string().min(1).max(64).meta({ format: 'uuid' });
 
+/** A hex SHA-256 as clients may send it: 64 hex digits, any case. */
+export const SHA256_HEX_PATTERN = /^[0-9a-fA-F]{64}$/;
+
 /** Lower-case hex SHA-256, 64 characters. */
 export const Sha256Hex = z
   .string()
-  .regex(/^[0-9a-fA-F]{64}$/, 'must be a hex SHA-256 (64 characters)')
+  .regex(SHA256_HEX_PATTERN, 'must be a hex SHA-256 (64 characters)')
   .transform((s) => s.toLowerCase());
 
 /**

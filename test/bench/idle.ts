@@ -39,7 +39,7 @@ import { buildServer } from '../../server/build/build';
 import { startProductionStandIns } from '../harness/production-shape';
 import { radosgwAvailable } from '../harness/radosgw';
 import type { IdlePart, IdleSnapshot } from './idle-part';
-import { freePort, runCommand } from './lib';
+import { freePort, nodeScript, runCommand } from './lib';
 
 export const IDLE_GOALS = {
   rssMB: 400,
@@ -306,37 +306,6 @@ async function measurePart(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** A package script of the form `[NAME=value ...] node <args> <entry>`, taken apart. */
-interface NodeScript {
-  text: string;
-  env: Record<string, string>;
-  /** Node's arguments before the entry. */
-  nodeArgs: string[];
-  entry: string;
-}
-
-/**
- * The script `name` of the root package.json as a command run without npm: its `NAME=value` words as
- * environment, then `node`, its arguments and the entry, which must equal `entry`.
- * @throws Error when the script is not of that form.
- */
-function nodeScript(root: string, name: string, entry: string): NodeScript {
-  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const text = pkg.scripts[name] ?? '';
-  const words = text.trim().split(/\s+/);
-  const env: Record<string, string> = {};
-  while (words[0]?.includes('=')) {
-    const [key, ...value] = (words.shift() as string).split('=');
-    env[key as string] = value.join('=');
-  }
-  if (words.shift() !== 'node' || words.at(-1) !== entry) {
-    throw new Error(`the ${name} script is not "[NAME=value ...] node <args> ${entry}": ${text}`);
-  }
-  return { text, env, nodeArgs: words.slice(0, -1), entry };
 }
 
 /** Runs both starts and every part; throws when one fails. */

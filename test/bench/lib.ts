@@ -1,7 +1,7 @@
 /**
  * Helpers for `npm run bench` (see `run.ts`): child processes that are always reaped, free loopback ports,
  * a random file streamed to disk, `/proc` readings (RSS, CPU time) of another process, a streamed multipart
- * upload over `http.request` or by curl, and an autocannon load run.
+ * upload over `http.request` or by curl, an autocannon load run, and a package script's command taken apart.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,6 +9,7 @@ import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -406,4 +407,35 @@ export function median(values: number[]): number {
   const mid = Math.floor(sorted.length / 2);
   if (sorted.length === 0) return Number.NaN;
   return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** A package script of the form `[NAME=value ...] node <args> <entry>`, taken apart. */
+export interface NodeScript {
+  text: string;
+  env: Record<string, string>;
+  /** Node's arguments before the entry. */
+  nodeArgs: string[];
+  entry: string;
+}
+
+/**
+ * The script `name` of the root package.json as a command run without npm: its `NAME=value` words as
+ * environment, then `node`, its arguments and the entry, which must equal `entry`.
+ * @throws Error when the script is not of that form.
+ */
+export function nodeScript(root: string, name: string, entry: string): NodeScript {
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const text = pkg.scripts[name] ?? '';
+  const words = text.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words[0]?.includes('=')) {
+    const [key, ...value] = (words.shift() as string).split('=');
+    env[key as string] = value.join('=');
+  }
+  if (words.shift() !== 'node' || words.at(-1) !== entry) {
+    throw new Error(`the ${name} script is not "[NAME=value ...] node <args> ${entry}": ${text}`);
+  }
+  return { text, env, nodeArgs: words.slice(0, -1), entry };
 }

@@ -51,26 +51,34 @@ export function requestLogging(log: Logger, observe?: RequestObserver): RequestH
     { module: 'http' },
     { serializers: { req: requestSerializer, res: stdSerializers.res, err: stdSerializers.err } },
   );
+  // One listener for every response (`close` is emitted once per response: no `once` wrapper, no closure each).
+  function completed(this: TimedResponse): void {
+    const req = this.req;
+    const started = this[STARTED];
+    observe?.(req, this, (Date.now() - started) / 1000);
+    const level: Level = this.statusCode >= 500 ? 'error' : 'info';
+    if (!http.isLevelEnabled(level)) return;
+    req.log[level](
+      { req, res: this, responseTime: Date.now() - started },
+      `${req.method} ${loggableUrl(req.originalUrl)} ${this.statusCode}`,
+    );
+  }
   return (req, res, next) => {
     const id = requestIdFor(req);
     res.setHeader(REQUEST_ID_HEADER, id);
     req.id = id;
     // A child with one string binding costs well under a microsecond; the request is serialized only if logged.
     req.log = http.child({ reqId: id });
-    const started = Date.now();
+    (res as TimedResponse)[STARTED] = Date.now();
     // `close` follows `finish` for every response, and also ends one the client abandoned.
-    res.once('close', () => {
-      observe?.(req, res, (Date.now() - started) / 1000);
-      const level: Level = res.statusCode >= 500 ? 'error' : 'info';
-      if (!http.isLevelEnabled(level)) return;
-      req.log[level](
-        { req, res, responseTime: Date.now() - started },
-        `${req.method} ${loggableUrl(req.originalUrl)} ${res.statusCode}`,
-      );
-    });
+    res.on('close', completed);
     next();
   };
 }
+
+/** When a response's request arrived (`Date.now()`), for its completion line and the observer. */
+const STARTED = Symbol('requestStarted');
+type TimedResponse = Response & { [STARTED]: number };
 
 /** pino's request serializer, then the path only (see `loggableUrl`): secrets travel in some URLs. */
 const requestSerializer = stdSerializers.wrapRequestSerializer((req) => {

@@ -19,14 +19,13 @@ export interface LongBodyRoute {
  * (no `Content-Length` above 0, no `Transfer-Encoding`) starts none. RFC 9110 section 15.5.9 (408).
  */
 export function bodyDeadline(seconds: number, longBodyRoutes: readonly LongBodyRoute[]): RequestHandler {
+  // Matched as Express routes them: case-insensitive, one trailing slash allowed.
+  const longPaths = longBodyRoutes.map((r) => ({ method: r.method, path: r.path.toLowerCase() }));
+  const isLong = (method: string, path: string) =>
+    longPaths.some((r) => r.method === method && (path === r.path || path === `${r.path}/`));
   return (req, res, next) => {
-    // Matched as Express routes them: case-insensitive, one trailing slash allowed.
-    const path = req.path.toLowerCase();
-    const long = longBodyRoutes.some((r) => {
-      const route = r.path.toLowerCase();
-      return r.method === req.method && (path === route || path === `${route}/`);
-    });
-    if (!announcesBody(req.headers) || long || req.complete) {
+    // Most requests announce no body: they pass without the route match.
+    if (!announcesBody(req.headers) || req.complete || isLong(req.method, req.path.toLowerCase())) {
       next();
       return;
     }

@@ -41,7 +41,9 @@ export function corsPolicy(
     // No Origin (a CLI, a server, the desktop's main process): not a CORS request, so no CORS header means
     // anything to the client; caches still learn that the answer depends on Origin. Preflights keep the library.
     if (!origin && req.method !== 'OPTIONS') {
-      res.vary('Origin');
+      // What `res.vary` writes when no earlier stage set `Vary`, without its parse of the header.
+      if (res.getHeader('Vary')) res.vary('Origin');
+      else res.setHeader('Vary', 'Origin');
       next();
       return;
     }

@@ -8,7 +8,12 @@ function holdsNul(value: unknown, depth = 0): boolean {
   // Bodies are at most 256 kB: the depth bound only stops a pathological nesting from recursing deeply.
   if (depth > 64 || value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.some((v) => holdsNul(v, depth + 1));
-  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v, depth + 1));
+  // Own enumerable keys, as `Object.entries` lists them, without its array of pairs (every request's query).
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.includes('\u0000') || holdsNul((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 /** A `/trpc` GET carries its input as JSON in `?input=`, where a NUL is escaped (`\u0000`): parse to see it. */
@@ -28,9 +33,10 @@ function trpcInputHoldsNul(query: unknown): boolean {
  * JSON parser, for both faces (`/trpc` inputs arrive in the query string or the body).
  */
 export const rejectNulBytes: RequestHandler = (req, res, next) => {
-  let path: string;
+  let path = req.path;
   try {
-    path = decodeURIComponent(req.path);
+    // Without a `%` there is nothing to decode (and nothing to fail on).
+    if (path.includes('%')) path = decodeURIComponent(path);
   } catch {
     sendError(res, new AppError('BAD_REQUEST', 'Malformed percent-encoding in the path'));
     return;

@@ -1,5 +1,5 @@
 import { bearerFrom } from '@notary/platform/trpc/context';
-import type { VerifyByHashDto } from '@notary/shared';
+import { SHA256_HEX_PATTERN, type VerifyByHashDto } from '@notary/shared';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { verifyByHashCached } from '../domain/documents/service';
@@ -35,34 +35,68 @@ function serialized(answer: VerifyByHashDto): string {
  * input is validated, as the procedure's middleware does), the same input schema, the same domain function
  * and cache (`verifyByHashCached`), the same `Cache-Control`, the same error table (`sendError`: 400 for a
  * malformed hash, 429 over a limit). Statuses: 200 `{found, document?}`; 400; 429.
+ * An answer the cache holds is written at once, without a promise in between (most of the route's calls).
  * Mount it after request logging, the security headers and CORS, behind `rejectNulBytes`.
  */
 export function publicVerifyRoute(deps: AppDeps): RequestHandler {
   const limits = ['global', PUBLIC_VERIFY_RATE_LIMIT] as const;
   const fork = () => deps.db.fork();
-  return async (req, res) => {
+  // A promise only when the answer must be read: Express passes a rejection of it on, as for any route.
+  const answer = (res: Response, hash: string): Promise<void> | undefined => {
+    const hit = deps.verifyCache.cached(hash);
+    if (hit) {
+      send(res, hit);
+      return undefined;
+    }
+    return verifyByHashCached(deps.verifyCache, fork, hash)
+      .then((found) => send(res, found))
+      .catch((e: unknown) => sendError(res, e));
+  };
+  const limited = async (req: Request, res: Response): Promise<void> => {
     try {
-      // With the limits off (an operator's RATE_LIMITS=off) there is nothing to wait for.
-      if (deps.rateLimiter.enabled) {
-        await enforceRateLimit(
-          deps,
-          { bearer: bearerFrom(req.headers.authorization), ip: req.ip ?? null },
-          limits,
-          (name, value) => {
-            if (!res.headersSent) res.setHeader(name, value);
-          },
-        );
-      }
-      const { hash } = PublicVerifyInput.parse({ ...req.query });
-      const answer = await verifyByHashCached(deps.verifyCache, fork, hash);
-      res.setHeader('Cache-Control', publicVerifyCacheControl(answer));
-      // What `res.json` sends, without its content-type negotiation; Node sets Content-Length.
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.end(serialized(answer));
+      await enforceRateLimit(
+        deps,
+        { bearer: bearerFrom(req.headers.authorization), ip: req.ip ?? null },
+        limits,
+        (name, value) => {
+          if (!res.headersSent) res.setHeader(name, value);
+        },
+      );
+      await answer(res, hashOf(req.query));
     } catch (e) {
       sendError(res, e);
     }
   };
+  return (req, res) => {
+    // With the limits off (an operator's RATE_LIMITS=off) there is nothing to wait for.
+    if (deps.rateLimiter.enabled) return limited(req, res);
+    try {
+      return answer(res, hashOf(req.query));
+    } catch (e) {
+      sendError(res, e);
+      return undefined;
+    }
+  };
+}
+
+/**
+ * The `hash` of a verify query, lower-cased: what `PublicVerifyInput` parses out of it. A string of the schema's
+ * own pattern is taken as the schema would take it (other keys are dropped by the schema anyway), without its
+ * object parse; anything else goes through the schema, for the same result or the same error.
+ * @throws ZodError for a missing or malformed hash (400 through `sendError`).
+ */
+function hashOf(query: Request['query']): string {
+  const hash = query.hash;
+  if (typeof hash === 'string' && SHA256_HEX_PATTERN.test(hash)) return hash.toLowerCase();
+  return PublicVerifyInput.parse({ ...query }).hash;
+}
+
+/** Writes `answer` with its `Cache-Control`: what `res.json` sends, without its content-type negotiation. */
+function send(res: Response, answer: VerifyByHashDto): void {
+  res.setHeader('Cache-Control', publicVerifyCacheControl(answer));
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  // Node sets Content-Length.
+  res.end(serialized(answer));
 }
 
 /**

@@ -104,4 +104,19 @@ describe('PublicVerifyCache', () => {
     await expect(cache.get(HASH, failing)).rejects.toThrow('database away');
     expect(reads).toBe(2);
   });
+
+  it('says what it holds without reading: nothing before a read, the answer after, nothing once invalidated', async () => {
+    const cache = new PublicVerifyCache();
+    const db = manualLoad();
+    expect(cache.cached(HASH)).toBeUndefined();
+    const answer = cache.get(HASH, db.load);
+    // A read in flight is not an answer held.
+    expect(cache.cached(HASH)).toBeUndefined();
+    db.settle(0, FOUND);
+    await answer;
+    expect(cache.cached(HASH)).toBe(FOUND);
+    cache.invalidate(HASH);
+    expect(cache.cached(HASH)).toBeUndefined();
+    expect(db.reads()).toBe(1);
+  });
 });

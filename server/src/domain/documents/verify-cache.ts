@@ -62,7 +62,7 @@ export class PublicVerifyCache {
    * rejection reaches every caller sharing it, and nothing is kept).
    */
   get(sha256Hash: string, load: (hash: string) => Promise<VerifyByHashDto>): Promise<VerifyByHashDto> {
-    const hit = this.found.get(sha256Hash) ?? this.unknown.get(sha256Hash);
+    const hit = this.cached(sha256Hash);
     if (hit) return Promise.resolve(hit);
     const running = this.loading.get(sha256Hash);
     if (running) return running.promise;
@@ -83,6 +83,14 @@ export class PublicVerifyCache {
     })();
     this.loading.set(sha256Hash, entry);
     return entry.promise;
+  }
+
+  /**
+   * The answer for `sha256Hash` (lower-case hex) when memory holds one (what `get` answers without reading),
+   * else undefined: a caller that can answer at once does so without waiting on a promise.
+   */
+  cached(sha256Hash: string): VerifyByHashDto | undefined {
+    return this.found.get(sha256Hash) ?? this.unknown.get(sha256Hash);
   }
 
   private drop(sha256Hash: string): void {
