@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import LongestFirstSequencer from './test/sequencing/sequencer';
+import LongestFirstSequencer from './test/sequencing/sequencer.ts';
 
 export default defineConfig({
   test: {
