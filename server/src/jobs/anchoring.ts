@@ -4,6 +4,7 @@ import type { AnchoringConfig } from '../config';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
 import { AnchorWorker, type WorkerOptions } from '../domain/anchoring/anchor-worker';
 import { type CutRule, collectBatch } from '../domain/anchoring/batch-cut';
+import { latestCheckpoint } from '../domain/log/transparency-log';
 import { type AnchorChain, type ChainEntry, type ChainKind, DEVNET_EVM_NETWORK } from '../ports/chains';
 import { type AnchorWorkerLoop, startAnchorWorkerLoop } from './anchor-worker-loop';
 
@@ -214,7 +215,12 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     let failed = false;
     try {
       for (;;) {
-        const r = await collectBatch(fork(), { chains: chainKinds(), maxBatchSize: config.batchMax, cut });
+        const r = await collectBatch(fork(), {
+          chains: chainKinds(),
+          maxBatchSize: config.batchMax,
+          cut,
+          checkpoint: latestCheckpoint,
+        });
         batched += r.leafCount;
         waiting = r.waiting;
         if (r.batchId) log.info({ batch: r.batchId, documents: r.leafCount }, 'batch collected');

@@ -252,6 +252,23 @@ export class TransparencyLog implements LogAppender {
     return { leafIndex, entry: bytesOf(row.entry), proof, checkpoint };
   }
 
+  /**
+   * The inclusion proof of leaf `leafIndex` in the tree of `size` leaves the log has held (RFC 9162, 2.1.3): what
+   * ties a receipt's leaf to the checkpoint its batch anchored. @throws RangeError past its size or the leaf.
+   */
+  async inclusionAt(leafIndex: number, size: number): Promise<Uint8Array[]> {
+    const em = this.em();
+    const head = await latestCheckpoint(em);
+    if (!head || size > head.size || leafIndex >= size) {
+      throw new RangeError(`the log holds ${head?.size ?? 0} leaves; leaf ${leafIndex} of ${size} asked`);
+    }
+    const tiles = await loadTiles(
+      em,
+      tilesRead((read) => inclusionProof(leafIndex, size, read)),
+    );
+    return inclusionProof(leafIndex, size, tiles.reader());
+  }
+
   /** The consistency proof between two sizes the log has held (RFC 9162, 2.1.4). @throws RangeError past its size. */
   async consistency(oldSize: number, newSize: number): Promise<Uint8Array[]> {
     const em = this.em();
@@ -265,7 +282,11 @@ export class TransparencyLog implements LogAppender {
   }
 }
 
-async function latestCheckpoint(em: EntityManager): Promise<StoredCheckpoint | undefined> {
+/**
+ * The log's latest signed checkpoint as committed (a plain read, no lock: what an anchoring batch cut in `em`'s
+ * transaction anchors), or undefined before the first integration.
+ */
+export async function latestCheckpoint(em: EntityManager): Promise<StoredCheckpoint | undefined> {
   const [row]: { size: string | number; root: unknown; note: string }[] = await (
     em as SqlEntityManager
   ).execute('select size, root, note from log_checkpoint order by size desc limit 1');
