@@ -241,6 +241,16 @@ describe('the anchored checkpoint, offline', () => {
     expect(await problemsOf(unextended)).toEqual(['log.anchored.notExtended']);
   });
 
+  it('is version 4; the same receipt without it is version 3 and verifies its log leaf as before', async () => {
+    const full = await receiptWith(20, 30);
+    const { anchored: _, ...block } = full.transparencyLog ?? ({} as NonNullable<Receipt['transparencyLog']>);
+    const older = parseReceipt({ ...full, version: 3, transparencyLog: block });
+    expect([receiptVersionOf(full), receiptVersionOf(older)]).toEqual([4, 3]);
+    const report = await checkLogProof(older, [VKEY]);
+    expect(report).toMatchObject({ status: 'passed', treeSize: 30 });
+    expect(report?.anchored).toBeUndefined();
+  });
+
   it('takes the last leaf as the path with every sibling on the left', () => {
     expect(isLastLeafPath([])).toBe(true);
     expect(isLastLeafPath([{ position: 'left' }, { position: 'left' }])).toBe(true);
