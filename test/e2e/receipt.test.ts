@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { loadConfig } from '@notary/server/config';
 import { Document } from '@notary/server/db/entities';
 import { buildReceipt } from '@notary/server/domain/documents/receipt';
@@ -77,7 +77,15 @@ describe('GET /api/documents/:id/receipt (devnet anchoring, loopback TSA)', () =
     expect(receipt.transparencyLog?.anchored).toMatchObject({
       batchRoot: receipt.merkle?.root,
       leafIndex: 1,
-      siblings: [{ position: 'left', hash: doc.sha256Hash }],
+      // Its sibling: the document's leaf hash, SHA-256(0x00 || sha256).
+      siblings: [
+        {
+          position: 'left',
+          hash: createHash('sha256')
+            .update(Buffer.concat([Buffer.of(0), Buffer.from(doc.sha256Hash, 'hex')]))
+            .digest('hex'),
+        },
+      ],
     });
     if (receipt.evm?.status !== 'registered' || receipt.stacks?.status !== 'registered') {
       throw new Error(`legs not registered: ${JSON.stringify(receipt)}`);
