@@ -75,13 +75,9 @@ const MerkleProofSchema = z
         'RFC 6962 (2.1) with SHA-256: leaf SHA-256(0x00||h), node SHA-256(0x01||l||r), odd node promoted, a one-leaf tree has root h',
     }),
     leafIndex: Count.meta({ description: 'Position of the document in its batch, 0-based (informational)' }),
-    leafCount: z
-      .number()
-      .int()
-      .positive()
-      .meta({
-        description: "Leaves in the batch: its documents, and the log's checkpoint last when anchored",
-      }),
+    leafCount: z.number().int().positive().meta({
+      description: "Leaves in the batch: its documents, and the log's checkpoint last when anchored",
+    }),
     siblings: z
       .array(MerkleSibling)
       .max(64)
@@ -296,13 +292,10 @@ export const ReceiptAnchoredCheckpointSchema = z
     leafIndex: Count.meta({
       description: 'Its leaf in the batch tree: the last one, `merkle.leafCount` - 1',
     }),
-    siblings: z
-      .array(MerkleSibling)
-      .max(64)
-      .meta({
-        description:
-          'Its proof in the batch tree (`merkle.hashing`), leaf value SHA-256 of the checkpoint text',
-      }),
+    siblings: z.array(MerkleSibling).max(64).meta({
+      description:
+        'Its proof in the batch tree (`merkle.hashing`), leaf value SHA-256 of the checkpoint text',
+    }),
     link: z
       .discriminatedUnion('kind', [
         z
