@@ -562,6 +562,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
         chains: chains.entries,
         fork: () => core.db.fork(),
         log: anchorLog,
+        // Each batch anchors the log's checkpoint at its cut (docs/anchoring.md, The log checkpoint in every batch).
+        checkpoint: (tx) => core.deps.transparencyLog.anchorableCheckpoint(tx),
         activity: core.deps.activity,
         // Batch windows are opened by the pg-boss job each upload enqueues; the timer is only the safety sweep.
         sweepSeconds: Math.max(30, config.anchoring.batchSeconds * 5),

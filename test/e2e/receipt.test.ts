@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { loadConfig } from '@notary/server/config';
 import { Document } from '@notary/server/db/entities';
 import { buildReceipt } from '@notary/server/domain/documents/receipt';
@@ -53,7 +53,8 @@ describe('GET /api/documents/:id/receipt (devnet anchoring, loopback TSA)', () =
     if (!devnets) throw new Error('no devnets');
     expect(receipt).toMatchObject({
       format: 'notary-receipt',
-      version: 3,
+      // Its batch anchored the log's checkpoint: version 4 (`transparencyLog.anchored`).
+      version: 4,
       service: { name: 'Notary Test', url: t.service.deps.publicUrl },
       document: {
         id: doc.id,
@@ -66,13 +67,25 @@ describe('GET /api/documents/:id/receipt (devnet anchoring, loopback TSA)', () =
       },
       timestamp: null,
     });
-    // Uploaded alone: a batch of one anchors the document hash itself.
-    expect(receipt.merkle).toEqual({
+    // Uploaded alone: the batch is the document and, as its last leaf, the log's checkpoint at the cut.
+    expect(receipt.merkle).toMatchObject({
       hashing: 'sha256-rfc6962',
       leafIndex: 0,
-      leafCount: 1,
-      siblings: [],
-      root: doc.sha256Hash,
+      leafCount: 2,
+      siblings: [{ position: 'right' }],
+    });
+    expect(receipt.transparencyLog?.anchored).toMatchObject({
+      batchRoot: receipt.merkle?.root,
+      leafIndex: 1,
+      // Its sibling: the document's leaf hash, SHA-256(0x00 || sha256).
+      siblings: [
+        {
+          position: 'left',
+          hash: createHash('sha256')
+            .update(Buffer.concat([Buffer.of(0), Buffer.from(doc.sha256Hash, 'hex')]))
+            .digest('hex'),
+        },
+      ],
     });
     if (receipt.evm?.status !== 'registered' || receipt.stacks?.status !== 'registered') {
       throw new Error(`legs not registered: ${JSON.stringify(receipt)}`);

@@ -17,14 +17,17 @@ import { errorMessage } from './error-message.ts';
  */
 
 /**
- * The receipt format version the server writes. Version 2 added the optional `act` (the document's notarial
+ * The newest receipt format version the server writes. Version 2 added the optional `act` (the document's notarial
  * act); version 3 the optional `transparencyLog` (the document's leaf in the service's transparency log, its
- * inclusion proof and the signed checkpoint). This package reads all three, each older one being the newer one
- * without what it added.
+ * inclusion proof and the signed checkpoint); version 4 the optional `transparencyLog.anchored` (the log's
+ * checkpoint anchored with the document's batch). This package reads all four, each older one being the newer one
+ * without what it added. The server writes the oldest version that holds the receipt (`receiptVersionOf`), so
+ * that a verifier that reads only up to version 3 still verifies a receipt without `anchored`, and refuses one
+ * with it by naming its version rather than ignoring what it cannot judge.
  */
-export const RECEIPT_VERSION = 3;
+export const RECEIPT_VERSION = 4;
 /** Every receipt version this package reads. */
-export const RECEIPT_VERSIONS = [1, 2, 3] as const;
+export const RECEIPT_VERSIONS = [1, 2, 3, 4] as const;
 /** Value of `format`: identifies a receipt whatever file name it travels under. */
 export const RECEIPT_FORMAT = 'notary-receipt';
 /** Name of the attachment in certificate PDFs. */
@@ -72,7 +75,9 @@ const MerkleProofSchema = z
         'RFC 6962 (2.1) with SHA-256: leaf SHA-256(0x00||h), node SHA-256(0x01||l||r), odd node promoted, a one-leaf tree has root h',
     }),
     leafIndex: Count.meta({ description: 'Position of the document in its batch, 0-based (informational)' }),
-    leafCount: z.number().int().positive().meta({ description: 'Documents in the batch' }),
+    leafCount: z.number().int().positive().meta({
+      description: "Leaves in the batch: its documents, and the log's checkpoint last when anchored",
+    }),
     siblings: z
       .array(MerkleSibling)
       .max(64)
@@ -270,6 +275,53 @@ const Base64 = z
   .meta({ description: 'Standard base64 with padding' });
 
 /**
+ * The log's checkpoint anchored with the document's batch (version 4): the checkpoint the log had signed when the
+ * batch was cut is the batch tree's last leaf (leaf value: the SHA-256 of its checkpoint text), so the root the
+ * receipt's `evm` and `stacks` legs anchor commits to it; `link` ties the receipt's own leaf to it.
+ */
+export const ReceiptAnchoredCheckpointSchema = z
+  .object({
+    checkpoint: z.string().min(1).meta({
+      description:
+        'The anchored checkpoint, signed by the log (C2SP signed-note of a C2SP tlog-checkpoint; cosignatures may follow)',
+    }),
+    batchRoot: Sha256Hex.meta({
+      description:
+        "The batch root that commits to it: the receipt's `merkle.root`, anchored by `evm` and `stacks`",
+    }),
+    leafIndex: Count.meta({
+      description: 'Its leaf in the batch tree: the last one, `merkle.leafCount` - 1',
+    }),
+    siblings: z.array(MerkleSibling).max(64).meta({
+      description:
+        'Its proof in the batch tree (`merkle.hashing`), leaf value SHA-256 of the checkpoint text',
+    }),
+    link: z
+      .discriminatedUnion('kind', [
+        z
+          .object({
+            kind: z.literal('inclusion').meta({
+              description:
+                "The receipt's leaf is in the anchored tree: its inclusion proof at the anchored size",
+            }),
+            proof: z.array(Base64).max(64),
+          })
+          .strict(),
+        z
+          .object({
+            kind: z.literal('consistency').meta({
+              description:
+                "The receipt's leaf came after: the consistency proof from the anchored size to the receipt's checkpoint",
+            }),
+            proof: z.array(Base64).max(128),
+          })
+          .strict(),
+      ])
+      .meta({ description: 'Sibling hashes (32 bytes each, base64) as RFC 9162 2.1.3 and 2.1.4 order them' }),
+  })
+  .strict();
+
+/**
  * The document's leaf in the service's transparency log (version 3): an append-only Merkle tree (RFC 9162 hashing)
  * of one leaf per notarization, published as C2SP tlog-checkpoint signed notes and C2SP tlog-tiles (docs/verify.md,
  * The transparency log).
@@ -300,6 +352,10 @@ export const ReceiptTransparencyLogSchema = z
     checkpoint: z.string().min(1).meta({
       description: 'The signed checkpoint the proof leads to (C2SP signed-note of a C2SP tlog-checkpoint)',
     }),
+    anchored: ReceiptAnchoredCheckpointSchema.optional().meta({
+      description:
+        "The log's checkpoint anchored with the document's batch (version 4); absent before the batch is cut, or for a batch cut before the log was anchored",
+    }),
   })
   .strict();
 
@@ -307,9 +363,10 @@ export const ReceiptTransparencyLogSchema = z
 export const ReceiptSchema = z
   .object({
     format: z.literal(RECEIPT_FORMAT),
-    version: z
-      .union([z.literal(1), z.literal(2), z.literal(3)])
-      .meta({ description: 'Format version: 3 (2 is 3 without `transparencyLog`, 1 is 2 without `act`)' }),
+    version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]).meta({
+      description:
+        'Format version: 4 (3 is 4 without `transparencyLog.anchored`, 2 is 3 without `transparencyLog`, 1 is 2 without `act`)',
+    }),
     service: z
       .object({
         name: z.string().min(1),
@@ -363,6 +420,15 @@ export type ReceiptOriginalSignatures = z.infer<typeof OriginalSignaturesSchema>
 export type ReceiptOriginalSignature = z.infer<typeof OriginalSignatureSchema>;
 export type ReceiptAct = z.infer<typeof ReceiptActSchema>;
 export type ReceiptTransparencyLog = z.infer<typeof ReceiptTransparencyLogSchema>;
+export type ReceiptAnchoredCheckpoint = z.infer<typeof ReceiptAnchoredCheckpointSchema>;
+
+/**
+ * The oldest version that holds `receipt` (the version field aside): 4 with `transparencyLog.anchored`, else 3.
+ * The server writes it, so a receipt stays readable by every verifier that can judge all of it.
+ */
+export function receiptVersionOf(receipt: Pick<Receipt, 'transparencyLog'>): 3 | 4 {
+  return receipt.transparencyLog?.anchored ? 4 : 3;
+}
 
 /** Thrown by `parseReceipt` for input that is not a receipt this version reads. */
 export class ReceiptFormatError extends Error {
@@ -390,7 +456,7 @@ export function parseReceipt(input: unknown): Receipt {
     !(RECEIPT_VERSIONS as readonly unknown[]).includes(value.version)
   ) {
     throw new ReceiptFormatError(
-      `receipt version ${String(value.version)} is not supported (this verifier reads versions ${RECEIPT_VERSIONS.join(', ')})`,
+      `receipt version ${String(value.version)} is not supported (this verifier reads versions ${RECEIPT_VERSIONS.join(', ')}): a newer notary-verify judges it`,
     );
   }
   const parsed = ReceiptSchema.safeParse(value);

@@ -20,6 +20,11 @@ import {
   verifyInclusion,
 } from '@notary/trust/tlog';
 import { decodeLeaf } from '@notary/trust/tlog-leaf';
+import {
+  type AnchoredCheckpointReport,
+  anchoredLines,
+  checkAnchoredCheckpoint,
+} from './anchored-checkpoint.ts';
 import { errorMessage } from './error-message.ts';
 import { foreign, type Message, msg, render } from './messages/index.ts';
 import type { Receipt } from './receipt.ts';
@@ -49,6 +54,8 @@ export interface LogReport {
   problems: string[];
   /** With `--online`: the log's current checkpoint compared with the receipt's. */
   online?: OnlineLogReport;
+  /** The log's checkpoint anchored with the receipt's batch (receipt version 4), when the receipt has one. */
+  anchored?: AnchoredCheckpointReport;
 }
 
 /**
@@ -125,8 +132,18 @@ export async function checkLogProof(
     online && checkpoint && key
       ? await checkOnline(online.fetch, block.url, key, { checkpoint, note: block.checkpoint })
       : undefined;
+  const anchored = block.anchored
+    ? await checkAnchoredCheckpoint(
+        receipt,
+        block.anchored,
+        key,
+        checkpoint,
+        online ? { fetch: online.fetch, consistent: servedConsistency } : undefined,
+      )
+    : undefined;
+  const anchoredFailed = anchored?.status === 'failed' || anchored?.online?.status === 'fork';
   return {
-    status: problems.length === 0 && current?.status !== 'fork' ? 'passed' : 'failed',
+    status: problems.length === 0 && current?.status !== 'fork' && !anchoredFailed ? 'passed' : 'failed',
     origin: block.origin,
     url: block.url,
     leafIndex: block.leafIndex,
@@ -135,6 +152,7 @@ export async function checkLogProof(
     ...(cosigned ? { witnesses: cosigned.report } : {}),
     problems,
     ...(current ? { online: current } : {}),
+    ...(anchored ? { anchored } : {}),
   };
 }
 
@@ -216,23 +234,9 @@ export async function checkOnline(
   }
   const sizes = { size: now.size, receiptSize: old.size, url: base };
   if (now.size < old.size) return result('fork', now.size, msg('log.online.rolledBack', sizes), note);
-  let proof: Uint8Array[];
+  let consistent: boolean;
   try {
-    const tiles = new Map<string, Uint8Array>();
-    for (const { level, idx } of tilesRead((read) => consistencyProof(old.size, now.size, read))) {
-      const width = tileWidth(level, idx, now.size);
-      const bytes = await fetchLog(
-        f,
-        `${base}/${tilePath({ level, index: idx, ...(width < TILE_WIDTH ? { width } : {}) })}`,
-      );
-      if (bytes.length !== width * HASH_SIZE) throw new Error(`tile ${level}/${idx}: ${bytes.length} bytes`);
-      tiles.set(`${level}/${idx}`, bytes);
-    }
-    proof = consistencyProof(
-      old.size,
-      now.size,
-      tileReader((level, index) => tiles.get(`${level}/${index}`) ?? new Uint8Array(0)),
-    );
+    consistent = await servedConsistency(f, base, old, now);
   } catch (e) {
     return result(
       'unavailable',
@@ -240,13 +244,42 @@ export async function checkOnline(
       msg('log.online.unavailable', { url: base, reason: foreign(errorMessage(e)) }),
     );
   }
-  const consistent =
-    now.size === old.size
-      ? equalBytes(now.root, old.root)
-      : verifyConsistency(old.size, now.size, proof, old.root, now.root);
   return consistent
     ? result('consistent', now.size, msg('log.online.consistent', sizes))
     : result('fork', now.size, msg('log.online.fork', sizes), note);
+}
+
+/**
+ * Whether the log at `base` proves that `newer` extends `older` (RFC 9162, 2.1.4; `older.size <= newer.size`):
+ * fetches only the tiles the consistency proof between the two sizes reads (C2SP tlog-tiles, at the widths the
+ * newer tree has), builds the proof from them and checks it against both signed roots, so nothing the log serves
+ * is trusted but what its key signed. Two checkpoints of one size are consistent when their roots are equal.
+ * @throws Error when a tile cannot be read or has the wrong length.
+ */
+export async function servedConsistency(
+  f: typeof fetch,
+  base: string,
+  older: Checkpoint,
+  newer: Checkpoint,
+): Promise<boolean> {
+  if (newer.size === older.size) return equalBytes(newer.root, older.root);
+  if (newer.size < older.size) return false;
+  const tiles = new Map<string, Uint8Array>();
+  for (const { level, idx } of tilesRead((read) => consistencyProof(older.size, newer.size, read))) {
+    const width = tileWidth(level, idx, newer.size);
+    const bytes = await fetchLog(
+      f,
+      `${base}/${tilePath({ level, index: idx, ...(width < TILE_WIDTH ? { width } : {}) })}`,
+    );
+    if (bytes.length !== width * HASH_SIZE) throw new Error(`tile ${level}/${idx}: ${bytes.length} bytes`);
+    tiles.set(`${level}/${idx}`, bytes);
+  }
+  const proof = consistencyProof(
+    older.size,
+    newer.size,
+    tileReader((level, index) => tiles.get(`${level}/${index}`) ?? new Uint8Array(0)),
+  );
+  return verifyConsistency(older.size, newer.size, proof, older.root, newer.root);
 }
 
 /** The report's lines for the log (English, as the notarial act's). */
@@ -279,6 +312,7 @@ export function logLines(log: LogReport): string[] {
       );
     }
   }
+  if (log.anchored) lines.push(...anchoredLines(log.anchored));
   return lines;
 }
 

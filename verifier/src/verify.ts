@@ -160,12 +160,17 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
     input.online === true ? { fetch: input.revocationFetch ?? transport.fetch } : undefined,
   );
   const outcome = outcomeOf(checks);
-  // A leaf that contradicts the receipt, a checkpoint the log key did not sign, or a log that no longer extends
-  // the receipt's checkpoint (a fork) fails the verification; a log that could not be read online leaves it
-  // incomplete, as an endpoint that does not answer.
+  // A leaf that contradicts the receipt, a checkpoint the log key did not sign, an anchored checkpoint that is not
+  // in the batch or not tied to the leaf, or a log that no longer extends the receipt's (or the anchored)
+  // checkpoint (a fork) fails the verification; a log that could not be read online leaves it incomplete, as an
+  // endpoint that does not answer.
   if (transparencyLog?.status === 'failed') {
     Object.assign(outcome, { outcome: 'failed', exitCode: EXIT_CODES.failed, ok: false });
-  } else if (transparencyLog?.online?.status === 'unavailable' && outcome.outcome === 'passed') {
+  } else if (
+    (transparencyLog?.online?.status === 'unavailable' ||
+      transparencyLog?.anchored?.online?.status === 'unavailable') &&
+    outcome.outcome === 'passed'
+  ) {
     Object.assign(outcome, { outcome: 'incomplete', exitCode: EXIT_CODES.incomplete });
   }
   return {

@@ -255,8 +255,11 @@ export type OrgDeletionEntity = InferEntity<typeof OrgDeletion>;
 
 /**
  * A Merkle batch of document hashes anchored on every configured chain. `root` is the tree's root
- * (64 hex, no 0x); a batch of one anchors the document hash itself. `status` is `open` until every chain's
- * transaction is confirmed (`anchored`), `failed` when one of them failed for good.
+ * (64 hex, no 0x); `leafCount` counts the tree's leaves. The transparency log's checkpoint signed when the batch
+ * was cut is its last leaf (`checkpoint*`: size, root, signed note and the leaf's proof; null for a batch cut
+ * before the log was anchored or while it had no checkpoint); a batch of one leaf anchors that leaf's value
+ * itself. `status` is `open` until every chain's transaction is confirmed (`anchored`), `failed` when one of them
+ * failed for good.
  */
 export const AnchorBatch = defineEntity({
   name: 'AnchorBatch',
@@ -267,6 +270,14 @@ export const AnchorBatch = defineEntity({
     leafCount: p.integer(),
     root: p.string().length(64),
     status: p.enum(['open', 'anchored', 'failed'] as const).default('open'),
+    checkpointSize: p.bigint('number').nullable(),
+    checkpointRoot: p.blob().nullable(),
+    /** The log's signed note (without cosignatures): the leaf's value is the SHA-256 of its checkpoint text. */
+    checkpointNote: p.text().nullable(),
+    /** The checkpoint leaf's `MerkleProof` in the batch tree (`domain/anchoring/merkle.ts`). */
+    checkpointProof: p
+      .json<{ index: number; siblings: { position: 'left' | 'right'; hash: string }[] }>()
+      .nullable(),
   },
 });
 export type AnchorBatchEntity = InferEntity<typeof AnchorBatch>;

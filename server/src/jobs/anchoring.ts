@@ -3,7 +3,7 @@ import type { Log } from '@notary/platform/log';
 import type { AnchoringConfig } from '../config';
 import { AnchorBatch, AnchorTx, Document, DocumentAnchor } from '../db/entities';
 import { AnchorWorker, type WorkerOptions } from '../domain/anchoring/anchor-worker';
-import { type CutRule, collectBatch } from '../domain/anchoring/batch-cut';
+import { type CollectOptions, type CutRule, collectBatch } from '../domain/anchoring/batch-cut';
 import { type AnchorChain, type ChainEntry, type ChainKind, DEVNET_EVM_NETWORK } from '../ports/chains';
 import { type AnchorWorkerLoop, startAnchorWorkerLoop } from './anchor-worker-loop';
 
@@ -96,6 +96,11 @@ export interface StartAnchoringOptions {
   chains: readonly ChainEntry[];
   fork: () => EntityManager;
   log: Log;
+  /**
+   * The transparency log's checkpoint each batch anchors as its last leaf, read in the cut's transaction
+   * (`TransparencyLog.anchorableCheckpoint`); without it batches are their documents alone.
+   */
+  checkpoint?: CollectOptions['checkpoint'];
   /**
    * Seconds between two sweeps (collections under the cut rule). Default `config.batchSeconds`, for when
    * nothing else triggers collections; with the pg-boss collection job wired (bootstrap), the sweep only
@@ -214,7 +219,12 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
     let failed = false;
     try {
       for (;;) {
-        const r = await collectBatch(fork(), { chains: chainKinds(), maxBatchSize: config.batchMax, cut });
+        const r = await collectBatch(fork(), {
+          chains: chainKinds(),
+          maxBatchSize: config.batchMax,
+          cut,
+          ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+        });
         batched += r.leafCount;
         waiting = r.waiting;
         if (r.batchId) log.info({ batch: r.batchId, documents: r.leafCount }, 'batch collected');

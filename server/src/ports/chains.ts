@@ -14,7 +14,7 @@ export type ChainKind = 'evm' | 'stacks';
 
 /**
  * The EAS schema every EVM anchor is attested under (registered once per SchemaRegistry by the EVM adapter):
- * one field, the batch's Merkle root (for a batch of one, the document's SHA-256 itself). Certificates and
+ * one field, the batch's Merkle root (for a tree of one leaf, that leaf's value itself). Certificates and
  * receipts name it so that anyone can decode an attestation without this service.
  */
 export const EAS_SCHEMA = 'bytes32 merkleRoot';

@@ -466,6 +466,27 @@ export const en = {
   'log.online.rolledBack':
     "FORK: the log at {url} serves {size} leaves, fewer than the receipt's checkpoint ({receiptSize} leaves), rolled back: keep both signed checkpoints as evidence",
   'log.online.unavailable': 'the log at {url} could not be checked online: {reason}',
+  'log.anchored.summary':
+    'anchored checkpoint: {size} leaves, the last leaf of batch root {root}, anchored on {chains} (checks 3 and 4 judge the root on each chain); {link}',
+  'log.anchored.notYet':
+    "anchored checkpoint: {size} leaves, the last leaf of batch root {root}, not on a chain yet (the receipt's legs are pending); {link}",
+  'log.anchored.failed': 'anchored checkpoint ({size} leaves): FAILED',
+  'log.anchored.included': "the receipt's leaf {leaf} is in it",
+  'log.anchored.extended': "the receipt's checkpoint ({receiptSize} leaves) extends it",
+  'log.anchored.signature': 'the anchored checkpoint: {reason}',
+  'log.anchored.noBatch': 'the receipt has no Merkle proof, so no batch root anchors the checkpoint',
+  'log.anchored.otherRoot':
+    "the checkpoint's batch root {root} is not the receipt's Merkle root {merkleRoot}",
+  'log.anchored.notInBatch': 'the checkpoint is not the last leaf of the batch tree of root {root}',
+  'log.anchored.notIncluded': "the receipt's leaf {leaf} is not in the anchored tree of {size} leaves",
+  'log.anchored.notExtended':
+    "the receipt's checkpoint ({receiptSize} leaves) does not extend the anchored one ({size} leaves)",
+  'log.anchored.online.consistent':
+    'the newest checkpoint the log at {url} anchored ({size} leaves, batch root {root}) extends the one anchored with the receipt ({anchoredSize} leaves): consistent',
+  'log.anchored.online.fork':
+    'FORK: the newest checkpoint the log at {url} anchored ({size} leaves, batch root {root}) does not extend the one anchored with the receipt ({anchoredSize} leaves): something anchored before was changed or removed; keep both signed checkpoints as evidence',
+  'log.anchored.online.unavailable':
+    'the anchored checkpoints of the log at {url} could not be checked online: {reason}',
   //@@NEXT
   // The trust library's problems and verdicts (OCSP and CRL answers, certification paths, requests).
   ...TRUST_EN,

@@ -439,6 +439,27 @@ export const pt = {
   'log.online.rolledBack':
     'BIFURCAÇÃO: o log em {url} serve {size} folhas, menos que o checkpoint do recibo ({receiptSize} folhas), foi revertido: guarde os dois checkpoints assinados como prova',
   'log.online.unavailable': 'o log em {url} não pôde ser verificado online: {reason}',
+  'log.anchored.summary':
+    'checkpoint ancorado: {size} folhas, a última folha da raiz de lote {root}, ancorada em {chains} (as verificações 3 e 4 julgam a raiz em cada rede); {link}',
+  'log.anchored.notYet':
+    'checkpoint ancorado: {size} folhas, a última folha da raiz de lote {root}, ainda em nenhuma rede (as pernas do recibo estão pendentes); {link}',
+  'log.anchored.failed': 'checkpoint ancorado ({size} folhas): FALHOU',
+  'log.anchored.included': 'a folha {leaf} do recibo está nele',
+  'log.anchored.extended': 'o checkpoint do recibo ({receiptSize} folhas) o estende',
+  'log.anchored.signature': 'o checkpoint ancorado: {reason}',
+  'log.anchored.noBatch': 'o recibo não tem prova de Merkle, logo nenhuma raiz de lote ancora o checkpoint',
+  'log.anchored.otherRoot':
+    'a raiz de lote {root} do checkpoint não é a raiz de Merkle {merkleRoot} do recibo',
+  'log.anchored.notInBatch': 'o checkpoint não é a última folha da árvore do lote de raiz {root}',
+  'log.anchored.notIncluded': 'a folha {leaf} do recibo não está na árvore ancorada de {size} folhas',
+  'log.anchored.notExtended':
+    'o checkpoint do recibo ({receiptSize} folhas) não estende o ancorado ({size} folhas)',
+  'log.anchored.online.consistent':
+    'o checkpoint mais recente que o log em {url} ancorou ({size} folhas, raiz de lote {root}) estende o ancorado com o recibo ({anchoredSize} folhas): consistente',
+  'log.anchored.online.fork':
+    'BIFURCAÇÃO: o checkpoint mais recente que o log em {url} ancorou ({size} folhas, raiz de lote {root}) não estende o ancorado com o recibo ({anchoredSize} folhas): algo ancorado antes foi alterado ou removido; guarde os dois checkpoints assinados como prova',
+  'log.anchored.online.unavailable':
+    'os checkpoints ancorados do log em {url} não puderam ser verificados online: {reason}',
   // The trust library's problems and verdicts (OCSP and CRL answers, certification paths, requests).
   'trust.foreign': '{error}',
   'trust.problems': '{problems}',

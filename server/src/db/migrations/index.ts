@@ -19,6 +19,7 @@ import { Migration20261129143000 as m16 } from './Migration20261129143000';
 import { Migration20261129150000 as m17 } from './Migration20261129150000';
 import { Migration20261129171500 as m18 } from './Migration20261129171500';
 import { Migration20261129172000 as m19 } from './Migration20261129172000';
+import { Migration20261130090000 as m20 } from './Migration20261130090000';
 
 /** Every migration in order. `npm run db:migration:create -w @notary/server` regenerates this list. */
 export const migrationsList: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129150000', class: m17 },
   { name: 'Migration20261129171500', class: m18 },
   { name: 'Migration20261129172000', class: m19 },
+  { name: 'Migration20261130090000', class: m20 },
 ];

@@ -1,11 +1,15 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { ed25519KeyId, formatCheckpoint, formatSignedNote } from '@notary/trust/signed-note';
+import { checkpointLeaf } from '@notary/verify/anchored-checkpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestPglite } from '../../../../test/harness/db-templates';
 import { createTestDatabase } from '../../../../test/harness/postgres';
 import { type Database, openDatabase } from '../../db';
 import { AnchorBatch, Document, DocumentAnchor, Tenant } from '../../db/entities';
+import { latestCheckpoint } from '../log/transparency-log';
 import { type CutRule, collectBatch, HELD_ROWS_RETRY_MS, partialBatchDue } from './batch-cut';
+import { hashFromHex, type MerkleProof, verifyMerkleProof } from './merkle';
 import { addPendingDocument } from './pending-documents.testing';
 
 /**
@@ -210,6 +214,88 @@ describe.each<Kind>(['pglite', 'postgresql'])('collectBatch with the cut rule on
         id: { $in: [...new Set(anchors.map((a) => a.batch.id))] },
       });
       expect(batches.map((b) => b.leafCount)).toEqual([MAX, MAX, MAX, MAX]);
+    },
+  );
+
+  /** A signed checkpoint of `size` leaves recorded as the log's latest (the sequencer's row, by hand). */
+  async function recordCheckpoint(size: number): Promise<string> {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const raw = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
+    const root = new Uint8Array(32).fill(size);
+    const text = formatCheckpoint({ origin: 'notary.test/log', size, root, extensions: [] });
+    const note = formatSignedNote({
+      text,
+      signatures: [
+        {
+          name: 'notary.test/log',
+          id: ed25519KeyId('notary.test/log', raw),
+          signature: new Uint8Array(sign(null, Buffer.from(text), privateKey)),
+        },
+      ],
+    });
+    await (db.fork() as SqlEntityManager).execute(
+      'insert into log_checkpoint (size, root, note, created_at) values (?, ?, ?, ?)',
+      [size, Buffer.from(root), note, new Date()],
+    );
+    return note;
+  }
+
+  it("anchors the log's latest checkpoint as the batch's last leaf, whose proof leads to the root", async () => {
+    const note = await recordCheckpoint(7);
+    await add(MAX);
+    const r = await collectBatch(db.fork(), {
+      chains: ['evm', 'stacks'],
+      maxBatchSize: MAX,
+      cut: rule,
+      checkpoint: latestCheckpoint,
+    });
+    expect(r.leafCount).toBe(MAX);
+    const batch = await db.fork().findOneOrFail(AnchorBatch, { id: r.batchId ?? '' });
+    expect(batch).toMatchObject({ leafCount: MAX + 1, checkpointSize: 7, checkpointNote: note });
+    const proof = batch.checkpointProof as MerkleProof;
+    expect(proof.index).toBe(MAX);
+    expect(proof.siblings.every((x) => x.position === 'left')).toBe(true);
+    const leaf = hashFromHex(await checkpointLeaf(note));
+    expect(verifyMerkleProof(leaf, proof, hashFromHex(batch.root))).toBe(true);
+  });
+
+  it.runIf(kind === 'postgresql')(
+    "does not wait for the log's sequencer: a cut while it holds its lock and its row",
+    async () => {
+      await add(MAX);
+      let release = (): void => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held = (): void => {};
+      const holding = new Promise<void>((resolve) => {
+        held = resolve;
+      });
+      const sequencer = db.fork().transactional(async (tx) => {
+        const sql = tx as SqlEntityManager;
+        await sql.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [
+          'notary:transparency-log',
+        ]);
+        await sql.execute(
+          'insert into log_sequencer (id, safe_id) values (1, 0) on conflict (id) do nothing',
+        );
+        await sql.execute('select safe_id from log_sequencer where id = 1 for update');
+        held();
+        await released;
+      });
+      await holding;
+      try {
+        const r = await collectBatch(db.fork(), {
+          chains: ['evm'],
+          maxBatchSize: MAX,
+          cut: rule,
+          checkpoint: latestCheckpoint,
+        });
+        expect(r.leafCount).toBe(MAX);
+      } finally {
+        release();
+        await sequencer;
+      }
     },
   );
 });

@@ -1,14 +1,19 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { checkpointLeaf } from '@notary/verify/anchored-checkpoint';
 import { AnchorBatch, AnchorTx, DocumentAnchor } from '../../db/entities';
 import type { ChainKind } from '../../ports/chains';
-import { buildMerkleTree } from './merkle';
+import type { StoredCheckpoint } from '../log/transparency-log';
+import { buildMerkleTree, hashFromHex, type MerkleProof } from './merkle';
 
 /**
  * The batch cut, the first step of anchoring and the same for every chain: `collectBatch` turns pending
  * documents not yet in a batch (oldest first, at most `maxBatchSize`) into one `AnchorBatch` with its Merkle
  * root, one `DocumentAnchor` (leaf index and proof) per document and one `queued` `AnchorTx` per configured
  * chain, in one transaction; `AnchorWorker` (`anchor-worker.ts`) then drives each `AnchorTx` onto its chain.
+ * With a `checkpoint` source, the transparency log's latest signed checkpoint at the cut is the tree's last leaf
+ * (its value the SHA-256 of the checkpoint text, `checkpointLeaf`): the root anchored on every chain then commits
+ * to the log as it stood, at no extra transaction, and two batches' checkpoints can be proven consistent.
  * With a `CutRule` a full batch is cut at once and a partial one only once it is due (`partialBatchDue`), else
  * it stays pending for a later cut: every batch costs one transaction (and its fee) per chain, so a burst of
  * uploads is cut by count into as few batches as its size allows, not split by the clock.
@@ -52,11 +57,17 @@ export interface CollectOptions {
   maxBatchSize: number;
   /** When a partial batch may be cut; without it whatever is pending is cut at once. */
   cut?: CutRule;
+  /**
+   * The log's latest signed checkpoint, read in the cut's transaction (`latestCheckpoint`): anchored as the
+   * batch's last leaf when it has leaves. Without it (or before the log's first leaf) the batch is its documents.
+   */
+  checkpoint?: (tx: EntityManager) => Promise<StoredCheckpoint | undefined>;
 }
 
 /** The outcome of one `collectBatch`. */
 export interface CollectResult {
   batchId: string | undefined;
+  /** Documents put into the batch (its checkpoint leaf not counted). */
   leafCount: number;
   /** True when more unbatched pending documents remain (collect again right away). */
   more: boolean;
@@ -149,11 +160,25 @@ export async function collectBatch(em: EntityManager, options: CollectOptions): 
           waiting: await waitingOf(sql, docs.length, due, options),
         };
     }
-    const tree = (options.buildTree ?? buildMerkleTree)(docs.map((d) => Buffer.from(d.sha256_hash, 'hex')));
+    const leaves: Uint8Array[] = docs.map((d) => Buffer.from(d.sha256_hash, 'hex'));
+    // A plain read of the committed checkpoint rows: no lock is taken on the log, whose sequencer never waits
+    // for a cut (nor a cut for it).
+    const read = options.checkpoint ? await options.checkpoint(tx) : undefined;
+    const checkpoint = read && read.size > 0 ? read : undefined;
+    if (checkpoint) leaves.push(hashFromHex(await checkpointLeaf(checkpoint.note)));
+    const tree = (options.buildTree ?? buildMerkleTree)(leaves);
     const batch = tx.create(AnchorBatch, {
       id: crypto.randomUUID(),
-      leafCount: docs.length,
+      leafCount: leaves.length,
       root: Buffer.from(tree.root).toString('hex'),
+      ...(checkpoint
+        ? {
+            checkpointSize: checkpoint.size,
+            checkpointRoot: Buffer.from(checkpoint.root),
+            checkpointNote: checkpoint.note,
+            checkpointProof: (tree.proofs[docs.length] as MerkleProof | undefined) ?? null,
+          }
+        : {}),
     });
     docs.forEach((d, i) => {
       tx.create(DocumentAnchor, { document: d.id, batch, leafIndex: i, proof: tree.proofs[i] ?? [] });

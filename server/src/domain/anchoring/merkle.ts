@@ -23,7 +23,8 @@ import { createHash } from 'node:crypto';
  *   has no siblings: a batch of one anchors exactly the document's SHA-256, which anyone can recognize on the
  *   chain without this service. This is the only exception to the leaf prefix. It cannot be abused: a proof
  *   with no siblings only accepts `leaf == root`, and making a multi-leaf root pass for a document would need a
- *   file whose SHA-256 is that root (a SHA-256 preimage).
+ *   file whose SHA-256 is that root (a SHA-256 preimage). A batch that anchors the transparency log's checkpoint
+ *   (`batch-cut.ts`) has it as its last leaf, so a batch of one document is a tree of two leaves.
  *
  * Proofs are plain JSON: sibling hashes are lower-case hex, 64 characters, no `0x` (the same form as a
  * Document's `sha256Hash`).

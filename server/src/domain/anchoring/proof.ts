@@ -10,7 +10,10 @@ export interface AnchorProofView {
   batchId: string | null;
   /** The anchored value: 64 hex, no 0x (the EAS attestation's `merkleRoot`, the Stacks contract's `root`). */
   root: string | null;
-  /** Documents in the batch; 1 means `root` is the document's own SHA-256. */
+  /**
+   * Leaves of the batch tree: its documents and, last, the log's checkpoint when the batch anchors one; 1 means
+   * `root` is the document's own SHA-256.
+   */
   batchSize: number | null;
   /** Inclusion proof of the document's `sha256Hash` (`domain/anchoring/merkle.ts`, `verifyMerkleProof`). */
   proof: MerkleProof | null;

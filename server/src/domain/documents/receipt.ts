@@ -4,18 +4,20 @@ import { toBase64 } from '@notary/trust/bytes';
 import {
   MERKLE_HASHING,
   RECEIPT_FORMAT,
-  RECEIPT_VERSION,
   type Receipt,
   type ReceiptAct,
+  type ReceiptAnchoredCheckpoint,
   type ReceiptEvmAnchor,
   type ReceiptOriginalSignatures,
   ReceiptSchema,
   type ReceiptStacksAnchor,
   type ReceiptTransparencyLog,
+  receiptVersionOf,
 } from '@notary/verify/receipt';
 import { computeAddress, getAddress, hexlify, Transaction } from 'ethers';
 import type { Config } from '../../config';
 import {
+  type AnchorBatchEntity,
   AnchorTx,
   type AnchorTxEntity,
   DocumentAnchor,
@@ -28,7 +30,7 @@ import { DEVNET_EAS_CONTRACTS, DEVNET_EVM_NETWORK, EAS_SCHEMA, EAS_SCHEMA_UID } 
 import type { OriginalSignatureReader } from '../../ports/original-signatures';
 import type { ObjectStorage } from '../../ports/storage';
 import type { MerkleProof } from '../anchoring/merkle';
-import type { TransparencyLog } from '../log/transparency-log';
+import type { LeafProof, TransparencyLog } from '../log/transparency-log';
 import type { LogWitnessing } from '../log/witnessing';
 import { onchainInfo } from '../onchain/info';
 import type { Actor } from '../tenancy/actor';
@@ -41,7 +43,9 @@ export interface ReceiptContext {
   /** Base URL of the service, no trailing slash. */
   publicUrl: string;
   /** The transparency log whose proof the receipt carries (absent: no `transparencyLog` block). */
-  transparencyLog?: Pick<TransparencyLog, 'proofFor' | 'identity'> | undefined;
+  transparencyLog?:
+    | Pick<TransparencyLog, 'proofFor' | 'identity' | 'inclusionAt' | 'consistency'>
+    | undefined;
   /** The log's witnesses (`LOG_WITNESSES`): the receipt's checkpoint carries the cosignatures collected. */
   logWitnessing?: Pick<LogWitnessing, 'cosigned'> | undefined;
 }
@@ -79,7 +83,9 @@ export async function getReceipt(
  * - `act`, when the tenant recorded one: the document's notarial act (type, MNE, selo, book, page, when);
  * - `transparencyLog`, once the document's leaf is in the log: the leaf, its inclusion proof and the latest
  *   signed checkpoint with the witnesses' cosignatures collected so far (the proof changes as the log grows; any
- *   later checkpoint is consistent with it).
+ *   later checkpoint is consistent with it); once its batch is cut with the log's checkpoint, `anchored`: that
+ *   checkpoint, its leaf's proof in the batch tree and the proof that ties the document's leaf to it.
+ * - `version`: the oldest that holds the receipt (`receiptVersionOf`: 4 with `anchored`, else 3).
  * @throws AppError INTERNAL when the rows make a receipt that fails its own schema (a bug, never the caller's).
  */
 export async function buildReceipt(
@@ -96,7 +102,9 @@ export async function buildReceipt(
     { orderBy: { genTime: 'asc' }, limit: 1 },
   );
   const act = await em.findOne(NotarialAct, { document: doc.id });
-  const transparencyLog = ctx.transparencyLog ? await logBlock(ctx, ctx.transparencyLog, doc.id) : undefined;
+  const transparencyLog = ctx.transparencyLog
+    ? await logBlock(ctx, ctx.transparencyLog, doc.id, anchor?.batch)
+    : undefined;
   let merkle: Receipt['merkle'] = null;
   if (anchor) {
     const proof = anchor.proof as MerkleProof;
@@ -110,7 +118,7 @@ export async function buildReceipt(
   }
   const receipt: Receipt = {
     format: RECEIPT_FORMAT,
-    version: RECEIPT_VERSION,
+    version: receiptVersionOf({ transparencyLog }),
     service: { name: ctx.config.serviceName, url: ctx.publicUrl },
     document: {
       id: doc.id,
@@ -151,9 +159,11 @@ async function logBlock(
   ctx: ReceiptContext,
   log: NonNullable<ReceiptContext['transparencyLog']>,
   documentId: string,
+  batch: AnchorBatchEntity | undefined,
 ): Promise<ReceiptTransparencyLog | undefined> {
   const proof = await log.proofFor(documentId);
   if (!proof) return undefined;
+  const anchored = batch ? await anchoredBlock(ctx, log, batch, proof) : undefined;
   return {
     origin: log.identity.origin,
     url: `${ctx.publicUrl}/log`,
@@ -164,6 +174,43 @@ async function logBlock(
     checkpoint: ctx.logWitnessing
       ? await ctx.logWitnessing.cosigned(proof.checkpoint)
       : proof.checkpoint.note,
+    ...(anchored ? { anchored } : {}),
+  };
+}
+
+/**
+ * The checkpoint `batch` anchored, with the witnesses' cosignatures collected for it, its leaf's proof in the
+ * batch tree and what ties the document's leaf (`proof`) to it: the leaf's inclusion proof at the anchored size,
+ * or, for a leaf the log integrated after the cut, the consistency proof from the anchored size to the receipt's
+ * checkpoint. Undefined for a batch cut without a checkpoint.
+ */
+async function anchoredBlock(
+  ctx: ReceiptContext,
+  log: NonNullable<ReceiptContext['transparencyLog']>,
+  batch: AnchorBatchEntity,
+  proof: LeafProof,
+): Promise<ReceiptAnchoredCheckpoint | undefined> {
+  const { checkpointSize: size, checkpointRoot: root, checkpointNote: note } = batch;
+  const place = batch.checkpointProof;
+  if (size == null || root == null || note == null || place == null) return undefined;
+  let link: { kind: 'inclusion' | 'consistency'; proof: Uint8Array[] };
+  try {
+    link =
+      proof.leafIndex < size
+        ? { kind: 'inclusion', proof: await log.inclusionAt(proof.leafIndex, size) }
+        : { kind: 'consistency', proof: await log.consistency(size, proof.checkpoint.size) };
+  } catch (e) {
+    // The log holds fewer leaves than it anchored (it was cut back): no proof to give.
+    if (e instanceof RangeError) return undefined;
+    throw e;
+  }
+  const checkpoint = { size, root: new Uint8Array(root), note };
+  return {
+    checkpoint: ctx.logWitnessing ? await ctx.logWitnessing.cosigned(checkpoint) : note,
+    batchRoot: batch.root,
+    leafIndex: place.index,
+    siblings: place.siblings.map((s) => ({ position: s.position, hash: s.hash })),
+    link: { kind: link.kind, proof: link.proof.map(toBase64) },
   };
 }
 

@@ -286,6 +286,41 @@ describe.each<Kind>(['pglite', 'postgresql'])('the transparency log on %s', (kin
       );
     }
   });
+
+  it('offers its latest checkpoint to anchoring only while its own key signed it, and proves a leaf at an older size', async () => {
+    await record(1000);
+    const head = await tlog.integrate();
+    expect((await tlog.anchorableCheckpoint(db.fork()))?.note).toBe(head.note);
+    // Another key on the same database (a lost data directory): the checkpoint is not its own.
+    const otherDir = await mkdtemp(path.join(os.tmpdir(), 'tlog-other-'));
+    try {
+      const other = new TransparencyLog(
+        () => db.fork(),
+        await fileLogSigner(otherDir, 'notary.test/log'),
+        secret,
+      );
+      expect(await other.anchorableCheckpoint(db.fork())).toBeUndefined();
+    } finally {
+      await rm(otherDir, { recursive: true, force: true });
+    }
+    await record(1001);
+    const grown = await tlog.integrate();
+    const proof = await tlog.inclusionAt(head.size - 1, head.size);
+    const row: { entry: Uint8Array }[] = await (db.fork() as SqlEntityManager).execute(
+      'select entry from log_entry where leaf_index = ?',
+      [head.size - 1],
+    );
+    expect(
+      verifyInclusion(
+        leafHash(new Uint8Array(row[0]?.entry ?? [])),
+        head.size - 1,
+        head.size,
+        proof,
+        head.root,
+      ),
+    ).toBe(true);
+    await expect(tlog.inclusionAt(grown.size, grown.size)).rejects.toThrow(RangeError);
+  });
 });
 
 describe('appending to the transparency log', () => {

@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { type Log, silentLog } from '@notary/platform/log';
 import { errorMessage } from '@notary/shared';
-import { formatCheckpoint, formatSignedNote } from '@notary/trust/signed-note';
+import { equalBytes } from '@notary/trust/bytes';
+import { formatCheckpoint, formatSignedNote, parseSignedNote } from '@notary/trust/signed-note';
 import {
   consistencyProof,
   entryBundle,
@@ -206,6 +207,21 @@ export class TransparencyLog implements LogAppender {
   }
 
   /**
+   * The checkpoint an anchoring batch cut in `tx`'s transaction anchors: the latest one as committed (a plain
+   * read, no lock: the sequencer never waits for a cut, nor a cut for it), when this log's key signed it. One
+   * signed by another key (the log's key was replaced and nothing was integrated since) is not anchored: no
+   * verifier given this log's key could check it.
+   */
+  async anchorableCheckpoint(tx: EntityManager): Promise<StoredCheckpoint | undefined> {
+    const head = await latestCheckpoint(tx);
+    if (!head) return undefined;
+    const ours = parseSignedNote(head.note).signatures.some(
+      (s) => s.name === this.signer.origin && equalBytes(s.id, this.signer.keyId),
+    );
+    return ours ? head : undefined;
+  }
+
+  /**
    * The bytes of a tile or entry bundle (C2SP tlog-tiles), or undefined when the log holds no such resource yet:
    * a full tile before it is full, a partial one wider than what the log holds. A partial tile of width W is the
    * first W hashes of its tile (immutable once the log holds them).
@@ -252,6 +268,23 @@ export class TransparencyLog implements LogAppender {
     return { leafIndex, entry: bytesOf(row.entry), proof, checkpoint };
   }
 
+  /**
+   * The inclusion proof of leaf `leafIndex` in the tree of `size` leaves the log has held (RFC 9162, 2.1.3): what
+   * ties a receipt's leaf to the checkpoint its batch anchored. @throws RangeError past its size or the leaf.
+   */
+  async inclusionAt(leafIndex: number, size: number): Promise<Uint8Array[]> {
+    const em = this.em();
+    const head = await latestCheckpoint(em);
+    if (!head || size > head.size || leafIndex >= size) {
+      throw new RangeError(`the log holds ${head?.size ?? 0} leaves; leaf ${leafIndex} of ${size} asked`);
+    }
+    const tiles = await loadTiles(
+      em,
+      tilesRead((read) => inclusionProof(leafIndex, size, read)),
+    );
+    return inclusionProof(leafIndex, size, tiles.reader());
+  }
+
   /** The consistency proof between two sizes the log has held (RFC 9162, 2.1.4). @throws RangeError past its size. */
   async consistency(oldSize: number, newSize: number): Promise<Uint8Array[]> {
     const em = this.em();
@@ -265,7 +298,8 @@ export class TransparencyLog implements LogAppender {
   }
 }
 
-async function latestCheckpoint(em: EntityManager): Promise<StoredCheckpoint | undefined> {
+/** The log's latest signed checkpoint as committed (a plain read, no lock), or undefined before the first one. */
+export async function latestCheckpoint(em: EntityManager): Promise<StoredCheckpoint | undefined> {
   const [row]: { size: string | number; root: unknown; note: string }[] = await (
     em as SqlEntityManager
   ).execute('select size, root, note from log_checkpoint order by size desc limit 1');
