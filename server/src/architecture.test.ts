@@ -359,7 +359,7 @@ describe('architecture: which workspace may import which', () => {
 
 /**
  * What the service may take from `@notary/verify`: what verifying is (the receipt, reports of original
- * signatures, WACZ verification, the checks themselves). Its technical pieces (bytes, HTTP, CMS and RFC 3161
+ * signatures, WACZ verification, the checks themselves, the anchored checkpoint's leaf). Its technical pieces (bytes, HTTP, CMS and RFC 3161
  * reading, the TSA client, certification paths, revocation data, the Stacks API client) are `@notary/trust`'s.
  */
 const SERVER_VERIFY_IMPORTS = [
@@ -367,6 +367,9 @@ const SERVER_VERIFY_IMPORTS = [
   '@notary/verify/original-signatures',
   '@notary/verify/wacz',
   '@notary/verify/verify',
+  // What a batch anchors of the log (the checkpoint's leaf) and the shape of `/log/anchored`: the verifier's
+  // definitions, which the service must produce exactly.
+  '@notary/verify/anchored-checkpoint',
 ];
 
 /** Product files under `dir` (absolute) that import a module of `@notary/verify` outside SERVER_VERIFY_IMPORTS. */
