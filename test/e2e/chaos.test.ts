@@ -11,6 +11,7 @@ import { errorMessage } from '@notary/shared';
 import { AbiCoder, Contract, Interface, JsonRpcProvider, Network } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Child, freePort, runCommand } from '../bench/lib';
+import { seedPglite } from '../harness/db-templates';
 import { api } from '../harness/http';
 import { NODE, ROOT, startNpmStart } from '../harness/npm-start';
 import { type ProductionStandIns, startProductionStandIns } from '../harness/production-shape';
@@ -347,6 +348,8 @@ describe('SIGKILL under concurrent uploads: the embedded default', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-chaos-embedded-'));
+    // The kills are the point, not initdb: the first start opens a migrated copy (db-templates.ts).
+    await seedPglite(dataDir);
   });
   afterAll(async () => {
     await victim?.stop();
