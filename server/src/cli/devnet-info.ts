@@ -12,6 +12,9 @@ import path from 'node:path';
 /** File of the running service's devnet endpoints, in its data directory. */
 export const DEVNET_ENDPOINTS_FILE = 'devnet-endpoints';
 
+/** How long the Stacks devnet's probe waits, in milliseconds: a first request waits for its Clarity VM to start. */
+const STACKS_PROBE_TIMEOUT_MS = 120_000;
+
 /** The lines printed and recorded: `evm-rpc <url>` then `stacks-api <url>`. */
 export function devnetEndpointLines(devnets: { evm: { rpcUrl: string }; stacks: { url: string } }): string[] {
   return [`evm-rpc ${devnets.evm.rpcUrl}`, `stacks-api ${devnets.stacks.url}`];
@@ -52,7 +55,8 @@ export async function devnetInfo(dataDir: string, fetchFn: typeof fetch = fetch)
             body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
             signal: AbortSignal.timeout(5000),
           })
-        : fetchFn(`${url}/v2/info`, { signal: AbortSignal.timeout(5000) });
+        : // The Stacks devnet starts on its first request (its Clarity VM): this probe may be that request.
+          fetchFn(`${url}/v2/info`, { signal: AbortSignal.timeout(STACKS_PROBE_TIMEOUT_MS) });
     const ok = await probe.then(
       async (res) => {
         await res.body?.cancel();
