@@ -15,8 +15,14 @@ const Report = z.object({
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: npm run test:durations -- <vitest JSON report>');
-const root = path.resolve(path.dirname(DURATIONS_FILE), '../..');
 const report = Report.parse(JSON.parse(readFileSync(file, 'utf8')));
+// The run's checkout (another clone, say): the directory every test file is under.
+const root = report.testResults
+  .map((r) => path.dirname(r.name))
+  .reduce((common, dir) => {
+    while (!`${dir}/`.startsWith(`${common}/`)) common = path.dirname(common);
+    return common;
+  });
 const seconds = Object.fromEntries(
   report.testResults
     .map((r) => [path.relative(root, r.name), Math.round((r.endTime - r.startTime) / 100) / 10] as const)
