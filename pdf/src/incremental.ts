@@ -360,6 +360,22 @@ function digest(bytes: Uint8Array): string {
   return createHash('sha1').update(bytes).digest('base64');
 }
 
+/**
+ * What tells an indirect object unchanged between `IncrementalUpdate.begin` and `write`: the digest of its
+ * serialization; for a raw stream, of its dictionary only, its bytes being compared by identity
+ * (`StreamContents`): pdf-lib never changes a parsed stream's bytes in place, a changed stream is a new
+ * object. So the content streams of an uploaded original (most of a file) are not serialized and hashed twice
+ * per update.
+ */
+function fingerprint(serializer: Serializer, obj: PDFObject): string {
+  return obj instanceof PDFRawStream
+    ? `stream ${digest(serializer.bytes(obj.dict))}`
+    : digest(serializer.bytes(obj));
+}
+
+/** The bytes of each raw stream as loaded, by reference (see `fingerprint`). */
+type StreamContents = Map<PDFRef, Uint8Array>;
+
 const latin1 = (text: string): Uint8Array => Buffer.from(text, 'latin1');
 
 /**
@@ -376,17 +392,20 @@ export class IncrementalUpdate {
   private readonly original: Uint8Array;
   private readonly structure: OriginalStructure;
   private readonly digests: Map<PDFRef, string>;
+  private readonly contents: StreamContents;
 
   private constructor(
     doc: PDFDocument,
     original: Uint8Array,
     structure: OriginalStructure,
     digests: Map<PDFRef, string>,
+    contents: StreamContents,
   ) {
     this.doc = doc;
     this.original = original;
     this.structure = structure;
     this.digests = digests;
+    this.contents = contents;
   }
 
   /**
@@ -396,11 +415,13 @@ export class IncrementalUpdate {
   static begin(doc: PDFDocument, original: Uint8Array, structure: OriginalStructure): IncrementalUpdate {
     const serializer = new Serializer();
     const digests = new Map<PDFRef, string>();
+    const contents: StreamContents = new Map();
     for (const [ref, obj] of doc.context.enumerateIndirectObjects()) {
-      digests.set(ref, digest(serializer.bytes(obj)));
+      digests.set(ref, fingerprint(serializer, obj));
+      if (obj instanceof PDFRawStream) contents.set(ref, obj.contents);
     }
     doc.context.largestObjectNumber = Math.max(doc.context.largestObjectNumber, structure.size - 1);
-    return new IncrementalUpdate(doc, original, structure, digests);
+    return new IncrementalUpdate(doc, original, structure, digests, contents);
   }
 
   /**
@@ -421,8 +442,9 @@ export class IncrementalUpdate {
     }
     const written: { ref: PDFRef; offset: number }[] = [];
     for (const [ref, obj] of context.enumerateIndirectObjects()) {
+      const sameBytes = !(obj instanceof PDFRawStream) || this.contents.get(ref) === obj.contents;
+      if (sameBytes && this.digests.get(ref) === fingerprint(serializer, obj)) continue;
       const bytes = serializer.bytes(obj);
-      if (this.digests.get(ref) === digest(bytes)) continue;
       const head = latin1(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
       parts.push(head, bytes.slice(), latin1('\nendobj\n'));
       written.push({ ref, offset });

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  ParseSpeeds,
   PDFArray,
   PDFDict,
   PDFDocument,
@@ -111,7 +112,10 @@ function derValue(bytes: Uint8Array): Uint8Array {
 async function beginUpdate(pdf: Uint8Array): Promise<{ doc: PDFDocument; update: IncrementalUpdate }> {
   const structure = inspectOriginal(pdf);
   if (structure.encrypted) throw new UnsoundPdfError('encrypted PDF: validation data cannot be added');
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  // Parsed in one go: pdf-lib's default pauses for a timer tick every 100 objects, which only delays the
+  // long-term steps (the service runs them in a worker thread with nothing else to serve, callers of the
+  // in-thread writer are command-line tools); the whole file is parsed three times per B-LTA signature.
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
   return { doc, update: IncrementalUpdate.begin(doc, pdf, structure) };
 }
 

@@ -195,7 +195,7 @@ export async function benchCertificateLta(options: {
     const before = { ...pki.requests };
     const r = await runCommand(
       options.node,
-      ['--import', 'tsx', 'test/bench/certificate-case.ts', mode, file, String(runs)],
+      [...caseNodeArgs(), '--import', 'tsx', 'test/bench/certificate-case.ts', mode, file, String(runs)],
       {
         cwd: options.root,
         env: options.childEnv({
@@ -244,6 +244,14 @@ export async function benchCertificateLta(options: {
     cases,
     signingRatio: median('lta-sign') / median('libpdf-lta'),
   };
+}
+
+/**
+ * Node flags for each case process from `BENCH_CASE_NODE_ARGS`, e.g.
+ * `BENCH_CASE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` to profile where each side spends.
+ */
+function caseNodeArgs(): string[] {
+  return (process.env.BENCH_CASE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 }
 
 /** The B-LTA comparison as a markdown table, with the machine's load beside it. */

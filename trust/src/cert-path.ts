@@ -114,13 +114,29 @@ export async function findIssuer(
   return undefined;
 }
 
-/** Whether `issuer`'s key verifies `cert`'s signature (false, never a throw, when it cannot be checked). */
-export async function signedBy(cert: pkijs.Certificate, issuer: pkijs.Certificate): Promise<boolean> {
-  try {
-    return await cert.verify(issuer);
-  } catch {
-    return false;
-  }
+/** Most verdicts `signedBy` keeps; past it the memo starts over (a service sees a few CAs, not thousands). */
+const SIGNED_BY_MEMO_ENTRIES = 4096;
+const signedByMemo = new Map<string, Promise<boolean>>();
+
+/**
+ * Whether `issuer`'s key verifies `cert`'s signature (false, never a throw, when it cannot be checked).
+ * The verdict depends on the two DER encodings alone, so it is kept per pair: one signing at B-LTA asks it of
+ * the same chains many times over (completing them, naming the uncovered ones, checking each OCSP answer).
+ */
+export function signedBy(cert: pkijs.Certificate, issuer: pkijs.Certificate): Promise<boolean> {
+  const key = `${derKey(cert)} ${derKey(issuer)}`;
+  const known = signedByMemo.get(key);
+  if (known) return known;
+  const verdict = (async () => {
+    try {
+      return await cert.verify(issuer);
+    } catch {
+      return false;
+    }
+  })();
+  if (signedByMemo.size >= SIGNED_BY_MEMO_ENTRIES) signedByMemo.clear();
+  signedByMemo.set(key, verdict);
+  return verdict;
 }
 
 /** Whether the certificate's subject is its issuer (a root, or a certificate that claims to be one). */

@@ -1,7 +1,7 @@
 import { readBounded } from '@notary/shared/fetch-body';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer } from './bytes.ts';
+import { DIGEST_BY_OID, digest, equalBytes, toArrayBuffer, toBase64 } from './bytes.ts';
 import { derKey, findIssuer, parseCertificate, sameCertificate, signedBy } from './cert-path.ts';
 import { certificateDer, subjectName } from './cms.ts';
 import {
@@ -466,6 +466,15 @@ async function checkCrl(
 const parsedOcsps = new WeakMap<Uint8Array, pkijs.BasicOCSPResponse | TrustMessage>();
 const parsedCrls = new WeakMap<Uint8Array, pkijs.CertificateRevocationList | TrustMessage>();
 
+/**
+ * OCSP answers parsed, by their bytes (base64): a revocation cache hands out a fresh copy of the same answer
+ * each time (a signing at B-LTA asks for the signer's twice and the TSA's twice), which the by-blob memo above
+ * cannot recognise. OCSP answers only (a few KB; a CRL may be megabytes), at most `OCSP_MEMO_ENTRIES`.
+ */
+const parsedOcspsByBytes = new Map<string, pkijs.BasicOCSPResponse | TrustMessage>();
+const OCSP_MEMO_ENTRIES = 256;
+const OCSP_MEMO_MAX_BYTES = 64 * 1024;
+
 /** Whether a parse gave why there is no answer rather than the answer. */
 function isProblem<T extends object>(parsed: T | TrustMessage): parsed is TrustMessage {
   return !(parsed instanceof pkijs.BasicOCSPResponse || parsed instanceof pkijs.CertificateRevocationList);
@@ -475,6 +484,12 @@ function isProblem<T extends object>(parsed: T | TrustMessage): parsed is TrustM
 function parseOcsp(der: Uint8Array): pkijs.BasicOCSPResponse | TrustMessage {
   const known = parsedOcsps.get(der);
   if (known !== undefined) return known;
+  const bytesKey = der.byteLength <= OCSP_MEMO_MAX_BYTES ? toBase64(der) : undefined;
+  const same = bytesKey === undefined ? undefined : parsedOcspsByBytes.get(bytesKey);
+  if (same !== undefined) {
+    parsedOcsps.set(der, same);
+    return same;
+  }
   let out: pkijs.BasicOCSPResponse | TrustMessage;
   try {
     const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(der));
@@ -490,6 +505,10 @@ function parseOcsp(der: Uint8Array): pkijs.BasicOCSPResponse | TrustMessage {
     out = trustMsg('trust.doesNotParse', { error: problemOf(e) });
   }
   parsedOcsps.set(der, out);
+  if (bytesKey !== undefined) {
+    if (parsedOcspsByBytes.size >= OCSP_MEMO_ENTRIES) parsedOcspsByBytes.clear();
+    parsedOcspsByBytes.set(bytesKey, out);
+  }
   return out;
 }
 
