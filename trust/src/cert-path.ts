@@ -115,7 +115,7 @@ export async function findIssuer(
 }
 
 /** Most verdicts `signedBy` keeps; past it the memo starts over (a service sees a few CAs, not thousands). */
-const SIGNED_BY_MEMO_ENTRIES = 4096;
+const SIGNED_BY_MEMO_ENTRIES = 512;
 const signedByMemo = new Map<string, Promise<boolean>>();
 
 /**

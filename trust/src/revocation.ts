@@ -472,7 +472,7 @@ const parsedCrls = new WeakMap<Uint8Array, pkijs.CertificateRevocationList | Tru
  * cannot recognise. OCSP answers only (a few KB; a CRL may be megabytes), at most `OCSP_MEMO_ENTRIES`.
  */
 const parsedOcspsByBytes = new Map<string, pkijs.BasicOCSPResponse | TrustMessage>();
-const OCSP_MEMO_ENTRIES = 256;
+const OCSP_MEMO_ENTRIES = 64;
 const OCSP_MEMO_MAX_BYTES = 64 * 1024;
 
 /** Whether a parse gave why there is no answer rather than the answer. */
