@@ -11,6 +11,10 @@ export default defineConfig({
     expect: { poll: { timeout: 30_000 } },
     // Suites start real servers (PGlite, PostgreSQL, radosgw); a few at a time keeps a 2-core machine responsive.
     maxWorkers: 3,
+    // V8 can abort a process that makes and frees many PGlite WebAssembly instances ("Check failed:
+    // jit_page_->allocations_.erase(addr) == 1" when freeing wasm code; an open Node/V8 bug seen with PGlite): the
+    // test workers never garbage-collect wasm code, the path of that abort, and keep it until they exit.
+    execArgv: ['--no-wasm-code-gc'],
     // Stacks devnets answer within the pinned stacks-core/Hiro schemas, or the test fails.
     setupFiles: ['test/harness/stacks-devnet-guard.ts'],
     // The migrated database templates the tests copy, built once before the workers start.
