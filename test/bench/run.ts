@@ -377,7 +377,7 @@ async function builtService(): Promise<{ nodeArgs: string[]; entry: string }> {
   const startedAt = performance.now();
   await buildServer();
   const { nodeArgs, entry } = nodeScript(ROOT, 'start:production', 'server/dist/main.mjs');
-  console.log(`[bench] built server/dist in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  console.log(`Built server/dist in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
   return { nodeArgs, entry };
 }
 
@@ -442,7 +442,7 @@ async function benchIngest(
   const url = (await server.waitForLine(/\[notary\] listening on (\S+)/, SERVER_START_TIMEOUT_MS))[1] ?? '';
   const serverStartS = (performance.now() - startedAt) / 1000;
   console.log(
-    `[bench] server pid ${server.pid} (the built service: node ${[...production.nodeArgs, ...extraNodeArgs, production.entry].join(' ')}) ` +
+    `Server pid ${server.pid} (the built service: node ${[...production.nodeArgs, ...extraNodeArgs, production.entry].join(' ')}) ` +
       `listening on ${url} after ${serverStartS.toFixed(1)} s`,
   );
 
@@ -614,7 +614,7 @@ async function benchHttp(
   }
 
   console.log(
-    `[bench] verify: ${rounds} rounds of service (known hash), bare Express, service (unknown hash); ` +
+    `Verify: ${rounds} rounds of service (known hash), bare Express, service (unknown hash); ` +
       `each ${LOAD_WARMUP_S} s warm-up then ${LOAD_S} s at ${CONNECTIONS} connections`,
   );
   const positive: LoadRun[] = [];
