@@ -12,6 +12,7 @@ import { errorMessage } from './error-message.ts';
 import { merkleProofHolds } from './merkle.ts';
 import { data, foreign, type Message, msg, render } from './messages/index.ts';
 import type { Receipt, ReceiptAnchoredCheckpoint } from './receipt.ts';
+import { judgeServed, type OnlineLogReport, onlineReport } from './transparency-log.ts';
 
 /**
  * The transparency log's checkpoint anchored on the chains (receipt version 4, `transparencyLog.anchored`). When
@@ -52,17 +53,7 @@ export interface AnchoredCheckpointReport {
 }
 
 /** The newest anchored checkpoint the log serves against the receipt's (`--online`); statuses as the log's. */
-export interface AnchoredOnlineReport {
-  status: 'consistent' | 'fork' | 'unavailable';
-  /** The URL asked. */
-  url: string;
-  /** The served anchored checkpoint's size, when it verified. */
-  servedSize: number | null;
-  reason: string;
-  reasonMessage: Message;
-  /** With a fork: the receipt's anchored checkpoint and the one served, as signed notes. */
-  evidence?: { receipt: string; served: string };
-}
+export type AnchoredOnlineReport = OnlineLogReport;
 
 /**
  * The value of the batch tree's leaf that anchors a checkpoint: the SHA-256 of its checkpoint text (the body the
@@ -250,19 +241,9 @@ export async function checkAnchoredOnline(
 ): Promise<AnchoredOnlineReport> {
   const base = url.replace(/\/+$/, '');
   const old = receipt.checkpoint;
-  const result = (
-    status: AnchoredOnlineReport['status'],
-    servedSize: number | null,
-    message: Message,
-    served?: string,
-  ): AnchoredOnlineReport => ({
-    status,
-    url: `${base}/anchored`,
-    servedSize,
-    reason: render(message, 'en'),
-    reasonMessage: message,
-    ...(served !== undefined ? { evidence: { receipt: receipt.note, served } } : {}),
-  });
+  const result = onlineReport(`${base}/anchored`, receipt.note);
+  const unavailable = (e: unknown) =>
+    msg('log.anchored.online.unavailable', { url: base, reason: foreign(errorMessage(e)) });
   let served: ServedAnchored;
   let now: Checkpoint;
   try {
@@ -279,29 +260,20 @@ export async function checkAnchoredOnline(
       throw new Error(`the checkpoint is not the last leaf of the batch root ${served.batchRoot} it names`);
     }
   } catch (e) {
-    return result(
-      'unavailable',
-      null,
-      msg('log.anchored.online.unavailable', { url: base, reason: foreign(errorMessage(e)) }),
-    );
+    return result('unavailable', null, unavailable(e));
   }
   const sizes = { size: now.size, anchoredSize: old.size, url: base, root: served.batchRoot };
-  if (now.size < old.size) {
-    return result('fork', now.size, msg('log.anchored.online.fork', sizes), served.checkpoint);
-  }
-  let consistent: boolean;
-  try {
-    consistent = await online.consistent(online.fetch, base, old, now);
-  } catch (e) {
-    return result(
-      'unavailable',
-      now.size,
-      msg('log.anchored.online.unavailable', { url: base, reason: foreign(errorMessage(e)) }),
-    );
-  }
-  return consistent
-    ? result('consistent', now.size, msg('log.anchored.online.consistent', sizes))
-    : result('fork', now.size, msg('log.anchored.online.fork', sizes), served.checkpoint);
+  return judgeServed(
+    result,
+    { old, now, served: served.checkpoint },
+    () => online.consistent(online.fetch, base, old, now),
+    {
+      rolledBack: msg('log.anchored.online.fork', sizes),
+      fork: msg('log.anchored.online.fork', sizes),
+      consistent: msg('log.anchored.online.consistent', sizes),
+      unavailable,
+    },
+  );
 }
 
 /** The report's lines for the anchored checkpoint (English), indented under the log's. */

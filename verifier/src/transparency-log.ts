@@ -207,46 +207,69 @@ export async function checkOnline(
 ): Promise<OnlineLogReport> {
   const base = url.replace(/\/+$/, '');
   const old = receipt.checkpoint;
-  const result = (
-    status: OnlineLogReport['status'],
-    servedSize: number | null,
-    message: Message,
-    served?: string,
-  ): OnlineLogReport => ({
-    status,
-    url: base,
-    servedSize,
-    reason: render(message, 'en'),
-    reasonMessage: message,
-    ...(served !== undefined ? { evidence: { receipt: receipt.note, served } } : {}),
-  });
+  const result = onlineReport(base, receipt.note);
+  const unavailable = (e: unknown) =>
+    msg('log.online.unavailable', { url: base, reason: foreign(errorMessage(e)) });
   let note: string;
   let now: Checkpoint;
   try {
     note = new TextDecoder().decode(await fetchLog(f, `${base}/checkpoint`));
     now = await verifyCheckpoint(note, key);
   } catch (e) {
-    return result(
-      'unavailable',
-      null,
-      msg('log.online.unavailable', { url: base, reason: foreign(errorMessage(e)) }),
-    );
+    return result('unavailable', null, unavailable(e));
   }
   const sizes = { size: now.size, receiptSize: old.size, url: base };
-  if (now.size < old.size) return result('fork', now.size, msg('log.online.rolledBack', sizes), note);
-  let consistent: boolean;
+  return judgeServed(result, { old, now, served: note }, () => servedConsistency(f, base, old, now), {
+    rolledBack: msg('log.online.rolledBack', sizes),
+    fork: msg('log.online.fork', sizes),
+    consistent: msg('log.online.consistent', sizes),
+    unavailable,
+  });
+}
+
+/** Builds an `OnlineLogReport` for the log at `url` (`status`, the served size, the outcome as a message). */
+export type OnlineReportOf = (
+  status: OnlineLogReport['status'],
+  servedSize: number | null,
+  message: Message,
+  served?: string,
+) => OnlineLogReport;
+
+/**
+ * The builder of the reports of one online comparison against `url`: with a served signed note (a fork), the
+ * receipt's (`receiptNote`) and the served one are kept as evidence.
+ */
+export function onlineReport(url: string, receiptNote: string): OnlineReportOf {
+  return (status, servedSize, message, served) => ({
+    status,
+    url,
+    servedSize,
+    reason: render(message, 'en'),
+    reasonMessage: message,
+    ...(served !== undefined ? { evidence: { receipt: receiptNote, served } } : {}),
+  });
+}
+
+/**
+ * The verdict on a served checkpoint `now` (its signed note `served`, already verified) against the receipt's
+ * `old`: a smaller tree is a fork (a rollback), else `consistent()` decides; its failure to answer (a tile that
+ * cannot be read) is `unavailable`. Never throws.
+ */
+export async function judgeServed(
+  result: OnlineReportOf,
+  checkpoints: { old: Checkpoint; now: Checkpoint; served: string },
+  consistent: () => Promise<boolean>,
+  say: { rolledBack: Message; fork: Message; consistent: Message; unavailable: (e: unknown) => Message },
+): Promise<OnlineLogReport> {
+  const { old, now, served } = checkpoints;
+  if (now.size < old.size) return result('fork', now.size, say.rolledBack, served);
+  let holds: boolean;
   try {
-    consistent = await servedConsistency(f, base, old, now);
+    holds = await consistent();
   } catch (e) {
-    return result(
-      'unavailable',
-      now.size,
-      msg('log.online.unavailable', { url: base, reason: foreign(errorMessage(e)) }),
-    );
+    return result('unavailable', now.size, say.unavailable(e));
   }
-  return consistent
-    ? result('consistent', now.size, msg('log.online.consistent', sizes))
-    : result('fork', now.size, msg('log.online.fork', sizes), note);
+  return holds ? result('consistent', now.size, say.consistent) : result('fork', now.size, say.fork, served);
 }
 
 /**
