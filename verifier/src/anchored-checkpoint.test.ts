@@ -1,13 +1,6 @@
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { toBase64 } from '@notary/trust/bytes';
-import {
-  ed25519KeyId,
-  ed25519VerifierKey,
-  formatCheckpoint,
-  formatSignedNote,
-  parseVerifierKey,
-  verifyCheckpoint,
-} from '@notary/trust/signed-note';
+import { verifyCheckpoint } from '@notary/trust/signed-note';
 import {
   consistencyProof,
   HASH_SIZE,
@@ -16,6 +9,7 @@ import {
   tileReader,
   treeRoot,
 } from '@notary/trust/tlog';
+import { testLogSigner } from '@notary/trust/tlog.testing';
 import { encodeLeaf } from '@notary/trust/tlog-leaf';
 import { describe, expect, it } from 'vitest';
 import { checkAnchoredOnline, checkpointLeaf, isLastLeafPath } from './anchored-checkpoint.ts';
@@ -31,10 +25,9 @@ import { checkLogProof, servedConsistency } from './transparency-log.ts';
  */
 
 const ORIGIN = 'notary.test/log';
-const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-const raw = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-const VKEY = ed25519VerifierKey(ORIGIN, raw);
-const key = parseVerifierKey(VKEY);
+const log = testLogSigner(ORIGIN);
+const VKEY = log.vkey;
+const key = log.key;
 const other = generateKeyPairSync('ed25519').privateKey;
 
 const sha = (...parts: Uint8Array[]) => {
@@ -57,24 +50,14 @@ const entries = Array.from({ length: 40 }, (_, i) =>
 );
 
 /** The level-0 tile of the first `size` entries (fewer than 256) and the signed checkpoint of that tree. */
-function logOf(list: Uint8Array[], size: number, signer = privateKey) {
+function logOf(list: Uint8Array[], size: number, signer = log.privateKey) {
   const tile = new Uint8Array(size * HASH_SIZE);
   list.slice(0, size).forEach((e, i) => {
     tile.set(leafHash(e), i * HASH_SIZE);
   });
   const read = tileReader((level, index) => (level === 0 && index === 0 ? tile : new Uint8Array(0)));
   const root = treeRoot(size, read);
-  const text = formatCheckpoint({ origin: ORIGIN, size, root, extensions: [] });
-  const note = formatSignedNote({
-    text,
-    signatures: [
-      {
-        name: ORIGIN,
-        id: ed25519KeyId(ORIGIN, raw),
-        signature: new Uint8Array(sign(null, Buffer.from(text), signer)),
-      },
-    ],
-  });
+  const note = log.signCheckpoint(size, root, signer);
   return { tile, read, root, note };
 }
 

@@ -1,13 +1,4 @@
-import { generateKeyPairSync, sign } from 'node:crypto';
-import {
-  type Checkpoint,
-  ed25519KeyId,
-  ed25519VerifierKey,
-  formatCheckpoint,
-  formatSignedNote,
-  parseVerifierKey,
-  verifyCheckpoint,
-} from '@notary/trust/signed-note';
+import { type Checkpoint, verifyCheckpoint } from '@notary/trust/signed-note';
 import {
   HASH_SIZE,
   leafHash,
@@ -18,6 +9,7 @@ import {
   tileWidth,
   treeRoot,
 } from '@notary/trust/tlog';
+import { testLogSigner } from '@notary/trust/tlog.testing';
 import { describe, expect, it } from 'vitest';
 import { checkOnline } from './transparency-log.ts';
 
@@ -28,9 +20,8 @@ import { checkOnline } from './transparency-log.ts';
  */
 
 const ORIGIN = 'notary.test/log';
-const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-const raw = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-const key = parseVerifierKey(ed25519VerifierKey(ORIGIN, raw));
+const log = testLogSigner(ORIGIN);
+const key = log.key;
 
 /** The tiles (`tile/...` paths at `size`'s widths) and signed checkpoint of a log of `entries`. */
 function served(entries: Uint8Array[]): { note: string; resources: Map<string, Uint8Array | string> } {
@@ -60,17 +51,7 @@ function served(entries: Uint8Array[]): { note: string; resources: Map<string, U
     size,
     tileReader((level, index) => tiles.get(`${level}/${index}`) ?? new Uint8Array(0)),
   );
-  const text = formatCheckpoint({ origin: ORIGIN, size, root, extensions: [] });
-  const note = formatSignedNote({
-    text,
-    signatures: [
-      {
-        name: ORIGIN,
-        id: ed25519KeyId(ORIGIN, raw),
-        signature: new Uint8Array(sign(null, Buffer.from(text), privateKey)),
-      },
-    ],
-  });
+  const note = log.signCheckpoint(size, root);
   resources.set('checkpoint', note);
   return { note, resources };
 }
