@@ -1,5 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { STACKS_DEVNET_FIRST_ANSWER_MS } from '../config/anchoring';
 
 /**
  * The devnets' public endpoints: with `ANCHORING=devnet` the in-process EVM node's JSON-RPC and the loopback Stacks API
@@ -11,9 +12,6 @@ import path from 'node:path';
 
 /** File of the running service's devnet endpoints, in its data directory. */
 export const DEVNET_ENDPOINTS_FILE = 'devnet-endpoints';
-
-/** How long the Stacks devnet's probe waits, in milliseconds: a first request waits for its Clarity VM to start. */
-const STACKS_PROBE_TIMEOUT_MS = 120_000;
 
 /** The lines printed and recorded: `evm-rpc <url>` then `stacks-api <url>`. */
 export function devnetEndpointLines(devnets: { evm: { rpcUrl: string }; stacks: { url: string } }): string[] {
@@ -56,7 +54,7 @@ export async function devnetInfo(dataDir: string, fetchFn: typeof fetch = fetch)
             signal: AbortSignal.timeout(5000),
           })
         : // The Stacks devnet starts on its first request (its Clarity VM): this probe may be that request.
-          fetchFn(`${url}/v2/info`, { signal: AbortSignal.timeout(STACKS_PROBE_TIMEOUT_MS) });
+          fetchFn(`${url}/v2/info`, { signal: AbortSignal.timeout(STACKS_DEVNET_FIRST_ANSWER_MS) });
     const ok = await probe.then(
       async (res) => {
         await res.body?.cancel();

@@ -277,3 +277,10 @@ export function anchoringConfig(e: AnchoringEnv, env: NodeEnv): AnchoringConfig 
 export function verifyEndpoints(e: AnchoringEnv): VerifyEndpoints {
   return { evmRpcUrls: e.VERIFY_EVM_RPC_URLS, stacksApiUrls: e.VERIFY_STACKS_API_URLS };
 }
+
+/**
+ * How long a client of the Stacks devnet (`ANCHORING=devnet`) waits for an answer, in milliseconds: the devnet
+ * starts its Clarity VM on its first request, seconds on a quiet machine and more on a loaded one, which is not a
+ * node down. The chain adapter on the devnet and `devnet:info`'s probe wait this long.
+ */
+export const STACKS_DEVNET_FIRST_ANSWER_MS = 120_000;

@@ -1,4 +1,5 @@
 import type { AnchoringConfig } from '../../config';
+import { STACKS_DEVNET_FIRST_ANSWER_MS } from '../../config/anchoring';
 import { type ChainEntry, DEVNET_EVM_NETWORK } from '../../ports/chains';
 import type { LazyStacksDevnetEndpoint } from './devnet-worker';
 import { EvmEasChain } from './evm-eas';
@@ -14,9 +15,6 @@ export interface DevnetChains {
   /** Stops the devnets. */
   stop(): Promise<void>;
 }
-
-/** Request timeout of the Stacks chain on the devnet, whose first request starts it (devnet-worker.ts). */
-const STACKS_DEVNET_TIMEOUT_MS = 120_000;
 
 type ConfiguredAnchoring = Extract<AnchoringConfig, { mode: 'configured' }>;
 
@@ -132,7 +130,7 @@ export async function startDevnetChains(
     network: 'devnet',
     explorerTxPrefix: '',
     // The first request waits for the devnet's start (seconds, more on a loaded machine): not a node down.
-    timeoutMs: STACKS_DEVNET_TIMEOUT_MS,
+    timeoutMs: STACKS_DEVNET_FIRST_ANSWER_MS,
   });
   // Not probed at start: the devnet is the service's own, and a probe would start it (its first use is the
   // first anchoring, a control, or a verifier's request).
