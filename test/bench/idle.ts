@@ -284,6 +284,7 @@ async function measurePart(
   root: string,
   node: string,
   nodeArgs: string[],
+  scriptEnv: Record<string, string>,
   label: string,
   part: IdlePart,
 ): Promise<IdlePartResult> {
@@ -292,7 +293,8 @@ async function measurePart(
     console.log(`[bench] idle part ${label}`);
     const r = await runCommand(node, [...nodeArgs, 'test/bench/idle-part.ts', part, dir], {
       cwd: root,
-      env: { ...process.env, LOG_LEVEL: 'silent' },
+      // The start script's variables too (its malloc settings): each part is measured as `npm start` runs it.
+      env: { ...process.env, ...scriptEnv, LOG_LEVEL: 'silent' },
       timeoutMs: START_TIMEOUT_MS,
     });
     const line = r.stdout
@@ -314,7 +316,11 @@ export async function benchIdle(options: {
   node: string;
   addCleanup: (label: string, run: () => Promise<void>) => void;
 }): Promise<IdleResults> {
-  const { text: startScript, nodeArgs } = nodeScript(options.root, 'start', 'server/src/main.ts');
+  const {
+    text: startScript,
+    nodeArgs,
+    env: scriptEnv,
+  } = nodeScript(options.root, 'start', 'server/src/main.ts');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-idle-'));
   options.addCleanup('idle DATA_DIR', () => rm(dataDir, { recursive: true, force: true }));
   const npmStart: StartCommand = {
@@ -330,7 +336,7 @@ export async function benchIdle(options: {
   const production = await measureProductionShape(options);
 
   const run = (label: string, part: IdlePart, extra: string[] = []) =>
-    measurePart(options.root, options.node, [...extra, ...nodeArgs], label, part);
+    measurePart(options.root, options.node, [...extra, ...nodeArgs], scriptEnv, label, part);
   const loader = await run('Node + tsx loader', 'loader');
   const modules = await run('service modules', 'modules');
   const pglite = await run('PGlite', 'pglite');

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Child, startChild } from '../bench/lib';
+import { type Child, nodeScript, startChild } from '../bench/lib';
 
 /** The repository's root: the working directory of `npm start`. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -8,15 +8,17 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const NODE = path.join(ROOT, 'node_modules', '.bin', 'node');
 
 /**
- * The service as `npm start` runs it (the start script's Node flags and entry), in a process of its own on
+ * The service as `npm start` runs it (the start script's variables, Node flags and entry), in a process of its own on
  * 127.0.0.1:`port`, its embedded defaults under `dataDir` (PGlite, files, both devnets), `env` added to this
  * process's environment. Wait for it with `waitForLine(/\[notary\] listening on/)`.
  */
 export function startNpmStart(dataDir: string, port: number, env: NodeJS.ProcessEnv = {}): Child {
-  return startChild('notary', NODE, ['--optimize-for-size', '--import', 'tsx', 'server/src/main.ts'], {
+  const script = nodeScript(ROOT, 'start', 'server/src/main.ts');
+  return startChild('notary', NODE, [...script.nodeArgs, script.entry], {
     cwd: ROOT,
     env: {
       ...process.env,
+      ...script.env,
       NODE_ENV: undefined,
       HOST: '127.0.0.1',
       PORT: String(port),
