@@ -697,6 +697,11 @@ const goal = (ok: boolean) => (ok ? '✅' : '❌');
 function ingestRows(r: IngestResults): string[] {
   const s = r.summary;
   const rounds = r.ingest.service.length;
+  // The goal is set for the 200 MB rounds: a small upload (`verify`'s 1 MB, `--mb N`) is mostly fixed costs.
+  const judged = r.file.bytes === FILE_BYTES;
+  const ratioGoal = judged
+    ? `≥ ${GOALS.ingestRatio} ${goal(s.ingestGoalMet)}`
+    : `(judged on ${FILE_BYTES / MiB} MB uploads)`;
   return [
     '| measure | value | goal |',
     '| --- | --- | --- |',
@@ -704,7 +709,7 @@ function ingestRows(r: IngestResults): string[] {
     `| upload ${mb(r.file.bytes)} MB by curl to the service (s), best of ${rounds} | ${fx(s.bestServiceS, 3)} | |`,
     `| ingest ratio (receiver time / service time, same round), median of ${rounds} (min–max) | ` +
       `${fx(s.ingestRatio, 2)} (${fx(s.ingestRatioSpread[0], 2)}–${fx(s.ingestRatioSpread[1], 2)}) | ` +
-      `≥ ${GOALS.ingestRatio} ${goal(s.ingestGoalMet)} |`,
+      `${ratioGoal} |`,
     `| peak RSS growth during upload (MB), worst of ${rounds} | ${fx(s.worstRssGrowthMB, 1)} | < ${GOALS.rssGrowthMB} ${goal(s.rssGoalMet)} |`,
   ];
 }
