@@ -284,3 +284,11 @@ export function verifyEndpoints(e: AnchoringEnv): VerifyEndpoints {
  * node down. The chain adapter on the devnet and `devnet:info`'s probe wait this long.
  */
 export const STACKS_DEVNET_FIRST_ANSWER_MS = 120_000;
+
+/**
+ * How long a client of the EVM devnet (`ANCHORING=devnet`) waits for an answer, in milliseconds: the devnet
+ * starts on its first request (Hardhat's modules, the EAS deployments and the schema's registration), about
+ * 2 s on a quiet machine and more on a loaded one, which is not a node down. The chain adapter on the devnet
+ * and `devnet:info`'s probe wait this long.
+ */
+export const EVM_DEVNET_FIRST_ANSWER_MS = 60_000;
