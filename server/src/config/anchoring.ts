@@ -146,7 +146,7 @@ export interface StacksAnchoringConfig {
 /**
  * Anchoring of document hashes on public chains, so a timestamp can be checked without the service
  * (docs/anchoring.md). `off`: nothing runs, documents stay `pending`. `devnet`: the in-process Hardhat (EAS)
- * and Clarity-VM Stacks devnets are started with the service and anchored on (a fresh chain every start).
+ * and Clarity-VM Stacks devnets are anchored on, each started at its first use (a fresh chain every start).
  * `configured`: the chains whose variables are set (`evm`, `stacks`; at least one).
  */
 export type AnchoringConfig =
