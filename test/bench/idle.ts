@@ -341,7 +341,7 @@ export async function benchIdle(options: {
   const modules = await run('service modules', 'modules');
   const pglite = await run('PGlite', 'pglite');
   const liftoff = await run('PGlite, --liftoff-only', 'pglite', ['--liftoff-only']);
-  const evm = await run('EVM devnet (Hardhat, EDR)', 'evm');
+  const evm = await run('EVM devnet (Hardhat, EDR; started on first use: not in the idle service)', 'evm');
   const stacks = await run('Clarity VM devnet (started on first use: not in the idle service)', 'stacks');
   const service = await run('whole service in one process', 'service');
   const parts = [loader, modules, pglite, liftoff, evm, stacks, service];

@@ -37,6 +37,12 @@ describe('devnet endpoints at start and by devnet:info', () => {
     if (!devnets) throw new Error('no devnets');
     const expected = [`evm-rpc ${devnets.evm.rpcUrl}`, `stacks-api ${devnets.stacks.url}`];
     expect(lines).toEqual(expect.arrayContaining(expected));
+    // Announced and listening, yet neither devnet has started: the service's start, its health and its chain
+    // info touch neither (they start on their first use: here the CLI's probe).
+    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    const onchain = await fetch(`${service.url}/api/onchain/info`);
+    expect(await onchain.text()).toContain(devnets.evm.rpcUrl);
+    expect([devnets.evm.started(), devnets.stacks.started()]).toEqual([false, false]);
 
     const cli = (...args: string[]) =>
       promisify(execFile)(
@@ -46,6 +52,7 @@ describe('devnet endpoints at start and by devnet:info', () => {
       );
     const { stdout } = await cli('devnet:info');
     expect(stdout).toBe(`${expected.join('\n')}\n`);
+    expect([devnets.evm.started(), devnets.stacks.started()]).toEqual([true, true]);
 
     // They serve the interfaces notary-verify uses.
     const [evm, stacks] = stdout

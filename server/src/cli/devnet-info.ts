@@ -1,6 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { STACKS_DEVNET_FIRST_ANSWER_MS } from '../config/anchoring';
+import { EVM_DEVNET_FIRST_ANSWER_MS, STACKS_DEVNET_FIRST_ANSWER_MS } from '../config/anchoring';
 
 /**
  * The devnets' public endpoints: with `ANCHORING=devnet` the in-process EVM node's JSON-RPC and the loopback Stacks API
@@ -45,16 +45,16 @@ export async function devnetInfo(dataDir: string, fetchFn: typeof fetch = fetch)
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   for (const line of lines) {
     const [kind, url] = line.split(' ');
+    // Both devnets start on their first request: this probe may be that request.
     const probe =
       kind === 'evm-rpc'
         ? fetchFn(url ?? '', {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-            signal: AbortSignal.timeout(5000),
+            signal: AbortSignal.timeout(EVM_DEVNET_FIRST_ANSWER_MS),
           })
-        : // The Stacks devnet starts on its first request (its Clarity VM): this probe may be that request.
-          fetchFn(`${url}/v2/info`, { signal: AbortSignal.timeout(STACKS_DEVNET_FIRST_ANSWER_MS) });
+        : fetchFn(`${url}/v2/info`, { signal: AbortSignal.timeout(STACKS_DEVNET_FIRST_ANSWER_MS) });
     const ok = await probe.then(
       async (res) => {
         await res.body?.cancel();

@@ -146,7 +146,7 @@ export interface StacksAnchoringConfig {
 /**
  * Anchoring of document hashes on public chains, so a timestamp can be checked without the service
  * (docs/anchoring.md). `off`: nothing runs, documents stay `pending`. `devnet`: the in-process Hardhat (EAS)
- * and Clarity-VM Stacks devnets are started with the service and anchored on (a fresh chain every start).
+ * and Clarity-VM Stacks devnets are anchored on, each started at its first use (a fresh chain every start).
  * `configured`: the chains whose variables are set (`evm`, `stacks`; at least one).
  */
 export type AnchoringConfig =
@@ -284,3 +284,11 @@ export function verifyEndpoints(e: AnchoringEnv): VerifyEndpoints {
  * node down. The chain adapter on the devnet and `devnet:info`'s probe wait this long.
  */
 export const STACKS_DEVNET_FIRST_ANSWER_MS = 120_000;
+
+/**
+ * How long a client of the EVM devnet (`ANCHORING=devnet`) waits for an answer, in milliseconds: the devnet
+ * starts on its first request (Hardhat's modules, the EAS deployments and the schema's registration), about
+ * 2 s on a quiet machine and more on a loaded one, which is not a node down. The chain adapter on the devnet
+ * and `devnet:info`'s probe wait this long.
+ */
+export const EVM_DEVNET_FIRST_ANSWER_MS = 60_000;

@@ -20,10 +20,12 @@ import { type AnchorWorkerLoop, startAnchorWorkerLoop } from './anchor-worker-lo
  * window), or when its oldest document has waited `BATCH_MAX_WAIT_WINDOWS` windows; a partial batch not yet
  * due stays pending. A burst of uploads is thus cut by count, not split by the clock.
  *
- * - `devnet`: anchors on the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary
- *   contract deployed). Both are fresh chains on every start, so anchoring records left in the
- *   database by a previous run (made on a chain that no longer exists, with nonces that would leave gaps on
- *   the new one) are cleared at start and their documents go back to `pending`: they are anchored again.
+ * - `devnet`: anchors on the in-process Hardhat node (EAS deployed, schema registered) and the Clarity-VM
+ *   Stacks node (notary contract deployed), each started on its first use (the chain workers touch a chain only
+ *   once they have a transaction to drive: the first anchoring starts the devnets). Both are fresh chains on
+ *   every start, so anchoring records left in the database by a previous run (made on a chain that no longer
+ *   exists, with nonces that would leave gaps on the new one) are cleared at start and their documents go back
+ *   to `pending`: they are anchored again.
  * - `configured`: the chains whose variables are set. The EVM schema is registered when missing
  *   (`ensureSchema`, before any nonce is read); while the node is unreachable this is retried with backoff
  *   (logged) and the EVM worker starts once it succeeds; Stacks starts at once.
@@ -171,7 +173,8 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
   };
 
   if (config.mode === 'devnet') {
-    // A fresh chain: its setup cannot wait for a node coming back, so a failure fails the start.
+    // A fresh chain: its setup cannot wait for a node coming back, so a failure fails the start. (The
+    // service's own devnets have none: they set themselves up at their first use.)
     for (const entry of entries) await entry.prepare?.();
     await forgetPreviousDevnet(fork(), log);
     for (const entry of entries) startWorker(entry.chain, entry.confirmations);

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { SMALL_WORKER_HEAP, workerExecArgv } from '@notary/platform/worker-exec-argv';
 import { awaitWorkerStart } from '@notary/platform/worker-start';
@@ -6,6 +5,7 @@ import { errorMessage } from '@notary/shared';
 import { moduleEntry } from '@notary/shared/module-entry';
 import { privateKeyToAddress, randomPrivateKey } from '@stacks/transactions';
 import type { StacksDevnet, StacksDevnetControls, StacksDevnetOptions } from './devnets/stacks-devnet';
+import { startLazyDevnet } from './lazy-endpoint';
 
 /**
  * A devnet of the service (`ANCHORING=devnet`) in a worker thread. The Clarity VM of the Stacks devnet is
@@ -19,6 +19,10 @@ import type { StacksDevnet, StacksDevnetControls, StacksDevnetOptions } from './
  * pieces (module loading, two key derivations, the EAS deployments through EDR, native and asynchronous),
  * and a thread of its own would cost 66 MB of resident memory (its module graph, ethers included, loaded a
  * second time), against 39 MB for the Stacks devnet's.
+ *
+ * Both devnets of the service start on their first use (`startLazyStacksDevnet` here,
+ * `startLazyHardhatDevnet` in hardhat-devnet.ts): their addresses listen from the start in the service's
+ * thread and the first connection or control starts them (`lazy-endpoint.ts`).
  */
 
 /** A devnet control as called from another thread: the same arguments, the result as a promise. */
@@ -153,8 +157,9 @@ export type LazyStacksDevnetEndpoint = StacksDevnetEndpoint & {
  * that has not anchored anything yet does not need. Its two addresses listen from the start, in this thread,
  * so they can be printed, announced to verifiers and recorded; the first connection to either, or the first
  * control call, starts the devnet in its worker thread (`startStacksDevnetWorker`, with the sender key chosen
- * here) and every connection is then forwarded to the devnet's own server, bytes as they are. A failed start is
- * reported to `onStartError` and the connection closed, as a node that is down; the next use tries again.
+ * here) and every connection is then forwarded to the devnet's own server, bytes as they are (`lazy-endpoint.ts`,
+ * shared with the EVM devnet). A failed start is reported to `onStartError` and the connection closed, as a node
+ * that is down; the next use tries again.
  */
 export async function startLazyStacksDevnet(
   options: Omit<StacksDevnetOptions, 'onViolation'> = {},
@@ -162,86 +167,31 @@ export async function startLazyStacksDevnet(
 ): Promise<LazyStacksDevnetEndpoint> {
   const senderKey = options.senderKey ?? randomPrivateKey();
   const senderAddress = privateKeyToAddress(senderKey, 'devnet');
-  let devnet: Promise<StacksDevnetEndpoint> | undefined;
-  let running: StacksDevnetEndpoint | undefined;
-  let stopped = false;
-  const start = (): Promise<StacksDevnetEndpoint> => {
-    if (stopped) return Promise.reject(new Error('the Stacks devnet is stopped'));
-    devnet ??= startStacksDevnetWorker({ ...options, senderKey }).then(
-      (d) => {
-        running = d;
-        return d;
-      },
-      (e: unknown) => {
-        devnet = undefined;
-        onStartError(e);
-        throw e;
-      },
-    );
-    return devnet;
-  };
-  const sockets = new Set<net.Socket>();
-  const forward = (target: (d: StacksDevnetEndpoint) => string) => (socket: net.Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    start().then(
-      (d) => {
-        if (socket.destroyed) return;
-        const upstream = net.connect(Number(new URL(target(d)).port), '127.0.0.1');
-        sockets.add(upstream);
-        upstream.on('close', () => {
-          sockets.delete(upstream);
-          socket.destroy();
-        });
-        upstream.on('error', () => upstream.destroy());
-        socket.on('close', () => upstream.destroy());
-        socket.pipe(upstream).pipe(socket);
-      },
-      () => socket.destroy(),
-    );
-  };
-  const listen = async (target: (d: StacksDevnetEndpoint) => string): Promise<net.Server> => {
-    const server = net.createServer({ pauseOnConnect: true }, forward(target));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    // As the devnet's own servers: a running devnet keeps no process alive.
-    server.unref();
-    return server;
-  };
-  const node = await listen((d) => d.url);
-  const indexer = await listen((d) => d.indexerUrl);
-  const urlOf = (server: net.Server) => `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const lazy = await startLazyDevnet(
+    () => startStacksDevnetWorker({ ...options, senderKey }),
+    { node: (d) => d.url, indexer: (d) => d.indexerUrl },
+    onStartError,
+  );
   const controls = Object.fromEntries(
     CONTROL_NAMES.map((name) => [
       name,
       async (...args: unknown[]) => {
-        const d = await start();
+        const d = await lazy.use();
         return (d.controls[name] as (...a: unknown[]) => Promise<unknown>)(...args);
       },
     ]),
   ) as RemoteControls<StacksDevnetControls>;
   const contractName = options.contractName ?? 'notary';
   return {
-    url: urlOf(node),
-    indexerUrl: urlOf(indexer),
+    url: lazy.urls.node,
+    indexerUrl: lazy.urls.indexer,
     network: 'devnet',
     contractId: `${senderAddress}.${contractName}`,
     senderKey,
     senderAddress,
     controls,
-    started: () => running !== undefined,
-    stop: async () => {
-      stopped = true;
-      const closed = [node, indexer].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
-      // `close` waits for the open connections: kept-alive clients' are cut here.
-      for (const socket of sockets) socket.destroy();
-      await Promise.all(closed);
-      const d = await devnet?.catch(() => undefined);
-      await d?.stop();
-    },
+    started: () => lazy.started(),
+    stop: () => lazy.stop(),
   };
 }
 

@@ -1,7 +1,8 @@
 import { Contract, JsonRpcProvider, Network, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEVNET_EAS_CONTRACTS, EAS_SCHEMA_UID } from '../../ports/chains';
 import { schemaRegistryAbi } from './eas-abi';
-import { type HardhatDevnet, startHardhatDevnet } from './hardhat-devnet';
+import { type HardhatDevnet, startHardhatDevnet, startLazyHardhatDevnet } from './hardhat-devnet';
 
 describe('startHardhatDevnet', () => {
   let devnet: HardhatDevnet;
@@ -87,5 +88,75 @@ describe('startHardhatDevnet', () => {
     await other.stop();
     await other.stop();
     await expect(fetch(other.rpcUrl, { method: 'POST' })).rejects.toThrow();
+  });
+});
+
+describe("Hardhat devnet started on first use (the service's ANCHORING=devnet)", () => {
+  const rpc = async (url: string, method: string, params: unknown[] = []) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return ((await res.json()) as { result: unknown }).result;
+  };
+
+  it('listens at once with its EAS addresses known, starts on the first JSON-RPC request, schema registered', async () => {
+    const dev = await startLazyHardhatDevnet();
+    try {
+      expect(dev.started()).toBe(false);
+      expect(dev.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      // The default funder's deployments, as receipts name them.
+      expect(dev.funderAddress).toBe(DEVNET_EAS_CONTRACTS.deployer);
+      expect(dev.schemaRegistryAddress).toBe(DEVNET_EAS_CONTRACTS.schemaRegistry);
+      expect(dev.easAddress).toBe(DEVNET_EAS_CONTRACTS.eas);
+      expect(dev.started()).toBe(false);
+
+      expect(await rpc(dev.rpcUrl, 'eth_chainId')).toBe('0x7a69');
+      expect(dev.started()).toBe(true);
+      // EAS is where it was announced, and knows the registry announced with it, which holds the schema.
+      expect(String(await rpc(dev.rpcUrl, 'eth_getCode', [dev.easAddress, 'latest'])).length).toBeGreaterThan(
+        2,
+      );
+      const provider = new JsonRpcProvider(dev.rpcUrl, Network.from(dev.chainId), { staticNetwork: true });
+      try {
+        const eas = new Contract(
+          dev.easAddress,
+          ['function getSchemaRegistry() view returns (address)'],
+          provider,
+        );
+        expect(await eas.getFunction('getSchemaRegistry').staticCall()).toBe(dev.schemaRegistryAddress);
+        const registry = new Contract(dev.schemaRegistryAddress, schemaRegistryAbi(), provider);
+        const schema = (await registry.getFunction('getSchema').staticCall(EAS_SCHEMA_UID)) as {
+          uid: string;
+        };
+        expect(schema.uid).toBe(EAS_SCHEMA_UID);
+        // SchemaRegistry, EAS, then the schema: the funder's next transaction is its nonce 3.
+        expect(await provider.getTransactionCount(dev.funderAddress, 'pending')).toBe(3);
+      } finally {
+        provider.destroy();
+      }
+    } finally {
+      await dev.stop();
+    }
+  });
+
+  it('a method starts it too; stopped before any use, it never starts', async () => {
+    const used = await startLazyHardhatDevnet({ funderPrivateKey: Wallet.createRandom().privateKey });
+    try {
+      const start = await used.blockNumber();
+      await used.mine(2);
+      expect(await used.blockNumber()).toBe(start + 2);
+      expect(used.started()).toBe(true);
+      // Another funder: the addresses computed up front are still where EAS landed.
+      expect(await used.request('eth_getCode', [used.easAddress, 'latest'])).not.toBe('0x');
+    } finally {
+      await used.stop();
+    }
+    const unused = await startLazyHardhatDevnet();
+    await unused.stop();
+    expect(unused.started()).toBe(false);
+    await expect(unused.snapshot()).rejects.toThrow(/stopped/);
+    await expect(fetch(unused.rpcUrl, { method: 'POST' })).rejects.toThrow();
   });
 });

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { ContractFactory, JsonRpcProvider, Network, Wallet } from 'ethers';
-import { resolveConfig } from 'hardhat/internal/core/config/config-resolution.js';
-import { createProvider } from 'hardhat/internal/core/providers/construction.js';
-import { JsonRpcServer } from 'hardhat/internal/hardhat-network/jsonrpc/server.js';
+import { ContractFactory, computeAddress, getCreateAddress, JsonRpcProvider, Network, Wallet } from 'ethers';
 import type { EIP1193Provider } from 'hardhat/types';
+import { DEVNET_EVM_NETWORK } from '../../ports/chains';
 import { easArtifacts } from './eas-abi';
+import { EvmEasChain } from './evm-eas';
+import { type LazyDevnet, startLazyDevnet } from './lazy-endpoint';
 
 /**
  * Local EVM devnet for the embedded default and the tests: a Hardhat Network (Hardhat 2.29, EDR) in this process,
@@ -16,7 +16,9 @@ import { easArtifacts } from './eas-abi';
  * port. Its state is memory only: every start is a fresh chain (chain id 31337 by default).
  *
  * Uses Hardhat internals (`hardhat/internal/...`: the same calls `hardhat node` makes), since Hardhat 2 has no
- * public API to run a node without a project config file. Pinned exact; re-check on upgrade.
+ * public API to run a node without a project config file. Pinned exact; re-check on upgrade. They are loaded
+ * by the start, not with this module: the service's devnet (`startLazyHardhatDevnet`) holds them only once
+ * something used it.
  */
 
 /** Hardhat's well-known account #0 (mnemonic "test test ... junk"): public, for local devnets only. */
@@ -80,6 +82,11 @@ const FUNDER_BALANCE_WEI = (10_000n * 10n ** 18n).toString();
 export async function startHardhatDevnet(options: HardhatDevnetOptions = {}): Promise<HardhatDevnet> {
   const chainId = options.chainId ?? 31337;
   const funderPrivateKey = options.funderPrivateKey ?? HARDHAT_DEFAULT_PRIVATE_KEY;
+  const [{ resolveConfig }, { createProvider }, { JsonRpcServer }] = await Promise.all([
+    import('hardhat/internal/core/config/config-resolution.js'),
+    import('hardhat/internal/core/providers/construction.js'),
+    import('hardhat/internal/hardhat-network/jsonrpc/server.js'),
+  ]);
   // resolveConfig needs an existing file path to derive project paths from (only the fork cache would use them).
   const config = resolveConfig(fileURLToPath(import.meta.url), {
     networks: {
@@ -162,5 +169,118 @@ export async function startHardhatDevnet(options: HardhatDevnetOptions = {}): Pr
     throw err;
   } finally {
     provider.destroy();
+  }
+}
+
+/** The addresses of a devnet's EAS contracts. */
+export type DevnetEasAddresses = Pick<HardhatDevnet, 'schemaRegistryAddress' | 'easAddress'>;
+
+/** Where SchemaRegistry and EAS of a devnet funded by `funderAddress` are: its deployments at nonces 0 and 1. */
+export function devnetEasAddresses(funderAddress: string): DevnetEasAddresses {
+  return {
+    schemaRegistryAddress: getCreateAddress({ from: funderAddress, nonce: 0 }),
+    easAddress: getCreateAddress({ from: funderAddress, nonce: 1 }),
+  };
+}
+
+/** The Hardhat devnet of `startLazyHardhatDevnet`: the devnet's surface, and whether it has started yet. */
+export type LazyHardhatDevnet = HardhatDevnet & {
+  /** True once a JSON-RPC connection or a method call has started the devnet. */
+  started(): boolean;
+};
+
+/** The `HardhatDevnet` methods that start the lazy devnet and then run on it. */
+const DEVNET_METHODS = [
+  'snapshot',
+  'revert',
+  'mine',
+  'setAutomine',
+  'blockNumber',
+  'blockHash',
+  'setNextBlockBaseFee',
+  'setNextBlockTimestamp',
+  'dropTransaction',
+  'request',
+] as const satisfies readonly (keyof HardhatDevnet)[];
+type DevnetMethod = (typeof DEVNET_METHODS)[number];
+
+/**
+ * The service's EVM devnet (`ANCHORING=devnet`), started on its first use: Hardhat's modules, EDR and the chain
+ * hold about 35 MB that a service which has not anchored anything yet does not need. Its JSON-RPC address
+ * listens from the start (`lazy-endpoint.ts`); the first connection to it, or the first method call, starts the
+ * devnet (`startHardhatDevnet`) and registers the notary's EAS schema on it (`EvmEasChain.ensureSchema`, the
+ * funder's nonce 2), so the anchoring finds the chain ready at its first read. The EAS and SchemaRegistry
+ * addresses are known before the start (the funder's deployments at nonces 0 and 1, `devnetEasAddresses`); a
+ * start that deploys them elsewhere fails. A failed start is reported to `onStartError` and the connection
+ * closed, as a node that is down; the next use tries again.
+ */
+export async function startLazyHardhatDevnet(
+  options: HardhatDevnetOptions = {},
+  onStartError: (e: unknown) => void = () => {},
+): Promise<LazyHardhatDevnet> {
+  const chainId = options.chainId ?? 31337;
+  const funderPrivateKey = options.funderPrivateKey ?? HARDHAT_DEFAULT_PRIVATE_KEY;
+  const funderAddress = computeAddress(funderPrivateKey);
+  const addresses = devnetEasAddresses(funderAddress);
+  const lazy: LazyDevnet<HardhatDevnet, 'rpc'> = await startLazyDevnet(
+    () => startWithSchema({ ...options, chainId, funderPrivateKey }, addresses),
+    { rpc: (d) => d.rpcUrl },
+    onStartError,
+  );
+  const methods = Object.fromEntries(
+    DEVNET_METHODS.map((name) => [
+      name,
+      async (...args: unknown[]) => {
+        const d = await lazy.use();
+        return (d[name] as (...a: unknown[]) => Promise<unknown>)(...args);
+      },
+    ]),
+  ) as Pick<HardhatDevnet, DevnetMethod>;
+  return {
+    rpcUrl: lazy.urls.rpc,
+    chainId,
+    funderPrivateKey,
+    funderAddress,
+    ...addresses,
+    ...methods,
+    started: () => lazy.started(),
+    stop: () => lazy.stop(),
+  };
+}
+
+/** `startHardhatDevnet`, checked against the addresses announced before it, then the notary schema registered. */
+async function startWithSchema(
+  options: HardhatDevnetOptions & { chainId: number; funderPrivateKey: string },
+  expected: DevnetEasAddresses,
+): Promise<HardhatDevnet> {
+  const devnet = await startHardhatDevnet(options);
+  try {
+    if (
+      devnet.easAddress !== expected.easAddress ||
+      devnet.schemaRegistryAddress !== expected.schemaRegistryAddress
+    ) {
+      throw new Error(
+        `the EVM devnet deployed EAS at ${devnet.easAddress} and SchemaRegistry at ${devnet.schemaRegistryAddress}, not at the announced ${expected.easAddress} and ${expected.schemaRegistryAddress}`,
+      );
+    }
+    const chain = new EvmEasChain({
+      rpcUrl: devnet.rpcUrl,
+      privateKey: devnet.funderPrivateKey,
+      easAddress: devnet.easAddress,
+      schemaRegistryAddress: devnet.schemaRegistryAddress,
+      network: DEVNET_EVM_NETWORK.network,
+      chainId: devnet.chainId,
+      explorerTxPrefix: '',
+      attestationScanPrefix: '',
+    });
+    try {
+      await chain.ensureSchema();
+    } finally {
+      chain.close();
+    }
+    return devnet;
+  } catch (e) {
+    await devnet.stop();
+    throw e;
   }
 }

@@ -1,17 +1,20 @@
 import type { AnchoringConfig } from '../../config';
-import { STACKS_DEVNET_FIRST_ANSWER_MS } from '../../config/anchoring';
+import { EVM_DEVNET_FIRST_ANSWER_MS, STACKS_DEVNET_FIRST_ANSWER_MS } from '../../config/anchoring';
 import { type ChainEntry, DEVNET_EVM_NETWORK } from '../../ports/chains';
 import type { LazyStacksDevnetEndpoint } from './devnet-worker';
 import { EvmEasChain } from './evm-eas';
-import type { HardhatDevnet } from './hardhat-devnet';
+import type { LazyHardhatDevnet } from './hardhat-devnet';
 import { StacksConfigError, StacksNotaryChain } from './stacks';
 
 export type { ChainEntry } from '../../ports/chains';
 
-/** The devnets (the Stacks one in a worker thread) and the chains on them (`ANCHORING=devnet`). */
+/**
+ * The devnets (both started on their first use, the Stacks one in a worker thread) and the chains on them
+ * (`ANCHORING=devnet`).
+ */
 export interface DevnetChains {
   readonly entries: ChainEntry[];
-  readonly devnets: { evm: HardhatDevnet; stacks: LazyStacksDevnetEndpoint };
+  readonly devnets: { evm: LazyHardhatDevnet; stacks: LazyStacksDevnetEndpoint };
   /** Stops the devnets. */
   stop(): Promise<void>;
 }
@@ -87,23 +90,27 @@ export function configuredChains(config: ConfiguredAnchoring): ChainEntry[] {
 }
 
 /**
- * Starts the in-process Hardhat node (EAS deployed) and the Clarity-VM Stacks node (notary contract deployed,
- * in a worker thread started on first use: devnet-worker.ts, `startLazyStacksDevnet`) and builds the chains on
- * them. If either devnet fails to start, the other is stopped again. `onError` hears a Stacks devnet whose
- * start, on first use, failed.
- * @throws the devnet's own error.
+ * Builds the chains on the service's two devnets, each started on its first use: the in-process Hardhat node
+ * (EAS deployed and the notary schema registered at its start: hardhat-devnet.ts, `startLazyHardhatDevnet`) and
+ * the Clarity-VM Stacks node (notary contract deployed, in a worker thread: devnet-worker.ts,
+ * `startLazyStacksDevnet`). Nothing here contacts either devnet: only their loopback addresses listen. If
+ * either address cannot listen, the other devnet is stopped again. `onError` hears a devnet whose start, on
+ * first use, failed.
+ * @throws the listen error.
  */
 export async function startDevnetChains(
   confirmations: { evm: number; stacks: number },
   onError: (message: string, e: unknown) => void = () => {},
 ): Promise<DevnetChains> {
-  // Loaded here: a service anchoring on configured chains never holds Hardhat's code.
-  const [{ startHardhatDevnet }, { startLazyStacksDevnet }] = await Promise.all([
+  // Loaded here: a service anchoring on configured chains never holds the devnets' code.
+  const [{ startLazyHardhatDevnet }, { startLazyStacksDevnet }] = await Promise.all([
     import('./hardhat-devnet'),
     import('./devnet-worker'),
   ]);
   const [evmStart, stacksStart] = await Promise.allSettled([
-    startHardhatDevnet({ chainId: DEVNET_EVM_NETWORK.chainId }),
+    startLazyHardhatDevnet({ chainId: DEVNET_EVM_NETWORK.chainId }, (e) =>
+      onError('the EVM devnet failed to start', e),
+    ),
     startLazyStacksDevnet({}, (e) => onError('the Stacks devnet failed to start', e)),
   ]);
   if (evmStart.status === 'rejected' || stacksStart.status === 'rejected') {
@@ -122,6 +129,8 @@ export async function startDevnetChains(
     chainId: evmNet.chainId,
     explorerTxPrefix: '',
     attestationScanPrefix: '',
+    // The first request waits for the devnet's start (seconds, more on a loaded machine): not a node down.
+    rpcTimeoutMs: EVM_DEVNET_FIRST_ANSWER_MS,
   });
   const stacks = new StacksNotaryChain({
     apiUrl: stacksNet.url,
@@ -132,11 +141,13 @@ export async function startDevnetChains(
     // The first request waits for the devnet's start (seconds, more on a loaded machine): not a node down.
     timeoutMs: STACKS_DEVNET_FIRST_ANSWER_MS,
   });
-  // Not probed at start: the devnet is the service's own, and a probe would start it (its first use is the
-  // first anchoring, a control, or a verifier's request).
+  // Neither is prepared nor probed at start: the devnets are the service's own, and a call would start them
+  // (their first use is the first anchoring, a control, or a verifier's request). The EVM devnet registers
+  // the schema as it starts.
+  const evmChain: ChainEntry = { ...evmEntry(evm, confirmations.evm), prepare: undefined };
   const stacksChain: ChainEntry = { ...stacksEntry(stacks, confirmations.stacks), prepare: undefined };
   return {
-    entries: [evmEntry(evm, confirmations.evm), stacksChain],
+    entries: [evmChain, stacksChain],
     devnets: { evm: evmNet, stacks: stacksNet },
     stop: async () => {
       await stacksNet.stop();
@@ -156,10 +167,11 @@ export interface AnchoringChains {
 }
 
 /**
- * The chains of `config` through the registry: with `devnet`, the in-process devnets are started and the
- * chains built on them (`startDevnetChains`); with `configured`, the chains whose variables are set
- * (`configuredChains`), nothing contacted yet. `onError` hears a chain that fails to close (default: ignored).
- * @throws the devnet's own error when a devnet fails to start (the other one is stopped again).
+ * The chains of `config` through the registry: with `devnet`, the in-process devnets' addresses listen (each
+ * devnet starts on its first use) and the chains are built on them (`startDevnetChains`); with `configured`, the
+ * chains whose variables are set (`configuredChains`). Nothing is contacted yet. `onError` hears a chain that
+ * fails to close and a devnet that fails to start at its first use (default: ignored).
+ * @throws the listen error when a devnet's address cannot listen (the other one is stopped again).
  */
 export async function startChains(
   config: Exclude<AnchoringConfig, { mode: 'off' }>,
