@@ -23,6 +23,7 @@ import { decodeBounded } from './bounded-decode';
 import { PdfBoundError } from './bounds';
 import type { SignatureTimestamper } from './cades';
 import { IncrementalUpdate, inspectOriginal, UnsoundPdfError } from './incremental';
+import { installFastStreamScan } from './stream-scan';
 
 /** DER blobs, as a PAdES /DSS holds them (ETSI EN 319 142-1 5.4.2). */
 export interface ValidationMaterial {
@@ -115,6 +116,7 @@ async function beginUpdate(pdf: Uint8Array): Promise<{ doc: PDFDocument; update:
   // Parsed in one go: pdf-lib's default pauses for a timer tick every 100 objects, which only delays the
   // long-term steps (the service runs them in a worker thread with nothing else to serve, callers of the
   // in-thread writer are command-line tools); the whole file is parsed three times per B-LTA signature.
+  installFastStreamScan();
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
   return { doc, update: IncrementalUpdate.begin(doc, pdf, structure) };
 }
