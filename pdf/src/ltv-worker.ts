@@ -12,6 +12,7 @@ import {
   addDocumentTimestampField,
   addSignatureField,
   appendValidationData,
+  appendValidationDataWithTimestampField,
   type IcpBrasilArtifacts,
   type SignatureFieldOptions,
   type SignatureValidationData,
@@ -28,9 +29,22 @@ export type LtvJob =
       artifacts?: IcpBrasilArtifacts | undefined;
     }
   | { kind: 'timestamp-field'; pdf: Uint8Array; capacity: number }
+  | {
+      kind: 'dss-timestamp-field';
+      pdf: Uint8Array;
+      material: ValidationMaterial;
+      vri: SignatureValidationData[] | undefined;
+      artifacts?: IcpBrasilArtifacts | undefined;
+    }
   | { kind: 'signature-field'; pdf: Uint8Array; capacity: number; options: SignatureFieldOptions };
 
 const budget = boundPdfLibDecoding(PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES);
+
+/**
+ * A job's answer: the updated PDF; for `dss-timestamp-field`, the PDF with the field and where the /DSS
+ * update ends in it (the file with the /DSS alone is that prefix, so it is not sent twice).
+ */
+export type LtvReply = Uint8Array | { prepared: Uint8Array; validatedLength: number };
 
 /** `pdf`'s buffer, to be moved when the bytes own it (a view into a shared pool would take the pool along). */
 function movable(pdf: Uint8Array): Transferable[] {
@@ -38,9 +52,18 @@ function movable(pdf: Uint8Array): Transferable[] {
   return owns && pdf.buffer instanceof ArrayBuffer ? [pdf.buffer] : [];
 }
 
-serveBoundedJobs<LtvJob, Uint8Array>(async (job) => {
+serveBoundedJobs<LtvJob, LtvReply>(async (job) => {
   budget.reset();
   try {
+    if (job.kind === 'dss-timestamp-field') {
+      const { validated, prepared } = await appendValidationDataWithTimestampField(
+        job.pdf,
+        job.material,
+        job.vri,
+        job.artifacts,
+      );
+      return { output: { prepared, validatedLength: validated.length }, transfer: movable(prepared) };
+    }
     const pdf =
       job.kind === 'dss'
         ? await appendValidationData(job.pdf, job.material, job.vri, job.artifacts)

@@ -213,7 +213,42 @@ export async function appendValidationData(
   vri?: SignatureValidationData[],
   artifacts?: IcpBrasilArtifacts,
 ): Promise<Uint8Array> {
-  const { doc, update } = await beginUpdate(pdf);
+  return mergeIntoStore(await beginUpdate(pdf), pdf, material, vri, artifacts);
+}
+
+/**
+ * `appendValidationData` then `addDocumentTimestampField` (with `DOC_TIMESTAMP_PLACEHOLDER_BYTES`) on its
+ * result, the file parsed once: the same two incremental updates as the two calls, one parse of the whole file
+ * fewer (a B-LTA signature's /DSS is followed at once by its document timestamp's field).
+ * @returns `validated`, the file with the /DSS update (as `appendValidationData` returns it), and `prepared`,
+ *   `validated` followed by the field update.
+ * @throws as `appendValidationData` and `addDocumentTimestampField`.
+ */
+export async function appendValidationDataWithTimestampField(
+  pdf: Uint8Array,
+  material: ValidationMaterial,
+  vri?: SignatureValidationData[],
+  artifacts?: IcpBrasilArtifacts,
+): Promise<{ validated: Uint8Array; prepared: Uint8Array }> {
+  const loaded = await beginUpdate(pdf);
+  const validated = await mergeIntoStore(loaded, pdf, material, vri, artifacts);
+  // The parsed document now holds what `validated` holds: the next update starts from it without a parse.
+  const { doc } = loaded;
+  const next = { doc, update: IncrementalUpdate.begin(doc, validated, inspectOriginal(validated)) };
+  return {
+    validated,
+    prepared: await fieldUpdate(next, DOC_TIMESTAMP_PLACEHOLDER_BYTES, DOC_TIMESTAMP_FIELD),
+  };
+}
+
+/** `appendValidationData` on a loaded document (`beginUpdate` of `pdf`). */
+async function mergeIntoStore(
+  { doc, update }: { doc: PDFDocument; update: IncrementalUpdate },
+  pdf: Uint8Array,
+  material: ValidationMaterial,
+  vri: SignatureValidationData[] | undefined,
+  artifacts: IcpBrasilArtifacts | undefined,
+): Promise<Uint8Array> {
   const { context, catalog } = doc;
   // Whether anything is new: an update with nothing in it would be an empty xref section (invalid).
   let changed = false;
@@ -324,6 +359,12 @@ export interface LtvWriter {
     artifacts?: IcpBrasilArtifacts,
   ): Promise<Uint8Array>;
   addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array>;
+  appendValidationDataWithTimestampField(
+    pdf: Uint8Array,
+    material: ValidationMaterial,
+    vri?: SignatureValidationData[],
+    artifacts?: IcpBrasilArtifacts,
+  ): Promise<{ validated: Uint8Array; prepared: Uint8Array }>;
   addSignatureField(pdf: Uint8Array, capacity: number, options: SignatureFieldOptions): Promise<Uint8Array>;
 }
 
@@ -339,7 +380,9 @@ const BYTE_RANGE_PLACEHOLDER = '**********';
  * byte ranges (everything but /Contents' hex string, up to the end of the update).
  * The placeholder holds `DOC_TIMESTAMP_PLACEHOLDER_BYTES`; a larger token (up to `DOC_TIMESTAMP_MAX_BYTES`)
  * costs one more TSA request with a placeholder sized to it.
- * `writer` does the PDF work (default: this thread; the server passes a bounded worker's).
+ * `writer` does the PDF work (default: this thread; the server passes a bounded worker's); `prepared`, when
+ * given, is `pdf` with that field already added (`appendValidationDataWithTimestampField`'s), used for the
+ * first attempt.
  * @returns the new PDF (the original bytes, then the update) and the token.
  * @throws UnsoundPdfError as `appendValidationData`, and when the file has no page; Error when the token does
  *   not fit; the TSA's errors (the server's TSA adapter: `AppError('BAD_GATEWAY')`).
@@ -348,9 +391,11 @@ export async function appendDocumentTimestamp(
   pdf: Uint8Array,
   tsa: SignatureTimestamper,
   writer: LtvWriter = inThreadLtvWriter,
+  prepared?: Uint8Array,
 ): Promise<{ pdf: Uint8Array; token: Uint8Array }> {
-  const attempt = (capacity: number) => timestampAttempt(pdf, tsa, capacity, writer);
-  const first = await attempt(DOC_TIMESTAMP_PLACEHOLDER_BYTES);
+  const attempt = async (capacity: number, field?: Uint8Array) =>
+    timestampAttempt(pdf, tsa, capacity, field ?? (await writer.addDocumentTimestampField(pdf, capacity)));
+  const first = await attempt(DOC_TIMESTAMP_PLACEHOLDER_BYTES, prepared);
   if ('pdf' in first) return first;
   if (first.tokenBytes + DOC_TIMESTAMP_SLACK_BYTES > DOC_TIMESTAMP_MAX_BYTES) {
     throw new Error(
@@ -364,13 +409,13 @@ export async function appendDocumentTimestamp(
   );
 }
 
+/** Stamps `prepared` (`pdf` plus a document timestamp field of `capacity` bytes), or says the token's size. */
 async function timestampAttempt(
   pdf: Uint8Array,
   tsa: SignatureTimestamper,
   capacity: number,
-  writer: LtvWriter,
+  prepared: Uint8Array,
 ): Promise<{ pdf: Uint8Array; token: Uint8Array } | { tokenBytes: number }> {
-  const prepared = await writer.addDocumentTimestampField(pdf, capacity);
   if (prepared.length <= pdf.length || Buffer.compare(prepared.subarray(0, pdf.length), pdf) !== 0) {
     throw new Error('document timestamp: the update does not keep the original bytes as its prefix');
   }
@@ -395,11 +440,14 @@ async function timestampAttempt(
  * @throws UnsoundPdfError as `appendValidationData`, and when the file has no page.
  */
 export async function addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array> {
-  return addSignatureFieldUpdate(pdf, capacity, {
-    value: { Type: 'DocTimeStamp', Filter: 'Adobe.PPKLite', SubFilter: 'ETSI.RFC3161' },
-    title: 'DocumentTimestamp',
-  });
+  return addSignatureFieldUpdate(pdf, capacity, DOC_TIMESTAMP_FIELD);
 }
+
+/** The document timestamp's value dictionary and field name (`addDocumentTimestampField`). */
+const DOC_TIMESTAMP_FIELD: FieldKind = {
+  value: { Type: 'DocTimeStamp', Filter: 'Adobe.PPKLite', SubFilter: 'ETSI.RFC3161' },
+  title: 'DocumentTimestamp',
+};
 
 /** What a second signer's field declares: its dictionary flavour and the /Name, /Reason and /M it states. */
 export interface SignatureFieldOptions {
@@ -437,17 +485,28 @@ export async function addSignatureField(
   });
 }
 
+/** A signature field's value dictionary (names, text strings, /M) and the /T it is named after. */
+interface FieldKind {
+  value: Record<string, string>;
+  strings?: Record<string, string>;
+  date?: Date;
+  title: string;
+}
+
 async function addSignatureFieldUpdate(
   pdf: Uint8Array,
   capacity: number,
-  kind: {
-    value: Record<string, string>;
-    strings?: Record<string, string>;
-    date?: Date;
-    title: string;
-  },
+  kind: FieldKind,
 ): Promise<Uint8Array> {
-  const { doc, update } = await beginUpdate(pdf);
+  return fieldUpdate(await beginUpdate(pdf), capacity, kind);
+}
+
+/** `addSignatureFieldUpdate` on a loaded document. */
+async function fieldUpdate(
+  { doc, update }: { doc: PDFDocument; update: IncrementalUpdate },
+  capacity: number,
+  kind: FieldKind,
+): Promise<Uint8Array> {
   const { context, catalog } = doc;
   const page = doc.getPages().at(-1);
   if (!page) throw new UnsoundPdfError('the PDF has no page to hold the signature field');
@@ -531,5 +590,6 @@ export function fillByteRange(pdf: Uint8Array, from: number): { bytes: Buffer; b
 export const inThreadLtvWriter: LtvWriter = {
   appendValidationData,
   addDocumentTimestampField,
+  appendValidationDataWithTimestampField,
   addSignatureField,
 };

@@ -220,23 +220,27 @@ export async function signPdfAtLevel(
   const signatureChain = await completeChain(uniqueDer([...signer.certificateChain, ...tsaChain]), issuers);
   const first = await validationData(signatureChain, gather);
   const { artifacts } = options;
-  let pdf = await writer.appendValidationData(
-    signed.pdf,
-    first.material,
-    [{ signatureContents: signed.cms, ...first.material }],
-    artifacts,
-  );
+  const vri = [{ signatureContents: signed.cms, ...first.material }];
   const shortfall = [...first.shortfall];
   let reached: SignatureLevel = shortfall.length === 0 ? 'B-LT' : 'B-T';
-  if (level === 'B-LT') return { pdf, level: reached, shortfall };
-
+  if (level === 'B-LT') {
+    const pdf = await writer.appendValidationData(signed.pdf, first.material, vri, artifacts);
+    return { pdf, level: reached, shortfall };
+  }
+  // B-LTA: the /DSS and the document timestamp's field in one pass over the file (two updates, one parse).
+  const { validated, prepared } = await writer.appendValidationDataWithTimestampField(
+    signed.pdf,
+    first.material,
+    vri,
+    artifacts,
+  );
   const documentTsa = recordingChain(tsa);
-  const stamped = await appendDocumentTimestamp(pdf, documentTsa, writer);
+  const stamped = await appendDocumentTimestamp(validated, documentTsa, writer, prepared);
   const second = await validationData(
     await completeChain(uniqueDer(documentTsa.chain() ?? []), issuers),
     gather,
   );
-  pdf = await writer.appendValidationData(
+  const pdf = await writer.appendValidationData(
     stamped.pdf,
     second.material,
     [{ signatureContents: stamped.token, ...second.material }],
