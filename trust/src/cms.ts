@@ -41,7 +41,26 @@ export function signedDataOf(der: Uint8Array, what: string): pkijs.SignedData {
   if (asn.offset === -1) throw new Error(`${what}: not DER (${asn.result.error})`);
   const contentInfo = new pkijs.ContentInfo({ schema: asn.result });
   if (contentInfo.contentType !== OID.signedData) throw new Error(`${what}: not a SignedData`);
-  return new pkijs.SignedData({ schema: contentInfo.content });
+  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+  rememberCarriedEncodings(contentInfo.content, signedData);
+  return signedData;
+}
+
+/**
+ * Keeps the bytes each certificate of `signedData` was read from (`certificateDer` then answers them), from the
+ * `certificates [0]` set of its parsed `content` (RFC 5652 5.1), element by element as pkijs reads them.
+ */
+function rememberCarriedEncodings(content: unknown, signedData: pkijs.SignedData): void {
+  if (!(content instanceof asn1js.Constructed)) return;
+  const set = content.valueBlock.value.find((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 0);
+  if (!(set instanceof asn1js.Constructed)) return;
+  const blocks = set.valueBlock.value;
+  (signedData.certificates ?? []).forEach((cert, i) => {
+    const encoded = blocks[i]?.valueBeforeDecodeView;
+    if (cert instanceof pkijs.Certificate && encoded && encoded.byteLength > 0) {
+      rememberEncoding(cert, encoded.slice());
+    }
+  });
 }
 
 /** Parses DER `ContentInfo(SignedData)` with exactly one SignerInfo. @throws Error naming what is wrong. */
@@ -83,9 +102,50 @@ export function signerCertificate(p: ParsedSignedData): pkijs.Certificate | null
   return null;
 }
 
-/** DER of a certificate. */
+/** The encoding of each certificate read or encoded once (a certificate object is never changed afterwards). */
+const encodings = new WeakMap<pkijs.Certificate, Uint8Array>();
+
+/** Records `der` as the encoding `cert` was parsed from, for `certificateDer`. */
+function rememberEncoding(cert: pkijs.Certificate, der: Uint8Array): void {
+  encodings.set(cert, der);
+}
+
+/**
+ * The certificate (RFC 5280 4.1) DER `der` holds; `der` is kept as its encoding (`certificateDer`) when it is
+ * exactly that one element, nothing after it.
+ * @throws pkijs' error when `der` is not a certificate.
+ */
+export function certificateFromDer(der: Uint8Array): pkijs.Certificate {
+  const cert = pkijs.Certificate.fromBER(toArrayBuffer(der));
+  if (derElementLength(der) === der.byteLength) rememberEncoding(cert, der);
+  return cert;
+}
+
+/** Bytes of the SEQUENCE `bytes` starts with (X.690 8.1: tag 0x30, definite length up to 4 bytes), or -1. */
+function derElementLength(bytes: Uint8Array): number {
+  const first = bytes[1];
+  if (bytes[0] !== 0x30 || first === undefined) return -1;
+  if (!(first & 0x80)) return 2 + first;
+  const count = first & 0x7f;
+  if (count === 0 || count > 4 || bytes.length < 2 + count) return -1;
+  let length = 0;
+  for (let i = 0; i < count; i += 1) length = length * 256 + (bytes[2 + i] ?? 0);
+  return 2 + count + length;
+}
+
+/**
+ * DER of a certificate: the bytes it was parsed from (`rememberEncoding`: by `parseCertificate`, or as a
+ * SignedData carried it), else its encoding by pkijs, kept for the next call. The same array every time:
+ * not to be modified. Re-encoding a certificate (parsing its TBS again) costs a few ms, and a B-LTA signature
+ * asks for the DER of the same certificates tens of times.
+ */
 export function certificateDer(cert: pkijs.Certificate): Uint8Array {
-  return new Uint8Array(cert.toSchema().toBER(false));
+  let der = encodings.get(cert);
+  if (!der) {
+    der = new Uint8Array(cert.toSchema().toBER(false));
+    encodings.set(cert, der);
+  }
+  return der;
 }
 
 /** The certificate's subject common name (or the whole subject), for evidence. */
