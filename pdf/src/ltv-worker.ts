@@ -11,9 +11,11 @@ import { PDF_MAX_STREAM_DECODED_BYTES, PDF_MAX_TOTAL_DECODED_BYTES } from './bou
 import {
   addDocumentTimestampField,
   addSignatureField,
-  appendValidationData,
-  appendValidationDataWithTimestampField,
+  appendValidationDataOn,
+  appendValidationDataWithTimestampFieldOn,
   type IcpBrasilArtifacts,
+  type LoadedPdf,
+  loadForUpdates,
   type SignatureFieldOptions,
   type SignatureValidationData,
   type ValidationMaterial,
@@ -27,7 +29,9 @@ export type LtvJob =
       material: ValidationMaterial;
       vri: SignatureValidationData[] | undefined;
       artifacts?: IcpBrasilArtifacts | undefined;
+      signing?: string | undefined;
     }
+  | { kind: 'preload'; pdf: Uint8Array; signing: string }
   | { kind: 'timestamp-field'; pdf: Uint8Array; capacity: number }
   | {
       kind: 'dss-timestamp-field';
@@ -35,6 +39,7 @@ export type LtvJob =
       material: ValidationMaterial;
       vri: SignatureValidationData[] | undefined;
       artifacts?: IcpBrasilArtifacts | undefined;
+      signing?: string | undefined;
     }
   | { kind: 'signature-field'; pdf: Uint8Array; capacity: number; options: SignatureFieldOptions };
 
@@ -52,28 +57,62 @@ function movable(pdf: Uint8Array): Transferable[] {
   return owns && pdf.buffer instanceof ArrayBuffer ? [pdf.buffer] : [];
 }
 
+/**
+ * The file of the signing under way (`preload`, then its updates), kept between its jobs: one parse for all.
+ * Only one is kept, dropped after its last update (`dss`) or any failure; the heap bound still applies.
+ */
+let kept: { signing: string; loaded: LoadedPdf } | undefined;
+
+/** The kept file of `signing` (its updates check its bytes against theirs), or `pdf` parsed. */
+async function loadedFor(signing: string | undefined, pdf: Uint8Array): Promise<LoadedPdf> {
+  if (signing !== undefined && kept?.signing === signing) return kept.loaded;
+  return loadForUpdates(pdf);
+}
+
+async function serve(job: LtvJob): Promise<{ output: LtvReply; transfer?: Transferable[] }> {
+  if (job.kind === 'preload') {
+    kept = { signing: job.signing, loaded: await loadForUpdates(job.pdf) };
+    return { output: new Uint8Array() };
+  }
+  if (job.kind === 'dss-timestamp-field') {
+    const loaded = await loadedFor(job.signing, job.pdf);
+    const { validated, prepared } = await appendValidationDataWithTimestampFieldOn(
+      loaded,
+      job.pdf,
+      job.material,
+      job.vri,
+      job.artifacts,
+    );
+    const output = { prepared, validatedLength: validated.length };
+    if (job.signing === undefined) return { output, transfer: movable(prepared) };
+    // Kept for the signing's last update: copied back, not moved.
+    kept = { signing: job.signing, loaded };
+    return { output };
+  }
+  const pdf =
+    job.kind === 'dss'
+      ? await appendValidationDataOn(
+          await loadedFor(job.signing, job.pdf),
+          job.pdf,
+          job.material,
+          job.vri,
+          job.artifacts,
+        )
+      : job.kind === 'signature-field'
+        ? await addSignatureField(job.pdf, job.capacity, job.options)
+        : await addDocumentTimestampField(job.pdf, job.capacity);
+  if (job.kind === 'dss') kept = undefined;
+  // An unchanged store answers the input itself: copy it so that moving it never detaches a caller's view.
+  const own = pdf === job.pdf ? new Uint8Array(pdf) : pdf;
+  return { output: own, transfer: movable(own) };
+}
+
 serveBoundedJobs<LtvJob, LtvReply>(async (job) => {
   budget.reset();
   try {
-    if (job.kind === 'dss-timestamp-field') {
-      const { validated, prepared } = await appendValidationDataWithTimestampField(
-        job.pdf,
-        job.material,
-        job.vri,
-        job.artifacts,
-      );
-      return { output: { prepared, validatedLength: validated.length }, transfer: movable(prepared) };
-    }
-    const pdf =
-      job.kind === 'dss'
-        ? await appendValidationData(job.pdf, job.material, job.vri, job.artifacts)
-        : job.kind === 'signature-field'
-          ? await addSignatureField(job.pdf, job.capacity, job.options)
-          : await addDocumentTimestampField(job.pdf, job.capacity);
-    // An unchanged store answers the input itself: copy it so that moving it never detaches a caller's view.
-    const own = pdf === job.pdf ? new Uint8Array(pdf) : pdf;
-    return { output: own, transfer: movable(own) };
+    return await serve(job);
   } catch (error) {
+    kept = undefined;
     // pdf-lib reports a bound hit inside its parser as an invalid object: the bound is the real reason.
     const exceeded = budget.exceeded;
     throw exceeded ? new Error(`past a bound: ${exceeded.message}`) : error;

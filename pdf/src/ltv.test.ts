@@ -4,8 +4,12 @@ import { describe, expect, it } from 'vitest';
 import {
   addDocumentTimestampField,
   appendValidationData,
+  appendValidationDataOn,
   appendValidationDataWithTimestampField,
   DOC_TIMESTAMP_PLACEHOLDER_BYTES,
+  fillByteRange,
+  loadForUpdates,
+  onlySignatureFilled,
 } from './ltv';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/pdfs');
@@ -28,4 +32,52 @@ describe('appendValidationDataWithTimestampField', () => {
       expect(prepared.length).toBeGreaterThan(validated.length);
     },
   );
+});
+
+describe('updates on a file parsed before its signature was filled', () => {
+  /** `prepared` with its last signature placeholder filled as signing does: /ByteRange, then /Contents' hex. */
+  function filled(prepared: Uint8Array, from: number): Uint8Array {
+    const { bytes, byteRange } = fillByteRange(prepared, from);
+    bytes.write('3003020101', (byteRange[1] ?? 0) + 1, 'latin1');
+    return new Uint8Array(bytes);
+  }
+
+  it.each(['tracemonkey.pdf', 'form_two_pages.pdf'])(
+    '%s: the same bytes as on a fresh parse of the filled file',
+    async (file) => {
+      const pdf = new Uint8Array(await readFile(path.join(FIXTURES, file)));
+      const prepared = await addDocumentTimestampField(pdf, DOC_TIMESTAMP_PLACEHOLDER_BYTES);
+      const stamped = filled(prepared, pdf.length);
+      expect(onlySignatureFilled(prepared, stamped)).toBe(true);
+      const loaded = await loadForUpdates(prepared);
+      const on = await appendValidationDataOn(loaded, stamped, material, vri);
+      expect(Buffer.compare(on, await appendValidationData(stamped, material, vri))).toBe(0);
+      expect(loaded.bytes).toBe(on);
+    },
+  );
+
+  it('parses the file again when anything else differs', async () => {
+    const pdf = new Uint8Array(await readFile(path.join(FIXTURES, 'tracemonkey.pdf')));
+    const prepared = await addDocumentTimestampField(pdf, DOC_TIMESTAMP_PLACEHOLDER_BYTES);
+    const stamped = filled(prepared, pdf.length);
+    const elsewhere = stamped.slice();
+    // A byte of the original's first object (not of the signature dictionary).
+    const at = Buffer.from(elsewhere).indexOf('obj', 0, 'latin1') + 5;
+    elsewhere[at] = (elsewhere[at] ?? 0) ^ 0x20;
+    expect(onlySignatureFilled(prepared, elsewhere)).toBe(false);
+    expect(onlySignatureFilled(prepared, stamped.subarray(1))).toBe(false);
+    // As @signpdf signs: the end of line after %%EOF dropped.
+    expect(onlySignatureFilled(prepared, stamped.subarray(0, stamped.length - 1))).toBe(true);
+    expect(onlySignatureFilled(prepared, stamped.subarray(0, stamped.length - 3))).toBe(false);
+    expect(onlySignatureFilled(prepared, prepared)).toBe(true);
+    // @signpdf's placeholder: NUL bytes between the angle brackets of /Contents.
+    const nul = Buffer.from(prepared);
+    const open = nul.indexOf('<', nul.lastIndexOf('/Contents'), 'latin1');
+    nul.fill(0, open + 1, nul.indexOf('>', open, 'latin1'));
+    expect(onlySignatureFilled(new Uint8Array(nul), stamped)).toBe(true);
+    const loaded = await loadForUpdates(prepared);
+    const before = loaded.doc;
+    await appendValidationDataOn(loaded, elsewhere.subarray(0), material, vri).catch(() => undefined);
+    expect(loaded.doc).not.toBe(before);
+  });
 });

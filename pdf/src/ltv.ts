@@ -109,16 +109,77 @@ function derValue(bytes: Uint8Array): Uint8Array {
   return bytes.subarray(0, header + length);
 }
 
-/** Loads `pdf` for an incremental update; throws `UnsoundPdfError` for files that cannot get one. */
-async function beginUpdate(pdf: Uint8Array): Promise<{ doc: PDFDocument; update: IncrementalUpdate }> {
+/**
+ * A PDF parsed for the long-term updates (`loadForUpdates`) and the bytes its objects hold now: an update
+ * made on it (`appendValidationDataOn`, `appendValidationDataWithTimestampFieldOn`) moves `bytes` to its
+ * output, so that the next update of the same signing needs no parse.
+ */
+export interface LoadedPdf {
+  doc: PDFDocument;
+  bytes: Uint8Array;
+}
+
+/**
+ * `pdf` parsed for incremental updates.
+ * @throws UnsoundPdfError for files that cannot get one (broken cross-reference chain, encryption);
+ *   pdf-lib's parsing errors; `PdfBoundError` past the bounds of `inspectOriginal`.
+ */
+export async function loadForUpdates(pdf: Uint8Array): Promise<LoadedPdf> {
   const structure = inspectOriginal(pdf);
   if (structure.encrypted) throw new UnsoundPdfError('encrypted PDF: validation data cannot be added');
   // Parsed in one go: pdf-lib's default pauses for a timer tick every 100 objects, which only delays the
   // long-term steps (the service runs them in a worker thread with nothing else to serve, callers of the
-  // in-thread writer are command-line tools); the whole file is parsed three times per B-LTA signature.
+  // in-thread writer are command-line tools).
   installFastStreamScan();
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
-  return { doc, update: IncrementalUpdate.begin(doc, pdf, structure) };
+  return { doc, bytes: pdf };
+}
+
+/**
+ * An update of `pdf` on `loaded`, which holds `pdf` itself or the bytes `pdf` was made from by filling a
+ * signature placeholder (`onlySignatureFilled`); else `pdf` is parsed.
+ */
+async function beginUpdateOn(
+  loaded: LoadedPdf,
+  pdf: Uint8Array,
+): Promise<{ doc: PDFDocument; update: IncrementalUpdate }> {
+  const current =
+    loaded.bytes === pdf || onlySignatureFilled(loaded.bytes, pdf) ? loaded : await loadForUpdates(pdf);
+  loaded.doc = current.doc;
+  loaded.bytes = pdf;
+  return { doc: current.doc, update: IncrementalUpdate.begin(current.doc, pdf, inspectOriginal(pdf)) };
+}
+
+/**
+ * `/ByteRange [numbers or placeholder names] /Contents <hex>`: the part of a signature dictionary signing fills
+ * (@signpdf's placeholder holds NUL bytes between the angle brackets until then).
+ */
+const SIGNATURE_VALUES = /^\/ByteRange\s*\[[0-9*/\s]*\]\s*\/Contents\s*<[0-9A-Fa-f\0]*>$/;
+
+/**
+ * Whether `next` holds the same objects as `previous` but for the /ByteRange and /Contents of the last
+ * signature dictionary: the same length (or one end of line less at the end), every byte equal outside
+ * `/ByteRange [...] /Contents <...>` (what filling a placeholder writes, @signpdf's or `fillByteRange`'s,
+ * both in that order). A document parsed from
+ * `previous` can then take the updates of `next`: they never rewrite a signature's dictionary, and the
+ * offsets are the same.
+ */
+export function onlySignatureFilled(previous: Uint8Array, next: Uint8Array): boolean {
+  // @signpdf drops the end of line after the last %%EOF: the objects and their offsets stay the same.
+  const dropped = previous.subarray(next.length);
+  if (dropped.length > 2 || dropped.some((byte) => byte !== 0x0a && byte !== 0x0d)) return false;
+  const a = Buffer.from(previous.buffer, previous.byteOffset, next.byteLength);
+  const b = Buffer.from(next.buffer, next.byteOffset, next.byteLength);
+  const at = b.lastIndexOf('/ByteRange', undefined, 'latin1');
+  const contents = at < 0 ? -1 : b.indexOf('/Contents', at, 'latin1');
+  const end = contents < 0 ? -1 : b.indexOf('>', contents) + 1;
+  if (end <= 0) return false;
+  return (
+    a.compare(b, 0, at, 0, at) === 0 &&
+    a.compare(b, end, b.length, end, a.length) === 0 &&
+    SIGNATURE_VALUES.test(a.toString('latin1', at, end)) &&
+    SIGNATURE_VALUES.test(b.toString('latin1', at, end))
+  );
 }
 
 /**
@@ -213,7 +274,23 @@ export async function appendValidationData(
   vri?: SignatureValidationData[],
   artifacts?: IcpBrasilArtifacts,
 ): Promise<Uint8Array> {
-  return mergeIntoStore(await beginUpdate(pdf), pdf, material, vri, artifacts);
+  return appendValidationDataOn(await loadForUpdates(pdf), pdf, material, vri, artifacts);
+}
+
+/**
+ * `appendValidationData` on `loaded` (see `LoadedPdf`; `pdf` is parsed when `loaded` does not hold it).
+ * @throws as `appendValidationData`.
+ */
+export async function appendValidationDataOn(
+  loaded: LoadedPdf,
+  pdf: Uint8Array,
+  material: ValidationMaterial,
+  vri?: SignatureValidationData[],
+  artifacts?: IcpBrasilArtifacts,
+): Promise<Uint8Array> {
+  const out = await mergeIntoStore(await beginUpdateOn(loaded, pdf), pdf, material, vri, artifacts);
+  loaded.bytes = out;
+  return out;
 }
 
 /**
@@ -230,18 +307,32 @@ export async function appendValidationDataWithTimestampField(
   vri?: SignatureValidationData[],
   artifacts?: IcpBrasilArtifacts,
 ): Promise<{ validated: Uint8Array; prepared: Uint8Array }> {
-  const loaded = await beginUpdate(pdf);
-  const validated = await mergeIntoStore(loaded, pdf, material, vri, artifacts);
-  // The parsed document now holds what `validated` holds: the next update starts from it without a parse.
-  const { doc } = loaded;
-  const next = { doc, update: IncrementalUpdate.begin(doc, validated, inspectOriginal(validated)) };
-  return {
-    validated,
-    prepared: await fieldUpdate(next, DOC_TIMESTAMP_PLACEHOLDER_BYTES, DOC_TIMESTAMP_FIELD),
-  };
+  return appendValidationDataWithTimestampFieldOn(await loadForUpdates(pdf), pdf, material, vri, artifacts);
 }
 
-/** `appendValidationData` on a loaded document (`beginUpdate` of `pdf`). */
+/**
+ * `appendValidationDataWithTimestampField` on `loaded` (see `LoadedPdf`).
+ * @throws as `appendValidationDataWithTimestampField`.
+ */
+export async function appendValidationDataWithTimestampFieldOn(
+  loaded: LoadedPdf,
+  pdf: Uint8Array,
+  material: ValidationMaterial,
+  vri?: SignatureValidationData[],
+  artifacts?: IcpBrasilArtifacts,
+): Promise<{ validated: Uint8Array; prepared: Uint8Array }> {
+  const validated = await appendValidationDataOn(loaded, pdf, material, vri, artifacts);
+  // The parsed document now holds what `validated` holds: the field's update starts from it without a parse.
+  const prepared = await fieldUpdate(
+    await beginUpdateOn(loaded, validated),
+    DOC_TIMESTAMP_PLACEHOLDER_BYTES,
+    DOC_TIMESTAMP_FIELD,
+  );
+  loaded.bytes = prepared;
+  return { validated, prepared };
+}
+
+/** `appendValidationData` on a document ready for an update of `pdf`. */
 async function mergeIntoStore(
   { doc, update }: { doc: PDFDocument; update: IncrementalUpdate },
   pdf: Uint8Array,
@@ -352,20 +443,32 @@ async function mergeIntoStore(
  * (`inThreadLtvWriter`), or in a bounded worker thread (`ltv-bounded.ts`) for files that came from users.
  */
 export interface LtvWriter {
+  /** `appendValidationData`; `signing` as for `preload` (the last update of that signing). */
   appendValidationData(
     pdf: Uint8Array,
     material: ValidationMaterial,
     vri?: SignatureValidationData[],
     artifacts?: IcpBrasilArtifacts,
+    signing?: string,
   ): Promise<Uint8Array>;
   addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array>;
+  /** `appendValidationDataWithTimestampField`; `signing` as for `preload`. */
   appendValidationDataWithTimestampField(
     pdf: Uint8Array,
     material: ValidationMaterial,
     vri?: SignatureValidationData[],
     artifacts?: IcpBrasilArtifacts,
+    signing?: string,
   ): Promise<{ validated: Uint8Array; prepared: Uint8Array }>;
   addSignatureField(pdf: Uint8Array, capacity: number, options: SignatureFieldOptions): Promise<Uint8Array>;
+  /**
+   * Optional: parses `pdf` (a file with a signature placeholder) ahead of the updates of the signing named
+   * `signing` (an id of the caller's), while the caller signs it and gathers revocation data; the updates
+   * given the same `signing` then start from that parse when their bytes are `pdf` with the placeholder filled
+   * (`onlySignatureFilled`), and parse their own bytes otherwise. Never rejects: a failure is met again by the
+   * update. Await it before the first update.
+   */
+  preload?(pdf: Uint8Array, signing: string): Promise<void>;
 }
 
 /** Placeholder of /ByteRange as @signpdf writes it (filled in place, padded with spaces to its length). */
@@ -498,7 +601,7 @@ async function addSignatureFieldUpdate(
   capacity: number,
   kind: FieldKind,
 ): Promise<Uint8Array> {
-  return fieldUpdate(await beginUpdate(pdf), capacity, kind);
+  return fieldUpdate(await beginUpdateOn(await loadForUpdates(pdf), pdf), capacity, kind);
 }
 
 /** `addSignatureFieldUpdate` on a loaded document. */
