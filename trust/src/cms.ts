@@ -41,26 +41,59 @@ export function signedDataOf(der: Uint8Array, what: string): pkijs.SignedData {
   if (asn.offset === -1) throw new Error(`${what}: not DER (${asn.result.error})`);
   const contentInfo = new pkijs.ContentInfo({ schema: asn.result });
   if (contentInfo.contentType !== OID.signedData) throw new Error(`${what}: not a SignedData`);
+  const carried = takeCertificates(contentInfo.content);
   const signedData = new pkijs.SignedData({ schema: contentInfo.content });
-  rememberCarriedEncodings(contentInfo.content, signedData);
+  if (carried) {
+    signedData.certificates = carried.map((block) =>
+      cachedCertificate(block.valueBeforeDecodeView.slice(), () => new pkijs.Certificate({ schema: block })),
+    );
+  }
   return signedData;
 }
 
 /**
- * Keeps the bytes each certificate of `signedData` was read from (`certificateDer` then answers them), from the
- * `certificates [0]` set of its parsed `content` (RFC 5652 5.1), element by element as pkijs reads them.
+ * The `certificates [0]` set of a parsed SignedData `content` (RFC 5652 5.1), taken out of it when it holds
+ * X.509 certificates only (each a SEQUENCE), for `cachedCertificate`; undefined (and `content` untouched)
+ * otherwise: pkijs then reads the set as it is.
  */
-function rememberCarriedEncodings(content: unknown, signedData: pkijs.SignedData): void {
-  if (!(content instanceof asn1js.Constructed)) return;
-  const set = content.valueBlock.value.find((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 0);
-  if (!(set instanceof asn1js.Constructed)) return;
+function takeCertificates(content: unknown): asn1js.AsnType[] | undefined {
+  if (!(content instanceof asn1js.Constructed)) return undefined;
+  const values = content.valueBlock.value;
+  const at = values.findIndex((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 0);
+  const set = values[at];
+  if (!(set instanceof asn1js.Constructed)) return undefined;
   const blocks = set.valueBlock.value;
-  (signedData.certificates ?? []).forEach((cert, i) => {
-    const encoded = blocks[i]?.valueBeforeDecodeView;
-    if (cert instanceof pkijs.Certificate && encoded && encoded.byteLength > 0) {
-      rememberEncoding(cert, encoded.slice());
-    }
-  });
+  if (!blocks.every((b) => b instanceof asn1js.Sequence && b.valueBeforeDecodeView.byteLength > 0)) {
+    return undefined;
+  }
+  values.splice(at, 1);
+  return blocks;
+}
+
+/** Certificates by their DER (hex), the most recently used first out of `CERTIFICATE_CACHE_SIZE`. */
+const byDer = new Map<string, pkijs.Certificate>();
+
+/**
+ * Certificates kept by their encoding: a service meets the same TSA and CA certificates in every token and
+ * chain, and reading one (pkijs checks it against its whole schema) costs milliseconds.
+ */
+const CERTIFICATE_CACHE_SIZE = 128;
+
+/** The certificate whose DER is `der`: the one read before, or `read()`'s, kept (`der` as its encoding). */
+function cachedCertificate(der: Uint8Array, read: () => pkijs.Certificate): pkijs.Certificate {
+  const key = toHex(der);
+  const known = byDer.get(key);
+  if (known) {
+    byDer.delete(key);
+    byDer.set(key, known);
+    return known;
+  }
+  const cert = read();
+  rememberEncoding(cert, der);
+  byDer.set(key, cert);
+  const oldest = byDer.keys().next().value;
+  if (byDer.size > CERTIFICATE_CACHE_SIZE && oldest !== undefined) byDer.delete(oldest);
+  return cert;
 }
 
 /** Parses DER `ContentInfo(SignedData)` with exactly one SignerInfo. @throws Error naming what is wrong. */
@@ -111,14 +144,13 @@ function rememberEncoding(cert: pkijs.Certificate, der: Uint8Array): void {
 }
 
 /**
- * The certificate (RFC 5280 4.1) DER `der` holds; `der` is kept as its encoding (`certificateDer`) when it is
- * exactly that one element, nothing after it.
+ * The certificate (RFC 5280 4.1) DER `der` holds, read once for the same bytes (`cachedCertificate`) when
+ * they are exactly that one element, nothing after it (they are then its encoding for `certificateDer`).
  * @throws pkijs' error when `der` is not a certificate.
  */
 export function certificateFromDer(der: Uint8Array): pkijs.Certificate {
-  const cert = pkijs.Certificate.fromBER(toArrayBuffer(der));
-  if (derElementLength(der) === der.byteLength) rememberEncoding(cert, der);
-  return cert;
+  const read = () => pkijs.Certificate.fromBER(toArrayBuffer(der));
+  return derElementLength(der) === der.byteLength ? cachedCertificate(der.slice(), read) : read();
 }
 
 /** Bytes of the SEQUENCE `bytes` starts with (X.690 8.1: tag 0x30, definite length up to 4 bytes), or -1. */
