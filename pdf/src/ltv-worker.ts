@@ -1,8 +1,9 @@
 /**
  * Worker thread entry of the long-term PDF work (`ltv-bounded.ts` runs it through `BoundedWorkerPool`): pdf-lib
  * parses the whole certificate PDF, which may hold an uploaded original, to append the /DSS or the document
- * timestamp field. Heap and time are bounded by the pool, every stream pdf-lib decodes by
- * `boundPdfLibDecoding`; the answer is the updated PDF (moved, not copied).
+ * timestamp field; a signing's file is parsed once (`preload`, or its first update) and kept for its later updates.
+ * Heap and time are bounded by the pool, every stream pdf-lib decodes by `boundPdfLibDecoding`; the answer is
+ * the updated PDF (moved, not copied, unless the worker keeps it for the signing's next update).
  */
 import type { Transferable } from 'node:worker_threads';
 import { boundPdfLibDecoding } from './bounded-decode';
