@@ -6,6 +6,7 @@ import {
   appendValidationData,
   appendValidationDataOn,
   appendValidationDataWithTimestampField,
+  appendValidationDataWithTimestampFieldOn,
   DOC_TIMESTAMP_PLACEHOLDER_BYTES,
   fillByteRange,
   loadForUpdates,
@@ -17,6 +18,13 @@ const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/pdf
 /** Blobs as a /DSS holds them (their contents are not read), and a DER value as a signature's /Contents. */
 const material = { certs: [new Uint8Array([1, 2, 3])], ocsps: [new Uint8Array([4, 5])], crls: [] };
 const vri = [{ signatureContents: new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x01, 0, 0]), ...material }];
+const vri2 = [
+  {
+    signatureContents: new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x02]),
+    ...material,
+    crls: [new Uint8Array([6])],
+  },
+];
 
 describe('appendValidationDataWithTimestampField', () => {
   // tracemonkey: classic cross-reference tables; form_two_pages: cross-reference and object streams.
@@ -53,6 +61,23 @@ describe('updates on a file parsed before its signature was filled', () => {
       const on = await appendValidationDataOn(loaded, stamped, material, vri);
       expect(Buffer.compare(on, await appendValidationData(stamped, material, vri))).toBe(0);
       expect(loaded.bytes).toBe(on);
+    },
+  );
+
+  it.each(['tracemonkey.pdf', 'form_two_pages.pdf'])(
+    '%s: a signing on one parse (/DSS and field, then /DSS after the timestamp) gives the bytes of three parses',
+    async (file) => {
+      const pdf = new Uint8Array(await readFile(path.join(FIXTURES, file)));
+      const loaded = await loadForUpdates(pdf);
+      const { validated, prepared } = await appendValidationDataWithTimestampFieldOn(
+        loaded,
+        pdf,
+        material,
+        vri,
+      );
+      const stamped = filled(prepared, validated.length);
+      const last = await appendValidationDataOn(loaded, stamped, material, vri2);
+      expect(Buffer.compare(last, await appendValidationData(stamped, material, vri2))).toBe(0);
     },
   );
 

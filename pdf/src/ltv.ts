@@ -117,6 +117,8 @@ function derValue(bytes: Uint8Array): Uint8Array {
 export interface LoadedPdf {
   doc: PDFDocument;
   bytes: Uint8Array;
+  /** The update that wrote `bytes` from `doc`, when one did (its snapshot serves the next update). */
+  update?: IncrementalUpdate | undefined;
 }
 
 /**
@@ -145,9 +147,12 @@ async function beginUpdateOn(
 ): Promise<{ doc: PDFDocument; update: IncrementalUpdate }> {
   const current =
     loaded.bytes === pdf || onlySignatureFilled(loaded.bytes, pdf) ? loaded : await loadForUpdates(pdf);
+  const structure = inspectOriginal(pdf);
+  const update = current.update?.next(pdf, structure) ?? IncrementalUpdate.begin(current.doc, pdf, structure);
   loaded.doc = current.doc;
   loaded.bytes = pdf;
-  return { doc: current.doc, update: IncrementalUpdate.begin(current.doc, pdf, inspectOriginal(pdf)) };
+  loaded.update = update;
+  return { doc: current.doc, update };
 }
 
 /**
@@ -289,6 +294,8 @@ export async function appendValidationDataOn(
   artifacts?: IcpBrasilArtifacts,
 ): Promise<Uint8Array> {
   const out = await mergeIntoStore(await beginUpdateOn(loaded, pdf), pdf, material, vri, artifacts);
+  // Nothing new, nothing written: the next update takes a fresh snapshot.
+  if (out === pdf) loaded.update = undefined;
   loaded.bytes = out;
   return out;
 }
