@@ -7,6 +7,7 @@
  * ETSI EN 319 122-1 (CAdES baseline attributes), ETSI EN 319 142-1 (PAdES baseline).
  */
 import { createHash } from 'node:crypto';
+import { certificateFromDer } from '@notary/trust/cms';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
@@ -120,7 +121,8 @@ export async function buildCadesSignature(
 ): Promise<Uint8Array> {
   const signerDer = signer.certificateChain[0];
   if (!signerDer) throw new Error('CAdES: the signer has no certificate');
-  const certificates = signer.certificateChain.map((der) => pkijs.Certificate.fromBER(new Uint8Array(der)));
+  // Read once per certificate (the signer's chain is the same for every certificate the service signs).
+  const certificates = signer.certificateChain.map(certificateFromDer);
   const signerCert = certificates[0] as pkijs.Certificate;
 
   const { attributes: signedAttributes, der: signedAttrsDer } = cadesSignedAttributes(
@@ -188,7 +190,7 @@ export function cadesSignedAttributes(
   signerDer: Uint8Array,
   options: CadesOptions = {},
 ): { attributes: pkijs.Attribute[]; der: Uint8Array } {
-  const signerCert = pkijs.Certificate.fromBER(new Uint8Array(signerDer));
+  const signerCert = certificateFromDer(signerDer);
   const attributes = sortedForDer([
     new pkijs.Attribute({
       type: OID.contentType,

@@ -393,6 +393,8 @@ export class IncrementalUpdate {
   private readonly structure: OriginalStructure;
   private readonly digests: Map<PDFRef, string>;
   private readonly contents: StreamContents;
+  /** What `write` saw of every object, for the update that follows it (`next`). */
+  private written: { digests: Map<PDFRef, string>; contents: StreamContents } | undefined;
 
   private constructor(
     doc: PDFDocument,
@@ -441,14 +443,23 @@ export class IncrementalUpdate {
       offset += 1;
     }
     const written: { ref: PDFRef; offset: number }[] = [];
+    const digests = new Map<PDFRef, string>();
+    const contents: StreamContents = new Map();
     for (const [ref, obj] of context.enumerateIndirectObjects()) {
+      if (obj instanceof PDFRawStream) contents.set(ref, obj.contents);
       const sameBytes = !(obj instanceof PDFRawStream) || this.contents.get(ref) === obj.contents;
-      if (sameBytes && this.digests.get(ref) === fingerprint(serializer, obj)) continue;
+      const digest = sameBytes ? fingerprint(serializer, obj) : undefined;
+      if (digest !== undefined && this.digests.get(ref) === digest) {
+        digests.set(ref, digest);
+        continue;
+      }
       const bytes = serializer.bytes(obj);
       const head = latin1(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
       parts.push(head, bytes.slice(), latin1('\nendobj\n'));
       written.push({ ref, offset });
       offset += head.length + bytes.length + 8;
+      // Taken after writing: serializing a new stream sets its /Length, as a fresh snapshot would see it.
+      digests.set(ref, fingerprint(serializer, obj));
     }
     const xrefOffset = offset;
     if (this.structure.xrefKind === 'stream') {
@@ -470,7 +481,20 @@ export class IncrementalUpdate {
       parts.push(latin1('\n'));
     }
     parts.push(latin1(`startxref\n${xrefOffset}\n%%EOF\n`));
+    this.written = { digests, contents };
     return new Uint8Array(Buffer.concat(parts));
+  }
+
+  /**
+   * The update of `written` (this update's output, or those bytes with a signature placeholder filled: the
+   * same objects) on the same document, left unchanged since `write`: its snapshot is the one `write` took,
+   * no object is fingerprinted again. `structure`: `inspectOriginal(written)`. Undefined before `write`.
+   */
+  next(written: Uint8Array, structure: OriginalStructure): IncrementalUpdate | undefined {
+    if (!this.written) return undefined;
+    const context = this.doc.context;
+    context.largestObjectNumber = Math.max(context.largestObjectNumber, structure.size - 1);
+    return new IncrementalUpdate(this.doc, written, structure, this.written.digests, this.written.contents);
   }
 
   private trailerDict(context: PDFContext, minSize: number): PDFDict {

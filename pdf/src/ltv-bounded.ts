@@ -11,13 +11,14 @@ import {
   PDF_WORKER_MAX_YOUNG_GENERATION_MB,
 } from './bounds';
 import type { LtvWriter } from './ltv';
-import type { LtvJob } from './ltv-worker';
+import type { LtvJob, LtvReply } from './ltv-worker';
 
 /**
- * One warm worker (signing at B-LT or B-LTA runs up to three jobs per certificate, one after the other), for at
+ * One warm worker (signing at B-LT or B-LTA runs up to three jobs per certificate, one after the other, the
+ * first parsing the file for the others: `preload`), for at
  * most 100 jobs and while its heap stays under 96 MB after a job; it leaves after a minute idle.
  */
-const pool = new BoundedWorkerPool<LtvJob, Uint8Array>(
+const pool = new BoundedWorkerPool<LtvJob, LtvReply>(
   moduleEntry(import.meta.url, 'ltv-worker'),
   {
     maxOldGenerationSizeMb: PDF_WORKER_MAX_OLD_GENERATION_MB,
@@ -33,9 +34,28 @@ const pool = new BoundedWorkerPool<LtvJob, Uint8Array>(
  *   `past a bound: ...` when a stream decodes beyond `PDF_MAX_STREAM_DECODED_BYTES`, or the `ltv.ts` errors).
  */
 export const boundedLtvWriter: LtvWriter = {
-  appendValidationData: (pdf, material, vri, artifacts) =>
-    pool.run({ kind: 'dss', pdf, material, vri, artifacts }),
-  addDocumentTimestampField: (pdf, capacity) => pool.run({ kind: 'timestamp-field', pdf, capacity }),
+  appendValidationData: (pdf, material, vri, artifacts, signing) =>
+    pdfOf(pool.run({ kind: 'dss', pdf, material, vri, artifacts, signing })),
+  addDocumentTimestampField: (pdf, capacity) => pdfOf(pool.run({ kind: 'timestamp-field', pdf, capacity })),
   addSignatureField: (pdf, capacity, options) =>
-    pool.run({ kind: 'signature-field', pdf, capacity, options }),
+    pdfOf(pool.run({ kind: 'signature-field', pdf, capacity, options })),
+  appendValidationDataWithTimestampField: async (pdf, material, vri, artifacts, signing) => {
+    const reply = await pool.run({ kind: 'dss-timestamp-field', pdf, material, vri, artifacts, signing });
+    if (reply instanceof Uint8Array) throw new Error('LTV worker: a single PDF for a two-update job');
+    const { prepared, validatedLength } = reply;
+    return { validated: prepared.subarray(0, validatedLength), prepared };
+  },
+  // The worker parses the file while this thread signs it: the updates that follow reuse that parse.
+  preload: (pdf, signing) =>
+    pool.run({ kind: 'preload', pdf, signing }).then(
+      () => undefined,
+      () => undefined,
+    ),
 };
+
+/** The PDF of a one-update job's reply. */
+async function pdfOf(reply: Promise<LtvReply>): Promise<Uint8Array> {
+  const answer = await reply;
+  if (!(answer instanceof Uint8Array)) throw new Error('LTV worker: two updates for a one-update job');
+  return answer;
+}

@@ -23,6 +23,7 @@ import { decodeBounded } from './bounded-decode';
 import { PdfBoundError } from './bounds';
 import type { SignatureTimestamper } from './cades';
 import { IncrementalUpdate, inspectOriginal, UnsoundPdfError } from './incremental';
+import { installFastStreamScan } from './stream-scan';
 
 /** DER blobs, as a PAdES /DSS holds them (ETSI EN 319 142-1 5.4.2). */
 export interface ValidationMaterial {
@@ -108,15 +109,82 @@ function derValue(bytes: Uint8Array): Uint8Array {
   return bytes.subarray(0, header + length);
 }
 
-/** Loads `pdf` for an incremental update; throws `UnsoundPdfError` for files that cannot get one. */
-async function beginUpdate(pdf: Uint8Array): Promise<{ doc: PDFDocument; update: IncrementalUpdate }> {
+/**
+ * A PDF parsed for the long-term updates (`loadForUpdates`) and the bytes its objects hold now: an update
+ * made on it (`appendValidationDataOn`, `appendValidationDataWithTimestampFieldOn`) moves `bytes` to its
+ * output, so that the next update of the same signing needs no parse.
+ */
+export interface LoadedPdf {
+  doc: PDFDocument;
+  bytes: Uint8Array;
+  /** The update that wrote `bytes` from `doc`, when one did (its snapshot serves the next update). */
+  update?: IncrementalUpdate | undefined;
+}
+
+/**
+ * `pdf` parsed for incremental updates.
+ * @throws UnsoundPdfError for files that cannot get one (broken cross-reference chain, encryption);
+ *   pdf-lib's parsing errors; `PdfBoundError` past the bounds of `inspectOriginal`.
+ */
+export async function loadForUpdates(pdf: Uint8Array): Promise<LoadedPdf> {
   const structure = inspectOriginal(pdf);
   if (structure.encrypted) throw new UnsoundPdfError('encrypted PDF: validation data cannot be added');
   // Parsed in one go: pdf-lib's default pauses for a timer tick every 100 objects, which only delays the
   // long-term steps (the service runs them in a worker thread with nothing else to serve, callers of the
-  // in-thread writer are command-line tools); the whole file is parsed three times per B-LTA signature.
+  // in-thread writer are command-line tools).
+  installFastStreamScan();
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
-  return { doc, update: IncrementalUpdate.begin(doc, pdf, structure) };
+  return { doc, bytes: pdf };
+}
+
+/**
+ * An update of `pdf` on `loaded`, which holds `pdf` itself or the bytes `pdf` was made from by filling a
+ * signature placeholder (`onlySignatureFilled`); else `pdf` is parsed.
+ */
+async function beginUpdateOn(
+  loaded: LoadedPdf,
+  pdf: Uint8Array,
+): Promise<{ doc: PDFDocument; update: IncrementalUpdate }> {
+  const current =
+    loaded.bytes === pdf || onlySignatureFilled(loaded.bytes, pdf) ? loaded : await loadForUpdates(pdf);
+  const structure = inspectOriginal(pdf);
+  const update = current.update?.next(pdf, structure) ?? IncrementalUpdate.begin(current.doc, pdf, structure);
+  loaded.doc = current.doc;
+  loaded.bytes = pdf;
+  loaded.update = update;
+  return { doc: current.doc, update };
+}
+
+/**
+ * `/ByteRange [numbers or placeholder names] /Contents <hex>`: the part of a signature dictionary signing fills
+ * (@signpdf's placeholder holds NUL bytes between the angle brackets until then).
+ */
+const SIGNATURE_VALUES = /^\/ByteRange\s*\[[0-9*/\s]*\]\s*\/Contents\s*<[0-9A-Fa-f\0]*>$/;
+
+/**
+ * Whether `next` holds the same objects as `previous` but for the /ByteRange and /Contents of the last
+ * signature dictionary: the same length (or one end of line less at the end), every byte equal outside
+ * `/ByteRange [...] /Contents <...>` (what filling a placeholder writes, @signpdf's or `fillByteRange`'s,
+ * both in that order). A document parsed from
+ * `previous` can then take the updates of `next`: they never rewrite a signature's dictionary, and the
+ * offsets are the same.
+ */
+export function onlySignatureFilled(previous: Uint8Array, next: Uint8Array): boolean {
+  // @signpdf drops the end of line after the last %%EOF: the objects and their offsets stay the same.
+  const dropped = previous.subarray(next.length);
+  if (dropped.length > 2 || dropped.some((byte) => byte !== 0x0a && byte !== 0x0d)) return false;
+  const a = Buffer.from(previous.buffer, previous.byteOffset, next.byteLength);
+  const b = Buffer.from(next.buffer, next.byteOffset, next.byteLength);
+  const at = b.lastIndexOf('/ByteRange', undefined, 'latin1');
+  const contents = at < 0 ? -1 : b.indexOf('/Contents', at, 'latin1');
+  const end = contents < 0 ? -1 : b.indexOf('>', contents) + 1;
+  if (end <= 0) return false;
+  return (
+    a.compare(b, 0, at, 0, at) === 0 &&
+    a.compare(b, end, b.length, end, a.length) === 0 &&
+    SIGNATURE_VALUES.test(a.toString('latin1', at, end)) &&
+    SIGNATURE_VALUES.test(b.toString('latin1', at, end))
+  );
 }
 
 /**
@@ -211,7 +279,74 @@ export async function appendValidationData(
   vri?: SignatureValidationData[],
   artifacts?: IcpBrasilArtifacts,
 ): Promise<Uint8Array> {
-  const { doc, update } = await beginUpdate(pdf);
+  return appendValidationDataOn(await loadForUpdates(pdf), pdf, material, vri, artifacts);
+}
+
+/**
+ * `appendValidationData` on `loaded` (see `LoadedPdf`; `pdf` is parsed when `loaded` does not hold it).
+ * @throws as `appendValidationData`.
+ */
+export async function appendValidationDataOn(
+  loaded: LoadedPdf,
+  pdf: Uint8Array,
+  material: ValidationMaterial,
+  vri?: SignatureValidationData[],
+  artifacts?: IcpBrasilArtifacts,
+): Promise<Uint8Array> {
+  const out = await mergeIntoStore(await beginUpdateOn(loaded, pdf), pdf, material, vri, artifacts);
+  // Nothing new, nothing written: the next update takes a fresh snapshot.
+  if (out === pdf) loaded.update = undefined;
+  loaded.bytes = out;
+  return out;
+}
+
+/**
+ * `appendValidationData` then `addDocumentTimestampField` (with `DOC_TIMESTAMP_PLACEHOLDER_BYTES`) on its
+ * result, the file parsed once: the same two incremental updates as the two calls, one parse of the whole file
+ * fewer (a B-LTA signature's /DSS is followed at once by its document timestamp's field).
+ * @returns `validated`, the file with the /DSS update (as `appendValidationData` returns it), and `prepared`,
+ *   `validated` followed by the field update.
+ * @throws as `appendValidationData` and `addDocumentTimestampField`.
+ */
+export async function appendValidationDataWithTimestampField(
+  pdf: Uint8Array,
+  material: ValidationMaterial,
+  vri?: SignatureValidationData[],
+  artifacts?: IcpBrasilArtifacts,
+): Promise<{ validated: Uint8Array; prepared: Uint8Array }> {
+  return appendValidationDataWithTimestampFieldOn(await loadForUpdates(pdf), pdf, material, vri, artifacts);
+}
+
+/**
+ * `appendValidationDataWithTimestampField` on `loaded` (see `LoadedPdf`).
+ * @throws as `appendValidationDataWithTimestampField`.
+ */
+export async function appendValidationDataWithTimestampFieldOn(
+  loaded: LoadedPdf,
+  pdf: Uint8Array,
+  material: ValidationMaterial,
+  vri?: SignatureValidationData[],
+  artifacts?: IcpBrasilArtifacts,
+): Promise<{ validated: Uint8Array; prepared: Uint8Array }> {
+  const validated = await appendValidationDataOn(loaded, pdf, material, vri, artifacts);
+  // The parsed document now holds what `validated` holds: the field's update starts from it without a parse.
+  const prepared = await fieldUpdate(
+    await beginUpdateOn(loaded, validated),
+    DOC_TIMESTAMP_PLACEHOLDER_BYTES,
+    DOC_TIMESTAMP_FIELD,
+  );
+  loaded.bytes = prepared;
+  return { validated, prepared };
+}
+
+/** `appendValidationData` on a document ready for an update of `pdf`. */
+async function mergeIntoStore(
+  { doc, update }: { doc: PDFDocument; update: IncrementalUpdate },
+  pdf: Uint8Array,
+  material: ValidationMaterial,
+  vri: SignatureValidationData[] | undefined,
+  artifacts: IcpBrasilArtifacts | undefined,
+): Promise<Uint8Array> {
   const { context, catalog } = doc;
   // Whether anything is new: an update with nothing in it would be an empty xref section (invalid).
   let changed = false;
@@ -315,14 +450,32 @@ export async function appendValidationData(
  * (`inThreadLtvWriter`), or in a bounded worker thread (`ltv-bounded.ts`) for files that came from users.
  */
 export interface LtvWriter {
+  /** `appendValidationData`; `signing` as for `preload` (the last update of that signing). */
   appendValidationData(
     pdf: Uint8Array,
     material: ValidationMaterial,
     vri?: SignatureValidationData[],
     artifacts?: IcpBrasilArtifacts,
+    signing?: string,
   ): Promise<Uint8Array>;
   addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array>;
+  /** `appendValidationDataWithTimestampField`; `signing` as for `preload`. */
+  appendValidationDataWithTimestampField(
+    pdf: Uint8Array,
+    material: ValidationMaterial,
+    vri?: SignatureValidationData[],
+    artifacts?: IcpBrasilArtifacts,
+    signing?: string,
+  ): Promise<{ validated: Uint8Array; prepared: Uint8Array }>;
   addSignatureField(pdf: Uint8Array, capacity: number, options: SignatureFieldOptions): Promise<Uint8Array>;
+  /**
+   * Optional: parses `pdf` (a file with a signature placeholder) ahead of the updates of the signing named
+   * `signing` (an id of the caller's), while the caller signs it and gathers revocation data; the updates
+   * given the same `signing` then start from that parse when their bytes are `pdf` with the placeholder filled
+   * (`onlySignatureFilled`), and parse their own bytes otherwise. Never rejects: a failure is met again by the
+   * update. Await it before the first update.
+   */
+  preload?(pdf: Uint8Array, signing: string): Promise<void>;
 }
 
 /** Placeholder of /ByteRange as @signpdf writes it (filled in place, padded with spaces to its length). */
@@ -337,7 +490,9 @@ const BYTE_RANGE_PLACEHOLDER = '**********';
  * byte ranges (everything but /Contents' hex string, up to the end of the update).
  * The placeholder holds `DOC_TIMESTAMP_PLACEHOLDER_BYTES`; a larger token (up to `DOC_TIMESTAMP_MAX_BYTES`)
  * costs one more TSA request with a placeholder sized to it.
- * `writer` does the PDF work (default: this thread; the server passes a bounded worker's).
+ * `writer` does the PDF work (default: this thread; the server passes a bounded worker's); `prepared`, when
+ * given, is `pdf` with that field already added (`appendValidationDataWithTimestampField`'s), used for the
+ * first attempt.
  * @returns the new PDF (the original bytes, then the update) and the token.
  * @throws UnsoundPdfError as `appendValidationData`, and when the file has no page; Error when the token does
  *   not fit; the TSA's errors (the server's TSA adapter: `AppError('BAD_GATEWAY')`).
@@ -346,9 +501,11 @@ export async function appendDocumentTimestamp(
   pdf: Uint8Array,
   tsa: SignatureTimestamper,
   writer: LtvWriter = inThreadLtvWriter,
+  prepared?: Uint8Array,
 ): Promise<{ pdf: Uint8Array; token: Uint8Array }> {
-  const attempt = (capacity: number) => timestampAttempt(pdf, tsa, capacity, writer);
-  const first = await attempt(DOC_TIMESTAMP_PLACEHOLDER_BYTES);
+  const attempt = async (capacity: number, field?: Uint8Array) =>
+    timestampAttempt(pdf, tsa, capacity, field ?? (await writer.addDocumentTimestampField(pdf, capacity)));
+  const first = await attempt(DOC_TIMESTAMP_PLACEHOLDER_BYTES, prepared);
   if ('pdf' in first) return first;
   if (first.tokenBytes + DOC_TIMESTAMP_SLACK_BYTES > DOC_TIMESTAMP_MAX_BYTES) {
     throw new Error(
@@ -362,13 +519,13 @@ export async function appendDocumentTimestamp(
   );
 }
 
+/** Stamps `prepared` (`pdf` plus a document timestamp field of `capacity` bytes), or says the token's size. */
 async function timestampAttempt(
   pdf: Uint8Array,
   tsa: SignatureTimestamper,
   capacity: number,
-  writer: LtvWriter,
+  prepared: Uint8Array,
 ): Promise<{ pdf: Uint8Array; token: Uint8Array } | { tokenBytes: number }> {
-  const prepared = await writer.addDocumentTimestampField(pdf, capacity);
   if (prepared.length <= pdf.length || Buffer.compare(prepared.subarray(0, pdf.length), pdf) !== 0) {
     throw new Error('document timestamp: the update does not keep the original bytes as its prefix');
   }
@@ -393,11 +550,14 @@ async function timestampAttempt(
  * @throws UnsoundPdfError as `appendValidationData`, and when the file has no page.
  */
 export async function addDocumentTimestampField(pdf: Uint8Array, capacity: number): Promise<Uint8Array> {
-  return addSignatureFieldUpdate(pdf, capacity, {
-    value: { Type: 'DocTimeStamp', Filter: 'Adobe.PPKLite', SubFilter: 'ETSI.RFC3161' },
-    title: 'DocumentTimestamp',
-  });
+  return addSignatureFieldUpdate(pdf, capacity, DOC_TIMESTAMP_FIELD);
 }
+
+/** The document timestamp's value dictionary and field name (`addDocumentTimestampField`). */
+const DOC_TIMESTAMP_FIELD: FieldKind = {
+  value: { Type: 'DocTimeStamp', Filter: 'Adobe.PPKLite', SubFilter: 'ETSI.RFC3161' },
+  title: 'DocumentTimestamp',
+};
 
 /** What a second signer's field declares: its dictionary flavour and the /Name, /Reason and /M it states. */
 export interface SignatureFieldOptions {
@@ -435,17 +595,28 @@ export async function addSignatureField(
   });
 }
 
+/** A signature field's value dictionary (names, text strings, /M) and the /T it is named after. */
+interface FieldKind {
+  value: Record<string, string>;
+  strings?: Record<string, string>;
+  date?: Date;
+  title: string;
+}
+
 async function addSignatureFieldUpdate(
   pdf: Uint8Array,
   capacity: number,
-  kind: {
-    value: Record<string, string>;
-    strings?: Record<string, string>;
-    date?: Date;
-    title: string;
-  },
+  kind: FieldKind,
 ): Promise<Uint8Array> {
-  const { doc, update } = await beginUpdate(pdf);
+  return fieldUpdate(await beginUpdateOn(await loadForUpdates(pdf), pdf), capacity, kind);
+}
+
+/** `addSignatureFieldUpdate` on a loaded document. */
+async function fieldUpdate(
+  { doc, update }: { doc: PDFDocument; update: IncrementalUpdate },
+  capacity: number,
+  kind: FieldKind,
+): Promise<Uint8Array> {
   const { context, catalog } = doc;
   const page = doc.getPages().at(-1);
   if (!page) throw new UnsoundPdfError('the PDF has no page to hold the signature field');
@@ -529,5 +700,6 @@ export function fillByteRange(pdf: Uint8Array, from: number): { bytes: Buffer; b
 export const inThreadLtvWriter: LtvWriter = {
   appendValidationData,
   addDocumentTimestampField,
+  appendValidationDataWithTimestampField,
   addSignatureField,
 };

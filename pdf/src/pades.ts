@@ -5,6 +5,7 @@
  * validation data and the document timestamp as incremental updates.
  */
 
+import { randomUUID } from 'node:crypto';
 import { completeChain, withoutIssuer } from '@notary/trust/cert-path';
 import { SignPdf } from '@signpdf/signpdf';
 import { findByteRange, Signer } from '@signpdf/utils';
@@ -209,10 +210,13 @@ export async function signPdfAtLevel(
     return { pdf, level, shortfall: [] };
   }
   if (!tsa) throw new Error(`PAdES ${level}: a TSA is needed for the signature timestamp`);
+  if (level !== 'B-T' && !gather) throw new Error(`PAdES ${level}: a source of revocation data is needed`);
+  // The writer parses the file for the long-term updates while it is signed and its revocation data gathered.
+  const signing = level !== 'B-T' && writer.preload ? randomUUID() : undefined;
+  const preloading = signing ? writer.preload?.(pdfWithPlaceholder, signing) : undefined;
   const signatureTsa = recordingChain(tsa);
   const signed = await signWithCms(pdfWithPlaceholder, signer, signatureTsa, cadesOptions);
-  if (level === 'B-T') return { pdf: signed.pdf, level, shortfall: [] };
-  if (!gather) throw new Error(`PAdES ${level}: a source of revocation data is needed`);
+  if (level === 'B-T' || !gather) return { pdf: signed.pdf, level: 'B-T', shortfall: [] };
   const tsaChain = signatureTsa.chain();
   if (!tsaChain) throw new Error('PAdES: the signature timestamp token was not kept');
 
@@ -220,27 +224,35 @@ export async function signPdfAtLevel(
   const signatureChain = await completeChain(uniqueDer([...signer.certificateChain, ...tsaChain]), issuers);
   const first = await validationData(signatureChain, gather);
   const { artifacts } = options;
-  let pdf = await writer.appendValidationData(
-    signed.pdf,
-    first.material,
-    [{ signatureContents: signed.cms, ...first.material }],
-    artifacts,
-  );
+  const vri = [{ signatureContents: signed.cms, ...first.material }];
+  // Its job done first, so that the worker it ran on (idle again) takes the updates.
+  await preloading;
   const shortfall = [...first.shortfall];
   let reached: SignatureLevel = shortfall.length === 0 ? 'B-LT' : 'B-T';
-  if (level === 'B-LT') return { pdf, level: reached, shortfall };
-
+  if (level === 'B-LT') {
+    const pdf = await writer.appendValidationData(signed.pdf, first.material, vri, artifacts, signing);
+    return { pdf, level: reached, shortfall };
+  }
+  // B-LTA: the /DSS and the document timestamp's field in one pass over the file (two updates, one parse).
+  const { validated, prepared } = await writer.appendValidationDataWithTimestampField(
+    signed.pdf,
+    first.material,
+    vri,
+    artifacts,
+    signing,
+  );
   const documentTsa = recordingChain(tsa);
-  const stamped = await appendDocumentTimestamp(pdf, documentTsa, writer);
+  const stamped = await appendDocumentTimestamp(validated, documentTsa, writer, prepared);
   const second = await validationData(
     await completeChain(uniqueDer(documentTsa.chain() ?? []), issuers),
     gather,
   );
-  pdf = await writer.appendValidationData(
+  const pdf = await writer.appendValidationData(
     stamped.pdf,
     second.material,
     [{ signatureContents: stamped.token, ...second.material }],
     artifacts,
+    signing,
   );
   for (const gap of second.shortfall) if (!shortfall.includes(gap)) shortfall.push(gap);
   if (reached === 'B-LT' && second.shortfall.length === 0) reached = 'B-LTA';

@@ -19,6 +19,7 @@ import type { CertificateData, CertificateLanguage } from './model';
 import { collectPages, PageTreeError, stampPages } from './page-mark';
 import { applyPdfACopy, type PdfAId, planPdfACopy, readPdfA } from './pdfa';
 import { addSignaturePlaceholder, type SignaturePlaceholderOptions } from './placeholder';
+import { installFastStreamScan } from './stream-scan';
 
 /** What stamping needs besides the data and the source. */
 export interface StampOptions {
@@ -89,6 +90,7 @@ function fallbackReason(source: Uint8Array, error: unknown): string {
 
 /** Loads the source for stamping; every parse failure but a bound becomes a `SourcePdfError`. */
 async function loadSource(source: Uint8Array): Promise<PDFDocument> {
+  installFastStreamScan();
   try {
     return await PDFDocument.load(source, {
       updateMetadata: false,

@@ -133,6 +133,8 @@ export interface LtaCase {
   medianMs: number;
   minMs: number;
   maxMs: number;
+  /** Median CPU time per certificate of the case process, all threads (the responders' excluded). */
+  cpuMedianMs: number;
   outputBytes: number;
   maxRssMB: number;
   /** 1-minute load average right after the case. */
@@ -215,6 +217,7 @@ export async function benchCertificateLta(options: {
     const m = JSON.parse(line) as {
       medianMs: number;
       timesMs: number[];
+      cpuMedianMs: number;
       maxRssMB: number;
       outputBytes: number;
     };
@@ -224,6 +227,7 @@ export async function benchCertificateLta(options: {
       medianMs: m.medianMs,
       minMs: Math.min(...m.timesMs),
       maxMs: Math.max(...m.timesMs),
+      cpuMedianMs: m.cpuMedianMs,
       outputBytes: m.outputBytes,
       maxRssMB: m.maxRssMB,
       loadAverage: os.loadavg()[0] ?? 0,
@@ -258,15 +262,17 @@ function caseNodeArgs(): string[] {
 export function reportCertificateLta(r: LtaResults): string {
   const f = (n: number, d: number) => n.toFixed(d);
   const libpdf = r.cases.find((c) => c.mode === 'libpdf-lta')?.medianMs ?? Number.NaN;
+  const libpdfCpu = r.cases.find((c) => c.mode === 'libpdf-lta')?.cpuMedianMs ?? Number.NaN;
   return [
     `Certificate B-LTA, ${r.date}, ${r.source.file} (${f(r.source.bytes / 1024, 0)} KB), ${os.cpus().length} × ` +
       `${os.cpus()[0]?.model ?? 'unknown CPU'}, load average ${f(r.loadBefore, 2)} before`,
     '',
-    `| B-LTA (median of ${r.runs}) | time (ms) | min–max (ms) | ratio to @libpdf/core | output (KB) | peak RSS (MB) | requests OCSP / CRL / CA / TSA | load avg after |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| B-LTA (median of ${r.runs}) | time (ms) | min–max (ms) | ratio to @libpdf/core | CPU (ms) | CPU ratio | output (KB) | peak RSS (MB) | requests OCSP / CRL / CA / TSA | load avg after |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...r.cases.map(
       (c) =>
         `| ${c.label} | ${f(c.medianMs, 0)} | ${f(c.minMs, 0)}–${f(c.maxMs, 0)} | ${f(c.medianMs / libpdf, 2)} | ` +
+        `${f(c.cpuMedianMs, 0)} | ${f(c.cpuMedianMs / libpdfCpu, 2)} | ` +
         `${f(c.outputBytes / 1024, 0)} | ${f(c.maxRssMB, 0)} | ` +
         `${[c.requests.ocsp, c.requests.crl, c.requests.caIssuers, c.requests.tsa].map((n) => f(n, 1)).join(' / ')} | ` +
         `${f(c.loadAverage, 2)} |`,

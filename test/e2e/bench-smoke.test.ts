@@ -28,6 +28,7 @@ describe('benches, smoke', () => {
     const out = await bench(['certificate', '--runs', '1', '--pdf', SMALL_PDF], 590_000);
     expect(out).toMatch(/Certificate B-LTA, .*alphatrans\.pdf .*load average/);
     expect(out).toContain('| B-LTA (median of 1) | time (ms) |');
+    expect(out).toContain('| CPU (ms) | CPU ratio |');
     expect(out).toMatch(/\| ours: signing stage \(signAtLevel\) \| \d+ \|/);
     expect(out).toMatch(/\| @libpdf\/core: load \+ sign B-LTA \| \d+ \|/);
     expect(out).toMatch(/\| ours: whole certificate \(render \+ sign\) \| \d+ \|/);

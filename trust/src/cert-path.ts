@@ -15,8 +15,8 @@
  */
 import { errorMessage } from '@notary/shared/error-message';
 import * as pkijs from 'pkijs';
-import { toArrayBuffer, toHex } from './bytes.ts';
-import { certificateDer, commonName, parseSignedData, signerCertificate } from './cms.ts';
+import { toHex } from './bytes.ts';
+import { certificateDer, certificateFromDer, commonName, parseSignedData, signerCertificate } from './cms.ts';
 import { type TrustMessage, trustForeign, trustMsg, trustText } from './messages.ts';
 
 /** Most issuers added above a path or a chain: a path of CAs, not a search. */
@@ -183,7 +183,7 @@ export function parseCertificate(der: Uint8Array): pkijs.Certificate | null {
   if (known !== undefined) return known;
   let out: pkijs.Certificate | null;
   try {
-    out = pkijs.Certificate.fromBER(toArrayBuffer(der));
+    out = certificateFromDer(der);
   } catch {
     out = null;
   }
@@ -201,7 +201,7 @@ const parsedAnchors = new WeakMap<readonly Uint8Array[], pkijs.Certificate[]>();
 export function parseTrustAnchors(trusted: readonly Uint8Array[]): pkijs.Certificate[] {
   let anchors = parsedAnchors.get(trusted);
   if (!anchors) {
-    anchors = trusted.map((der) => pkijs.Certificate.fromBER(toArrayBuffer(der)));
+    anchors = trusted.map(certificateFromDer);
     parsedAnchors.set(trusted, anchors);
   }
   return anchors;

@@ -41,7 +41,59 @@ export function signedDataOf(der: Uint8Array, what: string): pkijs.SignedData {
   if (asn.offset === -1) throw new Error(`${what}: not DER (${asn.result.error})`);
   const contentInfo = new pkijs.ContentInfo({ schema: asn.result });
   if (contentInfo.contentType !== OID.signedData) throw new Error(`${what}: not a SignedData`);
-  return new pkijs.SignedData({ schema: contentInfo.content });
+  const carried = takeCertificates(contentInfo.content);
+  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+  if (carried) {
+    signedData.certificates = carried.map((block) =>
+      cachedCertificate(block.valueBeforeDecodeView.slice(), () => new pkijs.Certificate({ schema: block })),
+    );
+  }
+  return signedData;
+}
+
+/**
+ * The `certificates [0]` set of a parsed SignedData `content` (RFC 5652 5.1), taken out of it when it holds
+ * X.509 certificates only (each a SEQUENCE), for `cachedCertificate`; undefined (and `content` untouched)
+ * otherwise: pkijs then reads the set as it is.
+ */
+function takeCertificates(content: unknown): asn1js.AsnType[] | undefined {
+  if (!(content instanceof asn1js.Constructed)) return undefined;
+  const values = content.valueBlock.value;
+  const at = values.findIndex((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 0);
+  const set = values[at];
+  if (!(set instanceof asn1js.Constructed)) return undefined;
+  const blocks = set.valueBlock.value;
+  if (!blocks.every((b) => b instanceof asn1js.Sequence && b.valueBeforeDecodeView.byteLength > 0)) {
+    return undefined;
+  }
+  values.splice(at, 1);
+  return blocks;
+}
+
+/** Certificates by their DER (hex), the most recently used first out of `CERTIFICATE_CACHE_SIZE`. */
+const byDer = new Map<string, pkijs.Certificate>();
+
+/**
+ * Certificates kept by their encoding: a service meets the same TSA and CA certificates in every token and
+ * chain, and reading one (pkijs checks it against its whole schema) costs milliseconds.
+ */
+const CERTIFICATE_CACHE_SIZE = 128;
+
+/** The certificate whose DER is `der`: the one read before, or `read()`'s, kept (`der` as its encoding). */
+function cachedCertificate(der: Uint8Array, read: () => pkijs.Certificate): pkijs.Certificate {
+  const key = toHex(der);
+  const known = byDer.get(key);
+  if (known) {
+    byDer.delete(key);
+    byDer.set(key, known);
+    return known;
+  }
+  const cert = read();
+  rememberEncoding(cert, der);
+  byDer.set(key, cert);
+  const oldest = byDer.keys().next().value;
+  if (byDer.size > CERTIFICATE_CACHE_SIZE && oldest !== undefined) byDer.delete(oldest);
+  return cert;
 }
 
 /** Parses DER `ContentInfo(SignedData)` with exactly one SignerInfo. @throws Error naming what is wrong. */
@@ -83,9 +135,49 @@ export function signerCertificate(p: ParsedSignedData): pkijs.Certificate | null
   return null;
 }
 
-/** DER of a certificate. */
+/** The encoding of each certificate read or encoded once (a certificate object is never changed afterwards). */
+const encodings = new WeakMap<pkijs.Certificate, Uint8Array>();
+
+/** Records `der` as the encoding `cert` was parsed from, for `certificateDer`. */
+function rememberEncoding(cert: pkijs.Certificate, der: Uint8Array): void {
+  encodings.set(cert, der);
+}
+
+/**
+ * The certificate (RFC 5280 4.1) DER `der` holds, read once for the same bytes (`cachedCertificate`) when
+ * they are exactly that one element, nothing after it (they are then its encoding for `certificateDer`).
+ * @throws pkijs' error when `der` is not a certificate.
+ */
+export function certificateFromDer(der: Uint8Array): pkijs.Certificate {
+  const read = () => pkijs.Certificate.fromBER(toArrayBuffer(der));
+  return derElementLength(der) === der.byteLength ? cachedCertificate(der.slice(), read) : read();
+}
+
+/** Bytes of the SEQUENCE `bytes` starts with (X.690 8.1: tag 0x30, definite length up to 4 bytes), or -1. */
+function derElementLength(bytes: Uint8Array): number {
+  const first = bytes[1];
+  if (bytes[0] !== 0x30 || first === undefined) return -1;
+  if (!(first & 0x80)) return 2 + first;
+  const count = first & 0x7f;
+  if (count === 0 || count > 4 || bytes.length < 2 + count) return -1;
+  let length = 0;
+  for (let i = 0; i < count; i += 1) length = length * 256 + (bytes[2 + i] ?? 0);
+  return 2 + count + length;
+}
+
+/**
+ * DER of a certificate: the bytes it was parsed from (`rememberEncoding`: by `parseCertificate`, or as a
+ * SignedData carried it), else its encoding by pkijs, kept for the next call. The same array every time:
+ * not to be modified. Re-encoding a certificate (parsing its TBS again) costs a few ms, and a B-LTA signature
+ * asks for the DER of the same certificates tens of times.
+ */
 export function certificateDer(cert: pkijs.Certificate): Uint8Array {
-  return new Uint8Array(cert.toSchema().toBER(false));
+  let der = encodings.get(cert);
+  if (!der) {
+    der = new Uint8Array(cert.toSchema().toBER(false));
+    encodings.set(cert, der);
+  }
+  return der;
 }
 
 /** The certificate's subject common name (or the whole subject), for evidence. */
