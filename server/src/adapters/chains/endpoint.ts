@@ -18,8 +18,11 @@ export class ChainEndpoint {
   readonly headers: Readonly<Record<string, string>>;
   /** What this endpoint's messages must not show (`secretsOfUrl`). */
   readonly secrets: SecretSet;
+  /** The URL as configured, credentials included. */
+  readonly url: string;
 
-  constructor(readonly url: string) {
+  constructor(url: string) {
+    this.url = url;
     this.secrets = secretsOfUrl(url);
     const parsed = URL.canParse(url) ? new URL(url) : undefined;
     if (parsed && (parsed.username !== '' || parsed.password !== '')) {

@@ -162,9 +162,11 @@ export class EvmEasChain implements AnchorChain {
   /** What the provider said when it last rate-limited us (for messages). */
   private lastLimit = '';
   private estimatedGas: bigint | undefined;
+  private readonly config: EvmEasConfig;
 
   /** Throws `Error` when `schemaUid` is given and is not `EAS_SCHEMA_UID`, or the key is malformed. */
-  constructor(private readonly config: EvmEasConfig) {
+  constructor(config: EvmEasConfig) {
+    this.config = config;
     if (config.schemaUid !== undefined && config.schemaUid.toLowerCase() !== EAS_SCHEMA_UID) {
       throw new Error(
         `EVM schema UID ${config.schemaUid} is not the UID of "${EAS_SCHEMA}" (no resolver, not revocable): ${EAS_SCHEMA_UID}`,
