@@ -160,8 +160,53 @@ export const CHROMIUM_ARGS = [
 ] as const;
 
 /**
+ * A capture's browser, started before its request: the sandboxed headless Chromium (`launchBrowser`) behind the
+ * capture's own `CaptureProxy`, its home a fresh directory in the work directory (`browserHome`: an NSS database
+ * trusting `CAPTURE_CA_CERTS`). Made once per capture process (which serves one capture), so no browser state
+ * ever passes from one capture to another.
+ */
+export interface PreparedBrowser {
+  browser: Browser;
+  proxy: CaptureProxy;
+  trustedCas: X509Certificate[];
+}
+
+/**
+ * Starts a capture's browser and proxy (`PreparedBrowser`) in `workDir`, the launch bounded by
+ * `config.timeoutMs`: the capture process does this as soon as it has its settings, before its request comes,
+ * so that Chromium's start (its sandbox, zygote and first renderer) is no part of the capture's time.
+ * @throws AppError SERVICE_UNAVAILABLE when Chromium is missing or does not start (`launchError`), or when
+ * `certutil` fails on the private CAs (`browserHome`).
+ */
+export async function prepareBrowser(
+  config: Omit<CaptureConfig, 'concurrency'>,
+  options: Pick<BrowserCaptureOptions, 'resolve' | 'onRefusal'>,
+  workDir: string,
+): Promise<PreparedBrowser> {
+  await requireChromium(config.chromiumPath);
+  const trustedCas = config.caCertsPem ? certificatesOf(config.caCertsPem) : [];
+  // A home of its own for the browser: its NSS database holds the private CAs as trust anchors.
+  const home = await browserHome(workDir, trustedCas);
+  const proxy = new CaptureProxy(new AddressPolicy(config.allowHosts), {
+    maxBytes: LIMITS.maxUploadBytes,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.onRefusal ? { onRefusal: options.onRefusal } : {}),
+  });
+  try {
+    const proxyUrl = await proxy.start();
+    const credential = { server: proxyUrl, ...proxy.credential };
+    const browser = await launchBrowser(config.chromiumPath, home, credential, config.timeoutMs);
+    return { browser, proxy, trustedCas };
+  } catch (e) {
+    await proxy.close();
+    throw e;
+  }
+}
+
+/**
  * One capture in a headless Chromium (playwright-core driving the system's browser), meant to run in the
- * capture process (`capture-process.ts`), never in the service: the browser keeps its sandbox on
+ * capture process (`capture-process.ts`), never in the service: the browser (`prepareBrowser`, started ahead
+ * when `prepared` is given, else here; started again when the one prepared is gone) keeps its sandbox on
  * (`chromiumSandbox: true`; as root Chromium refuses, which is why the capture process runs as another user),
  * inherits only the capture process's minimal environment (its home a fresh directory whose NSS database
  * trusts `CAPTURE_CA_CERTS` as anchors), and reaches the network only through a `CaptureProxy`. One fresh
@@ -171,7 +216,8 @@ export const CHROMIUM_ARGS = [
  * of every origin: `TlsRecorder`), then a full-page screenshot and a PDF rendering; the page's context and the
  * proxy are closed before the capture's parts are written to `workDir` (`CAPTURE_FILES`: WARC, index,
  * screenshot, PDF, every origin's certificates), which the service packs into the archive it signs, and the
- * browser is gone before the capture answers (its shutdown runs beside the writing).
+ * browser is gone before the capture answers (its shutdown runs beside the writing). The time bound
+ * (`config.timeoutMs`) counts from the call, not from the browser's start ahead.
  * @throws AppError as `WebCapturer.capture` documents; `signal`'s reason once it aborts.
  */
 export async function captureInBrowser(
@@ -180,8 +226,8 @@ export async function captureInBrowser(
   options: BrowserCaptureOptions,
   workDir: string,
   signal?: AbortSignal,
+  prepared?: Promise<PreparedBrowser>,
 ): Promise<BrowserCaptureResult> {
-  await requireChromium(config.chromiumPath);
   signal?.throwIfAborted();
   const started = new Date();
   const deadline = started.getTime() + config.timeoutMs;
@@ -189,33 +235,29 @@ export async function captureInBrowser(
     pageDeadline: started.getTime() + config.timeoutMs * PAGE_PHASE_SHARE,
     left: (until = deadline) => Math.max(1, until - Date.now()),
   };
-  const policy = new AddressPolicy(config.allowHosts);
-  const trustedCas = config.caCertsPem ? certificatesOf(config.caCertsPem) : [];
-  // A home of its own for the browser: its NSS database holds the private CAs as trust anchors.
-  const home = await browserHome(workDir, trustedCas);
-  const proxy = new CaptureProxy(policy, {
-    maxBytes: LIMITS.maxUploadBytes,
-    ...(options.resolve ? { resolve: options.resolve } : {}),
-    ...(options.onRefusal ? { onRefusal: options.onRefusal } : {}),
-  });
-  const run: { browser: Browser | undefined; timedOut: boolean } = { browser: undefined, timedOut: false };
+  const run: { ready: PreparedBrowser | undefined; timedOut: boolean } = {
+    ready: undefined,
+    timedOut: false,
+  };
+  const stop = () => {
+    void run.ready?.browser.close().catch(() => undefined);
+    void run.ready?.proxy.close();
+  };
   // The hard bound: whatever the page does (an endless script), the browser is gone at the deadline.
   const killer = setTimeout(() => {
     run.timedOut = true;
-    void run.browser?.close().catch(() => undefined);
-    void proxy.close();
+    stop();
   }, config.timeoutMs);
-  const onAbort = () => {
-    void run.browser?.close().catch(() => undefined);
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
+  signal?.addEventListener('abort', stop, { once: true });
   try {
     const stageTimes = options.times;
-    const browser = await timed(stageTimes, 'browser start', async () => {
-      const proxyUrl = await proxy.start();
-      return launchBrowser(config.chromiumPath, home, { server: proxyUrl, ...proxy.credential }, time.left());
-    });
-    run.browser = browser;
+    // What the capture waits for its browser: nothing when the one started ahead is up.
+    run.ready = await timed(stageTimes, 'browser start', () =>
+      browserFor(config, options, workDir, prepared),
+    );
+    if (run.timedOut) throw timeoutError(config.timeoutMs);
+    signal?.throwIfAborted();
+    const { browser, proxy, trustedCas } = run.ready;
     const shot = await capturePage(browser, url, options.userAgentProduct, workDir, proxy, time, {
       ...config,
       times: stageTimes,
@@ -237,19 +279,38 @@ export async function captureInBrowser(
     );
     // What the browser's shutdown takes beyond the writing.
     await timed(stageTimes, 'browser close', () => closing);
-    run.browser = undefined;
+    run.ready = undefined;
     return written;
   } catch (e) {
-    await run.browser?.close().catch(() => undefined);
-    await proxy.close();
+    await run.ready?.browser.close().catch(() => undefined);
+    await run.ready?.proxy.close();
     signal?.throwIfAborted();
     if (e instanceof AppError) throw e;
     if (run.timedOut) throw timeoutError(config.timeoutMs);
     throw new AppError('INTERNAL', 'The capture failed', { cause: e });
   } finally {
     clearTimeout(killer);
-    signal?.removeEventListener('abort', onAbort);
+    signal?.removeEventListener('abort', stop);
   }
+}
+
+/**
+ * The capture's browser: the one `prepared` ahead while it is still connected (one that crashed while waiting
+ * is closed with its proxy and started again), else one started now (`prepareBrowser`).
+ */
+async function browserFor(
+  config: Omit<CaptureConfig, 'concurrency'>,
+  options: BrowserCaptureOptions,
+  workDir: string,
+  prepared: Promise<PreparedBrowser> | undefined,
+): Promise<PreparedBrowser> {
+  const ready = await prepared;
+  if (ready?.browser.isConnected()) return ready;
+  if (ready) {
+    await ready.browser.close().catch(() => undefined);
+    await ready.proxy.close();
+  }
+  return prepareBrowser(config, options, workDir);
 }
 
 /** The page phase's bound (epoch ms) and the time left until a bound (the whole capture's by default), ms. */
