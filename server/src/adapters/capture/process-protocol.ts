@@ -52,6 +52,8 @@ const allowEntry = z.string().max(512);
  */
 export const captureSetupSchema = z.object({
   workDir: z.string(),
+  /** The product token the browser's user agent ends with (its page is opened ahead, with its user agent). */
+  userAgentProduct: z.string(),
   config: z.object({
     chromiumPath: z.string(),
     timeoutMs: z.number().int().positive(),
@@ -66,7 +68,6 @@ export type CaptureSetup = z.infer<typeof captureSetupSchema>;
 export const captureRequestSchema = z.object({
   url: z.string().url(),
   options: z.object({
-    userAgentProduct: z.string(),
     software: z.string(),
     service: z.object({ name: z.string(), version: z.string() }).optional(),
     /** Report each stage's wall time in the answer (`stages`): a bench asks, the service does not. */

@@ -65,13 +65,14 @@ async function exitUnused(): Promise<never> {
 /** The process's setup, its browser starting (`prepareBrowser`); the error when the setup is not one. */
 interface Setup {
   workDir: string;
+  userAgentProduct: string;
   config: Omit<CaptureConfig, 'concurrency'>;
   prepared: Promise<PreparedBrowser>;
 }
 
 function setUp(message: unknown): Setup | Error {
   try {
-    const { workDir, config } = captureSetupSchema.parse(message);
+    const { workDir, userAgentProduct, config } = captureSetupSchema.parse(message);
     const browserConfig = {
       chromiumPath: config.chromiumPath,
       timeoutMs: config.timeoutMs,
@@ -79,11 +80,8 @@ function setUp(message: unknown): Setup | Error {
       caCertsPem: config.caCertsPem,
       egressIp: config.egressIp,
     };
-    return {
-      workDir,
-      config: browserConfig,
-      prepared: prepareBrowser(browserConfig, { onRefusal }, workDir),
-    };
+    const prepared = prepareBrowser(browserConfig, { onRefusal, userAgentProduct }, workDir);
+    return { workDir, userAgentProduct, config: browserConfig, prepared };
   } catch (e) {
     return e instanceof Error ? e : new Error(String(e));
   }
@@ -100,7 +98,7 @@ async function answerRequest(setup: Setup | Error, message: unknown): Promise<vo
     const result = await captureInBrowser(
       new URL(request.url),
       setup.config,
-      { ...options, onRefusal, ...(times ? { times } : {}) },
+      { ...options, userAgentProduct: setup.userAgentProduct, onRefusal, ...(times ? { times } : {}) },
       setup.workDir,
       abort.signal,
       setup.prepared,

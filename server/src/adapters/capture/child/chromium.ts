@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -162,27 +162,33 @@ export const CHROMIUM_ARGS = [
 /**
  * A capture's browser, started before its request: the sandboxed headless Chromium (`launchBrowser`) behind the
  * capture's own `CaptureProxy`, its home a fresh directory in the work directory (`browserHome`: an NSS database
- * trusting `CAPTURE_CA_CERTS`). Made once per capture process (which serves one capture), so no browser state
- * ever passes from one capture to another.
+ * trusting `CAPTURE_CA_CERTS`), with its one fresh context and blank page already open and listened to
+ * (`openPage`). Made once per capture process (which serves one capture), so no browser state ever passes from
+ * one capture to another.
  */
 export interface PreparedBrowser {
   browser: Browser;
   proxy: CaptureProxy;
   trustedCas: X509Certificate[];
+  opened: OpenedPage;
+  /** What starting it took (browser start, new context, page open), ms: a bench's figures. */
+  took: Record<string, number>;
 }
 
 /**
- * Starts a capture's browser and proxy (`PreparedBrowser`) in `workDir`, the launch bounded by
+ * Starts a capture's browser and proxy and opens its page (`PreparedBrowser`) in `workDir`, each step bounded by
  * `config.timeoutMs`: the capture process does this as soon as it has its settings, before its request comes,
- * so that Chromium's start (its sandbox, zygote and first renderer) is no part of the capture's time.
+ * so that Chromium's start (its sandbox, zygote and first renderer) and the page's set-up are no part of the
+ * capture's time.
  * @throws AppError SERVICE_UNAVAILABLE when Chromium is missing or does not start (`launchError`), or when
- * `certutil` fails on the private CAs (`browserHome`).
+ * `certutil` fails on the private CAs (`browserHome`); the browser's error when its page cannot be opened.
  */
 export async function prepareBrowser(
   config: Omit<CaptureConfig, 'concurrency'>,
-  options: Pick<BrowserCaptureOptions, 'resolve' | 'onRefusal'>,
+  options: Pick<BrowserCaptureOptions, 'resolve' | 'onRefusal' | 'userAgentProduct'>,
   workDir: string,
 ): Promise<PreparedBrowser> {
+  const began = performance.now();
   await requireChromium(config.chromiumPath);
   const trustedCas = config.caCertsPem ? certificatesOf(config.caCertsPem) : [];
   // A home of its own for the browser: its NSS database holds the private CAs as trust anchors.
@@ -192,12 +198,17 @@ export async function prepareBrowser(
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.onRefusal ? { onRefusal: options.onRefusal } : {}),
   });
+  let browser: Browser | undefined;
   try {
     const proxyUrl = await proxy.start();
     const credential = { server: proxyUrl, ...proxy.credential };
-    const browser = await launchBrowser(config.chromiumPath, home, credential, config.timeoutMs);
-    return { browser, proxy, trustedCas };
+    browser = await launchBrowser(config.chromiumPath, home, credential, config.timeoutMs);
+    const launched = performance.now();
+    const opened = await bounded(openPage(browser, options.userAgentProduct, workDir), config.timeoutMs);
+    const took = { 'browser start': launched - began, ...opened.took };
+    return { browser, proxy, trustedCas, opened, took };
   } catch (e) {
+    await browser?.close().catch(() => undefined);
     await proxy.close();
     throw e;
   }
@@ -251,17 +262,17 @@ export async function captureInBrowser(
   signal?.addEventListener('abort', stop, { once: true });
   try {
     const stageTimes = options.times;
-    // What the capture waits for its browser: nothing when the one started ahead is up.
+    // What the capture waits for its browser and page: nothing when the ones started ahead are up.
     run.ready = await timed(stageTimes, 'browser start', () =>
-      browserFor(config, options, workDir, prepared),
-    );
+      bounded(browserFor(config, options, workDir, prepared), time.left()),
+    ).catch((e: unknown) => {
+      throw e instanceof AppError ? e : timeoutError(config.timeoutMs);
+    });
     if (run.timedOut) throw timeoutError(config.timeoutMs);
     signal?.throwIfAborted();
+    for (const [stage, ms] of Object.entries(run.ready.took)) stageTimes?.add(`ahead: ${stage}`, ms);
     const { browser, proxy, trustedCas } = run.ready;
-    const shot = await capturePage(browser, url, options.userAgentProduct, workDir, proxy, time, {
-      ...config,
-      times: stageTimes,
-    });
+    const shot = await capturePage(run.ready, url, time, { ...config, times: stageTimes });
     // The page is gone and its HAR written (its context closed): nothing reaches the network any more once the
     // proxy is closed, and the browser's own shutdown runs beside the writing of the parts, finished before the
     // capture answers.
@@ -295,8 +306,8 @@ export async function captureInBrowser(
 }
 
 /**
- * The capture's browser: the one `prepared` ahead while it is still connected (one that crashed while waiting
- * is closed with its proxy and started again), else one started now (`prepareBrowser`).
+ * The capture's browser: the one `prepared` ahead while it and its page are still there (one that crashed while
+ * waiting is closed with its proxy and started again), else one started now (`prepareBrowser`).
  */
 async function browserFor(
   config: Omit<CaptureConfig, 'concurrency'>,
@@ -305,7 +316,7 @@ async function browserFor(
   prepared: Promise<PreparedBrowser> | undefined,
 ): Promise<PreparedBrowser> {
   const ready = await prepared;
-  if (ready?.browser.isConnected()) return ready;
+  if (ready?.browser.isConnected() && !ready.opened.page.isClosed()) return ready;
   if (ready) {
     await ready.browser.close().catch(() => undefined);
     await ready.proxy.close();
@@ -376,42 +387,24 @@ function launchBrowser(
 }
 
 /**
- * The page phase in one fresh context of `browser`: the page browsed (`browse`; a refused navigation said as
- * such), its full-page screenshot, PDF and title, the requests still running, the TLS of every origin; the
- * context is closed at the end, so the HAR at `harPath` is complete.
+ * The page phase in the fresh context and page opened ahead (`prepared.opened`): the page browsed (`browse`; a
+ * refused navigation said as such), its full-page screenshot, PDF and title, the requests still running, the
+ * TLS of every origin; the context is closed at the end, so the HAR at `harPath` is complete.
  */
 async function capturePage(
-  browser: Browser,
+  prepared: PreparedBrowser,
   url: URL,
-  userAgentProduct: string,
-  workDir: string,
-  proxy: CaptureProxy,
   time: PageTime,
   config: Pick<CaptureConfig, 'timeoutMs'> & { times?: StageTimes | undefined },
 ): Promise<PageShot> {
   const { left } = time;
   const { times } = config;
-  const version = browser.version();
-  const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36 ${userAgentProduct}`;
-  const harPath = path.join(workDir, 'capture.har');
-  const context = await timed(times, 'new context', () =>
-    browser.newContext({
-      viewport: CAPTURE_VIEWPORT,
-      userAgent,
-      locale: CAPTURE_LOCALE,
-      timezoneId: CAPTURE_TIMEZONE,
-      acceptDownloads: false,
-      serviceWorkers: 'block',
-      permissions: [],
-      recordHar: { path: harPath, content: 'embed', mode: 'full' },
-    }),
-  );
-  const navigations: string[] = [];
-  const recorder = new TlsRecorder();
+  const { proxy, opened } = prepared;
+  const { context, recorder, version, userAgent, harPath } = opened;
   const session = await timed(times, 'navigate', () =>
-    browse(context, url, navigations, recorder, time, { timeoutMs: config.timeoutMs, times }),
+    browse(opened, url, time, { timeoutMs: config.timeoutMs, times }),
   ).catch((e: unknown) => {
-    throw refusedNavigation(navigations, proxy.blocked, proxy.failed) ?? e;
+    throw refusedNavigation(opened.navigations, proxy.blocked, proxy.failed) ?? e;
   });
   const { page } = session;
   const height = await bounded(page.evaluate<number>(PAGE_HEIGHT_SCRIPT), left()).catch(
@@ -589,7 +582,8 @@ function browserEnvironment(home: string): Record<string, string> {
  * @throws AppError SERVICE_UNAVAILABLE when `certutil` (Debian: libnss3-tools) is missing or fails.
  */
 export async function browserHome(workDir: string, cas: X509Certificate[]): Promise<string> {
-  const home = path.join(workDir, 'browser-home');
+  // A new one at each call: a browser started again (`browserFor`) never reuses the first one's.
+  const home = await mkdtemp(path.join(workDir, 'browser-home-'));
   const db = path.join(home, '.pki', 'nssdb');
   await mkdir(db, { recursive: true, mode: 0o700 });
   if (cas.length === 0) return home;
@@ -676,30 +670,79 @@ function launchError(e: unknown): AppError {
 }
 
 /**
- * Opens the page and loads `url` (navigation errors mapped to the route's statuses), waits for `load`,
- * scrolls to the bottom to trigger lazy content and waits for the network to settle, all until
- * `pageDeadline`; what still runs then is cut and recorded as unfinished.
+ * A capture's fresh context and page, opened before its request (`openPage`): the HAR it records into
+ * `harPath`, the browser's version and the user agent it presents, the TLS recorder on its DevTools session,
+ * and what its listeners keep (main-frame navigations, requests running, failures, blocked loads).
  */
-async function browse(
-  context: BrowserContext,
-  url: URL,
-  navigations: string[],
-  recorder: TlsRecorder,
-  time: PageTime,
-  { timeoutMs, times }: { timeoutMs: number; times: StageTimes | undefined },
-) {
-  const pending = new Set<Request>();
-  const opened = performance.now();
-  const traffic: Traffic = { pending, lastActivity: opened };
-  const failed: Array<{ url: string; reason: string }> = [];
-  const blocked: BlockedRequest[] = [];
+interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+  harPath: string;
+  version: string;
+  userAgent: string;
+  recorder: TlsRecorder;
+  navigations: string[];
+  traffic: Traffic;
+  failed: Array<{ url: string; reason: string }>;
+  blocked: BlockedRequest[];
+  /** What opening took (new context, page open), ms. */
+  took: Record<string, number>;
+}
+
+/**
+ * Opens the capture's one context (no profile, no cookies, downloads refused, service workers blocked,
+ * permissions denied, fixed viewport, locale, time zone, a user agent naming the service with
+ * `userAgentProduct`, the HAR with bodies recorded into `workDir`) and its blank page, listened to
+ * (`watchPage`). @throws the browser's error.
+ */
+async function openPage(browser: Browser, userAgentProduct: string, workDir: string): Promise<OpenedPage> {
+  const began = performance.now();
+  const version = browser.version();
+  const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36 ${userAgentProduct}`;
+  const harPath = path.join(workDir, 'capture.har');
+  const context = await browser.newContext({
+    viewport: CAPTURE_VIEWPORT,
+    userAgent,
+    locale: CAPTURE_LOCALE,
+    timezoneId: CAPTURE_TIMEZONE,
+    acceptDownloads: false,
+    serviceWorkers: 'block',
+    permissions: [],
+    recordHar: { path: harPath, content: 'embed', mode: 'full' },
+  });
+  const contextOpened = performance.now();
   const page: Page = await context.newPage();
+  const opened: OpenedPage = {
+    context,
+    page,
+    harPath,
+    version,
+    userAgent,
+    recorder: new TlsRecorder(),
+    navigations: [],
+    traffic: { pending: new Set(), lastActivity: performance.now() },
+    failed: [],
+    blocked: [],
+    took: {},
+  };
+  await watchPage(opened);
+  opened.took = { 'new context': contextOpened - began, 'page open': performance.now() - contextOpened };
+  return opened;
+}
+
+/**
+ * The listeners of the capture's page: popups closed at once; every origin's TLS from the page's DevTools
+ * session and the targets it starts (frames of other processes, workers), with Playwright's view of every
+ * response as the fallback; requests running and main-frame navigations; failures, refused local resources and
+ * downloads.
+ */
+async function watchPage(opened: OpenedPage): Promise<void> {
+  const { context, page, recorder, traffic, navigations, failed, blocked } = opened;
+  const { pending } = traffic;
   // A page the capture did not ask for (a popup) is closed at once.
   context.on('page', (p) => {
     if (p !== page) void p.close().catch(() => undefined);
   });
-  // Every origin's TLS: from the page's DevTools session and the targets it starts (frames of other
-  // processes, workers), and Playwright's view of every response as the fallback.
   await recorder.attach(devToolsOf(await context.newCDPSession(page)));
   context.on('response', (r) => {
     void r.securityDetails().then(
@@ -735,10 +778,24 @@ async function browse(
     if (local?.[1])
       blocked.push({ url: local[1], ip: null, reason: 'local resource refused', rule: 'local-resource' });
   });
+}
 
+/**
+ * Loads `url` in the page opened ahead (navigation errors mapped to the route's statuses), waits for `load`,
+ * scrolls to the bottom to trigger lazy content and waits for the network to settle, all until
+ * `pageDeadline`; what still runs then is cut and recorded as unfinished.
+ */
+async function browse(
+  opened: OpenedPage,
+  url: URL,
+  time: PageTime,
+  { timeoutMs, times }: { timeoutMs: number; times: StageTimes | undefined },
+) {
+  const { page, traffic, failed, blocked } = opened;
+  const { pending } = traffic;
   let response: Awaited<ReturnType<Page['goto']>>;
-  times?.since('page open', opened);
   const loadStarted = performance.now();
+  traffic.lastActivity = loadStarted;
   try {
     // Committed is enough to go on: a page whose parsing never ends (a blocking script) is still captured
     // as far as it got, or cut by the deadline when its renderer is stuck.

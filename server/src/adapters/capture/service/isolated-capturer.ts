@@ -135,7 +135,6 @@ export class IsolatedCapturer implements CaptureProcessSource {
       const request: CaptureRequest = {
         url: url.href,
         options: {
-          userAgentProduct: this.options.userAgentProduct,
           software: this.options.software,
           ...(this.options.service ? { service: this.options.service } : {}),
           ...(times ? { timing: true } : {}),
@@ -214,6 +213,7 @@ export class IsolatedCapturer implements CaptureProcessSource {
       // Its setup at once, so that it starts its browser before its request comes (`captureSetupSchema`).
       const setup: CaptureSetup = {
         workDir,
+        userAgentProduct: this.options.userAgentProduct,
         config: {
           chromiumPath: this.config.chromiumPath,
           timeoutMs: this.config.timeoutMs,
