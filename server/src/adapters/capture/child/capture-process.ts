@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseAllowEntry } from '@notary/platform/net/address-policy';
 import { StageTimes } from '@notary/platform/stage-times';
 import { AppError } from '@notary/shared';
@@ -5,13 +6,14 @@ import { MAX_REQUEST_BYTES, readJsonLine, signalReady, writeAnswer } from '../pr
 import { type CaptureAnswer, captureRequestSchema, captureSetupSchema } from '../process-protocol';
 import { type CaptureConfig, captureInBrowser, type PreparedBrowser, prepareBrowser } from './chromium';
 import type { RefusedDestination } from './proxy';
+import { warmUpWarcWriting } from './warc';
 
 /**
  * Entry point of a capture process (started by `IsolatedCapturer`, one per capture, possibly ahead of it): it
  * reads its setup (`CaptureSetup`: work directory and settings) on stdin (`process-pipes.ts`), starts its
- * sandboxed Chromium behind its capture proxy at once (`prepareBrowser`), says it is ready once the browser is up
- * (`signalReady`; at once when the setup is refused or the browser did not start: the request then gets the
- * error), then reads one `CaptureRequest`, captures, writes the capture's parts (`CAPTURE_FILES`: WARC, index,
+ * sandboxed Chromium behind its capture proxy and opens its page at once (`prepareBrowser`), warms its archive
+ * writer meanwhile (`warmUpWarcWriting`), says it is ready once both are done (`signalReady`; at once when the
+ * setup is refused, or once the browser failed to start: the request then gets the error), then reads one `CaptureRequest`, captures, writes the capture's parts (`CAPTURE_FILES`: WARC, index,
  * screenshot, PDF, TLS material) into its work directory, answers once on its answer pipe with the record and
  * the parts' sizes, and exits; the service packs and signs the archive. It runs with a minimal environment as an
  * unprivileged user: it holds no secret of the service and cannot read the service's data, so a page that
@@ -80,7 +82,10 @@ function setUp(message: unknown): Setup | Error {
       caCertsPem: config.caCertsPem,
       egressIp: config.egressIp,
     };
-    const prepared = prepareBrowser(browserConfig, { onRefusal, userAgentProduct }, workDir);
+    // The archive writer is warmed beside the browser's start: both are done before the process says it is ready.
+    const warming = warmUpWarcWriting(path.join(workDir, 'warm-up')).catch(() => undefined);
+    const browser = prepareBrowser(browserConfig, { onRefusal, userAgentProduct }, workDir);
+    const prepared = Promise.all([browser, warming]).then(([ready]) => ready);
     return { workDir, userAgentProduct, config: browserConfig, prepared };
   } catch (e) {
     return e instanceof Error ? e : new Error(String(e));
