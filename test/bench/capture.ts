@@ -60,6 +60,7 @@ const STAGES = [
   'ahead: browser start (before the request, not part of ours)',
   'ahead: new context (fresh profile, HAR recording)',
   'ahead: page open (page, DevTools session, listeners)',
+  'ahead: rendering warm-up (screenshot and PDF of the blank page)',
 ] as const;
 const PARTS_OF_PROCESS = [
   'process start',
