@@ -53,6 +53,9 @@ export function readJsonLine(stream: Readable, max: number): Promise<unknown> {
     };
     const onEnd = () => done(new Error('the channel ended before the request'));
     const onError = (e: Error) => done(e);
+    // Ended already (its end may come with the previous read's line), with nothing put back: no line to read.
+    if (stream.readableEnded && stream.readableLength === 0)
+      return done(new Error('the channel ended before the request'));
     stream.on('data', onData).once('end', onEnd).once('error', onError);
     // Paused by the previous read (with what followed its line put back): read on.
     stream.resume();

@@ -44,7 +44,9 @@ readJsonLine(process.stdin, MAX_REQUEST_BYTES)
       return readJsonLine(process.stdin, MAX_REQUEST_BYTES).then((request) => {
         requested = true;
         // The service went away (it keeps stdin open while it waits): nobody will read the result.
-        process.stdin.once('end', () => abort.abort(new Error('the service closed the channel')));
+        const gone = () => abort.abort(new Error('the service closed the channel'));
+        if (process.stdin.readableEnded) gone();
+        else process.stdin.once('end', gone);
         process.stdin.resume();
         void answerRequest(ready, request);
       });
