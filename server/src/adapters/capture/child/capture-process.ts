@@ -13,9 +13,10 @@ import { warmUpWarcWriting } from './warc';
  * reads its setup (`CaptureSetup`: work directory and settings) on stdin (`process-pipes.ts`), starts its
  * sandboxed Chromium behind its capture proxy and opens its page at once (`prepareBrowser`), warms its archive
  * writer meanwhile (`warmUpWarcWriting`), says it is ready once both are done (`signalReady`; at once when the
- * setup is refused, or once the browser failed to start: the request then gets the error), then reads one `CaptureRequest`, captures, writes the capture's parts (`CAPTURE_FILES`: WARC, index,
- * screenshot, PDF, TLS material) into its work directory, answers once on its answer pipe with the record and
- * the parts' sizes, and exits; the service packs and signs the archive. It runs with a minimal environment as an
+ * setup is refused, or once the browser failed to start: the request then gets the error), then reads one
+ * `CaptureRequest`, captures, writes the capture's parts (`CAPTURE_FILES`: WARC, index, screenshot, PDF, TLS
+ * material) into its work directory, answers once on its answer pipe with the record and the parts' sizes, and
+ * exits; the service packs and signs the archive. It runs with a minimal environment as an
  * unprivileged user: it holds no secret of the service and cannot read the service's data, so a page that
  * exploits the browser finds nothing to take. SIGTERM (the service's abort or deadline) closes the browser and
  * exits.
@@ -74,6 +75,7 @@ interface Setup {
   prepared: Promise<PreparedBrowser>;
 }
 
+/** Reads the setup in `message` and starts the browser and the warm-up it allows (`Setup`). */
 function setUp(message: unknown): Setup | Error {
   try {
     const { workDir, userAgentProduct, config } = captureSetupSchema.parse(message);
@@ -94,21 +96,21 @@ function setUp(message: unknown): Setup | Error {
   }
 }
 
-/** Captures what `message` asks with the browser of `setup`, answers on the answer pipe and exits. */
-async function answerRequest(setup: Setup | Error, message: unknown): Promise<void> {
+/** Captures what `message` asks with the browser of `ready`, answers on the answer pipe and exits. */
+async function answerRequest(ready: Setup | Error, message: unknown): Promise<void> {
   let answer: CaptureAnswer;
   try {
-    if (setup instanceof Error) throw setup;
+    if (ready instanceof Error) throw ready;
     const request = captureRequestSchema.parse(message);
     const { timing, ...options } = request.options;
     const times = timing ? new StageTimes() : undefined;
     const result = await captureInBrowser(
       new URL(request.url),
-      setup.config,
-      { ...options, userAgentProduct: setup.userAgentProduct, onRefusal, ...(times ? { times } : {}) },
-      setup.workDir,
+      ready.config,
+      { ...options, userAgentProduct: ready.userAgentProduct, onRefusal, ...(times ? { times } : {}) },
+      ready.workDir,
       abort.signal,
-      setup.prepared,
+      ready.prepared,
     );
     answer = { type: 'done', ...result, refusals, ...(times ? { stages: times.entries() } : {}) };
   } catch (e) {
