@@ -88,7 +88,9 @@ function setUp(message: unknown): Setup | Error {
     };
     // The archive writer is warmed beside the browser's start: both are done before the process says it is ready.
     const warming = warmUpWarcWriting(path.join(workDir, 'warm-up')).catch(() => undefined);
-    const browser = prepareBrowser(browserConfig, { onRefusal, userAgentProduct }, workDir);
+    // Rendering is warmed up only while no request waits (a process started ahead, not for a capture at once).
+    const warmUp = () => !requested;
+    const browser = prepareBrowser(browserConfig, { onRefusal, userAgentProduct, warmUp }, workDir);
     const prepared = Promise.all([browser, warming]).then(([ready]) => ready);
     return { workDir, userAgentProduct, config: browserConfig, prepared };
   } catch (e) {

@@ -122,11 +122,17 @@ export interface BrowserCaptureOptions {
   /** Told of each destination refused by address, with what it resolved to (for the operator's log only). */
   onRefusal?: (refused: RefusedDestination) => void;
   /**
-   * Each stage's wall time (browser start, new context, navigate and within it page open, load, scroll, quiet,
-   * redirects and headers, then screenshot, PDF, HAR and TLS, WARC writing, and browser close as far as it
-   * outlasts the writing), for a bench.
+   * Each stage's wall time (what the capture waited for its browser and page, navigate and within it load,
+   * scroll, quiet, redirects and headers, then screenshot, PDF, HAR and TLS, WARC writing, and browser close as
+   * far as it outlasts the writing; and what the browser's start ahead took, as `ahead:` stages), for a bench.
    */
   times?: StageTimes;
+  /**
+   * Asked once the page is open ahead: whether to warm the rendering up (`warmUpRendering`); default yes. A
+   * process whose request is already waiting answers no: the warm-up would then cost the capture more than
+   * it saves it.
+   */
+  warmUp?: () => boolean;
 }
 
 export { CAPTURE_FILES };
@@ -185,7 +191,7 @@ export interface PreparedBrowser {
  */
 export async function prepareBrowser(
   config: Omit<CaptureConfig, 'concurrency'>,
-  options: Pick<BrowserCaptureOptions, 'resolve' | 'onRefusal' | 'userAgentProduct'>,
+  options: Pick<BrowserCaptureOptions, 'resolve' | 'onRefusal' | 'userAgentProduct' | 'warmUp'>,
   workDir: string,
 ): Promise<PreparedBrowser> {
   const began = performance.now();
@@ -206,7 +212,7 @@ export async function prepareBrowser(
     const launched = performance.now();
     const opened = await bounded(openPage(browser, options.userAgentProduct, workDir), config.timeoutMs);
     const blank = performance.now();
-    await warmUpRendering(opened.page, config.timeoutMs);
+    if (options.warmUp?.() ?? true) await warmUpRendering(opened.page, config.timeoutMs);
     const took = {
       'browser start': launched - began,
       ...opened.took,
@@ -340,7 +346,8 @@ async function browserFor(
     await ready.browser.close().catch(() => undefined);
     await ready.proxy.close();
   }
-  return prepareBrowser(config, options, workDir);
+  // Started for a capture that waits: no warm-up.
+  return prepareBrowser(config, { ...options, warmUp: () => false }, workDir);
 }
 
 /** The page phase's bound (epoch ms) and the time left until a bound (the whole capture's by default), ms. */
