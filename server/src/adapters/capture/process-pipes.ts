@@ -2,12 +2,13 @@ import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 
 /**
- * The channel between the service and a capture process: `READY_LINE` on the process's stdout once it can take
- * its request (a process may be started ahead of the capture it will serve), the request as one JSON line on its
- * stdin (kept open while the service waits: its end means the service is gone), the answer as one JSON line on
- * file descriptor `ANSWER_FD`. Pipes rather than Node's IPC channel because the service reads what a process that a
- * page may have taken over sends: IPC would buffer a message of any size before anyone could refuse it; here the
- * service stops reading past `MAX_ANSWER_BYTES`.
+ * The channel between the service and a capture process: its setup as one JSON line on its stdin as soon as it
+ * is started, `READY_LINE` on the process's stdout once it can take its request with nothing left to wait for (a
+ * process may be started ahead of the capture it will serve: its browser is then up), the request as one JSON
+ * line on its stdin (kept open while the service waits: its end means the service is gone), the answer as one
+ * JSON line on file descriptor `ANSWER_FD`. Pipes rather than Node's IPC channel because the service reads what
+ * a process that a page may have taken over sends: IPC would buffer a message of any size before anyone could
+ * refuse it; here the service stops reading past `MAX_ANSWER_BYTES`.
  */
 
 /** The capture process's descriptor for its answer (after stdin, stdout and stderr). */
@@ -23,16 +24,18 @@ export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 /**
- * The first line of `stream` parsed as JSON (the capture process reading its request), read up to `max` bytes.
+ * The next line of `stream` parsed as JSON (the capture process reading its setup, then its request), read up to
+ * `max` bytes; what came after the line is put back for the next read.
  * @throws Error when the stream ends first, the line is longer than `max`, or it is not JSON.
  */
 export function readJsonLine(stream: Readable, max: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (error: Error | undefined, line?: Buffer) => {
+    const done = (error: Error | undefined, line?: Buffer, rest?: Buffer) => {
       stream.off('data', onData).off('end', onEnd).off('error', onError);
       stream.pause();
+      if (rest && rest.length > 0) stream.unshift(rest);
       if (error || !line) return reject(error ?? new Error('no request'));
       try {
         resolve(JSON.parse(line.toString('utf8')));
@@ -46,11 +49,16 @@ export function readJsonLine(stream: Readable, max: number): Promise<unknown> {
       size += part.length;
       if (size > max) return done(new Error(`the request is larger than ${max} bytes`));
       chunks.push(part);
-      if (newline !== -1) done(undefined, Buffer.concat(chunks));
+      if (newline !== -1) done(undefined, Buffer.concat(chunks), chunk.subarray(newline + 1));
     };
     const onEnd = () => done(new Error('the channel ended before the request'));
     const onError = (e: Error) => done(e);
+    // Ended already (its end may come with the previous read's line), with nothing put back: no line to read.
+    if (stream.readableEnded && stream.readableLength === 0)
+      return done(new Error('the channel ended before the request'));
     stream.on('data', onData).once('end', onEnd).once('error', onError);
+    // Paused by the previous read (with what followed its line put back): read on.
+    stream.resume();
   });
 }
 

@@ -5,9 +5,9 @@ import { TLS_LIMITS } from './child/provenance';
 import { DNS_MAX_ADDRESSES, DNS_MAX_ANSWERS } from './child/proxy';
 
 /**
- * The messages between the service and a capture process (one request and one answer, over `process-pipes.ts`). The capture
- * process renders what a user names: the service treats whatever it sends as untrusted and validates it here
- * before using it.
+ * The messages between the service and a capture process (its setup, one request and one answer, over
+ * `process-pipes.ts`). The capture process renders what a user names: the service treats whatever it sends as
+ * untrusted and validates it here before using it.
  */
 
 /**
@@ -45,10 +45,15 @@ export const CAPTURE_FILES = {
 /** An allow entry as written (`CAPTURE_ALLOW_HOSTS`); the capture process parses it again. */
 const allowEntry = z.string().max(512);
 
-/** Service to capture process: what to capture and with which settings; no secret is ever part of it. */
-export const captureRequestSchema = z.object({
-  url: z.string().url(),
+/**
+ * Service to capture process, first, as soon as the process is started (possibly ahead of any capture): where
+ * it works and with which settings, enough to start its browser before it is given a URL; no secret is ever
+ * part of it.
+ */
+export const captureSetupSchema = z.object({
   workDir: z.string(),
+  /** The product token the browser's user agent ends with (its page is opened ahead, with its user agent). */
+  userAgentProduct: z.string(),
   config: z.object({
     chromiumPath: z.string(),
     timeoutMs: z.number().int().positive(),
@@ -56,8 +61,13 @@ export const captureRequestSchema = z.object({
     caCertsPem: z.string().optional(),
     egressIp: z.string().optional(),
   }),
+});
+export type CaptureSetup = z.infer<typeof captureSetupSchema>;
+
+/** Service to capture process, second (after `captureSetupSchema`): what to capture, and how to name itself. */
+export const captureRequestSchema = z.object({
+  url: z.string().url(),
   options: z.object({
-    userAgentProduct: z.string(),
     software: z.string(),
     service: z.object({ name: z.string(), version: z.string() }).optional(),
     /** Report each stage's wall time in the answer (`stages`): a bench asks, the service does not. */

@@ -3,7 +3,7 @@ import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { testCaptureRecord } from '../../../../../test/harness/capture-record';
 import { ANSWER_FD, MAX_REQUEST_BYTES, readJsonLine, signalReady, writeAnswer } from '../process-pipes';
-import { CAPTURE_FILES, captureRequestSchema } from '../process-protocol';
+import { CAPTURE_FILES, captureRequestSchema, captureSetupSchema } from '../process-protocol';
 
 /**
  * A stand-in for the capture process in tests of `IsolatedCapturer`: it behaves as a capture process that a
@@ -34,18 +34,16 @@ const record = (title: string) =>
 
 const startedAt = Date.now();
 
-void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown) => {
-  const request = captureRequestSchema.parse(message);
+void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (setupMessage: unknown) => {
+  const { workDir } = captureSetupSchema.parse(setupMessage);
+  const request = captureRequestSchema.parse(await readJsonLine(process.stdin, MAX_REQUEST_BYTES));
   const url = new URL(request.url);
-  const file = (name: string) => path.join(request.workDir, name);
+  const file = (name: string) => path.join(workDir, name);
   await writeFile(file(CAPTURE_FILES.screenshot), 'png');
   await writeFile(file(CAPTURE_FILES.index), '');
   await writeFile(file(CAPTURE_FILES.tls), '{}');
   if (url.pathname === '/hang') {
-    await writeFile(
-      url.searchParams.get('pidFile') ?? path.join(request.workDir, 'pid'),
-      String(process.pid),
-    );
+    await writeFile(url.searchParams.get('pidFile') ?? path.join(workDir, 'pid'), String(process.pid));
     setInterval(() => undefined, 1_000);
     return;
   }
@@ -84,7 +82,7 @@ void readJsonLine(process.stdin, MAX_REQUEST_BYTES).then(async (message: unknown
           uid: process.getuid?.(),
           pid: process.pid,
           startedAt,
-          workDir: request.workDir,
+          workDir,
         });
   await writeAnswer({
     type: 'done',

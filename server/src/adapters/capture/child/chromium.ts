@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -122,11 +122,17 @@ export interface BrowserCaptureOptions {
   /** Told of each destination refused by address, with what it resolved to (for the operator's log only). */
   onRefusal?: (refused: RefusedDestination) => void;
   /**
-   * Each stage's wall time (browser start, new context, navigate and within it page open, load, scroll, quiet,
-   * redirects and headers, then screenshot, PDF, HAR and TLS, WARC writing, and browser close as far as it
-   * outlasts the writing), for a bench.
+   * Each stage's wall time (what the capture waited for its browser and page, navigate and within it load,
+   * scroll, quiet, redirects and headers, then screenshot, PDF, HAR and TLS, WARC writing, and browser close as
+   * far as it outlasts the writing; and what the browser's start ahead took, as `ahead:` stages), for a bench.
    */
   times?: StageTimes;
+  /**
+   * Asked once the page is open ahead: whether to warm the rendering up (`warmUpRendering`); default yes. A
+   * process whose request is already waiting answers no: the warm-up would then cost the capture more than
+   * it saves it.
+   */
+  warmUp?: () => boolean;
 }
 
 export { CAPTURE_FILES };
@@ -160,8 +166,83 @@ export const CHROMIUM_ARGS = [
 ] as const;
 
 /**
+ * A capture's browser, started before its request: the sandboxed headless Chromium (`launchBrowser`) behind the
+ * capture's own `CaptureProxy`, its home a fresh directory in the work directory (`browserHome`: an NSS database
+ * trusting `CAPTURE_CA_CERTS`), with its one fresh context and blank page already open and listened to
+ * (`openPage`). Made once per capture process (which serves one capture), so no browser state ever passes from
+ * one capture to another.
+ */
+export interface PreparedBrowser {
+  browser: Browser;
+  proxy: CaptureProxy;
+  trustedCas: X509Certificate[];
+  opened: OpenedPage;
+  /** What starting it took (browser start, new context, page open, rendering warm-up), ms: a bench's figures. */
+  took: Record<string, number>;
+}
+
+/**
+ * Starts a capture's browser and proxy and opens its page (`PreparedBrowser`) in `workDir`, each step bounded by
+ * `config.timeoutMs`: the capture process does this as soon as it has its settings, before its request comes,
+ * so that Chromium's start (its sandbox, zygote and first renderer) and the page's set-up are no part of the
+ * capture's time.
+ * @throws AppError SERVICE_UNAVAILABLE when Chromium is missing or does not start (`launchError`), or when
+ * `certutil` fails on the private CAs (`browserHome`); the browser's error when its page cannot be opened.
+ */
+export async function prepareBrowser(
+  config: Omit<CaptureConfig, 'concurrency'>,
+  options: Pick<BrowserCaptureOptions, 'resolve' | 'onRefusal' | 'userAgentProduct' | 'warmUp'>,
+  workDir: string,
+): Promise<PreparedBrowser> {
+  const began = performance.now();
+  await requireChromium(config.chromiumPath);
+  const trustedCas = config.caCertsPem ? certificatesOf(config.caCertsPem) : [];
+  // A home of its own for the browser: its NSS database holds the private CAs as trust anchors.
+  const home = await browserHome(workDir, trustedCas);
+  const proxy = new CaptureProxy(new AddressPolicy(config.allowHosts), {
+    maxBytes: LIMITS.maxUploadBytes,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.onRefusal ? { onRefusal: options.onRefusal } : {}),
+  });
+  let browser: Browser | undefined;
+  try {
+    const proxyUrl = await proxy.start();
+    const credential = { server: proxyUrl, ...proxy.credential };
+    browser = await launchBrowser(config.chromiumPath, home, credential, config.timeoutMs);
+    const launched = performance.now();
+    const opened = await bounded(openPage(browser, options.userAgentProduct, workDir), config.timeoutMs);
+    const blank = performance.now();
+    if (options.warmUp?.() ?? true) await warmUpRendering(opened.page, config.timeoutMs);
+    const took = {
+      'browser start': launched - began,
+      ...opened.took,
+      'rendering warm-up': performance.now() - blank,
+    };
+    return { browser, proxy, trustedCas, opened, took };
+  } catch (e) {
+    await browser?.close().catch(() => undefined);
+    await proxy.close();
+    throw e;
+  }
+}
+
+/**
+ * A screenshot and a PDF of the blank page, thrown away: Chromium's and Playwright's first of each pays for
+ * setting up their paths (raster and encoding, the print layout and its fonts), which the capture's own then
+ * does not, about a tenth of a second together. The page is still blank and on no site: nothing of it reaches
+ * the capture's record or archive. Failures are ignored (the capture's own screenshot says what is wrong).
+ */
+async function warmUpRendering(page: Page, timeoutMs: number): Promise<void> {
+  await page
+    .screenshot({ fullPage: true, timeout: timeoutMs, animations: 'disabled' })
+    .catch(() => undefined);
+  await bounded(page.pdf({ printBackground: true, format: 'A4' }), timeoutMs).catch(() => undefined);
+}
+
+/**
  * One capture in a headless Chromium (playwright-core driving the system's browser), meant to run in the
- * capture process (`capture-process.ts`), never in the service: the browser keeps its sandbox on
+ * capture process (`capture-process.ts`), never in the service: the browser (`prepareBrowser`, started ahead
+ * when `prepared` is given, else here; started again when the one prepared is gone) keeps its sandbox on
  * (`chromiumSandbox: true`; as root Chromium refuses, which is why the capture process runs as another user),
  * inherits only the capture process's minimal environment (its home a fresh directory whose NSS database
  * trusts `CAPTURE_CA_CERTS` as anchors), and reaches the network only through a `CaptureProxy`. One fresh
@@ -171,7 +252,8 @@ export const CHROMIUM_ARGS = [
  * of every origin: `TlsRecorder`), then a full-page screenshot and a PDF rendering; the page's context and the
  * proxy are closed before the capture's parts are written to `workDir` (`CAPTURE_FILES`: WARC, index,
  * screenshot, PDF, every origin's certificates), which the service packs into the archive it signs, and the
- * browser is gone before the capture answers (its shutdown runs beside the writing).
+ * browser is gone before the capture answers (its shutdown runs beside the writing). The time bound
+ * (`config.timeoutMs`) counts from the call, not from the browser's start ahead.
  * @throws AppError as `WebCapturer.capture` documents; `signal`'s reason once it aborts.
  */
 export async function captureInBrowser(
@@ -180,8 +262,8 @@ export async function captureInBrowser(
   options: BrowserCaptureOptions,
   workDir: string,
   signal?: AbortSignal,
+  prepared?: Promise<PreparedBrowser>,
 ): Promise<BrowserCaptureResult> {
-  await requireChromium(config.chromiumPath);
   signal?.throwIfAborted();
   const started = new Date();
   const deadline = started.getTime() + config.timeoutMs;
@@ -189,37 +271,33 @@ export async function captureInBrowser(
     pageDeadline: started.getTime() + config.timeoutMs * PAGE_PHASE_SHARE,
     left: (until = deadline) => Math.max(1, until - Date.now()),
   };
-  const policy = new AddressPolicy(config.allowHosts);
-  const trustedCas = config.caCertsPem ? certificatesOf(config.caCertsPem) : [];
-  // A home of its own for the browser: its NSS database holds the private CAs as trust anchors.
-  const home = await browserHome(workDir, trustedCas);
-  const proxy = new CaptureProxy(policy, {
-    maxBytes: LIMITS.maxUploadBytes,
-    ...(options.resolve ? { resolve: options.resolve } : {}),
-    ...(options.onRefusal ? { onRefusal: options.onRefusal } : {}),
-  });
-  const run: { browser: Browser | undefined; timedOut: boolean } = { browser: undefined, timedOut: false };
+  const run: { ready: PreparedBrowser | undefined; timedOut: boolean } = {
+    ready: undefined,
+    timedOut: false,
+  };
+  const stop = () => {
+    void run.ready?.browser.close().catch(() => undefined);
+    void run.ready?.proxy.close();
+  };
   // The hard bound: whatever the page does (an endless script), the browser is gone at the deadline.
   const killer = setTimeout(() => {
     run.timedOut = true;
-    void run.browser?.close().catch(() => undefined);
-    void proxy.close();
+    stop();
   }, config.timeoutMs);
-  const onAbort = () => {
-    void run.browser?.close().catch(() => undefined);
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
+  signal?.addEventListener('abort', stop, { once: true });
   try {
     const stageTimes = options.times;
-    const browser = await timed(stageTimes, 'browser start', async () => {
-      const proxyUrl = await proxy.start();
-      return launchBrowser(config.chromiumPath, home, { server: proxyUrl, ...proxy.credential }, time.left());
+    // What the capture waits for its browser and page: nothing when the ones started ahead are up.
+    run.ready = await timed(stageTimes, 'browser start', () =>
+      bounded(browserFor(config, options, workDir, prepared), time.left()),
+    ).catch((e: unknown) => {
+      throw e instanceof AppError ? e : timeoutError(config.timeoutMs);
     });
-    run.browser = browser;
-    const shot = await capturePage(browser, url, options.userAgentProduct, workDir, proxy, time, {
-      ...config,
-      times: stageTimes,
-    });
+    if (run.timedOut) throw timeoutError(config.timeoutMs);
+    signal?.throwIfAborted();
+    for (const [stage, ms] of Object.entries(run.ready.took)) stageTimes?.add(`ahead: ${stage}`, ms);
+    const { browser, proxy, trustedCas } = run.ready;
+    const shot = await capturePage(run.ready, url, time, { ...config, times: stageTimes });
     // The page is gone and its HAR written (its context closed): nothing reaches the network any more once the
     // proxy is closed, and the browser's own shutdown runs beside the writing of the parts, finished before the
     // capture answers.
@@ -237,19 +315,39 @@ export async function captureInBrowser(
     );
     // What the browser's shutdown takes beyond the writing.
     await timed(stageTimes, 'browser close', () => closing);
-    run.browser = undefined;
+    run.ready = undefined;
     return written;
   } catch (e) {
-    await run.browser?.close().catch(() => undefined);
-    await proxy.close();
+    await run.ready?.browser.close().catch(() => undefined);
+    await run.ready?.proxy.close();
     signal?.throwIfAborted();
     if (e instanceof AppError) throw e;
     if (run.timedOut) throw timeoutError(config.timeoutMs);
     throw new AppError('INTERNAL', 'The capture failed', { cause: e });
   } finally {
     clearTimeout(killer);
-    signal?.removeEventListener('abort', onAbort);
+    signal?.removeEventListener('abort', stop);
   }
+}
+
+/**
+ * The capture's browser: the one `prepared` ahead while it and its page are still there (one that crashed while
+ * waiting is closed with its proxy and started again), else one started now (`prepareBrowser`).
+ */
+async function browserFor(
+  config: Omit<CaptureConfig, 'concurrency'>,
+  options: BrowserCaptureOptions,
+  workDir: string,
+  prepared: Promise<PreparedBrowser> | undefined,
+): Promise<PreparedBrowser> {
+  const ready = await prepared;
+  if (ready?.browser.isConnected() && !ready.opened.page.isClosed()) return ready;
+  if (ready) {
+    await ready.browser.close().catch(() => undefined);
+    await ready.proxy.close();
+  }
+  // Started for a capture that waits: no warm-up.
+  return prepareBrowser(config, { ...options, warmUp: () => false }, workDir);
 }
 
 /** The page phase's bound (epoch ms) and the time left until a bound (the whole capture's by default), ms. */
@@ -315,42 +413,24 @@ function launchBrowser(
 }
 
 /**
- * The page phase in one fresh context of `browser`: the page browsed (`browse`; a refused navigation said as
- * such), its full-page screenshot, PDF and title, the requests still running, the TLS of every origin; the
- * context is closed at the end, so the HAR at `harPath` is complete.
+ * The page phase in the fresh context and page opened ahead (`prepared.opened`): the page browsed (`browse`; a
+ * refused navigation said as such), its full-page screenshot, PDF and title, the requests still running, the
+ * TLS of every origin; the context is closed at the end, so the HAR at `harPath` is complete.
  */
 async function capturePage(
-  browser: Browser,
+  prepared: PreparedBrowser,
   url: URL,
-  userAgentProduct: string,
-  workDir: string,
-  proxy: CaptureProxy,
   time: PageTime,
   config: Pick<CaptureConfig, 'timeoutMs'> & { times?: StageTimes | undefined },
 ): Promise<PageShot> {
   const { left } = time;
   const { times } = config;
-  const version = browser.version();
-  const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36 ${userAgentProduct}`;
-  const harPath = path.join(workDir, 'capture.har');
-  const context = await timed(times, 'new context', () =>
-    browser.newContext({
-      viewport: CAPTURE_VIEWPORT,
-      userAgent,
-      locale: CAPTURE_LOCALE,
-      timezoneId: CAPTURE_TIMEZONE,
-      acceptDownloads: false,
-      serviceWorkers: 'block',
-      permissions: [],
-      recordHar: { path: harPath, content: 'embed', mode: 'full' },
-    }),
-  );
-  const navigations: string[] = [];
-  const recorder = new TlsRecorder();
+  const { proxy, opened } = prepared;
+  const { context, recorder, version, userAgent, harPath } = opened;
   const session = await timed(times, 'navigate', () =>
-    browse(context, url, navigations, recorder, time, { timeoutMs: config.timeoutMs, times }),
+    browse(opened, url, time, { timeoutMs: config.timeoutMs, times }),
   ).catch((e: unknown) => {
-    throw refusedNavigation(navigations, proxy.blocked, proxy.failed) ?? e;
+    throw refusedNavigation(opened.navigations, proxy.blocked, proxy.failed) ?? e;
   });
   const { page } = session;
   const height = await bounded(page.evaluate<number>(PAGE_HEIGHT_SCRIPT), left()).catch(
@@ -528,7 +608,8 @@ function browserEnvironment(home: string): Record<string, string> {
  * @throws AppError SERVICE_UNAVAILABLE when `certutil` (Debian: libnss3-tools) is missing or fails.
  */
 export async function browserHome(workDir: string, cas: X509Certificate[]): Promise<string> {
-  const home = path.join(workDir, 'browser-home');
+  // A new one at each call: a browser started again (`browserFor`) never reuses the first one's.
+  const home = await mkdtemp(path.join(workDir, 'browser-home-'));
   const db = path.join(home, '.pki', 'nssdb');
   await mkdir(db, { recursive: true, mode: 0o700 });
   if (cas.length === 0) return home;
@@ -615,30 +696,79 @@ function launchError(e: unknown): AppError {
 }
 
 /**
- * Opens the page and loads `url` (navigation errors mapped to the route's statuses), waits for `load`,
- * scrolls to the bottom to trigger lazy content and waits for the network to settle, all until
- * `pageDeadline`; what still runs then is cut and recorded as unfinished.
+ * A capture's fresh context and page, opened before its request (`openPage`): the HAR it records into
+ * `harPath`, the browser's version and the user agent it presents, the TLS recorder on its DevTools session,
+ * and what its listeners keep (main-frame navigations, requests running, failures, blocked loads).
  */
-async function browse(
-  context: BrowserContext,
-  url: URL,
-  navigations: string[],
-  recorder: TlsRecorder,
-  time: PageTime,
-  { timeoutMs, times }: { timeoutMs: number; times: StageTimes | undefined },
-) {
-  const pending = new Set<Request>();
-  const opened = performance.now();
-  const traffic: Traffic = { pending, lastActivity: opened };
-  const failed: Array<{ url: string; reason: string }> = [];
-  const blocked: BlockedRequest[] = [];
+interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+  harPath: string;
+  version: string;
+  userAgent: string;
+  recorder: TlsRecorder;
+  navigations: string[];
+  traffic: Traffic;
+  failed: Array<{ url: string; reason: string }>;
+  blocked: BlockedRequest[];
+  /** What opening took (new context, page open), ms. */
+  took: Record<string, number>;
+}
+
+/**
+ * Opens the capture's one context (no profile, no cookies, downloads refused, service workers blocked,
+ * permissions denied, fixed viewport, locale, time zone, a user agent naming the service with
+ * `userAgentProduct`, the HAR with bodies recorded into `workDir`) and its blank page, listened to
+ * (`watchPage`). @throws the browser's error.
+ */
+async function openPage(browser: Browser, userAgentProduct: string, workDir: string): Promise<OpenedPage> {
+  const began = performance.now();
+  const version = browser.version();
+  const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36 ${userAgentProduct}`;
+  const harPath = path.join(workDir, 'capture.har');
+  const context = await browser.newContext({
+    viewport: CAPTURE_VIEWPORT,
+    userAgent,
+    locale: CAPTURE_LOCALE,
+    timezoneId: CAPTURE_TIMEZONE,
+    acceptDownloads: false,
+    serviceWorkers: 'block',
+    permissions: [],
+    recordHar: { path: harPath, content: 'embed', mode: 'full' },
+  });
+  const contextOpened = performance.now();
   const page: Page = await context.newPage();
+  const opened: OpenedPage = {
+    context,
+    page,
+    harPath,
+    version,
+    userAgent,
+    recorder: new TlsRecorder(),
+    navigations: [],
+    traffic: { pending: new Set(), lastActivity: performance.now() },
+    failed: [],
+    blocked: [],
+    took: {},
+  };
+  await watchPage(opened);
+  opened.took = { 'new context': contextOpened - began, 'page open': performance.now() - contextOpened };
+  return opened;
+}
+
+/**
+ * The listeners of the capture's page: popups closed at once; every origin's TLS from the page's DevTools
+ * session and the targets it starts (frames of other processes, workers), with Playwright's view of every
+ * response as the fallback; requests running and main-frame navigations; failures, refused local resources and
+ * downloads.
+ */
+async function watchPage(opened: OpenedPage): Promise<void> {
+  const { context, page, recorder, traffic, navigations, failed, blocked } = opened;
+  const { pending } = traffic;
   // A page the capture did not ask for (a popup) is closed at once.
   context.on('page', (p) => {
     if (p !== page) void p.close().catch(() => undefined);
   });
-  // Every origin's TLS: from the page's DevTools session and the targets it starts (frames of other
-  // processes, workers), and Playwright's view of every response as the fallback.
   await recorder.attach(devToolsOf(await context.newCDPSession(page)));
   context.on('response', (r) => {
     void r.securityDetails().then(
@@ -674,10 +804,24 @@ async function browse(
     if (local?.[1])
       blocked.push({ url: local[1], ip: null, reason: 'local resource refused', rule: 'local-resource' });
   });
+}
 
+/**
+ * Loads `url` in the page opened ahead (navigation errors mapped to the route's statuses), waits for `load`,
+ * scrolls to the bottom to trigger lazy content and waits for the network to settle, all until
+ * `pageDeadline`; what still runs then is cut and recorded as unfinished.
+ */
+async function browse(
+  opened: OpenedPage,
+  url: URL,
+  time: PageTime,
+  { timeoutMs, times }: { timeoutMs: number; times: StageTimes | undefined },
+) {
+  const { page, traffic, failed, blocked } = opened;
+  const { pending } = traffic;
   let response: Awaited<ReturnType<Page['goto']>>;
-  times?.since('page open', opened);
   const loadStarted = performance.now();
+  traffic.lastActivity = loadStarted;
   try {
     // Committed is enough to go on: a page whose parsing never ends (a blocking script) is still captured
     // as far as it got, or cut by the deadline when its renderer is stuck.

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { gzip, gzipSync } from 'node:zlib';
 import { CDXIndexer, WARCParser, WARCRecord, WARCSerializer } from 'warcio';
 import { CAPTURE_FILES, type MissingBody } from '../process-protocol';
 
@@ -69,6 +71,28 @@ export async function writeWarcFiles(
 }
 
 /**
+ * Writes and indexes the WARC of one made-up exchange in `dir` (a directory of its own, removed after), so that
+ * the archive writer's code (warcio, its WebAssembly digests, zlib, the indexer) is compiled and warm before a
+ * capture needs it: the capture process does this while it waits for its request, which saves the capture's
+ * WARC writing most of what a cold start adds to it.
+ */
+export async function warmUpWarcWriting(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  try {
+    const body = { size: 2, mimeType: 'text/plain', text: 'ok' };
+    const headers = [{ name: 'Content-Type', value: 'text/plain' }];
+    const entry: HarEntry = {
+      startedDateTime: new Date().toISOString(),
+      request: { method: 'GET', url: 'http://warm-up.invalid/', httpVersion: 'HTTP/1.1', headers: [] },
+      response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', headers, content: body },
+    };
+    await writeWarcFiles(dir, { entries: [entry], addressOf: () => undefined, software: 'warm-up' });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * Writes the exchanges as WARC 1.1 records, one gzip member each; returns the file's size, and the SHA-256 of
  * each record's stored bytes by its offset (the index's `recordDigest`).
  */
@@ -80,7 +104,7 @@ async function writeWarc(
   const records = new Map<number, string>();
   let bytes = 0;
   const write = async (record: WARCRecord) => {
-    const data = await WARCSerializer.serialize(record, { gzip: true });
+    const data = await gzipMember(await WARCSerializer.serialize(record));
     records.set(bytes, `sha256:${createHash('sha256').update(data).digest('hex')}`);
     bytes += data.length;
     if (!out.write(data)) await once(out, 'drain');
@@ -147,6 +171,19 @@ async function writeWarc(
   out.end();
   await once(out, 'finish');
   return { bytes, records };
+}
+
+/** Records up to this size (bytes) are compressed at once; larger ones in Node's thread pool. */
+const INLINE_GZIP_MAX = 1024 * 1024;
+const gzipAsync = promisify(gzip);
+
+/**
+ * One serialized record as a gzip member of its own (RFC 1952), by Node's zlib: warcio's own compression goes
+ * through web streams at about a millisecond a record, most of a page's WARC writing. A large record is
+ * compressed off the event loop, so that the capture's deadline still fires while it is.
+ */
+async function gzipMember(record: Uint8Array): Promise<Buffer> {
+  return record.length <= INLINE_GZIP_MAX ? gzipSync(record) : gzipAsync(record);
 }
 
 /** The body of a HAR response: base64 or text, decoded. */

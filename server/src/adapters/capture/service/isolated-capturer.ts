@@ -15,6 +15,7 @@ import {
   CAPTURE_FILES,
   type CaptureAnswer,
   type CaptureRequest,
+  type CaptureSetup,
   captureAnswerSchema,
 } from '../process-protocol';
 import type { CapturePartFile, CaptureParts, CapturePartsSource } from './archive';
@@ -84,10 +85,12 @@ export interface CaptureProcessSource extends CapturePartsSource {
  * service validates the answer, opens the parts without following links and only if they are plain files of
  * that account of the announced sizes, and hands them over (`CaptureParts`, packed by `assembleWacz`), the
  * directory removed on `dispose`.
- * With `spare`, once a capture has run, the process for the next one is started ahead and waits, its modules
- * loaded and no browser started, for its request (one at most): Node's start and the loading of the browser
- * driver are then no part of a capture's time. It is the same process, as the same account in the same kind of
- * sandbox with its own fresh work directory, given one capture only; its deadline counts from its request.
+ * Every process gets its settings (`CaptureSetup`) as soon as it starts and starts its browser at once. With
+ * `spare`, once a capture has run, the process for the next one is started ahead and waits, its modules loaded
+ * and its own fresh browser up (no page opened), for its request (one at most): Node's start, the loading of
+ * the browser driver and Chromium's start are then no part of a capture's time. It is the same process, as the
+ * same account in the same kind of sandbox with its own fresh work directory and browser, given one capture
+ * only; its deadline counts from its request.
  * How many run at once is the capture queue's business (the domain's, shared fairly across tenants); the process
  * is stopped at the deadline or when the client goes away.
  */
@@ -131,16 +134,7 @@ export class IsolatedCapturer implements CaptureProcessSource {
     try {
       const request: CaptureRequest = {
         url: url.href,
-        workDir: started.workDir,
-        config: {
-          chromiumPath: this.config.chromiumPath,
-          timeoutMs: this.config.timeoutMs,
-          allowHosts: this.config.allowHosts.map((e) => e.text),
-          ...(this.config.caCertsPem ? { caCertsPem: this.config.caCertsPem } : {}),
-          ...(this.config.egressIp ? { egressIp: this.config.egressIp } : {}),
-        },
         options: {
-          userAgentProduct: this.options.userAgentProduct,
           software: this.options.software,
           ...(this.options.service ? { service: this.options.service } : {}),
           ...(times ? { timing: true } : {}),
@@ -216,6 +210,20 @@ export class IsolatedCapturer implements CaptureProcessSource {
         : { command: process.execPath, args: node };
       const started = startProcess(command, workDir, account);
       started.child.once('error', (e) => log.error({ err: e }, 'capture process could not start'));
+      // Its setup at once, so that it starts its browser before its request comes (`captureSetupSchema`).
+      const setup: CaptureSetup = {
+        workDir,
+        userAgentProduct: this.options.userAgentProduct,
+        config: {
+          chromiumPath: this.config.chromiumPath,
+          timeoutMs: this.config.timeoutMs,
+          allowHosts: this.config.allowHosts.map((e) => e.text),
+          ...(this.config.caCertsPem ? { caCertsPem: this.config.caCertsPem } : {}),
+          ...(this.config.egressIp ? { egressIp: this.config.egressIp } : {}),
+        },
+      };
+      started.child.stdin?.on('error', () => undefined);
+      started.child.stdin?.write(`${JSON.stringify(setup)}\n`);
       return started;
     } catch (e) {
       await rm(workDir, { recursive: true, force: true });
@@ -292,9 +300,12 @@ function parseAnswer(written: StartedProcess['answer']): CaptureAnswer | undefin
 
 /** Ends a process no capture will use, and removes its work directory. */
 async function discard(started: StartedProcess): Promise<void> {
-  killGroup(started.child);
+  // Asked first (it closes the browser it started ahead, whose profile is in the work directory), killed with
+  // whatever it left after a grace period.
+  stopProcess(started.child);
   // Its pipes close once it is gone; only then is its work directory no longer written to.
   if (started.alive()) await started.closed;
+  killGroup(started.child);
   await rm(started.workDir, { recursive: true, force: true });
 }
 

@@ -14,8 +14,8 @@ export interface StartedProcess {
   /** Its own work directory (its `HOME`, `TMPDIR` and where it leaves the parts). */
   workDir: string;
   /**
-   * Resolves once it said it is ready to read its request (Node, the loader and its modules loaded:
-   * `READY_LINE` on its stdout), or once it ended; `readyAt` is then that moment (`performance.now()`).
+   * Resolves once it said it is ready to take its request (Node, the loader and its modules loaded, its browser
+   * started: `READY_LINE` on its stdout), or once it ended; `readyAt` is then that moment (`performance.now()`).
    */
   ready: Promise<void>;
   readonly readyAt: number | undefined;
