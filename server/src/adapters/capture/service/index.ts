@@ -60,6 +60,7 @@ export async function createCapturer(
         // The next capture's process waits ready once a capture has run: a service that captures once
         // pays Node's start only once.
         spare: true,
+        spareIdleMs: CAPTURE_SPARE_IDLE_MS,
       },
     );
   };
@@ -106,6 +107,12 @@ export const UNISOLATED_REFUSAL =
   'root with CAPTURE_USER (an account of its own, e.g. useradd --system --no-create-home notary-capture)';
 
 /** The development warning of the same case (captures still run). */
+/**
+ * How long the next capture's process, with its browser up (about 0.5 GB with Chromium), waits for a capture:
+ * a notary capturing a series of pages pays the browser's start once; an idle service holds no browser.
+ */
+const CAPTURE_SPARE_IDLE_MS = 120_000;
+
 const UNISOLATED_WARNING =
   'captures run as the service user: install bubblewrap (CAPTURE_BWRAP) or run the service as root with ' +
   'CAPTURE_USER, so that a captured page cannot reach what the service can read (in production captures are ' +

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { silentLog } from '@notary/platform/log';
 import { AppError } from '@notary/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CaptureAccount, IsolatedCapturer } from './isolated-capturer';
 import { SANDBOX_ID } from './sandbox';
 
@@ -26,7 +26,7 @@ const account: CaptureAccount | undefined = root
     }
   : undefined;
 
-function capturer(timeoutMs = 30_000, spare = false) {
+function capturer(timeoutMs = 30_000, spare = false, spareIdleMs?: number) {
   return new IsolatedCapturer(
     { chromiumPath: '/nonexistent', timeoutMs, concurrency: 2, allowHosts: [], caCertsPem: undefined },
     {
@@ -37,6 +37,7 @@ function capturer(timeoutMs = 30_000, spare = false) {
       entry: STAND_IN,
       graceMs: 0,
       spare,
+      ...(spareIdleMs === undefined ? {} : { spareIdleMs }),
     },
   );
 }
@@ -130,6 +131,21 @@ describe('IsolatedCapturer against a capture process that a page took over', () 
     // Closed: a capture still runs (its process started for it), and none is started after it.
     await captureOnce();
     expect(await standIns()).toEqual([]);
+  });
+
+  it('ends the process started ahead once it has waited its idle time, and the next capture starts its own', async () => {
+    const spared = capturer(30_000, true, 200);
+    try {
+      const first = await spared.capture(new URL('http://stand-in/environment'));
+      await first.dispose();
+      await spared.ready();
+      // The process started ahead is gone after its idle time, with nothing else to end it.
+      await vi.waitFor(async () => expect(await standIns()).toEqual([]), { timeout: 20_000 });
+      const second = await spared.capture(new URL('http://stand-in/environment'));
+      await second.dispose();
+    } finally {
+      await spared.close();
+    }
   });
 
   it('refuses a part that is a link to a file of the service', async () => {

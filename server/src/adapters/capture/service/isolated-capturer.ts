@@ -60,6 +60,11 @@ export interface IsolatedCapturerOptions {
   graceMs?: number;
   /** Start the process for the next capture ahead, once a capture has run (`IsolatedCapturer`); default off. */
   spare?: boolean;
+  /**
+   * How long a process started ahead waits for a capture before it is ended with its browser, ms (default: as
+   * long as the capturer lives). The next capture after that starts its own process.
+   */
+  spareIdleMs?: number;
 }
 
 const ENTRY = fileURLToPath(CAPTURE_PROCESS_ENTRY);
@@ -189,12 +194,25 @@ export class IsolatedCapturer implements CaptureProcessSource {
     this.spare = spare;
     void spare.then((started) => {
       if (started) holdOpen(started, false);
+      if (started && this.options.spareIdleMs !== undefined) this.endSpareWhenIdle(spare, started);
       return started?.closed.then(async () => {
         if (this.spare !== spare) return;
         this.spare = undefined;
         await discard(started);
       });
     });
+  }
+
+  /**
+   * Ends the process started ahead (its browser holds hundreds of MB) once it has waited `spareIdleMs` without a
+   * capture taking it: a series of captures pays the browser's start once, an idle service gives the memory back.
+   */
+  private endSpareWhenIdle(spare: Promise<StartedProcess | undefined>, started: StartedProcess): void {
+    setTimeout(() => {
+      if (this.spare !== spare) return;
+      this.spare = undefined;
+      void discard(started);
+    }, this.options.spareIdleMs).unref();
   }
 
   /** Starts a capture process in a fresh work directory, as the capture account or in the sandbox. */
