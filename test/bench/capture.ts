@@ -94,6 +94,11 @@ export interface CaptureResults {
   rounds: CaptureRound[];
   /** Median of ours / median of bare. */
   ratio: number;
+  /**
+   * The warm-up round, once: ours with no process waiting (the service's first capture after a start, or after
+   * its waiting process ended unused) and bare's first launch, ms.
+   */
+  cold: { oursMs: number; bareMs: number };
 }
 
 /** The page both sides capture: text, `IMAGES` images, a section a script builds after parsing. */
@@ -219,8 +224,7 @@ export async function benchCapture(options: {
   };
 
   console.log(`[bench] capture ${url.href}: one warm-up each, then ${runs} rounds`);
-  await ours();
-  await bare();
+  const cold = { oursMs: (await ours()).oursMs, bareMs: (await bare()).bareMs };
   const rounds: CaptureRound[] = [];
   for (let i = 0; i < runs; i++) {
     const o = await ours();
@@ -238,6 +242,7 @@ export async function benchCapture(options: {
     chromium: CHROMIUM,
     rounds,
     ratio: median(rounds.map((r) => r.oursMs)) / median(rounds.map((r) => r.bareMs)),
+    cold,
   };
 }
 
@@ -271,6 +276,9 @@ export function reportCapture(r: CaptureResults): string {
       `${f(median(r.rounds.map((x) => x.bareScreenshotBytes)) / 1024, 0)} (PNG) |`,
     `| ↳ bare: browser launch | ${f(median(r.rounds.map((x) => x.bareLaunchMs)), 0)} | ` +
       `${spread(r.rounds.map((x) => x.bareLaunchMs))} |  |  |`,
+    `| ours, cold: no process waiting (first capture after a start or a pause), the warm-up run | ` +
+      `${f(r.cold.oursMs, 0)} | | ${f(r.cold.oursMs / median(bare), 2)} | |`,
+    `| bare, its first launch, the warm-up run | ${f(r.cold.bareMs, 0)} | | | |`,
     '',
     `| stage of ours, median of ${r.runs} | ms | min–max (ms) | share of ours |`,
     '| --- | --- | --- | --- |',
