@@ -5,7 +5,7 @@ import { errorMessage } from '@notary/shared';
 import { moduleEntry } from '@notary/shared/module-entry';
 import { privateKeyToAddress, randomPrivateKey } from '@stacks/transactions';
 import type { StacksDevnet, StacksDevnetControls, StacksDevnetOptions } from './devnets/stacks-devnet';
-import { startLazyDevnet } from './lazy-endpoint';
+import { callsAfterStart, startLazyDevnet } from './lazy-endpoint';
 
 /**
  * A devnet of the service (`ANCHORING=devnet`) in a worker thread. The Clarity VM of the Stacks devnet is
@@ -172,15 +172,11 @@ export async function startLazyStacksDevnet(
     { node: (d) => d.url, indexer: (d) => d.indexerUrl },
     onStartError,
   );
-  const controls = Object.fromEntries(
-    CONTROL_NAMES.map((name) => [
-      name,
-      async (...args: unknown[]) => {
-        const d = await lazy.use();
-        return (d.controls[name] as (...a: unknown[]) => Promise<unknown>)(...args);
-      },
-    ]),
-  ) as RemoteControls<StacksDevnetControls>;
+  const controls = callsAfterStart(
+    lazy,
+    CONTROL_NAMES,
+    (d) => d.controls,
+  ) as unknown as RemoteControls<StacksDevnetControls>;
   const contractName = options.contractName ?? 'notary';
   return {
     url: lazy.urls.node,

@@ -5,7 +5,7 @@ import type { EIP1193Provider } from 'hardhat/types';
 import { DEVNET_EVM_NETWORK } from '../../ports/chains';
 import { easArtifacts } from './eas-abi';
 import { EvmEasChain } from './evm-eas';
-import { type LazyDevnet, startLazyDevnet } from './lazy-endpoint';
+import { callsAfterStart, type LazyDevnet, startLazyDevnet } from './lazy-endpoint';
 
 /**
  * Local EVM devnet for the embedded default and the tests: a Hardhat Network (Hardhat 2.29, EDR) in this process,
@@ -227,15 +227,10 @@ export async function startLazyHardhatDevnet(
     { rpc: (d) => d.rpcUrl },
     onStartError,
   );
-  const methods = Object.fromEntries(
-    DEVNET_METHODS.map((name) => [
-      name,
-      async (...args: unknown[]) => {
-        const d = await lazy.use();
-        return (d[name] as (...a: unknown[]) => Promise<unknown>)(...args);
-      },
-    ]),
-  ) as Pick<HardhatDevnet, DevnetMethod>;
+  const methods = callsAfterStart(lazy, DEVNET_METHODS, (d) => d) as unknown as Pick<
+    HardhatDevnet,
+    DevnetMethod
+  >;
   return {
     rpcUrl: lazy.urls.rpc,
     chainId,

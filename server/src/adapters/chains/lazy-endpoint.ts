@@ -109,3 +109,24 @@ async function listen(onConnection: (socket: net.Socket) => void): Promise<net.S
   server.unref();
   return server;
 }
+
+/**
+ * The methods `names` of what `target` picks from the started devnet, as functions that start it first
+ * (`lazy.use()`): a devnet control called before any connection starts the devnet, then runs.
+ * @returns one function per name, with the method's arguments, resolving with its result.
+ */
+export function callsAfterStart<D, K extends string>(
+  lazy: Pick<LazyDevnet<D>, 'use'>,
+  names: readonly K[],
+  target: (devnet: D) => Record<K, unknown>,
+): Record<K, (...args: unknown[]) => Promise<unknown>> {
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      async (...args: unknown[]) => {
+        const method = target(await lazy.use())[name] as (...a: unknown[]) => unknown;
+        return method(...args);
+      },
+    ]),
+  ) as Record<K, (...args: unknown[]) => Promise<unknown>>;
+}
