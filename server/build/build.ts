@@ -91,19 +91,27 @@ const OPTIONS = {
   },
 } satisfies BuildOptions;
 
+/** A file the build wrote: its path from the repository's root, its size, and what it imports (esbuild's metafile). */
+export interface BuiltFile {
+  file: string;
+  bytes: number;
+  /** Other built files (by path from the root) and installed packages (`external`), statically or by `import()`. */
+  imports: Array<{ path: string; kind: string; external?: boolean }>;
+}
+
 /**
  * Builds into `server/dist/` (emptied first).
- * @returns the files written, relative to the repository's root, with their sizes in bytes.
+ * @returns the files written (`BuiltFile`), relative to the repository's root, sorted by path.
  * @throws Error when esbuild fails (an import it cannot resolve, a syntax error).
  */
-export async function buildServer(): Promise<Array<{ file: string; bytes: number }>> {
+export async function buildServer(): Promise<BuiltFile[]> {
   await rm(SERVER_DIST_DIR, { recursive: true, force: true });
   // The plugin resolves from here.
   await mkdir(SERVER_DIST_DIR, { recursive: true });
   const result = await build(OPTIONS);
   return Object.entries(result.metafile.outputs)
     .filter(([file]) => file.endsWith('.mjs'))
-    .map(([file, out]) => ({ file, bytes: out.bytes }))
+    .map(([file, out]) => ({ file, bytes: out.bytes, imports: out.imports }))
     .sort((a, b) => a.file.localeCompare(b.file));
 }
 

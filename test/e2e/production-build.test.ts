@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DocumentDto } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer, SERVER_DIST_DIR, SERVER_ENTRIES } from '../../server/build/build';
+import { type BuiltFile, buildServer, SERVER_DIST_DIR, SERVER_ENTRIES } from '../../server/build/build';
 import { type Child, freePort, runCommand, startChild } from '../bench/lib';
 import { uploadBytes, waitRegistered } from '../harness/anchored';
 import { CHROMIUM } from '../harness/chromium';
@@ -95,14 +95,39 @@ async function notarizeSignedPdf(base: string, token: string, pki: TestPki): Pro
   expect(verified.body.found).toBe(true);
 }
 
+/**
+ * The installed packages the built service loads when it starts: from `main.mjs`, its static imports and the
+ * service it imports once Node's compile cache is on, then every static import of those files, transitively.
+ */
+function packagesLoadedAtStart(files: BuiltFile[]): Set<string> {
+  const byPath = new Map(files.map((f) => [f.file, f]));
+  const main = byPath.get('server/dist/main.mjs');
+  if (!main) throw new Error('no main.mjs in the build');
+  const queue = main.imports.filter((i) => !i.external).map((i) => i.path);
+  const seen = new Set<string>();
+  const packages = new Set(main.imports.filter((i) => i.external).map((i) => i.path));
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const file = byPath.get(next);
+    if (seen.has(next) || !file) continue;
+    seen.add(next);
+    for (const i of file.imports) {
+      if (i.kind !== 'import-statement') continue;
+      if (i.external) packages.add(i.path);
+      else queue.push(i.path);
+    }
+  }
+  return packages;
+}
+
 describe('the built service (server/dist)', () => {
+  let built: BuiltFile[];
   let pki: TestPki;
   let tsa: TestTsa;
   const children: Child[] = [];
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    await buildServer();
+    built = await buildServer();
     pki = await createTestPki();
     tsa = await startTestTsa(pki);
   }, 120_000);
@@ -112,6 +137,22 @@ describe('the built service (server/dist)', () => {
     await tsa?.stop();
     await pki?.dispose();
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('loads at start none of the code an idle service does not use (PDF writing, web archive, mail, devnets)', () => {
+    const loaded = [...packagesLoadedAtStart(built)];
+    const lazy = [
+      'pdf-lib',
+      '@pdf-lib/fontkit',
+      'qrcode',
+      'playwright-core',
+      'warcio',
+      'nodemailer',
+      'file-type',
+      '@aws-sdk/client-s3',
+    ];
+    expect(loaded.filter((p) => lazy.some((l) => p === l || p.startsWith(`${l}/`)))).toEqual([]);
+    expect(loaded.filter((p) => p.startsWith('hardhat') || p.startsWith('@hirosystems/'))).toEqual([]);
   });
 
   it('emits an entry for every worker thread and child process the sources start', async () => {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { EntityManager } from '@mikro-orm/core';
-import { type CertidaoChange, type CertidaoWindow, renderCertidao } from '@notary/pdf/certidao';
+import type { CertidaoChange, CertidaoWindow } from '@notary/pdf/certidao';
 import {
   AppError,
   checkMonitorChain,
@@ -154,6 +154,8 @@ export async function issueCertidao(
   const runs = await monitorRuns(em, monitor);
   const seen = runs.filter((r) => r.outcome === 'seen');
   const chain = chainOf(monitor, runs, now);
+  // Loaded at the first certidão: the PDF writing code (pdf-lib, fontkit) is no part of an idle service.
+  const { renderCertidao } = await import('@notary/pdf/certidao');
   const bytes = await renderCertidao({
     serviceName: deps.config.serviceName,
     issuedAt: now,
