@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorMessage } from '@notary/shared';
 import { describe, expect, it } from 'vitest';
 import { startLazyDevnet } from './lazy-endpoint';
 
@@ -33,7 +34,7 @@ describe('startLazyDevnet', () => {
     try {
       expect([starts, lazy.started()]).toEqual([0, false]);
       await expect(fetch(lazy.urls.api)).rejects.toThrow();
-      expect(errors.map((e) => (e as Error).message)).toEqual(['no devnet this time']);
+      expect(errors.map(errorMessage)).toEqual(['no devnet this time']);
       expect(lazy.started()).toBe(false);
       expect(await (await fetch(lazy.urls.api)).text()).toBe('hello');
       expect([starts, lazy.started()]).toEqual([2, true]);
