@@ -310,31 +310,13 @@ async function measurePart(
   }
 }
 
-/** Runs both starts and every part; throws when one fails. */
-export async function benchIdle(options: {
-  root: string;
-  node: string;
-  addCleanup: (label: string, run: () => Promise<void>) => void;
-}): Promise<IdleResults> {
-  const {
-    text: startScript,
-    nodeArgs,
-    env: scriptEnv,
-  } = nodeScript(options.root, 'start', 'server/src/main.ts');
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-idle-'));
-  options.addCleanup('idle DATA_DIR', () => rm(dataDir, { recursive: true, force: true }));
-  const npmStart: StartCommand = {
-    command: 'npm',
-    args: ['start'],
-    cwd: options.root,
-    env: { ...process.env, DATA_DIR: dataDir },
-  };
-  console.log('[bench] npm start, first start on an empty DATA_DIR');
-  const first = await measureStart('first start (empty DATA_DIR)', npmStart, options.addCleanup);
-  console.log('[bench] npm start, restart on the same DATA_DIR');
-  const again = await measureStart('restart', npmStart, options.addCleanup);
-  const production = await measureProductionShape(options);
-
+/** Each part alone in its own process (`idle-part.ts`), and the restart's tree broken down by part. */
+async function measureParts(
+  options: { root: string; node: string },
+  nodeArgs: string[],
+  scriptEnv: Record<string, string>,
+  again: IdleStart,
+): Promise<{ parts: IdlePartResult[]; breakdown: IdleBreakdownRow[] }> {
   const run = (label: string, part: IdlePart, extra: string[] = []) =>
     measurePart(options.root, options.node, [...extra, ...nodeArgs], scriptEnv, label, part);
   const loader = await run('Node + tsx loader', 'loader');
@@ -371,6 +353,41 @@ export async function benchIdle(options: {
     started(evm),
     started(stacks),
   ];
+  return { parts, breakdown };
+}
+
+/** Runs both starts and every part (`startsOnly`: the starts alone); throws when one fails. */
+export async function benchIdle(options: {
+  root: string;
+  node: string;
+  addCleanup: (label: string, run: () => Promise<void>) => void;
+  /** Only `npm start`'s two starts: no production shape, no parts (a smoke run). */
+  startsOnly?: boolean;
+}): Promise<IdleResults> {
+  const {
+    text: startScript,
+    nodeArgs,
+    env: scriptEnv,
+  } = nodeScript(options.root, 'start', 'server/src/main.ts');
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'notary-idle-'));
+  options.addCleanup('idle DATA_DIR', () => rm(dataDir, { recursive: true, force: true }));
+  const npmStart: StartCommand = {
+    command: 'npm',
+    args: ['start'],
+    cwd: options.root,
+    env: { ...process.env, DATA_DIR: dataDir },
+  };
+  console.log('[bench] npm start, first start on an empty DATA_DIR');
+  const first = await measureStart('first start (empty DATA_DIR)', npmStart, options.addCleanup);
+  console.log('[bench] npm start, restart on the same DATA_DIR');
+  const again = await measureStart('restart', npmStart, options.addCleanup);
+  const production: ProductionShape = options.startsOnly
+    ? { skipped: '--starts-only' }
+    : await measureProductionShape(options);
+
+  const { parts, breakdown } = options.startsOnly
+    ? { parts: [], breakdown: [] }
+    : await measureParts(options, nodeArgs, scriptEnv, again);
   const idleRssMB = again.rssMB;
   const prodFirst = 'starts' in production ? production.starts[0] : undefined;
   const prodAgain = 'starts' in production ? production.starts[1] : undefined;
@@ -484,6 +501,9 @@ export function reportIdle(r: IdleResults): string {
     '| --- | --- | --- |',
     ...(r.starts.at(-1)?.processes ?? []).map((p) => `| \`${p.command}\` | ${f(p.rssMB)} | ${f(p.pssMB)} |`),
     '',
+  ];
+  if (r.parts.length === 0) return lines.join('\n');
+  lines.push(
     '| part, each alone | RSS (MB) | PSS (MB) |',
     '| --- | --- | --- |',
     ...r.breakdown.map((b) => `| ${b.label} | ${f(b.rssMB)} | ${f(b.pssMB)} |`),
@@ -495,6 +515,6 @@ export function reportIdle(r: IdleResults): string {
         `| ${p.label} | ${f(p.running.rss)} | ${f(p.running.heapUsed)} / ${f(p.running.heapTotal)} | ` +
         `${f(p.running.external)} | ${f(p.running.arrayBuffers)} | ${f(p.startMs)} |`,
     ),
-  ];
+  );
   return lines.join('\n');
 }

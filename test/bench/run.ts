@@ -41,10 +41,11 @@
  * 6. Memory and start-up (`idle.ts`): `npm start` on the embedded defaults, time to `/health` ok and
  *    idle RSS/PSS of its whole process tree, with each part (PGlite, the devnets, the modules) measured alone;
  *    then the production shape (the built service, PostgreSQL, S3, configured chains on loopback stand-ins).
- *    Alone: `npm run bench -- idle` (results printed, `results.json` left as it is).
+ *    Alone: `npm run bench -- idle [--starts-only]` (results printed, `results.json` left as it is;
+ *    `--starts-only`: `npm start`'s two starts alone).
  *
- * `npm run bench -- verify [--runs N]`: part 2 with a 1 MiB file uploaded once in place of part 1's rounds
- * (printed only); `npm run bench -- http [--runs N]` parts 1 and 2 (N: part 2's rounds).
+ * `npm run bench -- verify [--runs N] [--seconds S]`: part 2 with a 1 MiB file uploaded once in place of part 1's
+ * rounds (printed only; S: each measured run's length, default 10); `npm run bench -- http [--runs N]` parts 1 and 2 (N: part 2's rounds).
  *
  * `npm run bench -- tlog [--leaves N]` (`tlog.ts`): the transparency log at 1,000,000 leaves (integration, proofs,
  * tiles, one more entry); printed, `results.json` left as it is.
@@ -310,11 +311,20 @@ async function emptyDir(dir: string): Promise<void> {
   for (const name of await readdir(dir)) await rm(path.join(dir, name), { force: true });
 }
 
-/** Loads `url` (warm-up, then the measured run) and reads the CPU time `pid` spent on the measured run. */
-async function load(label: string, url: string, pid: number, clockTicks: number): Promise<LoadRun> {
+/**
+ * Loads `url` (warm-up, then the measured run of `seconds`) and reads the CPU time `pid` spent on the measured
+ * run.
+ */
+async function load(
+  label: string,
+  url: string,
+  pid: number,
+  clockTicks: number,
+  seconds: number,
+): Promise<LoadRun> {
   await loadTest(url, CONNECTIONS, LOAD_WARMUP_S);
   const cpuBefore = readCpuSeconds(pid, clockTicks);
-  const r = await loadTest(url, CONNECTIONS, LOAD_S);
+  const r = await loadTest(url, CONNECTIONS, seconds);
   const cpuUsPerRequest = ((readCpuSeconds(pid, clockTicks) - cpuBefore) * 1e6) / Math.max(1, r.requests);
   const run: LoadRun = { ...r, cpuUsPerRequest, loadAverage: load1() };
   const codes = Object.entries(r.statusCodes)
@@ -579,9 +589,10 @@ function summarizeIngest(receiverRuns: ReceiverRun[], uploads: UploadRun[]): Ing
  */
 async function benchHttp(
   cleanup: Cleanup,
-  options: { verifyOnly?: boolean; verifyRounds?: number } = {},
+  options: { verifyOnly?: boolean; verifyRounds?: number; verifySeconds?: number } = {},
 ): Promise<HttpResults> {
   const rounds = options.verifyRounds ?? VERIFY_ROUNDS;
+  const seconds = options.verifySeconds ?? LOAD_S;
   const ingested = await benchIngest(cleanup, options);
   const { server, url, clockTicks } = ingested;
   const bigHash = ingested.results.file.sha256;
@@ -615,16 +626,17 @@ async function benchHttp(
 
   console.log(
     `Verify: ${rounds} rounds of service (known hash), bare Express, service (unknown hash); ` +
-      `each ${LOAD_WARMUP_S} s warm-up then ${LOAD_S} s at ${CONNECTIONS} connections`,
+      `each ${LOAD_WARMUP_S} s warm-up then ${seconds} s at ${CONNECTIONS} connections`,
   );
   const positive: LoadRun[] = [];
   const bareRuns: LoadRun[] = [];
   const negative: LoadRun[] = [];
   for (let round = 1; round <= rounds; round++) {
     const of = `${round}/${rounds}`;
-    positive.push(await load(`service, known hash ${of}`, `${url}${positivePath}`, server.pid, clockTicks));
-    bareRuns.push(await load(`bare Express ${of}`, `${bareUrl}${positivePath}`, bare.pid, clockTicks));
-    negative.push(await load(`service, unknown hash ${of}`, `${url}${negativePath}`, server.pid, clockTicks));
+    const run = (label: string, target: string, pid: number) => load(label, target, pid, clockTicks, seconds);
+    positive.push(await run(`service, known hash ${of}`, `${url}${positivePath}`, server.pid));
+    bareRuns.push(await run(`bare Express ${of}`, `${bareUrl}${positivePath}`, bare.pid));
+    negative.push(await run(`service, unknown hash ${of}`, `${url}${negativePath}`, server.pid));
   }
   await bare.stop();
   await server.stop();
@@ -639,7 +651,7 @@ async function benchHttp(
       negativeUrl: negativePath,
       bodyBytes,
       connections: CONNECTIONS,
-      durationS: LOAD_S,
+      durationS: seconds,
       positive,
       bare: bareRuns,
       negative,
@@ -916,6 +928,7 @@ async function main(): Promise<void> {
         root: ROOT,
         node: NODE,
         addCleanup: (label, run) => cleanup.add(label, run),
+        startsOnly: process.argv.slice(3).includes('--starts-only'),
       });
       console.log(`\n${reportIdle(idle)}\n`);
       return;
@@ -936,9 +949,11 @@ async function main(): Promise<void> {
     if (process.argv[2] === 'http' || process.argv[2] === 'verify') {
       const loadBefore = load1();
       const verifyRounds = positiveOption('--runs');
+      const verifySeconds = positiveOption('--seconds');
       const http = await benchHttp(cleanup, {
         verifyOnly: process.argv[2] === 'verify',
         ...(verifyRounds ? { verifyRounds } : {}),
+        ...(verifySeconds ? { verifySeconds } : {}),
       });
       const date = new Date().toISOString();
       console.log(`\n${reportHttp({ ...http, date, machine: machineInfo(loadBefore) })}\n`);

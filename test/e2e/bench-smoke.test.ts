@@ -53,6 +53,30 @@ describe('benches, smoke', () => {
     }
   }, 600_000);
 
+  it('verify: the service and bare Express, one round of 2 s each, with the ratios and the CPU per request', async () => {
+    const out = await bench(['verify', '--runs', '1', '--seconds', '2'], 590_000);
+    expect(out).toMatch(/Notary bench, .*load average/);
+    expect(out).toMatch(
+      /\| verify rps, known hash \(service \/ bare \/ ratio\), median of 1 rounds \| \d+ \/ \d+ \/ \d+\.\d\d/,
+    );
+    expect(out).toMatch(
+      /\| verify p99 ms, known hash \(service \/ bare \/ ratio\), median of 1 rounds \| \d+ \/ \d+ \/ /,
+    );
+    expect(out).toMatch(
+      /\| server CPU µs per request \(known \/ unknown \/ bare; known \/ bare\), median of 1 rounds \| \d+/,
+    );
+    expect(out).toContain('| verify non-2xx (service / bare) | 0 / 0 | 0 |');
+  }, 600_000);
+
+  it('idle: npm start on the embedded defaults, a first start and a restart, with each process of the tree', async () => {
+    const out = await bench(['idle', '--starts-only'], 590_000);
+    expect(out).toContain('Memory and start-up of `npm start`');
+    expect(out).toMatch(/\| first start \(empty DATA_DIR\) \| \d+\.\d \|/);
+    expect(out).toMatch(/\| restart \| \d+\.\d \|/);
+    expect(out).toContain('Production shape: not measured (--starts-only).');
+    expect(out).toMatch(/\| `node --optimize-for-size --import tsx server\/src\/main\.ts` \| \d+ \|/);
+  }, 600_000);
+
   it('capture: ours and a bare Playwright capture of the loopback page, one round, with each stage of ours', async () => {
     const out = await bench(['capture', '--runs', '1'], 590_000);
     expect(out).toMatch(/Capture, .*loopback page .*load average/);
