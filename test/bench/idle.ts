@@ -377,9 +377,9 @@ export async function benchIdle(options: {
     cwd: options.root,
     env: { ...process.env, DATA_DIR: dataDir },
   };
-  console.log('[bench] npm start, first start on an empty DATA_DIR');
+  console.log('npm start: first start on an empty DATA_DIR');
   const first = await measureStart('first start (empty DATA_DIR)', npmStart, options.addCleanup);
-  console.log('[bench] npm start, restart on the same DATA_DIR');
+  console.log('npm start: restart on the same DATA_DIR');
   const again = await measureStart('restart', npmStart, options.addCleanup);
   const production: ProductionShape = options.startsOnly
     ? { skipped: '--starts-only' }
