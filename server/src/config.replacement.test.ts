@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config';
 
-/** `ANCHOR_STUCK_SECONDS` and `ANCHOR_FEE_BUMP_PERCENT` (README, Configuration). */
+/** `ANCHOR_STUCK_SECONDS`, `ANCHOR_FEE_BUMP_PERCENT` and `ANCHOR_LEASE_SECONDS` (README, Configuration). */
 describe('replacement of stuck anchor transactions', () => {
   it('unset: nothing in the configuration (the runner keeps its defaults)', () => {
     const anchoring = loadConfig({}).anchoring;
     expect(anchoring).not.toHaveProperty('stuckAfterSeconds');
     expect(anchoring).not.toHaveProperty('feeBumpPercent');
+    expect(anchoring).not.toHaveProperty('leaseSeconds');
   });
 
   it('set: the bound and the bump, on the devnet and on configured chains', () => {
@@ -32,5 +33,10 @@ describe('replacement of stuck anchor transactions', () => {
       /ANCHOR_FEE_BUMP_PERCENT.*at least 10/,
     );
     expect(() => loadConfig({ ANCHOR_STUCK_SECONDS: '0' })).toThrow(/ANCHOR_STUCK_SECONDS/);
+  });
+
+  it('the lease: set on either mode; below 10 s refused (a step of the worker can take that long)', () => {
+    expect(loadConfig({ ANCHOR_LEASE_SECONDS: '15' }).anchoring).toMatchObject({ leaseSeconds: 15 });
+    expect(() => loadConfig({ ANCHOR_LEASE_SECONDS: '5' })).toThrow(/ANCHOR_LEASE_SECONDS/);
   });
 });

@@ -27,7 +27,7 @@ import { WitnessEnv, type WitnessSettings, witnessSettings } from './config/witn
 
 export type {
   AnchoringConfig,
-  AnchorReplacementConfig,
+  AnchorWorkerConfig,
   EvmAnchoringConfig,
   StacksAnchoringConfig,
   VerifyEndpoints,

@@ -130,13 +130,24 @@ async function chaosRounds(
   return outcome;
 }
 
-/** `poll` until it returns true; throws after `timeoutMs` (a deadline for a broken pipeline, not a pause). */
-async function until(what: string, timeoutMs: number, poll: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * `poll` until it returns true; throws after `timeoutMs` (a deadline for a broken pipeline, not a pause), with
+ * what `explain` then says is still open. Prints how long it took.
+ */
+async function until(
+  what: string,
+  timeoutMs: number,
+  poll: () => Promise<boolean>,
+  explain: () => Promise<string> = async () => '',
+): Promise<void> {
+  const started = Date.now();
   while (!(await poll())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(`${what}: not within ${timeoutMs} ms; still open: ${await explain()}`);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
+  console.info(`${what}: ${Date.now() - started} ms`);
 }
 
 /** The seed of this run: `CHAOS_SEED` to replay one, else a fresh one; printed either way. */
@@ -169,6 +180,9 @@ describe.skipIf(!radosgwAvailable())(
         NODE_ENV: 'test',
         RATE_LIMITS: 'off',
         ANCHOR_BATCH_SECONDS: '1',
+        // A transaction a killed start had in hand is taken up by the next once its lease runs out: the
+        // shortest lease allowed, so that the last start's wait is the anchoring, not the lease (2 minutes).
+        ANCHOR_LEASE_SECONDS: '10',
         EVM_CONFIRMATIONS: '1',
         STACKS_CONFIRMATIONS: '1',
       };
@@ -214,13 +228,27 @@ describe.skipIf(!radosgwAvailable())(
         // Restarted once more, the service anchors what the kills left pending; every record ends registered.
         await start();
         const em = () => reader.service.deps.db.fork().getConnection();
-        await until('every document registered on both chains', 150_000, async () => {
-          const [row] = await em().execute(
-            `select count(*) filter (where onchain_status <> 'registered' or stacks_status <> 'registered') as open
+        await until(
+          'every document registered on both chains',
+          150_000,
+          async () => {
+            const [row] = await em().execute(
+              `select count(*) filter (where onchain_status <> 'registered' or stacks_status <> 'registered') as open
              from document`,
-          );
-          return Number((row as { open: string | number }).open) === 0;
-        });
+            );
+            return Number((row as { open: string | number }).open) === 0;
+          },
+          async () =>
+            JSON.stringify({
+              documents: await em().execute(
+                `select onchain_status, stacks_status, count(*) as n from document group by 1, 2`,
+              ),
+              transactions: await em().execute(
+                `select chain, state, attempts, next_attempt_at, last_error from anchor_tx
+                where state <> 'confirmed' order by chain, next_attempt_at`,
+              ),
+            }),
+        );
         await victim?.stop();
 
         await expectRecordsIntact(reader, run);

@@ -22,6 +22,7 @@ export const AnchoringEnv = z.object({
   ANCHOR_BATCH_SECONDS: z.coerce.number().positive().max(86_400).optional(),
   ANCHOR_BATCH_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
   ANCHOR_STUCK_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  ANCHOR_LEASE_SECONDS: z.coerce.number().int().min(10).max(3600).optional(),
   ANCHOR_FEE_BUMP_PERCENT: z.coerce
     .number()
     .min(10, 'must be at least 10 (nodes refuse a replacement that raises its fees by less)')
@@ -159,22 +160,29 @@ export type AnchoringConfig =
       batchMax: number;
       evmConfirmations: number;
       stacksConfirmations: number;
-    } & AnchorReplacementConfig)
+    } & AnchorWorkerConfig)
   | ({
       mode: 'configured';
       batchSeconds: number;
       batchMax: number;
       evm: EvmAnchoringConfig | undefined;
       stacks: StacksAnchoringConfig | undefined;
-    } & AnchorReplacementConfig);
+    } & AnchorWorkerConfig);
 
 /**
- * When a sent anchor transaction is replaced with higher fees (`domain/anchoring/anchor-worker.ts`); unset: the
- * runner's defaults (30 s on the devnet, 10 minutes on networks; +12.5 %).
+ * The anchor workers' settings an operator may change (`domain/anchoring/anchor-worker.ts`): when a sent
+ * transaction is replaced with higher fees, and how long an instance holds an anchor transaction it took up.
+ * Unset: the runner's defaults (stuck after 30 s on the devnet, 10 minutes on networks; +12.5 %; a lease of
+ * 30 s on the devnet, 2 minutes on networks).
  */
-export interface AnchorReplacementConfig {
+export interface AnchorWorkerConfig {
   /** `ANCHOR_STUCK_SECONDS`: still pending (or dropped) this long after it was first sent: replaced. */
   stuckAfterSeconds?: number;
+  /**
+   * `ANCHOR_LEASE_SECONDS`: an instance that took up an anchor transaction holds it this long; after a crash
+   * (or a kill) another instance, or the restarted one, takes it over once the lease has run out.
+   */
+  leaseSeconds?: number;
   /** `ANCHOR_FEE_BUMP_PERCENT`: the least a replacement raises both fees, in percent (10 or more). */
   feeBumpPercent?: number;
 }
@@ -206,8 +214,9 @@ export function anchoringConfig(e: AnchoringEnv, env: NodeEnv): AnchoringConfig 
   const mode = e.ANCHORING ?? (chainsSet ? 'configured' : 'devnet');
   if (mode === 'off') return { mode };
   const batchMax = e.ANCHOR_BATCH_MAX;
-  const replacement: AnchorReplacementConfig = {
+  const workerTuning: AnchorWorkerConfig = {
     ...(e.ANCHOR_STUCK_SECONDS === undefined ? {} : { stuckAfterSeconds: e.ANCHOR_STUCK_SECONDS }),
+    ...(e.ANCHOR_LEASE_SECONDS === undefined ? {} : { leaseSeconds: e.ANCHOR_LEASE_SECONDS }),
     ...(e.ANCHOR_FEE_BUMP_PERCENT === undefined ? {} : { feeBumpPercent: e.ANCHOR_FEE_BUMP_PERCENT }),
   };
   if (mode === 'devnet') {
@@ -219,7 +228,7 @@ export function anchoringConfig(e: AnchoringEnv, env: NodeEnv): AnchoringConfig 
       batchMax,
       evmConfirmations: e.EVM_CONFIRMATIONS ?? 1,
       stacksConfirmations: e.STACKS_CONFIRMATIONS ?? 1,
-      ...replacement,
+      ...workerTuning,
     };
   }
   if (!chainsSet) fail('ANCHORING=configured: set EVM_RPC_URL and/or STACKS_API_URL');
@@ -270,7 +279,7 @@ export function anchoringConfig(e: AnchoringEnv, env: NodeEnv): AnchoringConfig 
       apiRpm: e.STACKS_API_RPM,
     };
   }
-  return { mode, batchSeconds: e.ANCHOR_BATCH_SECONDS ?? 60, batchMax, evm, stacks, ...replacement };
+  return { mode, batchSeconds: e.ANCHOR_BATCH_SECONDS ?? 60, batchMax, evm, stacks, ...workerTuning };
 }
 
 /** The endpoints announced to verifiers (`VERIFY_EVM_RPC_URLS`, `VERIFY_STACKS_API_URLS`). */

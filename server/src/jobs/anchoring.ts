@@ -132,8 +132,9 @@ export async function startAnchoring(options: StartAnchoringOptions): Promise<An
   let setupTimer: NodeJS.Timeout | undefined;
   const tuning = {
     ...(config.mode === 'devnet' ? DEVNET_WORKER : NETWORK_WORKER),
-    // ANCHOR_STUCK_SECONDS and ANCHOR_FEE_BUMP_PERCENT when set.
+    // ANCHOR_STUCK_SECONDS, ANCHOR_LEASE_SECONDS and ANCHOR_FEE_BUMP_PERCENT when set.
     ...(config.stuckAfterSeconds === undefined ? {} : { stuckAfterMs: config.stuckAfterSeconds * 1000 }),
+    ...(config.leaseSeconds === undefined ? {} : { leaseMs: config.leaseSeconds * 1000 }),
     ...(config.feeBumpPercent === undefined ? {} : { feeBumpPercent: config.feeBumpPercent }),
   };
 
