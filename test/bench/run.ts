@@ -7,8 +7,8 @@
  *    cache hot); `sha256sum` and `openssl dgst -sha256` hash it once each (diagnostics only: their speed
  *    depends on the CPU's SHA extensions, not on the service). The real server is built (`npm run build:server`)
  *    and started as its own process as operators run it (`npm run start:production`'s command,
- *    `node --max-semi-space-size=16 server/dist/main.mjs`, without its `NODE_ENV=production`, which refuses the
- *    bench's `RATE_LIMITS=off`; embedded PGlite, fs storage, 127.0.0.1, free port, temp DATA_DIR); a user and a session token come from the operator CLI (through the
+ *    `node --max-semi-space-size=16 --heap-growing-percent=100 server/dist/main.mjs`, without its
+ *    `NODE_ENV=production`, which refuses the bench's `RATE_LIMITS=off`; embedded PGlite, fs storage, 127.0.0.1, free port, temp DATA_DIR); a user and a session token come from the operator CLI (through the
  *    server's admin socket). The baseline is `receiver.ts`, its own process: busboy, SHA-256 of the file part,
  *    write, fsync, the hash as JSON, nothing else. The same client, `curl -F` (multipart `consent=true` then
  *    `file`, streamed from disk, exact Content-Length, no `Expect: 100-continue`), uploads the file to the

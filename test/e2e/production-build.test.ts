@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { DocumentDto } from '@notary/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltFile, buildServer, SERVER_DIST_DIR, SERVER_ENTRIES } from '../../server/build/build';
-import { type Child, freePort, runCommand, startChild } from '../bench/lib';
+import { type Child, freePort, nodeScript, runCommand, startChild } from '../bench/lib';
 import { uploadBytes, waitRegistered } from '../harness/anchored';
 import { CHROMIUM } from '../harness/chromium';
 import { api } from '../harness/http';
@@ -42,7 +42,8 @@ async function entriesAskedFor(): Promise<Map<string, string>> {
 
 /** The built service on 127.0.0.1:`port`, `env` over a clean environment; resolves once it listens. */
 async function startBuilt(port: number, env: Record<string, string>): Promise<Child> {
-  const child = startChild('built', NODE, ['--max-semi-space-size=16', 'server/dist/main.mjs'], {
+  const production = nodeScript(ROOT, 'start:production', 'server/dist/main.mjs');
+  const child = startChild('built', NODE, [...production.nodeArgs, production.entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: os.tmpdir(), HOST: '127.0.0.1', PORT: String(port), ...env },
   });
