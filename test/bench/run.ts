@@ -70,7 +70,8 @@
  *
  * MB means MiB (2^20 bytes) throughout. Every child process and the temp dir are removed at the end, also on
  * failure or Ctrl-C. `BENCH_SERVER_NODE_ARGS` adds Node flags to the server process, e.g.
- * `BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench` to profile it.
+ * `BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench` to profile it;
+ * `BENCH_RECEIVER_NODE_ARGS` the same for the ingest's baseline receiver (which runs Node's defaults).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -470,10 +471,16 @@ async function benchIngest(
   const clockTicks = Number((await runCommand('getconf', ['CLK_TCK'], { cwd: ROOT })).stdout.trim()) || 100;
 
   // --- The baseline receiver, as its own process ------------------------------------------------------------
-  const receiver = startChild('receiver', NODE, ['--import', 'tsx', 'test/bench/receiver.ts'], {
-    cwd: ROOT,
-    env: childEnv({ HOST: '127.0.0.1', PORT: String(await freePort()), RECEIVER_DIR: receiverDir }),
-  });
+  const receiverNodeArgs = (process.env.BENCH_RECEIVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const receiver = startChild(
+    'receiver',
+    NODE,
+    [...receiverNodeArgs, '--import', 'tsx', 'test/bench/receiver.ts'],
+    {
+      cwd: ROOT,
+      env: childEnv({ HOST: '127.0.0.1', PORT: String(await freePort()), RECEIVER_DIR: receiverDir }),
+    },
+  );
   cleanup.add('receiver', () => receiver.stop());
   const receiverUrl = (await receiver.waitForLine(/\[receiver\] listening on (\S+)/, 60_000))[1] ?? '';
 
