@@ -25,8 +25,10 @@
  *    then 10 s measured) against the service (positive: the uploaded file's hash, cached; negative: a random
  *    hash, its unknown answer kept 10 s by the same cache, so read from the database once per 10 s) and a bare Express 5 app (`bare-express.ts`, own
  *    process under plain Node, no tsx) answering the positive body, same size. Two rounds (`--runs N`: N), each
- *    service positive, bare, service negative. Reported, each as the median over the rounds: requests/s
- *    (autocannon's per-second average), p99 latency (ms, 2xx only, 1 ms resolution), server CPU µs per request
+ *    service positive, bare, service negative, their 10 s split into 5 slices of 2 s run interleaved back and
+ *    forth (`interleavedLoad`: the shared host's speed drifts over tens of seconds). Reported, each as the
+ *    median over the rounds: requests/s (requests over the measured time), p99 latency (ms, 2xx only, 1 ms
+ *    resolution, the median of the slices'), server CPU µs per request
  *    (less sensitive to other load than requests/s), and the ratios service / bare within each round with their
  *    spread (goals on the median ratios: rps >= 0.9, p99 <= 1.2x); a line per round with the 1-minute load
  *    average after each run. Any non-2xx answer (a 429 in particular, should rate limiting appear) is reported
@@ -127,6 +129,8 @@ const LOAD_WARMUP_S = 1;
 const LOAD_S = 10;
 /** Rounds of public verify unless `--runs N` says otherwise (`npm run bench -- verify --runs 5`). */
 const VERIFY_ROUNDS = 2;
+/** Interleaved slices each verify target's measured seconds are split into (`interleavedLoad`). */
+const VERIFY_SLICES = 5;
 const SERVER_START_TIMEOUT_MS = 300_000;
 /** A fresh session token before a service upload once the last is this old (tokens live 300 s). */
 const TOKEN_REFRESH_MS = 200_000;
@@ -312,22 +316,73 @@ async function emptyDir(dir: string): Promise<void> {
   for (const name of await readdir(dir)) await rm(path.join(dir, name), { force: true });
 }
 
+/** One target of an interleaved load (`interleavedLoad`): what its lines say, its URL and the process to read. */
+interface LoadTarget {
+  label: string;
+  url: string;
+  pid: number;
+}
+
 /**
- * Loads `url` (warm-up, then the measured run of `seconds`) and reads the CPU time `pid` spent on the measured
- * run.
+ * Loads each of `targets` for `seconds` in all, in `slices` turns interleaved back and forth (A B C, C B A,
+ * A B C, ...), after a warm-up of each: the machine's speed drifts over tens of seconds on a shared host, and
+ * interleaving makes each target see the same drift, so that ratios between targets measure the targets. Per
+ * target: requests/s over the whole measured time, p50 and p99 the medians of its slices', CPU time of its `pid`
+ * per request answered. Prints a line per target.
  */
-async function load(
-  label: string,
-  url: string,
-  pid: number,
+async function interleavedLoad(
+  targets: readonly LoadTarget[],
   clockTicks: number,
   seconds: number,
-): Promise<LoadRun> {
-  await loadTest(url, CONNECTIONS, LOAD_WARMUP_S);
-  const cpuBefore = readCpuSeconds(pid, clockTicks);
-  const r = await loadTest(url, CONNECTIONS, seconds);
-  const cpuUsPerRequest = ((readCpuSeconds(pid, clockTicks) - cpuBefore) * 1e6) / Math.max(1, r.requests);
-  const run: LoadRun = { ...r, cpuUsPerRequest, loadAverage: load1() };
+  slices: number,
+): Promise<LoadRun[]> {
+  for (const t of targets) await loadTest(t.url, CONNECTIONS, LOAD_WARMUP_S);
+  const parts: { result: LoadResult; cpuS: number }[][] = targets.map(() => []);
+  for (let slice = 0; slice < slices; slice++) {
+    const order = targets.map((_, i) => i);
+    if (slice % 2 === 1) order.reverse();
+    for (const i of order) {
+      const t = targets[i] as LoadTarget;
+      const cpuBefore = readCpuSeconds(t.pid, clockTicks);
+      const result = await loadTest(t.url, CONNECTIONS, seconds / slices);
+      parts[i]?.push({ result, cpuS: readCpuSeconds(t.pid, clockTicks) - cpuBefore });
+    }
+  }
+  return targets.map((t, i) => reportLoad(t.label, combineSlices(parts[i] ?? [])));
+}
+
+/** One target's slices as one run: totals summed, rps over the summed time, latencies the slices' medians. */
+function combineSlices(
+  parts: readonly { result: LoadResult; cpuS: number }[],
+): LoadResult & { cpuS: number } {
+  const statusCodes: Record<string, number> = {};
+  for (const { result } of parts) {
+    for (const [code, n] of Object.entries(result.statusCodes))
+      statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  }
+  const sum = (pick: (p: { result: LoadResult; cpuS: number }) => number) =>
+    parts.reduce((acc, p) => acc + pick(p), 0);
+  const requests = sum((p) => p.result.requests);
+  const durationS = sum((p) => p.result.durationS);
+  return {
+    rps: requests / Math.max(durationS, 1e-9),
+    p50: median(parts.map((p) => p.result.p50)),
+    p99: median(parts.map((p) => p.result.p99)),
+    requests,
+    durationS,
+    non2xx: sum((p) => p.result.non2xx),
+    statusCodes,
+    errors: sum((p) => p.result.errors),
+    timeouts: sum((p) => p.result.timeouts),
+    cpuS: sum((p) => p.cpuS),
+  };
+}
+
+/** Prints a target's line of a round (and a loud warning on any non-2xx answer); returns it as a `LoadRun`. */
+function reportLoad(label: string, r: LoadResult & { cpuS: number }): LoadRun {
+  const { cpuS, ...result } = r;
+  const cpuUsPerRequest = (cpuS * 1e6) / Math.max(1, r.requests);
+  const run: LoadRun = { ...result, cpuUsPerRequest, loadAverage: load1() };
   const codes = Object.entries(r.statusCodes)
     .map(([code, n]) => `${code}×${n}`)
     .join(' ');
@@ -600,6 +655,8 @@ async function benchHttp(
 ): Promise<HttpResults> {
   const rounds = options.verifyRounds ?? VERIFY_ROUNDS;
   const seconds = options.verifySeconds ?? LOAD_S;
+  // Slices of at least 2 s: autocannon's connections and the first requests of a slice weigh on shorter ones.
+  const slices = Math.max(1, Math.min(VERIFY_SLICES, Math.floor(seconds / 2)));
   const ingested = await benchIngest(cleanup, options);
   const { server, url, clockTicks } = ingested;
   const bigHash = ingested.results.file.sha256;
@@ -632,18 +689,27 @@ async function benchHttp(
   }
 
   console.log(
-    `Verify: ${rounds} rounds of service (known hash), bare Express, service (unknown hash); ` +
-      `each ${LOAD_WARMUP_S} s warm-up then ${seconds} s at ${CONNECTIONS} connections`,
+    `Verify: ${rounds} rounds of service (known hash), bare Express, service (unknown hash); each ` +
+      `${LOAD_WARMUP_S} s warm-up then ${seconds} s at ${CONNECTIONS} connections, in ${slices} interleaved slices`,
   );
   const positive: LoadRun[] = [];
   const bareRuns: LoadRun[] = [];
   const negative: LoadRun[] = [];
   for (let round = 1; round <= rounds; round++) {
     const of = `${round}/${rounds}`;
-    const run = (label: string, target: string, pid: number) => load(label, target, pid, clockTicks, seconds);
-    positive.push(await run(`service, known hash ${of}`, `${url}${positivePath}`, server.pid));
-    bareRuns.push(await run(`bare Express ${of}`, `${bareUrl}${positivePath}`, bare.pid));
-    negative.push(await run(`service, unknown hash ${of}`, `${url}${negativePath}`, server.pid));
+    const [known, bareRun, unknown] = await interleavedLoad(
+      [
+        { label: `service, known hash ${of}`, url: `${url}${positivePath}`, pid: server.pid },
+        { label: `bare Express ${of}`, url: `${bareUrl}${positivePath}`, pid: bare.pid },
+        { label: `service, unknown hash ${of}`, url: `${url}${negativePath}`, pid: server.pid },
+      ],
+      clockTicks,
+      seconds,
+      slices,
+    );
+    positive.push(known as LoadRun);
+    bareRuns.push(bareRun as LoadRun);
+    negative.push(unknown as LoadRun);
   }
   await bare.stop();
   await server.stop();
