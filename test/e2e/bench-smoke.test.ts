@@ -74,7 +74,9 @@ describe('benches, smoke', () => {
     expect(out).toMatch(/\| first start \(empty DATA_DIR\) \| \d+\.\d \|/);
     expect(out).toMatch(/\| restart \| \d+\.\d \|/);
     expect(out).toContain('Production shape: not measured (--starts-only).');
-    expect(out).toMatch(/\| `node --optimize-for-size (--\S+ )*--import tsx server\/src\/main\.ts` \| \d+ \|/);
+    expect(out).toMatch(
+      /\| `node --optimize-for-size (--\S+ )*--import tsx server\/src\/main\.ts` \| \d+ \|/,
+    );
   }, 600_000);
 
   it('capture: ours and a bare Playwright capture of the loopback page, one round, with each stage of ours', async () => {
