@@ -135,7 +135,7 @@ export class IsolatedCapturer implements CaptureProcessSource {
     const { account } = this.options;
     const begun = performance.now();
     const started = await this.take();
-    const dispose = () => rm(started.workDir, { recursive: true, force: true });
+    const dispose = () => removeWorkDir(started.workDir);
     try {
       const request: CaptureRequest = {
         url: url.href,
@@ -244,7 +244,7 @@ export class IsolatedCapturer implements CaptureProcessSource {
       started.child.stdin?.write(`${JSON.stringify(setup)}\n`);
       return started;
     } catch (e) {
-      await rm(workDir, { recursive: true, force: true });
+      await removeWorkDir(workDir);
       throw e;
     }
   }
@@ -324,7 +324,16 @@ async function discard(started: StartedProcess): Promise<void> {
   // Its pipes close once it is gone; only then is its work directory no longer written to.
   if (started.alive()) await started.closed;
   killGroup(started.child);
-  await rm(started.workDir, { recursive: true, force: true });
+  await removeWorkDir(started.workDir);
+}
+
+/**
+ * Removes a capture process's work directory. The browser processes of its group were killed an instant before
+ * and may still be writing their profile there until the kernel has ended them: `rm` retries a directory found
+ * not empty (or busy) with Node's linear backoff, 50 ms more each time, up to about 2.7 s in all.
+ */
+function removeWorkDir(dir: string): Promise<void> {
+  return rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 /**
