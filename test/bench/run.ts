@@ -311,6 +311,11 @@ async function hashTool(command: string, args: string[]): Promise<{ hash: string
   return { hash, wallMs: r.wallMs };
 }
 
+/** Node flags from the environment variable `name` (words separated by spaces; none when unset). */
+function nodeArgsFromEnv(name: string): string[] {
+  return (process.env[name] ?? '').split(/\s+/).filter(Boolean);
+}
+
 /** Removes every file in `dir` (the receiver's uploads, outside the timed window). */
 async function emptyDir(dir: string): Promise<void> {
   for (const name of await readdir(dir)) await rm(path.join(dir, name), { force: true });
@@ -497,7 +502,7 @@ async function benchIngest(
     // Each upload's answer says how long each of its stages took (a header; nothing measured when off).
     SERVER_TIMING: 'on',
   });
-  const extraNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const extraNodeArgs = nodeArgsFromEnv('BENCH_SERVER_NODE_ARGS');
   const production = await builtService();
   const startedAt = performance.now();
   const server = startChild('server', NODE, [...production.nodeArgs, ...extraNodeArgs, production.entry], {
@@ -526,7 +531,7 @@ async function benchIngest(
   const clockTicks = Number((await runCommand('getconf', ['CLK_TCK'], { cwd: ROOT })).stdout.trim()) || 100;
 
   // --- The baseline receiver, as its own process ------------------------------------------------------------
-  const receiverNodeArgs = (process.env.BENCH_RECEIVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const receiverNodeArgs = nodeArgsFromEnv('BENCH_RECEIVER_NODE_ARGS');
   const receiver = startChild(
     'receiver',
     NODE,
