@@ -47,7 +47,8 @@
  *    `--starts-only`: `npm start`'s two starts alone).
  *
  * `npm run bench -- verify [--runs N] [--seconds S]`: part 2 with a 1 MiB file uploaded once in place of part 1's
- * rounds (printed only; S: each measured run's length, default 10); `npm run bench -- http [--runs N]` parts 1 and 2 (N: part 2's rounds).
+ * rounds (printed only; S: each measured run's length, default 10); `npm run bench -- http [--runs N] [--seconds S]
+ * [--mb M] [--uploads U]` parts 1 and 2 on one service (N: part 2's rounds; U rounds of M MB in part 1).
  *
  * `npm run bench -- tlog [--leaves N]` (`tlog.ts`): the transparency log at 1,000,000 leaves (integration, proofs,
  * tiles, one more entry); printed, `results.json` left as it is.
@@ -656,7 +657,13 @@ function summarizeIngest(receiverRuns: ReceiverRun[], uploads: UploadRun[]): Ing
  */
 async function benchHttp(
   cleanup: Cleanup,
-  options: { verifyOnly?: boolean; verifyRounds?: number; verifySeconds?: number } = {},
+  options: {
+    verifyOnly?: boolean;
+    verifyRounds?: number;
+    verifySeconds?: number;
+    uploadMB?: number;
+    uploadRuns?: number;
+  } = {},
 ): Promise<HttpResults> {
   const rounds = options.verifyRounds ?? VERIFY_ROUNDS;
   const seconds = options.verifySeconds ?? LOAD_S;
@@ -1028,10 +1035,14 @@ async function main(): Promise<void> {
       const loadBefore = load1();
       const verifyRounds = positiveOption('--runs');
       const verifySeconds = positiveOption('--seconds');
+      const uploadMB = positiveOption('--mb');
+      const uploadRuns = positiveOption('--uploads');
       const http = await benchHttp(cleanup, {
         verifyOnly: process.argv[2] === 'verify',
         ...(verifyRounds ? { verifyRounds } : {}),
         ...(verifySeconds ? { verifySeconds } : {}),
+        ...(uploadMB ? { uploadMB } : {}),
+        ...(uploadRuns ? { uploadRuns } : {}),
       });
       const date = new Date().toISOString();
       console.log(`\n${reportHttp({ ...http, date, machine: machineInfo(loadBefore) })}\n`);

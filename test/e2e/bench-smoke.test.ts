@@ -35,9 +35,12 @@ describe('benches, smoke', () => {
     expect(out).toMatch(/Signing stage ratio \(ours \/ @libpdf\/core\) \d+\.\d\d/);
   }, 600_000);
 
-  it('ingest: one 2 MB round to the receiver and the service, with a line per upload stage', async () => {
-    const out = await bench(['ingest', '--runs', '1', '--mb', '2'], 590_000);
-    expect(out).toMatch(/Notary ingest bench, .*load average/);
+  it('http: one 2 MB upload round to the receiver and the service, then verify against bare Express for 2 s, on one service', async () => {
+    const out = await bench(
+      ['http', '--uploads', '1', '--mb', '2', '--runs', '1', '--seconds', '2'],
+      590_000,
+    );
+    expect(out).toMatch(/Notary bench, .*load average/);
     expect(out).toMatch(
       /\| ingest ratio \(receiver time \/ service time, same round\), median of 1 \(min–max\) \| \d+\.\d\d/,
     );
@@ -51,11 +54,6 @@ describe('benches, smoke', () => {
     ]) {
       expect(out).toMatch(new RegExp(`\\| ${stage.replace(/[()]/g, '\\$&')} \\| \\d+\\.\\d \\|`));
     }
-  }, 600_000);
-
-  it('verify: the service and bare Express, one round of 2 s each, with the ratios and the CPU per request', async () => {
-    const out = await bench(['verify', '--runs', '1', '--seconds', '2'], 590_000);
-    expect(out).toMatch(/Notary bench, .*load average/);
     expect(out).toMatch(
       /\| verify rps, known hash \(service \/ bare \/ ratio\), median of 1 rounds \| \d+ \/ \d+ \/ \d+\.\d\d/,
     );
