@@ -336,12 +336,12 @@ interface LoadTarget {
  * target: requests/s over the whole measured time, p50 and p99 the medians of its slices', CPU time of its `pid`
  * per request answered. Prints a line per target.
  */
-async function interleavedLoad(
-  targets: readonly LoadTarget[],
+async function interleavedLoad<const T extends readonly LoadTarget[]>(
+  targets: T,
   clockTicks: number,
   seconds: number,
   slices: number,
-): Promise<LoadRun[]> {
+): Promise<{ [K in keyof T]: LoadRun }> {
   for (const t of targets) await loadTest(t.url, CONNECTIONS, LOAD_WARMUP_S);
   const parts: { result: LoadResult; cpuS: number }[][] = targets.map(() => []);
   for (let slice = 0; slice < slices; slice++) {
@@ -354,7 +354,10 @@ async function interleavedLoad(
       parts[i]?.push({ result, cpuS: readCpuSeconds(t.pid, clockTicks) - cpuBefore });
     }
   }
-  return targets.map((t, i) => reportLoad(t.label, combineSlices(parts[i] ?? [])));
+  // One run per target, in the targets' order: the tuple's own shape.
+  return targets.map((t, i) => reportLoad(t.label, combineSlices(parts[i] ?? []))) as {
+    [K in keyof T]: LoadRun;
+  };
 }
 
 /** One target's slices as one run: totals summed, rps over the summed time, latencies the slices' medians. */
@@ -719,9 +722,9 @@ async function benchHttp(
       seconds,
       slices,
     );
-    positive.push(known as LoadRun);
-    bareRuns.push(bareRun as LoadRun);
-    negative.push(unknown as LoadRun);
+    positive.push(known);
+    bareRuns.push(bareRun);
+    negative.push(unknown);
   }
   await bare.stop();
   await server.stop();
