@@ -7,8 +7,8 @@
  *    cache hot); `sha256sum` and `openssl dgst -sha256` hash it once each (diagnostics only: their speed
  *    depends on the CPU's SHA extensions, not on the service). The real server is built (`npm run build:server`)
  *    and started as its own process as operators run it (`npm run start:production`'s command,
- *    `node --max-semi-space-size=16 --heap-growing-percent=100 server/dist/main.mjs`, without its
- *    `NODE_ENV=production`, which refuses the bench's `RATE_LIMITS=off`; embedded PGlite, fs storage, 127.0.0.1, free port, temp DATA_DIR); a user and a session token come from the operator CLI (through the
+ *    `node --max-semi-space-size=16 --heap-growing-percent=100 server/dist/main.mjs` with its malloc settings, without
+ *    its `NODE_ENV=production`, which refuses the bench's `RATE_LIMITS=off`; embedded PGlite, fs storage, 127.0.0.1, free port, temp DATA_DIR); a user and a session token come from the operator CLI (through the
  *    server's admin socket). The baseline is `receiver.ts`, its own process: busboy, SHA-256 of the file part,
  *    write, fsync, the hash as JSON, nothing else. The same client, `curl -F` (multipart `consent=true` then
  *    `file`, streamed from disk, exact Content-Length, no `Expect: 100-continue`), uploads the file to the
@@ -443,17 +443,22 @@ function machineInfo(loadBefore: number): Machine {
 
 /**
  * The service as operators run it (`npm run start:production`): built once by `npm run build:server`
- * (`server/dist/`, no tsx loader), started with that script's Node arguments. Its `NODE_ENV=production` is
- * left out: production refuses `RATE_LIMITS=off`, which the bench needs to measure throughput rather than the
+ * (`server/dist/`, no tsx loader), started with that script's Node arguments and its variables (glibc's malloc
+ * settings) but one: its `NODE_ENV=production` is left out: production refuses `RATE_LIMITS=off`, which the bench needs to measure throughput rather than the
  * spec's limits; on the measured routes the environment changes nothing else (it picks the log format, and
  * nothing is logged at `LOG_LEVEL=warn`).
  */
-async function builtService(): Promise<{ nodeArgs: string[]; entry: string }> {
+async function builtService(): Promise<{
+  nodeArgs: string[];
+  entry: string;
+  scriptEnv: Record<string, string>;
+}> {
   const startedAt = performance.now();
   await buildServer();
-  const { nodeArgs, entry } = nodeScript(ROOT, 'start:production', 'server/dist/main.mjs');
+  const { nodeArgs, entry, env } = nodeScript(ROOT, 'start:production', 'server/dist/main.mjs');
+  const { NODE_ENV: _production, ...scriptEnv } = env;
   console.log(`Built server/dist in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
-  return { nodeArgs, entry };
+  return { nodeArgs, entry, scriptEnv };
 }
 
 /**
@@ -511,13 +516,13 @@ async function benchIngest(
   const startedAt = performance.now();
   const server = startChild('server', NODE, [...production.nodeArgs, ...extraNodeArgs, production.entry], {
     cwd: ROOT,
-    env,
+    env: { ...env, ...production.scriptEnv },
   });
   cleanup.add('server', () => server.stop());
   const url = (await server.waitForLine(/\[notary\] listening on (\S+)/, SERVER_START_TIMEOUT_MS))[1] ?? '';
   const serverStartS = (performance.now() - startedAt) / 1000;
   console.log(
-    `Server pid ${server.pid} (the built service: node ${[...production.nodeArgs, ...extraNodeArgs, production.entry].join(' ')}) ` +
+    `Server pid ${server.pid} (the built service: ${[...Object.entries(production.scriptEnv).map(([k, v]) => `${k}=${v}`), 'node', ...production.nodeArgs, ...extraNodeArgs, production.entry].join(' ')}) ` +
       `listening on ${url} after ${serverStartS.toFixed(1)} s`,
   );
 
