@@ -444,9 +444,9 @@ function machineInfo(loadBefore: number): Machine {
 /**
  * The service as operators run it (`npm run start:production`): built once by `npm run build:server`
  * (`server/dist/`, no tsx loader), started with that script's Node arguments and its variables (glibc's malloc
- * settings) but one: its `NODE_ENV=production` is left out: production refuses `RATE_LIMITS=off`, which the bench needs to measure throughput rather than the
- * spec's limits; on the measured routes the environment changes nothing else (it picks the log format, and
- * nothing is logged at `LOG_LEVEL=warn`).
+ * settings) but `NODE_ENV=production`: production refuses `RATE_LIMITS=off`, which the bench needs to measure
+ * throughput rather than the spec's limits; on the measured routes the environment changes nothing else (it
+ * picks the log format, and nothing is logged at `LOG_LEVEL=warn`).
  */
 async function builtService(): Promise<{
   nodeArgs: string[];
@@ -521,9 +521,15 @@ async function benchIngest(
   cleanup.add('server', () => server.stop());
   const url = (await server.waitForLine(/\[notary\] listening on (\S+)/, SERVER_START_TIMEOUT_MS))[1] ?? '';
   const serverStartS = (performance.now() - startedAt) / 1000;
+  const command = [
+    ...Object.entries(production.scriptEnv).map(([name, value]) => `${name}=${value}`),
+    'node',
+    ...production.nodeArgs,
+    ...extraNodeArgs,
+    production.entry,
+  ].join(' ');
   console.log(
-    `Server pid ${server.pid} (the built service: ${[...Object.entries(production.scriptEnv).map(([k, v]) => `${k}=${v}`), 'node', ...production.nodeArgs, ...extraNodeArgs, production.entry].join(' ')}) ` +
-      `listening on ${url} after ${serverStartS.toFixed(1)} s`,
+    `Server pid ${server.pid} (the built service: ${command}) listening on ${url} after ${serverStartS.toFixed(1)} s`,
   );
 
   console.log(`[bench] creating ${EMAIL} and a session token with the operator CLI`);
