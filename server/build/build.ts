@@ -1,8 +1,8 @@
 /**
  * Builds the notarization service for production into `server/dist/` (docs/deployment.md, "Production build"):
  * - `main.mjs`: the service (`node --max-semi-space-size=16 --heap-growing-percent=100 server/dist/main.mjs` with
- *   glibc's malloc settings, what `npm run start:production` runs); like `npm start`, it turns Node's compile cache on before loading the
- *   rest (server/src/main.ts);
+ *   glibc's malloc settings, what `npm run start:production` runs); like `npm start`, it turns Node's compile
+ *   cache on before loading the rest (server/src/main.ts);
  * - `cli.mjs`: the operator CLI (`node server/dist/cli.mjs <command>`);
  * - one `.mjs` per worker thread and child process the service starts (`moduleEntry` finds them beside the
  *   bundle by these names), and the chunks they share (`chunk-<hash>.mjs`), all in the one directory.
